@@ -1,0 +1,222 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+)
+
+// ParseTransactionBOC decodes one raw transaction (a BOC with one root).
+// A lone transaction does not carry its workchain; it is taken from the
+// in-message destination or an out-message source, and defaults to 0.
+func ParseTransactionBOC(b []byte) (tx *Transaction, err error) {
+	defer recoverDecode("transaction", &err)
+	cells, err := boc.DeserializeBoc(b)
+	if err != nil {
+		return nil, fmt.Errorf("transaction BOC: %w", err)
+	}
+	if len(cells) != 1 {
+		return nil, fmt.Errorf("transaction BOC: want 1 root, got %d", len(cells))
+	}
+	var raw tlb.Transaction
+	if err := tlb.Unmarshal(cells[0], &raw); err != nil {
+		return nil, fmt.Errorf("transaction: %w", err)
+	}
+	return TransactionFromTLB(&raw, guessWorkchain(&raw))
+}
+
+// recoverDecode turns a panic inside tongo's decoders (reachable with
+// crafted bytes) into an error, so bad input never takes the process down.
+func recoverDecode(what string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: malformed data (%v)", what, r)
+	}
+}
+
+func guessWorkchain(raw *tlb.Transaction) int32 {
+	if raw.Msgs.InMsg.Exists {
+		if id := msgDestination(&raw.Msgs.InMsg.Value.Value); id != nil {
+			return int32(id.Workchain)
+		}
+	}
+	for _, m := range raw.Msgs.OutMsgs.Values() {
+		if id := msgSource(&m.Value); id != nil {
+			return int32(id.Workchain)
+		}
+	}
+	return 0
+}
+
+func msgDestination(m *tlb.Message) *ton.AccountID {
+	var a tlb.MsgAddress
+	switch m.Info.SumType {
+	case "IntMsgInfo":
+		a = m.Info.IntMsgInfo.Dest
+	case "ExtInMsgInfo":
+		a = m.Info.ExtInMsgInfo.Dest
+	default:
+		return nil
+	}
+	id, _ := ton.AccountIDFromTlb(a)
+	return id
+}
+
+func msgSource(m *tlb.Message) *ton.AccountID {
+	var a tlb.MsgAddress
+	switch m.Info.SumType {
+	case "IntMsgInfo":
+		a = m.Info.IntMsgInfo.Src
+	case "ExtOutMsgInfo":
+		a = m.Info.ExtOutMsgInfo.Src
+	default:
+		return nil
+	}
+	id, _ := ton.AccountIDFromTlb(a)
+	return id
+}
+
+// TransactionFromTLB converts a decoded transaction of an account in the
+// given workchain. The raw BOC is kept when the transaction came from a cell.
+func TransactionFromTLB(raw *tlb.Transaction, workchain int32) (tx *Transaction, err error) {
+	defer recoverDecode("transaction", &err)
+	tx = &Transaction{
+		Hash:       Hash(raw.Hash()),
+		Account:    RawAddress(ton.AccountID{Workchain: workchain, Address: raw.AccountAddr}),
+		Lt:         raw.Lt,
+		Utime:      raw.Now,
+		PrevHash:   Hash(raw.PrevTransHash),
+		PrevLt:     raw.PrevTransLt,
+		OrigStatus: string(raw.OrigStatus),
+		EndStatus:  string(raw.EndStatus),
+		TotalFees:  uint64(raw.TotalFees.Grams),
+	}
+	if b, err := raw.SourceBoc(); err == nil {
+		tx.BOC = b
+	}
+	if raw.Msgs.InMsg.Exists {
+		m, err := MessageFromTLB(&raw.Msgs.InMsg.Value.Value)
+		if err != nil {
+			return nil, fmt.Errorf("in message: %w", err)
+		}
+		tx.InMsg = &m
+	}
+	outs := raw.Msgs.OutMsgs.Values()
+	tx.OutMsgs = make([]Message, 0, len(outs))
+	// Out-messages are keyed by their index, and Values() is in key order,
+	// which is the order the contract sent them.
+	for i := range outs {
+		m, err := MessageFromTLB(&outs[i].Value)
+		if err != nil {
+			return nil, fmt.Errorf("out message %d: %w", i, err)
+		}
+		tx.OutMsgs = append(tx.OutMsgs, m)
+	}
+	fillPhases(tx, &raw.Description)
+	return tx, nil
+}
+
+// fillPhases copies the compute, action and bounce outcome. Storage and
+// tick-tock transactions have no message to process: their compute phase
+// (if any) counts, and a missing one reads as skipped.
+func fillPhases(tx *Transaction, d *tlb.TransactionDescr) {
+	var (
+		compute *tlb.TrComputePhase
+		action  tlb.Maybe[tlb.Ref[tlb.TrActionPhase]]
+	)
+	switch d.SumType {
+	case "TransOrd":
+		o := &d.TransOrd
+		compute, action = &o.ComputePh, o.Action
+		tx.Aborted, tx.Destroyed, tx.Bounced = o.Aborted, o.Destroyed, o.Bounce.Exists
+	case "TransTickTock":
+		o := &d.TransTickTock
+		compute, action = &o.ComputePh, o.Action
+		tx.Aborted, tx.Destroyed = o.Aborted, o.Destroyed
+	case "TransSplitPrepare":
+		o := d.TransSplitPrepare
+		compute, action = &o.ComputePh, o.Action
+		tx.Aborted, tx.Destroyed = o.Aborted, o.Destroyed
+	case "TransMergeInstall":
+		o := d.TransMergeInstall
+		compute, action = &o.ComputePh, o.Action
+		tx.Aborted, tx.Destroyed = o.Aborted, o.Destroyed
+	default:
+		tx.ComputeSkipped = true
+		tx.ActionSuccess = true
+		return
+	}
+	if compute.SumType == "TrPhaseComputeVm" {
+		vm := &compute.TrPhaseComputeVm
+		tx.ComputeSuccess = vm.Success
+		tx.ComputeExitCode = vm.Vm.ExitCode
+	} else {
+		tx.ComputeSkipped = true
+	}
+	if action.Exists {
+		tx.ActionSuccess = action.Value.Value.Success
+		tx.ActionResult = action.Value.Value.ResultCode
+	}
+}
+
+// MessageFromTLB converts one message, keeping its body and StateInit as BOCs.
+func MessageFromTLB(m *tlb.Message) (msg Message, err error) {
+	defer recoverDecode("message", &err)
+	msg.Hash = Hash(m.Hash(false))
+	switch m.Info.SumType {
+	case "IntMsgInfo":
+		i := m.Info.IntMsgInfo
+		msg.Source = tlbAddress(i.Src)
+		msg.Destination = tlbAddress(i.Dest)
+		msg.Value = uint64(i.Value.Grams)
+		msg.FwdFee = uint64(i.FwdFee)
+		if ihr := big.Int(i.IhrFee); ihr.IsUint64() {
+			msg.IhrFee = ihr.Uint64()
+		}
+		msg.CreatedLt, msg.CreatedAt = i.CreatedLt, i.CreatedAt
+		msg.Bounce, msg.Bounced = i.Bounce, i.Bounced
+	case "ExtInMsgInfo":
+		msg.Destination = tlbAddress(m.Info.ExtInMsgInfo.Dest)
+	case "ExtOutMsgInfo":
+		i := m.Info.ExtOutMsgInfo
+		msg.Source = tlbAddress(i.Src)
+		msg.CreatedLt, msg.CreatedAt = i.CreatedLt, i.CreatedAt
+	default:
+		return msg, errors.New("unknown message kind")
+	}
+	body := boc.Cell(m.Body.Value)
+	body.ResetCounters()
+	if body.BitSize() > 0 || body.RefsSize() > 0 {
+		if msg.Body, err = body.ToBoc(); err != nil {
+			return msg, fmt.Errorf("body: %w", err)
+		}
+		if body.BitSize() >= 32 {
+			op, _ := body.PickUint(32)
+			op32 := uint32(op)
+			msg.Opcode = &op32
+		}
+	}
+	if m.Init.Exists {
+		c := boc.NewCell()
+		if err := tlb.Marshal(c, m.Init.Value.Value); err != nil {
+			return msg, fmt.Errorf("state init: %w", err)
+		}
+		if msg.InitState, err = c.ToBoc(); err != nil {
+			return msg, fmt.Errorf("state init: %w", err)
+		}
+	}
+	return msg, nil
+}
+
+// tlbAddress is the raw upper-case form of an internal address, "" for none
+// or an external address (which has no account behind it).
+func tlbAddress(a tlb.MsgAddress) string {
+	id, err := ton.AccountIDFromTlb(a)
+	if err != nil || id == nil {
+		return ""
+	}
+	return RawAddress(*id)
+}
