@@ -65,6 +65,10 @@ type Trace struct {
 	EndUtime     uint32
 	Complete     bool // every internal message sent inside the trace was processed
 	Transactions int
+	// Merged lists ids of pending traces handed out earlier that turned out
+	// to be branches of this one (their parent arrived later); the store
+	// drops them.
+	Merged []Hash
 }
 
 // TraceNode is a transaction and the transactions its out-messages caused, in

@@ -1,0 +1,28 @@
+package chain
+
+// Kinds of contract an indexer may already know an account to be. The
+// classifier works without them (it reads message bodies), but uses them to
+// name the jetton master or the owner of a wallet that the trace alone does
+// not reveal.
+const (
+	KindJettonWallet = "JettonWallet"
+	KindNftItem      = "NftItem"
+	KindNftSale      = "NftSale"
+	KindNftAuction   = "NftAuction"
+	KindDedustPool   = "DedustPool"
+)
+
+// KnownContract is what is known about one account. Addresses are raw
+// upper-case, "" when unknown.
+type KnownContract struct {
+	Kind       string
+	Jetton     string // master of a jetton wallet
+	Owner      string // owner of a jetton wallet or NFT item; seller of a sale
+	Collection string // collection of an NFT item
+	Item       string // NFT item of a sale or auction
+	Market     string // marketplace of a sale or auction
+	Price      uint64 // full price of a sale, last bid of an auction
+}
+
+// KnownContracts maps a raw upper-case address to what is known about it.
+type KnownContracts map[string]KnownContract

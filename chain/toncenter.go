@@ -1,0 +1,253 @@
+package chain
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// ToncenterTrace is one trace file as the toncenter indexer stores it:
+// decoded transactions without raw BOCs, plus what the indexer knew about
+// the accounts (jetton wallets, NFT items, sales).
+type ToncenterTrace struct {
+	TraceID      Hash
+	Transactions []*Transaction // ordered by lt
+	Known        KnownContracts
+}
+
+type tcTrace struct {
+	Trace *struct {
+		TraceID string `json:"trace_id"`
+	} `json:"trace"`
+	Transactions []tcTx                                `json:"transactions"`
+	Interfaces   map[string]map[string]json.RawMessage `json:"interfaces"`
+}
+
+type tcTx struct {
+	Account         string  `json:"account"`
+	Hash            string  `json:"hash"`
+	Lt              uint64  `json:"lt"`
+	Now             uint32  `json:"now"`
+	PrevHash        string  `json:"prev_trans_hash"`
+	PrevLt          uint64  `json:"prev_trans_lt"`
+	OrigStatus      string  `json:"orig_status"`
+	EndStatus       string  `json:"end_status"`
+	TotalFees       uint64  `json:"total_fees"`
+	Aborted         bool    `json:"aborted"`
+	Destroyed       bool    `json:"destroyed"`
+	ComputeExitCode *int32  `json:"compute_exit_code"`
+	McSeqno         *uint32 `json:"mc_block_seqno"`
+	Messages        []tcMsg `json:"messages"`
+}
+
+type tcMsg struct {
+	Direction   string  `json:"direction"`
+	Hash        string  `json:"msg_hash"`
+	Source      *string `json:"source"`
+	Destination *string `json:"destination"`
+	Value       *uint64 `json:"value"`
+	FwdFee      *uint64 `json:"fwd_fee"`
+	IhrFee      *uint64 `json:"ihr_fee"`
+	CreatedLt   *uint64 `json:"created_lt"`
+	CreatedAt   *uint32 `json:"created_at"`
+	Bounce      *bool   `json:"bounce"`
+	Bounced     *bool   `json:"bounced"`
+	Opcode      *int64  `json:"opcode"`
+	Content     *struct {
+		Body string `json:"body"`
+	} `json:"message_content"`
+	InitState *struct {
+		Body string `json:"body"`
+	} `json:"init_state"`
+}
+
+// ParseToncenterTrace reads one toncenter trace JSON document. The file
+// has no action-phase detail: a transaction that was not aborted counts as
+// having a successful action phase, which is what aborted means on chain.
+func ParseToncenterTrace(r io.Reader) (*ToncenterTrace, error) {
+	var raw tcTrace
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("toncenter trace JSON: %w", err)
+	}
+	if raw.Trace == nil || len(raw.Transactions) == 0 {
+		return nil, errors.New("toncenter trace JSON: no trace or no transactions")
+	}
+	out := &ToncenterTrace{Known: KnownContracts{}}
+	var err error
+	if out.TraceID, err = ParseHash(raw.Trace.TraceID); err != nil {
+		return nil, fmt.Errorf("trace.trace_id: %w", err)
+	}
+	for i := range raw.Transactions {
+		tx, err := raw.Transactions[i].convert()
+		if err != nil {
+			return nil, fmt.Errorf("transaction %d (%s): %w", i, raw.Transactions[i].Hash, err)
+		}
+		out.Transactions = append(out.Transactions, tx)
+	}
+	sort.SliceStable(out.Transactions, func(i, j int) bool { return out.Transactions[i].Lt < out.Transactions[j].Lt })
+	for addr, ifaces := range raw.Interfaces {
+		if k, ok := knownFromInterfaces(ifaces); ok {
+			a, err := NormalizeAddress(addr)
+			if err != nil {
+				return nil, fmt.Errorf("interfaces %q: %w", addr, err)
+			}
+			out.Known[a] = k
+		}
+	}
+	return out, nil
+}
+
+func (t *tcTx) convert() (*Transaction, error) {
+	tx := &Transaction{
+		Lt: t.Lt, Utime: t.Now, PrevLt: t.PrevLt,
+		OrigStatus: t.OrigStatus, EndStatus: t.EndStatus,
+		TotalFees: t.TotalFees, Aborted: t.Aborted, Destroyed: t.Destroyed,
+	}
+	var err error
+	if tx.Account, err = NormalizeAddress(t.Account); err != nil {
+		return nil, fmt.Errorf("account: %w", err)
+	}
+	if tx.Hash, err = ParseHash(t.Hash); err != nil {
+		return nil, fmt.Errorf("hash: %w", err)
+	}
+	if t.PrevHash != "" {
+		if tx.PrevHash, err = ParseHash(t.PrevHash); err != nil {
+			return nil, fmt.Errorf("prev_trans_hash: %w", err)
+		}
+	}
+	if t.McSeqno != nil {
+		tx.McSeqno = *t.McSeqno
+	}
+	if t.ComputeExitCode == nil {
+		tx.ComputeSkipped = true
+	} else {
+		tx.ComputeExitCode = *t.ComputeExitCode
+		tx.ComputeSuccess = tx.ComputeExitCode == 0 || tx.ComputeExitCode == 1
+	}
+	tx.ActionSuccess = !t.Aborted
+	for i := range t.Messages {
+		m, err := t.Messages[i].convert()
+		if err != nil {
+			return nil, fmt.Errorf("message %s: %w", t.Messages[i].Hash, err)
+		}
+		switch t.Messages[i].Direction {
+		case "in":
+			if tx.InMsg != nil {
+				return nil, errors.New("two in-messages")
+			}
+			tx.InMsg = &m
+			tx.Bounced = tx.Aborted && m.Bounce && !m.IsExternalIn()
+		case "out":
+			tx.OutMsgs = append(tx.OutMsgs, m)
+		default:
+			return nil, fmt.Errorf("message %s: direction %q", t.Messages[i].Hash, t.Messages[i].Direction)
+		}
+	}
+	// The file does not keep the out-message index; creation lt follows it.
+	sort.SliceStable(tx.OutMsgs, func(i, j int) bool { return tx.OutMsgs[i].CreatedLt < tx.OutMsgs[j].CreatedLt })
+	return tx, nil
+}
+
+func (m *tcMsg) convert() (Message, error) {
+	var msg Message
+	var err error
+	if msg.Hash, err = ParseHash(m.Hash); err != nil {
+		return msg, fmt.Errorf("msg_hash: %w", err)
+	}
+	if m.Source != nil {
+		if msg.Source, err = NormalizeAddress(*m.Source); err != nil {
+			return msg, fmt.Errorf("source: %w", err)
+		}
+	}
+	if m.Destination != nil {
+		if msg.Destination, err = NormalizeAddress(*m.Destination); err != nil {
+			return msg, fmt.Errorf("destination: %w", err)
+		}
+	}
+	msg.Value = deref(m.Value)
+	msg.FwdFee = deref(m.FwdFee)
+	msg.IhrFee = deref(m.IhrFee)
+	msg.CreatedLt = deref(m.CreatedLt)
+	msg.CreatedAt = deref(m.CreatedAt)
+	msg.Bounce = deref(m.Bounce)
+	msg.Bounced = deref(m.Bounced)
+	if m.Content != nil && m.Content.Body != "" {
+		if msg.Body, err = DecodeBase64(m.Content.Body); err != nil {
+			return msg, fmt.Errorf("message_content.body: %w", err)
+		}
+	}
+	if m.Opcode != nil {
+		op := uint32(*m.Opcode)
+		msg.Opcode = &op
+	}
+	if m.InitState != nil && m.InitState.Body != "" {
+		if msg.InitState, err = DecodeBase64(m.InitState.Body); err != nil {
+			return msg, fmt.Errorf("init_state.body: %w", err)
+		}
+	}
+	return msg, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// knownFromInterfaces keeps the interface facts the classifier can use.
+func knownFromInterfaces(ifaces map[string]json.RawMessage) (KnownContract, bool) {
+	var v struct {
+		Jetton     string `json:"jetton"`
+		Owner      string `json:"owner"`
+		OwnerAddr  string `json:"owner_address"`
+		Collection string `json:"collection_address"`
+		NftAddress string `json:"nft_address"`
+		NftAddr    string `json:"nft_addr"`
+		NftOwner   string `json:"nft_owner_address"`
+		NftOwner2  string `json:"nft_owner"`
+		Market     string `json:"marketplace_address"`
+		MpAddr     string `json:"mp_addr"`
+		FullPrice  uint64 `json:"full_price"`
+		LastBid    uint64 `json:"last_bid"`
+	}
+	for _, kind := range []string{KindJettonWallet, KindNftItem, KindNftSale, KindNftAuction, KindDedustPool} {
+		b, ok := ifaces[kind]
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return KnownContract{}, false
+		}
+		k := KnownContract{Kind: kind}
+		k.Jetton = normOrEmpty(v.Jetton)
+		k.Owner = normOrEmpty(firstNonEmpty(v.Owner, v.OwnerAddr, v.NftOwner, v.NftOwner2))
+		k.Collection = normOrEmpty(v.Collection)
+		k.Item = normOrEmpty(firstNonEmpty(v.NftAddress, v.NftAddr))
+		k.Market = normOrEmpty(firstNonEmpty(v.Market, v.MpAddr))
+		k.Price = max(v.FullPrice, v.LastBid)
+		return k, true
+	}
+	return KnownContract{}, false
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func normOrEmpty(s string) string {
+	a, err := NormalizeAddress(s)
+	if err != nil {
+		return ""
+	}
+	return a
+}
