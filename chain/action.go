@@ -120,6 +120,8 @@ func (r *RawJSON) UnmarshalGQL(v any) error {
 	return nil
 }
 
+var errNotInput = errors.New("output-only scalar")
+
 // NewValue encodes a value object canonically (map keys sorted by encoding/json).
 func NewValue(fields map[string]any) RawJSON {
 	b, err := json.Marshal(fields)
@@ -127,5 +129,11 @@ func NewValue(fields map[string]any) RawJSON {
 		// Values are built from strings, numbers, bools and nested maps only.
 		panic("chain: action value not encodable: " + err.Error())
 	}
+	return b
+}
+
+// OrEmpty returns the bytes, or "{}" for an empty value.
+func (r RawJSON) OrEmpty() []byte {
+	b, _ := r.MarshalJSON()
 	return b
 }

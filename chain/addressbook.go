@@ -1,0 +1,125 @@
+package chain
+
+import (
+	"encoding/json"
+	"io"
+	"regexp"
+	"sort"
+
+	"github.com/tonkeeper/tongo/ton"
+)
+
+// AddressBookEntry is how one raw address is shown to people.
+type AddressBookEntry struct {
+	Address      string  `json:"-"`
+	UserFriendly string  `json:"user_friendly"`
+	Domain       *string `json:"domain"`
+}
+
+// AddressBook maps raw upper-case addresses to their entries. It marshals
+// as a JSON object with sorted keys, the same bytes in REST and GraphQL.
+type AddressBook map[string]AddressBookEntry
+
+// MarshalGQL makes AddressBook a gqlgen scalar identical to the REST JSON.
+func (b AddressBook) MarshalGQL(w io.Writer) {
+	if b == nil {
+		b = AddressBook{}
+	}
+	out, _ := json.Marshal(map[string]AddressBookEntry(b))
+	_, _ = w.Write(out)
+}
+
+// UnmarshalGQL exists to satisfy gqlgen; the address book is output only.
+func (b *AddressBook) UnmarshalGQL(any) error { return errNotInput }
+
+// Entries lists the book sorted by address.
+func (b AddressBook) Entries() []*AddressBookEntry {
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]*AddressBookEntry, len(keys))
+	for i, k := range keys {
+		e := b[k]
+		e.Address = k
+		out[i] = &e
+	}
+	return out
+}
+
+// AddressFacts is what decides how an address is shown.
+type AddressFacts struct {
+	Known    bool
+	Status   string
+	IsWallet bool
+	Domain   string
+}
+
+// Bounceable reports whether the user-friendly form should carry the
+// bounce flag: yes for deployed contracts that are not wallets; no for
+// wallets (so coins sent to them are never bounced back by mistake) and for
+// uninitialized or unknown accounts (a bounceable transfer to them would
+// bounce and be lost to the sender's intent).
+func (f AddressFacts) Bounceable() bool {
+	return f.Known && !f.IsWallet && (f.Status == AccountActive || f.Status == AccountFrozen)
+}
+
+// NewAddressBookEntry formats one address; testnet follows the server's network.
+func NewAddressBookEntry(raw string, f AddressFacts, testnet bool) (AddressBookEntry, bool) {
+	id, err := ton.AccountIDFromRaw(raw)
+	if err != nil {
+		return AddressBookEntry{}, false
+	}
+	e := AddressBookEntry{Address: raw, UserFriendly: id.ToHuman(f.Bounceable(), testnet)}
+	if f.Domain != "" {
+		d := f.Domain
+		e.Domain = &d
+	}
+	return e, true
+}
+
+var rawAddressRE = regexp.MustCompile(`^-?[0-9]{1,3}:[0-9A-F]{64}$`)
+
+// ActionAddresses lists, sorted and without repeats, every raw address that
+// appears anywhere in the actions' values: the address book's key set.
+func ActionAddresses(actions []*Action) []string {
+	seen := map[string]bool{}
+	for _, a := range actions {
+		var v any
+		if json.Unmarshal(a.Value, &v) != nil {
+			continue
+		}
+		collectAddresses(v, seen)
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func collectAddresses(v any, seen map[string]bool) {
+	switch x := v.(type) {
+	case string:
+		if rawAddressRE.MatchString(x) {
+			seen[x] = true
+		}
+	case map[string]any:
+		for _, e := range x {
+			collectAddresses(e, seen)
+		}
+	case []any:
+		for _, e := range x {
+			collectAddresses(e, seen)
+		}
+	}
+}
+
+// ActionList is one page of actions with the address book of the addresses
+// that appear in them. Its JSON form is the /api/v3/actions response.
+type ActionList struct {
+	Actions     []*Action   `json:"actions"`
+	AddressBook AddressBook `json:"address_book"`
+}

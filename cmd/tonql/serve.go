@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/server"
+	"github.com/tonql/tonql/store"
+)
+
+func runServe(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	cfg := bindConfig(fs, e)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	cfg.print(e.stdout)
+
+	st, err := openStore(ctx, cfg, e)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	res := &resolvers.Resolver{Store: st, Testnet: cfg.Network == "testnet"}
+	srv := &http.Server{
+		Handler:           server.New(server.Options{Resolver: res}),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql\n  actions   %s/api/v3/actions\n",
+		ln.Addr(), base, base, base)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Shutdown order: stop accepting and drain requests, then close the
+	// store (deferred) once nothing can use it.
+	fmt.Fprintln(e.stdout, "shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// openStore connects and migrates; every command that touches data uses it.
+func openStore(ctx context.Context, cfg *config, e *env) (*store.Store, error) {
+	st, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	for _, m := range applied {
+		fmt.Fprintf(e.stdout, "migrated: %s\n", m)
+	}
+	return st, nil
+}
+
+func runMigrate(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	cfg := bindConfig(fs, e)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg, e)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	fmt.Fprintln(e.stdout, "database is up to date")
+	return nil
+}

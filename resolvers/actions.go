@@ -1,0 +1,158 @@
+package resolvers
+
+import (
+	"context"
+	"strings"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/store"
+)
+
+// Paging bounds of the actions list (API.md).
+const (
+	DefaultActionsLimit = 10
+	MaxActionsLimit     = 1000
+	// maxFilterValues bounds repeated filter values, so one request cannot
+	// make a query with an unbounded IN list.
+	maxFilterValues = 100
+)
+
+// ListActions validates a query, reads one page, and builds its address
+// book. GraphQL's actions field and GET /api/v3/actions both end here.
+func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limit, offset *int, sort *model.SortOrder) (*chain.ActionList, error) {
+	f, err := storeFilter(in, limit, offset, sort)
+	if err != nil {
+		return nil, err
+	}
+	actions, err := r.Store.ListActions(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	book, err := r.addressBook(ctx, chain.ActionAddresses(actions))
+	if err != nil {
+		return nil, err
+	}
+	return &chain.ActionList{Actions: actions, AddressBook: book}, nil
+}
+
+func (r *Resolver) addressBook(ctx context.Context, addrs []string) (chain.AddressBook, error) {
+	facts, err := r.Store.AddressFacts(ctx, addrs)
+	if err != nil {
+		return nil, err
+	}
+	book := make(chain.AddressBook, len(addrs))
+	for _, a := range addrs {
+		if e, ok := chain.NewAddressBookEntry(a, facts[a], r.Testnet); ok {
+			book[a] = e
+		}
+	}
+	return book, nil
+}
+
+// storeFilter checks every field and names the one at fault.
+func storeFilter(in *model.ActionFilter, limit, offset *int, sort *model.SortOrder) (store.ActionFilter, error) {
+	f := store.ActionFilter{Limit: DefaultActionsLimit}
+	if limit != nil {
+		if *limit < 1 || *limit > MaxActionsLimit {
+			return f, apperr.Field("limit", "must be between 1 and %d", MaxActionsLimit)
+		}
+		f.Limit = *limit
+	}
+	if offset != nil {
+		if *offset < 0 {
+			return f, apperr.Field("offset", "must be >= 0")
+		}
+		f.Offset = *offset
+	}
+	if sort != nil {
+		if !sort.IsValid() {
+			return f, apperr.Field("sort", "must be asc or desc")
+		}
+		f.Asc = *sort == model.SortOrderAsc
+	}
+	if in == nil {
+		return f, nil
+	}
+	var err error
+	if f.ActionIDs, err = actionIDs(in.ActionID); err != nil {
+		return f, err
+	}
+	if f.TraceIDs, err = hashes("trace_id", in.TraceID); err != nil {
+		return f, err
+	}
+	if f.TxHashes, err = hashes("tx_hash", in.TxHash); err != nil {
+		return f, err
+	}
+	f.TxLt = in.TxLt
+	if in.Account != nil {
+		if f.Account, err = chain.NormalizeAddress(*in.Account); err != nil {
+			return f, apperr.Field("account", "%v", err)
+		}
+	}
+	if f.Types, err = actionTypes(in.ActionType); err != nil {
+		return f, err
+	}
+	f.StartUtime, f.EndUtime = in.StartUtime, in.EndUtime
+	if f.StartUtime != nil && f.EndUtime != nil && *f.StartUtime > *f.EndUtime {
+		return f, apperr.Field("start_utime", "must not be greater than end_utime")
+	}
+	return f, nil
+}
+
+func actionIDs(ids []string) ([]string, error) {
+	if len(ids) > maxFilterValues {
+		return nil, apperr.Field("action_id", "at most %d values", maxFilterValues)
+	}
+	for _, id := range ids {
+		if id == "" || len(id) > 128 {
+			return nil, apperr.Field("action_id", "must be a non-empty id of at most 128 characters")
+		}
+	}
+	return ids, nil
+}
+
+func hashes(field string, in []string) ([]string, error) {
+	if len(in) > maxFilterValues {
+		return nil, apperr.Field(field, "at most %d values", maxFilterValues)
+	}
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		h, err := chain.ParseHash(s)
+		if err != nil {
+			return nil, apperr.Field(field, "%q: %v", truncate(s), err)
+		}
+		out = append(out, h.Base64())
+	}
+	return out, nil
+}
+
+// actionTypes accepts repeated and comma-separated names and resolves aliases.
+func actionTypes(in []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range in {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			t, ok := chain.CanonicalActionType(name)
+			if !ok {
+				return nil, apperr.Field("action_type", "unknown type %q; valid types: %s",
+					truncate(name), chain.ValidActionTypeNames())
+			}
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}
+
+// truncate keeps echoed client input short in error messages.
+func truncate(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}

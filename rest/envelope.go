@@ -1,0 +1,58 @@
+// Package rest serves the documented toncenter-compatible routes. Handlers
+// parse HTTP input and call the same resolvers GraphQL uses; they never
+// touch the store.
+package rest
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/tonql/tonql/apperr"
+)
+
+// Envelope selects the error shape of a route family (API.md).
+type Envelope int
+
+const (
+	V2 Envelope = iota // {"ok":false,"error":"...","code":N}
+	V3                 // {"error":"...","code":N}
+)
+
+// WriteJSON writes v with status 200.
+func WriteJSON(w http.ResponseWriter, v any) {
+	writeJSON(w, http.StatusOK, v)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"internal error","code":500}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// WriteError maps err through the apperr table and writes it in the
+// route's envelope. Internal errors are logged with detail and shown as
+// "internal error".
+func WriteError(w http.ResponseWriter, r *http.Request, env Envelope, err error) {
+	e := apperr.From(err)
+	status := e.Kind.Info().HTTPStatus
+	if e.Kind == apperr.Internal {
+		slog.ErrorContext(r.Context(), "internal error", "path", r.URL.Path, "err", err)
+	} else if e.Cause != nil {
+		slog.WarnContext(r.Context(), "request failed", "path", r.URL.Path, "kind", e.Kind.Info().GQLCode, "err", err)
+	}
+	writeJSON(w, status, ErrorBody(env, e))
+}
+
+// ErrorBody is the JSON object of an error in the route's envelope.
+func ErrorBody(env Envelope, e *apperr.Error) map[string]any {
+	body := map[string]any{"error": e.Public(), "code": e.Kind.Info().HTTPStatus}
+	if env == V2 {
+		body["ok"] = false
+	}
+	return body
+}

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// Account returns the stored state of an account, or nil when the store
+// has never seen it.
+func (s *Store) Account(ctx context.Context, address string) (*chain.AccountState, error) {
+	var r accountRow
+	err := s.db.NewSelect().Model(&r).Where("address = ?", address).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return r.toChain(), nil
+}
+
+// LatestConfig returns the newest stored chain config, or nil when none was
+// imported or followed yet.
+func (s *Store) LatestConfig(ctx context.Context) (*chain.ChainConfig, error) {
+	var r configRow
+	err := s.db.NewSelect().Model(&r).OrderExpr("mc_seqno DESC").Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return r.toChain(), nil
+}
+
+// AddressFacts looks up the status, wallet flag and .ton name of each
+// address in two indexed queries.
+func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]chain.AddressFacts, error) {
+	out := make(map[string]chain.AddressFacts, len(addrs))
+	if len(addrs) == 0 {
+		return out, nil
+	}
+	var accs []accountRow
+	if err := s.db.NewSelect().Model(&accs).Column("address", "status", "is_wallet").
+		Where("address IN (?)", bun.In(addrs)).Scan(ctx); err != nil {
+		return nil, unavailable(err)
+	}
+	for _, a := range accs {
+		out[a.Address] = chain.AddressFacts{Known: true, Status: a.Status, IsWallet: a.IsWallet}
+	}
+	var names []dnsRow
+	if err := s.db.NewSelect().Model(&names).Where("address IN (?)", bun.In(addrs)).
+		OrderExpr("domain ASC").Scan(ctx); err != nil {
+		return nil, unavailable(err)
+	}
+	for _, n := range names {
+		f := out[n.Address]
+		if f.Domain == "" { // several names: the first in order, so answers are stable
+			f.Domain = n.Domain
+			out[n.Address] = f
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,271 @@
+package store
+
+import (
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// Row structs are private to the store: the rest of the program speaks
+// chain types, and each table has exactly one conversion pair here.
+// Hashes are kept as standard base64 text, addresses as raw upper-case text,
+// both exactly as the API shows them, so filters need no conversion.
+
+type txRow struct {
+	bun.BaseModel `bun:"table:transactions"`
+
+	Hash            string `bun:"hash,pk"`
+	Account         string `bun:"account,notnull"`
+	Lt              int64  `bun:"lt,notnull"`
+	Utime           int64  `bun:"utime,notnull"`
+	TraceID         string `bun:"trace_id,notnull"`
+	OrigStatus      string `bun:"orig_status,notnull"`
+	EndStatus       string `bun:"end_status,notnull"`
+	TotalFees       int64  `bun:"total_fees,notnull"`
+	Success         bool   `bun:"success,notnull"`
+	Aborted         bool   `bun:"aborted,notnull"`
+	ComputeExitCode int32  `bun:"compute_exit_code,notnull"`
+	InMsgHash       string `bun:"in_msg_hash,notnull"`
+	McSeqno         int64  `bun:"mc_seqno,notnull"`
+	BOC             []byte `bun:"boc"`
+}
+
+type msgRow struct {
+	bun.BaseModel `bun:"table:messages"`
+
+	TxHash      string `bun:"tx_hash,pk"`
+	Direction   string `bun:"direction,pk"` // "in" or "out"
+	Seq         int    `bun:"seq,pk"`       // position among the out-messages; 0 for in
+	Hash        string `bun:"hash,notnull"`
+	Source      string `bun:"source,notnull"`
+	Destination string `bun:"destination,notnull"`
+	Value       int64  `bun:"value,notnull"`
+	FwdFee      int64  `bun:"fwd_fee,notnull"`
+	CreatedLt   int64  `bun:"created_lt,notnull"`
+	Opcode      *int64 `bun:"opcode"`
+	Bounce      bool   `bun:"bounce,notnull"`
+	Bounced     bool   `bun:"bounced,notnull"`
+	Body        []byte `bun:"body"`
+	InitState   []byte `bun:"init_state"`
+}
+
+type traceRow struct {
+	bun.BaseModel `bun:"table:traces"`
+
+	ID           string `bun:"id,pk"`
+	StartLt      int64  `bun:"start_lt,notnull"`
+	EndLt        int64  `bun:"end_lt,notnull"`
+	StartUtime   int64  `bun:"start_utime,notnull"`
+	EndUtime     int64  `bun:"end_utime,notnull"`
+	Complete     bool   `bun:"complete,notnull"`
+	Transactions int    `bun:"transactions,notnull"`
+}
+
+type actionRow struct {
+	bun.BaseModel `bun:"table:actions"`
+
+	ActionID   string `bun:"action_id,pk"`
+	TraceID    string `bun:"trace_id,notnull"`
+	TxHash     string `bun:"tx_hash,notnull"`
+	Type       string `bun:"type,notnull"`
+	Status     string `bun:"status,notnull"`
+	Value      string `bun:"value,notnull"`
+	StartLt    int64  `bun:"start_lt,notnull"`
+	StartUtime int64  `bun:"start_utime,notnull"`
+	EndLt      int64  `bun:"end_lt,notnull"`
+	EndUtime   int64  `bun:"end_utime,notnull"`
+}
+
+// actionAccountRow links an account to an action. The sort key and the
+// filterable columns of the action are copied here so that an account query
+// walks one index in order and stops after limit+offset rows, never sorting
+// a hot account's 100k actions. One row per (account, action); an account
+// with several roles in one action lists them comma-separated.
+type actionAccountRow struct {
+	bun.BaseModel `bun:"table:action_accounts"`
+
+	Account    string `bun:"account,pk"`
+	ActionID   string `bun:"action_id,pk"`
+	Roles      string `bun:"roles,notnull"`
+	Type       string `bun:"type,notnull"`
+	EndLt      int64  `bun:"end_lt,notnull"`
+	StartUtime int64  `bun:"start_utime,notnull"`
+	EndUtime   int64  `bun:"end_utime,notnull"`
+}
+
+type actionTxRow struct {
+	bun.BaseModel `bun:"table:action_transactions"`
+
+	ActionID string `bun:"action_id,pk"`
+	TxHash   string `bun:"tx_hash,pk"`
+	TxLt     int64  `bun:"tx_lt,notnull"`
+}
+
+type accountRow struct {
+	bun.BaseModel `bun:"table:accounts"`
+
+	Address         string `bun:"address,pk"`
+	Status          string `bun:"status,notnull"`
+	CodeHash        string `bun:"code_hash,notnull"`
+	IsWallet        bool   `bun:"is_wallet,notnull"`
+	Balance         int64  `bun:"balance,notnull"`
+	LastTxLt        int64  `bun:"last_tx_lt,notnull"`
+	LastTxHash      string `bun:"last_tx_hash,notnull"`
+	ShardAccountBOC []byte `bun:"shard_account_boc"`
+	ReadAtUtime     int64  `bun:"read_at_utime,notnull"`
+}
+
+type dnsRow struct {
+	bun.BaseModel `bun:"table:dns_names"`
+
+	Domain  string `bun:"domain,pk"`
+	Address string `bun:"address,notnull"`
+}
+
+type configRow struct {
+	bun.BaseModel `bun:"table:chain_configs"`
+
+	McSeqno      int64  `bun:"mc_seqno,pk"`
+	Utime        int64  `bun:"utime,notnull"`
+	ConfigBOC    []byte `bun:"config_boc,notnull"`
+	LibrariesBOC []byte `bun:"libraries_boc"`
+}
+
+func hashText(h chain.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.Base64()
+}
+
+func parseHashText(s string) chain.Hash {
+	h, _ := chain.ParseHash(s) // written by us; "" decodes to zero
+	return h
+}
+
+func newTxRow(t *chain.Transaction) txRow {
+	r := txRow{
+		Hash: t.Hash.Base64(), Account: t.Account, Lt: int64(t.Lt), Utime: int64(t.Utime),
+		TraceID: hashText(t.TraceID), OrigStatus: t.OrigStatus, EndStatus: t.EndStatus,
+		TotalFees: int64(t.TotalFees), Success: t.Success(), Aborted: t.Aborted,
+		ComputeExitCode: t.ComputeExitCode, McSeqno: int64(t.McSeqno), BOC: t.BOC,
+	}
+	if t.InMsg != nil {
+		r.InMsgHash = t.InMsg.Hash.Base64()
+	}
+	return r
+}
+
+func newMsgRow(txHash, dir string, seq int, m *chain.Message) msgRow {
+	r := msgRow{
+		TxHash: txHash, Direction: dir, Seq: seq, Hash: m.Hash.Base64(),
+		Source: m.Source, Destination: m.Destination, Value: int64(m.Value),
+		FwdFee: int64(m.FwdFee), CreatedLt: int64(m.CreatedLt),
+		Bounce: m.Bounce, Bounced: m.Bounced, Body: m.Body, InitState: m.InitState,
+	}
+	if m.Opcode != nil {
+		op := int64(*m.Opcode)
+		r.Opcode = &op
+	}
+	return r
+}
+
+func newTraceRow(t *chain.Trace) traceRow {
+	return traceRow{
+		ID: t.ID.Base64(), StartLt: int64(t.StartLt), EndLt: int64(t.EndLt),
+		StartUtime: int64(t.StartUtime), EndUtime: int64(t.EndUtime),
+		Complete: t.Complete, Transactions: t.Transactions,
+	}
+}
+
+func newActionRow(a *chain.Action) actionRow {
+	return actionRow{
+		ActionID: a.ActionID, TraceID: a.TraceID, TxHash: a.TxHash, Type: a.Type,
+		Status: a.Status, Value: string(a.Value.OrEmpty()),
+		StartLt: int64(a.StartLt), StartUtime: int64(a.StartUtime),
+		EndLt: int64(a.EndLt), EndUtime: int64(a.EndUtime),
+	}
+}
+
+func (r *actionRow) toChain() *chain.Action {
+	return &chain.Action{
+		ActionID: r.ActionID, TraceID: r.TraceID, TxHash: r.TxHash, Type: r.Type,
+		Status: r.Status, Value: chain.RawJSON(r.Value),
+		StartLt: uint64(r.StartLt), StartUtime: uint32(r.StartUtime),
+		EndLt: uint64(r.EndLt), EndUtime: uint32(r.EndUtime),
+	}
+}
+
+// actionAccountRows merges the roles of each account in the action.
+func actionAccountRows(a *chain.Action) []actionAccountRow {
+	var rows []actionAccountRow
+	idx := map[string]int{}
+	for _, acc := range a.Accounts {
+		if acc.Address == "" {
+			continue
+		}
+		if i, ok := idx[acc.Address]; ok {
+			if !strings.Contains(","+rows[i].Roles+",", ","+acc.Role+",") {
+				rows[i].Roles += "," + acc.Role
+			}
+			continue
+		}
+		idx[acc.Address] = len(rows)
+		rows = append(rows, actionAccountRow{
+			Account: acc.Address, ActionID: a.ActionID, Roles: acc.Role, Type: a.Type,
+			EndLt: int64(a.EndLt), StartUtime: int64(a.StartUtime), EndUtime: int64(a.EndUtime),
+		})
+	}
+	return rows
+}
+
+func actionTxRows(a *chain.Action) []actionTxRow {
+	rows := make([]actionTxRow, 0, len(a.TxHashes))
+	seen := map[string]bool{}
+	for i, h := range a.TxHashes {
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		var lt int64
+		if i < len(a.TxLts) {
+			lt = int64(a.TxLts[i])
+		}
+		rows = append(rows, actionTxRow{ActionID: a.ActionID, TxHash: h, TxLt: lt})
+	}
+	return rows
+}
+
+func newAccountRow(s *chain.AccountState) accountRow {
+	r := accountRow{
+		Address: s.Address, Status: s.Status, IsWallet: s.IsWallet, Balance: int64(s.Balance),
+		LastTxLt: int64(s.LastTxLt), LastTxHash: hashText(s.LastTxHash),
+		ShardAccountBOC: s.ShardAccountBOC, ReadAtUtime: int64(s.ReadAtUtime),
+	}
+	if s.CodeHash != nil {
+		r.CodeHash = s.CodeHash.Base64()
+	}
+	return r
+}
+
+func (r *accountRow) toChain() *chain.AccountState {
+	s := &chain.AccountState{
+		Address: r.Address, Status: r.Status, IsWallet: r.IsWallet, Balance: uint64(r.Balance),
+		LastTxLt: uint64(r.LastTxLt), LastTxHash: parseHashText(r.LastTxHash),
+		ShardAccountBOC: r.ShardAccountBOC, ReadAtUtime: uint32(r.ReadAtUtime),
+	}
+	if r.CodeHash != "" {
+		h := parseHashText(r.CodeHash)
+		s.CodeHash = &h
+	}
+	return s
+}
+
+func (r *configRow) toChain() *chain.ChainConfig {
+	return &chain.ChainConfig{
+		McSeqno: uint32(r.McSeqno), Utime: uint32(r.Utime),
+		ConfigBOC: r.ConfigBOC, LibrariesBOC: r.LibrariesBOC,
+	}
+}

@@ -1,0 +1,116 @@
+// Package store keeps transactions, traces, actions, account states, names
+// and chain configs in Postgres (production) or SQLite (the zero-setup
+// default), through one bun model set.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/driver/sqliteshim"
+	"github.com/uptrace/bun/migrate"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/store/migrations"
+)
+
+// Store is safe for concurrent use.
+type Store struct {
+	db *bun.DB
+}
+
+// Open connects to "postgres://..." / "postgresql://..." or "sqlite:PATH"
+// (the file and its folder are created when missing; "sqlite::memory:" is
+// not supported because every pooled connection would see its own database).
+func Open(ctx context.Context, url string) (*Store, error) {
+	var db *bun.DB
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(url),
+			pgdriver.WithTimeout(10*time.Second)))
+		sqldb.SetMaxOpenConns(32)
+		sqldb.SetMaxIdleConns(32)
+		db = bun.NewDB(sqldb, pgdialect.New())
+	case strings.HasPrefix(url, "sqlite:"):
+		path := strings.TrimPrefix(url, "sqlite:")
+		if path == "" || strings.HasPrefix(path, ":memory:") {
+			return nil, errors.New("sqlite: a file path is required, e.g. sqlite:./data/tonql.db")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("sqlite: %w", err)
+		}
+		// WAL lets readers run beside the one writer; busy_timeout makes a
+		// second writer wait instead of failing.
+		dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL"
+		sqldb, err := sql.Open(sqliteshim.ShimName, dsn)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: %w", err)
+		}
+		sqldb.SetMaxOpenConns(8)
+		db = bun.NewDB(sqldb, sqlitedialect.New())
+	default:
+		return nil, errors.New(`DATABASE_URL must start with "postgres://", "postgresql://" or "sqlite:"`)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database unreachable: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close releases the connections.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB exposes the handle for tools and tests in this module (benchmark
+// generators, EXPLAIN); handlers never use it.
+func (s *Store) DB() *bun.DB { return s.db }
+
+// IsPostgres tells which dialect is in use.
+func (s *Store) IsPostgres() bool { return s.db.Dialect().Name() == dialect.PG }
+
+// Ping checks the database for /readyz.
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Migrate applies every pending migration under the migrator's lock, so
+// several servers starting at once against one Postgres do not race.
+func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
+	m := migrate.NewMigrator(s.db, migrations.New())
+	if err := m.Init(ctx); err != nil {
+		return nil, fmt.Errorf("migrate init: %w", err)
+	}
+	if err := m.Lock(ctx); err != nil {
+		return nil, fmt.Errorf("migrate lock: %w", err)
+	}
+	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck // best effort; the lock row expires with the process otherwise
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	for _, mig := range group.Migrations {
+		applied = append(applied, mig.Name+"_"+mig.Comment)
+	}
+	return applied, nil
+}
+
+// unavailable classifies a database failure for clients: the database
+// cannot answer, which is not the client's fault and not our bug.
+func unavailable(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return apperr.Wrap(apperr.Timeout, err, "database query timed out")
+	}
+	return apperr.Wrap(apperr.Unavailable, err, "database unavailable")
+}
