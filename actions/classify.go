@@ -1,0 +1,197 @@
+// Package actions turns a trace (a tree of transactions) into human-level
+// actions: an ordered list of matchers runs over the tree, each claiming the
+// transactions of a pattern it recognizes (a jetton transfer, a swap, ...).
+// What no matcher claims becomes a TonTransfer (a value transfer, maybe with
+// a comment) or a SmartContractExec (a call with an op code).
+package actions
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"sort"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// matcher tries to recognize a pattern that starts at n. It claims the
+// nodes it explains (used=true) and records drafts; it reports whether it
+// matched.
+type matcher func(c *classifier, n *node) bool
+
+// matchers run in this order; each visits the whole tree before the next,
+// so composite patterns (a swap contains jetton transfers) win over their
+// parts.
+var matchers = []matcher{
+	matchJettonSwap,
+	matchNftPurchase,
+	matchJettonTransfer,
+	matchJettonBurn,
+	matchJettonMint,
+	matchNftTransfer,
+	matchWalletIntent,
+	matchTonTransfer,
+	matchContractExec,
+}
+
+// Classify decodes the actions of one trace. known may be nil; it adds
+// facts the trace does not carry (the jetton master of a wallet, the owner
+// of a wallet that did not take part).
+func Classify(tr *chain.Trace, known chain.KnownContracts) []chain.Action {
+	if tr == nil || tr.Root == nil {
+		return nil
+	}
+	c := &classifier{trace: tr, known: known}
+	buildTree(tr.Root, nil, &c.nodes)
+	for _, m := range matchers {
+		for _, n := range c.nodes {
+			if !n.used {
+				m(c, n)
+			}
+		}
+	}
+	matchDeploys(c)
+	return c.finish()
+}
+
+type classifier struct {
+	trace  *chain.Trace
+	known  chain.KnownContracts
+	nodes  []*node // pre-order
+	drafts []*draft
+}
+
+// draft is an action before its ids and ranges are computed.
+type draft struct {
+	typ      string
+	ok       bool
+	key      chain.Hash // the message the action is about: disambiguates actions over the same transactions
+	value    map[string]any
+	accounts []chain.ActionAccount
+	nodes    []*node
+}
+
+func (c *classifier) add(d *draft) {
+	kept := d.nodes[:0]
+	for _, n := range d.nodes {
+		if n != nil {
+			n.used = true
+			kept = append(kept, n)
+		}
+	}
+	d.nodes = kept
+	c.drafts = append(c.drafts, d)
+}
+
+func (d *draft) account(address, role string) {
+	if address == "" {
+		return
+	}
+	for _, a := range d.accounts {
+		if a.Address == address && a.Role == role {
+			return
+		}
+	}
+	d.accounts = append(d.accounts, chain.ActionAccount{Address: address, Role: role})
+}
+
+// set adds a value field unless it is empty: absent means unknown.
+func (d *draft) set(k string, v any) {
+	if s, ok := v.(string); ok && s == "" {
+		return
+	}
+	d.value[k] = v
+}
+
+func newDraft(typ string, key chain.Hash, nodes ...*node) *draft {
+	d := &draft{typ: typ, ok: true, key: key, value: map[string]any{}}
+	for _, n := range nodes {
+		if n != nil {
+			d.nodes = append(d.nodes, n)
+		}
+	}
+	return d
+}
+
+// withInitiator adds the transaction that sent the first message of the
+// action when it is the trace root that consumed an external message: the
+// user's signed request belongs to what it asked for.
+func (d *draft) withInitiator(head *node) *draft {
+	if p := head.parent; p != nil && p.parent == nil && p.tx.InMsg != nil && p.tx.InMsg.IsExternalIn() {
+		d.nodes = append(d.nodes, p)
+	}
+	return d
+}
+
+func (c *classifier) finish() []chain.Action {
+	out := make([]chain.Action, 0, len(c.drafts))
+	traceID := c.trace.ID.Base64()
+	for _, d := range c.drafts {
+		txs := make([]*chain.Transaction, 0, len(d.nodes))
+		seen := map[chain.Hash]bool{}
+		for _, n := range d.nodes {
+			if !seen[n.tx.Hash] {
+				seen[n.tx.Hash] = true
+				txs = append(txs, n.tx)
+			}
+		}
+		sort.Slice(txs, func(i, j int) bool {
+			if txs[i].Lt != txs[j].Lt {
+				return txs[i].Lt < txs[j].Lt
+			}
+			return txs[i].Account < txs[j].Account
+		})
+		a := chain.Action{
+			TraceID: traceID, Type: d.typ, Status: chain.StatusOK,
+			Value: chain.NewValue(d.value), Accounts: d.accounts,
+			StartLt: txs[0].Lt, StartUtime: txs[0].Utime,
+			TxHash: txs[0].Hash.Base64(),
+		}
+		if !d.ok {
+			a.Status = chain.StatusFailed
+		}
+		h := sha256.New()
+		h.Write(c.trace.ID[:])
+		h.Write([]byte(d.typ))
+		h.Write(d.key[:])
+		for _, tx := range txs {
+			a.TxHashes = append(a.TxHashes, tx.Hash.Base64())
+			a.TxLts = append(a.TxLts, tx.Lt)
+			a.EndLt, a.EndUtime = max(a.EndLt, tx.Lt), max(a.EndUtime, tx.Utime)
+			h.Write(tx.Hash[:])
+		}
+		a.ActionID = base64.StdEncoding.EncodeToString(h.Sum(nil))
+		out = append(out, a)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].StartLt != out[j].StartLt {
+			return out[i].StartLt < out[j].StartLt
+		}
+		return out[i].ActionID < out[j].ActionID
+	})
+	return out
+}
+
+// opKey makes a key for actions that have no message of their own (a
+// wallet's intended message that was never sent): the root tx hash plus index.
+func opKey(tx *chain.Transaction, i int) chain.Hash {
+	var b [36]byte
+	copy(b[:], tx.Hash[:])
+	binary.BigEndian.PutUint32(b[32:], uint32(i))
+	return sha256.Sum256(b[:])
+}
+
+// bodyAs returns the decoded in-message body of n as T (abi returns some
+// bodies by value and some by pointer).
+func bodyAs[T any](n *node) (T, bool) {
+	switch v := n.body.(type) {
+	case T:
+		return v, true
+	case *T:
+		if v != nil {
+			return *v, true
+		}
+	}
+	var zero T
+	return zero, false
+}

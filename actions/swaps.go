@@ -1,0 +1,149 @@
+package actions
+
+import (
+	"github.com/tonkeeper/tongo/abi"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// Pools are recognized by the message that asks them to swap.
+var poolOps = map[uint32]string{
+	uint32(abi.StonfiSwapMsgOpCode):         "stonfi",
+	uint32(abi.StonfiSwapV2MsgOpCode):       "stonfi_v2",
+	uint32(abi.DedustSwapExternalMsgOpCode): "dedust",
+}
+
+// swapSide is the asset moving into or out of the DEX: a jetton leg, or TON.
+type swapSide struct {
+	leg    *jettonLeg // nil for TON
+	owner  string     // who sent (in) or received (out)
+	amount string
+	jetton string // master of the asset; pTON's master for TON wrapped by STON.fi
+	nodes  []*node
+}
+
+func (s swapSide) master() string { return s.jetton }
+
+// matchJettonSwap anchors at a pool's swap request, then walks up to the
+// asset that came in and down to the asset paid out.
+func matchJettonSwap(c *classifier, p *node) bool {
+	dex, ok := poolOps[p.op]
+	if !ok || !p.is(abi.MsgOpCode(p.op)) {
+		return false
+	}
+	in, ok := c.swapIncoming(p)
+	if !ok {
+		return false
+	}
+	out, found := c.swapOutgoing(p, in.owner)
+	d := newDraft(chain.JettonSwap, p.in().Hash, p)
+	d.nodes = append(d.nodes, in.nodes...)
+	d.nodes = append(d.nodes, out.nodes...)
+	for a := p.parent; a != nil; a = a.parent {
+		// The router steps between the incoming leg and the pool.
+		if a.used || a == in.nodes[0] {
+			break
+		}
+		d.nodes = append(d.nodes, a)
+	}
+	if len(in.nodes) > 0 {
+		d.withInitiator(in.nodes[0])
+	}
+	refund := in.master() != "" && in.master() == out.master()
+	d.ok = p.ok() && found && !refund && (in.leg == nil || in.leg.ok) && (out.leg == nil || out.leg.ok)
+	d.set("dex", dex)
+	d.set("sender", in.owner)
+	d.set("recipient", out.owner)
+	d.set("pool", p.tx.Account)
+	d.set("amount_in", in.amount)
+	d.set("amount_out", out.amount)
+	d.set("jetton_master_in", in.master())
+	d.set("jetton_master_out", out.master())
+	if in.leg != nil {
+		d.set("sender_wallet", in.leg.sourceWallet)
+		d.set("dex_wallet_in", in.leg.destWallet)
+	}
+	if out.leg != nil {
+		d.set("dex_wallet_out", out.leg.sourceWallet)
+		d.set("recipient_wallet", out.leg.destWallet)
+	}
+	d.account(in.owner, chain.RoleSender)
+	d.account(out.owner, chain.RoleRecipient)
+	d.account(p.tx.Account, chain.RoleContract)
+	d.account(in.master(), chain.RoleMaster)
+	d.account(out.master(), chain.RoleMaster)
+	c.add(d)
+	return true
+}
+
+// swapIncoming: the nearest jetton transfer above the pool, else the TON
+// the user sent to the first DEX contract.
+func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
+	var top *node
+	for a := p.parent; a != nil && a.in() != nil && !a.in().IsExternalIn(); a = a.parent {
+		if l, ok := c.followTransfer(a); ok && !a.used {
+			return swapSide{leg: l, owner: l.owner, amount: l.amount, jetton: l.master, nodes: l.nodes()}, true
+		}
+		top = a
+	}
+	if top == nil || top.used {
+		return swapSide{}, false
+	}
+	s := swapSide{owner: top.in().Source, amount: uintString(top.in().Value), nodes: []*node{top}}
+	if b, ok := bodyAs[abi.DedustSwapMsgBody](top); ok {
+		s.amount = uintString(uint64(b.Amount))
+	} else if b, ok := bodyAs[abi.PtonTonTransferMsgBody](top); ok {
+		s.amount = uintString(uint64(b.TonAmount))
+	}
+	return s, true
+}
+
+// swapOutgoing: below the pool, the jetton transfer (or TON payout) that
+// reaches the user; other transfers there (referral fees) stay separate.
+func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
+	var legs []*jettonLeg
+	var payouts []*node
+	var walk func(n *node)
+	walk = func(n *node) {
+		for _, ch := range n.children {
+			if ch.used {
+				continue
+			}
+			if l, ok := c.followTransfer(ch); ok {
+				legs = append(legs, l)
+				continue
+			}
+			if ch.is(abi.DedustPayoutMsgOpCode) || (ch.tx.Account == user && ch.in().Value > 0 && !ch.is(abi.ExcessMsgOpCode)) {
+				payouts = append(payouts, ch)
+				continue
+			}
+			walk(ch)
+		}
+	}
+	walk(p)
+	for _, l := range legs {
+		if l.recipient == user || l.receive == nil && l.send.child(abi.JettonNotifyMsgOpCode) != nil && l.recipient == user {
+			return c.outLeg(l), true
+		}
+	}
+	for _, n := range payouts {
+		if n.tx.Account == user || n.is(abi.DedustPayoutMsgOpCode) {
+			return swapSide{owner: n.tx.Account, amount: uintString(n.in().Value), nodes: []*node{n}}, true
+		}
+	}
+	if len(legs) > 0 {
+		return c.outLeg(legs[0]), true
+	}
+	return swapSide{}, false
+}
+
+// outLeg handles a pTON-style wallet that pays TON with a notification
+// instead of moving jettons: then the asset out is TON.
+func (c *classifier) outLeg(l *jettonLeg) swapSide {
+	if l.receive == nil {
+		if n := l.send.child(abi.JettonNotifyMsgOpCode); n != nil {
+			return swapSide{owner: n.tx.Account, amount: l.amount, jetton: l.master, nodes: []*node{l.send, n}}
+		}
+	}
+	return swapSide{leg: l, owner: l.recipient, amount: l.amount, jetton: l.master, nodes: l.nodes()}
+}
