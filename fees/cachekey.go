@@ -1,0 +1,113 @@
+package fees
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// keyVersion changes whenever the cached value's layout or the way numbers
+// are made changes, so old entries are never read back.
+const keyVersion = "fees/v1"
+
+// cacheKey covers everything that changes the answer: the request, the
+// config (and libraries), the account's version (its last transaction), the
+// estimator's limits, and the time bucket (storage fees grow with time).
+// Destination accounts are not known before emulating; they are checked on
+// a hit instead (see lookup).
+func (e *Estimator) cacheKey(r Request, cfg *preparedConfig, st *chain.AccountState, utime uint32) string {
+	h := sha256.New()
+	var n [8]byte
+	put := func(b []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	putUint := func(v uint64) {
+		binary.BigEndian.PutUint64(n[:], v)
+		h.Write(n[:])
+	}
+	put([]byte(keyVersion))
+	put([]byte(chain.RawAddress(r.Account)))
+	put(r.Body)
+	put(r.InitCode)
+	put(r.InitData)
+	if r.IgnoreChksig {
+		putUint(1)
+	} else {
+		putUint(0)
+	}
+	put(cfg.key[:])
+	if st != nil {
+		putUint(st.LastTxLt)
+		put(st.LastTxHash[:])
+		put([]byte(st.Status))
+	} else {
+		put([]byte(chain.AccountNonexist))
+	}
+	putUint(uint64(e.opts.MaxDepth))
+	putUint(uint64(e.opts.MaxTransactions))
+	putUint(e.opts.AssumedBalance)
+	putUint(uint64(utime) / uint64(e.opts.TimeBucket.Seconds()))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// cached is the stored form of an answer.
+type cached struct {
+	Result *Result `json:"r"`
+	Origin string  `json:"o"`
+	Utime  uint32  `json:"u"`
+	Deps   []dep   `json:"d"`
+}
+
+// lookup returns a cached answer whose destination states are all unchanged.
+func (e *Estimator) lookup(ctx context.Context, key string) *Result {
+	if e.cache == nil {
+		return nil
+	}
+	b, ok := e.cache.Get(ctx, key)
+	if !ok {
+		return nil
+	}
+	var c cached
+	if err := json.Unmarshal(b, &c); err != nil || c.Result == nil || c.Result.Type != "query.fees" {
+		return nil
+	}
+	for _, d := range c.Deps {
+		st, err := e.account(ctx, d.Addr)
+		if err != nil {
+			return nil
+		}
+		var lt uint64
+		var hash chain.Hash
+		if st != nil && len(st.ShardAccountBOC) > 0 {
+			lt, hash = st.LastTxLt, st.LastTxHash
+		}
+		if lt != d.Lt || hash != d.Hash {
+			return nil
+		}
+	}
+	if c.Result.DestinationFees == nil {
+		c.Result.DestinationFees = []Fees{}
+	}
+	c.Result.ConfigSource, c.Result.Utime, c.Result.Cached = c.Origin, c.Utime, true
+	return c.Result
+}
+
+func (e *Estimator) remember(ctx context.Context, key string, res *Result, deps []dep) {
+	if e.cache == nil {
+		return
+	}
+	b, err := json.Marshal(cached{Result: res, Origin: res.ConfigSource, Utime: res.Utime, Deps: deps})
+	if err != nil {
+		return
+	}
+	e.cache.Set(ctx, key, b, e.opts.CacheTTL)
+}
+
+// seedOf derives the emulator's random seed from the message body.
+func seedOf(body []byte) [32]byte { return sha256.Sum256(body) }

@@ -1,0 +1,281 @@
+package fees
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+	"github.com/tonkeeper/tongo/txemulator"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/cache"
+	"github.com/tonql/tonql/chain"
+)
+
+// Options tune an Estimator; zero values pick the defaults.
+type Options struct {
+	// Now is the chain time estimates run at (storage fees accrue up to it).
+	// Default time.Now; tests replaying a block use the block's time.
+	Now func() time.Time
+	// Emulators bounds concurrent emulations (and emulators kept). Default GOMAXPROCS.
+	Emulators int
+	// MaxDepth bounds how many message hops of the trace are followed for
+	// destination_fees. Default 8.
+	MaxDepth int
+	// MaxTransactions bounds the destination transactions emulated. Default 32.
+	MaxTransactions int
+	// AssumedBalance is the balance given to a nonexistent or uninitialized
+	// account estimated as a deployment. Default 1000 TON.
+	AssumedBalance uint64
+	// CacheTTL is how long an answer is cached. Default 10s.
+	CacheTTL time.Duration
+	// TimeBucket is the time granularity of cache keys: storage fees move
+	// with time, so answers from different buckets never mix. Default 10s.
+	TimeBucket time.Duration
+	Logger     *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Emulators <= 0 {
+		o.Emulators = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 8
+	}
+	if o.MaxTransactions <= 0 {
+		o.MaxTransactions = 32
+	}
+	if o.AssumedBalance == 0 {
+		o.AssumedBalance = 1000 * 1_000_000_000
+	}
+	if o.CacheTTL <= 0 {
+		o.CacheTTL = 10 * time.Second
+	}
+	if o.TimeBucket < time.Second {
+		o.TimeBucket = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Result is the API's "query.fees" object. The transport adds "@extra".
+type Result struct {
+	Type            string `json:"@type"` // always "query.fees"
+	SourceFees      Fees   `json:"source_fees"`
+	DestinationFees []Fees `json:"destination_fees"`
+	Extra           string `json:"@extra,omitempty"`
+
+	// Not part of the toncenter shape; a transport may show them elsewhere.
+	ConfigSource string `json:"-"` // ConfigFromSource or ConfigFromEmbedded
+	Utime        uint32 `json:"-"` // chain time the estimate ran at
+	Cached       bool   `json:"-"`
+}
+
+// Estimator estimates fees by emulation. It is safe for concurrent use.
+type Estimator struct {
+	src     StateSource
+	cache   cache.Cache // nil: no caching
+	opts    Options
+	pool    *pool
+	configs configCache
+}
+
+// New makes an Estimator reading chain state from source. c may be nil.
+func New(source StateSource, c cache.Cache, opts Options) *Estimator {
+	opts.defaults()
+	return &Estimator{src: source, cache: c, opts: opts, pool: newPool(opts.Emulators)}
+}
+
+// Estimate runs the request's external message on the account's current
+// state and follows the trace it starts.
+func (e *Estimator) Estimate(ctx context.Context, r Request) (*Result, error) {
+	utime := uint32(e.opts.Now().Unix())
+	cfg, err := e.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw := chain.RawAddress(r.Account)
+	st, err := e.account(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	key := e.cacheKey(r, cfg, st, utime)
+	if res := e.lookup(ctx, key); res != nil {
+		return res, nil
+	}
+	res, deps, err := e.run(ctx, r, cfg, st, utime)
+	if err != nil {
+		return nil, err
+	}
+	e.remember(ctx, key, res, deps)
+	return res, nil
+}
+
+func (e *Estimator) config(ctx context.Context) (*preparedConfig, error) {
+	cfg, err := e.src.Config(ctx)
+	if err != nil && !isNotFound(err) {
+		return nil, unavailable(err, "blockchain config")
+	}
+	if err != nil {
+		cfg = nil
+	}
+	p, err := e.configs.prepare(cfg)
+	if err != nil {
+		// A config we cannot trust is a broken dependency, not a client error.
+		return nil, apperr.Wrap(apperr.Unavailable, err, "blockchain config is unusable")
+	}
+	return p, nil
+}
+
+func (e *Estimator) account(ctx context.Context, raw string) (*chain.AccountState, error) {
+	st, err := e.src.Account(ctx, raw)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, nil
+		}
+		return nil, unavailable(err, "account state")
+	}
+	return st, nil
+}
+
+func isNotFound(err error) bool {
+	var ae *apperr.Error
+	return errors.As(err, &ae) && ae.Kind == apperr.NotFound
+}
+
+// unavailable keeps an already classified error (timeouts stay timeouts) and
+// calls anything else an unavailable dependency.
+func unavailable(err error, what string) error {
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return apperr.Wrap(apperr.Timeout, err, "request timed out")
+	}
+	return apperr.Wrap(apperr.Unavailable, err, what+" is unavailable")
+}
+
+// run emulates the message and its trace on one leased emulator.
+func (e *Estimator) run(ctx context.Context, r Request, cfg *preparedConfig, st *chain.AccountState, utime uint32) (*Result, []dep, error) {
+	b, err := buildMessage(r)
+	if err != nil {
+		return nil, nil, apperr.Field("body", "%v", err)
+	}
+	sa, err := e.rootAccount(r, b, st, utime)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := e.pool.acquire(ctx, cfg)
+	if err != nil {
+		return nil, nil, unavailable(err, "emulator")
+	}
+	defer l.release()
+	if err := setup(l.e, utime, r.IgnoreChksig, r.Body); err != nil {
+		return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
+	}
+	em, err := emulate(l.e, sa, b.msg)
+	if err != nil {
+		return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
+	}
+	if !em.Success {
+		return nil, nil, rejected(em)
+	}
+	src, err := txFees(&em.Emulation.Transaction)
+	if err != nil {
+		return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
+	}
+	t := &tracer{e: e, em: l.e, states: map[ton.AccountID]tlb.ShardAccount{r.Account: em.Emulation.ShardAccount}}
+	dest, err := t.follow(ctx, &em.Emulation.Transaction)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Result{Type: "query.fees", SourceFees: src, DestinationFees: dest,
+		ConfigSource: cfg.origin, Utime: utime}, t.deps, nil
+}
+
+// rootAccount is the state the external message runs on. A nonexistent or
+// uninitialized account with init_code is estimated as a deployment: an
+// external message brings no coins, so the account is given AssumedBalance
+// (the fees do not depend on the balance, only whether it suffices).
+func (e *Estimator) rootAccount(r Request, b *built, st *chain.AccountState, utime uint32) (tlb.ShardAccount, error) {
+	var sa tlb.ShardAccount
+	if st != nil && len(st.ShardAccountBOC) > 0 {
+		var err error
+		if sa, err = decodeShardAccount(st.ShardAccountBOC); err != nil {
+			return sa, apperr.Wrap(apperr.Internal, err, "internal error")
+		}
+	} else {
+		sa.Account.SumType = "AccountNone"
+	}
+	exists := sa.Account.SumType == "Account"
+	if exists && sa.Account.Account.Storage.State.SumType != "AccountUninit" {
+		return sa, nil // active or frozen: run as is; the contract decides
+	}
+	if b.init == nil {
+		return sa, apperr.New(apperr.NotAccepted,
+			"account %s is not initialized; give init_code and init_data to estimate its deployment",
+			chain.RawAddress(r.Account))
+	}
+	addr, err := stateInitAddress(*b.init, r.Account.Workchain)
+	if err != nil || addr != r.Account {
+		return sa, apperr.Field("init_code", "init_code and init_data do not hash to address %s", chain.RawAddress(r.Account))
+	}
+	if !exists {
+		sa = tlb.ShardAccount{Account: tlb.Account{SumType: "Account"}}
+		acc := &sa.Account.Account
+		acc.Addr = r.Account.ToMsgAddress()
+		acc.StorageStat.StorageExtra.SumType = "StorageExtraNone"
+		acc.StorageStat.LastPaid = utime
+		acc.Storage.State.SumType = "AccountUninit"
+	}
+	if bal := &sa.Account.Account.Storage.Balance.Grams; uint64(*bal) < e.opts.AssumedBalance {
+		*bal = tlb.Grams(e.opts.AssumedBalance)
+	}
+	return sa, nil
+}
+
+// setup prepares a leased emulator for one estimate. The random seed is
+// derived from the body so that contracts using RANDU256 get the same gas
+// every time for the same request.
+func setup(em *txemulator.Emulator, utime uint32, ignoreChksig bool, body []byte) error {
+	if err := em.SetUnixtime(utime); err != nil {
+		return err
+	}
+	if err := em.SetIgnoreSignatureCheck(ignoreChksig); err != nil {
+		return err
+	}
+	return em.SetRandomSeed(seedOf(body))
+}
+
+// emulate calls the emulator with a recover: tongo marshals our structures
+// and parses the C++ answer, and neither may take the process down.
+func emulate(em *txemulator.Emulator, sa tlb.ShardAccount, m tlb.Message) (res txemulator.EmulationResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("emulator panicked: %v", r)
+		}
+	}()
+	res, err = em.Emulate(sa, m)
+	if err == nil && res.Success && res.Emulation == nil {
+		err = errors.New("emulator reported success without a transaction")
+	}
+	return res, err
+}
+
+func rejected(em txemulator.EmulationResult) error {
+	code := 0
+	if em.Error != nil {
+		code = em.Error.ExitCode
+	}
+	return apperr.New(apperr.NotAccepted, "%s", notAcceptedMessage(code))
+}

@@ -1,0 +1,42 @@
+package fees
+
+import (
+	"context"
+	"testing"
+)
+
+// TestExactReplay estimates each external message of a real mainnet block on
+// the states before the block and compares with what the chain charged.
+func TestExactReplay(t *testing.T) {
+	r := loadReplay(t)
+	if len(r.ext) != 12 {
+		t.Fatalf("fixture has %d external messages, want 12", len(r.ext))
+	}
+	est := r.estimator(Options{})
+	byRef := 0
+	for _, x := range r.ext {
+		res, err := est.Estimate(context.Background(), x.request(t))
+		if err != nil {
+			t.Errorf("%s: %v", short(x.account), err)
+			continue
+		}
+		got, want := res.SourceFees, x.charged
+		t.Logf("%s byRef=%v got=%+v want=%+v dest=%d", short(x.account), x.bodyByRef, got, want, len(res.DestinationFees))
+		if got.StorageFee != want.StorageFee || got.GasFee != want.GasFee || got.FwdFee != want.FwdFee {
+			t.Errorf("%s: storage/gas/fwd %d/%d/%d, chain charged %d/%d/%d", short(x.account),
+				got.StorageFee, got.GasFee, got.FwdFee, want.StorageFee, want.GasFee, want.FwdFee)
+		}
+		if !x.bodyByRef && got.InFwdFee != want.InFwdFee {
+			t.Errorf("%s: in_fwd_fee %d, chain charged %d", short(x.account), got.InFwdFee, want.InFwdFee)
+		}
+		if x.bodyByRef {
+			byRef++
+		}
+		if res.ConfigSource != ConfigFromSource {
+			t.Errorf("config source %q", res.ConfigSource)
+		}
+	}
+	if byRef != 2 {
+		t.Errorf("%d messages with the body by reference, want 2", byRef)
+	}
+}

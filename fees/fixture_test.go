@@ -1,0 +1,150 @@
+package fees
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/testenv"
+)
+
+// replay is the fee-replay fixture: a real mainnet shard block, the state of
+// every account it touched before it, and the config it ran under.
+type replay struct {
+	source   *MemorySource
+	genUtime uint32
+	config   []byte
+	ext      []extTx // the block's transactions on external messages, in block order
+}
+
+// extTx is one external message of the block with what the chain charged.
+type extTx struct {
+	account   ton.AccountID
+	body      string // base64 BOC of the message body
+	bodyByRef bool   // how the sender laid the body out
+	charged   Fees   // from the real transaction's phases
+}
+
+var (
+	replayOnce sync.Once
+	replayData *replay
+	replayErr  error
+)
+
+func loadReplay(t testing.TB) *replay {
+	t.Helper()
+	path := testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")
+	replayOnce.Do(func() { replayData, replayErr = readReplay(path) })
+	if replayErr != nil {
+		t.Fatalf("fixture: %v", replayErr)
+	}
+	return replayData
+}
+
+func readReplay(path string) (*replay, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		BlockBOC string `json:"block_boc_base64"`
+		Previous []struct {
+			Account string `json:"account"`
+			BOC     string `json:"shard_account_boc_base64"`
+		} `json:"previous_accounts"`
+		Config struct {
+			Root      string   `json:"config_root_boc_base64"`
+			Libraries []string `json:"libraries_boc_base64"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, err
+	}
+	cfg := &chain.ChainConfig{}
+	if cfg.ConfigBOC, err = base64.StdEncoding.DecodeString(f.Config.Root); err != nil {
+		return nil, err
+	}
+	if len(f.Config.Libraries) > 0 {
+		if cfg.LibrariesBOC, err = base64.StdEncoding.DecodeString(f.Config.Libraries[0]); err != nil {
+			return nil, err
+		}
+	}
+	blockBOC, err := base64.StdEncoding.DecodeString(f.BlockBOC)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := boc.DeserializeBoc(blockBOC)
+	if err != nil {
+		return nil, err
+	}
+	var block tlb.Block
+	if err := tlb.Unmarshal(cells[0], &block); err != nil {
+		return nil, err
+	}
+	r := &replay{source: NewMemorySource(cfg), genUtime: block.Info.GenUtime, config: cfg.ConfigBOC}
+	for _, p := range f.Previous {
+		b, err := base64.StdEncoding.DecodeString(p.BOC)
+		if err != nil {
+			return nil, err
+		}
+		st, err := AccountStateFromBOC(b, r.genUtime)
+		if err != nil {
+			return nil, err
+		}
+		norm, err := chain.NormalizeAddress(p.Account)
+		if err != nil {
+			return nil, err
+		}
+		st.Address = norm
+		r.source.Put(st)
+	}
+	for _, tx := range block.AllTransactions() {
+		if !tx.Msgs.InMsg.Exists || tx.Msgs.InMsg.Value.Value.Info.SumType != "ExtInMsgInfo" {
+			continue
+		}
+		in := tx.Msgs.InMsg.Value.Value
+		body := boc.Cell(in.Body.Value)
+		b64, err := body.ToBocBase64()
+		if err != nil {
+			return nil, err
+		}
+		charged, err := txFees(tx)
+		if err != nil {
+			return nil, err
+		}
+		r.ext = append(r.ext, extTx{
+			account:   ton.AccountID{Workchain: block.Info.Shard.WorkchainID, Address: tx.AccountAddr},
+			body:      b64,
+			bodyByRef: in.Body.IsRight,
+			charged:   charged,
+		})
+	}
+	return r, nil
+}
+
+// estimator makes an Estimator over the replay at the block's time.
+func (r *replay) estimator(opts Options) *Estimator {
+	at := time.Unix(int64(r.genUtime), 0)
+	opts.Now = func() time.Time { return at }
+	return New(r.source, nil, opts)
+}
+
+func (x extTx) request(t testing.TB) Request {
+	t.Helper()
+	req, err := ParseParams(Params{Address: x.account.ToRaw(), Body: x.body})
+	if err != nil {
+		t.Fatalf("request for %s: %v", x.account.ToRaw(), err)
+	}
+	return req
+}
+
+func short(id ton.AccountID) string { return strings.ToUpper(id.ToRaw()[:10]) }

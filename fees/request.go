@@ -1,0 +1,137 @@
+// Package fees estimates the fees of an external message exactly, by running
+// it through the real TON transaction emulator on the account's current state
+// and the current blockchain config, then following the trace it starts.
+package fees
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/tonkeeper/tongo/ton"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+)
+
+// Request is a validated estimateFee request. BOCs are kept as bytes, not
+// cells: a tongo cell has a read cursor, so every estimate decodes its own.
+type Request struct {
+	Account      ton.AccountID
+	Body         []byte // BOC, one root
+	InitCode     []byte // BOC or nil when absent
+	InitData     []byte // BOC or nil when absent
+	IgnoreChksig bool
+}
+
+// Params is the request as a transport hands it over (GraphQL arguments,
+// decoded JSON). IgnoreChksig nil means the default, true.
+type Params struct {
+	Address      string
+	Body         string
+	InitCode     string
+	InitData     string
+	IgnoreChksig *bool
+}
+
+// maxStringLen bounds every string field before it is decoded, so that no
+// error message or decoder ever works on more than this.
+const maxStringLen = 1 << 20
+
+// DecodeRequest parses the JSON body of POST /api/v2/estimateFee (or the
+// params of the JSON-RPC method). Field types are strict: a number where a
+// string belongs is an error naming the field. Unknown fields are ignored,
+// as toncenter does; a JSON null counts as absent.
+func DecodeRequest(raw []byte) (Request, error) {
+	raw = bytes.TrimSpace(raw)
+	if !json.Valid(raw) {
+		return Request{}, apperr.New(apperr.BadRequest, "request body is not valid JSON")
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return Request{}, apperr.Field("params", "must be a JSON object")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return Request{}, apperr.Field("params", "must be a JSON object")
+	}
+	var p Params
+	var err error
+	if p.Address, err = stringField(fields, "address"); err != nil {
+		return Request{}, err
+	}
+	if p.Body, err = stringField(fields, "body"); err != nil {
+		return Request{}, err
+	}
+	if p.InitCode, err = stringField(fields, "init_code"); err != nil {
+		return Request{}, err
+	}
+	if p.InitData, err = stringField(fields, "init_data"); err != nil {
+		return Request{}, err
+	}
+	if v, ok := fields["ignore_chksig"]; ok && !isNull(v) {
+		var b bool
+		if err := json.Unmarshal(v, &b); err != nil {
+			return Request{}, apperr.Field("ignore_chksig", "must be a boolean")
+		}
+		p.IgnoreChksig = &b
+	}
+	return ParseParams(p)
+}
+
+func isNull(v json.RawMessage) bool { return string(v) == "null" }
+
+func stringField(fields map[string]json.RawMessage, name string) (string, error) {
+	v, ok := fields[name]
+	if !ok || isNull(v) {
+		return "", nil
+	}
+	if len(v) == 0 || v[0] != '"' {
+		return "", apperr.Field(name, "must be a string")
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", apperr.Field(name, "must be a string")
+	}
+	return s, nil
+}
+
+// ParseParams validates every field and decodes the BOCs once, so that a
+// request that passes here can only fail later for reasons of the chain.
+func ParseParams(p Params) (Request, error) {
+	var r Request
+	if p.Address == "" {
+		return r, apperr.Field("address", "required")
+	}
+	if len(p.Address) > 100 {
+		return r, apperr.Field("address", "too long to be an address")
+	}
+	id, err := chain.ParseAddress(strings.TrimSpace(p.Address))
+	if err != nil {
+		return r, apperr.Field("address", "%v", err)
+	}
+	if id.Workchain != 0 && id.Workchain != -1 {
+		return r, apperr.Field("address", "workchain %d does not exist (only 0 and -1)", id.Workchain)
+	}
+	r.Account = id
+	if p.Body == "" {
+		return r, apperr.Field("body", "required (base64 of a BOC)")
+	}
+	if r.Body, err = checkBOC("body", p.Body); err != nil {
+		return r, err
+	}
+	if p.InitCode != "" {
+		if r.InitCode, err = checkBOC("init_code", p.InitCode); err != nil {
+			return r, err
+		}
+	}
+	if p.InitData != "" {
+		if p.InitCode == "" {
+			return r, apperr.Field("init_data", "given without init_code")
+		}
+		if r.InitData, err = checkBOC("init_data", p.InitData); err != nil {
+			return r, err
+		}
+	}
+	r.IgnoreChksig = p.IgnoreChksig == nil || *p.IgnoreChksig
+	return r, nil
+}
