@@ -14,7 +14,7 @@ import (
 // both exactly as the API shows them, so filters need no conversion.
 
 type txRow struct {
-	bun.BaseModel `bun:"table:transactions"`
+	bun.BaseModel `bun:"table:transactions,alias:transactions"`
 
 	Hash            string `bun:"hash,pk"`
 	Account         string `bun:"account,notnull"`
@@ -33,7 +33,7 @@ type txRow struct {
 }
 
 type msgRow struct {
-	bun.BaseModel `bun:"table:messages"`
+	bun.BaseModel `bun:"table:messages,alias:messages"`
 
 	TxHash      string `bun:"tx_hash,pk"`
 	Direction   string `bun:"direction,pk"` // "in" or "out"
@@ -52,7 +52,7 @@ type msgRow struct {
 }
 
 type traceRow struct {
-	bun.BaseModel `bun:"table:traces"`
+	bun.BaseModel `bun:"table:traces,alias:traces"`
 
 	ID           string `bun:"id,pk"`
 	StartLt      int64  `bun:"start_lt,notnull"`
@@ -64,7 +64,7 @@ type traceRow struct {
 }
 
 type actionRow struct {
-	bun.BaseModel `bun:"table:actions"`
+	bun.BaseModel `bun:"table:actions,alias:actions"`
 
 	ActionID   string `bun:"action_id,pk"`
 	TraceID    string `bun:"trace_id,notnull"`
@@ -84,7 +84,7 @@ type actionRow struct {
 // a hot account's 100k actions. One row per (account, action); an account
 // with several roles in one action lists them comma-separated.
 type actionAccountRow struct {
-	bun.BaseModel `bun:"table:action_accounts"`
+	bun.BaseModel `bun:"table:action_accounts,alias:action_accounts"`
 
 	Account    string `bun:"account,pk"`
 	ActionID   string `bun:"action_id,pk"`
@@ -96,7 +96,7 @@ type actionAccountRow struct {
 }
 
 type actionTxRow struct {
-	bun.BaseModel `bun:"table:action_transactions"`
+	bun.BaseModel `bun:"table:action_transactions,alias:action_transactions"`
 
 	ActionID string `bun:"action_id,pk"`
 	TxHash   string `bun:"tx_hash,pk"`
@@ -104,7 +104,7 @@ type actionTxRow struct {
 }
 
 type accountRow struct {
-	bun.BaseModel `bun:"table:accounts"`
+	bun.BaseModel `bun:"table:accounts,alias:accounts"`
 
 	Address         string `bun:"address,pk"`
 	Status          string `bun:"status,notnull"`
@@ -118,14 +118,14 @@ type accountRow struct {
 }
 
 type dnsRow struct {
-	bun.BaseModel `bun:"table:dns_names"`
+	bun.BaseModel `bun:"table:dns_names,alias:dns_names"`
 
 	Domain  string `bun:"domain,pk"`
 	Address string `bun:"address,notnull"`
 }
 
 type configRow struct {
-	bun.BaseModel `bun:"table:chain_configs"`
+	bun.BaseModel `bun:"table:chain_configs,alias:chain_configs"`
 
 	McSeqno      int64  `bun:"mc_seqno,pk"`
 	Utime        int64  `bun:"utime,notnull"`

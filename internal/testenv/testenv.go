@@ -57,6 +57,8 @@ func RedisAddr(t testing.TB) string {
 	return addr
 }
 
+func getenv(k string) string { return os.Getenv(k) }
+
 func missing(t testing.TB, requireVar, why string) {
 	t.Helper()
 	if os.Getenv(requireVar) == "1" {
