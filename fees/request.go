@@ -43,39 +43,49 @@ const maxStringLen = 1 << 20
 // string belongs is an error naming the field. Unknown fields are ignored,
 // as toncenter does; a JSON null counts as absent.
 func DecodeRequest(raw []byte) (Request, error) {
+	p, err := DecodeParams(raw)
+	if err != nil {
+		return Request{}, err
+	}
+	return ParseParams(p)
+}
+
+// DecodeParams is DecodeRequest's first half: JSON types only, so that a
+// transport can hand the params to the shared resolver, which validates.
+func DecodeParams(raw []byte) (Params, error) {
 	raw = bytes.TrimSpace(raw)
 	if !json.Valid(raw) {
-		return Request{}, apperr.New(apperr.BadRequest, "request body is not valid JSON")
+		return Params{}, apperr.New(apperr.BadRequest, "request body is not valid JSON")
 	}
 	if len(raw) == 0 || raw[0] != '{' {
-		return Request{}, apperr.Field("params", "must be a JSON object")
+		return Params{}, apperr.Field("params", "must be a JSON object")
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		return Request{}, apperr.Field("params", "must be a JSON object")
+		return Params{}, apperr.Field("params", "must be a JSON object")
 	}
 	var p Params
 	var err error
 	if p.Address, err = stringField(fields, "address"); err != nil {
-		return Request{}, err
+		return Params{}, err
 	}
 	if p.Body, err = stringField(fields, "body"); err != nil {
-		return Request{}, err
+		return Params{}, err
 	}
 	if p.InitCode, err = stringField(fields, "init_code"); err != nil {
-		return Request{}, err
+		return Params{}, err
 	}
 	if p.InitData, err = stringField(fields, "init_data"); err != nil {
-		return Request{}, err
+		return Params{}, err
 	}
 	if v, ok := fields["ignore_chksig"]; ok && !isNull(v) {
 		var b bool
 		if err := json.Unmarshal(v, &b); err != nil {
-			return Request{}, apperr.Field("ignore_chksig", "must be a boolean")
+			return Params{}, apperr.Field("ignore_chksig", "must be a boolean")
 		}
 		p.IgnoreChksig = &b
 	}
-	return ParseParams(p)
+	return p, nil
 }
 
 func isNull(v json.RawMessage) bool { return string(v) == "null" }

@@ -14,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -72,8 +73,23 @@ type ComplexityRoot struct {
 		UserFriendly func(childComplexity int) int
 	}
 
+	FeeEstimate struct {
+		ConfigSource    func(childComplexity int) int
+		DestinationFees func(childComplexity int) int
+		SourceFees      func(childComplexity int) int
+		Utime           func(childComplexity int) int
+	}
+
+	Fees struct {
+		FwdFee     func(childComplexity int) int
+		GasFee     func(childComplexity int) int
+		InFwdFee   func(childComplexity int) int
+		StorageFee func(childComplexity int) int
+	}
+
 	Query struct {
-		Actions func(childComplexity int, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) int
+		Actions     func(childComplexity int, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) int
+		EstimateFee func(childComplexity int, address string, body string, initCode *string, initData *string, ignoreChksig *bool) int
 	}
 }
 
@@ -82,6 +98,7 @@ type ActionListResolver interface {
 }
 type QueryResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error)
+	EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*fees.Result, error)
 }
 
 type executableSchema struct {
@@ -215,6 +232,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.AddressBookEntry.UserFriendly(childComplexity), true
 
+	case "FeeEstimate.config_source":
+		if e.complexity.FeeEstimate.ConfigSource == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.ConfigSource(childComplexity), true
+
+	case "FeeEstimate.destination_fees":
+		if e.complexity.FeeEstimate.DestinationFees == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.DestinationFees(childComplexity), true
+
+	case "FeeEstimate.source_fees":
+		if e.complexity.FeeEstimate.SourceFees == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.SourceFees(childComplexity), true
+
+	case "FeeEstimate.utime":
+		if e.complexity.FeeEstimate.Utime == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.Utime(childComplexity), true
+
+	case "Fees.fwd_fee":
+		if e.complexity.Fees.FwdFee == nil {
+			break
+		}
+
+		return e.complexity.Fees.FwdFee(childComplexity), true
+
+	case "Fees.gas_fee":
+		if e.complexity.Fees.GasFee == nil {
+			break
+		}
+
+		return e.complexity.Fees.GasFee(childComplexity), true
+
+	case "Fees.in_fwd_fee":
+		if e.complexity.Fees.InFwdFee == nil {
+			break
+		}
+
+		return e.complexity.Fees.InFwdFee(childComplexity), true
+
+	case "Fees.storage_fee":
+		if e.complexity.Fees.StorageFee == nil {
+			break
+		}
+
+		return e.complexity.Fees.StorageFee(childComplexity), true
+
 	case "Query.actions":
 		if e.complexity.Query.Actions == nil {
 			break
@@ -226,6 +299,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Actions(childComplexity, args["filter"].(*model.ActionFilter), args["limit"].(*int), args["offset"].(*int), args["sort"].(*model.SortOrder)), true
+
+	case "Query.estimateFee":
+		if e.complexity.Query.EstimateFee == nil {
+			break
+		}
+
+		args, err := ec.field_Query_estimateFee_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.EstimateFee(childComplexity, args["address"].(string), args["body"].(string), args["init_code"].(*string), args["init_data"].(*string), args["ignore_chksig"].(*bool)), true
 
 	}
 	return 0, false
@@ -398,6 +483,40 @@ type AddressBookEntry {
   user_friendly: String!
   domain: String
 }
+
+extend type Query {
+  """
+  Fees of an external message, by running the TON transaction emulator on the
+  account's current state (POST /api/v2/estimateFee returns the same numbers).
+  """
+  estimateFee(
+    "raw wc:hex or 48-character user-friendly address"
+    address: String!
+    "base64 BOC of the message body"
+    body: String!
+    "base64 BOC; with init_data, estimates a deployment"
+    init_code: String = ""
+    init_data: String = ""
+    ignore_chksig: Boolean = true
+  ): FeeEstimate!
+}
+
+type FeeEstimate {
+  source_fees: Fees!
+  "one per further transaction of the trace, in trace order"
+  destination_fees: [Fees!]!
+  "where the blockchain config came from: store, or embedded (fallback)"
+  config_source: String!
+  "the chain time the estimate ran at"
+  utime: UInt32!
+}
+
+type Fees {
+  in_fwd_fee: UInt64!
+  storage_fee: UInt64!
+  gas_fee: UInt64!
+  fwd_fee: UInt64!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -440,6 +559,37 @@ func (ec *executionContext) field_Query_actions_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["sort"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_estimateFee_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "body", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["body"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "init_code", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["init_code"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "init_data", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["init_data"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "ignore_chksig", ec.unmarshalOBoolean2ᚖbool)
+	if err != nil {
+		return nil, err
+	}
+	args["ignore_chksig"] = arg4
 	return args, nil
 }
 
@@ -1226,6 +1376,378 @@ func (ec *executionContext) fieldContext_AddressBookEntry_domain(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _FeeEstimate_source_fees(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_source_fees(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SourceFees, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(fees.Fees)
+	fc.Result = res
+	return ec.marshalNFees2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐFees(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_source_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "in_fwd_fee":
+				return ec.fieldContext_Fees_in_fwd_fee(ctx, field)
+			case "storage_fee":
+				return ec.fieldContext_Fees_storage_fee(ctx, field)
+			case "gas_fee":
+				return ec.fieldContext_Fees_gas_fee(ctx, field)
+			case "fwd_fee":
+				return ec.fieldContext_Fees_fwd_fee(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Fees", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_destination_fees(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_destination_fees(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DestinationFees, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]fees.Fees)
+	fc.Result = res
+	return ec.marshalNFees2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋfeesᚐFeesᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_destination_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "in_fwd_fee":
+				return ec.fieldContext_Fees_in_fwd_fee(ctx, field)
+			case "storage_fee":
+				return ec.fieldContext_Fees_storage_fee(ctx, field)
+			case "gas_fee":
+				return ec.fieldContext_Fees_gas_fee(ctx, field)
+			case "fwd_fee":
+				return ec.fieldContext_Fees_fwd_fee(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Fees", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_config_source(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_config_source(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ConfigSource, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_config_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_utime(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_utime(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Utime, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Fees_in_fwd_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Fees_in_fwd_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.InFwdFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Fees_in_fwd_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Fees",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Fees_storage_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Fees_storage_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StorageFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Fees_storage_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Fees",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Fees_gas_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Fees_gas_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.GasFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Fees_gas_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Fees",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Fees_fwd_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Fees_fwd_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.FwdFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Fees_fwd_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Fees",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_actions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Query_actions(ctx, field)
 	if err != nil {
@@ -1283,6 +1805,71 @@ func (ec *executionContext) fieldContext_Query_actions(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_actions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_estimateFee(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_estimateFee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().EstimateFee(rctx, fc.Args["address"].(string), fc.Args["body"].(string), fc.Args["init_code"].(*string), fc.Args["init_data"].(*string), fc.Args["ignore_chksig"].(*bool))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*fees.Result)
+	fc.Result = res
+	return ec.marshalNFeeEstimate2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋfeesᚐResult(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_estimateFee(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "source_fees":
+				return ec.fieldContext_FeeEstimate_source_fees(ctx, field)
+			case "destination_fees":
+				return ec.fieldContext_FeeEstimate_destination_fees(ctx, field)
+			case "config_source":
+				return ec.fieldContext_FeeEstimate_config_source(ctx, field)
+			case "utime":
+				return ec.fieldContext_FeeEstimate_utime(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type FeeEstimate", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_estimateFee_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3665,6 +4252,114 @@ func (ec *executionContext) _AddressBookEntry(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var feeEstimateImplementors = []string{"FeeEstimate"}
+
+func (ec *executionContext) _FeeEstimate(ctx context.Context, sel ast.SelectionSet, obj *fees.Result) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, feeEstimateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FeeEstimate")
+		case "source_fees":
+			out.Values[i] = ec._FeeEstimate_source_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "destination_fees":
+			out.Values[i] = ec._FeeEstimate_destination_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "config_source":
+			out.Values[i] = ec._FeeEstimate_config_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "utime":
+			out.Values[i] = ec._FeeEstimate_utime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var feesImplementors = []string{"Fees"}
+
+func (ec *executionContext) _Fees(ctx context.Context, sel ast.SelectionSet, obj *fees.Fees) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, feesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Fees")
+		case "in_fwd_fee":
+			out.Values[i] = ec._Fees_in_fwd_fee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "storage_fee":
+			out.Values[i] = ec._Fees_storage_fee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gas_fee":
+			out.Values[i] = ec._Fees_gas_fee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fwd_fee":
+			out.Values[i] = ec._Fees_fwd_fee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -3694,6 +4389,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_actions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "estimateFee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_estimateFee(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -4224,6 +4941,68 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNFeeEstimate2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐResult(ctx context.Context, sel ast.SelectionSet, v fees.Result) graphql.Marshaler {
+	return ec._FeeEstimate(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFeeEstimate2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋfeesᚐResult(ctx context.Context, sel ast.SelectionSet, v *fees.Result) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FeeEstimate(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFees2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐFees(ctx context.Context, sel ast.SelectionSet, v fees.Fees) graphql.Marshaler {
+	return ec._Fees(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFees2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋfeesᚐFeesᚄ(ctx context.Context, sel ast.SelectionSet, v []fees.Fees) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNFees2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐFees(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐRawJSON(ctx context.Context, v any) (chain.RawJSON, error) {

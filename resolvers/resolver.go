@@ -4,11 +4,13 @@
 package resolvers
 
 import (
+	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/store"
 )
 
 // Resolver holds the dependencies of every resolver.
 type Resolver struct {
 	Store   *store.Store
+	Fees    *fees.Estimator // nil: estimateFee answers "unavailable"
 	Testnet bool
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
 )
@@ -20,6 +21,12 @@ func (r *actionListResolver) AddressBookEntries(ctx context.Context, obj *chain.
 // Actions is the resolver for the actions field.
 func (r *queryResolver) Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error) {
 	return r.ListActions(ctx, filter, limit, offset, sort)
+}
+
+// EstimateFee is the resolver for the estimateFee field.
+func (r *queryResolver) EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*fees.Result, error) {
+	return r.Resolver.EstimateFee(ctx, fees.Params{Address: address, Body: body,
+		InitCode: deref(initCode), InitData: deref(initData), IgnoreChksig: ignoreChksig})
 }
 
 // ActionList returns graph.ActionListResolver implementation.

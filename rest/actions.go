@@ -6,13 +6,12 @@ import (
 	"strconv"
 
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
-	"github.com/tonql/tonql/resolvers"
 )
 
 // Actions serves GET /api/v3/actions through the GraphQL resolver.
-func Actions(res *resolvers.Resolver) http.HandlerFunc {
-	q := res.Query()
+func Actions(q graph.QueryResolver) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")

@@ -48,6 +48,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, env Envelope, err error)
 	writeJSON(w, status, ErrorBody(env, e))
 }
 
+// WriteErrorLog logs an internal error of a request whose answer is
+// written elsewhere (a JSON-RPC batch element).
+func WriteErrorLog(r *http.Request, err error) {
+	slog.ErrorContext(r.Context(), "internal error", "path", r.URL.Path, "err", err)
+}
+
 // ErrorBody is the JSON object of an error in the route's envelope.
 func ErrorBody(env Envelope, e *apperr.Error) map[string]any {
 	body := map[string]any{"error": e.Public(), "code": e.Kind.Info().HTTPStatus}

@@ -76,7 +76,7 @@ func TestActionsBadInput(t *testing.T) {
 
 // badCRC is a well-formed user-friendly address with its checksum broken.
 func badCRC() string {
-	good := ton.MustParseAccountID("0:" + strings.Repeat("5", 64)).ToHuman(true, false)
+	good := ton.MustParseAccountID("0:"+strings.Repeat("5", 64)).ToHuman(true, false)
 	last := good[len(good)-1]
 	swap := byte('A')
 	if last == 'A' {

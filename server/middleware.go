@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/internal/reqid"
 	"github.com/tonql/tonql/rest"
 )
 
@@ -51,4 +52,30 @@ func limitBody(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// requestID gives every request an id (or keeps a sane one the client
+// sent), returns it as X-Request-Id and puts it in the context for logs and
+// v2's "@extra".
+func requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !saneID(id) {
+			id = reqid.New()
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(reqid.With(r.Context(), id)))
+	})
+}
+
+func saneID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

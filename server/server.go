@@ -22,8 +22,11 @@ type Options struct {
 // New returns the root handler.
 func New(o Options) http.Handler {
 	mux := http.NewServeMux()
+	q := o.Resolver.Query()
 	mux.Handle("/graphql", NewGraphQL(o.Resolver))
-	mux.Handle("/api/v3/actions", rest.Actions(o.Resolver))
+	mux.Handle("/api/v3/actions", rest.Actions(q))
+	mux.Handle("/api/v2/estimateFee", rest.EstimateFee(q))
+	mux.Handle("/api/v2/jsonRPC", rest.JSONRPC(q))
 	mux.Handle("GET /{$}", playground.Handler("tonql GraphQL", "graphql"))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		rest.WriteJSON(w, map[string]string{"status": "ok"})
@@ -31,5 +34,5 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w, r)
 	})
-	return recoverer(limitBody(mux))
+	return requestID(recoverer(limitBody(mux)))
 }

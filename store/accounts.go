@@ -24,9 +24,9 @@ func (s *Store) Account(ctx context.Context, address string) (*chain.AccountStat
 	return r.toChain(), nil
 }
 
-// LatestConfig returns the newest stored chain config, or nil when none was
+// Config returns the newest stored chain config, or nil when none was
 // imported or followed yet.
-func (s *Store) LatestConfig(ctx context.Context) (*chain.ChainConfig, error) {
+func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 	var r configRow
 	err := s.db.NewSelect().Model(&r).OrderExpr("mc_seqno DESC").Limit(1).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/tonql/tonql/cache"
+	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
@@ -35,7 +37,12 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	defer st.Close()
 
-	res := &resolvers.Resolver{Store: st, Testnet: cfg.Network == "testnet"}
+	c, err := cache.New(cfg.RedisURL, 100_000)
+	if err != nil {
+		return fmt.Errorf("REDIS_URL: %w", err)
+	}
+	est := fees.New(st, c, fees.Options{})
+	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet"}
 	srv := &http.Server{
 		Handler:           server.New(server.Options{Resolver: res}),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -48,8 +55,8 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql\n  actions   %s/api/v3/actions\n",
-		ln.Addr(), base, base, base)
+	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql\n  actions   %s/api/v3/actions\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n",
+		ln.Addr(), base, base, base, base, base)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,0 +1,80 @@
+// Command loadgen fills a database with generated actions for load tests
+// (docs/PERFORMANCE.md). It is a development tool: the product never serves
+// generated data, and the server binary cannot produce it.
+//
+//	go run ./cmd/loadgen -database-url postgres://... -actions 1000000 -hot 3 -hot-actions 100000
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/synth"
+	"github.com/tonql/tonql/store"
+)
+
+func main() {
+	dbURL := flag.String("database-url", os.Getenv("DATABASE_URL"), "target database")
+	n := flag.Int("actions", 1_000_000, "actions to generate")
+	accounts := flag.Int("accounts", 200_000, "ordinary accounts")
+	hot := flag.Int("hot", 3, "hot accounts")
+	hotActions := flag.Int("hot-actions", 100_000, "actions per hot account")
+	seed := flag.Uint64("seed", 1, "generator seed")
+	batch := flag.Int("batch", 5000, "actions per database transaction")
+	flag.Parse()
+	if err := run(*dbURL, synth.Params{Seed: *seed, Actions: *n, Accounts: *accounts, HotAccounts: *hot,
+		HotActions: *hotActions, StartUtime: 1_760_000_000}, *batch); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dbURL string, p synth.Params, batchSize int) error {
+	ctx := context.Background()
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := st.Migrate(ctx); err != nil {
+		return err
+	}
+	start := time.Now()
+	b := &store.Batch{}
+	done := 0
+	flush := func() error {
+		if err := st.SaveBatch(ctx, b); err != nil {
+			return err
+		}
+		done += len(b.Actions)
+		b.Actions = b.Actions[:0]
+		el := time.Since(start).Seconds()
+		fmt.Printf("\r%d/%d actions, %.0f/s   ", done, p.Actions, float64(done)/el)
+		return nil
+	}
+	err = synth.Generate(p, func(a *chain.Action) error {
+		b.Actions = append(b.Actions, *a)
+		if len(b.Actions) >= batchSize {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(b.Actions) > 0 {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nloaded %d actions in %s\nhot accounts:\n", done, time.Since(start).Round(time.Second))
+	for i := 0; i < p.HotAccounts; i++ {
+		fmt.Println(" ", synth.HotAccount(p.Seed, i))
+	}
+	if st.IsPostgres() {
+		_, err = st.DB().ExecContext(ctx, "ANALYZE")
+	}
+	return err
+}

@@ -1,0 +1,125 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/graph"
+)
+
+// maxBatch bounds a JSON-RPC batch: each call may run the emulator.
+const maxBatch = 100
+
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// JSONRPC serves POST /api/v2/jsonRPC: the toncenter envelope plus
+// "jsonrpc" and the request's id, echoed with its JSON type, on success and
+// on every error. A JSON array is a batch, answered by an array in order.
+func JSONRPC(q graph.QueryResolver) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			writeJSON(w, http.StatusMethodNotAllowed, rpcError(nil,
+				apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use POST", r.Method)))
+			return
+		}
+		raw, err := readBody(r)
+		if err != nil {
+			e := apperr.From(err)
+			writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
+			return
+		}
+		raw = bytes.TrimSpace(raw)
+		if !json.Valid(raw) {
+			e := apperr.New(apperr.BadRequest, "request body is not valid JSON")
+			writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
+			return
+		}
+		if len(raw) > 0 && raw[0] == '[' {
+			var batch []json.RawMessage
+			_ = json.Unmarshal(raw, &batch)
+			if len(batch) == 0 || len(batch) > maxBatch {
+				e := apperr.Field("batch", "must hold 1 to %d calls", maxBatch)
+				writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
+				return
+			}
+			out := make([]map[string]any, len(batch))
+			for i, one := range batch {
+				out[i], _ = call(r, q, one)
+			}
+			writeJSON(w, http.StatusOK, out)
+			return
+		}
+		resp, status := call(r, q, raw)
+		writeJSON(w, status, resp)
+	}
+}
+
+// call answers one JSON-RPC request and returns it with its HTTP status.
+func call(r *http.Request, q graph.QueryResolver, raw json.RawMessage) (map[string]any, int) {
+	var req rpcRequest
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &req) != nil {
+		e := apperr.Field("request", "must be a JSON-RPC object")
+		return rpcError(nil, e), e.Kind.Info().HTTPStatus
+	}
+	id := req.ID
+	fail := func(err error) (map[string]any, int) {
+		e := apperr.From(err)
+		if e.Kind == apperr.Internal {
+			WriteErrorLog(r, err)
+		}
+		return rpcError(id, e), e.Kind.Info().HTTPStatus
+	}
+	var method string
+	if err := json.Unmarshal(req.Method, &method); err != nil {
+		return fail(apperr.Field("method", "must be a string"))
+	}
+	switch method {
+	case "estimateFee":
+		params := req.Params
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage("{}")
+		}
+		p, err := fees.DecodeParams(params)
+		if err != nil {
+			return fail(err)
+		}
+		res, err := estimate(r, q, p)
+		if err != nil {
+			return fail(err)
+		}
+		return map[string]any{"ok": true, "result": res, "jsonrpc": "2.0", "id": rawID(id)}, http.StatusOK
+	default:
+		return fail(apperr.Field("method", "unknown method %q; supported: estimateFee", truncate(method)))
+	}
+}
+
+func rpcError(id json.RawMessage, e *apperr.Error) map[string]any {
+	body := ErrorBody(V2, e)
+	body["jsonrpc"] = "2.0"
+	body["id"] = rawID(id)
+	return body
+}
+
+// rawID keeps the id's JSON type (number, string, null) exactly.
+func rawID(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return json.RawMessage("null")
+	}
+	return id
+}
+
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
