@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer lets the test read what the server prints while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs `tonql serve` in-process on a free port with the given
+// environment and returns its base URL; the server stops when the test ends
+// and must shut down cleanly.
+func startServe(t *testing.T, vars map[string]string, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	e := &env{stdout: out, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+	go func() { done <- run(ctx, append([]string{"serve", "-listen", "127.0.0.1:0"}, args...), e) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			require.Equal(t, 0, code, out.String())
+		case <-time.After(30 * time.Second):
+			t.Fatal("serve did not shut down")
+		}
+	})
+	re := regexp.MustCompile(`listening on (\S+)`)
+	for i := 0; i < 600; i++ {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return "http://" + m[1], out
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d: %s", code, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("serve did not start: %s", out.String())
+	return "", nil
+}
+
+// The zero-setup promise: no Postgres, no Redis, only a SQLite file that
+// serve creates, and every documented entry point answers.
+func TestServeZeroSetup(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "nested", "tonql.db")
+	base, out := startServe(t, map[string]string{"DATABASE_URL": "sqlite:" + dbPath})
+	require.Contains(t, out.String(), "REDIS_URL=(none: in-process cache)")
+	require.FileExists(t, dbPath)
+
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/api/v3/actions")
+	require.Equal(t, 200, code)
+	require.JSONEq(t, `{"actions":[],"address_book":{}}`, body)
+	code, body = get("/")
+	require.Equal(t, 200, code)
+	require.Contains(t, strings.ToLower(body), "graphiql")
+	resp, err := http.Post(base+"/graphql", "application/json",
+		strings.NewReader(`{"query":"{ actions { actions { action_id } address_book } }"}`))
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	require.JSONEq(t, `{"data":{"actions":{"actions":[],"address_book":{}}}}`, string(b))
+}
+
+func TestConfigRedactsSecrets(t *testing.T) {
+	var b bytes.Buffer
+	c := &config{ListenAddr: "x", DatabaseURL: "postgres://u:hunter2@h/db", RedisURL: "redis://:s3cret@h:6379/0", Network: "mainnet"}
+	c.print(&b)
+	require.NotContains(t, b.String(), "hunter2")
+	require.NotContains(t, b.String(), "s3cret")
+	require.Contains(t, b.String(), "postgres://u:xxxxx@h/db")
+}
+
+func TestUnknownCommandAndBadConfig(t *testing.T) {
+	var errb bytes.Buffer
+	e := &env{stdout: io.Discard, stderr: &errb, getenv: func(string) string { return "" }}
+	require.Equal(t, 2, run(context.Background(), []string{"nope"}, e))
+	require.Contains(t, errb.String(), "unknown command")
+	errb.Reset()
+	require.Equal(t, 1, run(context.Background(), []string{"serve", "-network", "moon"}, e))
+	require.Contains(t, errb.String(), "NETWORK must be mainnet or testnet")
+	errb.Reset()
+	require.Equal(t, 1, run(context.Background(), []string{"serve", "-database-url", "mysql://x"}, e))
+	require.Contains(t, errb.String(), "DATABASE_URL must start with")
+}
