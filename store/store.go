@@ -8,6 +8,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,8 +105,10 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 	return applied, nil
 }
 
-// unavailable classifies a database failure for clients: the database
-// cannot answer, which is not the client's fault and not our bug.
+// unavailable classifies a database failure for clients. A database that
+// cannot answer (connection refused or lost, server shutting down, out of
+// resources, SQLite busy) is Unavailable; a timeout is Timeout; anything
+// else the server rejected is our bug (bad SQL) and stays Internal.
 func unavailable(err error) error {
 	if err == nil {
 		return nil
@@ -112,5 +116,21 @@ func unavailable(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return apperr.Wrap(apperr.Timeout, err, "database query timed out")
 	}
-	return apperr.Wrap(apperr.Unavailable, err, "database unavailable")
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		if pgErr.StatementTimeout() {
+			return apperr.Wrap(apperr.Timeout, err, "database query timed out")
+		}
+		switch code := pgErr.Field('C'); {
+		case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"), strings.HasPrefix(code, "57"):
+			return apperr.Wrap(apperr.Unavailable, err, "database unavailable")
+		}
+		return apperr.Wrap(apperr.Internal, err, "internal error")
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) ||
+		strings.Contains(err.Error(), "database is locked") || strings.Contains(err.Error(), "connection refused") {
+		return apperr.Wrap(apperr.Unavailable, err, "database unavailable")
+	}
+	return apperr.Wrap(apperr.Internal, err, "internal error")
 }
