@@ -6,7 +6,7 @@ import "fmt"
 // messages. The 3x codes are the classic wallets' (v3, v4, and the lockup
 // and multisig contracts built on them); 13x are wallet v5's; 0-14 are TVM's
 // own. Highload wallet v3 reuses 33-38 with other meanings, so those are
-// phrased as "usually".
+// phrased as "usually". Wallet v3 refuses expired messages with 35, not 36.
 var exitMeanings = map[int]string{
 	0:   "the contract finished without accepting the message",
 	1:   "the contract finished without accepting the message",
@@ -27,7 +27,7 @@ var exitMeanings = map[int]string{
 	32:  "usually: wrong subwallet id or action list",
 	33:  "usually: wrong seqno",
 	34:  "usually: wrong subwallet id",
-	35:  "usually: bad signature",
+	35:  "usually: bad signature; wallet v3: also message expired",
 	36:  "usually: message expired (valid_until in the past)",
 	37:  "usually: not enough balance",
 	132: "wallet v5: signature authentication disabled",

@@ -1,0 +1,195 @@
+package fees
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+	"github.com/tonkeeper/tongo/wallet"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+)
+
+// v3Deploy is a wallet v3R2 deployment made from the code tongo ships: the
+// StateInit, the address it hashes to, and a first external message that
+// sends 0.1 TON to a fresh address.
+type v3Deploy struct {
+	code, data, body string
+	addr             ton.AccountID
+}
+
+func newV3Deploy(t *testing.T, validUntil uint32) v3Deploy {
+	t.Helper()
+	code := wallet.GetCodeByVer(wallet.V3R2)
+	data := boc.NewCell()
+	_ = data.WriteUint(0, 32)         // seqno
+	_ = data.WriteUint(698983191, 32) // subwallet id
+	_ = data.WriteBytes(make([]byte, 32))
+	si := tlb.StateInit{
+		Code: tlb.Maybe[tlb.Ref[boc.Cell]]{Exists: true, Value: tlb.Ref[boc.Cell]{Value: *code}},
+		Data: tlb.Maybe[tlb.Ref[boc.Cell]]{Exists: true, Value: tlb.Ref[boc.Cell]{Value: *data}},
+	}
+	addr, err := stateInitAddress(si, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := ton.AccountID{Workchain: 0, Address: [32]byte{1, 2, 3}}
+	internal, mode, err := wallet.SimpleTransfer{Amount: 100_000_000, Address: dest}.ToInternal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ic := boc.NewCell()
+	if err := tlb.Marshal(ic, internal); err != nil {
+		t.Fatal(err)
+	}
+	body := boc.NewCell()
+	_ = body.WriteBytes(make([]byte, 64)) // signature: ignored with ignore_chksig
+	_ = body.WriteUint(698983191, 32)
+	_ = body.WriteUint(uint64(validUntil), 32)
+	_ = body.WriteUint(0, 32) // seqno
+	_ = body.WriteUint(uint64(mode), 8)
+	_ = body.AddRef(ic)
+	return v3Deploy{code: bocB64(t, code), data: bocB64(t, data), body: bocB64(t, body), addr: addr}
+}
+
+func mustParams(t *testing.T, p Params) Request {
+	t.Helper()
+	r, err := ParseParams(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func wantKind(t *testing.T, err error, kind apperr.Kind, contains string) {
+	t.Helper()
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || ae.Kind != kind || !strings.Contains(ae.Public(), contains) {
+		t.Fatalf("want kind %d containing %q, got %v", kind, contains, err)
+	}
+}
+
+func TestDeployOfNonexistentAccount(t *testing.T) {
+	r := loadReplay(t)
+	est := r.estimator(Options{})
+	d := newV3Deploy(t, r.genUtime+60)
+	res, err := est.Estimate(context.Background(), mustParams(t, Params{
+		Address: d.addr.ToRaw(), Body: d.body, InitCode: d.code, InitData: d.data}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.SourceFees
+	t.Logf("deploy: %+v dest=%+v", s, res.DestinationFees)
+	if s.GasFee == 0 || s.InFwdFee == 0 || s.FwdFee == 0 || s.StorageFee != 0 {
+		t.Errorf("deploy fees %+v: want gas, import and forwarding fees, no storage", s)
+	}
+	if len(res.DestinationFees) != 1 || res.DestinationFees[0].InFwdFee != 0 {
+		t.Errorf("destination fees %+v: want one transaction on the receiver", res.DestinationFees)
+	}
+}
+
+func TestUninitializedWithoutInit(t *testing.T) {
+	r := loadReplay(t)
+	d := newV3Deploy(t, r.genUtime+60)
+	_, err := r.estimator(Options{}).Estimate(context.Background(), mustParams(t, Params{Address: d.addr.ToRaw(), Body: d.body}))
+	wantKind(t, err, apperr.NotAccepted, "not initialized")
+}
+
+func TestInitNotMatchingAddress(t *testing.T) {
+	r := loadReplay(t)
+	d := newV3Deploy(t, r.genUtime+60)
+	other := ton.AccountID{Workchain: 0, Address: [32]byte{9}}
+	_, err := r.estimator(Options{}).Estimate(context.Background(), mustParams(t, Params{
+		Address: other.ToRaw(), Body: d.body, InitCode: d.code, InitData: d.data}))
+	wantKind(t, err, apperr.Invalid, "init_code")
+}
+
+// TestExpiredIsNotAccepted runs the real messages a day after their block:
+// every wallet refuses them as expired, and the error names the exit code.
+func TestExpiredIsNotAccepted(t *testing.T) {
+	r := loadReplay(t)
+	late := time.Unix(int64(r.genUtime)+86400, 0)
+	est := New(r.source, nil, Options{Now: func() time.Time { return late }})
+	for _, x := range r.ext {
+		_, err := est.Estimate(context.Background(), x.request(t))
+		var ae *apperr.Error
+		if !errors.As(err, &ae) || ae.Kind != apperr.NotAccepted || !strings.Contains(ae.Msg, "exit code") {
+			t.Errorf("%s: want not accepted with an exit code, got %v", short(x.account), err)
+			continue
+		}
+		t.Logf("%s: %s", short(x.account), ae.Msg)
+	}
+}
+
+// TestRealSignaturesPass: the mainnet messages carry valid signatures, so
+// checking them changes nothing.
+func TestRealSignaturesPass(t *testing.T) {
+	r := loadReplay(t)
+	est := r.estimator(Options{})
+	for _, x := range r.ext {
+		req := x.request(t)
+		req.IgnoreChksig = false
+		res, err := est.Estimate(context.Background(), req)
+		if err != nil {
+			t.Errorf("%s: %v", short(x.account), err)
+			continue
+		}
+		if res.SourceFees.GasFee != x.charged.GasFee {
+			t.Errorf("%s: gas %d with signature check, chain %d", short(x.account), res.SourceFees.GasFee, x.charged.GasFee)
+		}
+	}
+}
+
+// TestBadSignature flips a bit of a real signature: refused with the
+// contract's bad-signature exit code when checked, accepted when ignored.
+func TestBadSignature(t *testing.T) {
+	r := loadReplay(t)
+	est := r.estimator(Options{})
+	x := r.ext[1]
+	req := x.request(t)
+	req.Body = append([]byte(nil), req.Body...)
+	body, _ := decodeRoot(req.Body)
+	// which end holds the signature depends on the wallet; flip both ends
+	c := boc.NewCell()
+	n := body.BitSize()
+	for i := 0; i < n; i++ {
+		bit, _ := body.ReadBit()
+		_ = c.WriteBit(bit != (i == 0 || i == n-1))
+	}
+	for _, ref := range body.Refs() {
+		_ = c.AddRef(ref)
+	}
+	req.Body, _ = c.ToBoc()
+	req.IgnoreChksig = false
+	_, err := est.Estimate(context.Background(), req)
+	wantKind(t, err, apperr.NotAccepted, "signature")
+	req.IgnoreChksig = true
+	if _, err := est.Estimate(context.Background(), req); err != nil {
+		t.Fatalf("with ignore_chksig: %v", err)
+	}
+}
+
+func TestEmbeddedConfigFallback(t *testing.T) {
+	r := loadReplay(t)
+	src := NewMemorySource(nil)
+	x := r.ext[0]
+	st, _ := r.source.Account(context.Background(), chain.RawAddress(x.account))
+	src.Put(st)
+	at := time.Unix(int64(r.genUtime), 0)
+	res, err := New(src, nil, Options{Now: func() time.Time { return at }}).Estimate(context.Background(), x.request(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ConfigSource != ConfigFromEmbedded {
+		t.Fatalf("config source %q, want embedded", res.ConfigSource)
+	}
+	if res.SourceFees.GasFee == 0 {
+		t.Fatal("silent zero gas fee")
+	}
+}
