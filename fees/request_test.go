@@ -53,7 +53,7 @@ func chainOf(t testing.TB, n int) string {
 
 // handmade BOCs tongo's serializer cannot produce.
 var (
-	twoRoots  = "b5ee9c72010102020004000100000000" // two empty root cells
+	twoRoots  = "b5ee9c72010102020004000100000000"  // two empty root cells
 	selfCycle = "b5ee9c72010101010003000100" + "00" // one cell referencing itself
 )
 
