@@ -17,6 +17,7 @@ import (
 func New() *migrate.Migrations {
 	m := migrate.NewMigrations()
 	registerInitial(m)
+	registerAPIKeys(m)
 	return m
 }
 

@@ -1,0 +1,184 @@
+package metering_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/metering"
+	"github.com/tonql/tonql/store"
+)
+
+// backend is one combination the meter must be exact on.
+type backend struct {
+	name   string
+	st     *store.Store
+	rdb    *redis.Client // nil: memory only
+	prefix string
+}
+
+// forEachBackend runs fn on SQLite and Postgres, each without and with Redis.
+func forEachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
+	for _, db := range testenv.Databases(t) {
+		for _, withRedis := range []bool{false, true} {
+			name := db.Name + "/memory"
+			if withRedis {
+				name = db.Name + "/redis"
+			}
+			t.Run(name, func(t *testing.T) {
+				ctx := context.Background()
+				st, err := store.Open(ctx, db.URL)
+				require.NoError(t, err)
+				t.Cleanup(func() { st.Close() })
+				_, err = st.Migrate(ctx)
+				require.NoError(t, err)
+				b := backend{name: name, st: st, prefix: randomPrefix()}
+				if withRedis {
+					b.rdb = redisClient(t)
+				}
+				fn(t, b)
+			})
+		}
+	}
+}
+
+func redisClient(t *testing.T) *redis.Client {
+	t.Helper()
+	rdb, err := metering.DialRedis("redis://" + testenv.RedisAddr(t) + "/0")
+	require.NoError(t, err)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+func randomPrefix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "tonql-test-" + hex.EncodeToString(b[:]) + ":"
+}
+
+func (b backend) meter() *metering.Meter {
+	return metering.New(metering.Options{Store: b.st, Redis: b.rdb, Prefix: b.prefix, FlushEvery: 20 * time.Millisecond})
+}
+
+func newKey(t *testing.T, st *store.Store, name string) *store.APIKey {
+	t.Helper()
+	key, id := apikey.Generate()
+	k, err := st.CreateKey(context.Background(), store.APIKey{ID: id, Hash: apikey.Hash(key), Name: name})
+	require.NoError(t, err)
+	return k
+}
+
+func units(t *testing.T, st *store.Store, hash string) int64 {
+	t.Helper()
+	k, err := st.KeyByHash(context.Background(), hash)
+	require.NoError(t, err)
+	require.NotNil(t, k)
+	return k.Units
+}
+
+// run starts the meter's owner goroutine and returns the function that
+// stops it and waits, as serve does on shutdown.
+func run(t *testing.T, m *metering.Meter) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	return func() {
+		cancel()
+		require.NoError(t, <-done)
+	}
+}
+
+// Three processes in turn count from 16 goroutines each, with periodic
+// flushes racing the counting; every unit arrives exactly once.
+func TestExactAcrossRestarts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		a, c := newKey(t, b.st, "a"), newKey(t, b.st, "c")
+		const perProcess, workers = 3000, 16
+		for range 3 {
+			m := b.meter()
+			stop := run(t, m)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := w; i < perProcess; i += workers {
+						id := a.ID
+						if i%3 == 0 {
+							id = c.ID
+						}
+						m.Count(context.Background(), id)
+					}
+				})
+			}
+			wg.Wait()
+			stop()
+		}
+		require.Equal(t, int64(3*2000), units(t, b.st, a.Hash))
+		require.Equal(t, int64(3*1000), units(t, b.st, c.Hash))
+	})
+}
+
+// A process that died after moving units into a batch, or even after
+// committing the batch but before deleting it, loses and doubles nothing:
+// the next process finishes the batch.
+func TestRecoversBatchesLeftByACrash(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		if b.rdb == nil {
+			t.Skip("batches exist only with Redis")
+		}
+		ctx := context.Background()
+		k := newKey(t, b.st, "k")
+		// A crashed process counted 7 units that never left "pending"...
+		first := b.meter()
+		for range 7 {
+			first.Count(ctx, k.ID)
+		}
+		// ...and left one batch of 5 uncommitted and one of 11 committed but
+		// not deleted.
+		keys := struct{ batch, batches string }{b.prefix + "{units}:batch:", b.prefix + "{units}:batches"}
+		require.NoError(t, b.rdb.HSet(ctx, keys.batch+"lost", k.ID, 5).Err())
+		require.NoError(t, b.rdb.HSet(ctx, keys.batch+"done", k.ID, 11).Err())
+		require.NoError(t, b.rdb.SAdd(ctx, keys.batches, "lost", "done").Err())
+		require.NoError(t, b.st.AddUnits(ctx, "done", map[string]int64{k.ID: 11}))
+
+		require.NoError(t, b.meter().Flush(ctx))
+		require.Equal(t, int64(7+5+11), units(t, b.st, k.Hash))
+		n, err := b.rdb.Exists(ctx, keys.batch+"lost", keys.batch+"done", keys.batches, b.prefix+"{units}:pending").Result()
+		require.NoError(t, err)
+		require.Zero(t, n, "Redis is left clean")
+	})
+}
+
+// When Redis is unreachable every unit is counted in memory and reaches
+// the store through the final flush.
+func TestRedisDownCountsInMemory(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, db.URL)
+			require.NoError(t, err)
+			defer st.Close()
+			_, err = st.Migrate(ctx)
+			require.NoError(t, err)
+			k := newKey(t, st, "k")
+			dead, err := metering.DialRedis("redis://127.0.0.1:1/0") // nothing listens on port 1
+			require.NoError(t, err)
+			defer dead.Close()
+			m := metering.New(metering.Options{Store: st, Redis: dead, Prefix: randomPrefix()})
+			for range 500 {
+				m.Count(ctx, k.ID)
+			}
+			require.Positive(t, m.RedisErrors())
+			require.Error(t, m.Flush(ctx), "the Redis half of the flush fails")
+			require.Equal(t, int64(500), units(t, st, k.Hash))
+			require.Equal(t, int64(500), m.Counted())
+		})
+	}
+}

@@ -1,0 +1,68 @@
+// Package ratelimit keeps one token bucket per API key: a key may spend
+// Burst requests at once and then Rate requests per second.
+//
+// Buckets live in this process. With several servers behind one balancer,
+// each server enforces the limit on its own share of a key's traffic
+// (docs/OPERATIONS.md says how to size the limit for that).
+package ratelimit
+
+import (
+	"math"
+	"sync"
+	"time"
+)
+
+// Limit is a rate in requests per second and a bucket size. Rate <= 0 means
+// unlimited.
+type Limit struct {
+	Rate  float64
+	Burst int
+}
+
+// Limiter holds the buckets; safe for concurrent use.
+type Limiter struct {
+	now     func() time.Time
+	buckets sync.Map // key id -> *bucket
+}
+
+type bucket struct {
+	mu     sync.Mutex
+	tokens float64
+	last   time.Time
+}
+
+// New makes a Limiter; now is the clock (time.Now in production, a fake
+// clock in tests so rates are measured without sleeping).
+func New(now func() time.Time) *Limiter {
+	if now == nil {
+		now = time.Now
+	}
+	return &Limiter{now: now}
+}
+
+// Allow takes one token from the key's bucket. When the bucket is empty it
+// returns false and how long until the next token.
+func (l *Limiter) Allow(key string, lim Limit) (bool, time.Duration) {
+	if lim.Rate <= 0 {
+		return true, 0
+	}
+	burst := float64(max(lim.Burst, 1))
+	now := l.now()
+	v, ok := l.buckets.Load(key)
+	if !ok {
+		v, _ = l.buckets.LoadOrStore(key, &bucket{tokens: burst, last: now})
+	}
+	b := v.(*bucket)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now.After(b.last) {
+		b.tokens = math.Min(burst, b.tokens+now.Sub(b.last).Seconds()*lim.Rate)
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	wait := time.Duration((1 - b.tokens) / lim.Rate * float64(time.Second))
+	return false, wait
+}
