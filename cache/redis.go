@@ -67,6 +67,7 @@ func newRedis(opt *redis.Options, o RedisOptions) *Redis {
 	opt.WriteTimeout = o.Timeout
 	opt.PoolTimeout = o.Timeout
 	opt.MaxRetries = -1
+	opt.DialerRetries = 1 // the default, 5 dials 100ms apart, is half a second per outage
 	opt.ContextTimeoutEnabled = true
 	opt.DisableIdentity = true
 	return &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout,
