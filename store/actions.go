@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -32,34 +34,7 @@ type ActionFilter struct {
 // walks actions by (end_lt, action_id), (type, ...) or (trace_id, ...).
 func (s *Store) ListActions(ctx context.Context, f ActionFilter) ([]*chain.Action, error) {
 	var rows []actionRow
-	var q *bun.SelectQuery
-	dir := " DESC"
-	if f.Asc {
-		dir = " ASC"
-	}
-	if f.Account != "" {
-		q = s.db.NewSelect().Model(&rows).
-			ColumnExpr("a.*").
-			Join("JOIN action_accounts AS aa ON aa.action_id = a.action_id AND aa.account = ?", f.Account).
-			ModelTableExpr("actions AS a")
-		applyCommon(q, f, "a.", false)
-		if len(f.Types) > 0 {
-			q.Where("aa.type IN (?)", bun.In(f.Types))
-		}
-		if f.StartUtime != nil {
-			q.Where("aa.start_utime >= ?", int64(*f.StartUtime))
-		}
-		if f.EndUtime != nil {
-			q.Where("aa.end_utime <= ?", int64(*f.EndUtime))
-		}
-		q.OrderExpr("aa.end_lt" + dir).OrderExpr("aa.action_id" + dir)
-	} else {
-		q = s.db.NewSelect().Model(&rows).ModelTableExpr("actions AS a").ColumnExpr("a.*")
-		applyCommon(q, f, "a.", true)
-		q.OrderExpr("a.end_lt" + dir).OrderExpr("a.action_id" + dir)
-	}
-	q.Limit(int64(f.Limit)).Offset(int64(f.Offset))
-	if err := q.Scan(ctx); err != nil {
+	if err := s.actionsQuery(f, &rows).Scan(ctx); err != nil {
 		return nil, unavailable(err)
 	}
 	out := make([]*chain.Action, len(rows))
@@ -69,15 +44,75 @@ func (s *Store) ListActions(ctx context.Context, f ActionFilter) ([]*chain.Actio
 	return out, nil
 }
 
-// applyCommon adds the filters that are the same whichever table drives the
-// query; withActionCols adds those that live on actions when the account
-// link table does not already carry them.
-func applyCommon(q *bun.SelectQuery, f ActionFilter, p string, withActionCols bool) {
+// ExplainActions returns the database's plan for a query (EXPLAIN ANALYZE
+// on Postgres), for the performance docs and for operators.
+func (s *Store) ExplainActions(ctx context.Context, f ActionFilter) (string, error) {
+	var rows []actionRow
+	prefix := "EXPLAIN QUERY PLAN "
+	if s.IsPostgres() {
+		prefix = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "
+	}
+	var lines []string
+	r, err := s.db.QueryContext(ctx, prefix+s.actionsQuery(f, &rows).String())
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	cols, _ := r.Columns()
+	for r.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := r.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		lines = append(lines, fmt.Sprint(vals[len(vals)-1]))
+	}
+	return strings.Join(lines, "\n"), r.Err()
+}
+
+// actionsQuery is a deferred join: the inner query finds the page's ids
+// walking an index in order (skipping offset rows there, mostly index-only),
+// and only the page's rows are then read from actions. With an account
+// filter the inner query walks action_accounts, which carries the sort key
+// and the type and time columns, so a hot account's page comes straight off
+// the (account[, type], end_lt, action_id) index.
+func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery {
+	dir := " DESC"
+	if f.Asc {
+		dir = " ASC"
+	}
+	page := s.db.NewSelect()
+	if f.Account != "" {
+		page.TableExpr("action_accounts AS aa").ColumnExpr("aa.action_id, aa.end_lt").
+			Where("aa.account = ?", f.Account)
+		applyTypeTime(page, f, "aa.")
+		applyIDs(page, f, "aa.")
+		if len(f.TraceIDs) > 0 {
+			page.Where("aa.action_id IN (SELECT action_id FROM actions WHERE trace_id IN (?))", bun.In(f.TraceIDs))
+		}
+		page.OrderExpr("aa.end_lt" + dir).OrderExpr("aa.action_id" + dir)
+	} else {
+		page.TableExpr("actions AS a").ColumnExpr("a.action_id, a.end_lt")
+		applyTypeTime(page, f, "a.")
+		applyIDs(page, f, "a.")
+		if len(f.TraceIDs) > 0 {
+			page.Where("a.trace_id IN (?)", bun.In(f.TraceIDs))
+		}
+		page.OrderExpr("a.end_lt" + dir).OrderExpr("a.action_id" + dir)
+	}
+	page.Limit(int64(f.Limit)).Offset(int64(f.Offset))
+	return s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr("a.*").
+		Join("JOIN (?) AS p ON p.action_id = a.action_id", page).
+		OrderExpr("p.end_lt" + dir).OrderExpr("p.action_id" + dir)
+}
+
+// applyIDs adds the filters by action id and by transaction.
+func applyIDs(q *bun.SelectQuery, f ActionFilter, p string) {
 	if len(f.ActionIDs) > 0 {
 		q.Where(p+"action_id IN (?)", bun.In(f.ActionIDs))
-	}
-	if len(f.TraceIDs) > 0 {
-		q.Where(p+"trace_id IN (?)", bun.In(f.TraceIDs))
 	}
 	if len(f.TxHashes) > 0 {
 		q.Where(p+"action_id IN (SELECT action_id FROM action_transactions WHERE tx_hash IN (?))", bun.In(f.TxHashes))
@@ -85,9 +120,10 @@ func applyCommon(q *bun.SelectQuery, f ActionFilter, p string, withActionCols bo
 	if f.TxLt != nil {
 		q.Where(p+"action_id IN (SELECT action_id FROM action_transactions WHERE tx_lt = ?)", int64(*f.TxLt))
 	}
-	if !withActionCols {
-		return
-	}
+}
+
+// applyTypeTime adds the type and time filters; both tables carry them.
+func applyTypeTime(q *bun.SelectQuery, f ActionFilter, p string) {
 	if len(f.Types) > 0 {
 		q.Where(p+"type IN (?)", bun.In(f.Types))
 	}

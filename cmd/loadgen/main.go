@@ -25,7 +25,15 @@ func main() {
 	hotActions := flag.Int("hot-actions", 100_000, "actions per hot account")
 	seed := flag.Uint64("seed", 1, "generator seed")
 	batch := flag.Int("batch", 5000, "actions per database transaction")
+	doExplain := flag.Bool("explain", false, "print the query plans of every filter shape instead of loading")
 	flag.Parse()
+	if *doExplain {
+		if err := explain(context.Background(), *dbURL, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*dbURL, synth.Params{Seed: *seed, Actions: *n, Accounts: *accounts, HotAccounts: *hot,
 		HotActions: *hotActions, StartUtime: 1_760_000_000}, *batch); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)

@@ -21,8 +21,8 @@ type Params struct {
 	Seed        uint64
 	Actions     int // total actions
 	Accounts    int // ordinary accounts
-	HotAccounts int // accounts that take part in HotShare of all actions each
-	HotActions  int // actions per hot account (spread evenly)
+	HotAccounts int // accounts that take part in many actions
+	HotActions  int // actions per hot account (spread evenly over time)
 	StartUtime  uint32
 }
 
@@ -64,9 +64,11 @@ func Generate(p Params, emit func(*chain.Action) error) error {
 	for _, t := range typeMix {
 		total += t.weight
 	}
+	// Every hotEvery-th action goes to the next hot account in turn, so each
+	// hot account gets HotActions actions.
 	hotEvery := 0
 	if p.HotAccounts > 0 && p.HotActions > 0 {
-		hotEvery = max(1, p.Actions/p.HotActions)
+		hotEvery = max(1, p.Actions/(p.HotActions*p.HotAccounts))
 	}
 	lt := uint64(47_000_000_000_000)
 	utime := p.StartUtime
