@@ -83,9 +83,9 @@ func (e *Estimator) lookup(ctx context.Context, key string) *Result {
 			return nil
 		}
 		var lt uint64
-		var hash chain.Hash
+		var hash string
 		if st != nil && len(st.ShardAccountBOC) > 0 {
-			lt, hash = st.LastTxLt, st.LastTxHash
+			lt, hash = st.LastTxLt, st.LastTxHash.Hex()
 		}
 		if lt != d.Lt || hash != d.Hash {
 			return nil

@@ -108,6 +108,10 @@ func (e *Estimator) Estimate(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.cache == nil {
+		res, _, err := e.run(ctx, r, cfg, st, utime)
+		return res, err
+	}
 	key := e.cacheKey(r, cfg, st, utime)
 	if res := e.lookup(ctx, key); res != nil {
 		return res, nil

@@ -13,9 +13,9 @@ import (
 // dep is an account state a destination fee was computed on; a cached answer
 // is valid only while every dep still has the same last transaction.
 type dep struct {
-	Addr string     `json:"a"`
-	Lt   uint64     `json:"l"`
-	Hash chain.Hash `json:"h"`
+	Addr string `json:"a"`
+	Lt   uint64 `json:"l"`
+	Hash string `json:"h"` // hex of the last transaction hash; "" for none
 }
 
 // tracer follows the internal messages a transaction sends, each processed on
@@ -104,7 +104,7 @@ func (t *tracer) state(ctx context.Context, id ton.AccountID) (tlb.ShardAccount,
 		if sa, err = decodeShardAccount(st.ShardAccountBOC); err != nil {
 			return sa, err
 		}
-		d.Lt, d.Hash = st.LastTxLt, st.LastTxHash
+		d.Lt, d.Hash = st.LastTxLt, st.LastTxHash.Hex()
 	} else {
 		sa.Account.SumType = "AccountNone"
 	}
