@@ -1,27 +1,22 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strings"
+	"time"
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/internal/reqid"
-	"github.com/tonql/tonql/rest"
 )
 
-// envelopeFor picks the error shape clients of a path expect.
-func envelopeFor(path string) rest.Envelope {
-	if strings.Contains(path, "/api/v2/") {
-		return rest.V2
-	}
-	return rest.V3
-}
-
 func writeNotFound(w http.ResponseWriter, r *http.Request) {
-	rest.WriteError(w, r, envelopeFor(r.URL.Path), apperr.New(apperr.NotFound, "no route %s", r.URL.Path))
+	writeRouteError(w, r, r.URL.Path, apperr.New(apperr.NotFound, "no route %s", r.URL.Path))
 }
 
 // recoverer turns a panic into a logged 500 in the route's envelope; the
@@ -33,24 +28,54 @@ func recoverer(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				slog.ErrorContext(r.Context(), "panic", "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				rest.WriteError(w, r, envelopeFor(r.URL.Path), apperr.New(apperr.Internal, "internal error"))
+				slog.ErrorContext(r.Context(), "panic", "path", redactPath(r.URL.Path), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				_, path, _ := splitKey(r.URL.Path)
+				writeRouteError(w, r, path, apperr.New(apperr.Internal, "internal error"))
 			}
 		}()
 		next.ServeHTTP(w, r)
 	})
 }
 
-// limitBody caps request bodies; handlers that read past the cap get an
-// error they report as 413.
+// limitBody caps request bodies; REST handlers that read past the cap get
+// an error they report as 413. gqlgen would report an oversized body of
+// unknown length as a 400 decoding error, so /graphql bodies are read here
+// (they are small) to answer 413 in GraphQL's shape.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tooLarge := apperr.New(apperr.TooLarge, "request body over %d bytes", MaxBodyBytes)
 		if r.ContentLength > MaxBodyBytes {
-			rest.WriteError(w, r, envelopeFor(r.URL.Path), apperr.New(apperr.TooLarge, "request body over %d bytes", MaxBodyBytes))
+			writeRouteError(w, r, r.URL.Path, tooLarge)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if r.URL.Path == "/graphql" && r.Method == http.MethodPost {
+			raw, err := io.ReadAll(r.Body)
+			var mbe *http.MaxBytesError
+			switch {
+			case errors.As(err, &mbe):
+				writeRouteError(w, r, r.URL.Path, tooLarge)
+				return
+			case err != nil:
+				writeRouteError(w, r, r.URL.Path, apperr.Wrap(apperr.BadRequest, err, "could not read the request body"))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// withTimeout bounds the work of one request; handlers see the deadline
+// through the context and answer 504 (apperr maps DeadlineExceeded).
+func withTimeout(d time.Duration, next http.Handler) http.Handler {
+	if d <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

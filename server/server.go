@@ -3,7 +3,9 @@
 package server
 
 import (
+	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql/playground"
 
@@ -14,15 +16,28 @@ import (
 // MaxBodyBytes bounds every request body (API.md: 413 above 1 MiB).
 const MaxBodyBytes = 1 << 20
 
-// Options configure the handler.
+// Options configure the handler. Only Resolver is required.
 type Options struct {
 	Resolver *resolvers.Resolver
+	// Access enables personal endpoints /{api_key}/...; nil serves bare
+	// routes only.
+	Access *Access
+	// RequestTimeout bounds each request's context; 0 means none.
+	RequestTimeout time.Duration
+	// Logger gets one line per request; nil means slog.Default().
+	Logger *slog.Logger
+	// Ready lists the dependencies /readyz pings.
+	Ready   []ReadyCheck
+	Metrics MetricsSources
 }
 
-// New returns the root handler.
+// New returns the root handler. Middleware, outermost first: request id,
+// log line and metrics, panic recovery, key check/rate limit/metering,
+// request timeout, body limit.
 func New(o Options) http.Handler {
 	mux := http.NewServeMux()
 	q := o.Resolver.Query()
+	m := newMetrics(o.Metrics)
 	mux.Handle("/graphql", NewGraphQL(o.Resolver))
 	mux.Handle("/api/v3/actions", rest.Actions(q))
 	mux.Handle("/api/v2/estimateFee", rest.EstimateFee(q))
@@ -31,8 +46,20 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		rest.WriteJSON(w, map[string]string{"status": "ok"})
 	})
+	mux.Handle("/readyz", ready(o.Ready))
+	mux.Handle("GET /metrics", m)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w, r)
 	})
-	return requestID(recoverer(limitBody(mux)))
+	var h http.Handler = limitBody(mux)
+	h = withTimeout(o.RequestTimeout, h)
+	if o.Access != nil {
+		h = o.Access.guard(h)
+	}
+	h = recoverer(h)
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return requestID(observe(log, m, h))
 }

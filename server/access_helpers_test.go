@@ -1,0 +1,168 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+	"github.com/tonkeeper/tongo/wallet"
+
+	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/metering"
+	"github.com/tonql/tonql/ratelimit"
+	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/server"
+	"github.com/tonql/tonql/store"
+)
+
+// accessEnv is a server with personal endpoints over a real store, and
+// optionally real Redis for metering.
+type accessEnv struct {
+	st      *store.Store
+	rdb     *redis.Client
+	prefix  string // Redis key namespace of this test
+	res     *resolvers.Resolver
+	logs    *syncBuffer
+	limiter *ratelimit.Limiter
+	access  *server.Access
+}
+
+type accessConfig struct {
+	require bool
+	redis   bool
+	fees    bool // a real fee estimator (emulator) behind estimateFee
+	limit   ratelimit.Limit
+	now     func() time.Time // limiter clock
+}
+
+func newAccessEnv(t testing.TB, db testenv.Database, c accessConfig) *accessEnv {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, db.URL)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	_, err = st.Migrate(ctx)
+	require.NoError(t, err)
+	e := &accessEnv{st: st, logs: &syncBuffer{}, res: &resolvers.Resolver{Store: st}}
+	if c.fees {
+		e.res.Fees = fees.New(st, nil, fees.Options{Emulators: 2})
+	}
+	if c.redis {
+		e.rdb, err = metering.DialRedis("redis://" + testenv.RedisAddr(t) + "/0")
+		require.NoError(t, err)
+		t.Cleanup(func() { e.rdb.Close() })
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		e.prefix = "tonql-test-" + hex.EncodeToString(b[:]) + ":"
+	}
+	e.limiter = ratelimit.New(c.now)
+	e.access = &server.Access{
+		Keys:       apikey.NewLookup(st, apikey.LookupOptions{}),
+		Limiter:    e.limiter,
+		Default:    c.limit,
+		RequireKey: c.require,
+	}
+	return e
+}
+
+// meter makes a meter on the env's store and Redis, as one server process
+// would.
+func (e *accessEnv) meter() *metering.Meter {
+	return metering.New(metering.Options{Store: e.st, Redis: e.rdb, Prefix: e.prefix, FlushEvery: 50 * time.Millisecond})
+}
+
+// handler builds the root handler with the given meter (nil: no metering).
+func (e *accessEnv) handler(m *metering.Meter) http.Handler {
+	a := *e.access
+	a.Meter = m
+	return server.New(server.Options{Resolver: e.res, Access: &a, RequestTimeout: 30 * time.Second,
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil))})
+}
+
+// newKey creates a key with an optional own limit and returns it in the
+// clear with its record.
+func (e *accessEnv) newKey(t testing.TB, name string, lim ratelimit.Limit) (string, *store.APIKey) {
+	t.Helper()
+	key, id := apikey.Generate()
+	k, err := e.st.CreateKey(context.Background(), store.APIKey{ID: id, Hash: apikey.Hash(key), Name: name,
+		RateLimit: lim.Rate, RateBurst: lim.Burst})
+	require.NoError(t, err)
+	return key, k
+}
+
+func (e *accessEnv) units(t testing.TB, key string) int64 {
+	t.Helper()
+	k, err := e.st.KeyByHash(context.Background(), apikey.Hash(key))
+	require.NoError(t, err)
+	require.NotNil(t, k)
+	return k.Units
+}
+
+// syncBuffer is a log sink that many request goroutines write to.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// walletDeploy is the body of an estimateFee request that deploys a v3R2
+// wallet (code shipped by tongo) to its fresh address: an estimate that
+// succeeds on an empty store, with the embedded chain config.
+func walletDeploy(t testing.TB) string {
+	t.Helper()
+	code := wallet.GetCodeByVer(wallet.V3R2)
+	data := boc.NewCell()
+	_ = data.WriteUint(0, 32)
+	_ = data.WriteUint(698983191, 32)
+	_ = data.WriteBytes(make([]byte, 32))
+	si := tlb.StateInit{
+		Code: tlb.Maybe[tlb.Ref[boc.Cell]]{Exists: true, Value: tlb.Ref[boc.Cell]{Value: *code}},
+		Data: tlb.Maybe[tlb.Ref[boc.Cell]]{Exists: true, Value: tlb.Ref[boc.Cell]{Value: *data}},
+	}
+	siCell := boc.NewCell()
+	require.NoError(t, tlb.Marshal(siCell, si))
+	hash, err := siCell.Hash256()
+	require.NoError(t, err)
+	addr := ton.AccountID{Workchain: 0, Address: hash}
+	internal, mode, err := wallet.SimpleTransfer{Amount: 100_000_000, Address: ton.AccountID{Address: [32]byte{1}}}.ToInternal()
+	require.NoError(t, err)
+	ic := boc.NewCell()
+	require.NoError(t, tlb.Marshal(ic, internal))
+	body := boc.NewCell()
+	_ = body.WriteBytes(make([]byte, 64))
+	_ = body.WriteUint(698983191, 32)
+	_ = body.WriteUint(uint64(time.Now().Add(time.Hour).Unix()), 32)
+	_ = body.WriteUint(0, 32)
+	_ = body.WriteUint(uint64(mode), 8)
+	_ = body.AddRef(ic)
+	b64 := func(c *boc.Cell) string {
+		s, err := c.ToBocBase64()
+		require.NoError(t, err)
+		return s
+	}
+	return `{"address":"` + addr.ToRaw() + `","body":"` + b64(body) + `","init_code":"` + b64(code) + `","init_data":"` + b64(data) + `"}`
+}

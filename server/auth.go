@@ -1,0 +1,149 @@
+package server
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/metering"
+	"github.com/tonql/tonql/ratelimit"
+	"github.com/tonql/tonql/store"
+)
+
+// Access configures personal endpoints: /{api_key}/api/..., /{api_key}/graphql
+// and /{api_key}/ (GraphiQL). A nil Access in Options serves bare routes only.
+type Access struct {
+	Keys    *apikey.Lookup
+	Limiter *ratelimit.Limiter // nil: no rate limits
+	Meter   *metering.Meter    // nil: units are not counted
+	// Default applies to keys without a limit of their own.
+	Default ratelimit.Limit
+	// RequireKey makes every API route reachable only under a key; without
+	// it the bare routes also work (the local default).
+	RequireKey bool
+}
+
+// errNoKey is the one answer for a missing, malformed, unknown or revoked
+// key (API.md), so a client learns nothing about which it was.
+func errNoKey() error { return apperr.New(apperr.Unauthorized, "API key does not exist") }
+
+// reservedSegment tells first path segments that are routes, never keys.
+func reservedSegment(seg string) bool {
+	switch seg {
+	case "", "api", "graphql", "healthz", "readyz", "metrics":
+		return true
+	}
+	return false
+}
+
+// opsRoutes answer without a key even when keys are required: load
+// balancers and Prometheus have none.
+func opsRoute(path string) bool {
+	return path == "/healthz" || path == "/readyz" || path == "/metrics"
+}
+
+// splitKey splits "/{key}/rest" into the key and "/rest". bare is true for
+// paths that start with a route instead of a key.
+func splitKey(path string) (key, rest string, bare bool) {
+	seg, tail, found := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if reservedSegment(seg) {
+		return "", path, true
+	}
+	if !found {
+		return seg, "", false
+	}
+	return seg, "/" + tail, false
+}
+
+// redactPath hides the key of a personal endpoint path for logs.
+func redactPath(path string) string {
+	if _, rest, bare := splitKey(path); !bare {
+		return "/{key}" + rest
+	}
+	return path
+}
+
+// guard authenticates, rate-limits and meters requests, and strips the key
+// segment so the routes below see the bare path.
+func (a *Access) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, rest, bare := splitKey(r.URL.Path)
+		if bare {
+			if a.RequireKey && !opsRoute(r.URL.Path) {
+				writeRouteError(w, r, r.URL.Path, errNoKey())
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		if rest == "" && apikey.WellFormed(key) {
+			// "/{key}" is GraphiQL; its relative links need the slash.
+			http.Redirect(w, r, r.URL.Path+"/", http.StatusPermanentRedirect)
+			return
+		}
+		k, err := a.Keys.Find(r.Context(), key)
+		if err != nil {
+			writeRouteError(w, r, rest, err)
+			return
+		}
+		if k == nil {
+			writeRouteError(w, r, rest, errNoKey())
+			return
+		}
+		noteKey(r.Context(), k.ID)
+		if a.Limiter != nil {
+			if ok, wait := a.Limiter.Allow(k.ID, a.limitOf(k)); !ok {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				writeRouteError(w, r, rest, apperr.New(apperr.RateLimited,
+					"rate limit exceeded: %s; retry after %s", describeLimit(a.limitOf(k)), wait.Round(time.Millisecond)))
+				return
+			}
+		}
+		if a.Meter != nil {
+			a.Meter.Count(r.Context(), k.ID)
+		}
+		next.ServeHTTP(w, withPath(r, key, rest))
+	})
+}
+
+// limitOf is the key's own limit where it has one, else the default.
+func (a *Access) limitOf(k *store.APIKey) ratelimit.Limit {
+	lim := a.Default
+	switch {
+	case k.RateLimit < 0:
+		return ratelimit.Limit{}
+	case k.RateLimit > 0:
+		lim.Rate = k.RateLimit
+	}
+	if k.RateBurst > 0 {
+		lim.Burst = k.RateBurst
+	}
+	if lim.Burst <= 0 {
+		lim.Burst = max(1, int(math.Ceil(lim.Rate)))
+	}
+	return lim
+}
+
+func describeLimit(l ratelimit.Limit) string {
+	return strconv.FormatFloat(l.Rate, 'f', -1, 64) + " requests/s, burst " + strconv.Itoa(l.Burst)
+}
+
+// withPath is r with the key segment removed from its URL, the way
+// http.StripPrefix does it.
+func withPath(r *http.Request, key, rest string) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	u := new(url.URL)
+	*u = *r.URL
+	u.Path = rest
+	if r.URL.RawPath != "" {
+		u.RawPath = strings.TrimPrefix(r.URL.RawPath, "/"+url.PathEscape(key))
+	}
+	r2.URL = u
+	return r2
+}

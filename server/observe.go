@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/tonql/tonql/internal/reqid"
+)
+
+// requestNote carries what inner middleware learns about a request (the
+// key) out to the log line. It is written and read on the request's own
+// goroutine.
+type requestNote struct {
+	keyID string
+}
+
+type noteKeyType struct{}
+
+func noteKey(ctx context.Context, keyID string) {
+	if n, ok := ctx.Value(noteKeyType{}).(*requestNote); ok {
+		n.keyID = keyID
+	}
+}
+
+// statusWriter remembers the status and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// observe writes one structured log line per request (request id, method,
+// path with the key redacted, status, duration, key id) and feeds the
+// metrics. It runs inside requestID and outside everything else, so it
+// sees panics already turned into 500s.
+func observe(log *slog.Logger, m *metrics, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		note := &requestNote{}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), noteKeyType{}, note)))
+		if sw.status == 0 {
+			sw.status = http.StatusOK // nothing written: net/http sends 200
+		}
+		took := time.Since(start)
+		_, rest, _ := splitKey(r.URL.Path)
+		m.observe(rest, sw.status, took)
+		attrs := []slog.Attr{
+			slog.String("request_id", reqid.From(r.Context())),
+			slog.String("method", r.Method),
+			slog.String("path", redactPath(r.URL.Path)),
+			slog.Int("status", sw.status),
+			slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+			slog.Int64("bytes", sw.bytes),
+		}
+		if note.keyID != "" {
+			attrs = append(attrs, slog.String("key_id", note.keyID))
+		}
+		log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+	})
+}
