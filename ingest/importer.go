@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/store"
+)
+
+// Importer turns parsed files into store batches. It keeps the trace
+// assembler across files, so a trace spread over several blocks is
+// completed when its last part arrives, and what is known about contracts
+// (from toncenter files) helps classify later traces.
+type Importer struct {
+	store *store.Store
+	asm   *chain.Assembler
+	known chain.KnownContracts
+}
+
+// Stats counts what one file brought.
+type Stats struct {
+	Transactions, Traces, Complete, Actions, Accounts int
+}
+
+func New(st *store.Store) *Importer {
+	return &Importer{store: st, asm: chain.NewAssembler(), known: chain.KnownContracts{}}
+}
+
+// Resume seeds the assembler with the transactions of traces the store
+// holds as incomplete, so new data can complete them.
+func (im *Importer) Resume(ctx context.Context) (int, error) {
+	txs, err := im.store.PendingTransactions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	im.asm.Seed(txs)
+	return len(txs), nil
+}
+
+// Batch assembles a parsed file into traces and actions. Every trace the
+// file touched is written whole (its earlier transactions get the final
+// trace id); traces it merged away are dropped.
+func (im *Importer) Batch(p *Parsed) (*store.Batch, Stats) {
+	for addr, k := range p.Known {
+		im.known[addr] = k
+	}
+	traces := im.asm.Add(p.Transactions)
+	b := &store.Batch{Traces: traces, Accounts: p.Accounts, Config: p.Config}
+	var merged []chain.Hash
+	st := Stats{Traces: len(traces), Accounts: len(p.Accounts)}
+	for _, tr := range traces {
+		if tr.Complete {
+			st.Complete++
+		}
+		b.Transactions = append(b.Transactions, tr.TransactionList()...)
+		b.Actions = append(b.Actions, actions.Classify(tr, im.known)...)
+		merged = append(merged, tr.Merged...)
+	}
+	if len(merged) > 0 {
+		b.Extra = store.DropTraces(merged)
+	}
+	st.Transactions, st.Actions = len(b.Transactions), len(b.Actions)
+	return b, st
+}
+
+// ImportFile parses one file and saves it in one database transaction.
+func (im *Importer) ImportFile(ctx context.Context, path string) (Stats, error) {
+	p, err := ParseFile(path)
+	if err != nil {
+		return Stats{}, err
+	}
+	b, st := im.Batch(p)
+	if err := im.store.SaveBatch(ctx, b); err != nil {
+		return Stats{}, fmt.Errorf("%s: save: %w", path, err)
+	}
+	return st, nil
+}
+
+// Expand lists the importable files under the given paths (files as
+// given, folders walked), in name order so imports are reproducible.
+func Expand(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && importable(path) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func importable(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".bin", ".boc", ".json":
+		return true
+	}
+	return false
+}

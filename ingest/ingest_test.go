@@ -1,0 +1,145 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/store"
+)
+
+func fixtureFiles(t testing.TB) []string {
+	dir := testenv.FixturesDir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "blocks", "*.bin"))
+	files = append(files, testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json"))
+	traces, _ := filepath.Glob(filepath.Join(dir, "toncenter-traces", "traces", "*.json"))
+	return append(files, traces...)
+}
+
+var tables = []string{"transactions", "messages", "traces", "actions", "action_accounts", "action_transactions", "accounts", "chain_configs", "dns_names"}
+
+// dump renders every table as sorted JSON rows.
+func dump(t *testing.T, st *store.Store) map[string][]string {
+	out := map[string][]string{}
+	for _, name := range tables {
+		rows, err := st.DB().QueryContext(context.Background(), "SELECT * FROM "+name)
+		if err != nil {
+			t.Fatalf("dump %s: %v", name, err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(vals)
+			out[name] = append(out[name], string(b))
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(out[name])
+	}
+	return out
+}
+
+func importAll(t testing.TB, st *store.Store, files []string) int {
+	ctx := context.Background()
+	im := ingest.New(st)
+	if _, err := im.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		s, err := im.ImportFile(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += s.Transactions
+	}
+	return n
+}
+
+func TestImportTwiceIsIdentical(t *testing.T) {
+	files := fixtureFiles(t)
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, db.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if _, err := st.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			n := importAll(t, st, files)
+			t.Logf("%s: first import %d tx in %v (%.0f tx/s)", db.Name, n, time.Since(start), float64(n)/time.Since(start).Seconds())
+			first := dump(t, st)
+			if len(first["transactions"]) < 1000 || len(first["actions"]) == 0 || len(first["accounts"]) != 234 {
+				t.Fatalf("too little imported: %d tx, %d actions, %d accounts", len(first["transactions"]), len(first["actions"]), len(first["accounts"]))
+			}
+			importAll(t, st, files)
+			second := dump(t, st)
+			for _, name := range tables {
+				if strings.Join(first[name], "\n") != strings.Join(second[name], "\n") {
+					t.Errorf("table %s differs after the second import (%d vs %d rows)", name, len(first[name]), len(second[name]))
+				}
+			}
+		})
+	}
+}
+
+func TestMalformedFileNamesFileAndWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"broken.bin":  "not a boc",
+		"trace.json":  `{"trace": {"trace_id": "x"}, "transactions": [{}]}`,
+		"other.json":  `{"hello": 1}`,
+		"replay.json": `{"block_boc_base64": "AAAA"}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ingest.ParseFile(p)
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Fatalf("%s: want an error naming the file, got %v", name, err)
+		}
+	}
+}
+
+func BenchmarkImport(b *testing.B) {
+	files := fixtureFiles(b)
+	for _, db := range testenv.Databases(b) {
+		b.Run(db.Name, func(b *testing.B) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, db.URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			if _, err := st.Migrate(ctx); err != nil {
+				b.Fatal(err)
+			}
+			total := 0
+			b.ResetTimer()
+			for range b.N {
+				total += importAll(b, st, files)
+			}
+			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "tx/s")
+		})
+	}
+}

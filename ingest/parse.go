@@ -1,0 +1,178 @@
+// Package ingest reads chain data files (raw blocks, toncenter trace JSON,
+// fee-replay JSON), assembles their transactions into traces, decodes the
+// actions, and hands the store idempotent batches.
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tonkeeper/tongo/boc"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// Parsed is what one file contributes, before trace assembly.
+type Parsed struct {
+	Format       string // "block", "toncenter-trace", "fee-replay"
+	Transactions []*chain.Transaction
+	Known        chain.KnownContracts
+	Accounts     []chain.AccountState
+	Config       *chain.ChainConfig
+}
+
+// ParseFile detects the format of a file and decodes it whole. Any problem
+// is an error that names the file, and nothing of the file is returned.
+func ParseFile(path string) (*Parsed, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Parse(filepath.Base(path), b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Parse decodes the bytes of a file named name (the extension and content
+// decide the format).
+func Parse(name string, b []byte) (*Parsed, error) {
+	ext := strings.ToLower(filepath.Ext(name))
+	trimmed := bytes.TrimSpace(b)
+	switch {
+	case ext == ".bin" || ext == ".boc":
+		blk, err := chain.ParseBlockBOC(b)
+		if err != nil {
+			return nil, err
+		}
+		return &Parsed{Format: "block", Transactions: blk.Transactions}, nil
+	case len(trimmed) > 0 && trimmed[0] == '{':
+		return parseJSON(trimmed)
+	}
+	return nil, errors.New("unknown format: want a block BOC (.bin, .boc), a toncenter trace JSON or a fee-replay JSON")
+}
+
+func parseJSON(b []byte) (*Parsed, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	switch {
+	case probe["block_boc_base64"] != nil:
+		return parseFeeReplay(b)
+	case probe["trace"] != nil && probe["transactions"] != nil:
+		tr, err := chain.ParseToncenterTrace(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		return &Parsed{Format: "toncenter-trace", Transactions: tr.Transactions, Known: tr.Known}, nil
+	}
+	return nil, errors.New("unknown JSON format: neither a toncenter trace (trace, transactions) nor a fee-replay (block_boc_base64)")
+}
+
+type feeReplay struct {
+	MasterSeqno uint32 `json:"master_seqno"`
+	Block       string `json:"block_boc_base64"`
+	Previous    []struct {
+		Account string `json:"account"`
+		BOC     string `json:"shard_account_boc_base64"`
+	} `json:"previous_accounts"`
+	Config *struct {
+		Root      string          `json:"config_root_boc_base64"`
+		Libraries json.RawMessage `json:"libraries_boc_base64"` // a string or a list of one
+	} `json:"config"`
+}
+
+// parseFeeReplay reads a block with the states of its accounts before it
+// and the config it ran under.
+func parseFeeReplay(b []byte) (*Parsed, error) {
+	var fr feeReplay
+	if err := json.Unmarshal(b, &fr); err != nil {
+		return nil, fmt.Errorf("fee-replay JSON: %w", err)
+	}
+	raw, err := chain.DecodeBase64(fr.Block)
+	if err != nil {
+		return nil, fmt.Errorf("block_boc_base64: %w", err)
+	}
+	blk, err := chain.ParseBlockBOC(raw)
+	if err != nil {
+		return nil, fmt.Errorf("block_boc_base64: %w", err)
+	}
+	p := &Parsed{Format: "fee-replay", Transactions: blk.Transactions}
+	for _, tx := range p.Transactions {
+		if tx.McSeqno == 0 {
+			tx.McSeqno = fr.MasterSeqno
+		}
+	}
+	for i, acc := range fr.Previous {
+		raw, err := chain.DecodeBase64(acc.BOC)
+		if err != nil {
+			return nil, fmt.Errorf("previous_accounts[%d].shard_account_boc_base64: %w", i, err)
+		}
+		st, err := AccountFromShardAccount(acc.Account, raw, blk.GenUtime)
+		if err != nil {
+			return nil, fmt.Errorf("previous_accounts[%d] (%s): %w", i, acc.Account, err)
+		}
+		p.Accounts = append(p.Accounts, st)
+	}
+	if fr.Config != nil && fr.Config.Root != "" {
+		cfg := &chain.ChainConfig{McSeqno: fr.MasterSeqno, Utime: blk.GenUtime}
+		if cfg.ConfigBOC, err = validBOC(fr.Config.Root); err != nil {
+			return nil, fmt.Errorf("config.config_root_boc_base64: %w", err)
+		}
+		if libs, err := oneString(fr.Config.Libraries); err != nil {
+			return nil, fmt.Errorf("config.libraries_boc_base64: %w", err)
+		} else if libs != "" {
+			if cfg.LibrariesBOC, err = validBOC(libs); err != nil {
+				return nil, fmt.Errorf("config.libraries_boc_base64: %w", err)
+			}
+		}
+		p.Config = cfg
+	}
+	return p, nil
+}
+
+// validBOC decodes base64 and checks the bytes are one well-formed BOC:
+// the emulator aborts the process on a malformed config.
+func validBOC(s string) ([]byte, error) {
+	raw, err := chain.DecodeBase64(s)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := boc.DeserializeBoc(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(cells) != 1 {
+		return nil, fmt.Errorf("want 1 root cell, got %d", len(cells))
+	}
+	return raw, nil
+}
+
+// oneString accepts a JSON string, a list of at most one string, or nothing.
+func oneString(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return "", errors.New("want a base64 string or a list of them")
+	}
+	switch len(list) {
+	case 0:
+		return "", nil
+	case 1:
+		return list[0], nil
+	}
+	return "", fmt.Errorf("%d library BOCs; one merged dictionary is supported", len(list))
+}
