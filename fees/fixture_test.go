@@ -40,9 +40,13 @@ var (
 	replayErr  error
 )
 
+func replayPath(t testing.TB) string {
+	return testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")
+}
+
 func loadReplay(t testing.TB) *replay {
 	t.Helper()
-	path := testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")
+	path := replayPath(t)
 	replayOnce.Do(func() { replayData, replayErr = readReplay(path) })
 	if replayErr != nil {
 		t.Fatalf("fixture: %v", replayErr)
