@@ -122,3 +122,6 @@ func importable(path string) bool {
 	}
 	return false
 }
+
+// Pending is the number of transactions held for incomplete traces.
+func (im *Importer) Pending() int { return im.asm.Pending() }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/chain"
+)
+
+// runClassify decodes one toncenter trace JSON file offline and prints
+// its actions with an address book, shaped as /api/v3/actions answers.
+// Without a database, what the address book knows about an account comes
+// from the trace itself: its last status, and whether it signed an
+// external request (wallets do), which picks the user-friendly form.
+func runClassify(_ context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("classify", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	cfg := bindConfig(fs, e)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: tonql classify FILE (one toncenter trace JSON)")
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tr, err := chain.ParseToncenterTrace(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	list := &chain.ActionList{Actions: []*chain.Action{}}
+	for _, trace := range chain.NewAssembler().Add(tr.Transactions) {
+		for _, a := range actions.Classify(trace, tr.Known) {
+			list.Actions = append(list.Actions, &a)
+		}
+	}
+	facts := map[string]chain.AddressFacts{}
+	for _, tx := range tr.Transactions {
+		f := facts[tx.Account]
+		f.Known, f.Status = true, tx.EndStatus
+		f.IsWallet = f.IsWallet || (tx.InMsg != nil && tx.InMsg.IsExternalIn())
+		facts[tx.Account] = f
+	}
+	addrs := chain.ActionAddresses(list.Actions)
+	list.AddressBook = make(chain.AddressBook, len(addrs))
+	for _, a := range addrs {
+		if entry, ok := chain.NewAddressBookEntry(a, facts[a], cfg.Network == "testnet"); ok {
+			list.AddressBook[a] = entry
+		}
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(list)
+}
