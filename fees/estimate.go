@@ -222,8 +222,13 @@ func (e *Estimator) rootAccount(r Request, b *built, st *chain.AccountState, uti
 		sa.Account.SumType = "AccountNone"
 	}
 	exists := sa.Account.SumType == "Account"
-	if exists && sa.Account.Account.Storage.State.SumType != "AccountUninit" {
-		return sa, nil // active or frozen: run as is; the contract decides
+	switch {
+	case exists && sa.Account.Account.Storage.State.SumType == "AccountFrozen":
+		// the chain would need a StateInit matching the frozen hash and coins
+		// to unfreeze; an external message brings neither
+		return sa, apperr.New(apperr.NotAccepted, "account %s is frozen", chain.RawAddress(r.Account))
+	case exists && sa.Account.Account.Storage.State.SumType != "AccountUninit":
+		return sa, nil // active: the contract decides
 	}
 	if b.init == nil {
 		return sa, apperr.New(apperr.NotAccepted,

@@ -38,6 +38,10 @@ func (t *tracer) follow(ctx context.Context, root *tlb.Transaction) ([]Fees, err
 	out := []Fees{}
 	queue := t.outgoing(root, 1)
 	for len(queue) > 0 && len(out) < t.e.opts.MaxTransactions {
+		// an emulation cannot be interrupted, but a trace can between hops
+		if err := ctx.Err(); err != nil {
+			return nil, unavailable(err, "emulator")
+		}
 		h := queue[0]
 		queue = queue[1:]
 		if h.depth > t.e.opts.MaxDepth {
