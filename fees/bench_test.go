@@ -16,7 +16,7 @@ import (
 // emulator.
 func noOutIndex(b *testing.B, r *replay) int {
 	for i, x := range r.ext {
-		if x.charged.FwdFee == 0 {
+		if x.Charged.FwdFee == 0 {
 			return i
 		}
 	}
@@ -39,7 +39,7 @@ func BenchmarkBareEmulator(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, _ := r.source.Account(context.Background(), chain.RawAddress(x.account))
+	st, _ := r.source.Account(context.Background(), chain.RawAddress(x.Account))
 	sa, err := decodeShardAccount(st.ShardAccountBOC)
 	if err != nil {
 		b.Fatal(err)

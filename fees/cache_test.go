@@ -84,7 +84,7 @@ func TestCacheInvalidatedByDestinationChange(t *testing.T) {
 	if _, err := est.Estimate(context.Background(), x.request(t)); err != nil {
 		t.Fatal(err)
 	}
-	key := est.cacheKey(x.request(t), mustPrepared(t, est), mustAccount(t, src, chain.RawAddress(x.account)), uint32(now.Unix()))
+	key := est.cacheKey(x.request(t), mustPrepared(t, est), mustAccount(t, src, chain.RawAddress(x.Account)), uint32(now.Unix()))
 	raw, ok := est.cache.Get(context.Background(), key)
 	if !ok {
 		t.Fatal("answer not cached")
@@ -171,8 +171,8 @@ func TestRedisClosedPortFromStart(t *testing.T) {
 	est := r.cachedEstimator(rc, &now)
 	for _, x := range r.ext {
 		res, err := est.Estimate(context.Background(), x.request(t))
-		if err != nil || res.SourceFees.GasFee != x.charged.GasFee {
-			t.Fatalf("%s: %v", short(x.account), err)
+		if err != nil || res.SourceFees.GasFee != x.Charged.GasFee {
+			t.Fatalf("%s: %v", short(x.Account), err)
 		}
 	}
 }

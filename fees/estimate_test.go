@@ -120,10 +120,10 @@ func TestExpiredIsNotAccepted(t *testing.T) {
 		_, err := est.Estimate(context.Background(), x.request(t))
 		var ae *apperr.Error
 		if !errors.As(err, &ae) || ae.Kind != apperr.NotAccepted || !strings.Contains(ae.Msg, "exit code") {
-			t.Errorf("%s: want not accepted with an exit code, got %v", short(x.account), err)
+			t.Errorf("%s: want not accepted with an exit code, got %v", short(x.Account), err)
 			continue
 		}
-		t.Logf("%s: %s", short(x.account), ae.Msg)
+		t.Logf("%s: %s", short(x.Account), ae.Msg)
 	}
 }
 
@@ -137,11 +137,11 @@ func TestRealSignaturesPass(t *testing.T) {
 		req.IgnoreChksig = false
 		res, err := est.Estimate(context.Background(), req)
 		if err != nil {
-			t.Errorf("%s: %v", short(x.account), err)
+			t.Errorf("%s: %v", short(x.Account), err)
 			continue
 		}
-		if res.SourceFees.GasFee != x.charged.GasFee {
-			t.Errorf("%s: gas %d with signature check, chain %d", short(x.account), res.SourceFees.GasFee, x.charged.GasFee)
+		if res.SourceFees.GasFee != x.Charged.GasFee {
+			t.Errorf("%s: gas %d with signature check, chain %d", short(x.Account), res.SourceFees.GasFee, x.Charged.GasFee)
 		}
 	}
 }
@@ -179,7 +179,7 @@ func TestEmbeddedConfigFallback(t *testing.T) {
 	r := loadReplay(t)
 	src := NewMemorySource(nil)
 	x := r.ext[0]
-	st, _ := r.source.Account(context.Background(), chain.RawAddress(x.account))
+	st, _ := r.source.Account(context.Background(), chain.RawAddress(x.Account))
 	src.Put(st)
 	at := time.Unix(int64(r.genUtime), 0)
 	res, err := New(src, nil, Options{Now: func() time.Time { return at }}).Estimate(context.Background(), x.request(t))

@@ -17,19 +17,19 @@ func TestExactReplay(t *testing.T) {
 	for _, x := range r.ext {
 		res, err := est.Estimate(context.Background(), x.request(t))
 		if err != nil {
-			t.Errorf("%s: %v", short(x.account), err)
+			t.Errorf("%s: %v", short(x.Account), err)
 			continue
 		}
-		got, want := res.SourceFees, x.charged
-		t.Logf("%s byRef=%v got=%+v want=%+v dest=%d", short(x.account), x.bodyByRef, got, want, len(res.DestinationFees))
+		got, want := res.SourceFees, x.Charged
+		t.Logf("%s byRef=%v got=%+v want=%+v dest=%d", short(x.Account), x.BodyByRef, got, want, len(res.DestinationFees))
 		if got.StorageFee != want.StorageFee || got.GasFee != want.GasFee || got.FwdFee != want.FwdFee {
-			t.Errorf("%s: storage/gas/fwd %d/%d/%d, chain charged %d/%d/%d", short(x.account),
+			t.Errorf("%s: storage/gas/fwd %d/%d/%d, chain charged %d/%d/%d", short(x.Account),
 				got.StorageFee, got.GasFee, got.FwdFee, want.StorageFee, want.GasFee, want.FwdFee)
 		}
-		if !x.bodyByRef && got.InFwdFee != want.InFwdFee {
-			t.Errorf("%s: in_fwd_fee %d, chain charged %d", short(x.account), got.InFwdFee, want.InFwdFee)
+		if !x.BodyByRef && got.InFwdFee != want.InFwdFee {
+			t.Errorf("%s: in_fwd_fee %d, chain charged %d", short(x.Account), got.InFwdFee, want.InFwdFee)
 		}
-		if x.bodyByRef {
+		if x.BodyByRef {
 			byRef++
 		}
 		if res.ConfigSource != ConfigFromSource {

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tonkeeper/tongo/boc"
-	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/chain"
@@ -23,15 +21,7 @@ type replay struct {
 	source   *MemorySource
 	genUtime uint32
 	config   []byte
-	ext      []extTx // the block's transactions on external messages, in block order
-}
-
-// extTx is one external message of the block with what the chain charged.
-type extTx struct {
-	account   ton.AccountID
-	body      string // base64 BOC of the message body
-	bodyByRef bool   // how the sender laid the body out
-	charged   Fees   // from the real transaction's phases
+	ext      []ExternalMessage // the block's transactions on external messages, in block order
 }
 
 var (
@@ -86,15 +76,11 @@ func readReplay(path string) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	cells, err := boc.DeserializeBoc(blockBOC)
+	genUtime, ext, err := BlockExternals(blockBOC)
 	if err != nil {
 		return nil, err
 	}
-	var block tlb.Block
-	if err := tlb.Unmarshal(cells[0], &block); err != nil {
-		return nil, err
-	}
-	r := &replay{source: NewMemorySource(cfg), genUtime: block.Info.GenUtime, config: cfg.ConfigBOC}
+	r := &replay{source: NewMemorySource(cfg), genUtime: genUtime, config: cfg.ConfigBOC, ext: ext}
 	for _, p := range f.Previous {
 		b, err := base64.StdEncoding.DecodeString(p.BOC)
 		if err != nil {
@@ -111,27 +97,6 @@ func readReplay(path string) (*replay, error) {
 		st.Address = norm
 		r.source.Put(st)
 	}
-	for _, tx := range block.AllTransactions() {
-		if !tx.Msgs.InMsg.Exists || tx.Msgs.InMsg.Value.Value.Info.SumType != "ExtInMsgInfo" {
-			continue
-		}
-		in := tx.Msgs.InMsg.Value.Value
-		body := boc.Cell(in.Body.Value)
-		b64, err := body.ToBocBase64()
-		if err != nil {
-			return nil, err
-		}
-		charged, err := txFees(tx)
-		if err != nil {
-			return nil, err
-		}
-		r.ext = append(r.ext, extTx{
-			account:   ton.AccountID{Workchain: block.Info.Shard.WorkchainID, Address: tx.AccountAddr},
-			body:      b64,
-			bodyByRef: in.Body.IsRight,
-			charged:   charged,
-		})
-	}
 	return r, nil
 }
 
@@ -142,11 +107,11 @@ func (r *replay) estimator(opts Options) *Estimator {
 	return New(r.source, nil, opts)
 }
 
-func (x extTx) request(t testing.TB) Request {
+func (x ExternalMessage) request(t testing.TB) Request {
 	t.Helper()
-	req, err := ParseParams(Params{Address: x.account.ToRaw(), Body: x.body})
+	req, err := ParseParams(Params{Address: x.Account.ToRaw(), Body: x.Body})
 	if err != nil {
-		t.Fatalf("request for %s: %v", x.account.ToRaw(), err)
+		t.Fatalf("request for %s: %v", x.Account.ToRaw(), err)
 	}
 	return req
 }

@@ -61,7 +61,7 @@ func TestByRefCostsOneCell(t *testing.T) {
 	est := r.estimator(Options{})
 	n := 0
 	for _, x := range r.ext {
-		if !x.bodyByRef {
+		if !x.BodyByRef {
 			continue
 		}
 		n++
@@ -76,19 +76,19 @@ func TestByRefCostsOneCell(t *testing.T) {
 		}
 		inline := externalMessage(req.Account, body, nil, false)
 		if !fitsOneCell(inline) {
-			t.Fatalf("%s: body does not fit inline; fixture changed?", short(x.account))
+			t.Fatalf("%s: body does not fit inline; fixture changed?", short(x.Account))
 		}
 		byRef := externalMessage(req.Account, body, nil, true)
 		if got, want := res.SourceFees.InFwdFee, importPrice(t, r.config, inline); got != want {
-			t.Errorf("%s: estimate %d, price of the inline layout %d", short(x.account), got, want)
+			t.Errorf("%s: estimate %d, price of the inline layout %d", short(x.Account), got, want)
 		}
-		if got, want := x.charged.InFwdFee, importPrice(t, r.config, byRef); got != want {
-			t.Errorf("%s: chain charged %d, price of the by-ref layout %d", short(x.account), got, want)
+		if got, want := x.Charged.InFwdFee, importPrice(t, r.config, byRef); got != want {
+			t.Errorf("%s: chain charged %d, price of the by-ref layout %d", short(x.Account), got, want)
 		}
-		if res.SourceFees.InFwdFee >= x.charged.InFwdFee {
-			t.Errorf("%s: estimate %d is not cheaper than the chain's %d", short(x.account), res.SourceFees.InFwdFee, x.charged.InFwdFee)
+		if res.SourceFees.InFwdFee >= x.Charged.InFwdFee {
+			t.Errorf("%s: estimate %d is not cheaper than the chain's %d", short(x.Account), res.SourceFees.InFwdFee, x.Charged.InFwdFee)
 		}
-		t.Logf("%s: one cell of %d bits costs %d", short(x.account), body.BitSize(), x.charged.InFwdFee-res.SourceFees.InFwdFee)
+		t.Logf("%s: one cell of %d bits costs %d", short(x.Account), body.BitSize(), x.Charged.InFwdFee-res.SourceFees.InFwdFee)
 	}
 	if n != 2 {
 		t.Fatalf("%d by-reference messages, want 2", n)

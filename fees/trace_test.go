@@ -96,9 +96,9 @@ func TestDestinationFeesMatchChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := traces[x.account.Address]
+		want := traces[x.Account.Address]
 		if len(res.DestinationFees) != len(want) {
-			t.Errorf("%s: %d destination transactions, chain had %d", short(x.account), len(res.DestinationFees), len(want))
+			t.Errorf("%s: %d destination transactions, chain had %d", short(x.Account), len(res.DestinationFees), len(want))
 			continue
 		}
 		for i, got := range res.DestinationFees {
@@ -109,7 +109,7 @@ func TestDestinationFeesMatchChain(t *testing.T) {
 			if same {
 				exact++
 			} else {
-				t.Logf("%s hop %d: got %+v, chain %+v (first in block: %v)", short(x.account), i, got, w.fees, w.first)
+				t.Logf("%s hop %d: got %+v, chain %+v (first in block: %v)", short(x.Account), i, got, w.fees, w.first)
 			}
 		}
 	}
