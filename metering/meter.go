@@ -1,23 +1,33 @@
 // Package metering counts request units per API key and persists them to
-// the store without losing or doubling any.
+// the store exactly once: none lost on a graceful restart or a Redis
+// outage, none counted twice.
 //
-// Without Redis a unit is a map increment in memory; the owner goroutine
-// (Run) moves the counts to the store every FlushEvery and once more when
-// it stops, which serve does after draining requests.
+// A unit is counted in memory (a map increment: requests never wait on
+// Redis or the database). The owner goroutine (Run) turns what was counted
+// into batches, each with a random id:
 //
-// With Redis a unit is one HINCRBY into a shared "pending" hash, so every
-// server process counts into one place and a crashed process loses nothing
-// that reached Redis. Flushing renames "pending" to a batch of its own
-// (atomically, with the batch's id recorded in a set), writes the batch to
-// the store in one transaction that also records the batch id, and only
-// then deletes the batch from Redis. Any process, this one or the next,
-// finishes batches left behind by a crash; the recorded id makes a replay
-// of an already committed batch a no-op. When Redis fails, units are
-// counted in memory (and go straight to the store) until it answers again.
+//   - without Redis, a batch goes straight to the store every FlushEvery;
+//   - with Redis, a batch is pushed every PushEvery as a hash of its own,
+//     listed in a set, so all server processes count into one place; every
+//     FlushEvery any process moves the listed batches into the store.
+//
+// The store records the id of every batch it applies and skips one it has
+// seen (store.AddUnits), which makes every step retryable: a push that
+// timed out (maybe applied, maybe not) is retried with the same id, or,
+// while Redis is down, written to the store directly; if it did reach
+// Redis, the later move finds the id already applied. A batch moved into
+// the store but not yet deleted from Redis (a crash in between) is deleted
+// by the next move without being counted again.
+//
+// What is not covered: a process killed without a graceful stop loses the
+// units it counted since its last push (at most PushEvery with Redis,
+// FlushEvery without).
 package metering
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"sync"
@@ -27,8 +37,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Store persists units: AddUnits adds them in one transaction and, for a
-// non-empty batch id, skips a batch it has applied before.
+// Store persists units: AddUnits adds them in one transaction and skips a
+// batch id it has applied before.
 type Store interface {
 	AddUnits(ctx context.Context, batch string, units map[string]int64) error
 }
@@ -36,33 +46,38 @@ type Store interface {
 // Options configure a Meter; zero values pick the defaults.
 type Options struct {
 	Store      Store
-	Redis      *redis.Client // nil: count in memory only
+	Redis      *redis.Client // nil: batches go to the store directly
 	Prefix     string        // Redis key namespace; default "tonql:"
-	FlushEvery time.Duration // default 2s
-	Timeout    time.Duration // per counting call to Redis; default 50ms
-	Cooldown   time.Duration // how long to count in memory after a Redis failure; default 1s
+	PushEvery  time.Duration // memory -> Redis; default 100ms
+	FlushEvery time.Duration // -> store; default 2s
 	Logger     *slog.Logger
 }
 
 // Meter counts units. Count is safe for concurrent use; Run is its owner
 // goroutine.
 type Meter struct {
-	store    Store
-	rdb      *redis.Client
-	keys     redisKeys
-	move     *redis.Script
-	every    time.Duration
-	timeout  time.Duration
-	cooldown time.Duration
-	log      *slog.Logger
+	store     Store
+	rdb       *redis.Client
+	keys      redisKeys
+	push      *redis.Script
+	pushEvery time.Duration
+	every     time.Duration
+	log       *slog.Logger
 
 	mu      sync.Mutex
-	pending map[string]int64 // counted in memory, not yet in the store
+	counted map[string]int64 // counted since the last batch was cut
 
-	flushMu   sync.Mutex // one flush at a time
-	counted   atomic.Int64
+	flushMu   sync.Mutex // one push or flush at a time; guards unsent
+	unsent    []batch    // cut but not yet in Redis or the store
+	total     atomic.Int64
 	redisErrs atomic.Int64
-	skipUntil atomic.Int64 // unix nanos until which Redis is skipped
+}
+
+// batch is a set of unit counts with the id that makes applying it
+// idempotent.
+type batch struct {
+	id    string
+	units map[string]int64
 }
 
 // New makes a Meter.
@@ -70,68 +85,50 @@ func New(o Options) *Meter {
 	if o.Prefix == "" {
 		o.Prefix = "tonql:"
 	}
+	if o.PushEvery <= 0 {
+		o.PushEvery = 100 * time.Millisecond
+	}
 	if o.FlushEvery <= 0 {
 		o.FlushEvery = 2 * time.Second
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 50 * time.Millisecond
-	}
-	if o.Cooldown <= 0 {
-		o.Cooldown = time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Meter{store: o.Store, rdb: o.Redis, keys: newRedisKeys(o.Prefix),
-		move: redis.NewScript(moveScript), every: o.FlushEvery,
-		timeout: o.Timeout, cooldown: o.Cooldown, log: o.Logger, pending: map[string]int64{}}
+	return &Meter{store: o.Store, rdb: o.Redis, keys: newRedisKeys(o.Prefix), push: redis.NewScript(pushScript),
+		pushEvery: o.PushEvery, every: o.FlushEvery, log: o.Logger, counted: map[string]int64{}}
 }
 
-// Count records one unit for the key. It never fails: when Redis cannot
-// take the unit, memory does.
-func (m *Meter) Count(ctx context.Context, keyID string) {
-	m.counted.Add(1)
-	if m.rdb != nil && time.Now().UnixNano() >= m.skipUntil.Load() {
-		// The unit belongs to an accepted request even if its client has
-		// gone, so the client's cancellation must not drop it.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.timeout)
-		err := m.rdb.HIncrBy(cctx, m.keys.pending, keyID, 1).Err()
-		cancel()
-		if err == nil {
-			return
-		}
-		m.redisFailed(err)
-	}
+// Count records one unit for the key.
+func (m *Meter) Count(keyID string) {
+	m.total.Add(1)
 	m.mu.Lock()
-	m.pending[keyID]++
+	m.counted[keyID]++
 	m.mu.Unlock()
-}
-
-func (m *Meter) redisFailed(err error) {
-	m.redisErrs.Add(1)
-	m.skipUntil.Store(time.Now().Add(m.cooldown).UnixNano())
-	m.log.Warn("metering: Redis failed; counting in memory", "err", err)
 }
 
 // Counted is how many units this process has counted since it started
 // (for /metrics).
-func (m *Meter) Counted() int64 { return m.counted.Load() }
+func (m *Meter) Counted() int64 { return m.total.Load() }
 
-// RedisErrors is how many counting calls to Redis failed (for /metrics).
+// RedisErrors is how many pushes or moves failed on Redis (for /metrics).
 func (m *Meter) RedisErrors() int64 { return m.redisErrs.Load() }
 
-// Run flushes every FlushEvery until ctx ends, then flushes once more on a
-// fresh context and returns that flush's error. Stop it only after the
-// HTTP server has drained, so no Count comes after the last flush.
+// Run pushes and flushes until ctx ends, then flushes once more on a fresh
+// context and returns that flush's error. Stop it only after the HTTP
+// server has drained, so no Count comes after the last flush.
 func (m *Meter) Run(ctx context.Context) error {
-	t := time.NewTicker(m.every)
-	defer t.Stop()
+	push := time.NewTicker(m.pushEvery)
+	defer push.Stop()
+	flush := time.NewTicker(m.every)
+	defer flush.Stop()
 	for {
 		select {
-		case <-t.C:
-			if err := m.Flush(ctx); err != nil && ctx.Err() == nil {
-				m.log.Warn("metering: flush failed; will retry", "err", err)
+		case <-push.C:
+			if m.rdb != nil {
+				m.warn(ctx, m.Push(ctx))
 			}
+		case <-flush.C:
+			m.warn(ctx, m.Flush(ctx))
 		case <-ctx.Done():
 			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 			defer cancel()
@@ -140,35 +137,63 @@ func (m *Meter) Run(ctx context.Context) error {
 	}
 }
 
-// Flush moves every unit counted so far (in memory and, with Redis, in
-// Redis, including batches other processes left behind) into the store.
+func (m *Meter) warn(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		m.log.Warn("metering: will retry", "err", err)
+	}
+}
+
+// Push cuts a batch of what was counted and sends every unsent batch to
+// Redis. A batch Redis does not take goes to the store instead. Without
+// Redis, Push is Flush.
+func (m *Meter) Push(ctx context.Context) error {
+	m.flushMu.Lock()
+	defer m.flushMu.Unlock()
+	return m.sendLocked(ctx)
+}
+
+// Flush pushes, then moves every batch listed in Redis (this process's and
+// any other's) into the store.
 func (m *Meter) Flush(ctx context.Context) error {
 	m.flushMu.Lock()
 	defer m.flushMu.Unlock()
-	err := m.flushMemory(ctx)
+	err := m.sendLocked(ctx)
 	if m.rdb != nil {
-		err = errors.Join(err, m.flushRedis(ctx))
+		err = errors.Join(err, m.moveToStore(ctx))
 	}
 	return err
 }
 
-func (m *Meter) flushMemory(ctx context.Context) error {
+func (m *Meter) sendLocked(ctx context.Context) error {
 	m.mu.Lock()
-	batch := m.pending
-	m.pending = map[string]int64{}
+	if len(m.counted) > 0 {
+		m.unsent = append(m.unsent, batch{id: newBatchID(), units: m.counted})
+		m.counted = map[string]int64{}
+	}
 	m.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
-	if err := m.store.AddUnits(ctx, "", batch); err != nil {
-		// Put the units back for the next flush. The transaction either
-		// committed or did not; on a failed commit nothing was added.
-		m.mu.Lock()
-		for id, n := range batch {
-			m.pending[id] += n
+	var errs []error
+	kept := m.unsent[:0]
+	for _, b := range m.unsent {
+		if m.rdb != nil {
+			err := m.pushToRedis(ctx, b)
+			if err == nil {
+				continue
+			}
+			m.redisErrs.Add(1)
+			errs = append(errs, err)
 		}
-		m.mu.Unlock()
-		return err
+		if err := m.store.AddUnits(ctx, b.id, b.units); err != nil {
+			errs = append(errs, err)
+			kept = append(kept, b) // retried next time, same id
+		}
 	}
-	return nil
+	clear(m.unsent[len(kept):])
+	m.unsent = kept
+	return errors.Join(errs...)
+}
+
+func newBatchID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

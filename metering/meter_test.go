@@ -65,7 +65,8 @@ func randomPrefix() string {
 }
 
 func (b backend) meter() *metering.Meter {
-	return metering.New(metering.Options{Store: b.st, Redis: b.rdb, Prefix: b.prefix, FlushEvery: 20 * time.Millisecond})
+	return metering.New(metering.Options{Store: b.st, Redis: b.rdb, Prefix: b.prefix,
+		PushEvery: 5 * time.Millisecond, FlushEvery: 20 * time.Millisecond})
 }
 
 func newKey(t *testing.T, st *store.Store, name string) *store.APIKey {
@@ -113,7 +114,7 @@ func TestExactAcrossRestarts(t *testing.T) {
 						if i%3 == 0 {
 							id = c.ID
 						}
-						m.Count(context.Background(), id)
+						m.Count(id)
 					}
 				})
 			}
@@ -135,22 +136,28 @@ func TestRecoversBatchesLeftByACrash(t *testing.T) {
 		}
 		ctx := context.Background()
 		k := newKey(t, b.st, "k")
-		// A crashed process counted 7 units that never left "pending"...
-		first := b.meter()
+		// This process counted 7 units; a crashed one left a batch of 5 in
+		// Redis and one of 11 already in the store but not yet deleted from
+		// Redis (the same state a push that timed out after landing, then
+		// written to the store directly, leaves).
+		m := b.meter()
 		for range 7 {
-			first.Count(ctx, k.ID)
+			m.Count(k.ID)
 		}
-		// ...and left one batch of 5 uncommitted and one of 11 committed but
-		// not deleted.
 		keys := struct{ batch, batches string }{b.prefix + "{units}:batch:", b.prefix + "{units}:batches"}
 		require.NoError(t, b.rdb.HSet(ctx, keys.batch+"lost", k.ID, 5).Err())
 		require.NoError(t, b.rdb.HSet(ctx, keys.batch+"done", k.ID, 11).Err())
 		require.NoError(t, b.rdb.SAdd(ctx, keys.batches, "lost", "done").Err())
 		require.NoError(t, b.st.AddUnits(ctx, "done", map[string]int64{k.ID: 11}))
 
-		require.NoError(t, b.meter().Flush(ctx))
+		require.NoError(t, m.Flush(ctx))
 		require.Equal(t, int64(7+5+11), units(t, b.st, k.Hash))
-		n, err := b.rdb.Exists(ctx, keys.batch+"lost", keys.batch+"done", keys.batches, b.prefix+"{units}:pending").Result()
+		// A late retry of the batch already applied changes nothing.
+		require.NoError(t, b.rdb.HSet(ctx, keys.batch+"done", k.ID, 11).Err())
+		require.NoError(t, b.rdb.SAdd(ctx, keys.batches, "done").Err())
+		require.NoError(t, m.Flush(ctx))
+		require.Equal(t, int64(7+5+11), units(t, b.st, k.Hash))
+		n, err := b.rdb.Exists(ctx, keys.batch+"lost", keys.batch+"done", keys.batches).Result()
 		require.NoError(t, err)
 		require.Zero(t, n, "Redis is left clean")
 	})
@@ -173,10 +180,12 @@ func TestRedisDownCountsInMemory(t *testing.T) {
 			defer dead.Close()
 			m := metering.New(metering.Options{Store: st, Redis: dead, Prefix: randomPrefix()})
 			for range 500 {
-				m.Count(ctx, k.ID)
+				m.Count(k.ID)
 			}
+			require.Error(t, m.Push(ctx), "Redis refuses the push; the store takes the batch")
 			require.Positive(t, m.RedisErrors())
-			require.Error(t, m.Flush(ctx), "the Redis half of the flush fails")
+			require.Equal(t, int64(500), units(t, st, k.Hash))
+			require.Error(t, m.Flush(ctx), "listing Redis batches fails")
 			require.Equal(t, int64(500), units(t, st, k.Hash))
 			require.Equal(t, int64(500), m.Counted())
 		})

@@ -2,8 +2,6 @@ package metering
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 
@@ -11,68 +9,69 @@ import (
 )
 
 // redisKeys are the names the meter uses. The {units} hash tag keeps them
-// in one Redis Cluster slot, which the move script needs.
+// in one Redis Cluster slot, which the push script needs.
 type redisKeys struct {
-	pending  string // hash key id -> units, where requests count
-	batches  string // set of batch ids moved out of pending, not yet deleted
-	flushing string // prefix of one batch's hash
+	batches string // set of batch ids pushed and not yet moved to the store
+	batch   string // prefix of one batch's hash: key id -> units
 }
 
 func newRedisKeys(prefix string) redisKeys {
-	return redisKeys{pending: prefix + "{units}:pending", batches: prefix + "{units}:batches",
-		flushing: prefix + "{units}:batch:"}
+	return redisKeys{batches: prefix + "{units}:batches", batch: prefix + "{units}:batch:"}
 }
 
-// moveScript turns the pending hash into a batch and records the batch id
-// in one atomic step, so no unit is ever in neither place.
-const moveScript = `
-if redis.call('EXISTS', KEYS[1]) == 1 then
-	redis.call('RENAME', KEYS[1], KEYS[2])
-	redis.call('SADD', KEYS[3], ARGV[1])
-	return 1
+// pushScript stores a batch and lists it in one atomic step. Running it
+// twice with the same batch writes the same values: a retry is harmless.
+const pushScript = `
+for i = 2, #ARGV, 2 do
+	redis.call('HSET', KEYS[1], ARGV[i], ARGV[i+1])
 end
-return 0`
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1`
 
-// DialRedis makes the client the meter counts with. Retries are off: a
-// retried HINCRBY whose first attempt did land would count a unit twice.
+// DialRedis makes the client the meter uses.
 func DialRedis(url string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, err
 	}
-	opt.MaxRetries = -1
 	opt.ContextTimeoutEnabled = true
 	opt.DisableIdentity = true
 	return redis.NewClient(opt), nil
 }
 
-func (m *Meter) flushRedis(ctx context.Context) error {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
-	if err := m.move.Run(ctx, m.rdb, []string{m.keys.pending, m.keys.flushing + id, m.keys.batches}, id).Err(); err != nil {
-		return fmt.Errorf("metering: move pending units: %w", err)
+func (m *Meter) pushToRedis(ctx context.Context, b batch) error {
+	args := make([]any, 0, 1+2*len(b.units))
+	args = append(args, b.id)
+	for id, n := range b.units {
+		args = append(args, id, n)
 	}
-	// Finish every batch, not only ours: some may be left by a process
-	// that stopped between moving and deleting.
+	if err := m.push.Run(ctx, m.rdb, []string{m.keys.batch + b.id, m.keys.batches}, args...).Err(); err != nil {
+		return fmt.Errorf("metering: push to Redis: %w", err)
+	}
+	return nil
+}
+
+// moveToStore writes every listed batch to the store (idempotently, by its
+// id) and only then removes it from Redis.
+func (m *Meter) moveToStore(ctx context.Context) error {
 	ids, err := m.rdb.SMembers(ctx, m.keys.batches).Result()
 	if err != nil {
+		m.redisErrs.Add(1)
 		return fmt.Errorf("metering: list batches: %w", err)
 	}
 	for _, id := range ids {
-		if err := m.persistBatch(ctx, id); err != nil {
+		if err := m.moveBatch(ctx, id); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// persistBatch writes one batch to the store (idempotently, by its id) and
-// then removes it from Redis.
-func (m *Meter) persistBatch(ctx context.Context, id string) error {
-	key := m.keys.flushing + id
+func (m *Meter) moveBatch(ctx context.Context, id string) error {
+	key := m.keys.batch + id
 	raw, err := m.rdb.HGetAll(ctx, key).Result()
 	if err != nil {
+		m.redisErrs.Add(1)
 		return fmt.Errorf("metering: read batch: %w", err)
 	}
 	units := make(map[string]int64, len(raw))
@@ -87,6 +86,7 @@ func (m *Meter) persistBatch(ctx context.Context, id string) error {
 		return fmt.Errorf("metering: persist batch: %w", err)
 	}
 	if err := m.rdb.Del(ctx, key).Err(); err != nil {
+		m.redisErrs.Add(1)
 		return fmt.Errorf("metering: delete batch: %w", err)
 	}
 	return m.rdb.SRem(ctx, m.keys.batches, id).Err()

@@ -105,7 +105,7 @@ func (a *Access) guard(next http.Handler) http.Handler {
 			}
 		}
 		if a.Meter != nil {
-			a.Meter.Count(r.Context(), k.ID)
+			a.Meter.Count(k.ID)
 		}
 		next.ServeHTTP(w, withPath(r, key, rest))
 	})
