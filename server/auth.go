@@ -98,7 +98,8 @@ func (a *Access) guard(next http.Handler) http.Handler {
 		noteKey(r.Context(), k.ID)
 		if a.Limiter != nil {
 			if ok, wait := a.Limiter.Allow(k.ID, a.limitOf(k)); !ok {
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				// Retry-After has whole seconds; never tell a client "0".
+				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 				writeRouteError(w, r, rest, apperr.New(apperr.RateLimited,
 					"rate limit exceeded: %s; retry after %s", describeLimit(a.limitOf(k)), wait.Round(time.Millisecond)))
 				return
