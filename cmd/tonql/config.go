@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // config is the effective configuration: defaults that need no
@@ -16,6 +18,14 @@ type config struct {
 	DatabaseURL string
 	RedisURL    string
 	Network     string
+
+	// Personal endpoints and hardening (docs/OPERATIONS.md).
+	RequireAPIKey  bool
+	RateLimit      float64 // requests per second per key; 0 = unlimited
+	RateBurst      int
+	RequestTimeout time.Duration
+
+	envErrs []error // environment values that did not parse
 }
 
 // bindConfig registers the shared flags on fs with defaults taken from the
@@ -26,8 +36,33 @@ func bindConfig(fs *flag.FlagSet, e *env) *config {
 	fs.StringVar(&c.DatabaseURL, "database-url", envOr(e, "DATABASE_URL", "sqlite:./data/tonql.db"), "postgres://... or sqlite:PATH (DATABASE_URL)")
 	fs.StringVar(&c.RedisURL, "redis-url", envOr(e, "REDIS_URL", ""), "redis://... for the shared cache; empty = in-process (REDIS_URL)")
 	fs.StringVar(&c.Network, "network", envOr(e, "NETWORK", "mainnet"), "mainnet or testnet (NETWORK)")
+	fs.BoolVar(&c.RequireAPIKey, "require-api-key", envParse(c, e, "REQUIRE_API_KEY", false, strconv.ParseBool),
+		"serve every API route only under /{api_key}/ (REQUIRE_API_KEY)")
+	fs.Float64Var(&c.RateLimit, "rate-limit", envParse(c, e, "RATE_LIMIT", 10, parseFloat),
+		"requests per second per API key unless the key has its own; 0 = unlimited (RATE_LIMIT)")
+	fs.IntVar(&c.RateBurst, "rate-burst", envParse(c, e, "RATE_BURST", 20, strconv.Atoi),
+		"requests a key may send at once before RATE_LIMIT applies (RATE_BURST)")
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", envParse(c, e, "REQUEST_TIMEOUT", 20*time.Second, time.ParseDuration),
+		"time limit of one request; 0 = none (REQUEST_TIMEOUT)")
 	return c
 }
+
+// envParse reads a typed default from the environment; a value that does
+// not parse is reported by validate instead of silently ignored.
+func envParse[T any](c *config, e *env, key string, def T, parse func(string) (T, error)) T {
+	v := e.getenv(key)
+	if v == "" {
+		return def
+	}
+	x, err := parse(v)
+	if err != nil {
+		c.envErrs = append(c.envErrs, fmt.Errorf("%s: cannot use %q", key, v))
+		return def
+	}
+	return x
+}
+
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 func (c *config) validate() error {
 	if c.Network != "mainnet" && c.Network != "testnet" {
@@ -36,6 +71,12 @@ func (c *config) validate() error {
 	if c.DatabaseURL == "" {
 		return errors.New("DATABASE_URL is empty")
 	}
+	if err := errors.Join(c.envErrs...); err != nil {
+		return err
+	}
+	if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
+		return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
+	}
 	return nil
 }
 
@@ -43,6 +84,8 @@ func (c *config) validate() error {
 func (c *config) print(w io.Writer) {
 	fmt.Fprintf(w, "config:\n  LISTEN_ADDR=%s\n  DATABASE_URL=%s\n  REDIS_URL=%s\n  NETWORK=%s\n",
 		c.ListenAddr, redact(c.DatabaseURL), orNone(redact(c.RedisURL)), c.Network)
+	fmt.Fprintf(w, "  REQUIRE_API_KEY=%t\n  RATE_LIMIT=%g\n  RATE_BURST=%d\n  REQUEST_TIMEOUT=%s\n",
+		c.RequireAPIKey, c.RateLimit, c.RateBurst, c.RequestTimeout)
 }
 
 func envOr(e *env, key, def string) string {

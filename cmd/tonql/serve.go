@@ -43,8 +43,26 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	est := fees.New(st, c, fees.Options{})
 	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet"}
+	acc, err := openAccess(cfg, st, c)
+	if err != nil {
+		return err
+	}
+	defer acc.close()
+	// The meter's owner goroutine outlives the HTTP server: it is stopped
+	// (and makes its final flush) only after requests have drained.
+	mctx, stopMeter := context.WithCancel(context.WithoutCancel(ctx))
+	meterDone := make(chan error, 1)
+	go func() { meterDone <- acc.meter.Run(mctx) }()
+	stopMetering := func() error {
+		stopMeter()
+		if err := <-meterDone; err != nil {
+			return fmt.Errorf("metering: final flush: %w", err)
+		}
+		return nil
+	}
 	srv := &http.Server{
-		Handler:           server.New(server.Options{Resolver: res}),
+		Handler: server.New(server.Options{Resolver: res, Access: acc.access, RequestTimeout: cfg.RequestTimeout,
+			Ready: acc.ready, Metrics: acc.metrics}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -62,16 +80,20 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return err
+		return errors.Join(err, stopMetering())
 	case <-ctx.Done():
 	}
-	// Shutdown order: stop accepting and drain requests, then close the
-	// store (deferred) once nothing can use it.
+	// Shutdown order: stop accepting and drain requests, then persist the
+	// request units, then close Redis and the store (deferred) once
+	// nothing can use them.
 	fmt.Fprintln(e.stdout, "shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		return errors.Join(fmt.Errorf("shutdown: %w", err), stopMetering())
+	}
+	if err := stopMetering(); err != nil {
+		return err
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
