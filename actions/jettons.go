@@ -36,10 +36,14 @@ func (c *classifier) followTransfer(n *node) (*jettonLeg, bool) {
 		l.destWallet = l.receive.tx.Account
 		l.notify = l.receive.child(abi.JettonNotifyMsgOpCode)
 		l.excess = l.receive.child(abi.ExcessMsgOpCode)
+	} else if l.notify = n.child(abi.JettonNotifyMsgOpCode); l.notify != nil {
+		// A wallet that notifies the recipient itself (STON.fi's pTON: the
+		// "jettons" are TON it holds) has no second wallet to accept them.
+		l.ok = n.ok()
 	}
 	// The jettons moved when both wallets accepted the messages; a receiver
 	// that failed bounces them back to the sender.
-	l.ok = n.ok() && l.receive != nil && l.receive.ok()
+	l.ok = l.ok || n.ok() && l.receive != nil && l.receive.ok()
 	l.master = c.masterOf(l.sourceWallet, l.destWallet)
 	return l, true
 }

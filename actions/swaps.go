@@ -19,7 +19,10 @@ type swapSide struct {
 	owner  string     // who sent (in) or received (out)
 	amount string
 	jetton string // master of the asset; pTON's master for TON wrapped by STON.fi
-	nodes  []*node
+	// dexWallet is the DEX's jetton wallet the asset went into (in) or
+	// came out of (out); "" for TON.
+	dexWallet string
+	nodes     []*node
 }
 
 func (s swapSide) master() string { return s.jetton }
@@ -39,6 +42,12 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	d := newDraft(chain.JettonSwap, p.in().Hash, p)
 	d.nodes = append(d.nodes, in.nodes...)
 	d.nodes = append(d.nodes, out.nodes...)
+	if len(out.nodes) > 0 {
+		// The DEX steps between the pool and the payout (pay_to, payment request).
+		for a := out.nodes[0].parent; a != nil && a != p && !a.used; a = a.parent {
+			d.nodes = append(d.nodes, a)
+		}
+	}
 	for a := p.parent; a != nil; a = a.parent {
 		// The router steps between the incoming leg and the pool.
 		if a.used || a == in.nodes[0] {
@@ -49,7 +58,10 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	if len(in.nodes) > 0 {
 		d.withInitiator(in.nodes[0])
 	}
-	refund := in.master() != "" && in.master() == out.master()
+	// A refund pays back the asset that came in: the same master, or the
+	// very DEX wallet that took it in paying it out (masters are often
+	// unknown without indexer facts).
+	refund := in.master() != "" && in.master() == out.master() || in.dexWallet != "" && in.dexWallet == out.dexWallet
 	d.ok = p.ok() && found && !refund && (in.leg == nil || in.leg.ok) && (out.leg == nil || out.leg.ok)
 	d.set("dex", dex)
 	d.set("sender", in.owner)
@@ -82,7 +94,11 @@ func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 	var top *node
 	for a := p.parent; a != nil && a.in() != nil && !a.in().IsExternalIn(); a = a.parent {
 		if l, ok := c.followTransfer(a); ok && !a.used {
-			return swapSide{leg: l, owner: l.owner, amount: l.amount, jetton: l.master, nodes: l.nodes()}, true
+			s := swapSide{leg: l, owner: l.owner, amount: l.amount, jetton: l.master, dexWallet: l.destWallet, nodes: l.nodes()}
+			if l.receive == nil { // pTON: the wallet that took the transfer is the DEX's
+				s.dexWallet = l.sourceWallet
+			}
+			return s, true
 		}
 		top = a
 	}
@@ -142,8 +158,8 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 func (c *classifier) outLeg(l *jettonLeg) swapSide {
 	if l.receive == nil {
 		if n := l.send.child(abi.JettonNotifyMsgOpCode); n != nil {
-			return swapSide{owner: n.tx.Account, amount: l.amount, jetton: l.master, nodes: []*node{l.send, n}}
+			return swapSide{owner: n.tx.Account, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: []*node{l.send, n}}
 		}
 	}
-	return swapSide{leg: l, owner: l.recipient, amount: l.amount, jetton: l.master, nodes: l.nodes()}
+	return swapSide{leg: l, owner: l.recipient, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: l.nodes()}
 }

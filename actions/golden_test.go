@@ -1,0 +1,241 @@
+package actions_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tonkeeper/tongo/abi"
+
+	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite actions/testdata/*.golden.json from the classifier's output")
+
+// goldenCase is one whole trace of a real block, found by what it contains
+// (never by its id), and the actions it must decode to. The golden file
+// holds every field; want lists "Type:status" of the actions, which is what
+// was checked by hand against the trace when the golden was written (the
+// comment of each case says why the answer is right).
+type goldenCase struct {
+	name string
+	file string // relative to the fixtures folder
+	pick func(tr *chain.Trace) bool
+	want []string // sorted "Type:status"
+}
+
+var goldenCases = []goldenCase{
+	{
+		// A wallet asks an NFT item to transfer itself (op 0x5fcc3d14); the
+		// item is not owned by the sender, fails and bounces the request.
+		// Right: one NftItemTransfer, failed, sender = the wallet, recipient
+		// = new_owner of the request; the bounce is its change, not an action.
+		name: "nft_transfer_bounced",
+		file: "blocks/block-2.bin",
+		pick: func(tr *chain.Trace) bool {
+			return hasTx(tr, func(tx *chain.Transaction) bool {
+				return opIs(tx.InMsg, abi.NftTransferMsgOpCode) && !tx.Success()
+			}) && hasTx(tr, func(tx *chain.Transaction) bool { return tx.InMsg != nil && tx.InMsg.Bounced })
+		},
+		want: []string{"NftItemTransfer:failed"},
+	},
+	{
+		// A jetton transfer whose receiving jetton wallet did not exist:
+		// internal_transfer deploys it, then the notification to the new
+		// owner fails. Right: the jettons did move (both wallets accepted),
+		// so the JettonTransfer is ok, amount 432151000000 and the comment
+		// as the request carries them, over 5 transactions (wallet, both
+		// jetton wallets, notification, excess); the failed notification is
+		// the recipient's own business. The new wallet is a ContractDeploy
+		// by the sender's jetton wallet.
+		name: "jetton_transfer_deploys_wallet",
+		file: "blocks/block-2.bin",
+		pick: func(tr *chain.Trace) bool {
+			return hasTx(tr, func(tx *chain.Transaction) bool {
+				return opIs(tx.InMsg, abi.JettonInternalTransferMsgOpCode) && deploys(tx)
+			})
+		},
+		want: []string{"ContractDeploy:ok", "JettonTransfer:ok"},
+	},
+	{
+		// STON.fi v1 (swap 0x25938561): a contract called by a wallet
+		// (the SmartContractExec of op 0x7a4594a2) sends TON through the
+		// router's pTON wallet, which notifies the router itself; the pool
+		// answers with a payment request, and the router pays back through
+		// the same pTON wallet the same 148899201000. Right: the swap did
+		// not happen, a refund: JettonSwap failed, amount_out = amount_in,
+		// sender = recipient = the calling contract; the router's payment
+		// request belongs to the swap.
+		name: "stonfi_v1_swap",
+		file: "blocks/block-3.bin",
+		pick: func(tr *chain.Trace) bool {
+			return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.StonfiSwapMsgOpCode) })
+		},
+		want: []string{"JettonSwap:failed", "SmartContractExec:ok"},
+	},
+	{
+		// STON.fi v2 (swap 0x6664de2a, pay_to 0x657b54f5): the earlier of
+		// the two in the block. The user's wallet sends 2617761542 jettons
+		// to the router's wallet; pay_to sends them back through that same
+		// router wallet to the same user wallet. Right: a refund, so the
+		// JettonSwap is failed with amount_out = amount_in, and the router's
+		// pay_to step belongs to the swap (no SmartContractExec of its own).
+		name: "stonfi_v2_swap",
+		file: "fee-replay/tvm_replay_fat_block_66519406.json",
+		pick: func(tr *chain.Trace) bool {
+			return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.StonfiSwapV2MsgOpCode) })
+		},
+		want: []string{"JettonSwap:failed"},
+	},
+	{
+		// Telemint deploy_v2 (0x4637289b): the collection deploys an item,
+		// which announces its owner (ownership_assigned fails at the
+		// owner's contract) and fills up two auction contracts. Right: the
+		// item's deploy is a ContractDeploy by the collection and a transfer
+		// from nobody to the first owner (ok: the item did assign it; the
+		// owner's failure is its own), plus the calls that no pattern
+		// explains as SmartContractExec (deploy request, fill-ups).
+		name: "telemint_deploy_failed_step",
+		file: "fee-replay/tvm_replay_fat_block_66519406.json",
+		pick: func(tr *chain.Trace) bool {
+			return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.TelemintDeployV2MsgOpCode) }) &&
+				hasTx(tr, func(tx *chain.Transaction) bool { return !tx.Success() })
+		},
+		want: []string{"ContractDeploy:ok", "NftItemTransfer:ok", "SmartContractExec:ok", "SmartContractExec:ok", "SmartContractExec:ok"},
+	},
+	{
+		// burn (0x595f07bc) at the owner's tsTON wallet, burn_notification
+		// at the master, which then starts a withdrawal at the staking pool.
+		// Right: JettonBurn ok, owner = the burn request's sender, master =
+		// the notified contract; the withdrawal steps are calls of their own.
+		name: "jetton_burn",
+		file: "fee-replay/tvm_replay_fat_block_66519406.json",
+		pick: func(tr *chain.Trace) bool {
+			return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.JettonBurnMsgOpCode) })
+		},
+		want: []string{"JettonBurn:ok", "SmartContractExec:ok", "SmartContractExec:ok"},
+	},
+	{
+		// A staking pool asks the tsTON master to mint; the master sends
+		// internal_transfer to the user's wallet without having received a
+		// transfer itself: a mint. Right: JettonMint ok, master = the
+		// contract that sent internal_transfer, recipient = the notified
+		// owner, amount = the internal_transfer's amount.
+		name: "jetton_mint",
+		file: "fee-replay/tvm_replay_fat_block_66519406.json",
+		pick: func(tr *chain.Trace) bool {
+			var minted bool
+			tr.Root.Walk(func(n *chain.TraceNode) bool {
+				for _, c := range n.Children {
+					if opIs(c.Tx.InMsg, abi.JettonInternalTransferMsgOpCode) &&
+						!opIs(n.Tx.InMsg, abi.JettonTransferMsgOpCode) && !opIs(n.Tx.InMsg, abi.JettonInternalTransferMsgOpCode) {
+						minted = true
+					}
+				}
+				return true
+			})
+			return minted
+		},
+		want: []string{"JettonMint:ok", "SmartContractExec:ok"},
+	},
+}
+
+func TestGoldenTraces(t *testing.T) {
+	for _, gc := range goldenCases {
+		t.Run(gc.name, func(t *testing.T) {
+			tr := findTrace(t, testenv.Fixture(t, gc.file), gc.pick)
+			got := actions.Classify(tr, nil)
+			var kinds []string
+			for _, a := range got {
+				kinds = append(kinds, a.Type+":"+a.Status)
+			}
+			slices.Sort(kinds)
+			if !slices.Equal(kinds, gc.want) {
+				t.Errorf("actions %v, want %v", kinds, gc.want)
+			}
+			compareGolden(t, filepath.Join("testdata", gc.name+".golden.json"), golden(got))
+		})
+	}
+}
+
+// findTrace assembles the file and returns the earliest trace (by start lt,
+// then id) that pick accepts.
+func findTrace(t *testing.T, path string, pick func(*chain.Trace) bool) *chain.Trace {
+	t.Helper()
+	p, err := ingest.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range chain.NewAssembler().Add(p.Transactions) {
+		if pick(tr) {
+			return tr
+		}
+	}
+	t.Fatalf("no trace of %s matches", path)
+	return nil
+}
+
+func hasTx(tr *chain.Trace, fn func(*chain.Transaction) bool) bool {
+	found := false
+	tr.Root.Walk(func(n *chain.TraceNode) bool {
+		found = found || fn(n.Tx)
+		return !found
+	})
+	return found
+}
+
+func opIs(m *chain.Message, op abi.MsgOpCode) bool {
+	return m != nil && !m.Bounced && m.Opcode != nil && *m.Opcode == uint32(op)
+}
+
+func deploys(tx *chain.Transaction) bool {
+	return (tx.OrigStatus == chain.AccountNonexist || tx.OrigStatus == chain.AccountUninit) && tx.EndStatus == chain.AccountActive
+}
+
+// goldenAction is an action with the fields the API does not show inline
+// (accounts and roles, transactions), so the golden pins them too.
+type goldenAction struct {
+	chain.Action
+	Accounts []chain.ActionAccount `json:"accounts"`
+	TxHashes []string              `json:"tx_hashes"`
+	TxLts    []uint64              `json:"tx_lts"`
+}
+
+func golden(list []chain.Action) []byte {
+	out := make([]goldenAction, len(list))
+	for i, a := range list {
+		out[i] = goldenAction{Action: a, Accounts: a.Accounts, TxHashes: a.TxHashes, TxLts: a.TxLts}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}
+
+func compareGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./actions -run Golden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the classifier's output; if the change is right, run go test ./actions -run Golden -update\ngot:\n%s", path, got)
+	}
+}
