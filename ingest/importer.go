@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
@@ -76,11 +77,64 @@ func (im *Importer) ImportFile(ctx context.Context, path string) (Stats, error) 
 	if err != nil {
 		return Stats{}, err
 	}
+	return im.save(ctx, path, p)
+}
+
+func (im *Importer) save(ctx context.Context, path string, p *Parsed) (Stats, error) {
 	b, st := im.Batch(p)
 	if err := im.store.SaveBatch(ctx, b); err != nil {
 		return Stats{}, fmt.Errorf("%s: save: %w", path, err)
 	}
 	return st, nil
+}
+
+// parseAhead is how many parsed files may wait for their turn to be saved.
+const parseAhead = 2
+
+// ImportFiles imports files in order, each in one database transaction,
+// like ImportFile, but parses the next files while the current one is
+// written: parsing is CPU work and saving mostly waits for the database, so
+// the two overlap instead of adding up. report is called once per file, in
+// order, with its error when it could not be parsed or saved (nothing of it
+// is then written) and the import goes on. Only a cancelled ctx stops it
+// early, with ctx's error.
+func (im *Importer) ImportFiles(ctx context.Context, files []string, report func(path string, s Stats, err error)) error {
+	type parsed struct {
+		p   *Parsed
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	ready := make(chan parsed, parseAhead)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() {
+		defer close(ready)
+		for _, f := range files {
+			p, err := ParseFile(f)
+			select {
+			case ready <- parsed{p, err}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, ok := <-ready
+		if !ok { // the parser stops early only when ctx is cancelled
+			return ctx.Err()
+		}
+		if r.err != nil {
+			report(f, Stats{}, r.err)
+			continue
+		}
+		st, err := im.save(ctx, f, r.p)
+		report(f, st, err)
+	}
+	return nil
 }
 
 // Expand lists the importable files under the given paths (files as
