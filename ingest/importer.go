@@ -137,17 +137,25 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 	return nil
 }
 
+// File is one file to import. Found marks a file met while walking a
+// folder rather than named by the user: one of an unknown format is then
+// skipped, not an error.
+type File struct {
+	Path  string
+	Found bool
+}
+
 // Expand lists the importable files under the given paths (files as
 // given, folders walked), in name order so imports are reproducible.
-func Expand(paths []string) ([]string, error) {
-	var out []string
+func Expand(paths []string) ([]File, error) {
+	var out []File
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
 			return nil, err
 		}
 		if !info.IsDir() {
-			out = append(out, p)
+			out = append(out, File{Path: p})
 			continue
 		}
 		var found []string
@@ -164,7 +172,9 @@ func Expand(paths []string) ([]string, error) {
 			return nil, err
 		}
 		sort.Strings(found)
-		out = append(out, found...)
+		for _, f := range found {
+			out = append(out, File{Path: f, Found: true})
+		}
 	}
 	return out, nil
 }

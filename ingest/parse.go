@@ -55,8 +55,13 @@ func Parse(name string, b []byte) (*Parsed, error) {
 	case len(trimmed) > 0 && trimmed[0] == '{':
 		return parseJSON(trimmed)
 	}
-	return nil, errors.New("unknown format: want a block BOC (.bin, .boc), a toncenter trace JSON or a fee-replay JSON")
+	return nil, fmt.Errorf("%w: want a block BOC (.bin, .boc), a toncenter trace JSON or a fee-replay JSON", ErrUnknownFormat)
 }
+
+// ErrUnknownFormat is a file that is none of the formats the importer
+// reads (as opposed to one of them, damaged): a folder may well hold such
+// files beside the data.
+var ErrUnknownFormat = errors.New("unknown format")
 
 func parseJSON(b []byte) (*Parsed, error) {
 	var probe map[string]json.RawMessage
@@ -73,7 +78,7 @@ func parseJSON(b []byte) (*Parsed, error) {
 		}
 		return &Parsed{Format: "toncenter-trace", Transactions: tr.Transactions, Known: tr.Known}, nil
 	}
-	return nil, errors.New("unknown JSON format: neither a toncenter trace (trace, transactions) nor a fee-replay (block_boc_base64)")
+	return nil, fmt.Errorf("%w: JSON that is neither a toncenter trace (trace, transactions) nor a fee-replay (block_boc_base64)", ErrUnknownFormat)
 }
 
 type feeReplay struct {

@@ -13,7 +13,9 @@ import (
 // runImport imports block BOCs, toncenter trace JSON and fee-replay JSON
 // files (or folders of them). Each file is written in one database
 // transaction; a malformed file is reported and skipped, nothing of it
-// written, and the command fails at the end.
+// written, and the command fails at the end. Files of other formats met
+// while walking a folder (a decoded config beside the blocks) are skipped
+// with a notice and do not fail the run; named explicitly, they do.
 func runImport(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -45,29 +47,39 @@ func runImport(ctx context.Context, args []string, e *env) error {
 	}
 	start, lastReport := time.Now(), time.Now()
 	var total ingest.Stats
-	failed := 0
+	failed, skipped, done := 0, 0, 0
+	paths := make([]string, len(files))
+	found := make(map[string]bool, len(files))
 	for i, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s, err := im.ImportFile(ctx, f)
-		if err != nil {
+		paths[i], found[f.Path] = f.Path, f.Found
+	}
+	err = im.ImportFiles(ctx, paths, func(path string, s ingest.Stats, err error) {
+		done++
+		switch {
+		case err != nil && found[path] && errors.Is(err, ingest.ErrUnknownFormat):
+			skipped++
+			fmt.Fprintf(e.stderr, "not imported (not a block, trace or fee-replay file): %s\n", path)
+			return
+		case err != nil:
 			failed++
 			fmt.Fprintf(e.stderr, "skipped %v\n", err)
-			continue
+			return
 		}
 		total.Transactions += s.Transactions
 		total.Actions += s.Actions
 		total.Accounts += s.Accounts
 		total.Complete += s.Complete
-		if time.Since(lastReport) > 2*time.Second || i == len(files)-1 {
+		if time.Since(lastReport) > 2*time.Second || done == len(files) {
 			lastReport = time.Now()
 			fmt.Fprintf(e.stderr, "[%d/%d files] %d transactions, %d actions, %.0f tx/s\n",
-				i+1, len(files), total.Transactions, total.Actions, float64(total.Transactions)/time.Since(start).Seconds())
+				done, len(files), total.Transactions, total.Actions, float64(total.Transactions)/time.Since(start).Seconds())
 		}
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stdout, "imported %d files: %d transactions, %d actions, %d account states, %d complete traces (%d pending transactions resumed, %d still pending)\n",
-		len(files)-failed, total.Transactions, total.Actions, total.Accounts, total.Complete, seeded, im.Pending())
+		len(files)-failed-skipped, total.Transactions, total.Actions, total.Accounts, total.Complete, seeded, im.Pending())
 	if failed > 0 {
 		return fmt.Errorf("%d of %d files could not be imported", failed, len(files))
 	}
