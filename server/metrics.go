@@ -126,7 +126,7 @@ func (m *metrics) write(w io.Writer) {
 		counter(w, "tonql_request_units_total", "Request units counted by this process.", m.src.Units())
 	}
 	if m.src.RedisErrors != nil {
-		counter(w, "tonql_metering_redis_errors_total", "Metering calls to Redis that failed (those units were counted in memory).", m.src.RedisErrors())
+		counter(w, "tonql_metering_redis_errors_total", "Metering pushes to or moves from Redis that failed (retried; a failed push goes to the store instead).", m.src.RedisErrors())
 	}
 	if m.src.Cache != nil {
 		hits, misses := m.src.Cache()
