@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"testing"
@@ -54,7 +56,8 @@ func importFeeReplay(t testing.TB, db testenv.Database) *feeReplay {
 // estimator's clock pinned to the block time; c may be nil (no cache).
 func (r *feeReplay) handler(c cache.Cache) http.Handler {
 	est := fees.New(r.st, c, fees.Options{Now: func() time.Time { return r.now }})
-	return server.New(server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est}})
+	return server.New(server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 // v2Answer is a v2 or JSON-RPC response, success or error.
