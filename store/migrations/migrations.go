@@ -18,6 +18,7 @@ func New() *migrate.Migrations {
 	m := migrate.NewMigrations()
 	registerInitial(m)
 	registerAPIKeys(m)
+	registerFollowCursor(m)
 	return m
 }
 
