@@ -1,0 +1,122 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/liteapi"
+	"github.com/tonkeeper/tongo/liteclient"
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+)
+
+// masterShard is the one shard of the masterchain.
+const masterShard = 0x8000000000000000
+
+// Head returns the newest masterchain block a server knows.
+func (c *Client) Head(ctx context.Context) (ton.BlockIDExt, error) {
+	var id ton.BlockIDExt
+	err := c.do(ctx, "masterchain head", func(ctx context.Context, api *liteapi.Client) error {
+		info, err := api.GetMasterchainInfo(ctx)
+		if err == nil {
+			id = info.Last.ToBlockIdExt()
+		}
+		return err
+	})
+	return id, err
+}
+
+// LookupMaster finds masterchain block seqno. A block not produced yet is
+// an error the server answers (see IsAnswer).
+func (c *Client) LookupMaster(ctx context.Context, seqno uint32) (ton.BlockIDExt, error) {
+	var id ton.BlockIDExt
+	err := c.do(ctx, fmt.Sprintf("lookup masterchain block %d", seqno), func(ctx context.Context, api *liteapi.Client) error {
+		got, _, err := api.LookupBlock(ctx, ton.BlockID{Workchain: -1, Shard: masterShard, Seqno: seqno}, 1, nil, nil)
+		if err == nil {
+			id = got
+		}
+		return err
+	})
+	return id, err
+}
+
+// Block returns the raw block (a BOC) after checking that its root hash is
+// the one asked for: a server cannot hand us a different block.
+func (c *Client) Block(ctx context.Context, id ton.BlockIDExt) ([]byte, error) {
+	var raw []byte
+	err := c.do(ctx, "block "+id.BlockID.String(), func(ctx context.Context, api *liteapi.Client) error {
+		res, err := api.GetBlockRaw(ctx, id)
+		if err != nil {
+			return err
+		}
+		cells, err := boc.DeserializeBoc(res.Data)
+		if err != nil || len(cells) != 1 {
+			return fmt.Errorf("block %s: malformed BOC", id.BlockID.String())
+		}
+		h, err := cells[0].Hash256()
+		if err != nil || ton.Bits256(h) != id.RootHash {
+			return fmt.Errorf("block %s: root hash mismatch", id.BlockID.String())
+		}
+		raw = res.Data
+		return nil
+	})
+	return raw, err
+}
+
+// Account returns the current ShardAccount of an account as a BOC (what
+// the emulator and the store take). An account that never existed comes
+// back as an empty ShardAccount, not an error.
+func (c *Client) Account(ctx context.Context, id ton.AccountID) ([]byte, error) {
+	var out []byte
+	err := c.do(ctx, "account "+id.ToRaw(), func(ctx context.Context, api *liteapi.Client) error {
+		sa, err := api.GetAccountState(ctx, id)
+		if err != nil {
+			return err
+		}
+		cell := boc.NewCell()
+		if err := tlb.Marshal(cell, sa); err != nil {
+			return fmt.Errorf("encode shard account: %w", err)
+		}
+		out, err = cell.ToBoc()
+		return err
+	})
+	return out, err
+}
+
+// Config returns the current blockchain config as a BOC of the config
+// dictionary root, and the masterchain block it was read at.
+func (c *Client) Config(ctx context.Context) ([]byte, uint32, error) {
+	var (
+		out   []byte
+		seqno uint32
+	)
+	err := c.do(ctx, "blockchain config", func(ctx context.Context, api *liteapi.Client) error {
+		res, err := api.GetConfigAllRaw(ctx, 0)
+		if err != nil {
+			return err
+		}
+		params, err := ton.DecodeConfigParams(res.ConfigProof)
+		if err != nil {
+			return fmt.Errorf("decode config: %w", err)
+		}
+		cell := boc.NewCell()
+		if err := tlb.Marshal(cell, params.Config); err != nil {
+			return fmt.Errorf("encode config: %w", err)
+		}
+		if out, err = cell.ToBoc(); err != nil {
+			return err
+		}
+		seqno = res.Id.Seqno
+		return nil
+	})
+	return out, seqno, err
+}
+
+// IsAnswer reports an error a server answered with (block not in its
+// database yet, ...): the servers are fine, what was asked for is not there.
+func IsAnswer(err error) bool {
+	var answered liteclient.LiteServerErrorC
+	return errors.As(err, &answered)
+}
