@@ -135,3 +135,27 @@ func BenchmarkCachedRedis(b *testing.B) {
 	defer rc.Close()
 	benchCached(b, rc, 3)
 }
+
+// BenchmarkCachedFromJSON is a hit as a route sees it: the JSON body
+// decoded and validated, then the estimate served from the in-process cache.
+func BenchmarkCachedFromJSON(b *testing.B) {
+	r := loadReplay(b)
+	x := r.ext[noOutIndex(b, r)]
+	body := []byte(`{"address":"` + x.Account.ToRaw() + `","body":"` + x.Body + `"}`)
+	at := time.Unix(int64(r.genUtime), 0)
+	est := New(r.source, cache.NewMemory(1000), Options{Now: func() time.Time { return at }})
+	estimate := func() {
+		req, err := DecodeRequest(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := est.Estimate(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	estimate()
+	b.ResetTimer()
+	for b.Loop() {
+		estimate()
+	}
+}

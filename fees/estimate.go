@@ -37,7 +37,11 @@ type Options struct {
 	// TimeBucket is the time granularity of cache keys: storage fees move
 	// with time, so answers from different buckets never mix. Default 10s.
 	TimeBucket time.Duration
-	Logger     *slog.Logger
+	// ConfigMaxAge is how long a config read from the source is reused
+	// before it is read again (see configReader). Default 1s; negative
+	// reads it for every estimate.
+	ConfigMaxAge time.Duration
+	Logger       *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -61,6 +65,9 @@ func (o *Options) defaults() {
 	}
 	if o.TimeBucket < time.Second {
 		o.TimeBucket = 10 * time.Second
+	}
+	if o.ConfigMaxAge == 0 {
+		o.ConfigMaxAge = time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -87,12 +94,15 @@ type Estimator struct {
 	opts    Options
 	pool    *pool
 	configs configCache
+	source  configReader
+	reads   accountReads
 }
 
 // New makes an Estimator reading chain state from source. c may be nil.
 func New(source StateSource, c cache.Cache, opts Options) *Estimator {
 	opts.defaults()
-	return &Estimator{src: source, cache: c, opts: opts, pool: newPool(opts.Emulators)}
+	return &Estimator{src: source, cache: c, opts: opts, pool: newPool(opts.Emulators),
+		source: configReader{maxAge: opts.ConfigMaxAge}}
 }
 
 // Estimate runs the request's external message on the account's current
@@ -125,12 +135,9 @@ func (e *Estimator) Estimate(ctx context.Context, r Request) (*Result, error) {
 }
 
 func (e *Estimator) config(ctx context.Context) (*preparedConfig, error) {
-	cfg, err := e.src.Config(ctx)
-	if err != nil && !isNotFound(err) {
-		return nil, unavailable(err, "blockchain config")
-	}
+	cfg, err := e.source.get(ctx, e.src)
 	if err != nil {
-		cfg = nil
+		return nil, unavailable(err, "blockchain config")
 	}
 	p, err := e.configs.prepare(cfg)
 	if err != nil {
@@ -141,7 +148,9 @@ func (e *Estimator) config(ctx context.Context) (*preparedConfig, error) {
 }
 
 func (e *Estimator) account(ctx context.Context, raw string) (*chain.AccountState, error) {
-	st, err := e.src.Account(ctx, raw)
+	st, err := e.reads.do(ctx, raw, func(ctx context.Context) (*chain.AccountState, error) {
+		return e.src.Account(ctx, raw)
+	})
 	if err != nil {
 		if isNotFound(err) {
 			return nil, nil

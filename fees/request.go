@@ -6,6 +6,7 @@ package fees
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/tonkeeper/tongo/ton"
@@ -53,15 +54,18 @@ func DecodeRequest(raw []byte) (Request, error) {
 // DecodeParams is DecodeRequest's first half: JSON types only, so that a
 // transport can hand the params to the shared resolver, which validates.
 func DecodeParams(raw []byte) (Params, error) {
-	raw = bytes.TrimSpace(raw)
-	if !json.Valid(raw) {
-		return Params{}, apperr.New(apperr.BadRequest, "request body is not valid JSON")
-	}
-	if len(raw) == 0 || raw[0] != '{' {
-		return Params{}, apperr.Field("params", "must be a JSON object")
-	}
+	// One pass: Unmarshal validates as it decodes, so a syntax error is
+	// "not JSON" and a type error is valid JSON that is not an object. (A
+	// map, not a struct: field names match exactly, as in toncenter.)
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return Params{}, apperr.Field("params", "must be a JSON object")
+		}
+		return Params{}, apperr.New(apperr.BadRequest, "request body is not valid JSON")
+	}
+	if fields == nil { // JSON null
 		return Params{}, apperr.Field("params", "must be a JSON object")
 	}
 	var p Params
@@ -95,8 +99,13 @@ func stringField(fields map[string]json.RawMessage, name string) (string, error)
 	if !ok || isNull(v) {
 		return "", nil
 	}
-	if len(v) == 0 || v[0] != '"' {
+	if len(v) < 2 || v[0] != '"' {
 		return "", apperr.Field(name, "must be a string")
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		// no escapes (base64 and addresses never have any): the bytes
+		// between the quotes are the string, already validated as JSON
+		return string(v[1 : len(v)-1]), nil
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
