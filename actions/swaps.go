@@ -30,21 +30,32 @@ func (s swapSide) master() string { return s.jetton }
 // matchJettonSwap anchors at a pool's swap request, then walks up to the
 // asset that came in and down to the asset paid out.
 func matchJettonSwap(c *classifier, p *node) bool {
-	dex, ok := poolOps[p.op]
-	if !ok || !p.is(abi.MsgOpCode(p.op)) {
+	dex := poolOps[p.op]
+	if !isPoolRequest(p) {
 		return false
 	}
 	in, ok := c.swapIncoming(p)
 	if !ok {
 		return false
 	}
-	out, found := c.swapOutgoing(p, in.owner)
 	d := newDraft(chain.JettonSwap, p.in().Hash, p)
+	// A route through several pools (the DEX hands what one pool paid out
+	// to the next pool without paying the user): one swap from the asset
+	// that came in to what the last pool paid out.
+	last := p
+	for next := c.nextHop(last, in.owner); next != nil; next = c.nextHop(last, in.owner) {
+		for a := next.parent; a != nil && a != last && !a.used; a = a.parent {
+			d.nodes = append(d.nodes, a)
+		}
+		d.nodes = append(d.nodes, next)
+		last = next
+	}
+	out, found := c.swapOutgoing(last, in.owner)
 	d.nodes = append(d.nodes, in.nodes...)
 	d.nodes = append(d.nodes, out.nodes...)
 	if len(out.nodes) > 0 {
 		// The DEX steps between the pool and the payout (pay_to, payment request).
-		for a := out.nodes[0].parent; a != nil && a != p && !a.used; a = a.parent {
+		for a := out.nodes[0].parent; a != nil && a != last && !a.used; a = a.parent {
 			d.nodes = append(d.nodes, a)
 		}
 	}
@@ -62,7 +73,7 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	// very DEX wallet that took it in paying it out (masters are often
 	// unknown without indexer facts).
 	refund := in.master() != "" && in.master() == out.master() || in.dexWallet != "" && in.dexWallet == out.dexWallet
-	d.ok = p.ok() && found && !refund && (in.leg == nil || in.leg.ok) && (out.leg == nil || out.leg.ok)
+	d.ok = p.ok() && last.ok() && found && !refund && (in.leg == nil || in.leg.ok) && (out.leg == nil || out.leg.ok)
 	d.set("dex", dex)
 	d.set("sender", in.owner)
 	d.set("recipient", out.owner)
@@ -122,7 +133,7 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 	var walk func(n *node)
 	walk = func(n *node) {
 		for _, ch := range n.children {
-			if ch.used {
+			if ch.used || isPoolRequest(ch) { // another pool: its own swap, or the next hop
 				continue
 			}
 			if l, ok := c.followTransfer(ch); ok {
@@ -151,6 +162,37 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 		return c.outLeg(legs[0]), true
 	}
 	return swapSide{}, false
+}
+
+func isPoolRequest(n *node) bool {
+	_, ok := poolOps[n.op]
+	return ok && n.is(abi.MsgOpCode(n.op))
+}
+
+// nextHop finds the next pool of a route below pool p: a swap request
+// reached before anything was paid out to the user.
+func (c *classifier) nextHop(p *node, user string) *node {
+	var found *node
+	var walk func(n *node)
+	walk = func(n *node) {
+		for _, ch := range n.children {
+			if found != nil || ch.used {
+				return
+			}
+			if isPoolRequest(ch) {
+				found = ch
+				return
+			}
+			// What reaches the user ends the route; a transfer to another
+			// router (multi-router routes) does not.
+			if l, isLeg := c.followTransfer(ch); isLeg && l.recipient == user || ch.tx.Account == user || ch.is(abi.DedustPayoutMsgOpCode) {
+				continue
+			}
+			walk(ch)
+		}
+	}
+	walk(p)
+	return found
 }
 
 // outLeg handles a pTON-style wallet that pays TON with a notification
