@@ -8,6 +8,7 @@ package follow
 import (
 	"context"
 	"errors"
+	"sort"
 
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/ingest"
@@ -61,4 +62,19 @@ func maxUtime(txs []*chain.Transaction) uint32 {
 		u = max(u, tx.Utime)
 	}
 	return u
+}
+
+// sortBlocks orders blocks by workchain, shard and seqno: a parent before
+// its children within a shard.
+func sortBlocks(blocks []*chain.Block) {
+	sort.Slice(blocks, func(i, j int) bool {
+		a, b := blocks[i], blocks[j]
+		if a.Workchain != b.Workchain {
+			return a.Workchain < b.Workchain
+		}
+		if a.Shard != b.Shard {
+			return a.Shard < b.Shard
+		}
+		return a.Seqno < b.Seqno
+	})
 }
