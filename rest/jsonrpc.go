@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/tonql/tonql/apperr"
@@ -37,15 +38,15 @@ func JSONRPC(q graph.QueryResolver) http.HandlerFunc {
 			writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
 			return
 		}
+		// Unmarshal validates as it decodes: no separate validity pass.
 		raw = bytes.TrimSpace(raw)
-		if !json.Valid(raw) {
-			e := apperr.New(apperr.BadRequest, "request body is not valid JSON")
-			writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
-			return
-		}
 		if len(raw) > 0 && raw[0] == '[' {
 			var batch []json.RawMessage
-			_ = json.Unmarshal(raw, &batch)
+			if json.Unmarshal(raw, &batch) != nil { // any value fits a RawMessage: a syntax error
+				e := apperr.New(apperr.BadRequest, "request body is not valid JSON")
+				writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
+				return
+			}
 			if len(batch) == 0 || len(batch) > maxBatch {
 				e := apperr.Field("batch", "must hold 1 to %d calls", maxBatch)
 				writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
@@ -66,7 +67,13 @@ func JSONRPC(q graph.QueryResolver) http.HandlerFunc {
 // call answers one JSON-RPC request and returns it with its HTTP status.
 func call(r *http.Request, q graph.QueryResolver, raw json.RawMessage) (map[string]any, int) {
 	var req rpcRequest
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &req) != nil {
+	err := json.Unmarshal(raw, &req)
+	var typeErr *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &typeErr) { // only a whole body can be broken JSON
+		e := apperr.New(apperr.BadRequest, "request body is not valid JSON")
+		return rpcError(nil, e), e.Kind.Info().HTTPStatus
+	}
+	if err != nil || raw[0] != '{' { // a number, string, array or null
 		e := apperr.Field("request", "must be a JSON-RPC object")
 		return rpcError(nil, e), e.Kind.Info().HTTPStatus
 	}

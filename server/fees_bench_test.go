@@ -39,7 +39,13 @@ func benchBody(b *testing.B, r *feeReplay) string {
 // JSON, resolver, store reads, emulation). Run it in the same go test
 // invocation as fees' BenchmarkBareEmulator.
 func BenchmarkEstimateFeeHTTPCold(b *testing.B) {
-	r := importFeeReplay(b, testenv.Databases(b)[0])
+	for _, db := range testenv.Databases(b) {
+		b.Run(db.Name, func(b *testing.B) { benchHTTPCold(b, db) })
+	}
+}
+
+func benchHTTPCold(b *testing.B, db testenv.Database) {
+	r := importFeeReplay(b, db)
 	srv := httptest.NewServer(r.handler(nil))
 	defer srv.Close()
 	url, body := srv.URL+"/api/v2/estimateFee", benchBody(b, r)
@@ -89,17 +95,23 @@ func BenchmarkEstimateFeeWrkCached(b *testing.B) {
 	if err != nil {
 		b.Skip("wrk not installed")
 	}
-	r := importFeeReplay(b, testenv.Databases(b)[0])
+	redisSrv := cachetest.StartRedis(b)
+	for _, db := range testenv.Databases(b) {
+		b.Run(db.Name, func(b *testing.B) { benchWrkCached(b, db, wrk, redisSrv.Addr) })
+	}
+}
+
+func benchWrkCached(b *testing.B, db testenv.Database, wrk, redisAddr string) {
+	r := importFeeReplay(b, db)
 	bodyFile := filepath.Join(b.TempDir(), "body.json")
 	if err := os.WriteFile(bodyFile, []byte(benchBody(b, r)), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	redisSrv := cachetest.StartRedis(b)
 	for _, name := range []string{"memory", "redis"} {
 		b.Run(name, func(b *testing.B) {
 			url := ""
 			if name == "redis" {
-				url = "redis://" + redisSrv.Addr + "/0"
+				url = "redis://" + redisAddr + "/0"
 			}
 			c, err := cache.New(url, 10_000)
 			if err != nil {
