@@ -25,6 +25,12 @@ type config struct {
 	RateBurst      int
 	RequestTimeout time.Duration
 
+	// Live chain (docs/LIVE.md).
+	LiteServersConfig string        // path or URL of a TON global config JSON
+	LiteServers       string        // tongo's "ip:port:key,..."
+	Follow            bool          // serve also follows the chain
+	StateMaxAge       time.Duration // older stored states are refreshed from lite servers for fees
+
 	envErrs []error // environment values that did not parse
 }
 
@@ -44,6 +50,14 @@ func bindConfig(fs *flag.FlagSet, e *env) *config {
 		"requests a key may send at once before RATE_LIMIT applies (RATE_BURST)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", envParse(c, e, "REQUEST_TIMEOUT", 20*time.Second, time.ParseDuration),
 		"time limit of one request; 0 = none (REQUEST_TIMEOUT)")
+	fs.StringVar(&c.LiteServersConfig, "lite-servers-config", envOr(e, "LITE_SERVERS_CONFIG", ""),
+		"path or URL of a TON global config JSON with lite servers (LITE_SERVERS_CONFIG)")
+	fs.StringVar(&c.LiteServers, "lite-servers", envOr(e, "LITE_SERVERS", ""),
+		"lite servers as ip:port:base64key,... (LITE_SERVERS)")
+	fs.BoolVar(&c.Follow, "follow", envParse(c, e, "FOLLOW", false, strconv.ParseBool),
+		"serve: also follow the chain from lite servers (FOLLOW)")
+	fs.DurationVar(&c.StateMaxAge, "state-max-age", envParse(c, e, "STATE_MAX_AGE", 30*time.Second, time.ParseDuration),
+		"fee estimates refresh stored account states older than this from lite servers (STATE_MAX_AGE)")
 	return c
 }
 
@@ -86,6 +100,7 @@ func (c *config) print(w io.Writer) {
 		c.ListenAddr, redact(c.DatabaseURL), orNone(redact(c.RedisURL)), c.Network)
 	fmt.Fprintf(w, "  REQUIRE_API_KEY=%t\n  RATE_LIMIT=%g\n  RATE_BURST=%d\n  REQUEST_TIMEOUT=%s\n",
 		c.RequireAPIKey, c.RateLimit, c.RateBurst, c.RequestTimeout)
+	fmt.Fprintf(w, "  LITE_SERVERS=%s\n  FOLLOW=%t\n  STATE_MAX_AGE=%s\n", c.liteDescription(), c.Follow, c.StateMaxAge)
 }
 
 func envOr(e *env, key, def string) string {

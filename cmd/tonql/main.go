@@ -28,6 +28,7 @@ func commands() []command {
 	return []command{
 		{"serve", "run the API server (GraphQL, REST, JSON-RPC)", runServe},
 		{"migrate", "apply database migrations and exit", runMigrate},
+		{"follow", "follow the chain from lite servers into the database", runFollow},
 		{"keys", "manage API keys: create --name N, list, revoke KEY, usage KEY", runKeys},
 		{"import", "import block BOCs, toncenter traces, fee-replay files or folders", runImport}, {"classify", "print the actions of one toncenter trace JSON", runClassify},
 	}
