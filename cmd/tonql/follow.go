@@ -56,25 +56,72 @@ func runFollow(ctx context.Context, args []string, e *env) error {
 	defer st.Close()
 	lc := lite.New(cfg.liteSettings().Load, lite.Options{Logger: log})
 	defer closeLite(lc)
-	f, unlock, err := newFollower(ctx, st, lc, follow.Options{From: uint32(*from), MaxRetries: *maxRetries, Logger: log})
+	unlock, err := lockFollower(ctx, st, log)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	f := follow.New(st, follow.NewLiteSource(lc), follow.Options{From: uint32(*from), MaxRetries: *maxRetries, Logger: log})
 	return f.Run(ctx)
 }
 
-// newFollower takes the follower lock (a second follower on one Postgres
-// waits here) and makes the follower over lite servers.
-func newFollower(ctx context.Context, st *store.Store, lc *lite.Client, opt follow.Options) (*follow.Follower, func(), error) {
-	log := opt.Logger
+// lockFollower takes the follower lock: a second follower on one Postgres
+// waits here until the first stops.
+func lockFollower(ctx context.Context, st *store.Store, log *slog.Logger) (func(), error) {
 	unlock, err := st.LockFollower(ctx, follow.DefaultName, 5*time.Second, func() {
 		log.Warn("another follower holds the lock on this database; waiting for it to stop")
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("follower lock: %w", err)
+		return nil, fmt.Errorf("follower lock: %w", err)
 	}
-	return follow.New(st, follow.NewLiteSource(lc), opt), unlock, nil
+	return unlock, nil
+}
+
+// liveChain is what serve runs when lite servers are configured: the fee
+// estimator's fresh-state source and, with FOLLOW, the follower.
+type liveChain struct {
+	lite     *lite.Client
+	state    *follow.FreshState
+	follower *follow.Follower // nil without FOLLOW
+	stop     func()           // stops the follower, waits for it, releases the lock
+}
+
+// startLive returns nil when no lite servers are configured. The follower
+// never gives up inside serve: with lite servers down the API keeps
+// answering from the store and the follower keeps retrying with backoff.
+func startLive(ctx context.Context, cfg *config, st *store.Store, log *slog.Logger) *liveChain {
+	if !cfg.liteConfigured() {
+		return nil
+	}
+	lc := lite.New(cfg.liteSettings().Load, lite.Options{Logger: log})
+	lv := &liveChain{lite: lc, state: follow.NewFreshState(st, lc, cfg.StateMaxAge, log)}
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	if cfg.Follow {
+		lv.follower = follow.New(st, follow.NewLiteSource(lc), follow.Options{Logger: log})
+		go func() {
+			defer close(done)
+			unlock, err := lockFollower(fctx, st, log)
+			if err != nil {
+				if fctx.Err() == nil {
+					log.Error("follower not started", "error", err.Error())
+				}
+				return
+			}
+			defer unlock()
+			if err := lv.follower.Run(fctx); err != nil {
+				log.Error("follower stopped", "error", err.Error())
+			}
+		}()
+	} else {
+		close(done)
+	}
+	lv.stop = func() {
+		cancel()
+		<-done
+		closeLite(lc)
+	}
+	return lv
 }
 
 // closeLite waits briefly for abandoned dials; a lite server that keeps a

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -56,4 +57,24 @@ func TestFollowRejectsBadFlags(t *testing.T) {
 	code, stderr := runFollowCmd(t, map[string]string{}, "--max-retries", "-1")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "--max-retries must not be negative")
+}
+
+// Lite servers down: serve starts anyway, answers from the store, and
+// stops cleanly with its follower still retrying.
+func TestServeWithFollowStartsDegraded(t *testing.T) {
+	seed := make([]byte, ed25519.SeedSize)
+	key := base64.StdEncoding.EncodeToString(ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey))
+	base, out := startServe(t, map[string]string{
+		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "tonql.db"),
+		"FOLLOW":       "true",
+		"LITE_SERVERS": refusedAddr(t) + ":" + key,
+	})
+	require.Contains(t, out.String(), "FOLLOW=true")
+	require.Contains(t, out.String(), "LITE_SERVERS=LITE_SERVERS (1 servers)")
+	resp, err := http.Get(base + "/api/v3/actions")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	require.JSONEq(t, `{"actions":[],"address_book":{}}`, string(body))
 }

@@ -41,7 +41,14 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("REDIS_URL: %w", err)
 	}
-	est := fees.New(st, c, fees.Options{})
+	// With lite servers, estimates refresh stale states from them, and
+	// FOLLOW keeps the store up with the chain (docs/LIVE.md).
+	var states fees.StateSource = st
+	if live := startLive(ctx, cfg, st, slog.Default()); live != nil {
+		defer live.stop() // before the store closes
+		states = live.state
+	}
+	est := fees.New(states, c, fees.Options{})
 	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet"}
 	acc, err := openAccess(cfg, st, c)
 	if err != nil {
