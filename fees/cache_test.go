@@ -13,9 +13,10 @@ import (
 	"github.com/tonql/tonql/internal/testenv"
 )
 
-// cachedEstimator is the replay estimator with a cache.
+// cachedEstimator is the replay estimator with a cache. The local copy of
+// shared-cache entries is off: these tests watch what reaches the cache.
 func (r *replay) cachedEstimator(c cache.Cache, now *time.Time) *Estimator {
-	return New(r.source, c, Options{Now: func() time.Time { return *now }})
+	return New(r.source, c, Options{Now: func() time.Time { return *now }, LocalCacheTTL: -1})
 }
 
 func checkHitMiss(t *testing.T, r *replay, c cache.Cache) {
@@ -173,6 +174,36 @@ func TestRedisClosedPortFromStart(t *testing.T) {
 		res, err := est.Estimate(context.Background(), x.request(t))
 		if err != nil || res.SourceFees.GasFee != x.Charged.GasFee {
 			t.Fatalf("%s: %v", short(x.Account), err)
+		}
+	}
+}
+
+// TestLocalCopyOfSharedCache: with Redis, a process answers a repeated
+// estimate from its own copy, and a second process (another Estimator on
+// the same Redis) gets the first one's answer from Redis once, then from
+// its own copy.
+func TestLocalCopyOfSharedCache(t *testing.T) {
+	r := loadReplay(t)
+	prefix := "tonql-test:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
+	at := time.Unix(int64(r.genUtime), 0)
+	opts := Options{Now: func() time.Time { return at }, LocalCacheTTL: time.Hour}
+	req := r.ext[3].request(t)
+	for i, want := range []struct{ cached bool }{{false}, {true}} {
+		rc := cache.NewRedisAddr(testenv.RedisAddr(t), cache.RedisOptions{Prefix: prefix})
+		defer rc.Close()
+		est := New(r.source, rc, opts)
+		for n := 0; n < 3; n++ {
+			res, err := est.Estimate(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Cached != (want.cached || n > 0) {
+				t.Fatalf("process %d estimate %d: cached=%v", i, n, res.Cached)
+			}
+		}
+		hits, _, _ := rc.Stats()
+		if want.cached != (hits == 1) || hits > 1 {
+			t.Fatalf("process %d: %d Redis hits", i, hits)
 		}
 	}
 }

@@ -69,7 +69,7 @@ func (e *Estimator) lookup(ctx context.Context, key string) *Result {
 	if e.cache == nil {
 		return nil
 	}
-	b, ok := e.cache.Get(ctx, key)
+	b, ok := e.cacheGet(ctx, key)
 	if !ok {
 		return nil
 	}
@@ -107,6 +107,24 @@ func (e *Estimator) remember(ctx context.Context, key string, res *Result, deps 
 		return
 	}
 	e.cache.Set(ctx, key, b, e.opts.CacheTTL)
+	if e.local != nil {
+		e.local.Set(ctx, key, b, min(e.opts.LocalCacheTTL, e.opts.CacheTTL))
+	}
+}
+
+// cacheGet reads the local copy first, then the shared cache, keeping a
+// local copy of what the shared cache returns.
+func (e *Estimator) cacheGet(ctx context.Context, key string) ([]byte, bool) {
+	if e.local != nil {
+		if b, ok := e.local.Get(ctx, key); ok {
+			return b, true
+		}
+	}
+	b, ok := e.cache.Get(ctx, key)
+	if ok && e.local != nil {
+		e.local.Set(ctx, key, b, min(e.opts.LocalCacheTTL, e.opts.CacheTTL))
+	}
+	return b, ok
 }
 
 // seedOf derives the emulator's random seed from the message body.

@@ -41,7 +41,13 @@ type Options struct {
 	// before it is read again (see configReader). Default 1s; negative
 	// reads it for every estimate.
 	ConfigMaxAge time.Duration
-	Logger       *slog.Logger
+	// LocalCacheTTL is how long this process keeps its own copy of an
+	// answer it got from (or gave to) a shared cache such as Redis, so that
+	// a hot estimate costs no round trip. Entries are addressed by
+	// everything that makes the answer, so a copy is exactly what Redis
+	// holds. Default 1s; negative disables it. Unused with an in-process cache.
+	LocalCacheTTL time.Duration
+	Logger        *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -65,6 +71,9 @@ func (o *Options) defaults() {
 	}
 	if o.TimeBucket < time.Second {
 		o.TimeBucket = 10 * time.Second
+	}
+	if o.LocalCacheTTL == 0 {
+		o.LocalCacheTTL = time.Second
 	}
 	if o.ConfigMaxAge == 0 {
 		o.ConfigMaxAge = time.Second
@@ -90,7 +99,8 @@ type Result struct {
 // Estimator estimates fees by emulation. It is safe for concurrent use.
 type Estimator struct {
 	src     StateSource
-	cache   cache.Cache // nil: no caching
+	cache   cache.Cache   // nil: no caching
+	local   *cache.Memory // copies of shared-cache entries; nil when cache is local or absent
 	opts    Options
 	pool    *pool
 	configs configCache
@@ -101,8 +111,12 @@ type Estimator struct {
 // New makes an Estimator reading chain state from source. c may be nil.
 func New(source StateSource, c cache.Cache, opts Options) *Estimator {
 	opts.defaults()
-	return &Estimator{src: source, cache: c, opts: opts, pool: newPool(opts.Emulators),
+	e := &Estimator{src: source, cache: c, opts: opts, pool: newPool(opts.Emulators),
 		source: configReader{maxAge: opts.ConfigMaxAge}}
+	if _, inProcess := c.(*cache.Memory); c != nil && !inProcess && opts.LocalCacheTTL > 0 {
+		e.local = cache.NewMemory(4096)
+	}
+	return e
 }
 
 // Estimate runs the request's external message on the account's current

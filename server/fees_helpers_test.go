@@ -55,7 +55,13 @@ func importFeeReplay(t testing.TB, db testenv.Database) *feeReplay {
 // handler is the production handler over the replay store, with the
 // estimator's clock pinned to the block time; c may be nil (no cache).
 func (r *feeReplay) handler(c cache.Cache) http.Handler {
-	est := fees.New(r.st, c, fees.Options{Now: func() time.Time { return r.now }})
+	return r.handlerWith(c, fees.Options{})
+}
+
+// handlerWith is handler with estimator options other than the defaults.
+func (r *feeReplay) handlerWith(c cache.Cache, opts fees.Options) http.Handler {
+	opts.Now = func() time.Time { return r.now }
+	est := fees.New(r.st, c, opts)
 	return server.New(server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }

@@ -18,13 +18,24 @@ import (
 // TestEstimateFeeSurvivesRedisStop wires the cache the way serve does
 // (cache.New with a REDIS_URL), fills Redis through the route, kills the
 // private redis-server and keeps posting: every request still succeeds
-// with the same answer.
+// with the same answer. Once with the defaults, where the process's own
+// copies of Redis entries answer repeats, and once without those copies,
+// so that every request after the kill really meets the dead Redis.
 func TestEstimateFeeSurvivesRedisStop(t *testing.T) {
+	r := importFeeReplay(t, testenv.Databases(t)[0])
+	for name, opts := range map[string]fees.Options{
+		"defaults":      {},
+		"no-local-copy": {LocalCacheTTL: -1},
+	} {
+		t.Run(name, func(t *testing.T) { redisStopRun(t, r, opts) })
+	}
+}
+
+func redisStopRun(t *testing.T, r *feeReplay, opts fees.Options) {
 	srv := cachetest.StartRedis(t)
 	c, err := cache.New("redis://"+srv.Addr+"/0", 1000)
 	require.NoError(t, err)
-	r := importFeeReplay(t, testenv.Databases(t)[0])
-	h := r.handler(c)
+	h := r.handlerWith(c, opts)
 
 	post := func(round string) []*fees.Result {
 		out := make([]*fees.Result, len(r.msgs))
