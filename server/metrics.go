@@ -16,6 +16,13 @@ type MetricsSources struct {
 	Units       func() int64                // request units counted by this process
 	RedisErrors func() int64                // failed metering calls to Redis
 	Cache       func() (hits, misses int64) // fee cache statistics
+	Gauges      func() []Gauge              // e.g. the follower's cursor and lag
+}
+
+// Gauge is one named value sampled when /metrics is read.
+type Gauge struct {
+	Name, Help string
+	Value      float64
 }
 
 // routeLabels bound the label set: any other path is "other".
@@ -132,6 +139,12 @@ func (m *metrics) write(w io.Writer) {
 		hits, misses := m.src.Cache()
 		counter(w, "tonql_cache_hits_total", "Fee cache hits.", hits)
 		counter(w, "tonql_cache_misses_total", "Fee cache misses.", misses)
+	}
+	if m.src.Gauges != nil {
+		for _, g := range m.src.Gauges() {
+			header(w, g.Name, "gauge", g.Help)
+			fmt.Fprintf(w, "%s %g\n", g.Name, g.Value)
+		}
 	}
 }
 

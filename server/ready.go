@@ -7,10 +7,14 @@ import (
 	"time"
 )
 
-// ReadyCheck is one dependency /readyz pings (the database, Redis).
+// ReadyCheck is one dependency /readyz pings (the database, Redis, lite
+// servers). An Optional part that is down makes the server "degraded", still
+// 200: lite servers being unreachable leaves every stored answer available,
+// and taking the server out of a load balancer would lose those too.
 type ReadyCheck struct {
-	Name  string
-	Check func(ctx context.Context) error
+	Name     string
+	Check    func(ctx context.Context) error
+	Optional bool
 }
 
 // readyTimeout bounds each check, so a hung dependency reads as down
@@ -27,6 +31,14 @@ func ready(checks []ReadyCheck) http.Handler {
 			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 			err := c.Check(ctx)
 			cancel()
+			if err != nil && c.Optional {
+				slog.WarnContext(r.Context(), "readyz: degraded", "part", c.Name, "err", err)
+				parts[c.Name] = "degraded"
+				if status == "ok" {
+					status = "degraded"
+				}
+				continue
+			}
 			if err != nil {
 				slog.WarnContext(r.Context(), "readyz: dependency down", "part", c.Name, "err", err)
 				parts[c.Name], status, code = "down", "unavailable", http.StatusServiceUnavailable

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tonql/tonql/follow"
 	"github.com/tonql/tonql/lite"
+	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
 )
 
@@ -130,4 +131,27 @@ func closeLite(lc *lite.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = lc.Close(ctx)
+}
+
+// observe adds the lite servers to /readyz (degraded, not down: the store
+// still answers) and the follower's progress to /metrics.
+func (lv *liveChain) observe(ready []server.ReadyCheck, m server.MetricsSources) ([]server.ReadyCheck, server.MetricsSources) {
+	ready = append(ready, server.ReadyCheck{Name: "lite_servers", Check: lv.lite.Ping, Optional: true})
+	if lv.follower == nil {
+		return ready, m
+	}
+	f := lv.follower
+	m.Gauges = func() []server.Gauge {
+		s := f.Stats()
+		return []server.Gauge{
+			{Name: "tonql_follow_cursor_seqno", Help: "Last masterchain block stored.", Value: float64(s.Cursor)},
+			{Name: "tonql_follow_head_seqno", Help: "Newest masterchain block the lite servers reported.", Value: float64(s.Head)},
+			{Name: "tonql_follow_lag_blocks", Help: "Masterchain blocks the store is behind the head.", Value: float64(s.LagBlocks())},
+			{Name: "tonql_follow_lag_seconds", Help: "Seconds between now and the stored block's time.", Value: s.Lag(time.Now()).Seconds()},
+			{Name: "tonql_follow_blocks_total", Help: "Masterchain steps imported by this process.", Value: float64(s.Blocks)},
+			{Name: "tonql_follow_transactions_total", Help: "Transactions written by the follower.", Value: float64(s.Transactions)},
+			{Name: "tonql_follow_failures_total", Help: "Failed follower attempts.", Value: float64(s.Failures)},
+		}
+	}
+	return ready, m
 }

@@ -77,4 +77,19 @@ func TestServeWithFollowStartsDegraded(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, 200, resp.StatusCode)
 	require.JSONEq(t, `{"actions":[],"address_book":{}}`, string(body))
+
+	// /readyz names the degradation but stays 200: stored data is served.
+	resp, err = http.Get(base + "/readyz")
+	require.NoError(t, err)
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode, string(body))
+	require.JSONEq(t, `{"status":"degraded","checks":{"database":"ok","lite_servers":"degraded"}}`, string(body))
+
+	resp, err = http.Get(base + "/metrics")
+	require.NoError(t, err)
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Contains(t, string(body), "tonql_follow_lag_blocks ")
+	require.Contains(t, string(body), "tonql_follow_failures_total ")
 }

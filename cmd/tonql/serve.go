@@ -44,7 +44,8 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// With lite servers, estimates refresh stale states from them, and
 	// FOLLOW keeps the store up with the chain (docs/LIVE.md).
 	var states fees.StateSource = st
-	if live := startLive(ctx, cfg, st, slog.Default()); live != nil {
+	live := startLive(ctx, cfg, st, slog.Default())
+	if live != nil {
 		defer live.stop() // before the store closes
 		states = live.state
 	}
@@ -55,6 +56,9 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	defer acc.close()
+	if live != nil {
+		acc.ready, acc.metrics = live.observe(acc.ready, acc.metrics)
+	}
 	// The meter's owner goroutine outlives the HTTP server: it is stopped
 	// (and makes its final flush) only after requests have drained.
 	mctx, stopMeter := context.WithCancel(context.WithoutCancel(ctx))
