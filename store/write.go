@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"reflect"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -33,8 +34,15 @@ type Batch struct {
 // and kept on conflict; traces and actions are replaced; an account state is
 // replaced only by one at least as recent.
 func (s *Store) SaveBatch(ctx context.Context, b *Batch) error {
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		w := newWriter(tx)
+	// A connection of our own, not just a transaction: COPY needs the
+	// connection, and runs inside the transaction open on it.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		w := newWriter(tx, conn)
 		if err := saveTransactions(ctx, w, b.Transactions); err != nil {
 			return err
 		}
@@ -70,7 +78,6 @@ func (s *Store) SaveBatch(ctx context.Context, b *Batch) error {
 		}
 		return nil
 	})
-	return err
 }
 
 func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) error {
@@ -168,9 +175,19 @@ func insertChunks[T any](ctx context.Context, tx bun.Tx, rows []T, on string) er
 	return queueRows(ctx, &writer{tx: tx}, "", rows, on)
 }
 
-// queueRows inserts rows in statements small enough for both databases'
+// queueRows inserts rows: on Postgres a large set through COPY and a
+// staging table, otherwise in statements small enough for both databases'
 // limits (SQLite: 32766 bind parameters, Postgres: 65535).
 func queueRows[T any](ctx context.Context, w *writer, what string, rows []T, on string) error {
+	if w.canStage(reflect.TypeFor[T](), len(rows)) {
+		s, insert, err := stage(w.tx, rows, on)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		w.copies = append(w.copies, s)
+		w.script = append(append(w.script, insert...), ";\n"...)
+		return nil
+	}
 	const perStatement = 400
 	for start := 0; start < len(rows); start += perStatement {
 		chunk := rows[start:min(start+perStatement, len(rows))]
@@ -194,14 +211,34 @@ type statement interface {
 // of one per table and chunk: round trips, not rows, bounded the import
 // rate. SQLite runs in process, where a statement costs no round trip, so
 // statements run as they come.
+//
+// Large row sets go to Postgres by COPY into staging tables (copy.go), sent
+// before the script, whose statements then read them in the usual order.
 type writer struct {
 	tx     bun.Tx
+	conn   bun.Conn // the connection under tx; zero when COPY is not to be used
 	queue  bool
 	script []byte
+	copies []staged
 }
 
-func newWriter(tx bun.Tx) *writer {
-	return &writer{tx: tx, queue: tx.Dialect().Name() == dialect.PG}
+func newWriter(tx bun.Tx, conn bun.Conn) *writer {
+	return &writer{tx: tx, conn: conn, queue: tx.Dialect().Name() == dialect.PG}
+}
+
+// canStage tells whether n rows of type typ go through COPY: on Postgres,
+// with the connection at hand, enough rows to be worth it, and a table not
+// staged already in this batch (its staging table holds one set of rows).
+func (w *writer) canStage(typ reflect.Type, n int) bool {
+	if !w.queue || w.conn.Conn == nil || n < copyMinRows {
+		return false
+	}
+	for _, s := range w.copies {
+		if s.table.Type == typ {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *writer) exec(ctx context.Context, what string, q statement) error {
@@ -223,10 +260,15 @@ func (w *writer) flush(ctx context.Context) error {
 	if len(w.script) == 0 {
 		return nil
 	}
-	// Straight to database/sql: the script is formatted already, and bun
-	// would read a '?' inside a value (a comment) as a placeholder.
-	_, err := w.tx.Tx.ExecContext(ctx, string(w.script))
-	w.script = w.script[:0]
+	var err error
+	if len(w.copies) > 0 {
+		err = sendStaged(ctx, w.tx, w.conn, w.copies, w.script)
+	} else {
+		// Straight to database/sql: the script is formatted already, and bun
+		// would read a '?' inside a value (a comment) as a placeholder.
+		_, err = w.tx.Tx.ExecContext(ctx, string(w.script))
+	}
+	w.script, w.copies = w.script[:0], nil
 	if err != nil {
 		return fmt.Errorf("save batch: %w", err)
 	}
