@@ -98,24 +98,19 @@ type answer struct {
 	Error string     `json:"error"`
 }
 
-// TestClientsEndToEnd runs estimate.mjs against the server: a real wallet
-// transfer must cost what the chain charged, through both clients; new
-// wallet deployments must agree across clients and with the REST route;
-// bad input must surface as an error in each client.
-func TestClientsEndToEnd(t *testing.T) {
-	nodeBin := node(t)
-	base, msgs := serveReplay(t)
-	var wallet *fees.ExternalMessage
-	for i := range msgs {
-		if !msgs[i].BodyByRef { // the in_fwd_fee is exact only for inline bodies
-			wallet = &msgs[i]
-			break
-		}
-	}
-	require.NotNil(t, wallet)
+// clientAnswers is what estimate.mjs printed: case name -> answer, and the
+// params of each deploy case.
+type clientAnswers struct {
+	t       *testing.T
+	raw     map[string]json.RawMessage
+	deploys map[string]map[string]string
+}
 
+// runClients runs estimate.mjs against endpoint (a /api/v2/jsonRPC URL).
+func runClients(t *testing.T, nodeBin, endpoint string, wallet *fees.ExternalMessage) *clientAnswers {
+	t.Helper()
 	in, err := json.Marshal(map[string]any{
-		"endpoint": base + "/api/v2/jsonRPC",
+		"endpoint": endpoint,
 		"wallet":   map[string]string{"address": wallet.Account.ToRaw(), "body": wallet.Body},
 	})
 	require.NoError(t, err)
@@ -128,49 +123,79 @@ func TestClientsEndToEnd(t *testing.T) {
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()
 	require.NoError(t, err, "node: %s", stderr.String())
+	a := &clientAnswers{t: t}
+	require.NoError(t, json.Unmarshal(stdout, &a.raw), string(stdout))
+	require.NoError(t, json.Unmarshal(a.raw["deploys"], &a.deploys))
+	return a
+}
 
-	var out map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(stdout, &out), string(stdout))
-	get := func(name string) answer {
-		var a answer
-		require.Contains(t, out, name)
-		require.NoError(t, json.Unmarshal(out[name], &a))
-		return a
-	}
-	ok := func(name string) fees.Fees {
-		a := get(name)
-		require.Empty(t, a.Error, name)
-		require.NotNil(t, a.Fees, name)
-		return *a.Fees
-	}
+func (a *clientAnswers) get(name string) answer {
+	a.t.Helper()
+	var ans answer
+	require.Contains(a.t, a.raw, name)
+	require.NoError(a.t, json.Unmarshal(a.raw[name], &ans))
+	return ans
+}
 
-	for _, client := range []string{"ton", "tonweb"} {
-		got := ok("wallet/" + client)
-		require.Equal(t, wallet.Charged, got, "%s: wallet transfer vs what the chain charged", client)
-	}
+func (a *clientAnswers) ok(name string) fees.Fees {
+	a.t.Helper()
+	ans := a.get(name)
+	require.Empty(a.t, ans.Error, name)
+	require.NotNil(a.t, ans.Fees, name)
+	return *ans.Fees
+}
 
-	var deploys map[string]map[string]string
-	require.NoError(t, json.Unmarshal(out["deploys"], &deploys))
+func (a *clientAnswers) failed(name, want string) {
+	a.t.Helper()
+	ans := a.get(name)
+	require.Nil(a.t, ans.Fees, name)
+	require.Contains(a.t, ans.Error, want, name)
+}
+
+// checkDeploysAndErrors: new wallets' deployments agree across both
+// clients and the REST route; bad input surfaces as an error in each client.
+func (a *clientAnswers) checkDeploysAndErrors(base string) {
+	t := a.t
+	t.Helper()
 	for _, name := range []string{"deploy-v4", "deploy-v5r1"} {
-		viaTon, viaTonweb := ok(name+"/ton"), ok(name+"/tonweb")
+		viaTon, viaTonweb := a.ok(name+"/ton"), a.ok(name+"/tonweb")
 		require.Equal(t, viaTon, viaTonweb, name)
 		require.NotZero(t, viaTon.GasFee, name)
 		require.NotZero(t, viaTon.InFwdFee, name)
 		require.NotZero(t, viaTon.FwdFee, name+": the transfer sends a message")
 		require.Zero(t, viaTon.StorageFee, name+": a new account owes no storage")
-		require.Equal(t, viaTon, restEstimate(t, base, deploys[name]), name+": REST route")
+		require.Equal(t, viaTon, restEstimate(t, base, a.deploys[name]), name+": REST route")
 	}
+	a.failed("bad-address/ton", "workchain 7")
+	a.failed("bad-address/tonweb", "address")
+	a.failed("bad-body/ton", "exit code 9")
+	a.failed("bad-body/tonweb", "body: not base64")
+}
 
-	for name, want := range map[string]string{
-		"bad-address/ton":    "workchain 7",
-		"bad-address/tonweb": "address",
-		"bad-body/ton":       "exit code 9",
-		"bad-body/tonweb":    "body: not base64",
-	} {
-		a := get(name)
-		require.Nil(t, a.Fees, name)
-		require.Contains(t, a.Error, want, name)
+// inlineWallet is the first external message of the block with its body
+// inline, where in_fwd_fee is exact too.
+func inlineWallet(t *testing.T, msgs []fees.ExternalMessage) *fees.ExternalMessage {
+	for i := range msgs {
+		if !msgs[i].BodyByRef {
+			return &msgs[i]
+		}
 	}
+	t.Fatal("no inline-body message in the block")
+	return nil
+}
+
+// TestClientsEndToEnd runs estimate.mjs against the server at the block's
+// time: a real wallet transfer must cost what the chain charged, through
+// both clients.
+func TestClientsEndToEnd(t *testing.T) {
+	nodeBin := node(t)
+	base, msgs := serveReplay(t)
+	wallet := inlineWallet(t, msgs)
+	a := runClients(t, nodeBin, base+"/api/v2/jsonRPC", wallet)
+	for _, client := range []string{"ton", "tonweb"} {
+		require.Equal(t, wallet.Charged, a.ok("wallet/"+client), "%s: wallet transfer vs what the chain charged", client)
+	}
+	a.checkDeploysAndErrors(base)
 }
 
 func restEstimate(t *testing.T, base string, params map[string]string) fees.Fees {
