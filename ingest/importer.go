@@ -88,40 +88,27 @@ func (im *Importer) save(ctx context.Context, path string, p *Parsed) (Stats, er
 	return st, nil
 }
 
-// parseAhead is how many parsed files may wait for their turn to be saved.
-const parseAhead = 2
+// parseAhead is how many files may be parsed, or being parsed, ahead of
+// the one being saved.
+const parseAhead = 4
 
 // ImportFiles imports files in order, each whole in one database
 // transaction, like ImportFile, but parses the next files while the current
-// one is written: parsing is CPU work and saving mostly waits for the
-// database, so the two overlap instead of adding up. Consecutive small files
-// that share no row are written in one transaction (see group): the same
-// end state for far fewer commits. A file is parsed whole before anything
-// of it is written. report is called once per file, in order, with its
-// error when it could not be parsed or saved (nothing of it is then written;
-// a failed save fails the files written with it too) and the import goes
-// on. Only a cancelled ctx stops it early, with ctx's error.
+// one is written, on every core: parsing is CPU work and saving mostly
+// waits for the database, so the two overlap instead of adding up.
+// Consecutive small files that share no row are written in one transaction
+// (see group): the same end state for far fewer commits. A file is parsed
+// whole before anything of it is written. report is called once per file,
+// in order, with its error when it could not be parsed or saved (nothing of
+// it is then written; a failed save fails the files written with it too)
+// and the import goes on. Only a cancelled ctx stops it early, with ctx's
+// error.
 func (im *Importer) ImportFiles(ctx context.Context, files []string, report func(path string, s Stats, err error)) error {
-	type parsed struct {
-		p   *Parsed
-		err error
-	}
 	ctx, cancel := context.WithCancel(ctx)
-	ready := make(chan parsed, parseAhead)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	wg.Go(func() {
-		defer close(ready)
-		for _, f := range files {
-			p, err := ParseFile(f)
-			select {
-			case ready <- parsed{p, err}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	})
+	ready := parseAll(ctx, &wg, files)
 	var g group
 	flush := func() {
 		var err error
@@ -141,12 +128,9 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 		g = group{}
 	}
 	for _, f := range files {
+		r := ready()
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		r, ok := <-ready
-		if !ok { // the parser stops early only when ctx is cancelled
-			return ctx.Err()
 		}
 		if r.err != nil {
 			g.failed(f, r.err)
