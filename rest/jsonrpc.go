@@ -14,8 +14,10 @@ import (
 // maxBatch bounds a JSON-RPC batch: each call may run the emulator.
 const maxBatch = 100
 
+// rpcRequest keeps every member raw, so that any JSON object decodes and
+// its id can be echoed whatever else is wrong with it.
 type rpcRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
+	JSONRPC json.RawMessage `json:"jsonrpc"` // not checked: toncenter's clients vary
 	ID      json.RawMessage `json:"id"`
 	Method  json.RawMessage `json:"method"`
 	Params  json.RawMessage `json:"params"`

@@ -153,6 +153,8 @@ func TestEstimateFeeTransportErrors(t *testing.T) {
 		{"method number", `{"jsonrpc":"2.0","id":%s,"method":5}`, 422, "method: must be a string", true},
 		{"params missing", `{"jsonrpc":"2.0","id":%s,"method":"estimateFee"}`, 422, "address: required", true},
 		{"params null", `{"jsonrpc":"2.0","id":%s,"method":"estimateFee","params":null}`, 422, "address: required", true},
+		{"params array", `{"jsonrpc":"2.0","id":%s,"method":"estimateFee","params":["a","b"]}`, 422, "params: must be a JSON object", true},
+		{"jsonrpc a number", `{"jsonrpc":2,"id":%s,"method":"nope"}`, 422, `unknown method "nope"`, true},
 		{"request a number", `5`, 422, "must be a JSON-RPC object", false},
 		{"request a string", `"estimateFee"`, 422, "must be a JSON-RPC object", false},
 		{"empty batch", `[]`, 422, "batch", false},
