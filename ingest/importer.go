@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -104,6 +105,7 @@ const parseAhead = 4
 // and the import goes on. Only a cancelled ctx stops it early, with ctx's
 // error.
 func (im *Importer) ImportFiles(ctx context.Context, files []string, report func(path string, s Stats, err error)) error {
+	defer lessGC()()
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -147,6 +149,22 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 	}
 	flush()
 	return nil
+}
+
+// importGCPercent is the GOGC an import runs with. Decoding blocks churns
+// through short-lived cells while little stays live, so the collector ran
+// often for nothing: at 400 instead of 100 an import of every fixture took
+// a quarter less CPU (0.43 s to 0.31 s) for ~45 MB more memory.
+const importGCPercent = 400
+
+// lessGC raises GOGC to importGCPercent, unless set higher or off already,
+// and returns the function that puts it back.
+func lessGC() (restore func()) {
+	prev := debug.SetGCPercent(importGCPercent)
+	if prev < 0 || prev > importGCPercent {
+		debug.SetGCPercent(prev)
+	}
+	return func() { debug.SetGCPercent(prev) }
 }
 
 // File is one file to import. Found marks a file met while walking a
