@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/tonkeeper/tongo/tlb"
@@ -251,16 +252,20 @@ func (e *Estimator) rootAccount(r Request, b *built, st *chain.AccountState, uti
 		// to unfreeze; an external message brings neither
 		return sa, apperr.New(apperr.NotAccepted, "account %s is frozen", chain.RawAddress(r.Account))
 	case exists && sa.Account.Account.Storage.State.SumType != "AccountUninit":
-		return sa, nil // active: the contract decides
+		// active: the contract decides, but the chain drops a message whose
+		// StateInit is not the account's before any code runs
+		if b.init != nil {
+			return sa, e.checkInit(r, b)
+		}
+		return sa, nil
 	}
 	if b.init == nil {
 		return sa, apperr.New(apperr.NotAccepted,
 			"account %s is not initialized; give init_code and init_data to estimate its deployment",
 			chain.RawAddress(r.Account))
 	}
-	addr, err := stateInitAddress(*b.init, r.Account.Workchain)
-	if err != nil || addr != r.Account {
-		return sa, apperr.Field("init_code", "init_code and init_data do not hash to address %s", chain.RawAddress(r.Account))
+	if err := e.checkInit(r, b); err != nil {
+		return sa, err
 	}
 	if !exists {
 		sa = tlb.ShardAccount{Account: tlb.Account{SumType: "Account"}}
@@ -274,6 +279,15 @@ func (e *Estimator) rootAccount(r Request, b *built, st *chain.AccountState, uti
 		*bal = tlb.Grams(e.opts.AssumedBalance)
 	}
 	return sa, nil
+}
+
+// checkInit requires the message's StateInit to hash to the address.
+func (e *Estimator) checkInit(r Request, b *built) error {
+	addr, err := stateInitAddress(*b.init, r.Account.Workchain)
+	if err != nil || addr != r.Account {
+		return apperr.Field("init_code", "init_code and init_data do not hash to address %s", chain.RawAddress(r.Account))
+	}
+	return nil
 }
 
 // setup prepares a leased emulator for one estimate. The random seed is
@@ -308,6 +322,10 @@ func rejected(em txemulator.EmulationResult) error {
 	code := 0
 	if em.Error != nil {
 		code = em.Error.ExitCode
+		if code == 0 && strings.Contains(em.Error.Text, "before smart-contract execution") {
+			// no code ran, so there is no exit code to explain
+			return apperr.New(apperr.NotAccepted, "message rejected by the account before its code ran")
+		}
 	}
 	return apperr.New(apperr.NotAccepted, "%s", notAcceptedMessage(code))
 }

@@ -193,3 +193,14 @@ func TestEmbeddedConfigFallback(t *testing.T) {
 		t.Fatal("silent zero gas fee")
 	}
 }
+
+// TestForeignStateInitOnActiveAccount: the chain drops a message whose
+// StateInit is not the account's before any code runs; the estimate says
+// which field is wrong instead of reporting an exit code 0.
+func TestForeignStateInitOnActiveAccount(t *testing.T) {
+	r := loadReplay(t)
+	x := r.ext[0]
+	_, err := r.estimator(Options{}).Estimate(context.Background(), mustParams(t, Params{
+		Address: x.Account.ToRaw(), Body: x.Body, InitCode: x.Body, InitData: x.Body}))
+	wantKind(t, err, apperr.Invalid, "init_code and init_data do not hash to address")
+}

@@ -94,6 +94,7 @@ func badParams(t *testing.T, r *feeReplay) []paramsCase {
 		{"init_code bad base64", with(`"init_code":"%%%"`), 422, "init_code: not base64"},
 		{"init_code boolean", with(`"init_code":true`), 422, "init_code: must be a string"},
 		{"init_data without init_code", with(`"init_data":` + B), 422, "init_data: given without init_code"},
+		{"init_code not the active account's", with(`"init_code":` + B + `,"init_data":` + B), 422, "init_code and init_data do not hash"},
 		{"init_code not hashing to address", fmt.Sprintf(`{"address":%q,"body":%s,"init_code":%s,"init_data":%s}`, nowhere, B, B, B), 422, "init_code and init_data do not hash"},
 		{"ignore_chksig string", with(`"ignore_chksig":"yes"`), 422, "ignore_chksig: must be a boolean"},
 		{"ignore_chksig number", with(`"ignore_chksig":1`), 422, "ignore_chksig: must be a boolean"},
