@@ -63,15 +63,52 @@ func Parse(name string, b []byte) (*Parsed, error) {
 // files beside the data.
 var ErrUnknownFormat = errors.New("unknown format")
 
+// jsonTop is the top level of a JSON file, decoded once: the keys that
+// tell the formats apart and, for a fee replay, the whole of it (a first
+// pass into a map only to find the keys cost as much as decoding it).
+type jsonTop struct {
+	feeReplay
+	Trace        present `json:"trace"`
+	Transactions present `json:"transactions"`
+}
+
+// present records that a key is there, whatever its value (null too),
+// without copying the value.
+type present bool
+
+func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// presentString is a string that also records that its key is there.
+type presentString struct {
+	set bool
+	s   string
+}
+
+func (p *presentString) UnmarshalJSON(b []byte) error {
+	p.set = true
+	if string(b) == "null" {
+		return nil
+	}
+	return json.Unmarshal(b, &p.s)
+}
+
 func parseJSON(b []byte) (*Parsed, error) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(b, &probe); err != nil {
+	var top jsonTop
+	// A value of an unexpected type matters only in the format the file
+	// turns out to be: the error is kept for the fee replay, while a trace
+	// is decoded on its own below.
+	err := json.Unmarshal(b, &top)
+	var typeErr *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &typeErr) {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	switch {
-	case probe["block_boc_base64"] != nil:
-		return parseFeeReplay(b)
-	case probe["trace"] != nil && probe["transactions"] != nil:
+	case top.Block.set:
+		if err != nil {
+			return nil, fmt.Errorf("fee-replay JSON: %w", err)
+		}
+		return parseFeeReplay(&top.feeReplay)
+	case bool(top.Trace) && bool(top.Transactions):
 		tr, err := chain.ParseToncenterTrace(bytes.NewReader(b))
 		if err != nil {
 			return nil, err
@@ -82,8 +119,8 @@ func parseJSON(b []byte) (*Parsed, error) {
 }
 
 type feeReplay struct {
-	MasterSeqno uint32 `json:"master_seqno"`
-	Block       string `json:"block_boc_base64"`
+	MasterSeqno uint32        `json:"master_seqno"`
+	Block       presentString `json:"block_boc_base64"`
 	Previous    []struct {
 		Account string `json:"account"`
 		BOC     string `json:"shard_account_boc_base64"`
@@ -96,12 +133,8 @@ type feeReplay struct {
 
 // parseFeeReplay reads a block with the states of its accounts before it
 // and the config it ran under.
-func parseFeeReplay(b []byte) (*Parsed, error) {
-	var fr feeReplay
-	if err := json.Unmarshal(b, &fr); err != nil {
-		return nil, fmt.Errorf("fee-replay JSON: %w", err)
-	}
-	raw, err := chain.DecodeBase64(fr.Block)
+func parseFeeReplay(fr *feeReplay) (*Parsed, error) {
+	raw, err := chain.DecodeBase64(fr.Block.s)
 	if err != nil {
 		return nil, fmt.Errorf("block_boc_base64: %w", err)
 	}
