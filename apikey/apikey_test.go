@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/store"
 )
@@ -33,11 +34,7 @@ func TestLookupCacheExpiry(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := store.Open(ctx, db.URL)
-			require.NoError(t, err)
-			defer st.Close()
-			_, err = st.Migrate(ctx)
-			require.NoError(t, err)
+			st := storetest.Open(t, db.URL)
 			now := time.Unix(1_700_000_000, 0)
 			l := apikey.NewLookup(st, apikey.LookupOptions{TTL: 5 * time.Second, Now: func() time.Time { return now }})
 

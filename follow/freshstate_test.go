@@ -16,6 +16,7 @@ import (
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/lite"
 	"github.com/tonql/tonql/store"
@@ -35,11 +36,7 @@ func unreachableLite(t *testing.T) *lite.Client {
 
 func TestFreshStateUsesStoreWhenFreshAndDegradesWhenLiteIsDown(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, testenv.Databases(t)[0].URL)
-	require.NoError(t, err)
-	defer st.Close()
-	_, err = st.Migrate(ctx)
-	require.NoError(t, err)
+	st := storetest.Open(t, testenv.Databases(t)[0].URL)
 	// The fee-replay block's states of its accounts before the block, read
 	// at the block's time, imported as files are (no follower touch).
 	replay := testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/metering"
 	"github.com/tonql/tonql/store"
@@ -34,12 +35,7 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 				name = db.Name + "/redis"
 			}
 			t.Run(name, func(t *testing.T) {
-				ctx := context.Background()
-				st, err := store.Open(ctx, db.URL)
-				require.NoError(t, err)
-				t.Cleanup(func() { st.Close() })
-				_, err = st.Migrate(ctx)
-				require.NoError(t, err)
+				st := storetest.Open(t, db.URL)
 				b := backend{name: name, st: st, prefix: randomPrefix()}
 				if withRedis {
 					b.rdb = redisClient(t)
@@ -169,11 +165,7 @@ func TestRedisDownCountsInMemory(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := store.Open(ctx, db.URL)
-			require.NoError(t, err)
-			defer st.Close()
-			_, err = st.Migrate(ctx)
-			require.NoError(t, err)
+			st := storetest.Open(t, db.URL)
 			k := newKey(t, st, "k")
 			dead, err := metering.DialRedis("redis://127.0.0.1:1/0") // nothing listens on port 1
 			require.NoError(t, err)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/metering"
 	"github.com/tonql/tonql/ratelimit"
@@ -50,17 +51,13 @@ type accessConfig struct {
 
 func newAccessEnv(t testing.TB, db testenv.Database, c accessConfig) *accessEnv {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, db.URL)
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	_, err = st.Migrate(ctx)
-	require.NoError(t, err)
+	st := storetest.Open(t, db.URL)
 	e := &accessEnv{st: st, logs: &syncBuffer{}, res: &resolvers.Resolver{Store: st}}
 	if c.fees {
 		e.res.Fees = fees.New(st, nil, fees.Options{Emulators: 2})
 	}
 	if c.redis {
+		var err error
 		e.rdb, err = metering.DialRedis("redis://" + testenv.RedisAddr(t) + "/0")
 		require.NoError(t, err)
 		t.Cleanup(func() { e.rdb.Close() })

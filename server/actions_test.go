@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/synth"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
@@ -38,11 +39,7 @@ type fixture struct {
 func newFixture(t *testing.T, db testenv.Database) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, db.URL)
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	_, err = st.Migrate(ctx)
-	require.NoError(t, err)
+	st := storetest.Open(t, db.URL)
 
 	f := &fixture{params: synth.Params{Seed: 7, Actions: 420, Accounts: 25, HotAccounts: 2, HotActions: 90, StartUtime: 1_700_000_000},
 		facts: map[string]chain.AddressFacts{}}

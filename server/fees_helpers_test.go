@@ -15,6 +15,7 @@ import (
 	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
@@ -35,12 +36,8 @@ func importFeeReplay(t testing.TB, db testenv.Database) *feeReplay {
 	t.Helper()
 	path := testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")
 	ctx := context.Background()
-	st, err := store.Open(ctx, db.URL)
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	_, err = st.Migrate(ctx)
-	require.NoError(t, err)
-	_, err = ingest.New(st).ImportFile(ctx, path)
+	st := storetest.Open(t, db.URL)
+	_, err := ingest.New(st).ImportFile(ctx, path)
 	require.NoError(t, err)
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)

@@ -14,10 +14,10 @@ import (
 
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
-	"github.com/tonql/tonql/store"
 )
 
 // importedAction is what the test reads of an action in a response.
@@ -50,11 +50,7 @@ func TestImportedFixturesThroughTheAPI(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := store.Open(ctx, db.URL)
-			require.NoError(t, err)
-			t.Cleanup(func() { st.Close() })
-			_, err = st.Migrate(ctx)
-			require.NoError(t, err)
+			st := storetest.Open(t, db.URL)
 			require.NoError(t, ingest.New(st).ImportFiles(ctx, files, func(path string, _ ingest.Stats, err error) {
 				require.NoError(t, err, path)
 			}))

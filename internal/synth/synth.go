@@ -126,7 +126,9 @@ func build(r *rand.Rand, p Params, typ string, n, hotEvery int) *chain.Action {
 	}
 	amount := strconv.FormatUint(uint64(r.Int64N(1e12)), 10)
 	a := &chain.Action{Type: typ}
-	link := func(addr, role string) { a.Accounts = append(a.Accounts, chain.ActionAccount{Address: addr, Role: role}) }
+	link := func(addr, role string) {
+		a.Accounts = append(a.Accounts, chain.ActionAccount{Address: addr, Role: role})
+	}
 	link(from, chain.RoleSender)
 	link(to, chain.RoleRecipient)
 	v := map[string]any{"source": from, "destination": to}
