@@ -90,8 +90,10 @@ func (im *Importer) save(ctx context.Context, path string, p *Parsed) (Stats, er
 }
 
 // parseAhead is how many files may be parsed, or being parsed, ahead of
-// the one being saved.
-const parseAhead = 4
+// the one being saved. It must cover a group (see group) and then some, or
+// the parsers stop while a group is written: at 4 the writer spent 0.25 s
+// of a 0.6 s import waiting for them, at 16 0.16 s, for ~20 MB more.
+const parseAhead = 16
 
 // ImportFiles imports files in order, each whole in one database
 // transaction, like ImportFile, but parses the next files while the current
