@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"reflect"
+	"strconv"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -66,6 +67,7 @@ func (s *Store) SaveBatch(ctx context.Context, b *Batch) error {
 			for i, d := range b.DNS {
 				rows[i] = dnsRow{Domain: d.Domain, Address: d.Address}
 			}
+			rows = dedupe(rows, func(r *dnsRow) string { return r.Domain }, nil)
 			if err := queueRows(ctx, w, "save dns", rows, "CONFLICT (domain) DO UPDATE SET address = EXCLUDED.address"); err != nil {
 				return err
 			}
@@ -96,6 +98,8 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 			msgs = append(msgs, newMsgRow(r.Hash, "out", i, &t.OutMsgs[i]))
 		}
 	}
+	rows = dedupe(rows, func(r *txRow) string { return r.Hash }, nil)
+	msgs = dedupe(msgs, func(r *msgRow) string { return r.TxHash + "/" + r.Direction + "/" + strconv.Itoa(r.Seq) }, nil)
 	// The trace id of a transaction can change when an earlier part of its
 	// trace arrives later, so it is the one column updated on conflict; an
 	// unchanged row is not rewritten (a rewrite costs a new row version and
@@ -116,6 +120,7 @@ func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions [
 		ids = append(ids, t.ID.Base64())
 		rows = append(rows, newTraceRow(t))
 	}
+	rows = dedupe(rows, func(r *traceRow) string { return r.ID }, nil)
 	if err := queueRows(ctx, w, "save traces", rows, `CONFLICT (id) DO UPDATE SET start_lt = EXCLUDED.start_lt, end_lt = EXCLUDED.end_lt,
 		start_utime = EXCLUDED.start_utime, end_utime = EXCLUDED.end_utime, complete = EXCLUDED.complete, transactions = EXCLUDED.transactions
 		WHERE traces.start_lt <> EXCLUDED.start_lt OR traces.end_lt <> EXCLUDED.end_lt OR traces.start_utime <> EXCLUDED.start_utime
@@ -162,6 +167,7 @@ func saveAccounts(ctx context.Context, w *writer, accounts []chain.AccountState)
 	}
 	// A state read later (or at a later transaction) wins; replaying an older
 	// file never moves an account back in time.
+	rows = dedupe(rows, func(r *accountRow) string { return r.Address }, newerAccount)
 	return queueRows(ctx, w, "save accounts", rows, `CONFLICT (address) DO UPDATE SET
 		status = EXCLUDED.status, code_hash = EXCLUDED.code_hash, is_wallet = EXCLUDED.is_wallet,
 		balance = EXCLUDED.balance, last_tx_lt = EXCLUDED.last_tx_lt, last_tx_hash = EXCLUDED.last_tx_hash,
