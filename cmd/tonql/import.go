@@ -11,9 +11,10 @@ import (
 )
 
 // runImport imports block BOCs, toncenter trace JSON and fee-replay JSON
-// files (or folders of them). Each file is written in one database
-// transaction; a malformed file is reported and skipped, nothing of it
-// written, and the command fails at the end. Files of other formats met
+// files (or folders of them). Each file is written whole in one database
+// transaction (consecutive small files that share no row may share one, see
+// ingest.ImportFiles); a malformed file is reported and skipped, nothing of
+// it written, and the command fails at the end. Files of other formats met
 // while walking a folder (a decoded config beside the blocks) are skipped
 // with a notice and do not fail the run; named explicitly, they do.
 func runImport(ctx context.Context, args []string, e *env) error {
