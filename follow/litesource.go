@@ -37,7 +37,7 @@ func (s *LiteSource) Head(ctx context.Context) (uint32, error) {
 // Block fetches masterchain block seqno and every shard block it commits
 // that the previous one did not (walking back from each new shard top).
 func (s *LiteSource) Block(ctx context.Context, seqno uint32) (*Block, error) {
-	id, err := s.c.LookupMaster(ctx, seqno)
+	mc, err := s.master(ctx, seqno)
 	if err != nil {
 		if lite.IsAnswer(err) {
 			if head, herr := s.Head(ctx); herr == nil && seqno > head {
@@ -45,14 +45,6 @@ func (s *LiteSource) Block(ctx context.Context, seqno uint32) (*Block, error) {
 			}
 		}
 		return nil, err
-	}
-	raw, err := s.c.Block(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	mc, err := parseMaster(raw)
-	if err != nil {
-		return nil, fmt.Errorf("masterchain block %d: %w", seqno, err)
 	}
 	if s.prevTops == nil || s.prevSeqno+1 != seqno {
 		if s.prevTops, err = s.tops(ctx, seqno-1); err != nil {
@@ -88,6 +80,16 @@ func (s *LiteSource) tops(ctx context.Context, seqno uint32) (map[ton.BlockIDExt
 	if seqno == 0 {
 		return map[ton.BlockIDExt]bool{}, nil
 	}
+	mc, err := s.master(ctx, seqno)
+	if err != nil {
+		return nil, err
+	}
+	return mc.tops, nil
+}
+
+// master fetches and parses masterchain block seqno. A lookup error is
+// returned as is, so callers can tell "not produced yet" from a failure.
+func (s *LiteSource) master(ctx context.Context, seqno uint32) (*masterBlock, error) {
 	id, err := s.c.LookupMaster(ctx, seqno)
 	if err != nil {
 		return nil, err
@@ -100,7 +102,7 @@ func (s *LiteSource) tops(ctx context.Context, seqno uint32) (map[ton.BlockIDExt
 	if err != nil {
 		return nil, fmt.Errorf("masterchain block %d: %w", seqno, err)
 	}
-	return mc.tops, nil
+	return &mc, nil
 }
 
 // newShardBlocks walks back from each shard top to the blocks the previous
