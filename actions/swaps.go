@@ -6,13 +6,6 @@ import (
 	"github.com/tonql/tonql/chain"
 )
 
-// Pools are recognized by the message that asks them to swap.
-var poolOps = map[uint32]string{
-	uint32(abi.StonfiSwapMsgOpCode):         "stonfi",
-	uint32(abi.StonfiSwapV2MsgOpCode):       "stonfi_v2",
-	uint32(abi.DedustSwapExternalMsgOpCode): "dedust",
-}
-
 // swapSide is the asset moving into or out of the DEX: a jetton leg, or TON.
 type swapSide struct {
 	leg    *jettonLeg // nil for TON
@@ -116,12 +109,9 @@ func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 	if top == nil || top.used {
 		return swapSide{}, false
 	}
-	s := swapSide{owner: top.in().Source, amount: uintString(top.in().Value), nodes: []*node{top}}
-	if b, ok := bodyAs[abi.DedustSwapMsgBody](top); ok {
-		s.amount = uintString(uint64(b.Amount))
-	} else if b, ok := bodyAs[abi.PtonTonTransferMsgBody](top); ok {
-		s.amount = uintString(uint64(b.TonAmount))
-	}
+	// The contract that took the TON (a native vault, a pTON wallet) is
+	// the one that would pay it back on a refund.
+	s := swapSide{owner: top.in().Source, amount: uintString(tonIn(top)), dexWallet: top.tx.Account, nodes: []*node{top}}
 	return s, true
 }
 
@@ -140,7 +130,7 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 				legs = append(legs, l)
 				continue
 			}
-			if ch.is(abi.DedustPayoutMsgOpCode) || (ch.tx.Account == user && ch.in().Value > 0 && !ch.is(abi.ExcessMsgOpCode)) {
+			if isPayout(ch) || (ch.tx.Account == user && ch.in().Value > 0 && !ch.is(abi.ExcessMsgOpCode)) {
 				payouts = append(payouts, ch)
 				continue
 			}
@@ -154,8 +144,8 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 		}
 	}
 	for _, n := range payouts {
-		if n.tx.Account == user || n.is(abi.DedustPayoutMsgOpCode) {
-			return swapSide{owner: n.tx.Account, amount: uintString(n.in().Value), nodes: []*node{n}}, true
+		if n.tx.Account == user || isPayout(n) {
+			return swapSide{owner: n.tx.Account, amount: uintString(tonOut(n)), dexWallet: n.in().Source, nodes: []*node{n}}, true
 		}
 	}
 	if len(legs) > 0 {
@@ -164,13 +154,10 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 	return swapSide{}, false
 }
 
-func isPoolRequest(n *node) bool {
-	_, ok := poolOps[n.op]
-	return ok && n.is(abi.MsgOpCode(n.op))
-}
-
-// nextHop finds the next pool of a route below pool p: a swap request
-// reached before anything was paid out to the user.
+// nextHop finds the next pool of the same DEX in a route below pool p: a
+// swap request reached before anything was paid out to the user. A pool of
+// another DEX is a swap of its own (aggregators chain DEXes, and each DEX's
+// part is reported as that DEX's swap).
 func (c *classifier) nextHop(p *node, user string) *node {
 	var found *node
 	var walk func(n *node)
@@ -180,12 +167,15 @@ func (c *classifier) nextHop(p *node, user string) *node {
 				return
 			}
 			if isPoolRequest(ch) {
-				found = ch
-				return
+				if poolOps[ch.op] == poolOps[p.op] {
+					found = ch
+					return
+				}
+				continue
 			}
 			// What reaches the user ends the route; a transfer to another
 			// router (multi-router routes) does not.
-			if l, isLeg := c.followTransfer(ch); isLeg && l.recipient == user || ch.tx.Account == user || ch.is(abi.DedustPayoutMsgOpCode) {
+			if l, isLeg := c.followTransfer(ch); isLeg && l.recipient == user || ch.tx.Account == user || isPayout(ch) {
 				continue
 			}
 			walk(ch)
@@ -195,11 +185,12 @@ func (c *classifier) nextHop(p *node, user string) *node {
 	return found
 }
 
-// outLeg handles a pTON-style wallet that pays TON with a notification
-// instead of moving jettons: then the asset out is TON.
+// outLeg handles a pTON-style wallet that pays TON (with a notification,
+// or pTON v2's ton_transfer) instead of moving jettons: then the asset out
+// is TON.
 func (c *classifier) outLeg(l *jettonLeg) swapSide {
 	if l.receive == nil {
-		if n := l.send.child(abi.JettonNotifyMsgOpCode); n != nil {
+		if n := l.send.child(abi.JettonNotifyMsgOpCode, abi.PtonTonTransferMsgOpCode); n != nil {
 			return swapSide{owner: n.tx.Account, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: []*node{l.send, n}}
 		}
 	}
