@@ -113,7 +113,12 @@ func unavailable(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	// pgdriver enforces a context deadline as a read deadline on the socket,
+	// so a query still running when the request's time is up fails as a
+	// network timeout (os.ErrDeadlineExceeded), not as DeadlineExceeded.
+	var netErr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.As(err, &netErr) && netErr.Timeout() {
 		return apperr.Wrap(apperr.Timeout, err, "database query timed out")
 	}
 	var pgErr pgdriver.Error
@@ -127,7 +132,6 @@ func unavailable(err error) error {
 		}
 		return apperr.Wrap(apperr.Internal, err, "internal error")
 	}
-	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) ||
 		strings.Contains(err.Error(), "database is locked") || strings.Contains(err.Error(), "connection refused") {
 		return apperr.Wrap(apperr.Unavailable, err, "database unavailable")

@@ -1,0 +1,118 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/server"
+)
+
+// timeoutCall is one request of each route family, and what its envelope
+// must say when the request runs out of time.
+type timeoutCall struct {
+	name, method, path, body string
+	check                    func(t *testing.T, body map[string]any)
+}
+
+func timeoutCalls(t *testing.T) []timeoutCall {
+	deploy := walletDeploy(t)
+	codeIs := func(want float64) func(*testing.T, map[string]any) {
+		return func(t *testing.T, b map[string]any) { require.Equal(t, want, b["code"], b) }
+	}
+	return []timeoutCall{
+		{"v3 actions", http.MethodGet, "/api/v3/actions?limit=1", "", codeIs(504)},
+		{"v2 estimateFee", http.MethodPost, "/api/v2/estimateFee", deploy, func(t *testing.T, b map[string]any) {
+			codeIs(504)(t, b)
+			require.Equal(t, false, b["ok"], b)
+		}},
+		{"jsonRPC", http.MethodPost, "/api/v2/jsonRPC", rpcCall(`"t-1"`, "estimateFee", deploy), func(t *testing.T, b map[string]any) {
+			codeIs(504)(t, b)
+			require.Equal(t, false, b["ok"], b)
+			require.Equal(t, "t-1", b["id"], "the id is echoed on a timeout too")
+		}},
+		{"graphql", http.MethodPost, "/graphql", `{"query":"{ actions(limit: 1) { actions { action_id } } }"}`, func(t *testing.T, b map[string]any) {
+			errs, _ := b["errors"].([]any)
+			require.NotEmpty(t, errs, b)
+			ext, _ := errs[0].(map[string]any)["extensions"].(map[string]any)
+			require.Equal(t, "TIMEOUT", ext["code"], b)
+		}},
+	}
+}
+
+// TestRequestTimeout holds an exclusive lock on the tables the routes read,
+// so their queries really block in Postgres until REQUEST_TIMEOUT: every
+// route answers a timeout in its own envelope, never a 500, and once the
+// lock is gone the same server answers the same requests normally (no
+// connection left broken in the pool, no handler wedged).
+func TestRequestTimeout(t *testing.T) {
+	url := testenv.NewPostgresDatabase(t)
+	if url == "" {
+		t.Skip("the lock that makes queries slow needs Postgres")
+	}
+	e := newAccessEnv(t, testenv.Database{Name: "postgres", URL: url}, accessConfig{fees: true})
+	srv := httptest.NewServer(server.New(server.Options{Resolver: e.res, RequestTimeout: 500 * time.Millisecond}))
+	defer srv.Close()
+	calls := timeoutCalls(t)
+	// Warm the shared resolver (emulators, chain config, pooled connections)
+	// through a handler without a timeout, so one-time work on a loaded
+	// machine cannot turn into a timeout of its own.
+	warm := httptest.NewServer(server.New(server.Options{Resolver: e.res}))
+	sendAll(t, warm.URL, calls, "warm")
+	warm.Close()
+
+	ctx := context.Background()
+	tx, err := e.st.DB().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer tx.Rollback() //nolint:errcheck // released below; this covers a failed assertion
+	_, err = tx.ExecContext(ctx, "LOCK TABLE actions, action_accounts, accounts, chain_configs IN ACCESS EXCLUSIVE MODE")
+	require.NoError(t, err)
+
+	for _, c := range calls {
+		t.Run("locked/"+c.name, func(t *testing.T) {
+			status, body := send(t, srv.URL, c)
+			require.NotEqual(t, http.StatusInternalServerError, status, body)
+			if c.path != "/graphql" { // GraphQL reports errors in the body with 200
+				require.Equal(t, http.StatusGatewayTimeout, status, body)
+			}
+			c.check(t, body)
+		})
+	}
+	require.NoError(t, tx.Rollback())
+
+	sendAll(t, srv.URL, calls, "unlocked")
+}
+
+// sendAll sends every call and expects success.
+func sendAll(t *testing.T, base string, calls []timeoutCall, phase string) {
+	for _, c := range calls {
+		t.Run(phase+"/"+c.name, func(t *testing.T) {
+			status, body := send(t, base, c)
+			require.Equal(t, http.StatusOK, status, body)
+			require.Nil(t, body["errors"], body)
+		})
+	}
+}
+
+func send(t *testing.T, base string, c timeoutCall) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(raw, &body), string(raw))
+	return resp.StatusCode, body
+}
