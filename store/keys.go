@@ -119,6 +119,41 @@ func (s *Store) RevokeKey(ctx context.Context, hash string) (*APIKey, error) {
 	return k, nil
 }
 
+// KeyLimit changes a key's own rate limit; a nil field is left as it is.
+// Rate and Burst mean what they mean in APIKey (0 = the server default,
+// Rate < 0 = unlimited).
+type KeyLimit struct {
+	Rate  *float64
+	Burst *int
+}
+
+// SetKeyLimit changes the limit of the key with this hash, revoked or not,
+// and returns the key as stored. Running servers read it on their next key
+// lookup (apikey caches lookups for seconds). An unknown key is
+// ErrKeyNotFound.
+func (s *Store) SetKeyLimit(ctx context.Context, hash string, l KeyLimit) (*APIKey, error) {
+	if l.Rate != nil || l.Burst != nil {
+		q := s.db.NewUpdate().Model((*apiKeyRow)(nil)).Where("key_hash = ?", hash)
+		if l.Rate != nil {
+			q = q.Set("rate_limit = ?", *l.Rate)
+		}
+		if l.Burst != nil {
+			q = q.Set("rate_burst = ?", *l.Burst)
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return nil, unavailable(err)
+		}
+	}
+	k, err := s.KeyByHash(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if k == nil {
+		return nil, ErrKeyNotFound
+	}
+	return k, nil
+}
+
 // unitBatchRetention bounds api_unit_batches: a batch id only has to be
 // remembered until the Redis copy of that batch is deleted, which happens
 // seconds after the commit unless every server stays down for this long.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -69,9 +70,9 @@ func newMeter(st *store.Store, rdb *redis.Client) *metering.Meter {
 	return metering.New(metering.Options{Store: st, Redis: rdb})
 }
 
-// runKeys is `tonql keys create|list|revoke|usage`.
+// runKeys is `tonql keys create|list|revoke|usage|limit`.
 func runKeys(ctx context.Context, args []string, e *env) error {
-	const usage = "usage: tonql keys create --name NAME [--rate R --burst B] | list | revoke KEY | usage KEY"
+	const usage = "usage: tonql keys create --name NAME [--rate R --burst B] | list | revoke KEY | usage KEY | limit KEY [--rate R] [--burst B]"
 	if len(args) == 0 {
 		return errors.New(usage)
 	}
@@ -79,9 +80,13 @@ func runKeys(ctx context.Context, args []string, e *env) error {
 	fs.SetOutput(e.stderr)
 	cfg := bindConfig(fs, e)
 	name := fs.String("name", "", "label of the new key (create)")
-	rate := fs.Float64("rate", 0, "the key's own requests per second; 0 = RATE_LIMIT of the server, -1 = unlimited (create)")
-	burst := fs.Int("burst", 0, "the key's own burst; 0 = RATE_BURST of the server (create)")
-	if err := fs.Parse(args[1:]); err != nil {
+	rate := fs.Float64("rate", 0, "the key's own requests per second; 0 = RATE_LIMIT of the server, -1 = unlimited (create, limit)")
+	burst := fs.Int("burst", 0, "the key's own burst; 0 = RATE_BURST of the server (create, limit)")
+	keyArgs, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if err := validLimit(*rate, *burst); err != nil {
 		return err
 	}
 	if err := cfg.validate(); err != nil {
@@ -125,12 +130,14 @@ func runKeys(ctx context.Context, args []string, e *env) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", k.ID, k.Name, k.CreatedAt.Format(time.DateOnly), status, describeLimit(k), k.Units)
 		}
 		return tw.Flush()
+	case "limit":
+		return setLimit(ctx, st, fs, keyArgs, e)
 	case "revoke", "usage":
-		if fs.NArg() != 1 {
+		if len(keyArgs) != 1 {
 			return fmt.Errorf("keys %s: give exactly one key", args[0])
 		}
 		if args[0] == "revoke" {
-			k, err := st.RevokeKey(ctx, apikey.Hash(fs.Arg(0)))
+			k, err := st.RevokeKey(ctx, apikey.Hash(keyArgs[0]))
 			if err != nil {
 				return err
 			}
@@ -140,7 +147,7 @@ func runKeys(ctx context.Context, args []string, e *env) error {
 		if err := persistUnits(ctx, cfg, st); err != nil {
 			return err
 		}
-		k, err := st.KeyByHash(ctx, apikey.Hash(fs.Arg(0)))
+		k, err := st.KeyByHash(ctx, apikey.Hash(keyArgs[0]))
 		if err != nil {
 			return err
 		}
@@ -151,6 +158,61 @@ func runKeys(ctx context.Context, args []string, e *env) error {
 		return nil
 	}
 	return errors.New(usage)
+}
+
+// parseInterspersed parses flags before and after the key (`keys limit KEY
+// --rate 5`); the flag package alone stops at the first non-flag argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) (positional []string, err error) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// setLimit is `keys limit KEY`: only the flags given change, so
+// `--burst 50` keeps the key's rate.
+func setLimit(ctx context.Context, st *store.Store, fs *flag.FlagSet, keys []string, e *env) error {
+	if len(keys) != 1 {
+		return errors.New("keys limit: give exactly one key")
+	}
+	var l store.KeyLimit
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "rate":
+			v := f.Value.(flag.Getter).Get().(float64)
+			l.Rate = &v
+		case "burst":
+			v := f.Value.(flag.Getter).Get().(int)
+			l.Burst = &v
+		}
+	})
+	if l.Rate == nil && l.Burst == nil {
+		return errors.New("keys limit: give --rate, --burst or both")
+	}
+	k, err := st.SetKeyLimit(ctx, apikey.Hash(keys[0]), l)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "key %s (%s): limit %s; servers apply it within seconds\n", k.ID, k.Name, describeLimit(k))
+	return nil
+}
+
+// validLimit refuses values that have no meaning, rather than storing a
+// rate such as -5 that would silently read as unlimited.
+func validLimit(rate float64, burst int) error {
+	if math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0 && rate != -1 {
+		return fmt.Errorf("--rate %v: give requests per second, 0 (server default) or -1 (unlimited)", rate)
+	}
+	if burst < 0 {
+		return fmt.Errorf("--burst %d: give a positive size or 0 (server default)", burst)
+	}
+	return nil
 }
 
 // persistUnits moves units still waiting in Redis into the store, so usage
@@ -172,13 +234,14 @@ func persistUnits(ctx context.Context, cfg *config, st *store.Store) error {
 }
 
 func describeLimit(k *store.APIKey) string {
-	switch {
-	case k.RateLimit < 0:
+	if k.RateLimit < 0 {
 		return "unlimited"
-	case k.RateLimit == 0:
-		return "server default"
 	}
-	s := strconv.FormatFloat(k.RateLimit, 'f', -1, 64) + "/s"
+	// A key may keep the server's rate with a burst of its own.
+	s := "server default"
+	if k.RateLimit > 0 {
+		s = strconv.FormatFloat(k.RateLimit, 'f', -1, 64) + "/s"
+	}
 	if k.RateBurst > 0 {
 		s += " burst " + strconv.Itoa(k.RateBurst)
 	}

@@ -10,7 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/metering"
 )
 
 // keysCmd runs `tonql keys ...` in-process and returns its stdout.
@@ -84,4 +87,98 @@ func TestKeysCommandsWithServe(t *testing.T) {
 			})
 		}
 	}
+}
+
+// keysFail runs `tonql keys ...` in-process, expects it to fail and returns
+// its stderr.
+func keysFail(t *testing.T, vars map[string]string, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}
+	require.Equal(t, 1, run(context.Background(), append([]string{"keys"}, args...), e), out.String())
+	return errb.String()
+}
+
+// `keys limit` changes only the flags it is given; -1 is unlimited, 0 the
+// server default, and nonsense or an unknown key is refused.
+func TestKeysLimit(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			vars := map[string]string{"DATABASE_URL": db.URL}
+			out := keysCmd(t, vars, "create", "--name", "bot", "--rate", "5")
+			key := lastField(out)
+			steps := []struct {
+				args []string
+				want string
+			}{
+				{[]string{"--rate", "50", "--burst", "100"}, "limit 50/s burst 100"},
+				{[]string{"--rate", "2.5"}, "limit 2.5/s burst 100"},
+				{[]string{"--burst", "0"}, "limit 2.5/s;"},
+				{[]string{"--rate", "-1"}, "limit unlimited"},
+				{[]string{"--rate", "0", "--burst", "30"}, "limit server default burst 30"},
+			}
+			for _, s := range steps {
+				got := keysCmd(t, vars, append([]string{"limit", key}, s.args...)...)
+				require.Contains(t, got, s.want, s.args)
+			}
+			require.Contains(t, keysCmd(t, vars, "list"), "server default burst 30")
+
+			require.Contains(t, keysFail(t, vars, "limit", key), "give --rate, --burst or both")
+			require.Contains(t, keysFail(t, vars, "limit", key, "--rate", "-5"), "--rate -5")
+			require.Contains(t, keysFail(t, vars, "limit", key, "--burst", "-1"), "--burst -1")
+			require.Contains(t, keysFail(t, vars, "limit", "--rate", "1"), "give exactly one key")
+			require.Contains(t, keysFail(t, vars, "limit", strings.Repeat("0", 64), "--rate", "1"), "API key does not exist")
+		})
+	}
+}
+
+// Units counted before a restart stay countable with Redis configured:
+// those a stopped server moved into the database, and those a crashed
+// server had only pushed to Redis, which `keys usage` moves itself, while
+// the restarted server runs and after it stops.
+func TestKeysUsageAcrossRestartWithRedis(t *testing.T) {
+	redisURL := "redis://" + testenv.RedisAddr(t) + "/12" // not TestKeysCommandsWithServe's database
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			vars := map[string]string{"DATABASE_URL": db.URL, "REDIS_URL": redisURL, "REQUIRE_API_KEY": "true"}
+			key := lastField(keysCmd(t, vars, "create", "--name", "ci", "--rate", "-1"))
+			use := func(base string, n int) {
+				for range n {
+					code, body := get(t, base+"/"+key+"/api/v3/actions?limit=1")
+					require.Equal(t, 200, code, body)
+				}
+			}
+			t.Run("before", func(t *testing.T) {
+				base, _ := startServe(t, vars)
+				use(base, 3)
+			})
+			crashedServer(t, db.URL, redisURL, key, 2)
+			t.Run("after", func(t *testing.T) {
+				base, _ := startServe(t, vars)
+				require.Equal(t, "5", lastField(keysCmd(t, vars, "usage", key)))
+				use(base, 1)
+			})
+			require.Equal(t, "6", lastField(keysCmd(t, vars, "usage", key)))
+		})
+	}
+}
+
+// crashedServer counts n units for key and pushes them to Redis the way a
+// server does every 100 ms, then is gone without moving them to the
+// database (a server killed between its push and its move).
+func crashedServer(t *testing.T, dbURL, redisURL, key string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.Open(t, dbURL)
+	k, err := st.KeyByHash(ctx, apikey.Hash(key))
+	require.NoError(t, err)
+	require.NotNil(t, k)
+	rdb, err := metering.DialRedis(redisURL)
+	require.NoError(t, err)
+	defer rdb.Close()
+	m := newMeter(st, rdb)
+	for range n {
+		m.Count(k.ID)
+	}
+	require.NoError(t, m.Push(ctx))
 }
