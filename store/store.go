@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +40,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	var db *bun.DB
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(url),
+		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(url)),
 			pgdriver.WithTimeout(10*time.Second)))
 		sqldb.SetMaxOpenConns(32)
 		sqldb.SetMaxIdleConns(32)
@@ -137,4 +138,22 @@ func unavailable(err error) error {
 		return apperr.Wrap(apperr.Unavailable, err, "database unavailable")
 	}
 	return apperr.Wrap(apperr.Internal, err, "internal error")
+}
+
+// defaultStatementTimeout bounds every Postgres statement on the server
+// side. The driver does not cancel a query whose request context ended (it
+// only drops the connection), so without it a query abandoned by a request
+// timeout keeps running, and holding a backend, until Postgres notices.
+// A DATABASE_URL that sets statement_timeout itself keeps its own value.
+const defaultStatementTimeout = "60000" // milliseconds
+
+func withStatementTimeout(dsn string) string {
+	u, err := neturl.Parse(dsn)
+	if err != nil || u.Query().Has("statement_timeout") {
+		return dsn // pgdriver reports a malformed URL itself
+	}
+	q := u.Query()
+	q.Set("statement_timeout", defaultStatementTimeout)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

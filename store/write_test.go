@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	neturl "net/url"
 	"testing"
 
 	"github.com/tonql/tonql/chain"
@@ -67,4 +68,31 @@ func hex64(i int) string {
 		i /= 16
 	}
 	return string(b)
+}
+
+// Every Postgres connection carries a server-side statement timeout unless
+// the URL sets its own.
+func TestPostgresStatementTimeout(t *testing.T) {
+	url := testenv.NewPostgresDatabase(t)
+	if url == "" {
+		t.Skip("Postgres only")
+	}
+	ctx := context.Background()
+	own, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := own.Query()
+	q.Set("statement_timeout", "1500")
+	own.RawQuery = q.Encode()
+	for _, c := range []struct{ url, want string }{{url, "1min"}, {own.String(), "1500ms"}} {
+		st := storetest.Open(t, c.url)
+		var got string
+		if err := st.DB().NewRaw("SHOW statement_timeout").Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Fatalf("%s: statement_timeout %q, want %q", c.url, got, c.want)
+		}
+	}
 }
