@@ -25,6 +25,7 @@ type matcher func(c *classifier, n *node) bool
 var matchers = []matcher{
 	matchJettonSwap,
 	matchNftPurchase,
+	matchDedustDeposit, // before the jetton transfers into its vaults and its LP mint
 	matchJettonTransfer,
 	matchJettonBurn,
 	matchJettonMint,

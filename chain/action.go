@@ -10,20 +10,21 @@ import (
 
 // Action types. The set is the contract of `action_type`; documented in docs/ACTIONS.md.
 const (
-	TonTransfer       = "TonTransfer"
-	JettonTransfer    = "JettonTransfer"
-	NftItemTransfer   = "NftItemTransfer"
-	ContractDeploy    = "ContractDeploy"
-	JettonBurn        = "JettonBurn"
-	JettonMint        = "JettonMint"
-	NftPurchase       = "NftPurchase"
-	SmartContractExec = "SmartContractExec"
-	JettonSwap        = "JettonSwap"
+	TonTransfer         = "TonTransfer"
+	JettonTransfer      = "JettonTransfer"
+	NftItemTransfer     = "NftItemTransfer"
+	ContractDeploy      = "ContractDeploy"
+	JettonBurn          = "JettonBurn"
+	JettonMint          = "JettonMint"
+	NftPurchase         = "NftPurchase"
+	SmartContractExec   = "SmartContractExec"
+	JettonSwap          = "JettonSwap"
+	DexDepositLiquidity = "DexDepositLiquidity"
 )
 
 // ActionTypes lists every valid type name, sorted.
 var ActionTypes = []string{
-	ContractDeploy, JettonBurn, JettonMint, JettonSwap, JettonTransfer,
+	ContractDeploy, DexDepositLiquidity, JettonBurn, JettonMint, JettonSwap, JettonTransfer,
 	NftItemTransfer, NftPurchase, SmartContractExec, TonTransfer,
 }
 
