@@ -1,9 +1,11 @@
 // Package ratelimit keeps one token bucket per API key: a key may spend
 // Burst requests at once and then Rate requests per second.
 //
-// Buckets live in this process. With several servers behind one balancer,
-// each server enforces the limit on its own share of a key's traffic
-// (docs/OPERATIONS.md says how to size the limit for that).
+// New keeps the buckets in this process: with several servers behind one
+// balancer, each enforces the limit on its own share of a key's traffic.
+// NewShared keeps them in Redis, so the servers enforce it together, and
+// falls back to the per-process buckets while Redis is unavailable
+// (docs/OPERATIONS.md).
 package ratelimit
 
 import (
@@ -23,6 +25,7 @@ type Limit struct {
 type Limiter struct {
 	now     func() time.Time
 	buckets sync.Map // key id -> *bucket
+	shared  *shared  // nil: buckets are per process only
 }
 
 type bucket struct {
@@ -46,8 +49,18 @@ func (l *Limiter) Allow(key string, lim Limit) (bool, time.Duration) {
 	if lim.Rate <= 0 {
 		return true, 0
 	}
-	burst := float64(max(lim.Burst, 1))
 	now := l.now()
+	if l.shared != nil {
+		if ok, wait, decided := l.shared.allow(key, lim, now); decided {
+			return ok, wait
+		}
+	}
+	return l.allowLocal(key, lim, now)
+}
+
+// allowLocal is the per-process token bucket.
+func (l *Limiter) allowLocal(key string, lim Limit, now time.Time) (bool, time.Duration) {
+	burst := float64(max(lim.Burst, 1))
 	v, ok := l.buckets.Load(key)
 	if !ok {
 		v, _ = l.buckets.LoadOrStore(key, &bucket{tokens: burst, last: now})

@@ -43,9 +43,14 @@ func openAccess(cfg *config, st *store.Store, c cache.Cache) (*access, error) {
 		}})
 	}
 	a.meter = newMeter(st, a.rdb)
+	// With Redis, a key's limit holds across all servers on it.
+	limiter := ratelimit.New(nil)
+	if a.rdb != nil {
+		limiter = ratelimit.NewShared(ratelimit.SharedOptions{Redis: a.rdb})
+	}
 	a.access = &server.Access{
 		Keys:       apikey.NewLookup(st, apikey.LookupOptions{}),
-		Limiter:    ratelimit.New(nil),
+		Limiter:    limiter,
 		Meter:      a.meter,
 		Default:    ratelimit.Limit{Rate: cfg.RateLimit, Burst: cfg.RateBurst},
 		RequireKey: cfg.RequireAPIKey,
