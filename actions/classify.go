@@ -26,6 +26,8 @@ var matchers = []matcher{
 	matchJettonSwap,
 	matchNftPurchase,
 	matchDedustDeposit, // before the jetton transfers into its vaults and its LP mint
+	matchCoffeeDeposit, // likewise, and before the Tonco refunds' jetton transfers
+	matchToncoDeposit,
 	matchJettonTransfer,
 	matchJettonBurn,
 	matchJettonMint,

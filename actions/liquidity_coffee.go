@@ -1,0 +1,108 @@
+package actions
+
+import (
+	"math/big"
+
+	"github.com/tonkeeper/tongo/abi"
+	"github.com/tonkeeper/tongo/ton"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// matchCoffeeDeposit anchors at a Coffee vault asking for a liquidity
+// depository (create_liquidity_depository_request 0xc0ffee27): the vault
+// took one asset of a deposit, TON by deposit_liquidity (0xc0ffee04) or a
+// jetton whose notification carries the deposit parameters. The depository
+// it deploys collects both assets; the branch whose asset arrives last sees
+// it tell the pool (deposit_liquidity_internal 0xc0ffee29), which mints LP.
+func matchCoffeeDeposit(c *classifier, r *node) bool {
+	if !r.is(abi.CoffeeCreateLiquidityDepositoryRequestMsgOpCode) || r.parent == nil || r.parent.in() == nil {
+		return false
+	}
+	body, ok := bodyAs[abi.CoffeeCreateLiquidityDepositoryRequestMsgBody](r)
+	if !ok {
+		return false
+	}
+	vault := r.parent
+	user := addr(body.Sender)
+	if user == "" {
+		user = vault.in().Source
+	}
+	pair := body.Params.PoolParams
+	own, other := coffeeSides(c, vault, pair)
+	d, head := depositBranch(vault, user)
+	d.ok = pathOK(head, r)
+	d.set("dex", "coffee")
+	d.set("sender", user)
+	d.set("asset_1", own)
+	d.set("amount_1", uintString(uint64(body.Amount)))
+	d.set("asset_2", other)
+	if dep := r.child(abi.CoffeeDeployMsgOpCode); dep != nil {
+		d.set("deposit_contract", dep.tx.Account)
+		d.account(dep.tx.Account, chain.RoleOther)
+	}
+	if p := below(r, abi.CoffeeDepositLiquidityInternalMsgOpCode); p != nil {
+		coffeePoolAnswer(d, p, own == coffeeAsset(pair.First))
+	}
+	d.account(user, chain.RoleSender)
+	d.account(own, chain.RoleMaster)
+	d.account(other, chain.RoleMaster)
+	c.add(d)
+	return true
+}
+
+// coffeePoolAnswer adds what the pool did with the completed deposit: the
+// LP jettons it minted, or nothing when it cancelled and refunded.
+// deposit_liquidity_internal names both amounts in the pool's asset order.
+func coffeePoolAnswer(d *draft, p *node, ownFirst bool) {
+	d.set("pool", p.tx.Account)
+	d.set("deposit_contract", p.in().Source)
+	d.account(p.tx.Account, chain.RoleContract)
+	d.account(p.in().Source, chain.RoleOther)
+	if b, ok := bodyAs[abi.CoffeeDepositLiquidityInternalMsgBody](p); ok {
+		otherAmount := b.Amount1
+		if ownFirst {
+			otherAmount = b.Amount2
+		}
+		d.set("amount_2", uintString(uint64(otherAmount)))
+	}
+	lp := p.child(abi.JettonInternalTransferMsgOpCode)
+	d.ok = d.ok && p.ok() && lp != nil && lp.ok()
+	if lp == nil {
+		return
+	}
+	if _, amt, ok := internalTransferHead(lp); ok {
+		d.set("lp_amount", amt)
+	}
+	d.set("lp_wallet", lp.tx.Account)
+}
+
+// coffeeSides returns the asset the vault took (first) and the asset it is
+// paired with: TON for the native vault, else the jetton of the wallet that
+// notified the vault, or, when that wallet is unknown, the pair's only jetton.
+func coffeeSides(c *classifier, vault *node, pair abi.CoffeePoolParams) (string, string) {
+	a, b := coffeeAsset(pair.First), coffeeAsset(pair.Second)
+	own := ""
+	if !vault.is(abi.CoffeeDepositLiquidityMsgOpCode) {
+		own = c.masterOf(vault.in().Source)
+		if own == "" && (a == "") != (b == "") {
+			own = a + b
+		}
+	}
+	if own == a {
+		return own, b
+	}
+	return own, a
+}
+
+// coffeeAsset is the jetton master of a Coffee asset, "" for TON (and for
+// extra currencies, which have no address).
+func coffeeAsset(a abi.CoffeeAsset) string {
+	if a.SumType != "Jetton" {
+		return ""
+	}
+	id := ton.AccountID{Workchain: int32(int8(a.Jetton.Chain))} // the chain byte is a signed workchain
+	h := big.Int(a.Jetton.Hash)
+	h.FillBytes(id.Address[:])
+	return chain.RawAddress(id)
+}

@@ -1,0 +1,98 @@
+package actions
+
+import (
+	"math/big"
+
+	"github.com/tonkeeper/tongo/abi"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// matchToncoDeposit anchors at a Tonco pool funded by its router
+// (poolv3_fund_account 0x4468de77): the router took one asset of a position
+// (a jetton, or TON through pTON) and the pool records it in the user's
+// account contract (accountv3_add_liquidity). Once both assets are in, that
+// contract asks the pool to mint (poolv3_mint 0x81702ef8), which opens the
+// position NFT and pays back what the position did not need.
+func matchToncoDeposit(c *classifier, f *node) bool {
+	if !f.is(abi.Poolv3FundAccountMsgOpCode) {
+		return false
+	}
+	body, ok := bodyAs[abi.Poolv3FundAccountMsgBody](f)
+	if !ok {
+		return false
+	}
+	user, pool := addr(body.OwnerAddr), f.tx.Account
+	asset0, asset1 := c.toncoAssets(pool, user)
+	d, head := depositBranch(f, user)
+	d.ok = pathOK(head, f)
+	d.set("dex", "tonco")
+	d.set("sender", user)
+	d.set("pool", pool)
+	d.set("asset_1", asset0)
+	d.set("asset_2", asset1)
+	// The targets of the position: both branches name the same two.
+	d.set("amount_1", amount(body.Enough0))
+	d.set("amount_2", amount(body.Enough1))
+	d.set("tick_lower", int64(body.TickLower))
+	d.set("tick_upper", int64(body.TickUpper))
+	if acc := f.child(abi.Accountv3AddLiquidityMsgOpCode); acc != nil {
+		d.set("deposit_contract", acc.tx.Account)
+		d.account(acc.tx.Account, chain.RoleOther)
+		d.ok = d.ok && acc.ok()
+	}
+	if m := below(f, abi.Poolv3MintMsgOpCode); m != nil {
+		toncoMint(d, m)
+	}
+	d.account(user, chain.RoleSender)
+	d.account(pool, chain.RoleContract)
+	d.account(asset0, chain.RoleMaster)
+	d.account(asset1, chain.RoleMaster)
+	c.add(d)
+	return true
+}
+
+// toncoMint adds the position the pool opened: its liquidity (reported as
+// the LP amount) and the position NFT.
+func toncoMint(d *draft, m *node) {
+	d.ok = d.ok && m.ok()
+	if b, ok := bodyAs[abi.Poolv3MintMsgBody](m); ok {
+		l := big.Int(b.Liquidity)
+		d.set("lp_amount", l.String())
+	}
+	nft := m.child(abi.PositionnftV3PositionInitMsgOpCode)
+	if nft == nil {
+		return
+	}
+	d.ok = d.ok && nft.ok()
+	d.set("nft", nft.tx.Account)
+	d.account(nft.tx.Account, chain.RoleContract)
+	if b, ok := bodyAs[abi.PositionnftV3PositionInitMsgBody](nft); ok {
+		d.set("nft_index", b.OldFeeCell.NftIndex)
+	}
+}
+
+// toncoAssets finds the pool's two jettons from the branches funding it for
+// the user in this trace: a branch that funds amount0 brings jetton0. The
+// jetton is that of the router's wallet that notified the router (pTON's
+// master for TON), when known; a side funded in an earlier trace stays "".
+func (c *classifier) toncoAssets(pool, user string) (string, string) {
+	var a0, a1 string
+	for _, n := range c.nodes {
+		if n.tx.Account != pool || !n.is(abi.Poolv3FundAccountMsgOpCode) || n.parent == nil || n.parent.in() == nil {
+			continue
+		}
+		b, ok := bodyAs[abi.Poolv3FundAccountMsgBody](n)
+		if !ok || addr(b.OwnerAddr) != user {
+			continue
+		}
+		m := c.masterOf(n.parent.in().Source)
+		if positive(big.Int(b.Amount0)) && a0 == "" {
+			a0 = m
+		}
+		if positive(big.Int(b.Amount1)) && a1 == "" {
+			a1 = m
+		}
+	}
+	return a0, a1
+}
