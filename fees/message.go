@@ -21,13 +21,13 @@ type built struct {
 // body by reference. tongo's ton.CreateExternalMessage always uses references,
 // which costs an extra cell of import fee the wallet apps do not pay.
 func buildMessage(r Request) (*built, error) {
-	body, err := decodeRoot(r.Body)
+	body, err := r.decode(r.Body)
 	if err != nil {
 		return nil, fmt.Errorf("body: %w", err)
 	}
 	b := &built{}
 	if r.InitCode != nil {
-		si, err := stateInit(r.InitCode, r.InitData)
+		si, err := stateInit(r)
 		if err != nil {
 			return nil, err
 		}
@@ -46,15 +46,15 @@ func buildMessage(r Request) (*built, error) {
 	return b, nil
 }
 
-func stateInit(code, data []byte) (tlb.StateInit, error) {
+func stateInit(r Request) (tlb.StateInit, error) {
 	var si tlb.StateInit
-	c, err := decodeRoot(code)
+	c, err := r.decode(r.InitCode)
 	if err != nil {
 		return si, fmt.Errorf("init_code: %w", err)
 	}
 	si.Code = tlb.Maybe[tlb.Ref[boc.Cell]]{Exists: true, Value: tlb.Ref[boc.Cell]{Value: *c}}
-	if data != nil {
-		d, err := decodeRoot(data)
+	if r.InitData != nil {
+		d, err := r.decode(r.InitData)
 		if err != nil {
 			return si, fmt.Errorf("init_data: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/apperr"
@@ -23,6 +24,19 @@ type Request struct {
 	InitCode     []byte // BOC or nil when absent
 	InitData     []byte // BOC or nil when absent
 	IgnoreChksig bool
+
+	// checked is set by ParseParams once every BOC passed decodeRoot, so
+	// that building the message does not check the same bytes again. A
+	// Request made any other way is checked when it is built.
+	checked bool
+}
+
+// decode turns one of the request's BOCs into a fresh root cell.
+func (r Request) decode(b []byte) (*boc.Cell, error) {
+	if r.checked {
+		return deserializeRoot(b)
+	}
+	return decodeRoot(b)
 }
 
 // Params is the request as a transport hands it over (GraphQL arguments,
@@ -152,5 +166,6 @@ func ParseParams(p Params) (Request, error) {
 		}
 	}
 	r.IgnoreChksig = p.IgnoreChksig == nil || *p.IgnoreChksig
+	r.checked = true
 	return r, nil
 }

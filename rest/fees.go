@@ -34,8 +34,16 @@ func EstimateFee(q graph.QueryResolver) http.HandlerFunc {
 			WriteError(w, r, V2, err)
 			return
 		}
-		WriteJSON(w, map[string]any{"ok": true, "result": res})
+		WriteJSON(w, feeAnswer{OK: true, Result: res})
 	}
+}
+
+// feeAnswer is the success envelope. A struct, not a map[string]any: the
+// same bytes (fields in the map's sorted key order) without building and
+// sorting a map for every answer.
+type feeAnswer struct {
+	OK     bool         `json:"ok"`
+	Result *fees.Result `json:"result"`
 }
 
 // estimate calls the resolver and stamps the request id on a copy of the
