@@ -1,7 +1,6 @@
 package actions_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -20,12 +19,7 @@ func BenchmarkClassify(b *testing.B) {
 	}
 	var items []item
 	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tc, err := chain.ParseToncenterTrace(fh)
-		fh.Close()
+		tc, err := chain.ParseToncenterFile(f)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -152,12 +152,7 @@ func traceFile(dir, traceID string) string {
 
 func classifyFile(t testing.TB, path string) []chain.Action {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := chain.ParseToncenterTrace(f)
+	tr, err := chain.ParseToncenterFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

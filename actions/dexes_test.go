@@ -2,7 +2,6 @@ package actions_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,12 +69,7 @@ func isDexStep(op any) bool {
 // ton_transfer (TON in and straight back out: a refund).
 func inspectDexTrace(t *testing.T, path string, dexOps map[uint32]string) (dex string, refund bool) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := chain.ParseToncenterTrace(f)
+	tr, err := chain.ParseToncenterFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

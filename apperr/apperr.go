@@ -100,3 +100,13 @@ func From(err error) *Error {
 	}
 	return &Error{Kind: Internal, Msg: "internal error", Cause: err}
 }
+
+// Excerpt shortens client input echoed in an error message, so a huge
+// value never makes a huge error.
+func Excerpt(s string) string {
+	const max = 80
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}

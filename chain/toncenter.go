@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 )
 
@@ -61,6 +62,16 @@ type tcMsg struct {
 	InitState *struct {
 		Body string `json:"body"`
 	} `json:"init_state"`
+}
+
+// ParseToncenterFile reads the toncenter trace JSON file at path.
+func ParseToncenterFile(path string) (*ToncenterTrace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseToncenterTrace(f)
 }
 
 // ParseToncenterTrace reads one toncenter trace JSON document. The file

@@ -33,12 +33,7 @@ func TestToncenterTracesAssemble(t *testing.T) {
 
 func readToncenter(t *testing.T, path string) *chain.ToncenterTrace {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := chain.ParseToncenterTrace(f)
+	tr, err := chain.ParseToncenterFile(path)
 	if err != nil {
 		t.Fatalf("%s: %v", filepath.Base(path), err)
 	}

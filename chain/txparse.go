@@ -39,44 +39,31 @@ func recoverDecode(what string, err *error) {
 
 func guessWorkchain(raw *tlb.Transaction) int32 {
 	if raw.Msgs.InMsg.Exists {
-		if id := msgDestination(&raw.Msgs.InMsg.Value.Value); id != nil {
-			return int32(id.Workchain)
+		if _, dst := msgEnds(&raw.Msgs.InMsg.Value.Value); dst != nil {
+			return dst.Workchain
 		}
 	}
 	for _, m := range raw.Msgs.OutMsgs.Values() {
-		if id := msgSource(&m.Value); id != nil {
-			return int32(id.Workchain)
+		if src, _ := msgEnds(&m.Value); src != nil {
+			return src.Workchain
 		}
 	}
 	return 0
 }
 
-func msgDestination(m *tlb.Message) *ton.AccountID {
-	var a tlb.MsgAddress
+// msgEnds returns the accounts a message goes from and to; nil for the
+// missing end of an external message.
+func msgEnds(m *tlb.Message) (src, dst *ton.AccountID) {
 	switch m.Info.SumType {
 	case "IntMsgInfo":
-		a = m.Info.IntMsgInfo.Dest
+		src, _ = ton.AccountIDFromTlb(m.Info.IntMsgInfo.Src)
+		dst, _ = ton.AccountIDFromTlb(m.Info.IntMsgInfo.Dest)
 	case "ExtInMsgInfo":
-		a = m.Info.ExtInMsgInfo.Dest
-	default:
-		return nil
-	}
-	id, _ := ton.AccountIDFromTlb(a)
-	return id
-}
-
-func msgSource(m *tlb.Message) *ton.AccountID {
-	var a tlb.MsgAddress
-	switch m.Info.SumType {
-	case "IntMsgInfo":
-		a = m.Info.IntMsgInfo.Src
+		dst, _ = ton.AccountIDFromTlb(m.Info.ExtInMsgInfo.Dest)
 	case "ExtOutMsgInfo":
-		a = m.Info.ExtOutMsgInfo.Src
-	default:
-		return nil
+		src, _ = ton.AccountIDFromTlb(m.Info.ExtOutMsgInfo.Src)
 	}
-	id, _ := ton.AccountIDFromTlb(a)
-	return id
+	return src, dst
 }
 
 // TransactionFromTLB converts a decoded transaction of an account in the

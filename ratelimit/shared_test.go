@@ -1,12 +1,10 @@
 package ratelimit
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -100,7 +98,7 @@ func TestSharedRetryAfter(t *testing.T) {
 func TestSharedFallsBackWhenRedisStops(t *testing.T) {
 	srv := cachetest.StartRedis(t)
 	rdb := dial(t, srv.Addr)
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	l := NewShared(SharedOptions{Redis: rdb, Prefix: uniquePrefix(), RetryEvery: 50 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	lim := Limit{Rate: 0.001, Burst: 3} // no refill during the test
@@ -128,21 +126,4 @@ func TestSharedFallsBackWhenRedisStops(t *testing.T) {
 	require.False(t, ok)
 	require.Positive(t, wait)
 	require.Equal(t, 1, strings.Count(logs.String(), "Redis unavailable"), logs.String())
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

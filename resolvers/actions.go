@@ -121,7 +121,7 @@ func hashes(field string, in []string) ([]string, error) {
 	for _, s := range in {
 		h, err := chain.ParseHash(s)
 		if err != nil {
-			return nil, apperr.Field(field, "%q: %v", truncate(s), err)
+			return nil, apperr.Field(field, "%q: %v", apperr.Excerpt(s), err)
 		}
 		out = append(out, h.Base64())
 	}
@@ -138,7 +138,7 @@ func actionTypes(in []string) ([]string, error) {
 			t, ok := chain.CanonicalActionType(name)
 			if !ok {
 				return nil, apperr.Field("action_type", "unknown type %q; valid types: %s",
-					truncate(name), chain.ValidActionTypeNames())
+					apperr.Excerpt(name), chain.ValidActionTypeNames())
 			}
 			if !seen[t] {
 				seen[t] = true
@@ -147,12 +147,4 @@ func actionTypes(in []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// truncate keeps echoed client input short in error messages.
-func truncate(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
 }

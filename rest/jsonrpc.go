@@ -107,7 +107,7 @@ func call(r *http.Request, q graph.QueryResolver, raw json.RawMessage) (map[stri
 		}
 		return map[string]any{"ok": true, "result": res, "jsonrpc": "2.0", "id": rawID(id)}, http.StatusOK
 	default:
-		return fail(apperr.Field("method", "unknown method %q; supported: estimateFee", truncate(method)))
+		return fail(apperr.Field("method", "unknown method %q; supported: estimateFee", apperr.Excerpt(method)))
 	}
 }
 
@@ -124,11 +124,4 @@ func rawID(id json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return id
-}
-
-func truncate(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
-	}
-	return s
 }

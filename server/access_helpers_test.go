@@ -1,13 +1,11 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +34,7 @@ type accessEnv struct {
 	rdb     *redis.Client
 	prefix  string // Redis key namespace of this test
 	res     *resolvers.Resolver
-	logs    *syncBuffer
+	logs    *testenv.SyncBuffer
 	limiter *ratelimit.Limiter
 	access  *server.Access
 }
@@ -52,7 +50,7 @@ type accessConfig struct {
 func newAccessEnv(t testing.TB, db testenv.Database, c accessConfig) *accessEnv {
 	t.Helper()
 	st := storetest.Open(t, db.URL)
-	e := &accessEnv{st: st, logs: &syncBuffer{}, res: &resolvers.Resolver{Store: st}}
+	e := &accessEnv{st: st, logs: &testenv.SyncBuffer{}, res: &resolvers.Resolver{Store: st}}
 	if c.fees {
 		e.res.Fees = fees.New(st, nil, fees.Options{Emulators: 2})
 	}
@@ -81,6 +79,15 @@ func (e *accessEnv) meter() *metering.Meter {
 	return metering.New(metering.Options{Store: e.st, Redis: e.rdb, Prefix: e.prefix, FlushEvery: 50 * time.Millisecond})
 }
 
+// startMeter runs the meter's owner goroutine; stop ends it and returns
+// its final flush's error.
+func startMeter(m *metering.Meter) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	return func() error { cancel(); return <-done }
+}
+
 // handler builds the root handler with the given meter (nil: no metering).
 func (e *accessEnv) handler(m *metering.Meter) http.Handler {
 	a := *e.access
@@ -106,24 +113,6 @@ func (e *accessEnv) units(t testing.TB, key string) int64 {
 	require.NoError(t, err)
 	require.NotNil(t, k)
 	return k.Units
-}
-
-// syncBuffer is a log sink that many request goroutines write to.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // walletDeploy is the body of an estimateFee request that deploys a v3R2

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -27,9 +26,7 @@ type process struct {
 // handled counts the requests that reached a process's handler.
 func (e *accessEnv) startProcess(handled *atomic.Int64) *process {
 	m := e.meter()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
+	stopMeter := startMeter(m)
 	h := e.handler(m)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		handled.Add(1)
@@ -37,8 +34,7 @@ func (e *accessEnv) startProcess(handled *atomic.Int64) *process {
 	}))
 	return &process{srv: srv, stop: func() error {
 		srv.Close() // waits for requests in flight
-		cancel()
-		return <-done
+		return stopMeter()
 	}}
 }
 

@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -64,29 +62,10 @@ func BenchmarkAccessShared(b *testing.B) {
 	e := newAccessEnv(b, db, accessConfig{redis: true, limit: ratelimit.Limit{Rate: 1e9, Burst: 1 << 30}})
 	key, _ := e.newKey(b, "bench", ratelimit.Limit{})
 	m := e.meter()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	b.Cleanup(func() { cancel(); <-done })
+	stop := startMeter(m)
+	b.Cleanup(func() { _ = stop() })
 	a := e.sharedAccess(nil)
 	a.Meter = m
-	h := server.New(server.Options{Resolver: e.res, Access: a, Logger: slog.New(slog.DiscardHandler)})
-	req := httptest.NewRequest(http.MethodGet, "/"+key+"/api/v2/estimateFee", nil)
-	h.ServeHTTP(httptest.NewRecorder(), req) // warm the key cache
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			if rec.Code != http.StatusMethodNotAllowed {
-				b.Fatalf("status %d", rec.Code)
-			}
-		}
-	})
-	b.Run("parallel", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				h.ServeHTTP(httptest.NewRecorder(), req)
-			}
-		})
-	})
+	benchCheapRequest(b, server.New(server.Options{Resolver: e.res, Access: a, Logger: slog.New(slog.DiscardHandler)}),
+		"/"+key+"/api/v2/estimateFee")
 }

@@ -26,12 +26,8 @@ type ActionFilter struct {
 	Asc        bool
 }
 
-// ListActions returns one page ordered by (end_lt, action_id).
-//
-// With an account filter the query walks action_accounts, which carries
-// the sort key and the filterable columns, so Postgres reads the page
-// straight off the (account[, type], end_lt, action_id) index; otherwise it
-// walks actions by (end_lt, action_id), (type, ...) or (trace_id, ...).
+// ListActions returns one page ordered by (end_lt, action_id); how the
+// page is found is explained at actionsQuery.
 func (s *Store) ListActions(ctx context.Context, f ActionFilter) ([]*chain.Action, error) {
 	var rows []actionRow
 	if err := s.actionsQuery(f, &rows).Scan(ctx); err != nil {

@@ -109,6 +109,11 @@ func (s *Store) RevokeKey(ctx context.Context, hash string) (*APIKey, error) {
 		Where("key_hash = ?", hash).Where("revoked_at IS NULL").Exec(ctx); err != nil {
 		return nil, unavailable(err)
 	}
+	return s.existingKey(ctx, hash)
+}
+
+// existingKey is KeyByHash for a key that must exist.
+func (s *Store) existingKey(ctx context.Context, hash string) (*APIKey, error) {
 	k, err := s.KeyByHash(ctx, hash)
 	if err != nil {
 		return nil, err
@@ -144,14 +149,7 @@ func (s *Store) SetKeyLimit(ctx context.Context, hash string, l KeyLimit) (*APIK
 			return nil, unavailable(err)
 		}
 	}
-	k, err := s.KeyByHash(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	if k == nil {
-		return nil, ErrKeyNotFound
-	}
-	return k, nil
+	return s.existingKey(ctx, hash)
 }
 
 // unitBatchRetention bounds api_unit_batches: a batch id only has to be

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
@@ -30,12 +29,7 @@ func runClassify(_ context.Context, args []string, e *env) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	f, err := os.Open(fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	tr, err := chain.ParseToncenterTrace(f)
+	tr, err := chain.ParseToncenterFile(fs.Arg(0))
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tonql/tonql/internal/testenv"
 )
 
 // refusedAddr is a local address nothing listens on.
@@ -26,7 +27,7 @@ func refusedAddr(t *testing.T) string {
 func runFollowCmd(t *testing.T, vars map[string]string, args ...string) (int, string) {
 	t.Helper()
 	vars["DATABASE_URL"] = "sqlite:" + filepath.Join(t.TempDir(), "tonql.db")
-	errb := &syncBuffer{}
+	errb := &testenv.SyncBuffer{}
 	e := &env{stdout: io.Discard, stderr: errb, getenv: func(k string) string { return vars[k] }}
 	// The deadline only keeps a broken build from hanging CI.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -8,37 +8,19 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tonql/tonql/internal/testenv"
 )
-
-// syncBuffer lets the test read what the server prints while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startServe runs `tonql serve` in-process on a free port with the given
 // environment and returns its base URL; the server stops when the test ends
 // and must shut down cleanly.
-func startServe(t *testing.T, vars map[string]string, args ...string) (string, *syncBuffer) {
+func startServe(t *testing.T, vars map[string]string, args ...string) (string, *testenv.SyncBuffer) {
 	t.Helper()
-	out := &syncBuffer{}
+	out := &testenv.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	e := &env{stdout: out, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
