@@ -2,6 +2,7 @@ package actions
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 
 	"github.com/tonkeeper/tongo/abi"
@@ -10,6 +11,56 @@ import (
 
 	"github.com/tonql/tonql/chain"
 )
+
+// TonTransfer: TON sent from one account to another, maybe with a comment.
+type TonTransfer struct {
+	Sender          Address         `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the coins"`
+	Recipient       Address         `json:"recipient,omitempty" role:"recipient" tc:"destination" doc:"who received them"`
+	Amount          BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons"`
+	Comment         string          `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
+	Encrypted       *bool           `json:"encrypted,omitempty" tc:"encrypted" doc:"true when the comment is encrypted (its text is then absent)"`
+	ExtraCurrencies []ExtraCurrency `json:"extra_currencies,omitempty" tc:"value_extra_currencies" doc:"extra currencies sent beside TON"`
+}
+
+// ExtraCurrency is an amount of one extra currency (config 7).
+type ExtraCurrency struct {
+	ID     uint32 `json:"id" doc:"currency id"`
+	Amount BigInt `json:"amount" doc:"amount in the currency's smallest units"`
+}
+
+// SmartContractExec: a call of a contract with an op code that no other
+// type explains (toncenter's call_contract).
+type SmartContractExec struct {
+	Sender          Address         `json:"sender,omitempty" role:"sender" tc:"source" doc:"the caller"`
+	Contract        Address         `json:"contract,omitempty" role:"contract" tc:"destination" doc:"the called contract"`
+	Opcode          string          `json:"opcode,omitempty" tc:"opcode" doc:"op code of the message, 0x + 8 hex digits"`
+	Amount          BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons attached to the call"`
+	ExtraCurrencies []ExtraCurrency `json:"extra_currencies,omitempty" tc:"extra_currencies" doc:"extra currencies attached"`
+}
+
+// ContractDeploy: an account the trace made active.
+type ContractDeploy struct {
+	Address  Address `json:"address,omitempty" role:"contract" tc:"destination" doc:"the deployed account"`
+	Deployer Address `json:"deployer,omitempty" role:"sender" tc:"source" doc:"who sent the deploying message"`
+	Opcode   string  `json:"opcode,omitempty" tc:"opcode" doc:"op code of the deploying message, 0x + 8 hex digits, when it has one"`
+	Amount   BigInt  `json:"amount,omitempty" tc:"value" doc:"nanotons the deploying message carried"`
+}
+
+func init() {
+	declare(
+		Type{Value: TonTransfer{}, Toncenter: "ton_transfer", Aliases: []string{"NativeTransfer"},
+			Protocols: "any account", Doc: "TON sent with no op code, or with a (possibly encrypted) text comment.",
+			Failed: "the recipient's transaction failed or bounced, or the wallet never sent the message"},
+		Type{Value: SmartContractExec{}, Toncenter: "call_contract",
+			Protocols: "any contract", Doc: "A message with an op code that no other type explains.",
+			Failed: "the called contract failed"},
+		Type{Value: ContractDeploy{}, Toncenter: "contract_deploy",
+			Protocols: "any contract", Doc: "An account the trace brought from nonexist or uninit to active, beside whatever action its message was part of.",
+			Failed: "never"},
+	)
+	addMatcher(OrderFallback+50, "TonTransfer", matchTonTransfer)
+	addMatcher(OrderFallback+90, "SmartContractExec", matchContractExec)
+}
 
 // matchTonTransfer: a message without op code, or with a (possibly
 // encrypted) comment. Bounced replies and excesses are change returned to
@@ -22,25 +73,35 @@ func matchTonTransfer(c *classifier, n *node) bool {
 	if n.hasOp && n.op != uint32(abi.TextCommentMsgOpCode) && n.op != uint32(abi.EncryptedTextCommentMsgOpCode) {
 		return false
 	}
-	d := newDraft(chain.TonTransfer, m.Hash, n).withInitiator(n)
+	d := newDraft(newTonTransfer(m.Source, m.Destination, m.Value, m.Body, n.hasOp, n.op), m.Hash, n).withInitiator(n)
+	d.value.(*TonTransfer).ExtraCurrencies = extraCurrencies(m.ExtraCurrencies)
 	d.ok = n.ok()
-	tonTransferValue(d, m.Source, m.Destination, m.Value, m.Body, n.hasOp, n.op)
 	c.add(d)
 	return true
 }
 
-func tonTransferValue(d *draft, from, to string, value uint64, body []byte, hasOp bool, op uint32) {
-	d.set("sender", from)
-	d.set("recipient", to)
-	d.set("amount", uintString(value))
-	d.set("encrypted", hasOp && op == uint32(abi.EncryptedTextCommentMsgOpCode))
+func newTonTransfer(from, to string, value uint64, body []byte, hasOp bool, op uint32) *TonTransfer {
+	v := &TonTransfer{Sender: Address(from), Recipient: Address(to), Amount: nano(value),
+		Encrypted: flag(hasOp && op == uint32(abi.EncryptedTextCommentMsgOpCode))}
 	if hasOp && op == uint32(abi.TextCommentMsgOpCode) {
 		if text, ok := commentOf(body); ok {
-			d.set("comment", text)
+			v.Comment = text
 		}
 	}
-	d.account(from, chain.RoleSender)
-	d.account(to, chain.RoleRecipient)
+	return v
+}
+
+// extraCurrencies lists a message's extra currencies by id.
+func extraCurrencies(m map[uint32]string) []ExtraCurrency {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]ExtraCurrency, 0, len(m))
+	for id, amount := range m {
+		out = append(out, ExtraCurrency{ID: id, Amount: BigInt(amount)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 func commentOf(body []byte) (string, bool) {
@@ -60,14 +121,10 @@ func matchContractExec(c *classifier, n *node) bool {
 	if m == nil || m.IsExternalIn() || m.Bounced || !n.hasOp || n.op == uint32(abi.ExcessMsgOpCode) {
 		return false
 	}
-	d := newDraft(chain.SmartContractExec, m.Hash, n).withInitiator(n)
+	d := newDraft(&SmartContractExec{Sender: Address(m.Source), Contract: Address(m.Destination),
+		Opcode: opcodeString(n.op), Amount: nano(m.Value), ExtraCurrencies: extraCurrencies(m.ExtraCurrencies)},
+		m.Hash, n).withInitiator(n)
 	d.ok = n.ok()
-	d.set("sender", m.Source)
-	d.set("contract", m.Destination)
-	d.set("opcode", fmt.Sprintf("0x%08x", n.op))
-	d.set("amount", uintString(m.Value))
-	d.account(m.Source, chain.RoleSender)
-	d.account(m.Destination, chain.RoleContract)
 	c.add(d)
 	return true
 }
@@ -84,18 +141,28 @@ func matchDeploys(c *classifier) {
 		if tx.InMsg != nil {
 			key = tx.InMsg.Hash
 		}
-		d := newDraft(chain.ContractDeploy, key, n)
-		d.set("address", tx.Account)
-		if tx.InMsg != nil {
-			d.set("deployer", tx.InMsg.Source)
-			d.account(tx.InMsg.Source, chain.RoleSender)
+		v := &ContractDeploy{Address: Address(tx.Account)}
+		if m := tx.InMsg; m != nil {
+			v.Deployer = Address(m.Source)
+			if !m.IsExternalIn() {
+				v.Amount = nano(m.Value)
+			}
+			if m.Opcode != nil {
+				v.Opcode = opcodeString(*m.Opcode)
+			}
 		}
-		d.account(tx.Account, chain.RoleContract)
-		c.drafts = append(c.drafts, d)
+		c.drafts = append(c.drafts, newDraft(v, key, n))
 	}
 }
 
-func uintString(v uint64) string { return strconv.FormatUint(v, 10) }
+// nano writes a coin amount (or any unsigned number) as a BigInt.
+func nano(v uint64) BigInt { return BigInt(strconv.FormatUint(v, 10)) }
+
+// flag is a known boolean fact.
+func flag(b bool) *bool { return &b }
+
+// opcodeString is how op codes are shown: 0x + 8 hex digits.
+func opcodeString(op uint32) string { return fmt.Sprintf("0x%08x", op) }
 
 // readQueryIDAddress reads op:uint32 query_id:uint64 addr:MsgAddress from
 // the start of a body, the common prefix of many requests.

@@ -9,6 +9,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/tonql/tonql/chain"
@@ -16,26 +19,9 @@ import (
 
 // matcher tries to recognize a pattern that starts at n. It claims the
 // nodes it explains (used=true) and records drafts; it reports whether it
-// matched.
+// matched. Matchers are registered with addMatcher from the file of their
+// protocol, and run in the order of registry.matchers.
 type matcher func(c *classifier, n *node) bool
-
-// matchers run in this order; each visits the whole tree before the next,
-// so composite patterns (a swap contains jetton transfers) win over their
-// parts.
-var matchers = []matcher{
-	matchJettonSwap,
-	matchNftPurchase,
-	matchDedustDeposit, // before the jetton transfers into its vaults and its LP mint
-	matchCoffeeDeposit, // likewise, and before the Tonco refunds' jetton transfers
-	matchToncoDeposit,
-	matchJettonTransfer,
-	matchJettonBurn,
-	matchJettonMint,
-	matchNftTransfer,
-	matchWalletIntent,
-	matchTonTransfer,
-	matchContractExec,
-}
 
 // Classify decodes the actions of one trace. known may be nil; it adds
 // facts the trace does not carry (the jetton master of a wallet, the owner
@@ -46,10 +32,10 @@ func Classify(tr *chain.Trace, known chain.KnownContracts) []chain.Action {
 	}
 	c := &classifier{trace: tr, known: known}
 	buildTree(tr.Root, nil, &c.nodes)
-	for _, m := range matchers {
+	for _, m := range registry.matchers {
 		for _, n := range c.nodes {
 			if !n.used {
-				m(c, n)
+				m.fn(c, n)
 			}
 		}
 	}
@@ -66,12 +52,10 @@ type classifier struct {
 
 // draft is an action before its ids and ranges are computed.
 type draft struct {
-	typ      string
-	ok       bool
-	key      chain.Hash // the message the action is about: disambiguates actions over the same transactions
-	value    map[string]any
-	accounts []chain.ActionAccount
-	nodes    []*node
+	value any // a pointer to a declared value struct; its type is the action's
+	ok    bool
+	key   chain.Hash // the message the action is about: disambiguates actions over the same transactions
+	nodes []*node
 }
 
 func (c *classifier) add(d *draft) {
@@ -86,28 +70,8 @@ func (c *classifier) add(d *draft) {
 	c.drafts = append(c.drafts, d)
 }
 
-func (d *draft) account(address, role string) {
-	if address == "" {
-		return
-	}
-	for _, a := range d.accounts {
-		if a.Address == address && a.Role == role {
-			return
-		}
-	}
-	d.accounts = append(d.accounts, chain.ActionAccount{Address: address, Role: role})
-}
-
-// set adds a value field unless it is empty: absent means unknown.
-func (d *draft) set(k string, v any) {
-	if s, ok := v.(string); ok && s == "" {
-		return
-	}
-	d.value[k] = v
-}
-
-func newDraft(typ string, key chain.Hash, nodes ...*node) *draft {
-	d := &draft{typ: typ, ok: true, key: key, value: map[string]any{}}
+func newDraft(value any, key chain.Hash, nodes ...*node) *draft {
+	d := &draft{value: value, ok: true, key: key}
 	for _, n := range nodes {
 		if n != nil {
 			d.nodes = append(d.nodes, n)
@@ -129,7 +93,13 @@ func (d *draft) withInitiator(head *node) *draft {
 func (c *classifier) finish() []chain.Action {
 	out := make([]chain.Action, 0, len(c.drafts))
 	traceID := c.trace.ID.Base64()
+	tf := c.traceFacts()
 	for _, d := range c.drafts {
+		t, ok := typeOf(d.value)
+		if !ok {
+			panic(fmt.Sprintf("actions: value %T is not a declared type", d.value))
+		}
+		typ := t.Name()
 		txs := make([]*chain.Transaction, 0, len(d.nodes))
 		seen := map[chain.Hash]bool{}
 		for _, n := range d.nodes {
@@ -144,21 +114,31 @@ func (c *classifier) finish() []chain.Action {
 			}
 			return txs[i].Account < txs[j].Account
 		})
-		a := chain.Action{
-			TraceID: traceID, Type: d.typ, Status: chain.StatusOK,
-			Value: chain.NewValue(d.value), Accounts: d.accounts,
-			StartLt: txs[0].Lt, StartUtime: txs[0].Utime,
-			TxHash: txs[0].Hash.Base64(),
+		value, err := json.Marshal(d.value)
+		if err != nil {
+			panic(fmt.Sprintf("actions: %s value not encodable: %v", typ, err))
 		}
+		a := chain.Action{
+			TraceID: traceID, Type: typ, Status: chain.StatusOK, Value: value,
+			StartLt: txs[0].Lt, StartUtime: txs[0].Utime, TxHash: txs[0].Hash.Base64(),
+			TraceEndLt: c.trace.EndLt, TraceEndUtime: c.trace.EndUtime,
+			TraceExternalHashNorm: tf.extHashNorm, McSeqno: tf.mcSeqno,
+		}
+		accounts := make([]string, len(txs))
+		for i, tx := range txs {
+			accounts[i] = tx.Account
+		}
+		a.Participants, a.Addresses = Participants(d.value, accounts)
+		a.Accounts = accountSet(a.Participants)
 		if !d.ok {
 			a.Status = chain.StatusFailed
 		}
 		h := sha256.New()
 		h.Write(c.trace.ID[:])
-		h.Write([]byte(d.typ))
+		h.Write([]byte(typ))
 		h.Write(d.key[:])
 		for _, tx := range txs {
-			a.TxHashes = append(a.TxHashes, tx.Hash.Base64())
+			a.Transactions = append(a.Transactions, tx.Hash.Base64())
 			a.TxLts = append(a.TxLts, tx.Lt)
 			a.EndLt, a.EndUtime = max(a.EndLt, tx.Lt), max(a.EndUtime, tx.Utime)
 			h.Write(tx.Hash[:])
@@ -173,6 +153,42 @@ func (c *classifier) finish() []chain.Action {
 		return out[i].ActionID < out[j].ActionID
 	})
 	return out
+}
+
+// traceFacts are what every action of the trace shares.
+type traceFacts struct {
+	extHashNorm *string
+	mcSeqno     *uint32
+}
+
+// traceFacts reads the trace's root external message hash and the
+// masterchain block the trace ended in: the highest one that committed its
+// transactions, known only when every transaction's block is.
+func (c *classifier) traceFacts() traceFacts {
+	var f traceFacts
+	if h, ok := chain.NormalizedHash(c.trace.Root.Tx.InMsg); ok {
+		s := h.Base64()
+		f.extHashNorm = &s
+	}
+	var seqno uint32
+	for _, n := range c.nodes {
+		if n.tx.McSeqno == 0 {
+			return f
+		}
+		seqno = max(seqno, n.tx.McSeqno)
+	}
+	f.mcSeqno = &seqno
+	return f
+}
+
+// accountSet is the sorted set of participant addresses.
+func accountSet(ps []chain.ActionAccount) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.Address)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // opKey makes a key for actions that have no message of their own (a

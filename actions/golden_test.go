@@ -200,18 +200,19 @@ func deploys(tx *chain.Transaction) bool {
 }
 
 // goldenAction is an action with the fields the API does not show inline
-// (accounts and roles, transactions), so the golden pins them too.
+// (participants and roles, the address book keys, transaction lts), so the
+// golden pins them too.
 type goldenAction struct {
 	chain.Action
-	Accounts []chain.ActionAccount `json:"accounts"`
-	TxHashes []string              `json:"tx_hashes"`
-	TxLts    []uint64              `json:"tx_lts"`
+	Participants []chain.ActionAccount `json:"participants"`
+	Addresses    []string              `json:"addresses"`
+	TxLts        []uint64              `json:"tx_lts"`
 }
 
 func golden(list []chain.Action) []byte {
 	out := make([]goldenAction, len(list))
 	for i, a := range list {
-		out[i] = goldenAction{Action: a, Accounts: a.Accounts, TxHashes: a.TxHashes, TxLts: a.TxLts}
+		out[i] = goldenAction{Action: a, Participants: a.Participants, Addresses: a.Addresses, TxLts: a.TxLts}
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

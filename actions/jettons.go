@@ -3,8 +3,6 @@ package actions
 import (
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/tlb"
-
-	"github.com/tonql/tonql/chain"
 )
 
 // jettonLeg is one jetton move: transfer -> internal_transfer ->
@@ -14,7 +12,7 @@ type jettonLeg struct {
 	owner, recipient              string
 	sourceWallet, destWallet      string
 	master                        string
-	amount                        string
+	amount                        BigInt
 	ok                            bool
 	body                          abi.JettonTransferMsgBody
 }
@@ -69,33 +67,85 @@ func (l *jettonLeg) nodes() []*node {
 	return []*node{l.send, l.receive, l.notify, l.excess}
 }
 
+// JettonTransfer: jettons moved from one owner's wallet to another's.
+type JettonTransfer struct {
+	Sender              Address `json:"sender,omitempty" role:"sender" tc:"sender" doc:"owner of the jettons sent"`
+	Recipient           Address `json:"recipient,omitempty" role:"recipient" tc:"receiver" doc:"new owner of the jettons"`
+	SenderWallet        Address `json:"sender_wallet,omitempty" role:"source" tc:"sender_jetton_wallet" doc:"the sender's jetton wallet"`
+	RecipientWallet     Address `json:"recipient_wallet,omitempty" role:"destination" tc:"receiver_jetton_wallet" doc:"the recipient's jetton wallet"`
+	JettonMaster        Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the jetton (its master), when known"`
+	Amount              BigInt  `json:"amount,omitempty" tc:"amount" doc:"in the jetton's smallest units"`
+	QueryID             BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the transfer request"`
+	ForwardAmount       BigInt  `json:"forward_amount,omitempty" tc:"forward_amount" doc:"nanotons forwarded to the recipient with the notification"`
+	ResponseDestination Address `json:"response_destination,omitempty" tc:"response_destination" doc:"where the excess TON goes"`
+	Comment             string  `json:"comment,omitempty" tc:"comment" doc:"the forward payload's text comment"`
+	Encrypted           *bool   `json:"encrypted,omitempty" tc:"is_encrypted_comment" doc:"true when the forward payload is an encrypted comment"`
+	ForwardPayload      string  `json:"forward_payload,omitempty" tc:"forward_payload" doc:"the forward payload as a base64 BOC, when not empty"`
+	CustomPayload       string  `json:"custom_payload,omitempty" tc:"custom_payload" doc:"the custom payload as a base64 BOC, when present"`
+}
+
+// JettonBurn: an owner destroyed jettons through their wallet.
+type JettonBurn struct {
+	Owner               Address `json:"owner,omitempty" role:"sender" tc:"owner" doc:"owner of the burnt jettons"`
+	JettonWallet        Address `json:"jetton_wallet,omitempty" role:"source" tc:"owner_jetton_wallet" doc:"the owner's jetton wallet"`
+	JettonMaster        Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the jetton (its master)"`
+	Amount              BigInt  `json:"amount,omitempty" tc:"amount" doc:"in the jetton's smallest units"`
+	QueryID             BigInt  `json:"query_id,omitempty" doc:"query id of the burn request"`
+	ResponseDestination Address `json:"response_destination,omitempty" doc:"where the excess TON goes"`
+}
+
+// JettonMint: a jetton master created jettons in a wallet.
+type JettonMint struct {
+	Recipient       Address `json:"recipient,omitempty" role:"recipient" tc:"receiver" doc:"owner of the new jettons"`
+	RecipientWallet Address `json:"recipient_wallet,omitempty" role:"destination" tc:"receiver_jetton_wallet" doc:"the jetton wallet credited"`
+	JettonMaster    Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the minting jetton master"`
+	Amount          BigInt  `json:"amount,omitempty" tc:"amount" doc:"in the jetton's smallest units"`
+	QueryID         BigInt  `json:"query_id,omitempty" doc:"query id of the internal transfer"`
+	TonAmount       BigInt  `json:"ton_amount,omitempty" tc:"ton_amount" doc:"nanotons the master sent along to the wallet"`
+	Minter          Address `json:"minter,omitempty" role:"sender" doc:"who asked the master to mint"`
+}
+
+func init() {
+	declare(
+		Type{Value: JettonTransfer{}, Toncenter: "jetton_transfer", Protocols: "TEP-74 jetton wallets",
+			Doc:    "transfer (0x0f8a7ea5) at the sender's wallet, internal_transfer (0x178d4519) to the recipient's wallet, then transfer_notification and excesses.",
+			Failed: "the sender's wallet or the receiver's wallet failed (the jettons bounced), or the wallet never sent the request"},
+		Type{Value: JettonBurn{}, Toncenter: "jetton_burn", Protocols: "TEP-74 jetton wallets",
+			Doc:    "burn (0x595f07bc) at the owner's wallet, burn_notification (0x7bdd97de) at the master.",
+			Failed: "the wallet failed or the master rejected the notification"},
+		Type{Value: JettonMint{}, Toncenter: "jetton_mint", Protocols: "TEP-74 jetton masters",
+			Doc:    "A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting.",
+			Failed: "the receiving wallet failed"},
+	)
+	addMatcher(OrderToken, "JettonTransfer", matchJettonTransfer)
+	addMatcher(OrderToken+10, "JettonBurn", matchJettonBurn)
+	addMatcher(OrderToken+20, "JettonMint", matchJettonMint)
+}
+
 func matchJettonTransfer(c *classifier, n *node) bool {
 	l, ok := c.followTransfer(n)
 	if !ok {
 		return false
 	}
-	d := newDraft(chain.JettonTransfer, n.in().Hash, l.nodes()...).withInitiator(n)
+	d := newDraft(l.value(), n.in().Hash, l.nodes()...).withInitiator(n)
 	d.ok = l.ok
-	d.set("sender", l.owner)
-	d.set("recipient", l.recipient)
-	d.set("sender_wallet", l.sourceWallet)
-	d.set("recipient_wallet", l.destWallet)
-	d.set("jetton_master", l.master)
-	d.set("amount", l.amount)
-	d.set("query_id", uintString(l.body.QueryId))
-	d.set("forward_amount", amount(l.body.ForwardTonAmount))
-	d.set("response_destination", addr(l.body.ResponseDestination))
-	if text, isComment := payloadComment(l.body.ForwardPayload.Value); isComment {
-		d.set("comment", text)
-		d.set("encrypted", text == "")
-	}
-	d.account(l.owner, chain.RoleSender)
-	d.account(l.recipient, chain.RoleRecipient)
-	d.account(l.sourceWallet, chain.RoleSource)
-	d.account(l.destWallet, chain.RoleDest)
-	d.account(l.master, chain.RoleMaster)
 	c.add(d)
 	return true
+}
+
+// value is the JettonTransfer the leg carries out.
+func (l *jettonLeg) value() *JettonTransfer {
+	v := &JettonTransfer{
+		Sender: Address(l.owner), Recipient: Address(l.recipient),
+		SenderWallet: Address(l.sourceWallet), RecipientWallet: Address(l.destWallet),
+		JettonMaster: Address(l.master), Amount: l.amount, QueryID: nano(l.body.QueryId),
+		ForwardAmount:       amount(l.body.ForwardTonAmount),
+		ResponseDestination: Address(addr(l.body.ResponseDestination)),
+	}
+	p := jettonPayloads(l.send.in().Body)
+	v.ForwardPayload, v.CustomPayload = p.forward, p.custom
+	p.setComment(&v.Comment, &v.Encrypted)
+	return v
 }
 
 // matchJettonBurn: burn at the owner's wallet -> burn_notification at the master.
@@ -114,17 +164,11 @@ func matchJettonBurn(c *classifier, n *node) bool {
 		excess = notify.child(abi.ExcessMsgOpCode)
 		master = notify.tx.Account
 	}
-	d := newDraft(chain.JettonBurn, n.in().Hash, n, notify, excess).withInitiator(n)
+	d := newDraft(&JettonBurn{Owner: Address(n.in().Source), JettonWallet: Address(n.tx.Account),
+		JettonMaster: Address(master), Amount: amount(body.Amount), QueryID: nano(body.QueryId),
+		ResponseDestination: Address(addr(body.ResponseDestination))},
+		n.in().Hash, n, notify, excess).withInitiator(n)
 	d.ok = n.ok() && notify != nil && notify.ok()
-	d.set("owner", n.in().Source)
-	d.set("jetton_wallet", n.tx.Account)
-	d.set("jetton_master", master)
-	d.set("amount", amount(body.Amount))
-	d.set("query_id", uintString(body.QueryId))
-	d.set("response_destination", addr(body.ResponseDestination))
-	d.account(n.in().Source, chain.RoleSender)
-	d.account(n.tx.Account, chain.RoleSource)
-	d.account(master, chain.RoleMaster)
 	c.add(d)
 	return true
 }
@@ -154,20 +198,14 @@ func matchJettonMint(c *classifier, n *node) bool {
 		if recipient == "" {
 			recipient = mintTarget(n)
 		}
-		d := newDraft(chain.JettonMint, w.in().Hash, w, notify, excess)
+		d := newDraft(&JettonMint{Recipient: Address(recipient), RecipientWallet: Address(w.tx.Account),
+			JettonMaster: Address(n.tx.Account), Amount: amt, QueryID: nano(qid),
+			TonAmount: nano(w.in().Value), Minter: Address(n.in().Source)},
+			w.in().Hash, w, notify, excess)
 		if !matched {
 			d.nodes = append(d.nodes, n)
 		}
 		d.ok = w.ok()
-		d.set("recipient", recipient)
-		d.set("recipient_wallet", w.tx.Account)
-		d.set("jetton_master", n.tx.Account)
-		d.set("amount", amt)
-		d.set("query_id", uintString(qid))
-		d.account(recipient, chain.RoleRecipient)
-		d.account(w.tx.Account, chain.RoleDest)
-		d.account(n.tx.Account, chain.RoleMaster)
-		d.account(n.in().Source, chain.RoleSender)
 		c.add(d)
 		matched = true
 	}
@@ -186,7 +224,7 @@ func mintTarget(master *node) string {
 // internalTransferHead reads query_id and amount of an internal_transfer.
 // Minters put custom forward payloads there that the full schema rejects,
 // so the fixed head is read on its own when needed.
-func internalTransferHead(n *node) (uint64, string, bool) {
+func internalTransferHead(n *node) (uint64, BigInt, bool) {
 	if b, ok := bodyAs[abi.JettonInternalTransferMsgBody](n); ok {
 		return b.QueryId, amount(b.Amount), true
 	}

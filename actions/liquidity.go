@@ -7,6 +7,35 @@ import (
 	"github.com/tonql/tonql/chain"
 )
 
+// DexDepositLiquidity: assets put into a DEX pool for LP jettons or a
+// liquidity position.
+type DexDepositLiquidity struct {
+	Dex             string  `json:"dex,omitempty" tc:"dex" doc:"dedust, stonfi_v2, coffee or tonco"`
+	Sender          Address `json:"sender,omitempty" role:"sender" tc:"source" doc:"who deposited"`
+	Pool            Address `json:"pool,omitempty" role:"contract" tc:"pool" doc:"the pool, when the deposit reached it"`
+	DepositContract Address `json:"deposit_contract,omitempty" tc:"destination_liquidity" doc:"the DEX's per-user deposit contract: DeDust's deposit, STON.fi's LP account, Coffee's liquidity depository, Tonco's user account"`
+	Asset1          Address `json:"asset_1,omitempty" role:"master" tc:"asset_1" doc:"first asset (jetton master); absent for TON or when unknown"`
+	Amount1         BigInt  `json:"amount_1,omitempty" tc:"amount_1" doc:"amount of the first asset"`
+	Asset2          Address `json:"asset_2,omitempty" role:"master" tc:"asset_2" doc:"second asset (jetton master); absent for TON or when unknown"`
+	Amount2         BigInt  `json:"amount_2,omitempty" tc:"amount_2" doc:"amount of the second asset"`
+	LpAmount        BigInt  `json:"lp_amount,omitempty" tc:"lp_tokens_minted" doc:"LP jettons minted (Tonco: the position's liquidity); only on the action that completed the deposit"`
+	LpWallet        Address `json:"lp_wallet,omitempty" doc:"the sender's LP jetton wallet"`
+	TickLower       *int64  `json:"tick_lower,omitempty" tc:"tick_lower" doc:"Tonco: lower tick of the position"`
+	TickUpper       *int64  `json:"tick_upper,omitempty" tc:"tick_upper" doc:"Tonco: upper tick of the position"`
+	Nft             Address `json:"nft,omitempty" role:"contract" tc:"nft_address" doc:"Tonco: the position NFT"`
+	NftIndex        BigInt  `json:"nft_index,omitempty" tc:"nft_index" doc:"Tonco: index of the position NFT"`
+}
+
+func init() {
+	declare(Type{Value: DexDepositLiquidity{}, Toncenter: "dex_deposit_liquidity",
+		Protocols: "DeDust, Coffee, Tonco",
+		Doc:       "DeDust: one action per deposit (both assets sent in one wallet message merge); Coffee and Tonco: one action per asset sent, as toncenter reports them; only the branch that completed the deposit carries the pool's answer.",
+		Failed:    "the pool failed or minted no LP jettons (it cancelled and refunded the deposit); for a Coffee or Tonco branch also: its asset did not reach the DEX contract that records it"})
+	addMatcher(OrderProtocol+20, "DexDepositLiquidity/dedust", matchDedustDeposit)
+	addMatcher(OrderProtocol+21, "DexDepositLiquidity/coffee", matchCoffeeDeposit)
+	addMatcher(OrderProtocol+22, "DexDepositLiquidity/tonco", matchToncoDeposit)
+}
+
 // matchDedustDeposit anchors at a DeDust pool told deposit_liquidity_all by
 // a liquidity-deposit contract: that contract collects each asset the user
 // sent to a vault, and asks the pool only once all of them are in. Every
@@ -22,7 +51,12 @@ func matchDedustDeposit(c *classifier, p *node) bool {
 		return false
 	}
 	owner, deposit := addr(body.OwnerAddr), p.in().Source
-	d := newDraft(chain.DexDepositLiquidity, p.in().Hash, p)
+	assets := body.Field4
+	v := &DexDepositLiquidity{Dex: "dedust", Sender: Address(owner), Pool: Address(p.tx.Account),
+		DepositContract: Address(deposit),
+		Asset1:          Address(dedustAsset(assets.Asset0)), Amount1: amount(assets.Asset0Amount),
+		Asset2: Address(dedustAsset(assets.Asset1)), Amount2: amount(assets.Asset1Amount)}
+	d := newDraft(v, p.in().Hash, p)
 	heads := map[*node]bool{}
 	for _, n := range c.nodes {
 		if n.tx.Account != deposit || n.used {
@@ -39,24 +73,10 @@ func matchDedustDeposit(c *classifier, p *node) bool {
 	d.ok = p.ok() && lp != nil && lp.ok()
 	if lp != nil {
 		if _, amt, ok := internalTransferHead(lp); ok {
-			d.set("lp_amount", amt)
+			v.LpAmount = amt
 		}
-		d.set("lp_wallet", lp.tx.Account)
+		v.LpWallet = Address(lp.tx.Account)
 	}
-	d.set("dex", "dedust")
-	d.set("sender", owner)
-	d.set("pool", p.tx.Account)
-	d.set("deposit_contract", deposit)
-	assets := body.Field4
-	d.set("asset_1", dedustAsset(assets.Asset0))
-	d.set("amount_1", amount(assets.Asset0Amount))
-	d.set("asset_2", dedustAsset(assets.Asset1))
-	d.set("amount_2", amount(assets.Asset1Amount))
-	d.account(owner, chain.RoleSender)
-	d.account(p.tx.Account, chain.RoleContract)
-	d.account(deposit, chain.RoleOther)
-	d.account(dedustAsset(assets.Asset0), chain.RoleMaster)
-	d.account(dedustAsset(assets.Asset1), chain.RoleMaster)
 	c.add(d)
 	return true
 }

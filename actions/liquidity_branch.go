@@ -4,8 +4,6 @@ import (
 	"math/big"
 
 	"github.com/tonkeeper/tongo/abi"
-
-	"github.com/tonql/tonql/chain"
 )
 
 // Coffee and Tonco deposits are reported one action per asset the user
@@ -16,9 +14,9 @@ import (
 // depositBranch starts the action of the branch that leads to anchor a (a
 // DEX contract taking the user's asset): the user's request above a and
 // everything below it, refunds and excesses included.
-func depositBranch(a *node, user string) (*draft, *node) {
+func depositBranch(v *DexDepositLiquidity, a *node, user string) (*draft, *node) {
 	head := requestOf(a, user)
-	d := newDraft(chain.DexDepositLiquidity, head.in().Hash)
+	d := newDraft(v, head.in().Hash)
 	d.claimSubtree(head)
 	d.withInitiator(head)
 	return d, head

@@ -30,23 +30,16 @@ func matchCoffeeDeposit(c *classifier, r *node) bool {
 	}
 	pair := body.Params.PoolParams
 	own, other := coffeeSides(c, vault, pair)
-	d, head := depositBranch(vault, user)
+	v := &DexDepositLiquidity{Dex: "coffee", Sender: Address(user), Asset1: Address(own),
+		Amount1: nano(uint64(body.Amount)), Asset2: Address(other)}
+	d, head := depositBranch(v, vault, user)
 	d.ok = pathOK(head, r)
-	d.set("dex", "coffee")
-	d.set("sender", user)
-	d.set("asset_1", own)
-	d.set("amount_1", uintString(uint64(body.Amount)))
-	d.set("asset_2", other)
 	if dep := r.child(abi.CoffeeDeployMsgOpCode); dep != nil {
-		d.set("deposit_contract", dep.tx.Account)
-		d.account(dep.tx.Account, chain.RoleOther)
+		v.DepositContract = Address(dep.tx.Account)
 	}
 	if p := below(r, abi.CoffeeDepositLiquidityInternalMsgOpCode); p != nil {
-		coffeePoolAnswer(d, p, own == coffeeAsset(pair.First))
+		coffeePoolAnswer(d, v, p, own == coffeeAsset(pair.First))
 	}
-	d.account(user, chain.RoleSender)
-	d.account(own, chain.RoleMaster)
-	d.account(other, chain.RoleMaster)
 	c.add(d)
 	return true
 }
@@ -54,17 +47,14 @@ func matchCoffeeDeposit(c *classifier, r *node) bool {
 // coffeePoolAnswer adds what the pool did with the completed deposit: the
 // LP jettons it minted, or nothing when it cancelled and refunded.
 // deposit_liquidity_internal names both amounts in the pool's asset order.
-func coffeePoolAnswer(d *draft, p *node, ownFirst bool) {
-	d.set("pool", p.tx.Account)
-	d.set("deposit_contract", p.in().Source)
-	d.account(p.tx.Account, chain.RoleContract)
-	d.account(p.in().Source, chain.RoleOther)
+func coffeePoolAnswer(d *draft, v *DexDepositLiquidity, p *node, ownFirst bool) {
+	v.Pool, v.DepositContract = Address(p.tx.Account), Address(p.in().Source)
 	if b, ok := bodyAs[abi.CoffeeDepositLiquidityInternalMsgBody](p); ok {
 		otherAmount := b.Amount1
 		if ownFirst {
 			otherAmount = b.Amount2
 		}
-		d.set("amount_2", uintString(uint64(otherAmount)))
+		v.Amount2 = nano(uint64(otherAmount))
 	}
 	lp := p.child(abi.JettonInternalTransferMsgOpCode)
 	d.ok = d.ok && p.ok() && lp != nil && lp.ok()
@@ -72,9 +62,9 @@ func coffeePoolAnswer(d *draft, p *node, ownFirst bool) {
 		return
 	}
 	if _, amt, ok := internalTransferHead(lp); ok {
-		d.set("lp_amount", amt)
+		v.LpAmount = amt
 	}
-	d.set("lp_wallet", lp.tx.Account)
+	v.LpWallet = Address(lp.tx.Account)
 }
 
 // coffeeSides returns the asset the vault took (first) and the asset it is

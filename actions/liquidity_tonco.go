@@ -4,8 +4,6 @@ import (
 	"math/big"
 
 	"github.com/tonkeeper/tongo/abi"
-
-	"github.com/tonql/tonql/chain"
 )
 
 // matchToncoDeposit anchors at a Tonco pool funded by its router
@@ -24,51 +22,41 @@ func matchToncoDeposit(c *classifier, f *node) bool {
 	}
 	user, pool := addr(body.OwnerAddr), f.tx.Account
 	asset0, asset1 := c.toncoAssets(pool, user)
-	d, head := depositBranch(f, user)
-	d.ok = pathOK(head, f)
-	d.set("dex", "tonco")
-	d.set("sender", user)
-	d.set("pool", pool)
-	d.set("asset_1", asset0)
-	d.set("asset_2", asset1)
+	lower, upper := int64(body.TickLower), int64(body.TickUpper)
 	// The targets of the position: both branches name the same two.
-	d.set("amount_1", amount(body.Enough0))
-	d.set("amount_2", amount(body.Enough1))
-	d.set("tick_lower", int64(body.TickLower))
-	d.set("tick_upper", int64(body.TickUpper))
+	v := &DexDepositLiquidity{Dex: "tonco", Sender: Address(user), Pool: Address(pool),
+		Asset1: Address(asset0), Asset2: Address(asset1),
+		Amount1: amount(body.Enough0), Amount2: amount(body.Enough1),
+		TickLower: &lower, TickUpper: &upper}
+	d, head := depositBranch(v, f, user)
+	d.ok = pathOK(head, f)
 	if acc := f.child(abi.Accountv3AddLiquidityMsgOpCode); acc != nil {
-		d.set("deposit_contract", acc.tx.Account)
-		d.account(acc.tx.Account, chain.RoleOther)
+		v.DepositContract = Address(acc.tx.Account)
 		d.ok = d.ok && acc.ok()
 	}
 	if m := below(f, abi.Poolv3MintMsgOpCode); m != nil {
-		toncoMint(d, m)
+		toncoMint(d, v, m)
 	}
-	d.account(user, chain.RoleSender)
-	d.account(pool, chain.RoleContract)
-	d.account(asset0, chain.RoleMaster)
-	d.account(asset1, chain.RoleMaster)
 	c.add(d)
 	return true
 }
 
 // toncoMint adds the position the pool opened: its liquidity (reported as
 // the LP amount) and the position NFT.
-func toncoMint(d *draft, m *node) {
+func toncoMint(d *draft, v *DexDepositLiquidity, m *node) {
 	d.ok = d.ok && m.ok()
 	if b, ok := bodyAs[abi.Poolv3MintMsgBody](m); ok {
 		l := big.Int(b.Liquidity)
-		d.set("lp_amount", l.String())
+		v.LpAmount = BigInt(l.String())
 	}
 	nft := m.child(abi.PositionnftV3PositionInitMsgOpCode)
 	if nft == nil {
 		return
 	}
 	d.ok = d.ok && nft.ok()
-	d.set("nft", nft.tx.Account)
-	d.account(nft.tx.Account, chain.RoleContract)
+	v.Nft = Address(nft.tx.Account)
 	if b, ok := bodyAs[abi.PositionnftV3PositionInitMsgBody](nft); ok {
-		d.set("nft_index", b.OldFeeCell.NftIndex)
+		v.NftIndex = nano(uint64(b.OldFeeCell.NftIndex))
 	}
 }
 

@@ -2,15 +2,13 @@ package actions
 
 import (
 	"github.com/tonkeeper/tongo/abi"
-
-	"github.com/tonql/tonql/chain"
 )
 
 // swapSide is the asset moving into or out of the DEX: a jetton leg, or TON.
 type swapSide struct {
 	leg    *jettonLeg // nil for TON
 	owner  string     // who sent (in) or received (out)
-	amount string
+	amount BigInt
 	jetton string // master of the asset; pTON's master for TON wrapped by STON.fi
 	// dexWallet is the DEX's jetton wallet the asset went into (in) or
 	// came out of (out); "" for TON.
@@ -19,6 +17,53 @@ type swapSide struct {
 }
 
 func (s swapSide) master() string { return s.jetton }
+
+// JettonSwap: an asset exchanged for another on a DEX.
+type JettonSwap struct {
+	Dex             string  `json:"dex,omitempty" tc:"dex" doc:"stonfi, stonfi_v2, dedust, coffee or tonco"`
+	Sender          Address `json:"sender,omitempty" role:"sender" tc:"sender" doc:"who sent the asset in"`
+	Recipient       Address `json:"recipient,omitempty" role:"recipient" tc:"dex_outgoing_transfer.destination" doc:"who received the asset out (may differ from the sender)"`
+	Pool            Address `json:"pool,omitempty" role:"contract" doc:"the (first) pool"`
+	AmountIn        BigInt  `json:"amount_in,omitempty" tc:"dex_incoming_transfer.amount" doc:"amount of the asset in"`
+	AmountOut       BigInt  `json:"amount_out,omitempty" tc:"dex_outgoing_transfer.amount" doc:"amount of the asset out (on a refund: what came back)"`
+	JettonMasterIn  Address `json:"jetton_master_in,omitempty" role:"master" tc:"asset_in" doc:"the asset in (jetton master); absent for TON; pTON's master when STON.fi or Tonco wrap TON"`
+	JettonMasterOut Address `json:"jetton_master_out,omitempty" role:"master" tc:"asset_out" doc:"the asset out, likewise"`
+	SenderWallet    Address `json:"sender_wallet,omitempty" role:"source" tc:"dex_incoming_transfer.source_jetton_wallet" doc:"the sender's jetton wallet"`
+	DexWalletIn     Address `json:"dex_wallet_in,omitempty" tc:"dex_incoming_transfer.destination_jetton_wallet" doc:"the DEX's jetton wallet (or TON vault) that took the asset in"`
+	DexWalletOut    Address `json:"dex_wallet_out,omitempty" tc:"dex_outgoing_transfer.source_jetton_wallet" doc:"the DEX's jetton wallet (or TON vault) that paid out"`
+	RecipientWallet Address `json:"recipient_wallet,omitempty" role:"destination" tc:"dex_outgoing_transfer.destination_jetton_wallet" doc:"the recipient's jetton wallet"`
+	// The two transfers as toncenter reports them, and one entry per pool
+	// of a route.
+	DexIncomingTransfer *SwapTransfer `json:"dex_incoming_transfer,omitempty" tc:"dex_incoming_transfer" doc:"the transfer of the asset into the DEX"`
+	DexOutgoingTransfer *SwapTransfer `json:"dex_outgoing_transfer,omitempty" tc:"dex_outgoing_transfer" doc:"the transfer of the asset out of the DEX"`
+	PeerSwaps           []PeerSwap    `json:"peer_swaps,omitempty" tc:"peer_swaps" doc:"one entry per pool of a route through several pools, in order"`
+	MinOutAmount        BigInt        `json:"min_out_amount,omitempty" tc:"min_out_amount" doc:"the least amount out the sender accepted, when the request names it"`
+}
+
+// SwapTransfer is one transfer of a swap, into or out of the DEX.
+type SwapTransfer struct {
+	Asset                   Address `json:"asset,omitempty" role:"master" tc:"asset" doc:"jetton master; absent for TON"`
+	Amount                  BigInt  `json:"amount,omitempty" tc:"amount" doc:"amount moved"`
+	Source                  Address `json:"source,omitempty" tc:"source" doc:"owner of the asset before: the user (in) or the DEX contract that paid (out)"`
+	Destination             Address `json:"destination,omitempty" tc:"destination" doc:"owner after: the DEX contract that took it (in) or the recipient (out)"`
+	SourceJettonWallet      Address `json:"source_jetton_wallet,omitempty" tc:"source_jetton_wallet" doc:"the jetton wallet the asset left; absent for TON"`
+	DestinationJettonWallet Address `json:"destination_jetton_wallet,omitempty" tc:"destination_jetton_wallet" doc:"the jetton wallet the asset reached; absent for TON"`
+}
+
+// PeerSwap is one pool's part of a route.
+type PeerSwap struct {
+	AssetIn   Address `json:"asset_in,omitempty" role:"master" tc:"asset_in" doc:"asset into the pool; absent for TON"`
+	AmountIn  BigInt  `json:"amount_in,omitempty" tc:"amount_in" doc:"amount into the pool"`
+	AssetOut  Address `json:"asset_out,omitempty" role:"master" tc:"asset_out" doc:"asset out of the pool; absent for TON"`
+	AmountOut BigInt  `json:"amount_out,omitempty" tc:"amount_out" doc:"amount out of the pool"`
+}
+
+func init() {
+	declare(Type{Value: JettonSwap{}, Toncenter: "jetton_swap", Protocols: "STON.fi v1 and v2, DeDust, Coffee, Tonco",
+		Doc:    "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own.",
+		Failed: "the pool failed, a leg failed, nothing came out, or what came out is the asset that went in (refund)"})
+	addMatcher(OrderProtocol, "JettonSwap", matchJettonSwap)
+}
 
 // matchJettonSwap anchors at a pool's swap request, then walks up to the
 // asset that came in and down to the asset paid out.
@@ -31,7 +76,8 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	if !ok {
 		return false
 	}
-	d := newDraft(chain.JettonSwap, p.in().Hash, p)
+	v := &JettonSwap{Dex: dex, Pool: Address(p.tx.Account)}
+	d := newDraft(v, p.in().Hash, p)
 	// A route through several pools (the DEX hands what one pool paid out
 	// to the next pool without paying the user): one swap from the asset
 	// that came in to what the last pool paid out.
@@ -67,27 +113,15 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	// unknown without indexer facts).
 	refund := in.master() != "" && in.master() == out.master() || in.dexWallet != "" && in.dexWallet == out.dexWallet
 	d.ok = p.ok() && last.ok() && found && !refund && (in.leg == nil || in.leg.ok) && (out.leg == nil || out.leg.ok)
-	d.set("dex", dex)
-	d.set("sender", in.owner)
-	d.set("recipient", out.owner)
-	d.set("pool", p.tx.Account)
-	d.set("amount_in", in.amount)
-	d.set("amount_out", out.amount)
-	d.set("jetton_master_in", in.master())
-	d.set("jetton_master_out", out.master())
+	v.Sender, v.Recipient = Address(in.owner), Address(out.owner)
+	v.AmountIn, v.AmountOut = in.amount, out.amount
+	v.JettonMasterIn, v.JettonMasterOut = Address(in.master()), Address(out.master())
 	if in.leg != nil {
-		d.set("sender_wallet", in.leg.sourceWallet)
-		d.set("dex_wallet_in", in.leg.destWallet)
+		v.SenderWallet, v.DexWalletIn = Address(in.leg.sourceWallet), Address(in.leg.destWallet)
 	}
 	if out.leg != nil {
-		d.set("dex_wallet_out", out.leg.sourceWallet)
-		d.set("recipient_wallet", out.leg.destWallet)
+		v.DexWalletOut, v.RecipientWallet = Address(out.leg.sourceWallet), Address(out.leg.destWallet)
 	}
-	d.account(in.owner, chain.RoleSender)
-	d.account(out.owner, chain.RoleRecipient)
-	d.account(p.tx.Account, chain.RoleContract)
-	d.account(in.master(), chain.RoleMaster)
-	d.account(out.master(), chain.RoleMaster)
 	c.add(d)
 	return true
 }
@@ -111,7 +145,7 @@ func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 	}
 	// The contract that took the TON (a native vault, a pTON wallet) is
 	// the one that would pay it back on a refund.
-	s := swapSide{owner: top.in().Source, amount: uintString(tonIn(top)), dexWallet: top.tx.Account, nodes: []*node{top}}
+	s := swapSide{owner: top.in().Source, amount: nano(tonIn(top)), dexWallet: top.tx.Account, nodes: []*node{top}}
 	return s, true
 }
 
@@ -145,7 +179,7 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 	}
 	for _, n := range payouts {
 		if n.tx.Account == user || isPayout(n) {
-			return swapSide{owner: n.tx.Account, amount: uintString(tonOut(n)), dexWallet: n.in().Source, nodes: []*node{n}}, true
+			return swapSide{owner: n.tx.Account, amount: nano(tonOut(n)), dexWallet: n.in().Source, nodes: []*node{n}}, true
 		}
 	}
 	if len(legs) > 0 {

@@ -110,18 +110,7 @@ func addr(a tlb.MsgAddress) string {
 	return chain.RawAddress(*id)
 }
 
-func amount(v tlb.VarUInteger16) string {
+func amount(v tlb.VarUInteger16) BigInt {
 	b := big.Int(v)
-	return b.String()
-}
-
-// payloadComment returns the text of a forward payload that is a comment.
-func payloadComment(p abi.JettonPayload) (string, bool) {
-	switch v := p.Value.(type) {
-	case abi.TextCommentJettonPayload:
-		return string(v.Text), true
-	case abi.EncryptedTextCommentJettonPayload:
-		return "", true
-	}
-	return "", false
+	return BigInt(b.String())
 }

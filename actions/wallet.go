@@ -5,12 +5,14 @@ import (
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/wallet"
-
-	"github.com/tonql/tonql/chain"
 )
 
 // walletV5Signed is the "sign" prefix of a wallet v5 external request.
 const walletV5Signed = 0x7369676e
+
+func init() {
+	addMatcher(OrderFallback, "wallet request that sent nothing", matchWalletIntent)
+}
 
 // matchWalletIntent explains a wallet request that sent nothing (the
 // action phase skipped its messages, typically for lack of funds): what the
@@ -42,21 +44,16 @@ func matchWalletIntent(c *classifier, n *node) bool {
 		key := opKey(n.tx, i)
 		var d *draft
 		if jt, ok := bodyAs[abi.JettonTransferMsgBody](probe); ok && op == uint32(abi.JettonTransferMsgOpCode) {
-			d = newDraft(chain.JettonTransfer, key, n)
-			recipient, master := addr(jt.Destination), c.masterOf(to)
-			d.set("sender", n.tx.Account)
-			d.set("recipient", recipient)
-			d.set("sender_wallet", to)
-			d.set("jetton_master", master)
-			d.set("amount", amount(jt.Amount))
-			d.set("query_id", uintString(jt.QueryId))
-			d.account(n.tx.Account, chain.RoleSender)
-			d.account(recipient, chain.RoleRecipient)
-			d.account(to, chain.RoleSource)
-			d.account(master, chain.RoleMaster)
+			v := &JettonTransfer{Sender: Address(n.tx.Account), Recipient: Address(addr(jt.Destination)),
+				SenderWallet: Address(to), JettonMaster: Address(c.masterOf(to)), Amount: amount(jt.Amount),
+				QueryID: nano(jt.QueryId), ForwardAmount: amount(jt.ForwardTonAmount),
+				ResponseDestination: Address(addr(jt.ResponseDestination))}
+			p := jettonPayloads(bodyBOC)
+			v.ForwardPayload, v.CustomPayload = p.forward, p.custom
+			p.setComment(&v.Comment, &v.Encrypted)
+			d = newDraft(v, key, n)
 		} else if !hasOp || op == uint32(abi.TextCommentMsgOpCode) || op == uint32(abi.EncryptedTextCommentMsgOpCode) {
-			d = newDraft(chain.TonTransfer, key, n)
-			tonTransferValue(d, n.tx.Account, to, value, bodyBOC, hasOp, op)
+			d = newDraft(newTonTransfer(n.tx.Account, to, value, bodyBOC, hasOp, op), key, n)
 		} else {
 			continue
 		}

@@ -4,46 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"sort"
-	"strings"
 )
-
-// Action types. The set is the contract of `action_type`; documented in docs/ACTIONS.md.
-const (
-	TonTransfer         = "TonTransfer"
-	JettonTransfer      = "JettonTransfer"
-	NftItemTransfer     = "NftItemTransfer"
-	ContractDeploy      = "ContractDeploy"
-	JettonBurn          = "JettonBurn"
-	JettonMint          = "JettonMint"
-	NftPurchase         = "NftPurchase"
-	SmartContractExec   = "SmartContractExec"
-	JettonSwap          = "JettonSwap"
-	DexDepositLiquidity = "DexDepositLiquidity"
-)
-
-// ActionTypes lists every valid type name, sorted.
-var ActionTypes = []string{
-	ContractDeploy, DexDepositLiquidity, JettonBurn, JettonMint, JettonSwap, JettonTransfer,
-	NftItemTransfer, NftPurchase, SmartContractExec, TonTransfer,
-}
-
-// typeAliases maps accepted filter spellings to canonical names.
-var typeAliases = map[string]string{"NativeTransfer": TonTransfer}
-
-// CanonicalActionType resolves aliases and reports whether name is a known type.
-func CanonicalActionType(name string) (string, bool) {
-	if a, ok := typeAliases[name]; ok {
-		return a, true
-	}
-	i := sort.SearchStrings(ActionTypes, name)
-	return name, i < len(ActionTypes) && ActionTypes[i] == name
-}
-
-// ValidActionTypeNames is the list shown in the error for an unknown type.
-func ValidActionTypeNames() string {
-	return strings.Join(append(append([]string{}, ActionTypes...), "NativeTransfer"), ", ")
-}
 
 // Status of an action.
 const (
@@ -69,21 +30,41 @@ type ActionAccount struct {
 }
 
 // Action is one decoded, human-level action of a trace. JSON field names are
-// the /api/v3/actions contract; GraphQL binds to the same struct.
+// the /api/v3/actions contract; GraphQL binds to the same struct. The type
+// names and value shapes are declared by package actions.
 type Action struct {
-	ActionID   string          `json:"action_id"`
-	TraceID    string          `json:"trace_id"` // standard base64
-	TxHash     string          `json:"tx_hash"`  // the transaction where the action begins
-	Type       string          `json:"type"`
-	Status     string          `json:"status"`
-	Value      RawJSON         `json:"value"`
-	StartLt    uint64          `json:"start_lt"`
-	StartUtime uint32          `json:"start_utime"`
-	EndLt      uint64          `json:"end_lt"`
-	EndUtime   uint32          `json:"end_utime"`
-	Accounts   []ActionAccount `json:"-"`
-	TxHashes   []string        `json:"-"` // every transaction of the action, standard base64
-	TxLts      []uint64        `json:"-"` // their logical times, parallel to TxHashes
+	ActionID   string  `json:"action_id"`
+	TraceID    string  `json:"trace_id"` // standard base64
+	TxHash     string  `json:"tx_hash"`  // the transaction where the action begins
+	Type       string  `json:"type"`
+	Status     string  `json:"status"`
+	Value      RawJSON `json:"value"`
+	StartLt    uint64  `json:"start_lt"`
+	StartUtime uint32  `json:"start_utime"`
+	EndLt      uint64  `json:"end_lt"`
+	EndUtime   uint32  `json:"end_utime"`
+	// Transactions lists every transaction of the action (standard base64),
+	// in lt order; TxHash is the first.
+	Transactions  []string `json:"transactions"`
+	TraceEndLt    uint64   `json:"trace_end_lt"`
+	TraceEndUtime uint32   `json:"trace_end_utime"`
+	// TraceExternalHashNorm is the TEP-467 normalized hash of the external
+	// message that started the trace, when one did.
+	TraceExternalHashNorm *string `json:"trace_external_hash_norm"`
+	// McSeqno is the masterchain block in which the trace ended, when known.
+	McSeqno *uint32 `json:"mc_seqno"`
+	// Accounts is every account taking part in any role, sorted; shown only
+	// when asked for (include_accounts).
+	Accounts []string `json:"accounts,omitempty"`
+
+	// Participants are the accounts linked to the action with their roles:
+	// what the account filter matches. Written once, never shown as is.
+	Participants []ActionAccount `json:"-"`
+	// Addresses lists the raw addresses that appear in Value, sorted: the
+	// keys of the address book, computed when the action is decoded so a
+	// page never parses values.
+	Addresses []string `json:"-"`
+	TxLts     []uint64 `json:"-"` // logical times, parallel to Transactions
 }
 
 // RawJSON is a JSON object kept as canonical bytes: written once by the
@@ -122,16 +103,6 @@ func (r *RawJSON) UnmarshalGQL(v any) error {
 }
 
 var errNotInput = errors.New("output-only scalar")
-
-// NewValue encodes a value object canonically (map keys sorted by encoding/json).
-func NewValue(fields map[string]any) RawJSON {
-	b, err := json.Marshal(fields)
-	if err != nil {
-		// Values are built from strings, numbers, bools and nested maps only.
-		panic("chain: action value not encodable: " + err.Error())
-	}
-	return b
-}
 
 // OrEmpty returns the bytes, or "{}" for an empty value.
 func (r RawJSON) OrEmpty() []byte {

@@ -3,7 +3,7 @@ package chain
 import (
 	"encoding/json"
 	"io"
-	"regexp"
+	"slices"
 	"sort"
 
 	"github.com/tonkeeper/tongo/ton"
@@ -79,42 +79,17 @@ func NewAddressBookEntry(raw string, f AddressFacts, testnet bool) (AddressBookE
 	return e, true
 }
 
-var rawAddressRE = regexp.MustCompile(`^-?[0-9]{1,3}:[0-9A-F]{64}$`)
-
-// ActionAddresses lists, sorted and without repeats, every raw address that
-// appears anywhere in the actions' values: the address book's key set.
-func ActionAddresses(actions []*Action) []string {
-	seen := map[string]bool{}
-	for _, a := range actions {
-		var v any
-		if json.Unmarshal(a.Value, &v) != nil {
-			continue
-		}
-		collectAddresses(v, seen)
-	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
+// BookAddresses lists, sorted and without repeats, every address the
+// page shows: those in the values and, when included, the accounts lists.
+// These are the address book's keys.
+func (l *ActionList) BookAddresses() []string {
+	var out []string
+	for _, a := range l.Actions {
+		out = append(out, a.Addresses...)
+		out = append(out, a.Accounts...)
 	}
 	sort.Strings(out)
-	return out
-}
-
-func collectAddresses(v any, seen map[string]bool) {
-	switch x := v.(type) {
-	case string:
-		if rawAddressRE.MatchString(x) {
-			seen[x] = true
-		}
-	case map[string]any:
-		for _, e := range x {
-			collectAddresses(e, seen)
-		}
-	case []any:
-		for _, e := range x {
-			collectAddresses(e, seen)
-		}
-	}
+	return slices.Compact(out)
 }
 
 // ActionList is one page of actions with the address book of the addresses

@@ -20,8 +20,17 @@ type KnownContract struct {
 	Owner      string // owner of a jetton wallet or NFT item; seller of a sale
 	Collection string // collection of an NFT item
 	Item       string // NFT item of a sale or auction
+	Index      string // index of an NFT item in its collection, decimal
 	Market     string // marketplace of a sale or auction
 	Price      uint64 // full price of a sale, last bid of an auction
+	// Assets of a DeDust pool: jetton masters, "" for TON.
+	Assets []string
+	// Content of an NFT item as the indexer read it (name, uri, domain, ...):
+	// string values only.
+	Content map[string]string
+	// DataBOC is the account's persistent data (a BOC), when the indexer
+	// kept it: some contracts' roles are read from their data.
+	DataBOC []byte
 }
 
 // KnownContracts maps a raw upper-case address to what is known about it.

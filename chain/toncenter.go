@@ -1,12 +1,15 @@
 package chain
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"sort"
+	"strconv"
 )
 
 // ToncenterTrace is one trace file as the toncenter indexer stores it:
@@ -44,18 +47,19 @@ type tcTx struct {
 }
 
 type tcMsg struct {
-	Direction   string  `json:"direction"`
-	Hash        string  `json:"msg_hash"`
-	Source      *string `json:"source"`
-	Destination *string `json:"destination"`
-	Value       *uint64 `json:"value"`
-	FwdFee      *uint64 `json:"fwd_fee"`
-	IhrFee      *uint64 `json:"ihr_fee"`
-	CreatedLt   *uint64 `json:"created_lt"`
-	CreatedAt   *uint32 `json:"created_at"`
-	Bounce      *bool   `json:"bounce"`
-	Bounced     *bool   `json:"bounced"`
-	Opcode      *int64  `json:"opcode"`
+	Direction   string                 `json:"direction"`
+	Hash        string                 `json:"msg_hash"`
+	Source      *string                `json:"source"`
+	Destination *string                `json:"destination"`
+	Value       *uint64                `json:"value"`
+	Extra       map[string]json.Number `json:"value_extra_currencies"`
+	FwdFee      *uint64                `json:"fwd_fee"`
+	IhrFee      *uint64                `json:"ihr_fee"`
+	CreatedLt   *uint64                `json:"created_lt"`
+	CreatedAt   *uint32                `json:"created_at"`
+	Bounce      *bool                  `json:"bounce"`
+	Bounced     *bool                  `json:"bounced"`
+	Opcode      *int64                 `json:"opcode"`
 	Content     *struct {
 		Body string `json:"body"`
 	} `json:"message_content"`
@@ -179,6 +183,16 @@ func (m *tcMsg) convert() (Message, error) {
 		}
 	}
 	msg.Value = deref(m.Value)
+	for id, amount := range m.Extra {
+		n, err := strconv.ParseUint(id, 10, 32)
+		if err != nil {
+			return msg, fmt.Errorf("value_extra_currencies: currency id %q", id)
+		}
+		if msg.ExtraCurrencies == nil {
+			msg.ExtraCurrencies = map[uint32]string{}
+		}
+		msg.ExtraCurrencies[uint32(n)] = amount.String()
+	}
 	msg.FwdFee = deref(m.FwdFee)
 	msg.IhrFee = deref(m.IhrFee)
 	msg.CreatedLt = deref(m.CreatedLt)
@@ -210,40 +224,81 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// knownFromInterfaces keeps the interface facts the classifier can use.
+// knownFromInterfaces keeps the interface facts the classifier can use:
+// the first contract kind it knows, plus the account data when present.
 func knownFromInterfaces(ifaces map[string]json.RawMessage) (KnownContract, bool) {
 	var v struct {
-		Jetton     string `json:"jetton"`
-		Owner      string `json:"owner"`
-		OwnerAddr  string `json:"owner_address"`
-		Collection string `json:"collection_address"`
-		NftAddress string `json:"nft_address"`
-		NftAddr    string `json:"nft_addr"`
-		NftOwner   string `json:"nft_owner_address"`
-		NftOwner2  string `json:"nft_owner"`
-		Market     string `json:"marketplace_address"`
-		MpAddr     string `json:"mp_addr"`
-		FullPrice  uint64 `json:"full_price"`
-		LastBid    uint64 `json:"last_bid"`
+		Jetton     string         `json:"jetton"`
+		Owner      string         `json:"owner"`
+		OwnerAddr  string         `json:"owner_address"`
+		Collection string         `json:"collection_address"`
+		NftAddress string         `json:"nft_address"`
+		NftAddr    string         `json:"nft_addr"`
+		NftOwner   string         `json:"nft_owner_address"`
+		NftOwner2  string         `json:"nft_owner"`
+		Market     string         `json:"marketplace_address"`
+		MpAddr     string         `json:"mp_addr"`
+		FullPrice  uint64         `json:"full_price"`
+		LastBid    uint64         `json:"last_bid"`
+		Index      json.Number    `json:"index"`
+		Content    map[string]any `json:"content"`
+		Assets     []struct {
+			Address *string `json:"address"`
+			IsTon   bool    `json:"is_ton"`
+		} `json:"assets"`
+	}
+	var k KnownContract
+	found := false
+	if b, ok := ifaces["data_boc"]; ok {
+		var d struct {
+			DataBOC string `json:"data_boc"`
+		}
+		if json.Unmarshal(b, &d) == nil && d.DataBOC != "" {
+			if boc, err := DecodeBase64(d.DataBOC); err == nil {
+				k.DataBOC, found = boc, true
+			}
+		}
 	}
 	for _, kind := range []string{KindJettonWallet, KindNftItem, KindNftSale, KindNftAuction, KindDedustPool} {
 		b, ok := ifaces[kind]
 		if !ok {
 			continue
 		}
-		if err := json.Unmarshal(b, &v); err != nil {
-			return KnownContract{}, false
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return k, found
 		}
-		k := KnownContract{Kind: kind}
+		k.Kind = kind
 		k.Jetton = normOrEmpty(v.Jetton)
 		k.Owner = normOrEmpty(firstNonEmpty(v.Owner, v.OwnerAddr, v.NftOwner, v.NftOwner2))
 		k.Collection = normOrEmpty(v.Collection)
 		k.Item = normOrEmpty(firstNonEmpty(v.NftAddress, v.NftAddr))
 		k.Market = normOrEmpty(firstNonEmpty(v.Market, v.MpAddr))
 		k.Price = max(v.FullPrice, v.LastBid)
+		if v.Index != "" {
+			if n, ok := new(big.Int).SetString(string(v.Index), 10); ok {
+				k.Index = n.String()
+			}
+		}
+		for key, val := range v.Content {
+			if s, ok := val.(string); ok {
+				if k.Content == nil {
+					k.Content = map[string]string{}
+				}
+				k.Content[key] = s
+			}
+		}
+		for _, a := range v.Assets {
+			if a.IsTon || a.Address == nil {
+				k.Assets = append(k.Assets, "")
+			} else {
+				k.Assets = append(k.Assets, normOrEmpty(*a.Address))
+			}
+		}
 		return k, true
 	}
-	return KnownContract{}, false
+	return k, found
 }
 
 func firstNonEmpty(s ...string) string {

@@ -8,15 +8,18 @@ type Message struct {
 	Source      string
 	Destination string
 	Value       uint64 // nanotons
-	FwdFee      uint64
-	IhrFee      uint64
-	CreatedLt   uint64
-	CreatedAt   uint32
-	Bounce      bool
-	Bounced     bool
-	Opcode      *uint32 // first 32 bits of the body, when it has them
-	Body        []byte  // BOC of the body cell ("" when empty)
-	InitState   []byte  // BOC of the StateInit, when present
+	// ExtraCurrencies maps a currency id to its amount (decimal), when the
+	// message carries extra currencies besides TON.
+	ExtraCurrencies map[uint32]string
+	FwdFee          uint64
+	IhrFee          uint64
+	CreatedLt       uint64
+	CreatedAt       uint32
+	Bounce          bool
+	Bounced         bool
+	Opcode          *uint32 // first 32 bits of the body, when it has them
+	Body            []byte  // BOC of the body cell ("" when empty)
+	InitState       []byte  // BOC of the StateInit, when present
 }
 
 // IsExternalIn reports a message that came from outside the chain.

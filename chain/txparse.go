@@ -159,6 +159,14 @@ func MessageFromTLB(m *tlb.Message) (msg Message, err error) {
 		msg.Source = tlbAddress(i.Src)
 		msg.Destination = tlbAddress(i.Dest)
 		msg.Value = uint64(i.Value.Grams)
+		for _, id := range i.Value.Other.Dict.Keys() {
+			v, _ := i.Value.Other.Dict.Get(id)
+			if msg.ExtraCurrencies == nil {
+				msg.ExtraCurrencies = map[uint32]string{}
+			}
+			amount := big.Int(v)
+			msg.ExtraCurrencies[uint32(id)] = amount.String()
+		}
 		msg.FwdFee = uint64(i.FwdFee)
 		if ihr := big.Int(i.IhrFee); ihr.IsUint64() {
 			msg.IhrFee = ihr.Uint64()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/graph/model"
@@ -30,11 +31,11 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 	if err != nil {
 		return nil, err
 	}
-	book, err := r.addressBook(ctx, chain.ActionAddresses(actions))
-	if err != nil {
+	list := &chain.ActionList{Actions: actions}
+	if list.AddressBook, err = r.addressBook(ctx, list.BookAddresses()); err != nil {
 		return nil, err
 	}
-	return &chain.ActionList{Actions: actions, AddressBook: book}, nil
+	return list, nil
 }
 
 func (r *Resolver) addressBook(ctx context.Context, addrs []string) (chain.AddressBook, error) {
@@ -135,10 +136,10 @@ func actionTypes(in []string) ([]string, error) {
 	for _, v := range in {
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)
-			t, ok := chain.CanonicalActionType(name)
+			t, ok := actions.CanonicalType(name)
 			if !ok {
-				return nil, apperr.Field("action_type", "unknown type %q; valid types: %s",
-					apperr.Excerpt(name), chain.ValidActionTypeNames())
+				return nil, apperr.Field("action_type", "unknown type %q; valid types: %s (also toncenter's snake_case names)",
+					apperr.Excerpt(name), strings.Join(actions.TypeNames(), ", "))
 			}
 			if !seen[t] {
 				seen[t] = true

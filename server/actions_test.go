@@ -94,7 +94,7 @@ func (f *fixture) expect(v url.Values) []string {
 	for _, s := range v["action_type"] {
 		for _, n := range strings.Split(s, ",") {
 			if n == "NativeTransfer" {
-				n = chain.TonTransfer
+				n = "TonTransfer"
 			}
 			types = append(types, n)
 		}
@@ -127,13 +127,13 @@ func (f *fixture) expect(v url.Values) []string {
 		if len(traceIDs) > 0 && !slices.Contains(traceIDs, a.TraceID) {
 			continue
 		}
-		if len(txHashes) > 0 && !slices.ContainsFunc(a.TxHashes, func(h string) bool { return slices.Contains(txHashes, h) }) {
+		if len(txHashes) > 0 && !slices.ContainsFunc(a.Transactions, func(h string) bool { return slices.Contains(txHashes, h) }) {
 			continue
 		}
 		if lt, ok := num("tx_lt"); ok && !slices.Contains(a.TxLts, lt) {
 			continue
 		}
-		if account != "" && !slices.ContainsFunc(a.Accounts, func(x chain.ActionAccount) bool { return x.Address == account }) {
+		if account != "" && !slices.ContainsFunc(a.Participants, func(x chain.ActionAccount) bool { return x.Address == account }) {
 			continue
 		}
 		if len(types) > 0 && !slices.Contains(types, a.Type) {

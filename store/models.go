@@ -202,7 +202,7 @@ func (r *actionRow) toChain() *chain.Action {
 func actionAccountRows(a *chain.Action) []actionAccountRow {
 	var rows []actionAccountRow
 	idx := map[string]int{}
-	for _, acc := range a.Accounts {
+	for _, acc := range a.Participants {
 		if acc.Address == "" {
 			continue
 		}
@@ -222,9 +222,9 @@ func actionAccountRows(a *chain.Action) []actionAccountRow {
 }
 
 func actionTxRows(a *chain.Action) []actionTxRow {
-	rows := make([]actionTxRow, 0, len(a.TxHashes))
+	rows := make([]actionTxRow, 0, len(a.Transactions))
 	seen := map[string]bool{}
-	for i, h := range a.TxHashes {
+	for i, h := range a.Transactions {
 		if seen[h] {
 			continue
 		}

@@ -12,7 +12,8 @@ import (
 )
 
 // runClassify decodes one toncenter trace JSON file offline and prints
-// its actions with an address book, shaped as /api/v3/actions answers.
+// its actions with an address book, shaped as
+// /api/v3/actions?include_accounts=true answers.
 // Without a database, what the address book knows about an account comes
 // from the trace itself: its last status, and whether it signed an
 // external request (wallets do), which picks the user-friendly form.
@@ -46,7 +47,7 @@ func runClassify(_ context.Context, args []string, e *env) error {
 		f.IsWallet = f.IsWallet || (tx.InMsg != nil && tx.InMsg.IsExternalIn())
 		facts[tx.Account] = f
 	}
-	addrs := chain.ActionAddresses(list.Actions)
+	addrs := list.BookAddresses()
 	list.AddressBook = make(chain.AddressBook, len(addrs))
 	for _, a := range addrs {
 		if entry, ok := chain.NewAddressBookEntry(a, facts[a], cfg.Network == "testnet"); ok {

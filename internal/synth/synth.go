@@ -9,10 +9,12 @@ package synth
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -31,9 +33,9 @@ var typeMix = []struct {
 	name   string
 	weight int
 }{
-	{chain.TonTransfer, 40}, {chain.JettonTransfer, 25}, {chain.SmartContractExec, 10},
-	{chain.NftItemTransfer, 6}, {chain.JettonSwap, 6}, {chain.ContractDeploy, 4},
-	{chain.JettonBurn, 3}, {chain.JettonMint, 3}, {chain.NftPurchase, 3},
+	{"TonTransfer", 40}, {"JettonTransfer", 25}, {"SmartContractExec", 10},
+	{"NftItemTransfer", 6}, {"JettonSwap", 6}, {"ContractDeploy", 4},
+	{"JettonBurn", 3}, {"JettonMint", 3}, {"NftPurchase", 3},
 }
 
 // Account returns the raw address of ordinary account i (hot ones are
@@ -95,10 +97,10 @@ func Generate(p Params, emit func(*chain.Action) error) error {
 			txs := 1 + r.IntN(4)
 			for i := 0; i < txs; i++ {
 				h := chain.Hash(hash(p.Seed, "tx", uint64(n)*8+uint64(i)))
-				a.TxHashes = append(a.TxHashes, h.Base64())
+				a.Transactions = append(a.Transactions, h.Base64())
 				a.TxLts = append(a.TxLts, lt-uint64(txs-i-1)*10)
 			}
-			a.TxHash = a.TxHashes[0]
+			a.TxHash = a.Transactions[0]
 			a.StartLt, a.EndLt = a.TxLts[0], lt
 			a.StartUtime, a.EndUtime = utime-uint32(r.IntN(2)), utime
 			id := hash(p.Seed, "action", uint64(n))
@@ -117,53 +119,46 @@ func Generate(p Params, emit func(*chain.Action) error) error {
 	return nil
 }
 
-// build makes the participants and the value of one action.
+// build makes the value of one action in its declared shape; its
+// participants come from the value as they do for decoded actions.
 func build(r *rand.Rand, p Params, typ string, n, hotEvery int) *chain.Action {
-	pickAcct := func() string { return Account(p.Seed, r.IntN(max(1, p.Accounts))) }
+	pickAcct := func() actions.Address { return actions.Address(Account(p.Seed, r.IntN(max(1, p.Accounts)))) }
 	from, to := pickAcct(), pickAcct()
 	if hotEvery > 0 && n%hotEvery == 0 {
-		from = HotAccount(p.Seed, (n/hotEvery)%p.HotAccounts)
+		from = actions.Address(HotAccount(p.Seed, (n/hotEvery)%p.HotAccounts))
 	}
-	amount := strconv.FormatUint(uint64(r.Int64N(1e12)), 10)
-	a := &chain.Action{Type: typ}
-	link := func(addr, role string) {
-		a.Accounts = append(a.Accounts, chain.ActionAccount{Address: addr, Role: role})
-	}
-	link(from, chain.RoleSender)
-	link(to, chain.RoleRecipient)
-	v := map[string]any{"source": from, "destination": to}
+	amount := actions.BigInt(strconv.FormatUint(uint64(r.Int64N(1e12)), 10))
+	named := func(kind string, n int) actions.Address { return actions.Address(addr(p.Seed, kind, r.IntN(n))) }
+	var v any
 	switch typ {
-	case chain.TonTransfer:
-		v["value"] = amount
-		v["comment"] = nil
-		v["encrypted"] = false
+	case "TonTransfer":
+		t := &actions.TonTransfer{Sender: from, Recipient: to, Amount: amount}
 		if r.IntN(3) == 0 {
-			v["comment"] = "invoice " + strconv.Itoa(r.IntN(100000))
+			t.Comment = "invoice " + strconv.Itoa(r.IntN(100000))
 		}
-	case chain.JettonTransfer, chain.JettonBurn, chain.JettonMint:
-		master := addr(p.Seed, "master", r.IntN(50))
-		sw, dw := addr(p.Seed, "jw", r.IntN(1<<30)), addr(p.Seed, "jw", r.IntN(1<<30))
-		link(master, chain.RoleMaster)
-		link(sw, chain.RoleSource)
-		link(dw, chain.RoleDest)
-		v = map[string]any{"sender": from, "recipient": to, "amount": amount + "000000000",
-			"jetton_master": master, "sender_jetton_wallet": sw, "recipient_jetton_wallet": dw}
-	case chain.NftItemTransfer, chain.NftPurchase:
-		item := addr(p.Seed, "nft", r.IntN(1<<30))
-		link(item, chain.RoleContract)
-		v = map[string]any{"old_owner": from, "new_owner": to, "nft_item": item}
-		if typ == chain.NftPurchase {
-			v["price"] = amount
-		}
-	case chain.JettonSwap:
-		pool := addr(p.Seed, "pool", r.IntN(20))
-		link(pool, chain.RoleContract)
-		v = map[string]any{"sender": from, "dex": "stonfi_v2", "pool": pool,
-			"amount_in": amount, "amount_out": strconv.Itoa(r.IntN(1e9))}
-	default: // SmartContractExec, ContractDeploy
-		v = map[string]any{"source": from, "contract": to, "value": amount,
-			"opcode": fmt.Sprintf("0x%08x", r.Uint32())}
+		v = t
+	case "JettonTransfer":
+		v = &actions.JettonTransfer{Sender: from, Recipient: to, Amount: amount + "000000000",
+			JettonMaster: named("master", 50), SenderWallet: named("jw", 1<<30), RecipientWallet: named("jw", 1<<30)}
+	case "JettonBurn":
+		v = &actions.JettonBurn{Owner: from, Amount: amount, JettonMaster: named("master", 50), JettonWallet: named("jw", 1<<30)}
+	case "JettonMint":
+		v = &actions.JettonMint{Recipient: to, Minter: from, Amount: amount, JettonMaster: named("master", 50), RecipientWallet: named("jw", 1<<30)}
+	case "NftItemTransfer":
+		v = &actions.NftItemTransfer{Sender: from, Recipient: to, Nft: named("nft", 1<<30)}
+	case "NftPurchase":
+		v = &actions.NftPurchase{Seller: from, Buyer: to, Nft: named("nft", 1<<30), Price: amount}
+	case "JettonSwap":
+		v = &actions.JettonSwap{Sender: from, Recipient: from, Dex: "stonfi_v2", Pool: named("pool", 20),
+			AmountIn: amount, AmountOut: actions.BigInt(strconv.Itoa(r.IntN(1e9)))}
+	case "ContractDeploy":
+		v = &actions.ContractDeploy{Deployer: from, Address: to, Amount: amount}
+	default: // SmartContractExec
+		v = &actions.SmartContractExec{Sender: from, Contract: to, Amount: amount,
+			Opcode: fmt.Sprintf("0x%08x", r.Uint32())}
 	}
-	a.Value = chain.NewValue(v)
+	a := &chain.Action{Type: typ}
+	a.Value, _ = json.Marshal(v)
+	a.Participants, a.Addresses = actions.Participants(v, nil)
 	return a
 }
