@@ -1,8 +1,3 @@
-// Package actions turns a trace (a tree of transactions) into human-level
-// actions: an ordered list of matchers runs over the tree, each claiming the
-// transactions of a pattern it recognizes (a jetton transfer, a swap, ...).
-// What no matcher claims becomes a TonTransfer (a value transfer, maybe with
-// a comment) or a SmartContractExec (a call with an op code).
 package actions
 
 import (

@@ -31,7 +31,9 @@ type goldenCase struct {
 	want []string // sorted "Type:status"
 }
 
-var goldenCases = []goldenCase{
+// coreGoldens are the traces of the seed's types. A protocol's goldens live
+// in its own test file and run through checkGoldens the same way.
+var coreGoldens = []goldenCase{
 	{
 		// A wallet asks an NFT item to transfer itself (op 0x5fcc3d14); the
 		// item is not owned by the sender, fails and bounces the request.
@@ -147,11 +149,16 @@ var goldenCases = []goldenCase{
 	},
 }
 
-func TestGoldenTraces(t *testing.T) {
-	for _, gc := range goldenCases {
+func TestGoldenTraces(t *testing.T) { checkGoldens(t, coreGoldens) }
+
+// checkGoldens classifies each case's trace (with the facts its file
+// carries, such as toncenter's interfaces) and compares every field with
+// testdata/NAME.golden.json.
+func checkGoldens(t *testing.T, cases []goldenCase) {
+	for _, gc := range cases {
 		t.Run(gc.name, func(t *testing.T) {
-			tr := findTrace(t, testenv.Fixture(t, gc.file), gc.pick)
-			got := actions.Classify(tr, nil)
+			tr, known := findTrace(t, testenv.Fixture(t, gc.file), gc.pick)
+			got := actions.Classify(tr, known)
 			var kinds []string
 			for _, a := range got {
 				kinds = append(kinds, a.Type+":"+a.Status)
@@ -167,7 +174,7 @@ func TestGoldenTraces(t *testing.T) {
 
 // findTrace assembles the file and returns the earliest trace (by start lt,
 // then id) that pick accepts.
-func findTrace(t *testing.T, path string, pick func(*chain.Trace) bool) *chain.Trace {
+func findTrace(t *testing.T, path string, pick func(*chain.Trace) bool) (*chain.Trace, chain.KnownContracts) {
 	t.Helper()
 	p, err := ingest.ParseFile(path)
 	if err != nil {
@@ -175,11 +182,11 @@ func findTrace(t *testing.T, path string, pick func(*chain.Trace) bool) *chain.T
 	}
 	for _, tr := range chain.NewAssembler().Add(p.Transactions) {
 		if pick(tr) {
-			return tr
+			return tr, p.Known
 		}
 	}
 	t.Fatalf("no trace of %s matches", path)
-	return nil
+	return nil, nil
 }
 
 func hasTx(tr *chain.Trace, fn func(*chain.Transaction) bool) bool {
