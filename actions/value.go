@@ -157,3 +157,7 @@ func DecodeValue(typeName string, raw []byte) (any, error) {
 	}
 	return v.Interface(), nil
 }
+
+// Details is a value struct of any declared type: what GraphQL's
+// ActionDetails union binds to (DecodeValue returns a pointer to one).
+type Details interface{}

@@ -21,6 +21,14 @@ type AccountState struct {
 	LastTxHash      Hash
 	ShardAccountBOC []byte
 	ReadAtUtime     uint32 // chain time (unix seconds) the state is valid at
+	Interfaces      []string // what the code is (CodeInterfaces)
+}
+
+// AccountInterfaces is what an account is known to be, from its code or
+// from an indexer's knowledge of it.
+type AccountInterfaces struct {
+	Address    string // raw upper-case
+	Interfaces []string
 }
 
 // ChainConfig is the blockchain config as a BOC of the config dictionary

@@ -11,9 +11,10 @@ import (
 
 // AddressBookEntry is how one raw address is shown to people.
 type AddressBookEntry struct {
-	Address      string  `json:"-"`
-	UserFriendly string  `json:"user_friendly"`
-	Domain       *string `json:"domain"`
+	Address      string   `json:"-"`
+	UserFriendly string   `json:"user_friendly"`
+	Domain       *string  `json:"domain"`
+	Interfaces   []string `json:"interfaces"`
 }
 
 // AddressBook maps raw upper-case addresses to their entries. It marshals
@@ -50,10 +51,12 @@ func (b AddressBook) Entries() []*AddressBookEntry {
 
 // AddressFacts is what decides how an address is shown.
 type AddressFacts struct {
-	Known    bool
-	Status   string
-	IsWallet bool
-	Domain   string
+	Known      bool // a state of the account is stored
+	Status     string
+	IsWallet   bool
+	Balance    uint64
+	Domain     string
+	Interfaces []string
 }
 
 // Bounceable reports whether the user-friendly form should carry the
@@ -71,7 +74,10 @@ func NewAddressBookEntry(raw string, f AddressFacts, testnet bool) (AddressBookE
 	if err != nil {
 		return AddressBookEntry{}, false
 	}
-	e := AddressBookEntry{Address: raw, UserFriendly: id.ToHuman(f.Bounceable(), testnet)}
+	e := AddressBookEntry{Address: raw, UserFriendly: id.ToHuman(f.Bounceable(), testnet), Interfaces: f.Interfaces}
+	if e.Interfaces == nil {
+		e.Interfaces = []string{}
+	}
 	if f.Domain != "" {
 		d := f.Domain
 		e.Domain = &d

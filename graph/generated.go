@@ -13,6 +13,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph/model"
@@ -40,6 +41,8 @@ type Config struct {
 }
 
 type ResolverRoot interface {
+	Account() AccountResolver
+	Action() ActionResolver
 	ActionList() ActionListResolver
 	Query() QueryResolver
 }
@@ -48,17 +51,50 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Account struct {
+		Actions       func(childComplexity int, filter *model.AccountActionFilter, first *int, after *string, sort *model.SortOrder) int
+		Address       func(childComplexity int) int
+		Balance       func(childComplexity int) int
+		Bounceable    func(childComplexity int) int
+		Domain        func(childComplexity int) int
+		Interfaces    func(childComplexity int) int
+		IsWallet      func(childComplexity int) int
+		NonBounceable func(childComplexity int) int
+		Status        func(childComplexity int) int
+		UserFriendly  func(childComplexity int) int
+	}
+
 	Action struct {
-		ActionID   func(childComplexity int) int
-		EndLt      func(childComplexity int) int
-		EndUtime   func(childComplexity int) int
-		StartLt    func(childComplexity int) int
-		StartUtime func(childComplexity int) int
-		Status     func(childComplexity int) int
-		TraceID    func(childComplexity int) int
-		TxHash     func(childComplexity int) int
-		Type       func(childComplexity int) int
-		Value      func(childComplexity int) int
+		Accounts              func(childComplexity int) int
+		ActionID              func(childComplexity int) int
+		Details               func(childComplexity int) int
+		EndLt                 func(childComplexity int) int
+		EndUtime              func(childComplexity int) int
+		McSeqno               func(childComplexity int) int
+		Participants          func(childComplexity int) int
+		StartLt               func(childComplexity int) int
+		StartUtime            func(childComplexity int) int
+		Status                func(childComplexity int) int
+		TraceEndLt            func(childComplexity int) int
+		TraceEndUtime         func(childComplexity int) int
+		TraceExternalHashNorm func(childComplexity int) int
+		TraceID               func(childComplexity int) int
+		Transactions          func(childComplexity int) int
+		TransactionsFull      func(childComplexity int) int
+		TxHash                func(childComplexity int) int
+		Type                  func(childComplexity int) int
+		Value                 func(childComplexity int) int
+	}
+
+	ActionConnection struct {
+		AddressBook func(childComplexity int) int
+		Edges       func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+	}
+
+	ActionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	ActionList struct {
@@ -70,7 +106,37 @@ type ComplexityRoot struct {
 	AddressBookEntry struct {
 		Address      func(childComplexity int) int
 		Domain       func(childComplexity int) int
+		Interfaces   func(childComplexity int) int
 		UserFriendly func(childComplexity int) int
+	}
+
+	ContractDeploy struct {
+		Address  func(childComplexity int) int
+		Amount   func(childComplexity int) int
+		Deployer func(childComplexity int) int
+		Opcode   func(childComplexity int) int
+	}
+
+	DexDepositLiquidity struct {
+		Amount1         func(childComplexity int) int
+		Amount2         func(childComplexity int) int
+		Asset1          func(childComplexity int) int
+		Asset2          func(childComplexity int) int
+		DepositContract func(childComplexity int) int
+		Dex             func(childComplexity int) int
+		LpAmount        func(childComplexity int) int
+		LpWallet        func(childComplexity int) int
+		Nft             func(childComplexity int) int
+		NftIndex        func(childComplexity int) int
+		Pool            func(childComplexity int) int
+		Sender          func(childComplexity int) int
+		TickLower       func(childComplexity int) int
+		TickUpper       func(childComplexity int) int
+	}
+
+	ExtraCurrency struct {
+		Amount func(childComplexity int) int
+		ID     func(childComplexity int) int
 	}
 
 	FeeEstimate struct {
@@ -87,17 +153,164 @@ type ComplexityRoot struct {
 		StorageFee func(childComplexity int) int
 	}
 
+	JettonBurn struct {
+		Amount              func(childComplexity int) int
+		JettonMaster        func(childComplexity int) int
+		JettonWallet        func(childComplexity int) int
+		Owner               func(childComplexity int) int
+		QueryID             func(childComplexity int) int
+		ResponseDestination func(childComplexity int) int
+	}
+
+	JettonMint struct {
+		Amount          func(childComplexity int) int
+		JettonMaster    func(childComplexity int) int
+		Minter          func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		RecipientWallet func(childComplexity int) int
+		TonAmount       func(childComplexity int) int
+	}
+
+	JettonSwap struct {
+		AmountIn            func(childComplexity int) int
+		AmountOut           func(childComplexity int) int
+		Dex                 func(childComplexity int) int
+		DexIncomingTransfer func(childComplexity int) int
+		DexOutgoingTransfer func(childComplexity int) int
+		DexWalletIn         func(childComplexity int) int
+		DexWalletOut        func(childComplexity int) int
+		JettonMasterIn      func(childComplexity int) int
+		JettonMasterOut     func(childComplexity int) int
+		MinOutAmount        func(childComplexity int) int
+		PeerSwaps           func(childComplexity int) int
+		Pool                func(childComplexity int) int
+		Recipient           func(childComplexity int) int
+		RecipientWallet     func(childComplexity int) int
+		Sender              func(childComplexity int) int
+		SenderWallet        func(childComplexity int) int
+	}
+
+	JettonTransfer struct {
+		Amount              func(childComplexity int) int
+		Comment             func(childComplexity int) int
+		CustomPayload       func(childComplexity int) int
+		Encrypted           func(childComplexity int) int
+		ForwardAmount       func(childComplexity int) int
+		ForwardPayload      func(childComplexity int) int
+		JettonMaster        func(childComplexity int) int
+		QueryID             func(childComplexity int) int
+		Recipient           func(childComplexity int) int
+		RecipientWallet     func(childComplexity int) int
+		ResponseDestination func(childComplexity int) int
+		Sender              func(childComplexity int) int
+		SenderWallet        func(childComplexity int) int
+	}
+
+	NftItemTransfer struct {
+		Collection          func(childComplexity int) int
+		Comment             func(childComplexity int) int
+		CustomPayload       func(childComplexity int) int
+		Encrypted           func(childComplexity int) int
+		ForwardAmount       func(childComplexity int) int
+		ForwardPayload      func(childComplexity int) int
+		Nft                 func(childComplexity int) int
+		NftIndex            func(childComplexity int) int
+		QueryID             func(childComplexity int) int
+		Recipient           func(childComplexity int) int
+		ResponseDestination func(childComplexity int) int
+		Sender              func(childComplexity int) int
+	}
+
+	NftPurchase struct {
+		Buyer        func(childComplexity int) int
+		Collection   func(childComplexity int) int
+		Marketplace  func(childComplexity int) int
+		Nft          func(childComplexity int) int
+		NftIndex     func(childComplexity int) int
+		Price        func(childComplexity int) int
+		SaleContract func(childComplexity int) int
+		Seller       func(childComplexity int) int
+	}
+
+	PageInfo struct {
+		EndCursor   func(childComplexity int) int
+		HasNextPage func(childComplexity int) int
+	}
+
+	Participant struct {
+		Account func(childComplexity int) int
+		Roles   func(childComplexity int) int
+	}
+
+	PeerSwap struct {
+		AmountIn  func(childComplexity int) int
+		AmountOut func(childComplexity int) int
+		AssetIn   func(childComplexity int) int
+		AssetOut  func(childComplexity int) int
+	}
+
 	Query struct {
+		Account     func(childComplexity int, address string) int
 		Actions     func(childComplexity int, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) int
 		EstimateFee func(childComplexity int, address string, body string, initCode *string, initData *string, ignoreChksig *bool) int
 	}
+
+	SmartContractExec struct {
+		Amount          func(childComplexity int) int
+		Contract        func(childComplexity int) int
+		ExtraCurrencies func(childComplexity int) int
+		Opcode          func(childComplexity int) int
+		Sender          func(childComplexity int) int
+	}
+
+	SwapTransfer struct {
+		Amount                  func(childComplexity int) int
+		Asset                   func(childComplexity int) int
+		Destination             func(childComplexity int) int
+		DestinationJettonWallet func(childComplexity int) int
+		Source                  func(childComplexity int) int
+		SourceJettonWallet      func(childComplexity int) int
+	}
+
+	TonTransfer struct {
+		Amount          func(childComplexity int) int
+		Comment         func(childComplexity int) int
+		Encrypted       func(childComplexity int) int
+		ExtraCurrencies func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		Sender          func(childComplexity int) int
+	}
+
+	Transaction struct {
+		Aborted         func(childComplexity int) int
+		Account         func(childComplexity int) int
+		ComputeExitCode func(childComplexity int) int
+		Hash            func(childComplexity int) int
+		Lt              func(childComplexity int) int
+		McSeqno         func(childComplexity int) int
+		Success         func(childComplexity int) int
+		TotalFees       func(childComplexity int) int
+		TraceID         func(childComplexity int) int
+		Utime           func(childComplexity int) int
+	}
 }
 
+type AccountResolver interface {
+	Actions(ctx context.Context, obj *model.Account, filter *model.AccountActionFilter, first *int, after *string, sort *model.SortOrder) (*model.ActionConnection, error)
+}
+type ActionResolver interface {
+	Details(ctx context.Context, obj *chain.Action) (actions.Details, error)
+
+	TransactionsFull(ctx context.Context, obj *chain.Action) ([]*model.Transaction, error)
+	Participants(ctx context.Context, obj *chain.Action) ([]*model.Participant, error)
+}
 type ActionListResolver interface {
 	AddressBookEntries(ctx context.Context, obj *chain.ActionList) ([]*chain.AddressBookEntry, error)
 }
 type QueryResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error)
+	Account(ctx context.Context, address string) (*model.Account, error)
 	EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*fees.Result, error)
 }
 
@@ -120,12 +333,101 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Account.actions":
+		if e.complexity.Account.Actions == nil {
+			break
+		}
+
+		args, err := ec.field_Account_actions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Account.Actions(childComplexity, args["filter"].(*model.AccountActionFilter), args["first"].(*int), args["after"].(*string), args["sort"].(*model.SortOrder)), true
+
+	case "Account.address":
+		if e.complexity.Account.Address == nil {
+			break
+		}
+
+		return e.complexity.Account.Address(childComplexity), true
+
+	case "Account.balance":
+		if e.complexity.Account.Balance == nil {
+			break
+		}
+
+		return e.complexity.Account.Balance(childComplexity), true
+
+	case "Account.bounceable":
+		if e.complexity.Account.Bounceable == nil {
+			break
+		}
+
+		return e.complexity.Account.Bounceable(childComplexity), true
+
+	case "Account.domain":
+		if e.complexity.Account.Domain == nil {
+			break
+		}
+
+		return e.complexity.Account.Domain(childComplexity), true
+
+	case "Account.interfaces":
+		if e.complexity.Account.Interfaces == nil {
+			break
+		}
+
+		return e.complexity.Account.Interfaces(childComplexity), true
+
+	case "Account.is_wallet":
+		if e.complexity.Account.IsWallet == nil {
+			break
+		}
+
+		return e.complexity.Account.IsWallet(childComplexity), true
+
+	case "Account.non_bounceable":
+		if e.complexity.Account.NonBounceable == nil {
+			break
+		}
+
+		return e.complexity.Account.NonBounceable(childComplexity), true
+
+	case "Account.status":
+		if e.complexity.Account.Status == nil {
+			break
+		}
+
+		return e.complexity.Account.Status(childComplexity), true
+
+	case "Account.user_friendly":
+		if e.complexity.Account.UserFriendly == nil {
+			break
+		}
+
+		return e.complexity.Account.UserFriendly(childComplexity), true
+
+	case "Action.accounts":
+		if e.complexity.Action.Accounts == nil {
+			break
+		}
+
+		return e.complexity.Action.Accounts(childComplexity), true
+
 	case "Action.action_id":
 		if e.complexity.Action.ActionID == nil {
 			break
 		}
 
 		return e.complexity.Action.ActionID(childComplexity), true
+
+	case "Action.details":
+		if e.complexity.Action.Details == nil {
+			break
+		}
+
+		return e.complexity.Action.Details(childComplexity), true
 
 	case "Action.end_lt":
 		if e.complexity.Action.EndLt == nil {
@@ -140,6 +442,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Action.EndUtime(childComplexity), true
+
+	case "Action.mc_seqno":
+		if e.complexity.Action.McSeqno == nil {
+			break
+		}
+
+		return e.complexity.Action.McSeqno(childComplexity), true
+
+	case "Action.participants":
+		if e.complexity.Action.Participants == nil {
+			break
+		}
+
+		return e.complexity.Action.Participants(childComplexity), true
 
 	case "Action.start_lt":
 		if e.complexity.Action.StartLt == nil {
@@ -162,12 +478,47 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Action.Status(childComplexity), true
 
+	case "Action.trace_end_lt":
+		if e.complexity.Action.TraceEndLt == nil {
+			break
+		}
+
+		return e.complexity.Action.TraceEndLt(childComplexity), true
+
+	case "Action.trace_end_utime":
+		if e.complexity.Action.TraceEndUtime == nil {
+			break
+		}
+
+		return e.complexity.Action.TraceEndUtime(childComplexity), true
+
+	case "Action.trace_external_hash_norm":
+		if e.complexity.Action.TraceExternalHashNorm == nil {
+			break
+		}
+
+		return e.complexity.Action.TraceExternalHashNorm(childComplexity), true
+
 	case "Action.trace_id":
 		if e.complexity.Action.TraceID == nil {
 			break
 		}
 
 		return e.complexity.Action.TraceID(childComplexity), true
+
+	case "Action.transactions":
+		if e.complexity.Action.Transactions == nil {
+			break
+		}
+
+		return e.complexity.Action.Transactions(childComplexity), true
+
+	case "Action.transactions_full":
+		if e.complexity.Action.TransactionsFull == nil {
+			break
+		}
+
+		return e.complexity.Action.TransactionsFull(childComplexity), true
 
 	case "Action.tx_hash":
 		if e.complexity.Action.TxHash == nil {
@@ -189,6 +540,41 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Action.Value(childComplexity), true
+
+	case "ActionConnection.address_book":
+		if e.complexity.ActionConnection.AddressBook == nil {
+			break
+		}
+
+		return e.complexity.ActionConnection.AddressBook(childComplexity), true
+
+	case "ActionConnection.edges":
+		if e.complexity.ActionConnection.Edges == nil {
+			break
+		}
+
+		return e.complexity.ActionConnection.Edges(childComplexity), true
+
+	case "ActionConnection.pageInfo":
+		if e.complexity.ActionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.complexity.ActionConnection.PageInfo(childComplexity), true
+
+	case "ActionEdge.cursor":
+		if e.complexity.ActionEdge.Cursor == nil {
+			break
+		}
+
+		return e.complexity.ActionEdge.Cursor(childComplexity), true
+
+	case "ActionEdge.node":
+		if e.complexity.ActionEdge.Node == nil {
+			break
+		}
+
+		return e.complexity.ActionEdge.Node(childComplexity), true
 
 	case "ActionList.actions":
 		if e.complexity.ActionList.Actions == nil {
@@ -225,12 +611,159 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.AddressBookEntry.Domain(childComplexity), true
 
+	case "AddressBookEntry.interfaces":
+		if e.complexity.AddressBookEntry.Interfaces == nil {
+			break
+		}
+
+		return e.complexity.AddressBookEntry.Interfaces(childComplexity), true
+
 	case "AddressBookEntry.user_friendly":
 		if e.complexity.AddressBookEntry.UserFriendly == nil {
 			break
 		}
 
 		return e.complexity.AddressBookEntry.UserFriendly(childComplexity), true
+
+	case "ContractDeploy.address":
+		if e.complexity.ContractDeploy.Address == nil {
+			break
+		}
+
+		return e.complexity.ContractDeploy.Address(childComplexity), true
+
+	case "ContractDeploy.amount":
+		if e.complexity.ContractDeploy.Amount == nil {
+			break
+		}
+
+		return e.complexity.ContractDeploy.Amount(childComplexity), true
+
+	case "ContractDeploy.deployer":
+		if e.complexity.ContractDeploy.Deployer == nil {
+			break
+		}
+
+		return e.complexity.ContractDeploy.Deployer(childComplexity), true
+
+	case "ContractDeploy.opcode":
+		if e.complexity.ContractDeploy.Opcode == nil {
+			break
+		}
+
+		return e.complexity.ContractDeploy.Opcode(childComplexity), true
+
+	case "DexDepositLiquidity.amount_1":
+		if e.complexity.DexDepositLiquidity.Amount1 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.Amount1(childComplexity), true
+
+	case "DexDepositLiquidity.amount_2":
+		if e.complexity.DexDepositLiquidity.Amount2 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.Amount2(childComplexity), true
+
+	case "DexDepositLiquidity.asset_1":
+		if e.complexity.DexDepositLiquidity.Asset1 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.Asset1(childComplexity), true
+
+	case "DexDepositLiquidity.asset_2":
+		if e.complexity.DexDepositLiquidity.Asset2 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.Asset2(childComplexity), true
+
+	case "DexDepositLiquidity.deposit_contract":
+		if e.complexity.DexDepositLiquidity.DepositContract == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.DepositContract(childComplexity), true
+
+	case "DexDepositLiquidity.dex":
+		if e.complexity.DexDepositLiquidity.Dex == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.Dex(childComplexity), true
+
+	case "DexDepositLiquidity.lp_amount":
+		if e.complexity.DexDepositLiquidity.LpAmount == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.LpAmount(childComplexity), true
+
+	case "DexDepositLiquidity.lp_wallet":
+		if e.complexity.DexDepositLiquidity.LpWallet == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.LpWallet(childComplexity), true
+
+	case "DexDepositLiquidity.nft":
+		if e.complexity.DexDepositLiquidity.Nft == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.Nft(childComplexity), true
+
+	case "DexDepositLiquidity.nft_index":
+		if e.complexity.DexDepositLiquidity.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.NftIndex(childComplexity), true
+
+	case "DexDepositLiquidity.pool":
+		if e.complexity.DexDepositLiquidity.Pool == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.Pool(childComplexity), true
+
+	case "DexDepositLiquidity.sender":
+		if e.complexity.DexDepositLiquidity.Sender == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.Sender(childComplexity), true
+
+	case "DexDepositLiquidity.tick_lower":
+		if e.complexity.DexDepositLiquidity.TickLower == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.TickLower(childComplexity), true
+
+	case "DexDepositLiquidity.tick_upper":
+		if e.complexity.DexDepositLiquidity.TickUpper == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.TickUpper(childComplexity), true
+
+	case "ExtraCurrency.amount":
+		if e.complexity.ExtraCurrency.Amount == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrency.Amount(childComplexity), true
+
+	case "ExtraCurrency.id":
+		if e.complexity.ExtraCurrency.ID == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrency.ID(childComplexity), true
 
 	case "FeeEstimate.config_source":
 		if e.complexity.FeeEstimate.ConfigSource == nil {
@@ -288,6 +821,508 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Fees.StorageFee(childComplexity), true
 
+	case "JettonBurn.amount":
+		if e.complexity.JettonBurn.Amount == nil {
+			break
+		}
+
+		return e.complexity.JettonBurn.Amount(childComplexity), true
+
+	case "JettonBurn.jetton_master":
+		if e.complexity.JettonBurn.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.JettonBurn.JettonMaster(childComplexity), true
+
+	case "JettonBurn.jetton_wallet":
+		if e.complexity.JettonBurn.JettonWallet == nil {
+			break
+		}
+
+		return e.complexity.JettonBurn.JettonWallet(childComplexity), true
+
+	case "JettonBurn.owner":
+		if e.complexity.JettonBurn.Owner == nil {
+			break
+		}
+
+		return e.complexity.JettonBurn.Owner(childComplexity), true
+
+	case "JettonBurn.query_id":
+		if e.complexity.JettonBurn.QueryID == nil {
+			break
+		}
+
+		return e.complexity.JettonBurn.QueryID(childComplexity), true
+
+	case "JettonBurn.response_destination":
+		if e.complexity.JettonBurn.ResponseDestination == nil {
+			break
+		}
+
+		return e.complexity.JettonBurn.ResponseDestination(childComplexity), true
+
+	case "JettonMint.amount":
+		if e.complexity.JettonMint.Amount == nil {
+			break
+		}
+
+		return e.complexity.JettonMint.Amount(childComplexity), true
+
+	case "JettonMint.jetton_master":
+		if e.complexity.JettonMint.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.JettonMint.JettonMaster(childComplexity), true
+
+	case "JettonMint.minter":
+		if e.complexity.JettonMint.Minter == nil {
+			break
+		}
+
+		return e.complexity.JettonMint.Minter(childComplexity), true
+
+	case "JettonMint.query_id":
+		if e.complexity.JettonMint.QueryID == nil {
+			break
+		}
+
+		return e.complexity.JettonMint.QueryID(childComplexity), true
+
+	case "JettonMint.recipient":
+		if e.complexity.JettonMint.Recipient == nil {
+			break
+		}
+
+		return e.complexity.JettonMint.Recipient(childComplexity), true
+
+	case "JettonMint.recipient_wallet":
+		if e.complexity.JettonMint.RecipientWallet == nil {
+			break
+		}
+
+		return e.complexity.JettonMint.RecipientWallet(childComplexity), true
+
+	case "JettonMint.ton_amount":
+		if e.complexity.JettonMint.TonAmount == nil {
+			break
+		}
+
+		return e.complexity.JettonMint.TonAmount(childComplexity), true
+
+	case "JettonSwap.amount_in":
+		if e.complexity.JettonSwap.AmountIn == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.AmountIn(childComplexity), true
+
+	case "JettonSwap.amount_out":
+		if e.complexity.JettonSwap.AmountOut == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.AmountOut(childComplexity), true
+
+	case "JettonSwap.dex":
+		if e.complexity.JettonSwap.Dex == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.Dex(childComplexity), true
+
+	case "JettonSwap.dex_incoming_transfer":
+		if e.complexity.JettonSwap.DexIncomingTransfer == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.DexIncomingTransfer(childComplexity), true
+
+	case "JettonSwap.dex_outgoing_transfer":
+		if e.complexity.JettonSwap.DexOutgoingTransfer == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.DexOutgoingTransfer(childComplexity), true
+
+	case "JettonSwap.dex_wallet_in":
+		if e.complexity.JettonSwap.DexWalletIn == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.DexWalletIn(childComplexity), true
+
+	case "JettonSwap.dex_wallet_out":
+		if e.complexity.JettonSwap.DexWalletOut == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.DexWalletOut(childComplexity), true
+
+	case "JettonSwap.jetton_master_in":
+		if e.complexity.JettonSwap.JettonMasterIn == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.JettonMasterIn(childComplexity), true
+
+	case "JettonSwap.jetton_master_out":
+		if e.complexity.JettonSwap.JettonMasterOut == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.JettonMasterOut(childComplexity), true
+
+	case "JettonSwap.min_out_amount":
+		if e.complexity.JettonSwap.MinOutAmount == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.MinOutAmount(childComplexity), true
+
+	case "JettonSwap.peer_swaps":
+		if e.complexity.JettonSwap.PeerSwaps == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.PeerSwaps(childComplexity), true
+
+	case "JettonSwap.pool":
+		if e.complexity.JettonSwap.Pool == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.Pool(childComplexity), true
+
+	case "JettonSwap.recipient":
+		if e.complexity.JettonSwap.Recipient == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.Recipient(childComplexity), true
+
+	case "JettonSwap.recipient_wallet":
+		if e.complexity.JettonSwap.RecipientWallet == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.RecipientWallet(childComplexity), true
+
+	case "JettonSwap.sender":
+		if e.complexity.JettonSwap.Sender == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.Sender(childComplexity), true
+
+	case "JettonSwap.sender_wallet":
+		if e.complexity.JettonSwap.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.SenderWallet(childComplexity), true
+
+	case "JettonTransfer.amount":
+		if e.complexity.JettonTransfer.Amount == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.Amount(childComplexity), true
+
+	case "JettonTransfer.comment":
+		if e.complexity.JettonTransfer.Comment == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.Comment(childComplexity), true
+
+	case "JettonTransfer.custom_payload":
+		if e.complexity.JettonTransfer.CustomPayload == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.CustomPayload(childComplexity), true
+
+	case "JettonTransfer.encrypted":
+		if e.complexity.JettonTransfer.Encrypted == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.Encrypted(childComplexity), true
+
+	case "JettonTransfer.forward_amount":
+		if e.complexity.JettonTransfer.ForwardAmount == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.ForwardAmount(childComplexity), true
+
+	case "JettonTransfer.forward_payload":
+		if e.complexity.JettonTransfer.ForwardPayload == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.ForwardPayload(childComplexity), true
+
+	case "JettonTransfer.jetton_master":
+		if e.complexity.JettonTransfer.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.JettonMaster(childComplexity), true
+
+	case "JettonTransfer.query_id":
+		if e.complexity.JettonTransfer.QueryID == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.QueryID(childComplexity), true
+
+	case "JettonTransfer.recipient":
+		if e.complexity.JettonTransfer.Recipient == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.Recipient(childComplexity), true
+
+	case "JettonTransfer.recipient_wallet":
+		if e.complexity.JettonTransfer.RecipientWallet == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.RecipientWallet(childComplexity), true
+
+	case "JettonTransfer.response_destination":
+		if e.complexity.JettonTransfer.ResponseDestination == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.ResponseDestination(childComplexity), true
+
+	case "JettonTransfer.sender":
+		if e.complexity.JettonTransfer.Sender == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.Sender(childComplexity), true
+
+	case "JettonTransfer.sender_wallet":
+		if e.complexity.JettonTransfer.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.JettonTransfer.SenderWallet(childComplexity), true
+
+	case "NftItemTransfer.collection":
+		if e.complexity.NftItemTransfer.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Collection(childComplexity), true
+
+	case "NftItemTransfer.comment":
+		if e.complexity.NftItemTransfer.Comment == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Comment(childComplexity), true
+
+	case "NftItemTransfer.custom_payload":
+		if e.complexity.NftItemTransfer.CustomPayload == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.CustomPayload(childComplexity), true
+
+	case "NftItemTransfer.encrypted":
+		if e.complexity.NftItemTransfer.Encrypted == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Encrypted(childComplexity), true
+
+	case "NftItemTransfer.forward_amount":
+		if e.complexity.NftItemTransfer.ForwardAmount == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.ForwardAmount(childComplexity), true
+
+	case "NftItemTransfer.forward_payload":
+		if e.complexity.NftItemTransfer.ForwardPayload == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.ForwardPayload(childComplexity), true
+
+	case "NftItemTransfer.nft":
+		if e.complexity.NftItemTransfer.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Nft(childComplexity), true
+
+	case "NftItemTransfer.nft_index":
+		if e.complexity.NftItemTransfer.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.NftIndex(childComplexity), true
+
+	case "NftItemTransfer.query_id":
+		if e.complexity.NftItemTransfer.QueryID == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.QueryID(childComplexity), true
+
+	case "NftItemTransfer.recipient":
+		if e.complexity.NftItemTransfer.Recipient == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Recipient(childComplexity), true
+
+	case "NftItemTransfer.response_destination":
+		if e.complexity.NftItemTransfer.ResponseDestination == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.ResponseDestination(childComplexity), true
+
+	case "NftItemTransfer.sender":
+		if e.complexity.NftItemTransfer.Sender == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Sender(childComplexity), true
+
+	case "NftPurchase.buyer":
+		if e.complexity.NftPurchase.Buyer == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.Buyer(childComplexity), true
+
+	case "NftPurchase.collection":
+		if e.complexity.NftPurchase.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.Collection(childComplexity), true
+
+	case "NftPurchase.marketplace":
+		if e.complexity.NftPurchase.Marketplace == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.Marketplace(childComplexity), true
+
+	case "NftPurchase.nft":
+		if e.complexity.NftPurchase.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.Nft(childComplexity), true
+
+	case "NftPurchase.nft_index":
+		if e.complexity.NftPurchase.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.NftIndex(childComplexity), true
+
+	case "NftPurchase.price":
+		if e.complexity.NftPurchase.Price == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.Price(childComplexity), true
+
+	case "NftPurchase.sale_contract":
+		if e.complexity.NftPurchase.SaleContract == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.SaleContract(childComplexity), true
+
+	case "NftPurchase.seller":
+		if e.complexity.NftPurchase.Seller == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.Seller(childComplexity), true
+
+	case "PageInfo.endCursor":
+		if e.complexity.PageInfo.EndCursor == nil {
+			break
+		}
+
+		return e.complexity.PageInfo.EndCursor(childComplexity), true
+
+	case "PageInfo.hasNextPage":
+		if e.complexity.PageInfo.HasNextPage == nil {
+			break
+		}
+
+		return e.complexity.PageInfo.HasNextPage(childComplexity), true
+
+	case "Participant.account":
+		if e.complexity.Participant.Account == nil {
+			break
+		}
+
+		return e.complexity.Participant.Account(childComplexity), true
+
+	case "Participant.roles":
+		if e.complexity.Participant.Roles == nil {
+			break
+		}
+
+		return e.complexity.Participant.Roles(childComplexity), true
+
+	case "PeerSwap.amount_in":
+		if e.complexity.PeerSwap.AmountIn == nil {
+			break
+		}
+
+		return e.complexity.PeerSwap.AmountIn(childComplexity), true
+
+	case "PeerSwap.amount_out":
+		if e.complexity.PeerSwap.AmountOut == nil {
+			break
+		}
+
+		return e.complexity.PeerSwap.AmountOut(childComplexity), true
+
+	case "PeerSwap.asset_in":
+		if e.complexity.PeerSwap.AssetIn == nil {
+			break
+		}
+
+		return e.complexity.PeerSwap.AssetIn(childComplexity), true
+
+	case "PeerSwap.asset_out":
+		if e.complexity.PeerSwap.AssetOut == nil {
+			break
+		}
+
+		return e.complexity.PeerSwap.AssetOut(childComplexity), true
+
+	case "Query.account":
+		if e.complexity.Query.Account == nil {
+			break
+		}
+
+		args, err := ec.field_Query_account_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Account(childComplexity, args["address"].(string)), true
+
 	case "Query.actions":
 		if e.complexity.Query.Actions == nil {
 			break
@@ -312,6 +1347,195 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Query.EstimateFee(childComplexity, args["address"].(string), args["body"].(string), args["init_code"].(*string), args["init_data"].(*string), args["ignore_chksig"].(*bool)), true
 
+	case "SmartContractExec.amount":
+		if e.complexity.SmartContractExec.Amount == nil {
+			break
+		}
+
+		return e.complexity.SmartContractExec.Amount(childComplexity), true
+
+	case "SmartContractExec.contract":
+		if e.complexity.SmartContractExec.Contract == nil {
+			break
+		}
+
+		return e.complexity.SmartContractExec.Contract(childComplexity), true
+
+	case "SmartContractExec.extra_currencies":
+		if e.complexity.SmartContractExec.ExtraCurrencies == nil {
+			break
+		}
+
+		return e.complexity.SmartContractExec.ExtraCurrencies(childComplexity), true
+
+	case "SmartContractExec.opcode":
+		if e.complexity.SmartContractExec.Opcode == nil {
+			break
+		}
+
+		return e.complexity.SmartContractExec.Opcode(childComplexity), true
+
+	case "SmartContractExec.sender":
+		if e.complexity.SmartContractExec.Sender == nil {
+			break
+		}
+
+		return e.complexity.SmartContractExec.Sender(childComplexity), true
+
+	case "SwapTransfer.amount":
+		if e.complexity.SwapTransfer.Amount == nil {
+			break
+		}
+
+		return e.complexity.SwapTransfer.Amount(childComplexity), true
+
+	case "SwapTransfer.asset":
+		if e.complexity.SwapTransfer.Asset == nil {
+			break
+		}
+
+		return e.complexity.SwapTransfer.Asset(childComplexity), true
+
+	case "SwapTransfer.destination":
+		if e.complexity.SwapTransfer.Destination == nil {
+			break
+		}
+
+		return e.complexity.SwapTransfer.Destination(childComplexity), true
+
+	case "SwapTransfer.destination_jetton_wallet":
+		if e.complexity.SwapTransfer.DestinationJettonWallet == nil {
+			break
+		}
+
+		return e.complexity.SwapTransfer.DestinationJettonWallet(childComplexity), true
+
+	case "SwapTransfer.source":
+		if e.complexity.SwapTransfer.Source == nil {
+			break
+		}
+
+		return e.complexity.SwapTransfer.Source(childComplexity), true
+
+	case "SwapTransfer.source_jetton_wallet":
+		if e.complexity.SwapTransfer.SourceJettonWallet == nil {
+			break
+		}
+
+		return e.complexity.SwapTransfer.SourceJettonWallet(childComplexity), true
+
+	case "TonTransfer.amount":
+		if e.complexity.TonTransfer.Amount == nil {
+			break
+		}
+
+		return e.complexity.TonTransfer.Amount(childComplexity), true
+
+	case "TonTransfer.comment":
+		if e.complexity.TonTransfer.Comment == nil {
+			break
+		}
+
+		return e.complexity.TonTransfer.Comment(childComplexity), true
+
+	case "TonTransfer.encrypted":
+		if e.complexity.TonTransfer.Encrypted == nil {
+			break
+		}
+
+		return e.complexity.TonTransfer.Encrypted(childComplexity), true
+
+	case "TonTransfer.extra_currencies":
+		if e.complexity.TonTransfer.ExtraCurrencies == nil {
+			break
+		}
+
+		return e.complexity.TonTransfer.ExtraCurrencies(childComplexity), true
+
+	case "TonTransfer.recipient":
+		if e.complexity.TonTransfer.Recipient == nil {
+			break
+		}
+
+		return e.complexity.TonTransfer.Recipient(childComplexity), true
+
+	case "TonTransfer.sender":
+		if e.complexity.TonTransfer.Sender == nil {
+			break
+		}
+
+		return e.complexity.TonTransfer.Sender(childComplexity), true
+
+	case "Transaction.aborted":
+		if e.complexity.Transaction.Aborted == nil {
+			break
+		}
+
+		return e.complexity.Transaction.Aborted(childComplexity), true
+
+	case "Transaction.account":
+		if e.complexity.Transaction.Account == nil {
+			break
+		}
+
+		return e.complexity.Transaction.Account(childComplexity), true
+
+	case "Transaction.compute_exit_code":
+		if e.complexity.Transaction.ComputeExitCode == nil {
+			break
+		}
+
+		return e.complexity.Transaction.ComputeExitCode(childComplexity), true
+
+	case "Transaction.hash":
+		if e.complexity.Transaction.Hash == nil {
+			break
+		}
+
+		return e.complexity.Transaction.Hash(childComplexity), true
+
+	case "Transaction.lt":
+		if e.complexity.Transaction.Lt == nil {
+			break
+		}
+
+		return e.complexity.Transaction.Lt(childComplexity), true
+
+	case "Transaction.mc_seqno":
+		if e.complexity.Transaction.McSeqno == nil {
+			break
+		}
+
+		return e.complexity.Transaction.McSeqno(childComplexity), true
+
+	case "Transaction.success":
+		if e.complexity.Transaction.Success == nil {
+			break
+		}
+
+		return e.complexity.Transaction.Success(childComplexity), true
+
+	case "Transaction.total_fees":
+		if e.complexity.Transaction.TotalFees == nil {
+			break
+		}
+
+		return e.complexity.Transaction.TotalFees(childComplexity), true
+
+	case "Transaction.trace_id":
+		if e.complexity.Transaction.TraceID == nil {
+			break
+		}
+
+		return e.complexity.Transaction.TraceID(childComplexity), true
+
+	case "Transaction.utime":
+		if e.complexity.Transaction.Utime == nil {
+			break
+		}
+
+		return e.complexity.Transaction.Utime(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -320,6 +1544,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := executionContext{opCtx, e, 0, 0, make(chan graphql.DeferredResult)}
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAccountActionFilter,
 		ec.unmarshalInputActionFilter,
 	)
 	first := true
@@ -409,7 +1634,7 @@ var sources = []*ast.Source{
 
 "A JSON object, sent as is (an action's type-specific fields)."
 scalar JSON
-"Address book: raw address -> {user_friendly, domain}; the REST object as is."
+"Address book: raw address -> {user_friendly, domain, interfaces}; the REST object as is."
 scalar AddressBook
 "An unsigned 64-bit integer, as a JSON number (logical times)."
 scalar UInt64
@@ -428,6 +1653,12 @@ type Query {
     offset: Int = 0
     sort: SortOrder = desc
   ): ActionList!
+
+  """
+  One account: its address forms, what is known of its state, and its
+  actions paged by cursor. Any address form is accepted.
+  """
+  account(address: String!): Account!
 }
 
 enum SortOrder {
@@ -451,6 +1682,18 @@ input ActionFilter {
   start_utime: UInt32
   "action.end_utime <= end_utime"
   end_utime: UInt32
+  "actions whose transactions carry a message with this hash or TEP-467 normalized hash"
+  msg_hash: [String!]
+  "action.start_lt >= start_lt"
+  start_lt: UInt64
+  "action.end_lt <= end_lt"
+  end_lt: UInt64
+  "actions of traces that ended in this masterchain block"
+  mc_seqno: UInt32
+  "type names to leave out; same spellings as action_type"
+  exclude_action_type: [String!]
+  "each action also lists accounts (and the address book names them)"
+  include_accounts: Boolean
 }
 
 type ActionList {
@@ -469,12 +1712,29 @@ type Action {
   type: String!
   "ok or failed"
   status: String!
-  "type-specific fields, documented in docs/ACTIONS.md"
+  "type-specific fields, documented in docs/ACTIONS.md (the REST value as is)"
   value: JSON!
+  "the same fields, typed: one object type per action type"
+  details: ActionDetails!
   start_lt: UInt64!
   start_utime: UInt32!
   end_lt: UInt64!
   end_utime: UInt32!
+  "every transaction of the action (hashes), in lt order; tx_hash is the first"
+  transactions: [String!]!
+  "logical time and unix time of the last transaction of the whole trace"
+  trace_end_lt: UInt64!
+  trace_end_utime: UInt32!
+  "TEP-467 normalized hash of the external message that started the trace"
+  trace_external_hash_norm: String
+  "masterchain block in which the trace ended, when known"
+  mc_seqno: UInt32
+  "every account taking part in any role (with include_accounts)"
+  accounts: [String!]
+  "the transactions of the action, as objects"
+  transactions_full: [Transaction!]!
+  "the accounts taking part, with their roles"
+  participants: [Participant!]!
 }
 
 type AddressBookEntry {
@@ -482,6 +1742,87 @@ type AddressBookEntry {
   address: String!
   user_friendly: String!
   domain: String
+  "what the account's code is: wallet_v4r2, jetton_wallet, nft_item, dedust_pool, ..."
+  interfaces: [String!]!
+}
+
+"One transaction, as a link from an action."
+type Transaction {
+  "standard base64"
+  hash: String!
+  lt: UInt64!
+  utime: UInt32!
+  account: Account!
+  trace_id: String!
+  "the transaction did what its message asked (compute and action phases succeeded)"
+  success: Boolean!
+  aborted: Boolean!
+  compute_exit_code: Int!
+  "nanotons"
+  total_fees: UInt64!
+  "masterchain block that committed it, when known"
+  mc_seqno: UInt32
+}
+
+"An account taking part in an action, and its roles there."
+type Participant {
+  account: Account!
+  "sender, recipient, source, destination, master, contract, other"
+  roles: [String!]!
+}
+
+"An account as this server knows it."
+type Account {
+  "raw form, 0:ABCD..."
+  address: String!
+  "url-safe user-friendly form, bounceable or not as the address book chooses"
+  user_friendly: String!
+  bounceable: String!
+  non_bounceable: String!
+  "active, uninit, frozen or nonexist; null when no state is stored"
+  status: String
+  "nanotons, from the newest stored state"
+  balance: BigInt
+  is_wallet: Boolean
+  interfaces: [String!]!
+  ".ton name, when known"
+  domain: String
+  """
+  The account's actions, newest first by default, paged by cursor: pass
+  pageInfo.endCursor as after. A deep page costs what the first one costs.
+  """
+  actions(filter: AccountActionFilter, first: Int = 10, after: String, sort: SortOrder = desc): ActionConnection!
+}
+
+"The filters of ActionFilter that make sense within one account."
+input AccountActionFilter {
+  action_type: [String!]
+  exclude_action_type: [String!]
+  start_utime: UInt32
+  end_utime: UInt32
+  start_lt: UInt64
+  end_lt: UInt64
+  tx_hash: [String!]
+  msg_hash: [String!]
+  trace_id: [String!]
+}
+
+type ActionConnection {
+  edges: [ActionEdge!]!
+  pageInfo: PageInfo!
+  "the address book of this page's actions"
+  address_book: AddressBook!
+}
+
+type ActionEdge {
+  cursor: String!
+  node: Action!
+}
+
+type PageInfo {
+  hasNextPage: Boolean!
+  "pass as after for the next page; null when the page is empty"
+  endCursor: String
 }
 
 extend type Query {
@@ -518,12 +1859,316 @@ type Fees {
   fwd_fee: UInt64!
 }
 `, BuiltIn: false},
+	{Name: "../actions.graphqls", Input: `# Generated by cmd/actionsgen from the declarations of package actions. DO NOT EDIT.
+# gqlgen binds each type to the Go struct of the same name (autobind), so the
+# typed details and the REST value are the same fields of the same struct.
+
+"A raw account address, 0:ABCD... (upper-case hex); the address book gives its user-friendly form."
+scalar Address
+"An integer as a decimal string (jetton amounts exceed 64 bits)."
+scalar BigInt
+
+"The typed value of an action: one object type per action type (` + "`" + `Action.type` + "`" + `)."
+union ActionDetails =
+  | ContractDeploy
+  | DexDepositLiquidity
+  | JettonBurn
+  | JettonMint
+  | JettonSwap
+  | JettonTransfer
+  | NftItemTransfer
+  | NftPurchase
+  | SmartContractExec
+  | TonTransfer
+
+"An account the trace brought from nonexist or uninit to active, beside whatever action its message was part of."
+type ContractDeploy {
+  "the deployed account"
+  address: Address
+  "who sent the deploying message"
+  deployer: Address
+  "op code of the deploying message, 0x + 8 hex digits, when it has one"
+  opcode: String
+  "nanotons the deploying message carried"
+  amount: BigInt
+}
+
+"DeDust: one action per deposit (both assets sent in one wallet message merge); Coffee and Tonco: one action per asset sent, as toncenter reports them; only the branch that completed the deposit carries the pool's answer."
+type DexDepositLiquidity {
+  "dedust, stonfi_v2, coffee or tonco"
+  dex: String
+  "who deposited"
+  sender: Address
+  "the pool, when the deposit reached it"
+  pool: Address
+  "the DEX's per-user deposit contract: DeDust's deposit, STON.fi's LP account, Coffee's liquidity depository, Tonco's user account"
+  deposit_contract: Address
+  "first asset (jetton master); absent for TON or when unknown"
+  asset_1: Address
+  "amount of the first asset"
+  amount_1: BigInt
+  "second asset (jetton master); absent for TON or when unknown"
+  asset_2: Address
+  "amount of the second asset"
+  amount_2: BigInt
+  "LP jettons minted (Tonco: the position's liquidity); only on the action that completed the deposit"
+  lp_amount: BigInt
+  "the sender's LP jetton wallet"
+  lp_wallet: Address
+  "Tonco: lower tick of the position"
+  tick_lower: Int
+  "Tonco: upper tick of the position"
+  tick_upper: Int
+  "Tonco: the position NFT"
+  nft: Address
+  "Tonco: index of the position NFT"
+  nft_index: BigInt
+}
+
+"burn (0x595f07bc) at the owner's wallet, burn_notification (0x7bdd97de) at the master."
+type JettonBurn {
+  "owner of the burnt jettons"
+  owner: Address
+  "the owner's jetton wallet"
+  jetton_wallet: Address
+  "the jetton (its master)"
+  jetton_master: Address
+  "in the jetton's smallest units"
+  amount: BigInt
+  "query id of the burn request"
+  query_id: BigInt
+  "where the excess TON goes"
+  response_destination: Address
+}
+
+"A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting."
+type JettonMint {
+  "owner of the new jettons"
+  recipient: Address
+  "the jetton wallet credited"
+  recipient_wallet: Address
+  "the minting jetton master"
+  jetton_master: Address
+  "in the jetton's smallest units"
+  amount: BigInt
+  "query id of the internal transfer"
+  query_id: BigInt
+  "nanotons the master sent along to the wallet"
+  ton_amount: BigInt
+  "who asked the master to mint"
+  minter: Address
+}
+
+"Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own."
+type JettonSwap {
+  "stonfi, stonfi_v2, dedust, coffee or tonco"
+  dex: String
+  "who sent the asset in"
+  sender: Address
+  "who received the asset out (may differ from the sender)"
+  recipient: Address
+  "the (first) pool"
+  pool: Address
+  "amount of the asset in"
+  amount_in: BigInt
+  "amount of the asset out (on a refund: what came back)"
+  amount_out: BigInt
+  "the asset in (jetton master); absent for TON; pTON's master when STON.fi or Tonco wrap TON"
+  jetton_master_in: Address
+  "the asset out, likewise"
+  jetton_master_out: Address
+  "the sender's jetton wallet"
+  sender_wallet: Address
+  "the DEX's jetton wallet (or TON vault) that took the asset in"
+  dex_wallet_in: Address
+  "the DEX's jetton wallet (or TON vault) that paid out"
+  dex_wallet_out: Address
+  "the recipient's jetton wallet"
+  recipient_wallet: Address
+  "the transfer of the asset into the DEX"
+  dex_incoming_transfer: SwapTransfer
+  "the transfer of the asset out of the DEX"
+  dex_outgoing_transfer: SwapTransfer
+  "one entry per pool of a route through several pools, in order"
+  peer_swaps: [PeerSwap!]
+  "the least amount out the sender accepted, when the request names it"
+  min_out_amount: BigInt
+}
+
+"transfer (0x0f8a7ea5) at the sender's wallet, internal_transfer (0x178d4519) to the recipient's wallet, then transfer_notification and excesses."
+type JettonTransfer {
+  "owner of the jettons sent"
+  sender: Address
+  "new owner of the jettons"
+  recipient: Address
+  "the sender's jetton wallet"
+  sender_wallet: Address
+  "the recipient's jetton wallet"
+  recipient_wallet: Address
+  "the jetton (its master), when known"
+  jetton_master: Address
+  "in the jetton's smallest units"
+  amount: BigInt
+  "query id of the transfer request"
+  query_id: BigInt
+  "nanotons forwarded to the recipient with the notification"
+  forward_amount: BigInt
+  "where the excess TON goes"
+  response_destination: Address
+  "the forward payload's text comment"
+  comment: String
+  "true when the forward payload is an encrypted comment"
+  encrypted: Boolean
+  "the forward payload as a base64 BOC, when not empty"
+  forward_payload: String
+  "the custom payload as a base64 BOC, when present"
+  custom_payload: String
+}
+
+"transfer (0x5fcc3d14) at the item; a freshly deployed item announcing its first owner (ownership_assigned) is a transfer from nobody."
+type NftItemTransfer {
+  "previous owner; absent when a collection deployed the item to its first owner"
+  sender: Address
+  "new owner"
+  recipient: Address
+  "the NFT item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "index of the item in its collection, when known"
+  nft_index: BigInt
+  "query id of the transfer request"
+  query_id: BigInt
+  "nanotons forwarded to the new owner with ownership_assigned"
+  forward_amount: BigInt
+  "where the excess TON goes"
+  response_destination: Address
+  "the forward payload's text comment"
+  comment: String
+  "true when the forward payload is an encrypted comment"
+  encrypted: Boolean
+  "the forward payload as a base64 BOC, when not empty"
+  forward_payload: String
+  "the custom payload as a base64 BOC, when present"
+  custom_payload: String
+}
+
+"A contract paid by X that sends X the item (or a known sale or auction contract)."
+type NftPurchase {
+  "who paid and received the item"
+  buyer: Address
+  "who sold it (the owner behind the sale contract)"
+  seller: Address
+  "the NFT item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "index of the item in its collection, when known"
+  nft_index: BigInt
+  "the sale or auction contract"
+  sale_contract: Address
+  "the marketplace, when known"
+  marketplace: Address
+  "nanotons paid"
+  price: BigInt
+}
+
+"A message with an op code that no other type explains."
+type SmartContractExec {
+  "the caller"
+  sender: Address
+  "the called contract"
+  contract: Address
+  "op code of the message, 0x + 8 hex digits"
+  opcode: String
+  "nanotons attached to the call"
+  amount: BigInt
+  "extra currencies attached"
+  extra_currencies: [ExtraCurrency!]
+}
+
+"TON sent with no op code, or with a (possibly encrypted) text comment."
+type TonTransfer {
+  "who sent the coins"
+  sender: Address
+  "who received them"
+  recipient: Address
+  "nanotons"
+  amount: BigInt
+  "the text comment, when the message carries one"
+  comment: String
+  "true when the comment is encrypted (its text is then absent)"
+  encrypted: Boolean
+  "extra currencies sent beside TON"
+  extra_currencies: [ExtraCurrency!]
+}
+
+type SwapTransfer {
+  "jetton master; absent for TON"
+  asset: Address
+  "amount moved"
+  amount: BigInt
+  "owner of the asset before: the user (in) or the DEX contract that paid (out)"
+  source: Address
+  "owner after: the DEX contract that took it (in) or the recipient (out)"
+  destination: Address
+  "the jetton wallet the asset left; absent for TON"
+  source_jetton_wallet: Address
+  "the jetton wallet the asset reached; absent for TON"
+  destination_jetton_wallet: Address
+}
+
+type PeerSwap {
+  "asset into the pool; absent for TON"
+  asset_in: Address
+  "amount into the pool"
+  amount_in: BigInt
+  "asset out of the pool; absent for TON"
+  asset_out: Address
+  "amount out of the pool"
+  amount_out: BigInt
+}
+
+type ExtraCurrency {
+  "currency id"
+  id: UInt32
+  "amount in the currency's smallest units"
+  amount: BigInt
+}
+
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
 // endregion ************************** generated!.gotpl **************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Account_actions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOAccountActionFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccountActionFilter)
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sort", ec.unmarshalOSortOrder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐSortOrder)
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg3
+	return args, nil
+}
 
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -533,6 +2178,17 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_account_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
 	return args, nil
 }
 
@@ -644,6 +2300,453 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ************************** directives.gotpl **************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Account_address(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Address, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_user_friendly(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_user_friendly(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UserFriendly, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_user_friendly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_bounceable(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_bounceable(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Bounceable, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_bounceable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_non_bounceable(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_non_bounceable(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NonBounceable, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_non_bounceable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_status(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_status(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Status, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*string)
+	fc.Result = res
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_balance(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_balance(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Balance, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_is_wallet(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_is_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.IsWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_is_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_interfaces(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_interfaces(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Interfaces, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]string)
+	fc.Result = res
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_interfaces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_domain(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_domain(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Domain, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*string)
+	fc.Result = res
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_actions(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_actions(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Account().Actions(rctx, obj, fc.Args["filter"].(*model.AccountActionFilter), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["sort"].(*model.SortOrder))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.ActionConnection)
+	fc.Result = res
+	return ec.marshalNActionConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionConnection(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_actions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "edges":
+				return ec.fieldContext_ActionConnection_edges(ctx, field)
+			case "pageInfo":
+				return ec.fieldContext_ActionConnection_pageInfo(ctx, field)
+			case "address_book":
+				return ec.fieldContext_ActionConnection_address_book(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ActionConnection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_actions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _Action_action_id(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Action_action_id(ctx, field)
@@ -909,6 +3012,50 @@ func (ec *executionContext) fieldContext_Action_value(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Action_details(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_details(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Details(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(actions.Details)
+	fc.Result = res
+	return ec.marshalNActionDetails2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDetails(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_details(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ActionDetails does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Action_start_lt(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Action_start_lt(ctx, field)
 	if err != nil {
@@ -1085,6 +3232,649 @@ func (ec *executionContext) fieldContext_Action_end_utime(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Action_transactions(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_transactions(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Transactions, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]string)
+	fc.Result = res
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_transactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_trace_end_lt(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_trace_end_lt(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TraceEndLt, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_trace_end_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_trace_end_utime(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_trace_end_utime(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TraceEndUtime, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_trace_end_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_trace_external_hash_norm(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TraceExternalHashNorm, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*string)
+	fc.Result = res
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_trace_external_hash_norm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_mc_seqno(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_mc_seqno(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.McSeqno, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*uint32)
+	fc.Result = res
+	return ec.marshalOUInt322ᚖuint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_mc_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_accounts(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_accounts(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Accounts, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]string)
+	fc.Result = res
+	return ec.marshalOString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_accounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_transactions_full(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_transactions_full(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().TransactionsFull(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*model.Transaction)
+	fc.Result = res
+	return ec.marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransactionᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_transactions_full(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hash":
+				return ec.fieldContext_Transaction_hash(ctx, field)
+			case "lt":
+				return ec.fieldContext_Transaction_lt(ctx, field)
+			case "utime":
+				return ec.fieldContext_Transaction_utime(ctx, field)
+			case "account":
+				return ec.fieldContext_Transaction_account(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Transaction_trace_id(ctx, field)
+			case "success":
+				return ec.fieldContext_Transaction_success(ctx, field)
+			case "aborted":
+				return ec.fieldContext_Transaction_aborted(ctx, field)
+			case "compute_exit_code":
+				return ec.fieldContext_Transaction_compute_exit_code(ctx, field)
+			case "total_fees":
+				return ec.fieldContext_Transaction_total_fees(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Transaction_mc_seqno(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Transaction", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_participants(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_participants(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Participants(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*model.Participant)
+	fc.Result = res
+	return ec.marshalNParticipant2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐParticipantᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_participants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "account":
+				return ec.fieldContext_Participant_account(ctx, field)
+			case "roles":
+				return ec.fieldContext_Participant_roles(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Participant", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ActionConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionConnection_edges(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Edges, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*model.ActionEdge)
+	fc.Result = res
+	return ec.marshalNActionEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEdgeᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "cursor":
+				return ec.fieldContext_ActionEdge_cursor(ctx, field)
+			case "node":
+				return ec.fieldContext_ActionEdge_node(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ActionEdge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ActionConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionConnection_pageInfo(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PageInfo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.PageInfo)
+	fc.Result = res
+	return ec.marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hasNextPage":
+				return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+			case "endCursor":
+				return ec.fieldContext_PageInfo_endCursor(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionConnection_address_book(ctx context.Context, field graphql.CollectedField, obj *model.ActionConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionConnection_address_book(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AddressBook, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(chain.AddressBook)
+	fc.Result = res
+	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionConnection_address_book(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AddressBook does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ActionEdge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionEdge_cursor(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Cursor, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ActionEdge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionEdge_node(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Node, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*chain.Action)
+	fc.Result = res
+	return ec.marshalNAction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAction(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Action_action_id(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Action_trace_id(ctx, field)
+			case "tx_hash":
+				return ec.fieldContext_Action_tx_hash(ctx, field)
+			case "type":
+				return ec.fieldContext_Action_type(ctx, field)
+			case "status":
+				return ec.fieldContext_Action_status(ctx, field)
+			case "value":
+				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Action_start_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Action_start_utime(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Action_end_lt(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ActionList_actions(ctx context.Context, field graphql.CollectedField, obj *chain.ActionList) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_ActionList_actions(ctx, field)
 	if err != nil {
@@ -1136,6 +3926,8 @@ func (ec *executionContext) fieldContext_ActionList_actions(_ context.Context, f
 				return ec.fieldContext_Action_status(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
 			case "start_lt":
 				return ec.fieldContext_Action_start_lt(ctx, field)
 			case "start_utime":
@@ -1144,6 +3936,22 @@ func (ec *executionContext) fieldContext_ActionList_actions(_ context.Context, f
 				return ec.fieldContext_Action_end_lt(ctx, field)
 			case "end_utime":
 				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -1240,6 +4048,8 @@ func (ec *executionContext) fieldContext_ActionList_address_book_entries(_ conte
 				return ec.fieldContext_AddressBookEntry_user_friendly(ctx, field)
 			case "domain":
 				return ec.fieldContext_AddressBookEntry_domain(ctx, field)
+			case "interfaces":
+				return ec.fieldContext_AddressBookEntry_interfaces(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type AddressBookEntry", field.Name)
 		},
@@ -1371,6 +4181,870 @@ func (ec *executionContext) fieldContext_AddressBookEntry_domain(_ context.Conte
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddressBookEntry_interfaces(ctx context.Context, field graphql.CollectedField, obj *chain.AddressBookEntry) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AddressBookEntry_interfaces(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Interfaces, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]string)
+	fc.Result = res
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AddressBookEntry_interfaces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddressBookEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractDeploy_address(ctx context.Context, field graphql.CollectedField, obj *actions.ContractDeploy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ContractDeploy_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Address, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ContractDeploy_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractDeploy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractDeploy_deployer(ctx context.Context, field graphql.CollectedField, obj *actions.ContractDeploy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ContractDeploy_deployer(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Deployer, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ContractDeploy_deployer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractDeploy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractDeploy_opcode(ctx context.Context, field graphql.CollectedField, obj *actions.ContractDeploy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ContractDeploy_opcode(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Opcode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ContractDeploy_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractDeploy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractDeploy_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ContractDeploy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ContractDeploy_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ContractDeploy_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractDeploy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_dex(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_dex(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Dex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_sender(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_pool(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_deposit_contract(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_deposit_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DepositContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_deposit_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_asset_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_amount_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_amount_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_amount_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_asset_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_amount_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_amount_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_lp_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_lp_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_lp_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_lp_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_lp_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_lp_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_tick_lower(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_tick_lower(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TickLower, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_tick_lower(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_tick_upper(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_tick_upper(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TickUpper, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_tick_upper(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrency_id(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrency) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrency_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrency_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrency",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrency_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrency) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrency_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrency_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrency",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
 		},
 	}
 	return fc, nil
@@ -1748,6 +5422,2945 @@ func (ec *executionContext) fieldContext_Fees_fwd_fee(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _JettonBurn_owner(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBurn_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBurn_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBurn_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBurn_jetton_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBurn_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBurn_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBurn_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBurn_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBurn_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBurn_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBurn_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBurn_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBurn_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBurn_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBurn_response_destination(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBurn_response_destination(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ResponseDestination, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBurn_response_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonMint_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonMint_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_recipient_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RecipientWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonMint_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonMint_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonMint_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonMint_ton_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_ton_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TonAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_ton_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonMint_minter(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_minter(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Minter, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_minter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_dex(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_dex(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Dex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_amount_in(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_amount_in(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AmountIn, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_amount_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_amount_out(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_amount_out(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AmountOut, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_amount_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_jetton_master_in(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_jetton_master_in(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMasterIn, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_jetton_master_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_jetton_master_out(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_jetton_master_out(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMasterOut, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_jetton_master_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_dex_wallet_in(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_dex_wallet_in(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexWalletIn, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_dex_wallet_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_dex_wallet_out(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_dex_wallet_out(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexWalletOut, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_dex_wallet_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_recipient_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RecipientWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_dex_incoming_transfer(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_dex_incoming_transfer(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexIncomingTransfer, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*actions.SwapTransfer)
+	fc.Result = res
+	return ec.marshalOSwapTransfer2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐSwapTransfer(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_dex_incoming_transfer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "asset":
+				return ec.fieldContext_SwapTransfer_asset(ctx, field)
+			case "amount":
+				return ec.fieldContext_SwapTransfer_amount(ctx, field)
+			case "source":
+				return ec.fieldContext_SwapTransfer_source(ctx, field)
+			case "destination":
+				return ec.fieldContext_SwapTransfer_destination(ctx, field)
+			case "source_jetton_wallet":
+				return ec.fieldContext_SwapTransfer_source_jetton_wallet(ctx, field)
+			case "destination_jetton_wallet":
+				return ec.fieldContext_SwapTransfer_destination_jetton_wallet(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type SwapTransfer", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_dex_outgoing_transfer(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_dex_outgoing_transfer(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexOutgoingTransfer, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*actions.SwapTransfer)
+	fc.Result = res
+	return ec.marshalOSwapTransfer2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐSwapTransfer(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_dex_outgoing_transfer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "asset":
+				return ec.fieldContext_SwapTransfer_asset(ctx, field)
+			case "amount":
+				return ec.fieldContext_SwapTransfer_amount(ctx, field)
+			case "source":
+				return ec.fieldContext_SwapTransfer_source(ctx, field)
+			case "destination":
+				return ec.fieldContext_SwapTransfer_destination(ctx, field)
+			case "source_jetton_wallet":
+				return ec.fieldContext_SwapTransfer_source_jetton_wallet(ctx, field)
+			case "destination_jetton_wallet":
+				return ec.fieldContext_SwapTransfer_destination_jetton_wallet(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type SwapTransfer", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_peer_swaps(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_peer_swaps(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PeerSwaps, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.PeerSwap)
+	fc.Result = res
+	return ec.marshalOPeerSwap2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐPeerSwapᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_peer_swaps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "asset_in":
+				return ec.fieldContext_PeerSwap_asset_in(ctx, field)
+			case "amount_in":
+				return ec.fieldContext_PeerSwap_amount_in(ctx, field)
+			case "asset_out":
+				return ec.fieldContext_PeerSwap_asset_out(ctx, field)
+			case "amount_out":
+				return ec.fieldContext_PeerSwap_amount_out(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PeerSwap", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_min_out_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_min_out_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MinOutAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_min_out_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_recipient_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RecipientWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_forward_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_forward_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ForwardAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_forward_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_response_destination(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_response_destination(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ResponseDestination, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_response_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_comment(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Comment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_encrypted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Encrypted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_encrypted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_forward_payload(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_forward_payload(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ForwardPayload, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_custom_payload(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_custom_payload(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.CustomPayload, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_forward_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_forward_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ForwardAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_forward_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_response_destination(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_response_destination(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ResponseDestination, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_response_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_comment(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Comment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_encrypted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Encrypted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_encrypted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_forward_payload(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_forward_payload(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ForwardPayload, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_custom_payload(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_custom_payload(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.CustomPayload, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_buyer(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_buyer(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Buyer, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_buyer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_seller(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_seller(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Seller, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_seller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_sale_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_sale_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SaleContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_sale_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_marketplace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Marketplace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_price(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Price, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.HasNextPage, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(bool)
+	fc.Result = res
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PageInfo",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_PageInfo_endCursor(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.EndCursor, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*string)
+	fc.Result = res
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PageInfo",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Participant_account(ctx context.Context, field graphql.CollectedField, obj *model.Participant) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Participant_account(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Account, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.Account)
+	fc.Result = res
+	return ec.marshalNAccount2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccount(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Participant_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Participant",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Account_address(ctx, field)
+			case "user_friendly":
+				return ec.fieldContext_Account_user_friendly(ctx, field)
+			case "bounceable":
+				return ec.fieldContext_Account_bounceable(ctx, field)
+			case "non_bounceable":
+				return ec.fieldContext_Account_non_bounceable(ctx, field)
+			case "status":
+				return ec.fieldContext_Account_status(ctx, field)
+			case "balance":
+				return ec.fieldContext_Account_balance(ctx, field)
+			case "is_wallet":
+				return ec.fieldContext_Account_is_wallet(ctx, field)
+			case "interfaces":
+				return ec.fieldContext_Account_interfaces(ctx, field)
+			case "domain":
+				return ec.fieldContext_Account_domain(ctx, field)
+			case "actions":
+				return ec.fieldContext_Account_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Participant_roles(ctx context.Context, field graphql.CollectedField, obj *model.Participant) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Participant_roles(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Roles, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]string)
+	fc.Result = res
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Participant_roles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Participant",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PeerSwap_asset_in(ctx context.Context, field graphql.CollectedField, obj *actions.PeerSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_PeerSwap_asset_in(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AssetIn, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PeerSwap_asset_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PeerSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PeerSwap_amount_in(ctx context.Context, field graphql.CollectedField, obj *actions.PeerSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_PeerSwap_amount_in(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AmountIn, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PeerSwap_amount_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PeerSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PeerSwap_asset_out(ctx context.Context, field graphql.CollectedField, obj *actions.PeerSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_PeerSwap_asset_out(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AssetOut, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PeerSwap_asset_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PeerSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PeerSwap_amount_out(ctx context.Context, field graphql.CollectedField, obj *actions.PeerSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_PeerSwap_amount_out(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AmountOut, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PeerSwap_amount_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PeerSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_actions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Query_actions(ctx, field)
 	if err != nil {
@@ -1805,6 +8418,83 @@ func (ec *executionContext) fieldContext_Query_actions(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_actions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_account(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_account(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().Account(rctx, fc.Args["address"].(string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.Account)
+	fc.Result = res
+	return ec.marshalNAccount2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccount(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_account(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Account_address(ctx, field)
+			case "user_friendly":
+				return ec.fieldContext_Account_user_friendly(ctx, field)
+			case "bounceable":
+				return ec.fieldContext_Account_bounceable(ctx, field)
+			case "non_bounceable":
+				return ec.fieldContext_Account_non_bounceable(ctx, field)
+			case "status":
+				return ec.fieldContext_Account_status(ctx, field)
+			case "balance":
+				return ec.fieldContext_Account_balance(ctx, field)
+			case "is_wallet":
+				return ec.fieldContext_Account_is_wallet(ctx, field)
+			case "interfaces":
+				return ec.fieldContext_Account_interfaces(ctx, field)
+			case "domain":
+				return ec.fieldContext_Account_domain(ctx, field)
+			case "actions":
+				return ec.fieldContext_Account_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_account_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -2002,6 +8692,1174 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 				return ec.fieldContext___Schema_directives(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type __Schema", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SmartContractExec_sender(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SmartContractExec_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SmartContractExec_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SmartContractExec",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SmartContractExec_contract(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SmartContractExec_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Contract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SmartContractExec_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SmartContractExec",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SmartContractExec_opcode(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SmartContractExec_opcode(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Opcode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SmartContractExec_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SmartContractExec",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SmartContractExec_amount(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SmartContractExec_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SmartContractExec_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SmartContractExec",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SmartContractExec_extra_currencies(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SmartContractExec_extra_currencies(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExtraCurrencies, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.ExtraCurrency)
+	fc.Result = res
+	return ec.marshalOExtraCurrency2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrencyᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SmartContractExec_extra_currencies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SmartContractExec",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ExtraCurrency_id(ctx, field)
+			case "amount":
+				return ec.fieldContext_ExtraCurrency_amount(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ExtraCurrency", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SwapTransfer_asset(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SwapTransfer_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SwapTransfer_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SwapTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SwapTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SwapTransfer_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SwapTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SwapTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SwapTransfer_source(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SwapTransfer_source(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Source, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SwapTransfer_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SwapTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SwapTransfer_destination(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SwapTransfer_destination(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Destination, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SwapTransfer_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SwapTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SwapTransfer_source_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SwapTransfer_source_jetton_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SourceJettonWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SwapTransfer_source_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SwapTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SwapTransfer_destination_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_SwapTransfer_destination_jetton_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DestinationJettonWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_SwapTransfer_destination_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SwapTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TonTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonTransfer_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TonTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonTransfer_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TonTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonTransfer_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TonTransfer_comment(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonTransfer_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Comment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TonTransfer_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonTransfer_encrypted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Encrypted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonTransfer_encrypted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TonTransfer_extra_currencies(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonTransfer_extra_currencies(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExtraCurrencies, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.ExtraCurrency)
+	fc.Result = res
+	return ec.marshalOExtraCurrency2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrencyᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonTransfer_extra_currencies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ExtraCurrency_id(ctx, field)
+			case "amount":
+				return ec.fieldContext_ExtraCurrency_amount(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ExtraCurrency", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_hash(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Hash, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_lt(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Lt, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_utime(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_utime(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Utime, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_account(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_account(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Account, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.Account)
+	fc.Result = res
+	return ec.marshalNAccount2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccount(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Account_address(ctx, field)
+			case "user_friendly":
+				return ec.fieldContext_Account_user_friendly(ctx, field)
+			case "bounceable":
+				return ec.fieldContext_Account_bounceable(ctx, field)
+			case "non_bounceable":
+				return ec.fieldContext_Account_non_bounceable(ctx, field)
+			case "status":
+				return ec.fieldContext_Account_status(ctx, field)
+			case "balance":
+				return ec.fieldContext_Account_balance(ctx, field)
+			case "is_wallet":
+				return ec.fieldContext_Account_is_wallet(ctx, field)
+			case "interfaces":
+				return ec.fieldContext_Account_interfaces(ctx, field)
+			case "domain":
+				return ec.fieldContext_Account_domain(ctx, field)
+			case "actions":
+				return ec.fieldContext_Account_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_trace_id(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_trace_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TraceID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_trace_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_success(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_success(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Success, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(bool)
+	fc.Result = res
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_aborted(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_aborted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Aborted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(bool)
+	fc.Result = res
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_aborted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_compute_exit_code(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_compute_exit_code(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ComputeExitCode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(int)
+	fc.Result = res
+	return ec.marshalNInt2int(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_compute_exit_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_total_fees(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_total_fees(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TotalFees, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_total_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_mc_seqno(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_mc_seqno(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.McSeqno, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*uint32)
+	fc.Result = res
+	return ec.marshalOUInt322ᚖuint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_mc_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
 		},
 	}
 	return fc, nil
@@ -3958,6 +11816,89 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAccountActionFilter(ctx context.Context, obj any) (model.AccountActionFilter, error) {
+	var it model.AccountActionFilter
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"action_type", "exclude_action_type", "start_utime", "end_utime", "start_lt", "end_lt", "tx_hash", "msg_hash", "trace_id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "action_type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("action_type"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActionType = data
+		case "exclude_action_type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exclude_action_type"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExcludeActionType = data
+		case "start_utime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_utime"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartUtime = data
+		case "end_utime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end_utime"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndUtime = data
+		case "start_lt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_lt"))
+			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartLt = data
+		case "end_lt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end_lt"))
+			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndLt = data
+		case "tx_hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tx_hash"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TxHash = data
+		case "msg_hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("msg_hash"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MsgHash = data
+		case "trace_id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trace_id"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TraceID = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputActionFilter(ctx context.Context, obj any) (model.ActionFilter, error) {
 	var it model.ActionFilter
 	asMap := map[string]any{}
@@ -3965,7 +11906,7 @@ func (ec *executionContext) unmarshalInputActionFilter(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"action_id", "trace_id", "tx_hash", "tx_lt", "account", "action_type", "start_utime", "end_utime"}
+	fieldsInOrder := [...]string{"action_id", "trace_id", "tx_hash", "tx_lt", "account", "action_type", "start_utime", "end_utime", "msg_hash", "start_lt", "end_lt", "mc_seqno", "exclude_action_type", "include_accounts"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -4028,6 +11969,48 @@ func (ec *executionContext) unmarshalInputActionFilter(ctx context.Context, obj 
 				return it, err
 			}
 			it.EndUtime = data
+		case "msg_hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("msg_hash"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MsgHash = data
+		case "start_lt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_lt"))
+			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartLt = data
+		case "end_lt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end_lt"))
+			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndLt = data
+		case "mc_seqno":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mc_seqno"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.McSeqno = data
+		case "exclude_action_type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exclude_action_type"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExcludeActionType = data
+		case "include_accounts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("include_accounts"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeAccounts = data
 		}
 	}
 
@@ -4038,9 +12021,191 @@ func (ec *executionContext) unmarshalInputActionFilter(ctx context.Context, obj 
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.SelectionSet, obj actions.Details) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case actions.TonTransfer:
+		return ec._TonTransfer(ctx, sel, &obj)
+	case *actions.TonTransfer:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TonTransfer(ctx, sel, obj)
+	case actions.SmartContractExec:
+		return ec._SmartContractExec(ctx, sel, &obj)
+	case *actions.SmartContractExec:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._SmartContractExec(ctx, sel, obj)
+	case actions.NftPurchase:
+		return ec._NftPurchase(ctx, sel, &obj)
+	case *actions.NftPurchase:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftPurchase(ctx, sel, obj)
+	case actions.NftItemTransfer:
+		return ec._NftItemTransfer(ctx, sel, &obj)
+	case *actions.NftItemTransfer:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftItemTransfer(ctx, sel, obj)
+	case actions.JettonTransfer:
+		return ec._JettonTransfer(ctx, sel, &obj)
+	case *actions.JettonTransfer:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._JettonTransfer(ctx, sel, obj)
+	case actions.JettonSwap:
+		return ec._JettonSwap(ctx, sel, &obj)
+	case *actions.JettonSwap:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._JettonSwap(ctx, sel, obj)
+	case actions.JettonMint:
+		return ec._JettonMint(ctx, sel, &obj)
+	case *actions.JettonMint:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._JettonMint(ctx, sel, obj)
+	case actions.JettonBurn:
+		return ec._JettonBurn(ctx, sel, &obj)
+	case *actions.JettonBurn:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._JettonBurn(ctx, sel, obj)
+	case actions.DexDepositLiquidity:
+		return ec._DexDepositLiquidity(ctx, sel, &obj)
+	case *actions.DexDepositLiquidity:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DexDepositLiquidity(ctx, sel, obj)
+	case actions.ContractDeploy:
+		return ec._ContractDeploy(ctx, sel, &obj)
+	case *actions.ContractDeploy:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ContractDeploy(ctx, sel, obj)
+	default:
+		panic(fmt.Errorf("unexpected type %T", obj))
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var accountImplementors = []string{"Account"}
+
+func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, obj *model.Account) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Account")
+		case "address":
+			out.Values[i] = ec._Account_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "user_friendly":
+			out.Values[i] = ec._Account_user_friendly(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "bounceable":
+			out.Values[i] = ec._Account_bounceable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "non_bounceable":
+			out.Values[i] = ec._Account_non_bounceable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Account_status(ctx, field, obj)
+		case "balance":
+			out.Values[i] = ec._Account_balance(ctx, field, obj)
+		case "is_wallet":
+			out.Values[i] = ec._Account_is_wallet(ctx, field, obj)
+		case "interfaces":
+			out.Values[i] = ec._Account_interfaces(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "domain":
+			out.Values[i] = ec._Account_domain(ctx, field, obj)
+		case "actions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_actions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
 
 var actionImplementors = []string{"Action"}
 
@@ -4056,50 +12221,272 @@ func (ec *executionContext) _Action(ctx context.Context, sel ast.SelectionSet, o
 		case "action_id":
 			out.Values[i] = ec._Action_action_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "trace_id":
 			out.Values[i] = ec._Action_trace_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tx_hash":
 			out.Values[i] = ec._Action_tx_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "type":
 			out.Values[i] = ec._Action_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._Action_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "value":
 			out.Values[i] = ec._Action_value(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "details":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_details(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "start_lt":
 			out.Values[i] = ec._Action_start_lt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "start_utime":
 			out.Values[i] = ec._Action_start_utime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "end_lt":
 			out.Values[i] = ec._Action_end_lt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "end_utime":
 			out.Values[i] = ec._Action_end_utime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactions":
+			out.Values[i] = ec._Action_transactions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trace_end_lt":
+			out.Values[i] = ec._Action_trace_end_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trace_end_utime":
+			out.Values[i] = ec._Action_trace_end_utime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trace_external_hash_norm":
+			out.Values[i] = ec._Action_trace_external_hash_norm(ctx, field, obj)
+		case "mc_seqno":
+			out.Values[i] = ec._Action_mc_seqno(ctx, field, obj)
+		case "accounts":
+			out.Values[i] = ec._Action_accounts(ctx, field, obj)
+		case "transactions_full":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_transactions_full(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "participants":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_participants(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var actionConnectionImplementors = []string{"ActionConnection"}
+
+func (ec *executionContext) _ActionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ActionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, actionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActionConnection")
+		case "edges":
+			out.Values[i] = ec._ActionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ActionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "address_book":
+			out.Values[i] = ec._ActionConnection_address_book(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var actionEdgeImplementors = []string{"ActionEdge"}
+
+func (ec *executionContext) _ActionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ActionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, actionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActionEdge")
+		case "cursor":
+			out.Values[i] = ec._ActionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ActionEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -4229,6 +12616,153 @@ func (ec *executionContext) _AddressBookEntry(ctx context.Context, sel ast.Selec
 			}
 		case "domain":
 			out.Values[i] = ec._AddressBookEntry_domain(ctx, field, obj)
+		case "interfaces":
+			out.Values[i] = ec._AddressBookEntry_interfaces(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var contractDeployImplementors = []string{"ContractDeploy", "ActionDetails"}
+
+func (ec *executionContext) _ContractDeploy(ctx context.Context, sel ast.SelectionSet, obj *actions.ContractDeploy) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contractDeployImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContractDeploy")
+		case "address":
+			out.Values[i] = ec._ContractDeploy_address(ctx, field, obj)
+		case "deployer":
+			out.Values[i] = ec._ContractDeploy_deployer(ctx, field, obj)
+		case "opcode":
+			out.Values[i] = ec._ContractDeploy_opcode(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._ContractDeploy_amount(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var dexDepositLiquidityImplementors = []string{"DexDepositLiquidity", "ActionDetails"}
+
+func (ec *executionContext) _DexDepositLiquidity(ctx context.Context, sel ast.SelectionSet, obj *actions.DexDepositLiquidity) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dexDepositLiquidityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DexDepositLiquidity")
+		case "dex":
+			out.Values[i] = ec._DexDepositLiquidity_dex(ctx, field, obj)
+		case "sender":
+			out.Values[i] = ec._DexDepositLiquidity_sender(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._DexDepositLiquidity_pool(ctx, field, obj)
+		case "deposit_contract":
+			out.Values[i] = ec._DexDepositLiquidity_deposit_contract(ctx, field, obj)
+		case "asset_1":
+			out.Values[i] = ec._DexDepositLiquidity_asset_1(ctx, field, obj)
+		case "amount_1":
+			out.Values[i] = ec._DexDepositLiquidity_amount_1(ctx, field, obj)
+		case "asset_2":
+			out.Values[i] = ec._DexDepositLiquidity_asset_2(ctx, field, obj)
+		case "amount_2":
+			out.Values[i] = ec._DexDepositLiquidity_amount_2(ctx, field, obj)
+		case "lp_amount":
+			out.Values[i] = ec._DexDepositLiquidity_lp_amount(ctx, field, obj)
+		case "lp_wallet":
+			out.Values[i] = ec._DexDepositLiquidity_lp_wallet(ctx, field, obj)
+		case "tick_lower":
+			out.Values[i] = ec._DexDepositLiquidity_tick_lower(ctx, field, obj)
+		case "tick_upper":
+			out.Values[i] = ec._DexDepositLiquidity_tick_upper(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._DexDepositLiquidity_nft(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._DexDepositLiquidity_nft_index(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var extraCurrencyImplementors = []string{"ExtraCurrency"}
+
+func (ec *executionContext) _ExtraCurrency(ctx context.Context, sel ast.SelectionSet, obj *actions.ExtraCurrency) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, extraCurrencyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ExtraCurrency")
+		case "id":
+			out.Values[i] = ec._ExtraCurrency_id(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._ExtraCurrency_amount(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -4360,6 +12894,461 @@ func (ec *executionContext) _Fees(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var jettonBurnImplementors = []string{"JettonBurn", "ActionDetails"}
+
+func (ec *executionContext) _JettonBurn(ctx context.Context, sel ast.SelectionSet, obj *actions.JettonBurn) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonBurnImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonBurn")
+		case "owner":
+			out.Values[i] = ec._JettonBurn_owner(ctx, field, obj)
+		case "jetton_wallet":
+			out.Values[i] = ec._JettonBurn_jetton_wallet(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._JettonBurn_jetton_master(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._JettonBurn_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._JettonBurn_query_id(ctx, field, obj)
+		case "response_destination":
+			out.Values[i] = ec._JettonBurn_response_destination(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jettonMintImplementors = []string{"JettonMint", "ActionDetails"}
+
+func (ec *executionContext) _JettonMint(ctx context.Context, sel ast.SelectionSet, obj *actions.JettonMint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonMintImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonMint")
+		case "recipient":
+			out.Values[i] = ec._JettonMint_recipient(ctx, field, obj)
+		case "recipient_wallet":
+			out.Values[i] = ec._JettonMint_recipient_wallet(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._JettonMint_jetton_master(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._JettonMint_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._JettonMint_query_id(ctx, field, obj)
+		case "ton_amount":
+			out.Values[i] = ec._JettonMint_ton_amount(ctx, field, obj)
+		case "minter":
+			out.Values[i] = ec._JettonMint_minter(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jettonSwapImplementors = []string{"JettonSwap", "ActionDetails"}
+
+func (ec *executionContext) _JettonSwap(ctx context.Context, sel ast.SelectionSet, obj *actions.JettonSwap) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonSwapImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonSwap")
+		case "dex":
+			out.Values[i] = ec._JettonSwap_dex(ctx, field, obj)
+		case "sender":
+			out.Values[i] = ec._JettonSwap_sender(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._JettonSwap_recipient(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._JettonSwap_pool(ctx, field, obj)
+		case "amount_in":
+			out.Values[i] = ec._JettonSwap_amount_in(ctx, field, obj)
+		case "amount_out":
+			out.Values[i] = ec._JettonSwap_amount_out(ctx, field, obj)
+		case "jetton_master_in":
+			out.Values[i] = ec._JettonSwap_jetton_master_in(ctx, field, obj)
+		case "jetton_master_out":
+			out.Values[i] = ec._JettonSwap_jetton_master_out(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._JettonSwap_sender_wallet(ctx, field, obj)
+		case "dex_wallet_in":
+			out.Values[i] = ec._JettonSwap_dex_wallet_in(ctx, field, obj)
+		case "dex_wallet_out":
+			out.Values[i] = ec._JettonSwap_dex_wallet_out(ctx, field, obj)
+		case "recipient_wallet":
+			out.Values[i] = ec._JettonSwap_recipient_wallet(ctx, field, obj)
+		case "dex_incoming_transfer":
+			out.Values[i] = ec._JettonSwap_dex_incoming_transfer(ctx, field, obj)
+		case "dex_outgoing_transfer":
+			out.Values[i] = ec._JettonSwap_dex_outgoing_transfer(ctx, field, obj)
+		case "peer_swaps":
+			out.Values[i] = ec._JettonSwap_peer_swaps(ctx, field, obj)
+		case "min_out_amount":
+			out.Values[i] = ec._JettonSwap_min_out_amount(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jettonTransferImplementors = []string{"JettonTransfer", "ActionDetails"}
+
+func (ec *executionContext) _JettonTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.JettonTransfer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonTransfer")
+		case "sender":
+			out.Values[i] = ec._JettonTransfer_sender(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._JettonTransfer_recipient(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._JettonTransfer_sender_wallet(ctx, field, obj)
+		case "recipient_wallet":
+			out.Values[i] = ec._JettonTransfer_recipient_wallet(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._JettonTransfer_jetton_master(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._JettonTransfer_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._JettonTransfer_query_id(ctx, field, obj)
+		case "forward_amount":
+			out.Values[i] = ec._JettonTransfer_forward_amount(ctx, field, obj)
+		case "response_destination":
+			out.Values[i] = ec._JettonTransfer_response_destination(ctx, field, obj)
+		case "comment":
+			out.Values[i] = ec._JettonTransfer_comment(ctx, field, obj)
+		case "encrypted":
+			out.Values[i] = ec._JettonTransfer_encrypted(ctx, field, obj)
+		case "forward_payload":
+			out.Values[i] = ec._JettonTransfer_forward_payload(ctx, field, obj)
+		case "custom_payload":
+			out.Values[i] = ec._JettonTransfer_custom_payload(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftItemTransferImplementors = []string{"NftItemTransfer", "ActionDetails"}
+
+func (ec *executionContext) _NftItemTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.NftItemTransfer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftItemTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftItemTransfer")
+		case "sender":
+			out.Values[i] = ec._NftItemTransfer_sender(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._NftItemTransfer_recipient(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftItemTransfer_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftItemTransfer_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._NftItemTransfer_nft_index(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._NftItemTransfer_query_id(ctx, field, obj)
+		case "forward_amount":
+			out.Values[i] = ec._NftItemTransfer_forward_amount(ctx, field, obj)
+		case "response_destination":
+			out.Values[i] = ec._NftItemTransfer_response_destination(ctx, field, obj)
+		case "comment":
+			out.Values[i] = ec._NftItemTransfer_comment(ctx, field, obj)
+		case "encrypted":
+			out.Values[i] = ec._NftItemTransfer_encrypted(ctx, field, obj)
+		case "forward_payload":
+			out.Values[i] = ec._NftItemTransfer_forward_payload(ctx, field, obj)
+		case "custom_payload":
+			out.Values[i] = ec._NftItemTransfer_custom_payload(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftPurchaseImplementors = []string{"NftPurchase", "ActionDetails"}
+
+func (ec *executionContext) _NftPurchase(ctx context.Context, sel ast.SelectionSet, obj *actions.NftPurchase) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftPurchaseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftPurchase")
+		case "buyer":
+			out.Values[i] = ec._NftPurchase_buyer(ctx, field, obj)
+		case "seller":
+			out.Values[i] = ec._NftPurchase_seller(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftPurchase_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftPurchase_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._NftPurchase_nft_index(ctx, field, obj)
+		case "sale_contract":
+			out.Values[i] = ec._NftPurchase_sale_contract(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftPurchase_marketplace(ctx, field, obj)
+		case "price":
+			out.Values[i] = ec._NftPurchase_price(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var pageInfoImplementors = []string{"PageInfo"}
+
+func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *model.PageInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PageInfo")
+		case "hasNextPage":
+			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var participantImplementors = []string{"Participant"}
+
+func (ec *executionContext) _Participant(ctx context.Context, sel ast.SelectionSet, obj *model.Participant) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, participantImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Participant")
+		case "account":
+			out.Values[i] = ec._Participant_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roles":
+			out.Values[i] = ec._Participant_roles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var peerSwapImplementors = []string{"PeerSwap"}
+
+func (ec *executionContext) _PeerSwap(ctx context.Context, sel ast.SelectionSet, obj *actions.PeerSwap) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, peerSwapImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PeerSwap")
+		case "asset_in":
+			out.Values[i] = ec._PeerSwap_asset_in(ctx, field, obj)
+		case "amount_in":
+			out.Values[i] = ec._PeerSwap_amount_in(ctx, field, obj)
+		case "asset_out":
+			out.Values[i] = ec._PeerSwap_asset_out(ctx, field, obj)
+		case "amount_out":
+			out.Values[i] = ec._PeerSwap_amount_out(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -4389,6 +13378,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_actions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "account":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_account(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -4431,6 +13442,223 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var smartContractExecImplementors = []string{"SmartContractExec", "ActionDetails"}
+
+func (ec *executionContext) _SmartContractExec(ctx context.Context, sel ast.SelectionSet, obj *actions.SmartContractExec) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, smartContractExecImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SmartContractExec")
+		case "sender":
+			out.Values[i] = ec._SmartContractExec_sender(ctx, field, obj)
+		case "contract":
+			out.Values[i] = ec._SmartContractExec_contract(ctx, field, obj)
+		case "opcode":
+			out.Values[i] = ec._SmartContractExec_opcode(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._SmartContractExec_amount(ctx, field, obj)
+		case "extra_currencies":
+			out.Values[i] = ec._SmartContractExec_extra_currencies(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var swapTransferImplementors = []string{"SwapTransfer"}
+
+func (ec *executionContext) _SwapTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.SwapTransfer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, swapTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SwapTransfer")
+		case "asset":
+			out.Values[i] = ec._SwapTransfer_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._SwapTransfer_amount(ctx, field, obj)
+		case "source":
+			out.Values[i] = ec._SwapTransfer_source(ctx, field, obj)
+		case "destination":
+			out.Values[i] = ec._SwapTransfer_destination(ctx, field, obj)
+		case "source_jetton_wallet":
+			out.Values[i] = ec._SwapTransfer_source_jetton_wallet(ctx, field, obj)
+		case "destination_jetton_wallet":
+			out.Values[i] = ec._SwapTransfer_destination_jetton_wallet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tonTransferImplementors = []string{"TonTransfer", "ActionDetails"}
+
+func (ec *executionContext) _TonTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.TonTransfer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tonTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TonTransfer")
+		case "sender":
+			out.Values[i] = ec._TonTransfer_sender(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._TonTransfer_recipient(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._TonTransfer_amount(ctx, field, obj)
+		case "comment":
+			out.Values[i] = ec._TonTransfer_comment(ctx, field, obj)
+		case "encrypted":
+			out.Values[i] = ec._TonTransfer_encrypted(ctx, field, obj)
+		case "extra_currencies":
+			out.Values[i] = ec._TonTransfer_extra_currencies(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var transactionImplementors = []string{"Transaction"}
+
+func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *model.Transaction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Transaction")
+		case "hash":
+			out.Values[i] = ec._Transaction_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lt":
+			out.Values[i] = ec._Transaction_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "utime":
+			out.Values[i] = ec._Transaction_utime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "account":
+			out.Values[i] = ec._Transaction_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trace_id":
+			out.Values[i] = ec._Transaction_trace_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "success":
+			out.Values[i] = ec._Transaction_success(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "aborted":
+			out.Values[i] = ec._Transaction_aborted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "compute_exit_code":
+			out.Values[i] = ec._Transaction_compute_exit_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total_fees":
+			out.Values[i] = ec._Transaction_total_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mc_seqno":
+			out.Values[i] = ec._Transaction_mc_seqno(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -4789,6 +14017,20 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAccount2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccount(ctx context.Context, sel ast.SelectionSet, v model.Account) graphql.Marshaler {
+	return ec._Account(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccount(ctx context.Context, sel ast.SelectionSet, v *model.Account) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Account(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.Action) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
@@ -4841,6 +14083,84 @@ func (ec *executionContext) marshalNAction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋcha
 		return graphql.Null
 	}
 	return ec._Action(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActionConnection2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionConnection(ctx context.Context, sel ast.SelectionSet, v model.ActionConnection) graphql.Marshaler {
+	return ec._ActionConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNActionConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionConnection(ctx context.Context, sel ast.SelectionSet, v *model.ActionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ActionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActionDetails2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDetails(ctx context.Context, sel ast.SelectionSet, v actions.Details) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ActionDetails(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActionEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ActionEdge) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNActionEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEdge(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNActionEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEdge(ctx context.Context, sel ast.SelectionSet, v *model.ActionEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ActionEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNActionList2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionList(ctx context.Context, sel ast.SelectionSet, v chain.ActionList) graphql.Marshaler {
@@ -4943,6 +14263,10 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNExtraCurrency2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrency(ctx context.Context, sel ast.SelectionSet, v actions.ExtraCurrency) graphql.Marshaler {
+	return ec._ExtraCurrency(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNFeeEstimate2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐResult(ctx context.Context, sel ast.SelectionSet, v fees.Result) graphql.Marshaler {
 	return ec._FeeEstimate(ctx, sel, &v)
 }
@@ -5005,6 +14329,22 @@ func (ec *executionContext) marshalNFees2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋfees�
 	return ret
 }
 
+func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
+	res, err := graphql.UnmarshalInt(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐRawJSON(ctx context.Context, v any) (chain.RawJSON, error) {
 	var res chain.RawJSON
 	err := res.UnmarshalGQL(v)
@@ -5021,6 +14361,74 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐ
 	return v
 }
 
+func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNParticipant2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐParticipantᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Participant) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNParticipant2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐParticipant(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNParticipant2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐParticipant(ctx context.Context, sel ast.SelectionSet, v *model.Participant) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Participant(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPeerSwap2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐPeerSwap(ctx context.Context, sel ast.SelectionSet, v actions.PeerSwap) graphql.Marshaler {
+	return ec._PeerSwap(ctx, sel, &v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -5035,6 +14443,90 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Transaction) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransaction(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransaction(ctx context.Context, sel ast.SelectionSet, v *model.Transaction) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Transaction(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUInt322uint32(ctx context.Context, v any) (uint32, error) {
@@ -5322,12 +14814,56 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOAccountActionFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccountActionFilter(ctx context.Context, v any) (*model.AccountActionFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAccountActionFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOActionFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionFilter(ctx context.Context, v any) (*model.ActionFilter, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputActionFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx context.Context, v any) (actions.Address, error) {
+	var res actions.Address
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx context.Context, sel ast.SelectionSet, v actions.Address) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx context.Context, v any) (actions.BigInt, error) {
+	var res actions.BigInt
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx context.Context, sel ast.SelectionSet, v actions.BigInt) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx context.Context, v any) (*actions.BigInt, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(actions.BigInt)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx context.Context, sel ast.SelectionSet, v *actions.BigInt) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -5360,6 +14896,53 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalOExtraCurrency2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrencyᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.ExtraCurrency) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNExtraCurrency2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrency(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -5378,6 +14961,71 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) unmarshalOInt2ᚖint64(ctx context.Context, v any) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalInt64(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.SelectionSet, v *int64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt64(*v)
+	return res
+}
+
+func (ec *executionContext) marshalOPeerSwap2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐPeerSwapᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.PeerSwap) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNPeerSwap2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐPeerSwap(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOSortOrder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐSortOrder(ctx context.Context, v any) (*model.SortOrder, error) {
 	if v == nil {
 		return nil, nil
@@ -5392,6 +15040,18 @@ func (ec *executionContext) marshalOSortOrder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
@@ -5445,6 +15105,25 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalString(*v)
+	return res
+}
+
+func (ec *executionContext) marshalOSwapTransfer2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐSwapTransfer(ctx context.Context, sel ast.SelectionSet, v *actions.SwapTransfer) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SwapTransfer(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOUInt322uint32(ctx context.Context, v any) (uint32, error) {
+	res, err := graphql.UnmarshalUint32(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUInt322uint32(ctx context.Context, sel ast.SelectionSet, v uint32) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalUint32(v)
 	return res
 }
 

@@ -53,6 +53,7 @@ func AccountFromShardAccount(address string, raw []byte, readAt uint32) (st chai
 			ch := chain.Hash(h)
 			st.CodeHash = &ch
 			_, st.IsWallet = wallet.GetVerByCodeHash(tlb.Bits256(h))
+			st.Interfaces = chain.CodeInterfaces(&code)
 		}
 	}
 	return st, nil

@@ -53,6 +53,7 @@ func (g *group) join(path string, b *store.Batch, st Stats) bool {
 		g.batch.Actions = append(g.batch.Actions, b.Actions...)
 		g.batch.Accounts = append(g.batch.Accounts, b.Accounts...)
 		g.batch.DNS = append(g.batch.DNS, b.DNS...)
+		g.batch.Interfaces = append(g.batch.Interfaces, b.Interfaces...)
 	}
 	for _, k := range keys {
 		g.keys[k] = true

@@ -50,11 +50,15 @@ func (im *Importer) Resume(ctx context.Context) (int, error) {
 // file touched is written whole (its earlier transactions get the final
 // trace id); traces it merged away are dropped.
 func (im *Importer) Batch(p *Parsed) (*store.Batch, Stats) {
+	b := &store.Batch{Accounts: p.Accounts, Config: p.Config}
 	for addr, k := range p.Known {
 		im.known[addr] = k
+		if i := chain.KindInterface(k.Kind); i != "" {
+			b.Interfaces = append(b.Interfaces, chain.AccountInterfaces{Address: addr, Interfaces: []string{i}})
+		}
 	}
 	traces := im.asm.Add(p.Transactions)
-	b := &store.Batch{Traces: traces, Accounts: p.Accounts, Config: p.Config}
+	b.Traces = traces
 	var merged []chain.Hash
 	st := Stats{Traces: len(traces), Accounts: len(p.Accounts)}
 	for _, tr := range traces {

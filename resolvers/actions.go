@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"math"
 	"strings"
 
 	"github.com/tonql/tonql/actions"
@@ -27,11 +28,22 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 	if err != nil {
 		return nil, err
 	}
-	actions, err := r.Store.ListActions(ctx, f)
+	return r.listPage(ctx, f, in != nil && in.IncludeAccounts != nil && *in.IncludeAccounts)
+}
+
+// listPage reads a page and its address book; accounts are shown only when
+// asked for (and then the book names them too).
+func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAccounts bool) (*chain.ActionList, error) {
+	page, err := r.Store.ListActions(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	list := &chain.ActionList{Actions: actions}
+	if !includeAccounts {
+		for _, a := range page {
+			a.Accounts = nil
+		}
+	}
+	list := &chain.ActionList{Actions: page}
 	if list.AddressBook, err = r.addressBook(ctx, list.BookAddresses()); err != nil {
 		return nil, err
 	}
@@ -92,14 +104,38 @@ func storeFilter(in *model.ActionFilter, limit, offset *int, sort *model.SortOrd
 			return f, apperr.Field("account", "%v", err)
 		}
 	}
-	if f.Types, err = actionTypes(in.ActionType); err != nil {
+	if f.MsgHashes, err = hashes("msg_hash", in.MsgHash); err != nil {
 		return f, err
 	}
-	f.StartUtime, f.EndUtime = in.StartUtime, in.EndUtime
-	if f.StartUtime != nil && f.EndUtime != nil && *f.StartUtime > *f.EndUtime {
-		return f, apperr.Field("start_utime", "must not be greater than end_utime")
+	f.McSeqno = in.McSeqno
+	err = typeTimeFilter(&f, in.ActionType, in.ExcludeActionType, in.StartUtime, in.EndUtime, in.StartLt, in.EndLt)
+	return f, err
+}
+
+// typeTimeFilter checks the type, time and lt filters, shared by actions
+// and an account's actions.
+func typeTimeFilter(f *store.ActionFilter, types, exclude []string, startUtime, endUtime *uint32, startLt, endLt *uint64) error {
+	var err error
+	if f.Types, err = actionTypes("action_type", types); err != nil {
+		return err
 	}
-	return f, nil
+	if f.ExcludeTypes, err = actionTypes("exclude_action_type", exclude); err != nil {
+		return err
+	}
+	f.StartUtime, f.EndUtime = startUtime, endUtime
+	if f.StartUtime != nil && f.EndUtime != nil && *f.StartUtime > *f.EndUtime {
+		return apperr.Field("start_utime", "must not be greater than end_utime")
+	}
+	f.StartLt, f.EndLt = startLt, endLt
+	if f.StartLt != nil && f.EndLt != nil && *f.StartLt > *f.EndLt {
+		return apperr.Field("start_lt", "must not be greater than end_lt")
+	}
+	for _, lt := range []*uint64{startLt, endLt} {
+		if lt != nil && *lt > math.MaxInt64 {
+			return apperr.Field(map[bool]string{true: "start_lt", false: "end_lt"}[lt == startLt], "must be at most %d", int64(math.MaxInt64))
+		}
+	}
+	return nil
 }
 
 func actionIDs(ids []string) ([]string, error) {
@@ -129,8 +165,12 @@ func hashes(field string, in []string) ([]string, error) {
 	return out, nil
 }
 
-// actionTypes accepts repeated and comma-separated names and resolves aliases.
-func actionTypes(in []string) ([]string, error) {
+// actionTypes accepts repeated and comma-separated names in any accepted
+// spelling (ours, toncenter's snake_case, aliases) and resolves them.
+func actionTypes(field string, in []string) ([]string, error) {
+	if len(in) > maxFilterValues {
+		return nil, apperr.Field(field, "at most %d values", maxFilterValues)
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range in {
@@ -138,7 +178,7 @@ func actionTypes(in []string) ([]string, error) {
 			name = strings.TrimSpace(name)
 			t, ok := actions.CanonicalType(name)
 			if !ok {
-				return nil, apperr.Field("action_type", "unknown type %q; valid types: %s (also toncenter's snake_case names)",
+				return nil, apperr.Field(field, "unknown type %q; valid types: %s (also toncenter's snake_case names)",
 					apperr.Excerpt(name), strings.Join(actions.TypeNames(), ", "))
 			}
 			if !seen[t] {

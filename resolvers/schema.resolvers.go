@@ -7,11 +7,32 @@ package resolvers
 import (
 	"context"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
 )
+
+// Actions is the resolver for the actions field.
+func (r *accountResolver) Actions(ctx context.Context, obj *model.Account, filter *model.AccountActionFilter, first *int, after *string, sort *model.SortOrder) (*model.ActionConnection, error) {
+	return r.AccountActions(ctx, obj, filter, first, after, sort)
+}
+
+// Details is the resolver for the details field.
+func (r *actionResolver) Details(ctx context.Context, obj *chain.Action) (actions.Details, error) {
+	return r.Resolver.Details(ctx, obj)
+}
+
+// TransactionsFull is the resolver for the transactions_full field.
+func (r *actionResolver) TransactionsFull(ctx context.Context, obj *chain.Action) ([]*model.Transaction, error) {
+	return r.Resolver.TransactionsFull(ctx, obj)
+}
+
+// Participants is the resolver for the participants field.
+func (r *actionResolver) Participants(ctx context.Context, obj *chain.Action) ([]*model.Participant, error) {
+	return r.Resolver.Participants(ctx, obj)
+}
 
 // AddressBookEntries is the resolver for the address_book_entries field.
 func (r *actionListResolver) AddressBookEntries(ctx context.Context, obj *chain.ActionList) ([]*chain.AddressBookEntry, error) {
@@ -23,11 +44,22 @@ func (r *queryResolver) Actions(ctx context.Context, filter *model.ActionFilter,
 	return r.ListActions(ctx, filter, limit, offset, sort)
 }
 
+// Account is the resolver for the account field.
+func (r *queryResolver) Account(ctx context.Context, address string) (*model.Account, error) {
+	return r.AccountByAddress(ctx, address)
+}
+
 // EstimateFee is the resolver for the estimateFee field.
 func (r *queryResolver) EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*fees.Result, error) {
 	return r.Resolver.EstimateFee(ctx, fees.Params{Address: address, Body: body,
 		InitCode: deref(initCode), InitData: deref(initData), IgnoreChksig: ignoreChksig})
 }
+
+// Account returns graph.AccountResolver implementation.
+func (r *Resolver) Account() graph.AccountResolver { return &accountResolver{r} }
+
+// Action returns graph.ActionResolver implementation.
+func (r *Resolver) Action() graph.ActionResolver { return &actionResolver{r} }
 
 // ActionList returns graph.ActionListResolver implementation.
 func (r *Resolver) ActionList() graph.ActionListResolver { return &actionListResolver{r} }
@@ -35,5 +67,7 @@ func (r *Resolver) ActionList() graph.ActionListResolver { return &actionListRes
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
+type accountResolver struct{ *Resolver }
+type actionResolver struct{ *Resolver }
 type actionListResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }

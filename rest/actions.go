@@ -32,21 +32,51 @@ func Actions(q graph.QueryResolver) http.HandlerFunc {
 	}
 }
 
+// unsupportedParams are toncenter's /api/v3/actions parameters that we do
+// not serve (yet): a script that sends them gets a 422 naming the
+// parameter, never rows that ignore it. Other unknown parameters are
+// ignored, as toncenter ignores them.
+var unsupportedParams = map[string]string{
+	"supported_action_types": "toncenter's action versioning is not supported; every type is returned under its own name",
+	"include_transactions":   "not supported here; GraphQL's Action.transactions_full links each action to its transactions",
+}
+
 // parseActionsQuery turns query parameters into the resolver's arguments.
 // Only syntax is checked here (integers, single values); meaning is checked
 // by the resolver, identically for GraphQL.
 func parseActionsQuery(v url.Values) (*model.ActionFilter, *int, *int, *model.SortOrder, error) {
+	for name, why := range unsupportedParams {
+		if vals, ok := v[name]; ok && !(name == "include_transactions" && len(vals) == 1 && vals[0] == "false") {
+			return nil, nil, nil, nil, apperr.Field(name, "%s", why)
+		}
+	}
 	f := &model.ActionFilter{
-		ActionID:   v["action_id"],
-		TraceID:    v["trace_id"],
-		TxHash:     v["tx_hash"],
-		ActionType: v["action_type"],
+		ActionID:          v["action_id"],
+		TraceID:           v["trace_id"],
+		TxHash:            v["tx_hash"],
+		MsgHash:           v["msg_hash"],
+		ActionType:        v["action_type"],
+		ExcludeActionType: v["exclude_action_type"],
 	}
 	var err error
 	if f.Account, err = single(v, "account"); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	if f.TxLt, err = uintParam(v, "tx_lt", 63); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if f.StartLt, err = uintParam(v, "start_lt", 63); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if f.EndLt, err = uintParam(v, "end_lt", 63); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	var mc *uint64
+	if mc, err = uintParam(v, "mc_seqno", 32); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	f.McSeqno = narrow32(mc)
+	if f.IncludeAccounts, err = boolParam(v, "include_accounts"); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	var su, eu *uint64
@@ -101,6 +131,19 @@ func uintParam(v url.Values, name string, bits int) (*uint64, error) {
 		return nil, apperr.Field(name, "must be an integer from 0 to %d", uint64(1)<<bits-1)
 	}
 	return &n, nil
+}
+
+// boolParam accepts true/false (and 1/0), as toncenter's clients send them.
+func boolParam(v url.Values, name string) (*bool, error) {
+	s, err := single(v, name)
+	if s == nil || err != nil {
+		return nil, err
+	}
+	b, err := strconv.ParseBool(*s)
+	if err != nil {
+		return nil, apperr.Field(name, "must be true or false")
+	}
+	return &b, nil
 }
 
 func intParam(v url.Values, name string) (*int, error) {

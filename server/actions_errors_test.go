@@ -70,7 +70,7 @@ func TestActionsBadInput(t *testing.T) {
 		// The unknown-type error lists the valid names.
 		_, body := f.get(t, "action_type=Nope")
 		require.Contains(t, string(body), "JettonTransfer")
-		require.Contains(t, string(body), "NativeTransfer")
+		require.Contains(t, string(body), "snake_case")
 	})
 }
 

@@ -16,17 +16,29 @@ import (
 	"github.com/tonql/tonql/internal/synth"
 )
 
-const allFields = `query($f: ActionFilter, $limit: Int, $offset: Int, $sort: SortOrder) {
+// allFields selects every field REST returns; withAccounts adds accounts,
+// which REST shows only with include_accounts=true.
+const (
+	actionFields = `action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
+    transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno`
+	allFields = `query($f: ActionFilter, $limit: Int, $offset: Int, $sort: SortOrder) {
   actions(filter: $f, limit: $limit, offset: $offset, sort: $sort) {
-    actions { action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime }
+    actions { ` + actionFields + ` }
     address_book
   }
 }`
+	withAccounts = `query($f: ActionFilter, $limit: Int, $offset: Int, $sort: SortOrder) {
+  actions(filter: $f, limit: $limit, offset: $offset, sort: $sort) {
+    actions { ` + actionFields + ` accounts }
+    address_book
+  }
+}`
+)
 
 // graphqlVars expresses a REST query as the GraphQL variables of allFields.
 func graphqlVars(v url.Values) map[string]any {
 	f := map[string]any{}
-	for _, k := range []string{"action_id", "trace_id", "tx_hash", "action_type"} {
+	for _, k := range []string{"action_id", "trace_id", "tx_hash", "action_type", "msg_hash", "exclude_action_type"} {
 		if len(v[k]) > 0 {
 			f[k] = v[k]
 		}
@@ -34,7 +46,10 @@ func graphqlVars(v url.Values) map[string]any {
 	if s := v.Get("account"); s != "" {
 		f["account"] = s
 	}
-	for _, k := range []string{"tx_lt", "start_utime", "end_utime"} {
+	if s := v.Get("include_accounts"); s != "" {
+		f["include_accounts"] = s == "true"
+	}
+	for _, k := range []string{"tx_lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno"} {
 		if s := v.Get(k); s != "" {
 			n, _ := strconv.ParseUint(s, 10, 64)
 			f[k] = n
@@ -151,7 +166,11 @@ func TestActionsFiltersRESTEqualsGraphQL(t *testing.T) {
 					} `json:"data"`
 					Errors []any `json:"errors"`
 				}
-				require.NoError(t, json.Unmarshal(f.graphql(t, allFields, graphqlVars(v)), &gq))
+				query := allFields
+				if v.Get("include_accounts") == "true" {
+					query = withAccounts
+				}
+				require.NoError(t, json.Unmarshal(f.graphql(t, query, graphqlVars(v)), &gq))
 				require.Empty(t, gq.Errors)
 				require.Equal(t, canonical(t, body), canonical(t, gq.Data.Actions), "REST and GraphQL differ")
 			})

@@ -28,6 +28,9 @@ const (
 	maxComplexity = 50_000
 	maxDepth      = 10
 	maxAliases    = 30
+	// linkListSize is what an action's participants or transactions count
+	// for in the complexity: about as many as a swap has.
+	linkListSize = 10
 )
 
 // NewGraphQL builds the /graphql handler: POST and GET, introspection on,
@@ -41,7 +44,20 @@ func NewGraphQL(res *resolvers.Resolver) http.Handler {
 		}
 		return 1 + n*child
 	}
+	cfg.Complexity.Account.Actions = func(child int, _ *model.AccountActionFilter, first *int, _ *string, _ *model.SortOrder) int {
+		n := resolvers.DefaultActionsLimit
+		if first != nil && *first > 0 {
+			n = *first
+		}
+		return 1 + n*child
+	}
+	// An action's links are short lists; counted as typical sizes.
+	cfg.Complexity.Action.Participants = func(child int) int { return 1 + linkListSize*child }
+	cfg.Complexity.Action.TransactionsFull = func(child int) int { return 1 + linkListSize*child }
 	srv := handler.New(graph.NewExecutableSchema(cfg))
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		return next(res.WithLoaders(ctx))
+	})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -48,20 +49,29 @@ func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 	return r.toChain(), nil
 }
 
-// AddressFacts looks up the status, wallet flag and .ton name of each
-// address in two indexed queries.
+// AddressFacts looks up the status, wallet flag, balance, interfaces and
+// .ton name of each address in three indexed queries.
 func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]chain.AddressFacts, error) {
 	out := make(map[string]chain.AddressFacts, len(addrs))
 	if len(addrs) == 0 {
 		return out, nil
 	}
 	var accs []accountRow
-	if err := s.db.NewSelect().Model(&accs).Column("address", "status", "is_wallet").
+	if err := s.db.NewSelect().Model(&accs).Column("address", "status", "is_wallet", "balance").
 		Where("address IN (?)", bun.In(addrs)).Scan(ctx); err != nil {
 		return nil, unavailable(err)
 	}
 	for _, a := range accs {
-		out[a.Address] = chain.AddressFacts{Known: true, Status: a.Status, IsWallet: a.IsWallet}
+		out[a.Address] = chain.AddressFacts{Known: true, Status: a.Status, IsWallet: a.IsWallet, Balance: uint64(a.Balance)}
+	}
+	var ifaces []interfacesRow
+	if err := s.db.NewSelect().Model(&ifaces).Where("address IN (?)", bun.In(addrs)).Scan(ctx); err != nil {
+		return nil, unavailable(err)
+	}
+	for _, r := range ifaces {
+		f := out[r.Address]
+		f.Interfaces = strings.Fields(r.Interfaces)
+		out[r.Address] = f
 	}
 	var names []dnsRow
 	if err := s.db.NewSelect().Model(&names).Where("address IN (?)", bun.In(addrs)).

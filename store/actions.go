@@ -13,17 +13,31 @@ import (
 // ActionFilter is a validated /api/v3/actions query. Empty fields do not
 // filter. Validation and defaults belong to the caller (resolvers).
 type ActionFilter struct {
-	ActionIDs  []string
-	TraceIDs   []string // standard base64
-	TxHashes   []string // standard base64
-	TxLt       *uint64
-	Account    string // raw upper-case
-	Types      []string
-	StartUtime *uint32 // action.start_utime >= StartUtime
-	EndUtime   *uint32 // action.end_utime <= EndUtime
-	Limit      int
-	Offset     int
-	Asc        bool
+	ActionIDs    []string
+	TraceIDs     []string // standard base64
+	TxHashes     []string // standard base64
+	TxLt         *uint64
+	MsgHashes    []string // standard base64: a message's hash or normalized hash
+	Account      string   // raw upper-case
+	Types        []string
+	ExcludeTypes []string
+	StartUtime   *uint32 // action.start_utime >= StartUtime
+	EndUtime     *uint32 // action.end_utime <= EndUtime
+	StartLt      *uint64 // action.start_lt >= StartLt
+	EndLt        *uint64 // action.end_lt <= EndLt
+	McSeqno      *uint32 // the trace ended in this masterchain block
+	// After continues a keyset page after this sort key (exclusive), in
+	// the direction of Asc; Offset still applies after it.
+	After  *ActionKey
+	Limit  int
+	Offset int
+	Asc    bool
+}
+
+// ActionKey is an action's place in the sort order.
+type ActionKey struct {
+	EndLt    uint64
+	ActionID string
 }
 
 // ListActions returns one page ordered by (end_lt, action_id); how the
@@ -89,6 +103,10 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 		if len(f.TraceIDs) > 0 {
 			page.Where("aa.action_id IN (SELECT action_id FROM actions WHERE trace_id IN (?))", bun.In(f.TraceIDs))
 		}
+		if f.McSeqno != nil {
+			page.Where("aa.action_id IN (SELECT action_id FROM actions WHERE mc_seqno = ?)", int64(*f.McSeqno))
+		}
+		applyAfter(page, f, "aa.")
 		page.OrderExpr("aa.end_lt" + dir).OrderExpr("aa.action_id" + dir)
 	} else {
 		page.TableExpr("actions AS a").ColumnExpr("a.action_id, a.end_lt")
@@ -97,6 +115,10 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 		if len(f.TraceIDs) > 0 {
 			page.Where("a.trace_id IN (?)", bun.In(f.TraceIDs))
 		}
+		if f.McSeqno != nil {
+			page.Where("a.mc_seqno = ?", int64(*f.McSeqno))
+		}
+		applyAfter(page, f, "a.")
 		page.OrderExpr("a.end_lt" + dir).OrderExpr("a.action_id" + dir)
 	}
 	page.Limit(int64(f.Limit)).Offset(int64(f.Offset))
@@ -116,12 +138,40 @@ func applyIDs(q *bun.SelectQuery, f ActionFilter, p string) {
 	if f.TxLt != nil {
 		q.Where(p+"action_id IN (SELECT action_id FROM action_transactions WHERE tx_lt = ?)", int64(*f.TxLt))
 	}
+	if len(f.MsgHashes) > 0 {
+		// Messages are found by either hash through their own indexes, then
+		// the actions of the transactions that carry them.
+		q.Where(p+"action_id IN (SELECT at.action_id FROM action_transactions AS at WHERE at.tx_hash IN ("+
+			"SELECT m.tx_hash FROM messages AS m WHERE m.hash IN (?) UNION SELECT m.tx_hash FROM messages AS m WHERE m.hash_norm IN (?)))",
+			bun.In(f.MsgHashes), bun.In(f.MsgHashes))
+	}
 }
 
-// applyTypeTime adds the type and time filters; both tables carry them.
+// applyAfter starts a keyset page after the given sort key.
+func applyAfter(q *bun.SelectQuery, f ActionFilter, p string) {
+	if f.After == nil {
+		return
+	}
+	op := "<"
+	if f.Asc {
+		op = ">"
+	}
+	q.Where("("+p+"end_lt, "+p+"action_id) "+op+" (?, ?)", int64(f.After.EndLt), f.After.ActionID)
+}
+
+// applyTypeTime adds the type, time and lt filters; both tables carry them.
 func applyTypeTime(q *bun.SelectQuery, f ActionFilter, p string) {
 	if len(f.Types) > 0 {
 		q.Where(p+"type IN (?)", bun.In(f.Types))
+	}
+	if len(f.ExcludeTypes) > 0 {
+		q.Where(p+"type NOT IN (?)", bun.In(f.ExcludeTypes))
+	}
+	if f.StartLt != nil {
+		q.Where(p+"start_lt >= ?", int64(*f.StartLt))
+	}
+	if f.EndLt != nil {
+		q.Where(p+"end_lt <= ?", int64(*f.EndLt))
 	}
 	if f.StartUtime != nil {
 		q.Where(p+"start_utime >= ?", int64(*f.StartUtime))
@@ -129,4 +179,46 @@ func applyTypeTime(q *bun.SelectQuery, f ActionFilter, p string) {
 	if f.EndUtime != nil {
 		q.Where(p+"end_utime <= ?", int64(*f.EndUtime))
 	}
+}
+
+// Participant is an account taking part in an action, with its roles.
+type Participant struct {
+	Account string
+	Roles   []string
+}
+
+// Participants returns, per action id, the accounts taking part in it,
+// sorted by address.
+func (s *Store) Participants(ctx context.Context, actionIDs []string) (map[string][]Participant, error) {
+	out := make(map[string][]Participant, len(actionIDs))
+	if len(actionIDs) == 0 {
+		return out, nil
+	}
+	var rows []actionAccountRow
+	if err := s.db.NewSelect().Model(&rows).Column("account", "action_id", "roles").
+		Where("action_id IN (?)", bun.In(actionIDs)).OrderExpr("action_id, account").Scan(ctx); err != nil {
+		return nil, unavailable(err)
+	}
+	for _, r := range rows {
+		out[r.ActionID] = append(out[r.ActionID], Participant{Account: r.Account, Roles: strings.Split(r.Roles, ",")})
+	}
+	return out, nil
+}
+
+// Transactions returns the stored transactions with these hashes (without
+// their messages), by hash.
+func (s *Store) Transactions(ctx context.Context, hashes []string) (map[string]*chain.Transaction, error) {
+	out := make(map[string]*chain.Transaction, len(hashes))
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	var rows []txRow
+	if err := s.db.NewSelect().Model(&rows).ExcludeColumn("boc").
+		Where("hash IN (?)", bun.In(hashes)).Scan(ctx); err != nil {
+		return nil, unavailable(err)
+	}
+	for i := range rows {
+		out[rows[i].Hash] = rows[i].summary()
+	}
+	return out, nil
 }

@@ -49,6 +49,8 @@ type msgRow struct {
 	Bounced     bool   `bun:"bounced,notnull"`
 	Body        []byte `bun:"body"`
 	InitState   []byte `bun:"init_state"`
+	// HashNorm is the TEP-467 normalized hash of an external-in message.
+	HashNorm *string `bun:"hash_norm"`
 }
 
 type traceRow struct {
@@ -76,6 +78,14 @@ type actionRow struct {
 	StartUtime int64  `bun:"start_utime,notnull"`
 	EndLt      int64  `bun:"end_lt,notnull"`
 	EndUtime   int64  `bun:"end_utime,notnull"`
+	// What a page shows without further reads; lists are space-separated.
+	TxHashes              string  `bun:"tx_hashes,notnull"`
+	TraceEndLt            int64   `bun:"trace_end_lt,notnull"`
+	TraceEndUtime         int64   `bun:"trace_end_utime,notnull"`
+	TraceExternalHashNorm *string `bun:"trace_external_hash_norm"`
+	McSeqno               *int64  `bun:"mc_seqno"`
+	Addresses             string  `bun:"addresses,notnull"` // in the value: the address book's keys
+	Accounts              string  `bun:"accounts,notnull"`  // every participant
 }
 
 // actionAccountRow links an account to an action. The sort key and the
@@ -93,6 +103,7 @@ type actionAccountRow struct {
 	EndLt      int64  `bun:"end_lt,notnull"`
 	StartUtime int64  `bun:"start_utime,notnull"`
 	EndUtime   int64  `bun:"end_utime,notnull"`
+	StartLt    int64  `bun:"start_lt,notnull"`
 }
 
 type actionTxRow struct {
@@ -115,6 +126,13 @@ type accountRow struct {
 	LastTxHash      string `bun:"last_tx_hash,notnull"`
 	ShardAccountBOC []byte `bun:"shard_account_boc"`
 	ReadAtUtime     int64  `bun:"read_at_utime,notnull"`
+}
+
+type interfacesRow struct {
+	bun.BaseModel `bun:"table:account_interfaces,alias:account_interfaces"`
+
+	Address    string `bun:"address,pk"`
+	Interfaces string `bun:"interfaces,notnull"` // space-separated
 }
 
 type dnsRow struct {
@@ -169,6 +187,10 @@ func newMsgRow(txHash, dir string, seq int, m *chain.Message) msgRow {
 		op := int64(*m.Opcode)
 		r.Opcode = &op
 	}
+	if h, ok := chain.NormalizedHash(m); ok {
+		s := h.Base64()
+		r.HashNorm = &s
+	}
 	return r
 }
 
@@ -181,21 +203,39 @@ func newTraceRow(t *chain.Trace) traceRow {
 }
 
 func newActionRow(a *chain.Action) actionRow {
-	return actionRow{
+	r := actionRow{
 		ActionID: a.ActionID, TraceID: a.TraceID, TxHash: a.TxHash, Type: a.Type,
 		Status: a.Status, Value: string(a.Value.OrEmpty()),
 		StartLt: int64(a.StartLt), StartUtime: int64(a.StartUtime),
 		EndLt: int64(a.EndLt), EndUtime: int64(a.EndUtime),
+		TxHashes: strings.Join(a.Transactions, " "), TraceEndLt: int64(a.TraceEndLt),
+		TraceEndUtime: int64(a.TraceEndUtime), TraceExternalHashNorm: a.TraceExternalHashNorm,
+		Addresses: strings.Join(a.Addresses, " "), Accounts: strings.Join(a.Accounts, " "),
 	}
+	if a.McSeqno != nil {
+		n := int64(*a.McSeqno)
+		r.McSeqno = &n
+	}
+	return r
 }
 
+// toChain builds the action as a page shows it; Accounts is filled, and the
+// caller drops it unless it was asked for.
 func (r *actionRow) toChain() *chain.Action {
-	return &chain.Action{
+	a := &chain.Action{
 		ActionID: r.ActionID, TraceID: r.TraceID, TxHash: r.TxHash, Type: r.Type,
 		Status: r.Status, Value: chain.RawJSON(r.Value),
 		StartLt: uint64(r.StartLt), StartUtime: uint32(r.StartUtime),
 		EndLt: uint64(r.EndLt), EndUtime: uint32(r.EndUtime),
+		Transactions: strings.Fields(r.TxHashes), TraceEndLt: uint64(r.TraceEndLt),
+		TraceEndUtime: uint32(r.TraceEndUtime), TraceExternalHashNorm: r.TraceExternalHashNorm,
+		Addresses: strings.Fields(r.Addresses), Accounts: strings.Fields(r.Accounts),
 	}
+	if r.McSeqno != nil {
+		n := uint32(*r.McSeqno)
+		a.McSeqno = &n
+	}
+	return a
 }
 
 // actionAccountRows merges the roles of each account in the action.
@@ -216,6 +256,7 @@ func actionAccountRows(a *chain.Action) []actionAccountRow {
 		rows = append(rows, actionAccountRow{
 			Account: acc.Address, ActionID: a.ActionID, Roles: acc.Role, Type: a.Type,
 			EndLt: int64(a.EndLt), StartUtime: int64(a.StartUtime), EndUtime: int64(a.EndUtime),
+			StartLt: int64(a.StartLt),
 		})
 	}
 	return rows

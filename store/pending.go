@@ -60,12 +60,7 @@ func pendingTx(r *txRow, msgs []msgRow) (*chain.Transaction, error) {
 		tx.Account, tx.TraceID, tx.McSeqno = r.Account, parseHashText(r.TraceID), uint32(r.McSeqno)
 		return tx, nil
 	}
-	tx := &chain.Transaction{
-		Hash: parseHashText(r.Hash), Account: r.Account, Lt: uint64(r.Lt), Utime: uint32(r.Utime),
-		OrigStatus: r.OrigStatus, EndStatus: r.EndStatus, TotalFees: uint64(r.TotalFees),
-		Aborted: r.Aborted, ComputeExitCode: r.ComputeExitCode, ComputeSuccess: r.Success,
-		ActionSuccess: r.Success, TraceID: parseHashText(r.TraceID), McSeqno: uint32(r.McSeqno),
-	}
+	tx := r.summary()
 	for _, m := range msgs {
 		msg := chain.Message{
 			Hash: parseHashText(m.Hash), Source: m.Source, Destination: m.Destination,
@@ -83,6 +78,16 @@ func pendingTx(r *txRow, msgs []msgRow) (*chain.Transaction, error) {
 		}
 	}
 	return tx, nil
+}
+
+// summary is the transaction as its row has it, without messages.
+func (r *txRow) summary() *chain.Transaction {
+	return &chain.Transaction{
+		Hash: parseHashText(r.Hash), Account: r.Account, Lt: uint64(r.Lt), Utime: uint32(r.Utime),
+		OrigStatus: r.OrigStatus, EndStatus: r.EndStatus, TotalFees: uint64(r.TotalFees),
+		Aborted: r.Aborted, ComputeExitCode: r.ComputeExitCode, ComputeSuccess: r.Success,
+		ActionSuccess: r.Success, TraceID: parseHashText(r.TraceID), McSeqno: uint32(r.McSeqno),
+	}
 }
 
 // DropTraces returns a step for Batch.Extra that deletes traces (and their

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -23,7 +24,10 @@ type Batch struct {
 	Traces   []*chain.Trace
 	Actions  []chain.Action
 	Accounts []chain.AccountState
-	Config   *chain.ChainConfig
+	// Interfaces are what accounts are known to be (from an indexer's
+	// knowledge); account states add what their code says.
+	Interfaces []chain.AccountInterfaces
+	Config     *chain.ChainConfig
 	DNS      []chain.DNSName
 	// Extra runs inside the same database transaction after the batch is
 	// written (the follower moves its cursor here).
@@ -51,6 +55,9 @@ func (s *Store) SaveBatch(ctx context.Context, b *Batch) error {
 			return err
 		}
 		if err := saveAccounts(ctx, w, b.Accounts); err != nil {
+			return err
+		}
+		if err := saveInterfaces(ctx, w, b.Accounts, b.Interfaces); err != nil {
 			return err
 		}
 		if b.Config != nil {
@@ -174,6 +181,28 @@ func saveAccounts(ctx context.Context, w *writer, accounts []chain.AccountState)
 		shard_account_boc = EXCLUDED.shard_account_boc, read_at_utime = EXCLUDED.read_at_utime
 		WHERE accounts.last_tx_lt < EXCLUDED.last_tx_lt
 		   OR (accounts.last_tx_lt = EXCLUDED.last_tx_lt AND accounts.read_at_utime <= EXCLUDED.read_at_utime)`)
+}
+
+// saveInterfaces records what accounts are: an account state's code
+// decides when it names something, else what an indexer reported.
+func saveInterfaces(ctx context.Context, w *writer, states []chain.AccountState, known []chain.AccountInterfaces) error {
+	rows := make([]interfacesRow, 0, len(states)+len(known))
+	for _, k := range known {
+		if len(k.Interfaces) > 0 {
+			rows = append(rows, interfacesRow{Address: k.Address, Interfaces: strings.Join(k.Interfaces, " ")})
+		}
+	}
+	for _, s := range states {
+		if len(s.Interfaces) > 0 {
+			rows = append(rows, interfacesRow{Address: s.Address, Interfaces: strings.Join(s.Interfaces, " ")})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	rows = dedupe(rows, func(r *interfacesRow) string { return r.Address }, nil)
+	return queueRows(ctx, w, "save interfaces", rows,
+		"CONFLICT (address) DO UPDATE SET interfaces = EXCLUDED.interfaces WHERE account_interfaces.interfaces <> EXCLUDED.interfaces")
 }
 
 // insertChunks inserts rows right away (for Batch.Extra steps).

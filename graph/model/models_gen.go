@@ -7,7 +7,56 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/chain"
 )
+
+// An account as this server knows it.
+type Account struct {
+	// raw form, 0:ABCD...
+	Address string `json:"address"`
+	// url-safe user-friendly form, bounceable or not as the address book chooses
+	UserFriendly  string `json:"user_friendly"`
+	Bounceable    string `json:"bounceable"`
+	NonBounceable string `json:"non_bounceable"`
+	// active, uninit, frozen or nonexist; null when no state is stored
+	Status *string `json:"status,omitempty"`
+	// nanotons, from the newest stored state
+	Balance    *actions.BigInt `json:"balance,omitempty"`
+	IsWallet   *bool           `json:"is_wallet,omitempty"`
+	Interfaces []string        `json:"interfaces"`
+	// .ton name, when known
+	Domain *string `json:"domain,omitempty"`
+	// The account's actions, newest first by default, paged by cursor: pass
+	// pageInfo.endCursor as after. A deep page costs what the first one costs.
+	Actions *ActionConnection `json:"actions"`
+}
+
+// The filters of ActionFilter that make sense within one account.
+type AccountActionFilter struct {
+	ActionType        []string `json:"action_type,omitempty"`
+	ExcludeActionType []string `json:"exclude_action_type,omitempty"`
+	StartUtime        *uint32  `json:"start_utime,omitempty"`
+	EndUtime          *uint32  `json:"end_utime,omitempty"`
+	StartLt           *uint64  `json:"start_lt,omitempty"`
+	EndLt             *uint64  `json:"end_lt,omitempty"`
+	TxHash            []string `json:"tx_hash,omitempty"`
+	MsgHash           []string `json:"msg_hash,omitempty"`
+	TraceID           []string `json:"trace_id,omitempty"`
+}
+
+type ActionConnection struct {
+	Edges    []*ActionEdge `json:"edges"`
+	PageInfo *PageInfo     `json:"pageInfo"`
+	// the address book of this page's actions
+	AddressBook chain.AddressBook `json:"address_book"`
+}
+
+type ActionEdge struct {
+	Cursor string        `json:"cursor"`
+	Node   *chain.Action `json:"node"`
+}
 
 type ActionFilter struct {
 	ActionID []string `json:"action_id,omitempty"`
@@ -25,9 +74,52 @@ type ActionFilter struct {
 	StartUtime *uint32 `json:"start_utime,omitempty"`
 	// action.end_utime <= end_utime
 	EndUtime *uint32 `json:"end_utime,omitempty"`
+	// actions whose transactions carry a message with this hash or TEP-467 normalized hash
+	MsgHash []string `json:"msg_hash,omitempty"`
+	// action.start_lt >= start_lt
+	StartLt *uint64 `json:"start_lt,omitempty"`
+	// action.end_lt <= end_lt
+	EndLt *uint64 `json:"end_lt,omitempty"`
+	// actions of traces that ended in this masterchain block
+	McSeqno *uint32 `json:"mc_seqno,omitempty"`
+	// type names to leave out; same spellings as action_type
+	ExcludeActionType []string `json:"exclude_action_type,omitempty"`
+	// each action also lists accounts (and the address book names them)
+	IncludeAccounts *bool `json:"include_accounts,omitempty"`
+}
+
+type PageInfo struct {
+	HasNextPage bool `json:"hasNextPage"`
+	// pass as after for the next page; null when the page is empty
+	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// An account taking part in an action, and its roles there.
+type Participant struct {
+	Account *Account `json:"account"`
+	// sender, recipient, source, destination, master, contract, other
+	Roles []string `json:"roles"`
 }
 
 type Query struct {
+}
+
+// One transaction, as a link from an action.
+type Transaction struct {
+	// standard base64
+	Hash    string   `json:"hash"`
+	Lt      uint64   `json:"lt"`
+	Utime   uint32   `json:"utime"`
+	Account *Account `json:"account"`
+	TraceID string   `json:"trace_id"`
+	// the transaction did what its message asked (compute and action phases succeeded)
+	Success         bool `json:"success"`
+	Aborted         bool `json:"aborted"`
+	ComputeExitCode int  `json:"compute_exit_code"`
+	// nanotons
+	TotalFees uint64 `json:"total_fees"`
+	// masterchain block that committed it, when known
+	McSeqno *uint32 `json:"mc_seqno,omitempty"`
 }
 
 type SortOrder string

@@ -103,6 +103,13 @@ func Generate(p Params, emit func(*chain.Action) error) error {
 			a.TxHash = a.Transactions[0]
 			a.StartLt, a.EndLt = a.TxLts[0], lt
 			a.StartUtime, a.EndUtime = utime-uint32(r.IntN(2)), utime
+			a.TraceEndLt, a.TraceEndUtime = lt, utime
+			// Traces end in masterchain blocks a few at a time; some are
+			// not known (pending, or data without blocks).
+			if trace%7 != 0 {
+				seqno := 40_000_000 + uint32(trace/3)
+				a.McSeqno = &seqno
+			}
 			id := hash(p.Seed, "action", uint64(n))
 			a.ActionID = fmt.Sprintf("%x", id[:])
 			if r.IntN(20) == 0 {
@@ -160,5 +167,6 @@ func build(r *rand.Rand, p Params, typ string, n, hotEvery int) *chain.Action {
 	a := &chain.Action{Type: typ}
 	a.Value, _ = json.Marshal(v)
 	a.Participants, a.Addresses = actions.Participants(v, nil)
+	a.Accounts = a.Addresses
 	return a
 }

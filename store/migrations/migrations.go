@@ -19,6 +19,7 @@ func New() *migrate.Migrations {
 	registerInitial(m)
 	registerAPIKeys(m)
 	registerFollowCursor(m)
+	registerActionModel(m)
 	return m
 }
 

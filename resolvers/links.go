@@ -1,0 +1,234 @@
+package resolvers
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/tonkeeper/tongo/ton"
+	"github.com/vikstrous/dataloadgen"
+
+	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/store"
+)
+
+// The links of the graph (an action's transactions and participants, an
+// account's facts) are read through per-request loaders: every link that
+// one response needs is collected for a moment and read in one query, so
+// a page of 100 actions with their participants costs a few queries, not
+// hundreds.
+type loaders struct {
+	facts        *dataloadgen.Loader[string, chain.AddressFacts]
+	participants *dataloadgen.Loader[string, []store.Participant]
+	transactions *dataloadgen.Loader[string, *chain.Transaction]
+}
+
+type loadersKey struct{}
+
+// loaderWait is how long a loader collects keys before it reads them.
+const loaderWait = 500 * time.Microsecond
+
+// WithLoaders gives a GraphQL operation its own loaders (their caches live
+// as long as the operation, so no answer is ever stale across requests).
+func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
+	l := &loaders{
+		facts: dataloadgen.NewLoader(func(ctx context.Context, addrs []string) ([]chain.AddressFacts, []error) {
+			m, err := r.Store.AddressFacts(ctx, addrs)
+			return ordered(addrs, m, err)
+		}, dataloadgen.WithWait(loaderWait)),
+		participants: dataloadgen.NewLoader(func(ctx context.Context, ids []string) ([][]store.Participant, []error) {
+			m, err := r.Store.Participants(ctx, ids)
+			return ordered(ids, m, err)
+		}, dataloadgen.WithWait(loaderWait)),
+		transactions: dataloadgen.NewLoader(func(ctx context.Context, hashes []string) ([]*chain.Transaction, []error) {
+			m, err := r.Store.Transactions(ctx, hashes)
+			return ordered(hashes, m, err)
+		}, dataloadgen.WithWait(loaderWait)),
+	}
+	return context.WithValue(ctx, loadersKey{}, l)
+}
+
+// ordered lays a map out in key order; a missing key gets the zero value.
+func ordered[K comparable, V any](keys []K, m map[K]V, err error) ([]V, []error) {
+	out := make([]V, len(keys))
+	if err != nil {
+		errs := make([]error, len(keys))
+		for i := range errs {
+			errs[i] = err
+		}
+		return out, errs
+	}
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out, nil
+}
+
+func (r *Resolver) loaders(ctx context.Context) *loaders {
+	if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
+		return l
+	}
+	// Outside a GraphQL operation (a direct call): loaders for this call only.
+	return r.WithLoaders(ctx).Value(loadersKey{}).(*loaders)
+}
+
+// account builds an Account from what the store knows of the address.
+func (r *Resolver) account(raw string, f chain.AddressFacts) *model.Account {
+	id := ton.MustParseAccountID(raw)
+	a := &model.Account{
+		Address: raw, UserFriendly: id.ToHuman(f.Bounceable(), r.Testnet),
+		Bounceable: id.ToHuman(true, r.Testnet), NonBounceable: id.ToHuman(false, r.Testnet),
+		Interfaces: f.Interfaces,
+	}
+	if a.Interfaces == nil {
+		a.Interfaces = []string{}
+	}
+	if f.Known {
+		status, wallet, balance := f.Status, f.IsWallet, actions.BigInt(strconv.FormatUint(f.Balance, 10))
+		a.Status, a.IsWallet, a.Balance = &status, &wallet, &balance
+	}
+	if f.Domain != "" {
+		d := f.Domain
+		a.Domain = &d
+	}
+	return a
+}
+
+// loadAccount reads one account through the request's loader.
+func (r *Resolver) loadAccount(ctx context.Context, raw string) (*model.Account, error) {
+	f, err := r.loaders(ctx).facts.Load(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	return r.account(raw, f), nil
+}
+
+// AccountByAddress answers account(address).
+func (r *Resolver) AccountByAddress(ctx context.Context, address string) (*model.Account, error) {
+	raw, err := chain.NormalizeAddress(address)
+	if err != nil {
+		return nil, apperr.Field("address", "%v", err)
+	}
+	return r.loadAccount(ctx, raw)
+}
+
+// Details decodes an action's value into its declared struct.
+func (r *Resolver) Details(_ context.Context, a *chain.Action) (actions.Details, error) {
+	v, err := actions.DecodeValue(a.Type, a.Value)
+	if err != nil {
+		return nil, apperr.Wrap(apperr.Internal, err, "action "+a.ActionID)
+	}
+	return v, nil
+}
+
+// TransactionsFull links an action to its transactions, in its order.
+func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*model.Transaction, error) {
+	txs, err := r.loaders(ctx).transactions.LoadAll(ctx, a.Transactions)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Transaction, 0, len(txs))
+	for _, tx := range txs {
+		if tx == nil {
+			continue // a transaction the store no longer has (a re-assembled trace)
+		}
+		acc, err := r.loadAccount(ctx, tx.Account)
+		if err != nil {
+			return nil, err
+		}
+		t := &model.Transaction{Hash: tx.Hash.Base64(), Lt: tx.Lt, Utime: tx.Utime, Account: acc,
+			TraceID: tx.TraceID.Base64(), Success: tx.Success(), Aborted: tx.Aborted,
+			ComputeExitCode: int(tx.ComputeExitCode), TotalFees: tx.TotalFees}
+		if tx.McSeqno != 0 {
+			n := tx.McSeqno
+			t.McSeqno = &n
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Participants links an action to the accounts taking part and their roles.
+func (r *Resolver) Participants(ctx context.Context, a *chain.Action) ([]*model.Participant, error) {
+	ps, err := r.loaders(ctx).participants.Load(ctx, a.ActionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Participant, 0, len(ps))
+	for _, p := range ps {
+		acc, err := r.loadAccount(ctx, p.Account)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &model.Participant{Account: acc, Roles: p.Roles})
+	}
+	return out, nil
+}
+
+// AccountActions pages an account's actions by cursor: the cursor is the
+// sort key of the last action seen, so the next page starts right after
+// it in the index, whatever its depth.
+func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *model.AccountActionFilter, first *int, after *string, sort *model.SortOrder) (*model.ActionConnection, error) {
+	f := store.ActionFilter{Account: acc.Address, Limit: DefaultActionsLimit}
+	if first != nil {
+		if *first < 1 || *first > MaxActionsLimit {
+			return nil, apperr.Field("first", "must be between 1 and %d", MaxActionsLimit)
+		}
+		f.Limit = *first
+	}
+	if sort != nil {
+		if !sort.IsValid() {
+			return nil, apperr.Field("sort", "must be asc or desc")
+		}
+		f.Asc = *sort == model.SortOrderAsc
+	}
+	if after != nil {
+		k, err := decodeCursor(*after)
+		if err != nil {
+			return nil, apperr.Field("after", "%v", err)
+		}
+		f.After = &k
+	}
+	if in != nil {
+		var err error
+		if f.TxHashes, err = hashes("tx_hash", in.TxHash); err != nil {
+			return nil, err
+		}
+		if f.MsgHashes, err = hashes("msg_hash", in.MsgHash); err != nil {
+			return nil, err
+		}
+		if f.TraceIDs, err = hashes("trace_id", in.TraceID); err != nil {
+			return nil, err
+		}
+		if err := typeTimeFilter(&f, in.ActionType, in.ExcludeActionType, in.StartUtime, in.EndUtime, in.StartLt, in.EndLt); err != nil {
+			return nil, err
+		}
+	}
+	want := f.Limit
+	f.Limit++ // one more tells whether a next page exists
+	list, err := r.listPage(ctx, f, false)
+	if err != nil {
+		return nil, err
+	}
+	page := list.Actions
+	conn := &model.ActionConnection{PageInfo: &model.PageInfo{HasNextPage: len(page) > want}, AddressBook: list.AddressBook}
+	if len(page) > want {
+		page = page[:want]
+		// The extra action's addresses stay out of the book.
+		list.Actions = page
+		if conn.AddressBook, err = r.addressBook(ctx, list.BookAddresses()); err != nil {
+			return nil, err
+		}
+	}
+	conn.Edges = make([]*model.ActionEdge, len(page))
+	for i, a := range page {
+		conn.Edges[i] = &model.ActionEdge{Cursor: encodeCursor(store.ActionKey{EndLt: a.EndLt, ActionID: a.ActionID}), Node: a}
+	}
+	if len(page) > 0 {
+		conn.PageInfo.EndCursor = &conn.Edges[len(page)-1].Cursor
+	}
+	return conn, nil
+}
