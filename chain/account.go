@@ -20,7 +20,7 @@ type AccountState struct {
 	LastTxLt        uint64
 	LastTxHash      Hash
 	ShardAccountBOC []byte
-	ReadAtUtime     uint32 // chain time (unix seconds) the state is valid at
+	ReadAtUtime     uint32   // chain time (unix seconds) the state is valid at
 	Interfaces      []string // what the code is (CodeInterfaces)
 }
 

@@ -28,7 +28,7 @@ type Batch struct {
 	// knowledge); account states add what their code says.
 	Interfaces []chain.AccountInterfaces
 	Config     *chain.ChainConfig
-	DNS      []chain.DNSName
+	DNS        []chain.DNSName
 	// Extra runs inside the same database transaction after the batch is
 	// written (the follower moves its cursor here).
 	Extra func(ctx context.Context, tx bun.Tx) error
