@@ -53,6 +53,23 @@ func TestActionsBadInput(t *testing.T) {
 		{"action_type=", "action_type"},
 		{"action_id=", "action_id"},
 		{"action_id=" + long, "action_id"},
+		{"msg_hash=nothex", "msg_hash"},
+		{"msg_hash=" + long, "msg_hash"},
+		{"msg_hash=%00", "msg_hash"},
+		{"start_lt=-1", "start_lt"},
+		{"start_lt=9223372036854775808", "start_lt"},
+		{"end_lt=later", "end_lt"},
+		{"start_lt=10&end_lt=9", "start_lt"},
+		{"end_lt=1&end_lt=2", "end_lt"},
+		{"mc_seqno=abc", "mc_seqno"},
+		{"mc_seqno=4294967296", "mc_seqno"},
+		{"mc_seqno=-3", "mc_seqno"},
+		{"exclude_action_type=Nope", "exclude_action_type"},
+		{"exclude_action_type=ton_transfer,", "exclude_action_type"},
+		{"include_accounts=maybe", "include_accounts"},
+		{"include_accounts=true&include_accounts=false", "include_accounts"},
+		{"supported_action_types=v1", "supported_action_types"},
+		{"include_transactions=true", "include_transactions"},
 	}
 	forEachDatabase(t, func(t *testing.T, f *fixture) {
 		require.GreaterOrEqual(t, len(cases), 30)

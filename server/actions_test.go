@@ -90,15 +90,24 @@ func (f *fixture) graphql(t *testing.T, query string, vars map[string]any) []byt
 // expect evaluates a query over the in-memory set: the reference the store
 // and resolvers must agree with.
 func (f *fixture) expect(v url.Values) []string {
-	var types []string
-	for _, s := range v["action_type"] {
-		for _, n := range strings.Split(s, ",") {
-			if n == "NativeTransfer" {
-				n = "TonTransfer"
+	typeList := func(param string) []string {
+		var out []string
+		for _, s := range v[param] {
+			for _, n := range strings.Split(s, ",") {
+				switch n {
+				case "NativeTransfer", "ton_transfer":
+					n = "TonTransfer"
+				case "jetton_transfer":
+					n = "JettonTransfer"
+				case "jetton_swap":
+					n = "JettonSwap"
+				}
+				out = append(out, n)
 			}
-			types = append(types, n)
 		}
+		return out
 	}
+	types, excluded := typeList("action_type"), typeList("exclude_action_type")
 	num := func(k string) (uint64, bool) {
 		if s := v.Get(k); s != "" {
 			n, _ := strconv.ParseUint(s, 10, 64)
@@ -136,7 +145,16 @@ func (f *fixture) expect(v url.Values) []string {
 		if account != "" && !slices.ContainsFunc(a.Participants, func(x chain.ActionAccount) bool { return x.Address == account }) {
 			continue
 		}
-		if len(types) > 0 && !slices.Contains(types, a.Type) {
+		if len(types) > 0 && !slices.Contains(types, a.Type) || slices.Contains(excluded, a.Type) {
+			continue
+		}
+		if sl, ok := num("start_lt"); ok && a.StartLt < sl {
+			continue
+		}
+		if el, ok := num("end_lt"); ok && a.EndLt > el {
+			continue
+		}
+		if mc, ok := num("mc_seqno"); ok && (a.McSeqno == nil || uint64(*a.McSeqno) != mc) {
 			continue
 		}
 		if su, ok := num("start_utime"); ok && uint64(a.StartUtime) < su {
