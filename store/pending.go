@@ -14,9 +14,37 @@ import (
 // when the rest arrives. Transactions with a raw BOC are decoded from it;
 // the others (imported from decoded JSON) are rebuilt from their rows.
 func (s *Store) PendingTransactions(ctx context.Context) ([]*chain.Transaction, error) {
+	return s.loadTransactions(ctx, s.db.NewSelect().Model((*traceRow)(nil)).Column("id").Where("complete = ?", false))
+}
+
+// TraceTransactions loads every transaction of the given traces, with
+// their messages, in lt order: what the classifier needs to decode them
+// again.
+func (s *Store) TraceTransactions(ctx context.Context, traceIDs []string) ([]*chain.Transaction, error) {
+	if len(traceIDs) == 0 {
+		return nil, nil
+	}
+	return s.loadTransactions(ctx, bun.In(traceIDs))
+}
+
+// TraceIDsAfter pages through the stored trace ids in order, after the
+// given one ("" for the first page).
+func (s *Store) TraceIDsAfter(ctx context.Context, after string, limit int) ([]string, error) {
+	var ids []string
+	err := s.db.NewSelect().Model((*traceRow)(nil)).Column("id").Where("id > ?", after).
+		OrderExpr("id ASC").Limit(int64(limit)).Scan(ctx, &ids)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return ids, nil
+}
+
+// loadTransactions rebuilds the transactions whose trace is in traces (a
+// list or a subquery). Transactions with a raw BOC are decoded from it;
+// the others (imported from decoded JSON) are rebuilt from their rows.
+func (s *Store) loadTransactions(ctx context.Context, traces any) ([]*chain.Transaction, error) {
 	var rows []txRow
-	err := s.db.NewSelect().Model(&rows).
-		Where("trace_id IN (?)", s.db.NewSelect().Model((*traceRow)(nil)).Column("id").Where("complete = ?", false)).
+	err := s.db.NewSelect().Model(&rows).Where("trace_id IN (?)", traces).
 		OrderExpr("lt ASC, hash ASC").Scan(ctx)
 	if err != nil {
 		return nil, unavailable(err)

@@ -30,7 +30,9 @@ func commands() []command {
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"follow", "follow the chain from lite servers into the database", runFollow},
 		{"keys", "manage API keys: create --name N, list, revoke KEY, usage KEY", runKeys},
-		{"import", "import block BOCs, toncenter traces, fee-replay files or folders", runImport}, {"classify", "print the actions of one toncenter trace JSON", runClassify},
+		{"import", "import block BOCs, toncenter traces, fee-replay files or folders", runImport},
+		{"reclassify", "decode every stored trace again and replace its actions (after an upgrade)", runReclassify},
+		{"classify", "print the actions of one toncenter trace JSON", runClassify},
 	}
 }
 

@@ -1,0 +1,50 @@
+package ingest
+
+import (
+	"context"
+
+	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/store"
+)
+
+// reclassifyPage is how many traces one step decodes again and saves in
+// one database transaction.
+const reclassifyPage = 500
+
+// Reclassify decodes every stored trace again from its stored transactions
+// and replaces its actions: after an upgrade of the decoder (new types,
+// fuller values), the whole history reads as if imported today. Traces are
+// read and saved a page at a time, each page in one database transaction,
+// so it can run beside a serving server and resume from any point (after
+// is the last trace id done, "" to start). progress is called after each
+// page with the traces and actions done so far and the last trace id.
+//
+// What a toncenter trace file added beyond the chain (its indexer's
+// knowledge of jetton wallets and sales) is not stored; re-import those
+// files to keep it.
+func Reclassify(ctx context.Context, st *store.Store, after string, progress func(traces, actions int, last string)) error {
+	traces, acts := 0, 0
+	for {
+		ids, err := st.TraceIDsAfter(ctx, after, reclassifyPage)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		txs, err := st.TraceTransactions(ctx, ids)
+		if err != nil {
+			return err
+		}
+		b := &store.Batch{}
+		for _, tr := range chain.NewAssembler().Add(txs) {
+			b.Traces = append(b.Traces, tr)
+			b.Actions = append(b.Actions, actions.Classify(tr, nil)...)
+		}
+		if err := st.SaveBatch(ctx, b); err != nil {
+			return err
+		}
+		traces, acts, after = traces+len(ids), acts+len(b.Actions), ids[len(ids)-1]
+		if progress != nil {
+			progress(traces, acts, after)
+		}
+	}
+}
