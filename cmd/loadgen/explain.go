@@ -20,11 +20,22 @@ func explain(ctx context.Context, dbURL string, seed uint64) error {
 	var sample struct {
 		ActionID, TraceID, TxHash string
 		EndUtime                  uint32
+		StartLt, EndLt            uint64
+		McSeqno                   uint32
 	}
-	if err := st.DB().NewRaw("SELECT action_id, trace_id, tx_hash, end_utime FROM actions ORDER BY end_lt DESC OFFSET 5000 LIMIT 1").
-		Scan(ctx, &sample.ActionID, &sample.TraceID, &sample.TxHash, &sample.EndUtime); err != nil {
+	if err := st.DB().NewRaw("SELECT action_id, trace_id, tx_hash, end_utime, start_lt, end_lt, mc_seqno FROM actions WHERE mc_seqno IS NOT NULL ORDER BY end_lt DESC OFFSET 5000 LIMIT 1").
+		Scan(ctx, &sample.ActionID, &sample.TraceID, &sample.TxHash, &sample.EndUtime, &sample.StartLt, &sample.EndLt, &sample.McSeqno); err != nil {
 		return err
 	}
+	// The generated set has no messages; the msg_hash plan is read with
+	// the hash of a message that does not exist (its shape is what counts).
+	msgHash := "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+	var deep store.ActionKey
+	if err := st.DB().NewRaw("SELECT end_lt, action_id FROM action_accounts WHERE account = ? ORDER BY end_lt DESC, action_id DESC OFFSET 100000 LIMIT 1", synth.HotAccount(seed, 0)).
+		Scan(ctx, &deep.EndLt, &deep.ActionID); err != nil {
+		return err
+	}
+	startLt, endLt := sample.StartLt-1_000_000, sample.EndLt
 	var lt uint64
 	if err := st.DB().NewRaw("SELECT tx_lt FROM action_transactions WHERE tx_hash = ?", sample.TxHash).Scan(ctx, &lt); err != nil {
 		return err
@@ -48,6 +59,15 @@ func explain(ctx context.Context, dbURL string, seed uint64) error {
 		{"tx_lt", store.ActionFilter{TxLt: &lt}},
 		{"action_id", store.ActionFilter{ActionIDs: []string{sample.ActionID}}},
 		{"no filter offset=10000", store.ActionFilter{Offset: 10000}},
+		{"msg_hash", store.ActionFilter{MsgHashes: []string{msgHash}}},
+		{"start_lt/end_lt", store.ActionFilter{StartLt: &startLt, EndLt: &endLt}},
+		{"mc_seqno", store.ActionFilter{McSeqno: &sample.McSeqno}},
+		{"exclude_action_type=TonTransfer", store.ActionFilter{ExcludeTypes: []string{"TonTransfer"}}},
+		{"account=HOT exclude_action_type=TonTransfer", store.ActionFilter{Account: hot, ExcludeTypes: []string{"TonTransfer"}}},
+		{"account=HOT start/end_lt", store.ActionFilter{Account: hot, StartLt: &startLt, EndLt: &endLt}},
+		{"account=HOT mc_seqno", store.ActionFilter{Account: hot, McSeqno: &sample.McSeqno}},
+		{"account=HOT msg_hash", store.ActionFilter{Account: hot, MsgHashes: []string{msgHash}}},
+		{"account=HOT after cursor at depth 100000 (GraphQL)", store.ActionFilter{Account: hot, After: &deep}},
 	}
 	for _, c := range cases {
 		c.f.Limit = 10
