@@ -81,11 +81,11 @@ func init() {
 			Failed: "the factory or the new vault failed"},
 		Type{Value: CoffeeCreatePoolCreator{}, Toncenter: "coffee_create_pool_creator", Protocols: "swap.coffee",
 			Doc:     "An asset sent to a vault to create a pool (TON with create_pool 0xc0ffee02, a jetton whose notification carries create_pool 0xc0ffee11); the vault's create_pool_creator_request (0xc0ffee23) makes the factory deploy the sender's pool creator (deploy 0xc0ffee22). One action per asset; the branch that completes the creator is a CoffeeCreatePool.",
-			Failed:  "the asset did not reach the vault, or the vault, the factory or the pool creator failed",
+			Failed:  "a step from the asset's transfer to the pool creator's deploy failed (the jettons bounced, or the vault, the factory or the pool creator failed)",
 			Differs: "toncenter also reports the completing branch's creator step as a child of coffee_create_pool; we report that branch once, as CoffeeCreatePool. toncenter's details put the asset sent in asset_1 and the pool's first asset in asset_2 (here provided_asset and pool_asset_1)."},
 		Type{Value: CoffeeCreatePool{}, Toncenter: "coffee_create_pool", Protocols: "swap.coffee",
 			Doc:    "The pool creator branch whose asset completed it: the creator sends create_pool_request (0xc0ffee25) to the factory, which deploys the pool; the pool mints LP jettons to the recipient and logs deposit_liquidity_successful_event (0xc0ffee33).",
-			Failed: "the asset did not reach the vault, a contract on the way failed, or the pool minted no LP jettons"},
+			Failed: "a step from the asset's transfer to the pool's deploy failed, or the pool minted no LP jettons"},
 	)
 	addMatcher(OrderProtocol+30, "CoffeeCreatePool", matchCoffeeCreatePool)
 	addMatcher(OrderProtocol+31, "CoffeeCreateVault", matchCoffeeCreateVault)
