@@ -110,6 +110,115 @@ type ComplexityRoot struct {
 		UserFriendly func(childComplexity int) int
 	}
 
+	CoffeeCreatePool struct {
+		Amm                 func(childComplexity int) int
+		Amount              func(childComplexity int) int
+		Amount1             func(childComplexity int) int
+		Amount2             func(childComplexity int) int
+		Asset1              func(childComplexity int) int
+		Asset2              func(childComplexity int) int
+		DepositRecipient    func(childComplexity int) int
+		Initiator1          func(childComplexity int) int
+		Initiator2          func(childComplexity int) int
+		LpAmount            func(childComplexity int) int
+		LpWallet            func(childComplexity int) int
+		Pool                func(childComplexity int) int
+		PoolCreatorContract func(childComplexity int) int
+		ProvidedAsset       func(childComplexity int) int
+		QueryID             func(childComplexity int) int
+		Sender              func(childComplexity int) int
+		SenderWallet        func(childComplexity int) int
+		Vault               func(childComplexity int) int
+	}
+
+	CoffeeCreatePoolCreator struct {
+		Amm                 func(childComplexity int) int
+		Amount              func(childComplexity int) int
+		DepositRecipient    func(childComplexity int) int
+		PoolAsset1          func(childComplexity int) int
+		PoolAsset2          func(childComplexity int) int
+		PoolCreatorContract func(childComplexity int) int
+		ProvidedAsset       func(childComplexity int) int
+		QueryID             func(childComplexity int) int
+		Sender              func(childComplexity int) int
+		SenderWallet        func(childComplexity int) int
+		Vault               func(childComplexity int) int
+	}
+
+	CoffeeCreateVault struct {
+		Amount      func(childComplexity int) int
+		Asset       func(childComplexity int) int
+		Factory     func(childComplexity int) int
+		QueryID     func(childComplexity int) int
+		Sender      func(childComplexity int) int
+		Vault       func(childComplexity int) int
+		VaultWallet func(childComplexity int) int
+	}
+
+	CoffeeMevProtectFailedSwap struct {
+		Amount            func(childComplexity int) int
+		Asset             func(childComplexity int) int
+		MevContract       func(childComplexity int) int
+		MevContractWallet func(childComplexity int) int
+		QueryID           func(childComplexity int) int
+		Recipient         func(childComplexity int) int
+		Sender            func(childComplexity int) int
+		SenderWallet      func(childComplexity int) int
+	}
+
+	CoffeeMevProtectHoldFunds struct {
+		Amount              func(childComplexity int) int
+		Asset               func(childComplexity int) int
+		MevContract         func(childComplexity int) int
+		MevContractWallet   func(childComplexity int) int
+		QueryID             func(childComplexity int) int
+		Sender              func(childComplexity int) int
+		SenderWallet        func(childComplexity int) int
+		ServiceFee          func(childComplexity int) int
+		ServiceFeeRecipient func(childComplexity int) int
+	}
+
+	CoffeeStakingClaimRewards struct {
+		Admin           func(childComplexity int) int
+		Amount          func(childComplexity int) int
+		Asset           func(childComplexity int) int
+		Pool            func(childComplexity int) int
+		PoolWallet      func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		RecipientWallet func(childComplexity int) int
+	}
+
+	CoffeeStakingDeposit struct {
+		Amount       func(childComplexity int) int
+		Asset        func(childComplexity int) int
+		Nft          func(childComplexity int) int
+		NftIndex     func(childComplexity int) int
+		PeriodID     func(childComplexity int) int
+		Points       func(childComplexity int) int
+		Pool         func(childComplexity int) int
+		QueryID      func(childComplexity int) int
+		Sender       func(childComplexity int) int
+		SenderWallet func(childComplexity int) int
+		UnlockTime   func(childComplexity int) int
+		Vault        func(childComplexity int) int
+		VaultWallet  func(childComplexity int) int
+	}
+
+	CoffeeStakingWithdraw struct {
+		Amount      func(childComplexity int) int
+		Asset       func(childComplexity int) int
+		Nft         func(childComplexity int) int
+		NftIndex    func(childComplexity int) int
+		Owner       func(childComplexity int) int
+		OwnerWallet func(childComplexity int) int
+		Points      func(childComplexity int) int
+		Pool        func(childComplexity int) int
+		QueryID     func(childComplexity int) int
+		Vault       func(childComplexity int) int
+		VaultWallet func(childComplexity int) int
+	}
+
 	ContractDeploy struct {
 		Address  func(childComplexity int) int
 		Amount   func(childComplexity int) int
@@ -624,6 +733,601 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.AddressBookEntry.UserFriendly(childComplexity), true
+
+	case "CoffeeCreatePool.amm":
+		if e.complexity.CoffeeCreatePool.Amm == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Amm(childComplexity), true
+
+	case "CoffeeCreatePool.amount":
+		if e.complexity.CoffeeCreatePool.Amount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Amount(childComplexity), true
+
+	case "CoffeeCreatePool.amount_1":
+		if e.complexity.CoffeeCreatePool.Amount1 == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Amount1(childComplexity), true
+
+	case "CoffeeCreatePool.amount_2":
+		if e.complexity.CoffeeCreatePool.Amount2 == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Amount2(childComplexity), true
+
+	case "CoffeeCreatePool.asset_1":
+		if e.complexity.CoffeeCreatePool.Asset1 == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Asset1(childComplexity), true
+
+	case "CoffeeCreatePool.asset_2":
+		if e.complexity.CoffeeCreatePool.Asset2 == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Asset2(childComplexity), true
+
+	case "CoffeeCreatePool.deposit_recipient":
+		if e.complexity.CoffeeCreatePool.DepositRecipient == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.DepositRecipient(childComplexity), true
+
+	case "CoffeeCreatePool.initiator_1":
+		if e.complexity.CoffeeCreatePool.Initiator1 == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Initiator1(childComplexity), true
+
+	case "CoffeeCreatePool.initiator_2":
+		if e.complexity.CoffeeCreatePool.Initiator2 == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Initiator2(childComplexity), true
+
+	case "CoffeeCreatePool.lp_amount":
+		if e.complexity.CoffeeCreatePool.LpAmount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.LpAmount(childComplexity), true
+
+	case "CoffeeCreatePool.lp_wallet":
+		if e.complexity.CoffeeCreatePool.LpWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.LpWallet(childComplexity), true
+
+	case "CoffeeCreatePool.pool":
+		if e.complexity.CoffeeCreatePool.Pool == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Pool(childComplexity), true
+
+	case "CoffeeCreatePool.pool_creator_contract":
+		if e.complexity.CoffeeCreatePool.PoolCreatorContract == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.PoolCreatorContract(childComplexity), true
+
+	case "CoffeeCreatePool.provided_asset":
+		if e.complexity.CoffeeCreatePool.ProvidedAsset == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.ProvidedAsset(childComplexity), true
+
+	case "CoffeeCreatePool.query_id":
+		if e.complexity.CoffeeCreatePool.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.QueryID(childComplexity), true
+
+	case "CoffeeCreatePool.sender":
+		if e.complexity.CoffeeCreatePool.Sender == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Sender(childComplexity), true
+
+	case "CoffeeCreatePool.sender_wallet":
+		if e.complexity.CoffeeCreatePool.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.SenderWallet(childComplexity), true
+
+	case "CoffeeCreatePool.vault":
+		if e.complexity.CoffeeCreatePool.Vault == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePool.Vault(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.amm":
+		if e.complexity.CoffeeCreatePoolCreator.Amm == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.Amm(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.amount":
+		if e.complexity.CoffeeCreatePoolCreator.Amount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.Amount(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.deposit_recipient":
+		if e.complexity.CoffeeCreatePoolCreator.DepositRecipient == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.DepositRecipient(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.pool_asset_1":
+		if e.complexity.CoffeeCreatePoolCreator.PoolAsset1 == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.PoolAsset1(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.pool_asset_2":
+		if e.complexity.CoffeeCreatePoolCreator.PoolAsset2 == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.PoolAsset2(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.pool_creator_contract":
+		if e.complexity.CoffeeCreatePoolCreator.PoolCreatorContract == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.PoolCreatorContract(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.provided_asset":
+		if e.complexity.CoffeeCreatePoolCreator.ProvidedAsset == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.ProvidedAsset(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.query_id":
+		if e.complexity.CoffeeCreatePoolCreator.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.QueryID(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.sender":
+		if e.complexity.CoffeeCreatePoolCreator.Sender == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.Sender(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.sender_wallet":
+		if e.complexity.CoffeeCreatePoolCreator.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.SenderWallet(childComplexity), true
+
+	case "CoffeeCreatePoolCreator.vault":
+		if e.complexity.CoffeeCreatePoolCreator.Vault == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreatePoolCreator.Vault(childComplexity), true
+
+	case "CoffeeCreateVault.amount":
+		if e.complexity.CoffeeCreateVault.Amount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreateVault.Amount(childComplexity), true
+
+	case "CoffeeCreateVault.asset":
+		if e.complexity.CoffeeCreateVault.Asset == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreateVault.Asset(childComplexity), true
+
+	case "CoffeeCreateVault.factory":
+		if e.complexity.CoffeeCreateVault.Factory == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreateVault.Factory(childComplexity), true
+
+	case "CoffeeCreateVault.query_id":
+		if e.complexity.CoffeeCreateVault.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreateVault.QueryID(childComplexity), true
+
+	case "CoffeeCreateVault.sender":
+		if e.complexity.CoffeeCreateVault.Sender == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreateVault.Sender(childComplexity), true
+
+	case "CoffeeCreateVault.vault":
+		if e.complexity.CoffeeCreateVault.Vault == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreateVault.Vault(childComplexity), true
+
+	case "CoffeeCreateVault.vault_wallet":
+		if e.complexity.CoffeeCreateVault.VaultWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeCreateVault.VaultWallet(childComplexity), true
+
+	case "CoffeeMevProtectFailedSwap.amount":
+		if e.complexity.CoffeeMevProtectFailedSwap.Amount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectFailedSwap.Amount(childComplexity), true
+
+	case "CoffeeMevProtectFailedSwap.asset":
+		if e.complexity.CoffeeMevProtectFailedSwap.Asset == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectFailedSwap.Asset(childComplexity), true
+
+	case "CoffeeMevProtectFailedSwap.mev_contract":
+		if e.complexity.CoffeeMevProtectFailedSwap.MevContract == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectFailedSwap.MevContract(childComplexity), true
+
+	case "CoffeeMevProtectFailedSwap.mev_contract_wallet":
+		if e.complexity.CoffeeMevProtectFailedSwap.MevContractWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectFailedSwap.MevContractWallet(childComplexity), true
+
+	case "CoffeeMevProtectFailedSwap.query_id":
+		if e.complexity.CoffeeMevProtectFailedSwap.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectFailedSwap.QueryID(childComplexity), true
+
+	case "CoffeeMevProtectFailedSwap.recipient":
+		if e.complexity.CoffeeMevProtectFailedSwap.Recipient == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectFailedSwap.Recipient(childComplexity), true
+
+	case "CoffeeMevProtectFailedSwap.sender":
+		if e.complexity.CoffeeMevProtectFailedSwap.Sender == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectFailedSwap.Sender(childComplexity), true
+
+	case "CoffeeMevProtectFailedSwap.sender_wallet":
+		if e.complexity.CoffeeMevProtectFailedSwap.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectFailedSwap.SenderWallet(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.amount":
+		if e.complexity.CoffeeMevProtectHoldFunds.Amount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.Amount(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.asset":
+		if e.complexity.CoffeeMevProtectHoldFunds.Asset == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.Asset(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.mev_contract":
+		if e.complexity.CoffeeMevProtectHoldFunds.MevContract == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.MevContract(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.mev_contract_wallet":
+		if e.complexity.CoffeeMevProtectHoldFunds.MevContractWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.MevContractWallet(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.query_id":
+		if e.complexity.CoffeeMevProtectHoldFunds.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.QueryID(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.sender":
+		if e.complexity.CoffeeMevProtectHoldFunds.Sender == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.Sender(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.sender_wallet":
+		if e.complexity.CoffeeMevProtectHoldFunds.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.SenderWallet(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.service_fee":
+		if e.complexity.CoffeeMevProtectHoldFunds.ServiceFee == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.ServiceFee(childComplexity), true
+
+	case "CoffeeMevProtectHoldFunds.service_fee_recipient":
+		if e.complexity.CoffeeMevProtectHoldFunds.ServiceFeeRecipient == nil {
+			break
+		}
+
+		return e.complexity.CoffeeMevProtectHoldFunds.ServiceFeeRecipient(childComplexity), true
+
+	case "CoffeeStakingClaimRewards.admin":
+		if e.complexity.CoffeeStakingClaimRewards.Admin == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingClaimRewards.Admin(childComplexity), true
+
+	case "CoffeeStakingClaimRewards.amount":
+		if e.complexity.CoffeeStakingClaimRewards.Amount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingClaimRewards.Amount(childComplexity), true
+
+	case "CoffeeStakingClaimRewards.asset":
+		if e.complexity.CoffeeStakingClaimRewards.Asset == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingClaimRewards.Asset(childComplexity), true
+
+	case "CoffeeStakingClaimRewards.pool":
+		if e.complexity.CoffeeStakingClaimRewards.Pool == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingClaimRewards.Pool(childComplexity), true
+
+	case "CoffeeStakingClaimRewards.pool_wallet":
+		if e.complexity.CoffeeStakingClaimRewards.PoolWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingClaimRewards.PoolWallet(childComplexity), true
+
+	case "CoffeeStakingClaimRewards.query_id":
+		if e.complexity.CoffeeStakingClaimRewards.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingClaimRewards.QueryID(childComplexity), true
+
+	case "CoffeeStakingClaimRewards.recipient":
+		if e.complexity.CoffeeStakingClaimRewards.Recipient == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingClaimRewards.Recipient(childComplexity), true
+
+	case "CoffeeStakingClaimRewards.recipient_wallet":
+		if e.complexity.CoffeeStakingClaimRewards.RecipientWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingClaimRewards.RecipientWallet(childComplexity), true
+
+	case "CoffeeStakingDeposit.amount":
+		if e.complexity.CoffeeStakingDeposit.Amount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.Amount(childComplexity), true
+
+	case "CoffeeStakingDeposit.asset":
+		if e.complexity.CoffeeStakingDeposit.Asset == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.Asset(childComplexity), true
+
+	case "CoffeeStakingDeposit.nft":
+		if e.complexity.CoffeeStakingDeposit.Nft == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.Nft(childComplexity), true
+
+	case "CoffeeStakingDeposit.nft_index":
+		if e.complexity.CoffeeStakingDeposit.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.NftIndex(childComplexity), true
+
+	case "CoffeeStakingDeposit.period_id":
+		if e.complexity.CoffeeStakingDeposit.PeriodID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.PeriodID(childComplexity), true
+
+	case "CoffeeStakingDeposit.points":
+		if e.complexity.CoffeeStakingDeposit.Points == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.Points(childComplexity), true
+
+	case "CoffeeStakingDeposit.pool":
+		if e.complexity.CoffeeStakingDeposit.Pool == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.Pool(childComplexity), true
+
+	case "CoffeeStakingDeposit.query_id":
+		if e.complexity.CoffeeStakingDeposit.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.QueryID(childComplexity), true
+
+	case "CoffeeStakingDeposit.sender":
+		if e.complexity.CoffeeStakingDeposit.Sender == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.Sender(childComplexity), true
+
+	case "CoffeeStakingDeposit.sender_wallet":
+		if e.complexity.CoffeeStakingDeposit.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.SenderWallet(childComplexity), true
+
+	case "CoffeeStakingDeposit.unlock_time":
+		if e.complexity.CoffeeStakingDeposit.UnlockTime == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.UnlockTime(childComplexity), true
+
+	case "CoffeeStakingDeposit.vault":
+		if e.complexity.CoffeeStakingDeposit.Vault == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.Vault(childComplexity), true
+
+	case "CoffeeStakingDeposit.vault_wallet":
+		if e.complexity.CoffeeStakingDeposit.VaultWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingDeposit.VaultWallet(childComplexity), true
+
+	case "CoffeeStakingWithdraw.amount":
+		if e.complexity.CoffeeStakingWithdraw.Amount == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.Amount(childComplexity), true
+
+	case "CoffeeStakingWithdraw.asset":
+		if e.complexity.CoffeeStakingWithdraw.Asset == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.Asset(childComplexity), true
+
+	case "CoffeeStakingWithdraw.nft":
+		if e.complexity.CoffeeStakingWithdraw.Nft == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.Nft(childComplexity), true
+
+	case "CoffeeStakingWithdraw.nft_index":
+		if e.complexity.CoffeeStakingWithdraw.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.NftIndex(childComplexity), true
+
+	case "CoffeeStakingWithdraw.owner":
+		if e.complexity.CoffeeStakingWithdraw.Owner == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.Owner(childComplexity), true
+
+	case "CoffeeStakingWithdraw.owner_wallet":
+		if e.complexity.CoffeeStakingWithdraw.OwnerWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.OwnerWallet(childComplexity), true
+
+	case "CoffeeStakingWithdraw.points":
+		if e.complexity.CoffeeStakingWithdraw.Points == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.Points(childComplexity), true
+
+	case "CoffeeStakingWithdraw.pool":
+		if e.complexity.CoffeeStakingWithdraw.Pool == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.Pool(childComplexity), true
+
+	case "CoffeeStakingWithdraw.query_id":
+		if e.complexity.CoffeeStakingWithdraw.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.QueryID(childComplexity), true
+
+	case "CoffeeStakingWithdraw.vault":
+		if e.complexity.CoffeeStakingWithdraw.Vault == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.Vault(childComplexity), true
+
+	case "CoffeeStakingWithdraw.vault_wallet":
+		if e.complexity.CoffeeStakingWithdraw.VaultWallet == nil {
+			break
+		}
+
+		return e.complexity.CoffeeStakingWithdraw.VaultWallet(childComplexity), true
 
 	case "ContractDeploy.address":
 		if e.complexity.ContractDeploy.Address == nil {
@@ -1870,6 +2574,14 @@ scalar BigInt
 
 "The typed value of an action: one object type per action type (` + "`" + `Action.type` + "`" + `)."
 union ActionDetails =
+  | CoffeeCreatePool
+  | CoffeeCreatePoolCreator
+  | CoffeeCreateVault
+  | CoffeeMevProtectFailedSwap
+  | CoffeeMevProtectHoldFunds
+  | CoffeeStakingClaimRewards
+  | CoffeeStakingDeposit
+  | CoffeeStakingWithdraw
   | ContractDeploy
   | DexDepositLiquidity
   | JettonBurn
@@ -1880,6 +2592,208 @@ union ActionDetails =
   | NftPurchase
   | SmartContractExec
   | TonTransfer
+
+"The pool creator branch whose asset completed it: the creator sends create_pool_request (0xc0ffee25) to the factory, which deploys the pool; the pool mints LP jettons to the recipient and logs deposit_liquidity_successful_event (0xc0ffee33)."
+type CoffeeCreatePool {
+  "who sent the asset that completed the pool creator"
+  sender: Address
+  "the sender's jetton wallet; absent for TON"
+  sender_wallet: Address
+  "the swap.coffee vault that took the asset"
+  vault: Address
+  "the pool creator contract that collected both assets"
+  pool_creator_contract: Address
+  "the new pool (also the LP jetton master)"
+  pool: Address
+  "the asset this branch sent (jetton master); absent for TON or when unknown"
+  provided_asset: Address
+  "amount of the asset this branch sent"
+  amount: BigInt
+  "the asset sent, when known, else the pool's first asset (jetton master); absent for TON"
+  asset_1: Address
+  "amount of asset_1 the pool was created with"
+  amount_1: BigInt
+  "the pool's other asset (jetton master); absent for TON"
+  asset_2: Address
+  "amount of asset_2 the pool was created with"
+  amount_2: BigInt
+  "who sent the pool's first asset"
+  initiator_1: Address
+  "who sent the pool's second asset"
+  initiator_2: Address
+  "LP jettons the pool minted"
+  lp_amount: BigInt
+  "who received the LP jettons (the pool creation parameters' recipient)"
+  deposit_recipient: Address
+  "the recipient's LP jetton wallet"
+  lp_wallet: Address
+  "the pool's curve: constant_product or curve_fi_stable"
+  amm: String
+  "query id of the request"
+  query_id: BigInt
+}
+
+"An asset sent to a vault to create a pool (TON with create_pool 0xc0ffee02, a jetton whose notification carries create_pool 0xc0ffee11); the vault's create_pool_creator_request (0xc0ffee23) makes the factory deploy the sender's pool creator (deploy 0xc0ffee22). One action per asset; the branch that completes the creator is a CoffeeCreatePool."
+type CoffeeCreatePoolCreator {
+  "who sent the asset"
+  sender: Address
+  "the sender's jetton wallet; absent for TON"
+  sender_wallet: Address
+  "the swap.coffee vault that took the asset"
+  vault: Address
+  "the pool creator contract that collects both assets"
+  pool_creator_contract: Address
+  "who is to receive the LP jettons (the pool creation parameters' recipient)"
+  deposit_recipient: Address
+  "the asset sent (jetton master); absent for TON or when unknown"
+  provided_asset: Address
+  "amount of the asset sent"
+  amount: BigInt
+  "the pool's first asset (jetton master); absent for TON"
+  pool_asset_1: Address
+  "the pool's second asset (jetton master); absent for TON"
+  pool_asset_2: Address
+  "the pool's curve: constant_product or curve_fi_stable"
+  amm: String
+  "query id of the request"
+  query_id: BigInt
+}
+
+"create_vault (0xc0ffee06) at the factory, which deploys the vault (deploy 0xc0ffee22); a jetton vault then asks the jetton master for its wallet (TEP-89)."
+type CoffeeCreateVault {
+  "who asked the factory for the vault"
+  sender: Address
+  "the swap.coffee factory that deployed the vault"
+  factory: Address
+  "the new vault"
+  vault: Address
+  "the vault's asset (jetton master); absent for TON or an extra currency"
+  asset: Address
+  "nanotons sent with the request (they pay the deployment)"
+  amount: BigInt
+  "query id of create_vault"
+  query_id: BigInt
+  "the vault's jetton wallet, as the jetton master answered (take_wallet_address)"
+  vault_wallet: Address
+}
+
+"mev_protect_failed_swap (0xee51ce51) at the protector, as a TON message or as the forward payload of a jetton transfer to it; the protector's return of the funds is an action of its own, as toncenter reports it."
+type CoffeeMevProtectFailedSwap {
+  "who the protector is to return the funds to"
+  recipient: Address
+  "the MEV protector contract"
+  mev_contract: Address
+  "the protector's jetton wallet; absent for TON"
+  mev_contract_wallet: Address
+  "who sent the message (TON) or the jettons back to the protector"
+  sender: Address
+  "the sender's jetton wallet; absent for TON"
+  sender_wallet: Address
+  "the asset (jetton master); absent for TON or when unknown"
+  asset: Address
+  "nanotons the message carried (TON) or jettons moved"
+  amount: BigInt
+  "query id of mev_protect_failed_swap"
+  query_id: BigInt
+}
+
+"mev_protect_hold_funds (0x6bc79e7e) with TON at the protector, or a jetton transfer to it with that op as forward payload; a service_fee (0xc0ffeea0) the same transaction sent belongs to it."
+type CoffeeMevProtectHoldFunds {
+  "who handed the funds over"
+  sender: Address
+  "the sender's jetton wallet; absent for TON"
+  sender_wallet: Address
+  "the MEV protector contract that holds the funds"
+  mev_contract: Address
+  "the protector's jetton wallet; absent for TON"
+  mev_contract_wallet: Address
+  "the asset held (jetton master); absent for TON or when unknown"
+  asset: Address
+  "nanotons sent (TON) or jettons moved"
+  amount: BigInt
+  "query id of the request (TON) or of the jetton transfer"
+  query_id: BigInt
+  "nanotons the same sender paid as swap.coffee's service fee (service_fee 0xc0ffeea0) in the same message batch"
+  service_fee: BigInt
+  "where the service fee went"
+  service_fee_recipient: Address
+}
+
+"staking_claim_rewards (0xb30c7310) at the master, which sends the rewards by jetton transfer."
+type CoffeeStakingClaimRewards {
+  "the staking master that paid"
+  pool: Address
+  "the master's jetton wallet that paid"
+  pool_wallet: Address
+  "who got the rewards"
+  recipient: Address
+  "the recipient's jetton wallet"
+  recipient_wallet: Address
+  "the reward jetton (its master), when known"
+  asset: Address
+  "jettons paid"
+  amount: BigInt
+  "who asked the master to pay (swap.coffee's admin)"
+  admin: Address
+  "query id of the claim"
+  query_id: BigInt
+}
+
+"A jetton transfer to the staking vault; the vault's staking_deposit (0xf9471134) to the master, which mints the position NFT (staking_initialize 0xbe5a7595)."
+type CoffeeStakingDeposit {
+  "who staked"
+  sender: Address
+  "the staker's jetton wallet"
+  sender_wallet: Address
+  "the staking master (the positions' NFT collection)"
+  pool: Address
+  "the staking vault that holds the staked jettons"
+  vault: Address
+  "the vault's jetton wallet that took the jettons"
+  vault_wallet: Address
+  "the staked jetton (its master), when known"
+  asset: Address
+  "jettons staked"
+  amount: BigInt
+  "the position NFT minted"
+  nft: Address
+  "index of the position NFT in the staking master's collection"
+  nft_index: BigInt
+  "the staking period chosen (staking_lock's period_id)"
+  period_id: Int
+  "points of the position (user_points)"
+  points: BigInt
+  "when the position may be withdrawn (unix time)"
+  unlock_time: Int
+  "query id of the jetton transfer"
+  query_id: BigInt
+}
+
+"staking_position_withdraw (0xcb03bfaf) from the owner to the position NFT, from the NFT to the master, from the master to the vault, then the vault's jetton transfer to the owner."
+type CoffeeStakingWithdraw {
+  "owner of the position, who gets the jettons"
+  owner: Address
+  "the owner's jetton wallet that received them"
+  owner_wallet: Address
+  "the staking master"
+  pool: Address
+  "the staking vault that paid"
+  vault: Address
+  "the vault's jetton wallet that paid"
+  vault_wallet: Address
+  "the jetton (its master), when known"
+  asset: Address
+  "jettons paid back"
+  amount: BigInt
+  "the position NFT"
+  nft: Address
+  "index of the position NFT"
+  nft_index: BigInt
+  "points the position had"
+  points: BigInt
+  "query id of the withdrawal"
+  query_id: BigInt
+}
 
 "An account the trace brought from nonexist or uninit to active, beside whatever action its message was part of."
 type ContractDeploy {
@@ -4225,6 +5139,3491 @@ func (ec *executionContext) fieldContext_AddressBookEntry_interfaces(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_vault(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Vault, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_pool_creator_contract(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_pool_creator_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PoolCreatorContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_pool_creator_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_pool(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_provided_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_provided_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ProvidedAsset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_provided_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_asset_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_amount_1(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_amount_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_amount_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_asset_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_amount_2(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_amount_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_initiator_1(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_initiator_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Initiator1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_initiator_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_initiator_2(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_initiator_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Initiator2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_initiator_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_lp_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_lp_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_lp_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_deposit_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_deposit_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DepositRecipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_deposit_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_lp_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_lp_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_lp_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_amm(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_amm(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amm, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_amm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePool_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePool_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePool_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_vault(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Vault, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_pool_creator_contract(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_creator_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PoolCreatorContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_creator_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_deposit_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_deposit_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DepositRecipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_deposit_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_provided_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_provided_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ProvidedAsset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_provided_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_pool_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_asset_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PoolAsset1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_pool_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_asset_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PoolAsset2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_amm(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_amm(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amm, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_amm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreatePoolCreator",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreateVault_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreateVault_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreateVault_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreateVault",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreateVault_factory(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreateVault_factory(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Factory, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreateVault_factory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreateVault",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreateVault_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreateVault_vault(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Vault, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreateVault_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreateVault",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreateVault_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreateVault_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreateVault_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreateVault",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreateVault_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreateVault_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreateVault_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreateVault",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreateVault_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreateVault_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreateVault_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreateVault",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeCreateVault_vault_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeCreateVault_vault_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.VaultWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeCreateVault_vault_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeCreateVault",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectFailedSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap_mev_contract(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_mev_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MevContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_mev_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectFailedSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap_mev_contract_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_mev_contract_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MevContractWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_mev_contract_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectFailedSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectFailedSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectFailedSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectFailedSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectFailedSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectFailedSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_mev_contract(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_mev_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MevContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_mev_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_mev_contract_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_mev_contract_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MevContractWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_mev_contract_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_service_fee(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_service_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ServiceFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_service_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds_service_fee_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_service_fee_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ServiceFeeRecipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_service_fee_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeMevProtectHoldFunds",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards_pool(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingClaimRewards",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards_pool_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_pool_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PoolWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_pool_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingClaimRewards",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingClaimRewards",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_recipient_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RecipientWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingClaimRewards",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingClaimRewards",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingClaimRewards",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards_admin(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_admin(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Admin, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_admin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingClaimRewards",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingClaimRewards",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_pool(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_vault(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Vault, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_vault_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_vault_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.VaultWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_vault_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_nft(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_period_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_period_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PeriodID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_period_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_points(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_points(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Points, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_unlock_time(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_unlock_time(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UnlockTime, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(int64)
+	fc.Result = res
+	return ec.marshalOInt2int64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_unlock_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingDeposit_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingDeposit_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingDeposit_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_owner_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_owner_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.OwnerWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_owner_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_pool(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_vault(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Vault, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_vault_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_vault_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.VaultWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_vault_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_nft(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_points(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_points(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Points, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoffeeStakingWithdraw_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CoffeeStakingWithdraw_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoffeeStakingWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
 		},
 	}
 	return fc, nil
@@ -12095,6 +16494,62 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._ContractDeploy(ctx, sel, obj)
+	case actions.CoffeeStakingWithdraw:
+		return ec._CoffeeStakingWithdraw(ctx, sel, &obj)
+	case *actions.CoffeeStakingWithdraw:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CoffeeStakingWithdraw(ctx, sel, obj)
+	case actions.CoffeeStakingDeposit:
+		return ec._CoffeeStakingDeposit(ctx, sel, &obj)
+	case *actions.CoffeeStakingDeposit:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CoffeeStakingDeposit(ctx, sel, obj)
+	case actions.CoffeeStakingClaimRewards:
+		return ec._CoffeeStakingClaimRewards(ctx, sel, &obj)
+	case *actions.CoffeeStakingClaimRewards:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CoffeeStakingClaimRewards(ctx, sel, obj)
+	case actions.CoffeeMevProtectHoldFunds:
+		return ec._CoffeeMevProtectHoldFunds(ctx, sel, &obj)
+	case *actions.CoffeeMevProtectHoldFunds:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CoffeeMevProtectHoldFunds(ctx, sel, obj)
+	case actions.CoffeeMevProtectFailedSwap:
+		return ec._CoffeeMevProtectFailedSwap(ctx, sel, &obj)
+	case *actions.CoffeeMevProtectFailedSwap:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CoffeeMevProtectFailedSwap(ctx, sel, obj)
+	case actions.CoffeeCreateVault:
+		return ec._CoffeeCreateVault(ctx, sel, &obj)
+	case *actions.CoffeeCreateVault:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CoffeeCreateVault(ctx, sel, obj)
+	case actions.CoffeeCreatePoolCreator:
+		return ec._CoffeeCreatePoolCreator(ctx, sel, &obj)
+	case *actions.CoffeeCreatePoolCreator:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CoffeeCreatePoolCreator(ctx, sel, obj)
+	case actions.CoffeeCreatePool:
+		return ec._CoffeeCreatePool(ctx, sel, &obj)
+	case *actions.CoffeeCreatePool:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CoffeeCreatePool(ctx, sel, obj)
 	default:
 		panic(fmt.Errorf("unexpected type %T", obj))
 	}
@@ -12621,6 +17076,448 @@ func (ec *executionContext) _AddressBookEntry(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var coffeeCreatePoolImplementors = []string{"CoffeeCreatePool", "ActionDetails"}
+
+func (ec *executionContext) _CoffeeCreatePool(ctx context.Context, sel ast.SelectionSet, obj *actions.CoffeeCreatePool) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coffeeCreatePoolImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoffeeCreatePool")
+		case "sender":
+			out.Values[i] = ec._CoffeeCreatePool_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._CoffeeCreatePool_sender_wallet(ctx, field, obj)
+		case "vault":
+			out.Values[i] = ec._CoffeeCreatePool_vault(ctx, field, obj)
+		case "pool_creator_contract":
+			out.Values[i] = ec._CoffeeCreatePool_pool_creator_contract(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._CoffeeCreatePool_pool(ctx, field, obj)
+		case "provided_asset":
+			out.Values[i] = ec._CoffeeCreatePool_provided_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CoffeeCreatePool_amount(ctx, field, obj)
+		case "asset_1":
+			out.Values[i] = ec._CoffeeCreatePool_asset_1(ctx, field, obj)
+		case "amount_1":
+			out.Values[i] = ec._CoffeeCreatePool_amount_1(ctx, field, obj)
+		case "asset_2":
+			out.Values[i] = ec._CoffeeCreatePool_asset_2(ctx, field, obj)
+		case "amount_2":
+			out.Values[i] = ec._CoffeeCreatePool_amount_2(ctx, field, obj)
+		case "initiator_1":
+			out.Values[i] = ec._CoffeeCreatePool_initiator_1(ctx, field, obj)
+		case "initiator_2":
+			out.Values[i] = ec._CoffeeCreatePool_initiator_2(ctx, field, obj)
+		case "lp_amount":
+			out.Values[i] = ec._CoffeeCreatePool_lp_amount(ctx, field, obj)
+		case "deposit_recipient":
+			out.Values[i] = ec._CoffeeCreatePool_deposit_recipient(ctx, field, obj)
+		case "lp_wallet":
+			out.Values[i] = ec._CoffeeCreatePool_lp_wallet(ctx, field, obj)
+		case "amm":
+			out.Values[i] = ec._CoffeeCreatePool_amm(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CoffeeCreatePool_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var coffeeCreatePoolCreatorImplementors = []string{"CoffeeCreatePoolCreator", "ActionDetails"}
+
+func (ec *executionContext) _CoffeeCreatePoolCreator(ctx context.Context, sel ast.SelectionSet, obj *actions.CoffeeCreatePoolCreator) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coffeeCreatePoolCreatorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoffeeCreatePoolCreator")
+		case "sender":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_sender_wallet(ctx, field, obj)
+		case "vault":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_vault(ctx, field, obj)
+		case "pool_creator_contract":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_pool_creator_contract(ctx, field, obj)
+		case "deposit_recipient":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_deposit_recipient(ctx, field, obj)
+		case "provided_asset":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_provided_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_amount(ctx, field, obj)
+		case "pool_asset_1":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_pool_asset_1(ctx, field, obj)
+		case "pool_asset_2":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_pool_asset_2(ctx, field, obj)
+		case "amm":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_amm(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CoffeeCreatePoolCreator_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var coffeeCreateVaultImplementors = []string{"CoffeeCreateVault", "ActionDetails"}
+
+func (ec *executionContext) _CoffeeCreateVault(ctx context.Context, sel ast.SelectionSet, obj *actions.CoffeeCreateVault) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coffeeCreateVaultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoffeeCreateVault")
+		case "sender":
+			out.Values[i] = ec._CoffeeCreateVault_sender(ctx, field, obj)
+		case "factory":
+			out.Values[i] = ec._CoffeeCreateVault_factory(ctx, field, obj)
+		case "vault":
+			out.Values[i] = ec._CoffeeCreateVault_vault(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._CoffeeCreateVault_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CoffeeCreateVault_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CoffeeCreateVault_query_id(ctx, field, obj)
+		case "vault_wallet":
+			out.Values[i] = ec._CoffeeCreateVault_vault_wallet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var coffeeMevProtectFailedSwapImplementors = []string{"CoffeeMevProtectFailedSwap", "ActionDetails"}
+
+func (ec *executionContext) _CoffeeMevProtectFailedSwap(ctx context.Context, sel ast.SelectionSet, obj *actions.CoffeeMevProtectFailedSwap) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coffeeMevProtectFailedSwapImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoffeeMevProtectFailedSwap")
+		case "recipient":
+			out.Values[i] = ec._CoffeeMevProtectFailedSwap_recipient(ctx, field, obj)
+		case "mev_contract":
+			out.Values[i] = ec._CoffeeMevProtectFailedSwap_mev_contract(ctx, field, obj)
+		case "mev_contract_wallet":
+			out.Values[i] = ec._CoffeeMevProtectFailedSwap_mev_contract_wallet(ctx, field, obj)
+		case "sender":
+			out.Values[i] = ec._CoffeeMevProtectFailedSwap_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._CoffeeMevProtectFailedSwap_sender_wallet(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._CoffeeMevProtectFailedSwap_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CoffeeMevProtectFailedSwap_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CoffeeMevProtectFailedSwap_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var coffeeMevProtectHoldFundsImplementors = []string{"CoffeeMevProtectHoldFunds", "ActionDetails"}
+
+func (ec *executionContext) _CoffeeMevProtectHoldFunds(ctx context.Context, sel ast.SelectionSet, obj *actions.CoffeeMevProtectHoldFunds) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coffeeMevProtectHoldFundsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoffeeMevProtectHoldFunds")
+		case "sender":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_sender_wallet(ctx, field, obj)
+		case "mev_contract":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_mev_contract(ctx, field, obj)
+		case "mev_contract_wallet":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_mev_contract_wallet(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_query_id(ctx, field, obj)
+		case "service_fee":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_service_fee(ctx, field, obj)
+		case "service_fee_recipient":
+			out.Values[i] = ec._CoffeeMevProtectHoldFunds_service_fee_recipient(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var coffeeStakingClaimRewardsImplementors = []string{"CoffeeStakingClaimRewards", "ActionDetails"}
+
+func (ec *executionContext) _CoffeeStakingClaimRewards(ctx context.Context, sel ast.SelectionSet, obj *actions.CoffeeStakingClaimRewards) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coffeeStakingClaimRewardsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoffeeStakingClaimRewards")
+		case "pool":
+			out.Values[i] = ec._CoffeeStakingClaimRewards_pool(ctx, field, obj)
+		case "pool_wallet":
+			out.Values[i] = ec._CoffeeStakingClaimRewards_pool_wallet(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._CoffeeStakingClaimRewards_recipient(ctx, field, obj)
+		case "recipient_wallet":
+			out.Values[i] = ec._CoffeeStakingClaimRewards_recipient_wallet(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._CoffeeStakingClaimRewards_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CoffeeStakingClaimRewards_amount(ctx, field, obj)
+		case "admin":
+			out.Values[i] = ec._CoffeeStakingClaimRewards_admin(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CoffeeStakingClaimRewards_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var coffeeStakingDepositImplementors = []string{"CoffeeStakingDeposit", "ActionDetails"}
+
+func (ec *executionContext) _CoffeeStakingDeposit(ctx context.Context, sel ast.SelectionSet, obj *actions.CoffeeStakingDeposit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coffeeStakingDepositImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoffeeStakingDeposit")
+		case "sender":
+			out.Values[i] = ec._CoffeeStakingDeposit_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._CoffeeStakingDeposit_sender_wallet(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._CoffeeStakingDeposit_pool(ctx, field, obj)
+		case "vault":
+			out.Values[i] = ec._CoffeeStakingDeposit_vault(ctx, field, obj)
+		case "vault_wallet":
+			out.Values[i] = ec._CoffeeStakingDeposit_vault_wallet(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._CoffeeStakingDeposit_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CoffeeStakingDeposit_amount(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._CoffeeStakingDeposit_nft(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._CoffeeStakingDeposit_nft_index(ctx, field, obj)
+		case "period_id":
+			out.Values[i] = ec._CoffeeStakingDeposit_period_id(ctx, field, obj)
+		case "points":
+			out.Values[i] = ec._CoffeeStakingDeposit_points(ctx, field, obj)
+		case "unlock_time":
+			out.Values[i] = ec._CoffeeStakingDeposit_unlock_time(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CoffeeStakingDeposit_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var coffeeStakingWithdrawImplementors = []string{"CoffeeStakingWithdraw", "ActionDetails"}
+
+func (ec *executionContext) _CoffeeStakingWithdraw(ctx context.Context, sel ast.SelectionSet, obj *actions.CoffeeStakingWithdraw) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coffeeStakingWithdrawImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoffeeStakingWithdraw")
+		case "owner":
+			out.Values[i] = ec._CoffeeStakingWithdraw_owner(ctx, field, obj)
+		case "owner_wallet":
+			out.Values[i] = ec._CoffeeStakingWithdraw_owner_wallet(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._CoffeeStakingWithdraw_pool(ctx, field, obj)
+		case "vault":
+			out.Values[i] = ec._CoffeeStakingWithdraw_vault(ctx, field, obj)
+		case "vault_wallet":
+			out.Values[i] = ec._CoffeeStakingWithdraw_vault_wallet(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._CoffeeStakingWithdraw_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CoffeeStakingWithdraw_amount(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._CoffeeStakingWithdraw_nft(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._CoffeeStakingWithdraw_nft_index(ctx, field, obj)
+		case "points":
+			out.Values[i] = ec._CoffeeStakingWithdraw_points(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CoffeeStakingWithdraw_query_id(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14941,6 +19838,18 @@ func (ec *executionContext) marshalOExtraCurrency2ᚕgithubᚗcomᚋtonqlᚋtonq
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt64(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
