@@ -21,21 +21,21 @@ func init() {
 // Cocoon op codes of the tests (imports/messages.tolk of the Cocoon
 // contracts, as tongo's abi-tolk/schemas/cocoon carries them).
 const (
-	coctExcesses       = 0x2565934c
-	coctPayout         = 0xc59a7cd3
-	coctProxyRequest   = 0x65448ff4
-	coctRefundGranted  = 0xc68ebc7b
-	coctTopUpPayload   = 0x5cfc6b87
-	coctRegisterPaylod = 0xa35cb580
-	coctCharge         = 0xbb63ff93
-	coctWorkerPayout   = 0xf5f26a36 // the last payout
-	coctWorkerRequest  = 0x4d725d2c
-	coctWorkerPayPart  = 0x08e7d036
-	coctTopUp          = 0xf172e6c2
-	coctRegister       = 0xc45f9f3b
-	coctChangeSecret   = 0xa9357034
-	coctIncreaseStake  = 0x6a1f6a60
-	coctRequestRefund  = 0xfafa6cc1
+	coctExcesses        = 0x2565934c
+	coctPayout          = 0xc59a7cd3
+	coctProxyRequest    = 0x65448ff4
+	coctRefundGranted   = 0xc68ebc7b
+	coctTopUpPayload    = 0x5cfc6b87
+	coctRegisterPayload = 0xa35cb580
+	coctCharge          = 0xbb63ff93
+	coctWorkerPayout    = 0xf5f26a36 // the last payout
+	coctWorkerRequest   = 0x4d725d2c
+	coctWorkerPayPart   = 0x08e7d036
+	coctTopUp           = 0xf172e6c2
+	coctRegister        = 0xc45f9f3b
+	coctChangeSecret    = 0xa9357034
+	coctIncreaseStake   = 0x6a1f6a60
+	coctRequestRefund   = 0xfafa6cc1
 )
 
 func TestGoldenCocoon(t *testing.T) {
@@ -139,7 +139,7 @@ func TestCocoonOwnerRequests(t *testing.T) {
 			// OwnerClientRegister{queryId nonce sendExcessesTo}.
 			name: "register",
 			tr: flow(coctRegister, cocoonBody(coctRegister, 7, u64(123456), addr(coctOwner)), false,
-				proxyRequest(cocoonBody(coctRegisterPaylod, -1)), excess(coctClient, coctOwner)),
+				proxyRequest(cocoonBody(coctRegisterPayload, -1)), excess(coctClient, coctOwner)),
 			typ: "CocoonClientRegister", status: chain.StatusOK, txs: 4,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy, "nonce": "123456",
 				"query_id": "7", "excesses_to": coctOwner},
