@@ -189,5 +189,17 @@ func decodePrefix(body []byte, v any) (ok bool) {
 	if err != nil || len(cells) != 1 {
 		return false
 	}
-	return tlb.Unmarshal(cells[0], v) == nil
+	return unmarshalCell(cells[0], v)
+}
+
+// unmarshalCell decodes the start of a cell into v; bad input is "no",
+// never a panic.
+func unmarshalCell(c *boc.Cell, v any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	c.ResetCounters()
+	return tlb.Unmarshal(c, v) == nil
 }

@@ -289,16 +289,6 @@ type cocoonWorkerPayoutPayload struct {
 	ExcessesTo tlb.MsgAddress
 }
 
-// unmarshalCell decodes a cell into v, never panicking on bad input.
-func unmarshalCell(c *boc.Cell, v any) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	c.ResetCounters()
-	return tlb.Unmarshal(c, v) == nil
-}
 
 // signed decodes n's in-message as a signed request whose payload has the
 // same op and query id.

@@ -160,14 +160,3 @@ func forwardOp(n *node) uint32 {
 	return uint32(op)
 }
 
-// unmarshalCell decodes the start of a cell into v; bad input is "no",
-// never a panic.
-func unmarshalCell(c *boc.Cell, v any) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	c.ResetCounters()
-	return tlb.Unmarshal(c, v) == nil
-}

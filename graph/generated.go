@@ -110,6 +110,124 @@ type ComplexityRoot struct {
 		UserFriendly func(childComplexity int) int
 	}
 
+	CocoonClientChangeSecretHash struct {
+		Client        func(childComplexity int) int
+		ExcessesTo    func(childComplexity int) int
+		NewSecretHash func(childComplexity int) int
+		Owner         func(childComplexity int) int
+		Proxy         func(childComplexity int) int
+		QueryID       func(childComplexity int) int
+	}
+
+	CocoonClientIncreaseStake struct {
+		Client     func(childComplexity int) int
+		ExcessesTo func(childComplexity int) int
+		NewStake   func(childComplexity int) int
+		Owner      func(childComplexity int) int
+		Proxy      func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+	}
+
+	CocoonClientRegister struct {
+		Client     func(childComplexity int) int
+		ExcessesTo func(childComplexity int) int
+		Nonce      func(childComplexity int) int
+		Owner      func(childComplexity int) int
+		Proxy      func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+	}
+
+	CocoonClientRequestRefund struct {
+		Client       func(childComplexity int) int
+		ExcessesTo   func(childComplexity int) int
+		Forced       func(childComplexity int) int
+		Owner        func(childComplexity int) int
+		Proxy        func(childComplexity int) int
+		QueryID      func(childComplexity int) int
+		RefundAmount func(childComplexity int) int
+		ViaWallet    func(childComplexity int) int
+	}
+
+	CocoonClientTopUp struct {
+		Amount     func(childComplexity int) int
+		Client     func(childComplexity int) int
+		ExcessesTo func(childComplexity int) int
+		Proxy      func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+		Sender     func(childComplexity int) int
+	}
+
+	CocoonClientWithdraw struct {
+		Amount     func(childComplexity int) int
+		Client     func(childComplexity int) int
+		ExcessesTo func(childComplexity int) int
+		Owner      func(childComplexity int) int
+		Proxy      func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+	}
+
+	CocoonGrantRefund struct {
+		Amount          func(childComplexity int) int
+		Client          func(childComplexity int) int
+		ExcessesTo      func(childComplexity int) int
+		ExpectedAddress func(childComplexity int) int
+		NewTokensUsed   func(childComplexity int) int
+		Proxy           func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		Sender          func(childComplexity int) int
+	}
+
+	CocoonProxyCharge struct {
+		Client          func(childComplexity int) int
+		ExcessesTo      func(childComplexity int) int
+		ExpectedAddress func(childComplexity int) int
+		NewTokensUsed   func(childComplexity int) int
+		Proxy           func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		Sender          func(childComplexity int) int
+	}
+
+	CocoonProxyPayout struct {
+		Amount     func(childComplexity int) int
+		ExcessesTo func(childComplexity int) int
+		Proxy      func(childComplexity int) int
+		ProxyOwner func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+		Sender     func(childComplexity int) int
+	}
+
+	CocoonRegisterProxy struct {
+		ProxyAddress func(childComplexity int) int
+		QueryID      func(childComplexity int) int
+		Root         func(childComplexity int) int
+		Sender       func(childComplexity int) int
+	}
+
+	CocoonUnregisterProxy struct {
+		QueryID func(childComplexity int) int
+		Root    func(childComplexity int) int
+		Sender  func(childComplexity int) int
+		Seqno   func(childComplexity int) int
+	}
+
+	CocoonWorkerPayout struct {
+		Amount          func(childComplexity int) int
+		ExcessesTo      func(childComplexity int) int
+		ExpectedAddress func(childComplexity int) int
+		NewTokens       func(childComplexity int) int
+		PayoutType      func(childComplexity int) int
+		Proxy           func(childComplexity int) int
+		ProxyPart       func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		Sender          func(childComplexity int) int
+		Worker          func(childComplexity int) int
+		WorkerOwner     func(childComplexity int) int
+		WorkerPart      func(childComplexity int) int
+		WorkerState     func(childComplexity int) int
+		WorkerTokens    func(childComplexity int) int
+	}
+
 	CoffeeCreatePool struct {
 		Amm                 func(childComplexity int) int
 		Amount              func(childComplexity int) int
@@ -314,6 +432,82 @@ type ComplexityRoot struct {
 		ResponseDestination func(childComplexity int) int
 		Sender              func(childComplexity int) int
 		SenderWallet        func(childComplexity int) int
+	}
+
+	LayerzeroCommitPacket struct {
+		Channel          func(childComplexity int) int
+		Endpoint         func(childComplexity int) int
+		Executor         func(childComplexity int) int
+		MsglibConnection func(childComplexity int) int
+		Packet           func(childComplexity int) int
+		Uln              func(childComplexity int) int
+		UlnConnection    func(childComplexity int) int
+	}
+
+	LayerzeroDvnVerify struct {
+		Dvn           func(childComplexity int) int
+		Nonce         func(childComplexity int) int
+		Proxy         func(childComplexity int) int
+		Sender        func(childComplexity int) int
+		Status        func(childComplexity int) int
+		Uln           func(childComplexity int) int
+		UlnConnection func(childComplexity int) int
+	}
+
+	LayerzeroPacket struct {
+		DstEid  func(childComplexity int) int
+		DstOapp func(childComplexity int) int
+		Guid    func(childComplexity int) int
+		Message func(childComplexity int) int
+		Nonce   func(childComplexity int) int
+		SrcEid  func(childComplexity int) int
+		SrcOapp func(childComplexity int) int
+	}
+
+	LayerzeroReceive struct {
+		Channel  func(childComplexity int) int
+		Executor func(childComplexity int) int
+		Oapp     func(childComplexity int) int
+		Packet   func(childComplexity int) int
+	}
+
+	LayerzeroSend struct {
+		Channel          func(childComplexity int) int
+		Endpoint         func(childComplexity int) int
+		ErrorCode        func(childComplexity int) int
+		Msglib           func(childComplexity int) int
+		MsglibConnection func(childComplexity int) int
+		MsglibManager    func(childComplexity int) int
+		NativeFee        func(childComplexity int) int
+		NativeFeeQuoted  func(childComplexity int) int
+		Packet           func(childComplexity int) int
+		SendRequestID    func(childComplexity int) int
+		Sender           func(childComplexity int) int
+		Uln              func(childComplexity int) int
+		ZroFee           func(childComplexity int) int
+		ZroFeeQuoted     func(childComplexity int) int
+	}
+
+	LayerzeroSendTokens struct {
+		Amount           func(childComplexity int) int
+		Channel          func(childComplexity int) int
+		Endpoint         func(childComplexity int) int
+		ErrorCode        func(childComplexity int) int
+		JettonMaster     func(childComplexity int) int
+		Msglib           func(childComplexity int) int
+		MsglibConnection func(childComplexity int) int
+		MsglibManager    func(childComplexity int) int
+		NativeFee        func(childComplexity int) int
+		NativeFeeQuoted  func(childComplexity int) int
+		Oapp             func(childComplexity int) int
+		OappWallet       func(childComplexity int) int
+		Packet           func(childComplexity int) int
+		SendRequestID    func(childComplexity int) int
+		Sender           func(childComplexity int) int
+		SenderWallet     func(childComplexity int) int
+		Uln              func(childComplexity int) int
+		ZroFee           func(childComplexity int) int
+		ZroFeeQuoted     func(childComplexity int) int
 	}
 
 	NftItemTransfer struct {
@@ -733,6 +927,580 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.AddressBookEntry.UserFriendly(childComplexity), true
+
+	case "CocoonClientChangeSecretHash.client":
+		if e.complexity.CocoonClientChangeSecretHash.Client == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientChangeSecretHash.Client(childComplexity), true
+
+	case "CocoonClientChangeSecretHash.excesses_to":
+		if e.complexity.CocoonClientChangeSecretHash.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientChangeSecretHash.ExcessesTo(childComplexity), true
+
+	case "CocoonClientChangeSecretHash.new_secret_hash":
+		if e.complexity.CocoonClientChangeSecretHash.NewSecretHash == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientChangeSecretHash.NewSecretHash(childComplexity), true
+
+	case "CocoonClientChangeSecretHash.owner":
+		if e.complexity.CocoonClientChangeSecretHash.Owner == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientChangeSecretHash.Owner(childComplexity), true
+
+	case "CocoonClientChangeSecretHash.proxy":
+		if e.complexity.CocoonClientChangeSecretHash.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientChangeSecretHash.Proxy(childComplexity), true
+
+	case "CocoonClientChangeSecretHash.query_id":
+		if e.complexity.CocoonClientChangeSecretHash.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientChangeSecretHash.QueryID(childComplexity), true
+
+	case "CocoonClientIncreaseStake.client":
+		if e.complexity.CocoonClientIncreaseStake.Client == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientIncreaseStake.Client(childComplexity), true
+
+	case "CocoonClientIncreaseStake.excesses_to":
+		if e.complexity.CocoonClientIncreaseStake.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientIncreaseStake.ExcessesTo(childComplexity), true
+
+	case "CocoonClientIncreaseStake.new_stake":
+		if e.complexity.CocoonClientIncreaseStake.NewStake == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientIncreaseStake.NewStake(childComplexity), true
+
+	case "CocoonClientIncreaseStake.owner":
+		if e.complexity.CocoonClientIncreaseStake.Owner == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientIncreaseStake.Owner(childComplexity), true
+
+	case "CocoonClientIncreaseStake.proxy":
+		if e.complexity.CocoonClientIncreaseStake.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientIncreaseStake.Proxy(childComplexity), true
+
+	case "CocoonClientIncreaseStake.query_id":
+		if e.complexity.CocoonClientIncreaseStake.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientIncreaseStake.QueryID(childComplexity), true
+
+	case "CocoonClientRegister.client":
+		if e.complexity.CocoonClientRegister.Client == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRegister.Client(childComplexity), true
+
+	case "CocoonClientRegister.excesses_to":
+		if e.complexity.CocoonClientRegister.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRegister.ExcessesTo(childComplexity), true
+
+	case "CocoonClientRegister.nonce":
+		if e.complexity.CocoonClientRegister.Nonce == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRegister.Nonce(childComplexity), true
+
+	case "CocoonClientRegister.owner":
+		if e.complexity.CocoonClientRegister.Owner == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRegister.Owner(childComplexity), true
+
+	case "CocoonClientRegister.proxy":
+		if e.complexity.CocoonClientRegister.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRegister.Proxy(childComplexity), true
+
+	case "CocoonClientRegister.query_id":
+		if e.complexity.CocoonClientRegister.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRegister.QueryID(childComplexity), true
+
+	case "CocoonClientRequestRefund.client":
+		if e.complexity.CocoonClientRequestRefund.Client == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRequestRefund.Client(childComplexity), true
+
+	case "CocoonClientRequestRefund.excesses_to":
+		if e.complexity.CocoonClientRequestRefund.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRequestRefund.ExcessesTo(childComplexity), true
+
+	case "CocoonClientRequestRefund.forced":
+		if e.complexity.CocoonClientRequestRefund.Forced == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRequestRefund.Forced(childComplexity), true
+
+	case "CocoonClientRequestRefund.owner":
+		if e.complexity.CocoonClientRequestRefund.Owner == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRequestRefund.Owner(childComplexity), true
+
+	case "CocoonClientRequestRefund.proxy":
+		if e.complexity.CocoonClientRequestRefund.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRequestRefund.Proxy(childComplexity), true
+
+	case "CocoonClientRequestRefund.query_id":
+		if e.complexity.CocoonClientRequestRefund.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRequestRefund.QueryID(childComplexity), true
+
+	case "CocoonClientRequestRefund.refund_amount":
+		if e.complexity.CocoonClientRequestRefund.RefundAmount == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRequestRefund.RefundAmount(childComplexity), true
+
+	case "CocoonClientRequestRefund.via_wallet":
+		if e.complexity.CocoonClientRequestRefund.ViaWallet == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientRequestRefund.ViaWallet(childComplexity), true
+
+	case "CocoonClientTopUp.amount":
+		if e.complexity.CocoonClientTopUp.Amount == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientTopUp.Amount(childComplexity), true
+
+	case "CocoonClientTopUp.client":
+		if e.complexity.CocoonClientTopUp.Client == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientTopUp.Client(childComplexity), true
+
+	case "CocoonClientTopUp.excesses_to":
+		if e.complexity.CocoonClientTopUp.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientTopUp.ExcessesTo(childComplexity), true
+
+	case "CocoonClientTopUp.proxy":
+		if e.complexity.CocoonClientTopUp.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientTopUp.Proxy(childComplexity), true
+
+	case "CocoonClientTopUp.query_id":
+		if e.complexity.CocoonClientTopUp.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientTopUp.QueryID(childComplexity), true
+
+	case "CocoonClientTopUp.sender":
+		if e.complexity.CocoonClientTopUp.Sender == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientTopUp.Sender(childComplexity), true
+
+	case "CocoonClientWithdraw.amount":
+		if e.complexity.CocoonClientWithdraw.Amount == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientWithdraw.Amount(childComplexity), true
+
+	case "CocoonClientWithdraw.client":
+		if e.complexity.CocoonClientWithdraw.Client == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientWithdraw.Client(childComplexity), true
+
+	case "CocoonClientWithdraw.excesses_to":
+		if e.complexity.CocoonClientWithdraw.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientWithdraw.ExcessesTo(childComplexity), true
+
+	case "CocoonClientWithdraw.owner":
+		if e.complexity.CocoonClientWithdraw.Owner == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientWithdraw.Owner(childComplexity), true
+
+	case "CocoonClientWithdraw.proxy":
+		if e.complexity.CocoonClientWithdraw.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientWithdraw.Proxy(childComplexity), true
+
+	case "CocoonClientWithdraw.query_id":
+		if e.complexity.CocoonClientWithdraw.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonClientWithdraw.QueryID(childComplexity), true
+
+	case "CocoonGrantRefund.amount":
+		if e.complexity.CocoonGrantRefund.Amount == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.Amount(childComplexity), true
+
+	case "CocoonGrantRefund.client":
+		if e.complexity.CocoonGrantRefund.Client == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.Client(childComplexity), true
+
+	case "CocoonGrantRefund.excesses_to":
+		if e.complexity.CocoonGrantRefund.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.ExcessesTo(childComplexity), true
+
+	case "CocoonGrantRefund.expected_address":
+		if e.complexity.CocoonGrantRefund.ExpectedAddress == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.ExpectedAddress(childComplexity), true
+
+	case "CocoonGrantRefund.new_tokens_used":
+		if e.complexity.CocoonGrantRefund.NewTokensUsed == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.NewTokensUsed(childComplexity), true
+
+	case "CocoonGrantRefund.proxy":
+		if e.complexity.CocoonGrantRefund.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.Proxy(childComplexity), true
+
+	case "CocoonGrantRefund.query_id":
+		if e.complexity.CocoonGrantRefund.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.QueryID(childComplexity), true
+
+	case "CocoonGrantRefund.recipient":
+		if e.complexity.CocoonGrantRefund.Recipient == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.Recipient(childComplexity), true
+
+	case "CocoonGrantRefund.sender":
+		if e.complexity.CocoonGrantRefund.Sender == nil {
+			break
+		}
+
+		return e.complexity.CocoonGrantRefund.Sender(childComplexity), true
+
+	case "CocoonProxyCharge.client":
+		if e.complexity.CocoonProxyCharge.Client == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyCharge.Client(childComplexity), true
+
+	case "CocoonProxyCharge.excesses_to":
+		if e.complexity.CocoonProxyCharge.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyCharge.ExcessesTo(childComplexity), true
+
+	case "CocoonProxyCharge.expected_address":
+		if e.complexity.CocoonProxyCharge.ExpectedAddress == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyCharge.ExpectedAddress(childComplexity), true
+
+	case "CocoonProxyCharge.new_tokens_used":
+		if e.complexity.CocoonProxyCharge.NewTokensUsed == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyCharge.NewTokensUsed(childComplexity), true
+
+	case "CocoonProxyCharge.proxy":
+		if e.complexity.CocoonProxyCharge.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyCharge.Proxy(childComplexity), true
+
+	case "CocoonProxyCharge.query_id":
+		if e.complexity.CocoonProxyCharge.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyCharge.QueryID(childComplexity), true
+
+	case "CocoonProxyCharge.sender":
+		if e.complexity.CocoonProxyCharge.Sender == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyCharge.Sender(childComplexity), true
+
+	case "CocoonProxyPayout.amount":
+		if e.complexity.CocoonProxyPayout.Amount == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyPayout.Amount(childComplexity), true
+
+	case "CocoonProxyPayout.excesses_to":
+		if e.complexity.CocoonProxyPayout.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyPayout.ExcessesTo(childComplexity), true
+
+	case "CocoonProxyPayout.proxy":
+		if e.complexity.CocoonProxyPayout.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyPayout.Proxy(childComplexity), true
+
+	case "CocoonProxyPayout.proxy_owner":
+		if e.complexity.CocoonProxyPayout.ProxyOwner == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyPayout.ProxyOwner(childComplexity), true
+
+	case "CocoonProxyPayout.query_id":
+		if e.complexity.CocoonProxyPayout.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyPayout.QueryID(childComplexity), true
+
+	case "CocoonProxyPayout.sender":
+		if e.complexity.CocoonProxyPayout.Sender == nil {
+			break
+		}
+
+		return e.complexity.CocoonProxyPayout.Sender(childComplexity), true
+
+	case "CocoonRegisterProxy.proxy_address":
+		if e.complexity.CocoonRegisterProxy.ProxyAddress == nil {
+			break
+		}
+
+		return e.complexity.CocoonRegisterProxy.ProxyAddress(childComplexity), true
+
+	case "CocoonRegisterProxy.query_id":
+		if e.complexity.CocoonRegisterProxy.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonRegisterProxy.QueryID(childComplexity), true
+
+	case "CocoonRegisterProxy.root":
+		if e.complexity.CocoonRegisterProxy.Root == nil {
+			break
+		}
+
+		return e.complexity.CocoonRegisterProxy.Root(childComplexity), true
+
+	case "CocoonRegisterProxy.sender":
+		if e.complexity.CocoonRegisterProxy.Sender == nil {
+			break
+		}
+
+		return e.complexity.CocoonRegisterProxy.Sender(childComplexity), true
+
+	case "CocoonUnregisterProxy.query_id":
+		if e.complexity.CocoonUnregisterProxy.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonUnregisterProxy.QueryID(childComplexity), true
+
+	case "CocoonUnregisterProxy.root":
+		if e.complexity.CocoonUnregisterProxy.Root == nil {
+			break
+		}
+
+		return e.complexity.CocoonUnregisterProxy.Root(childComplexity), true
+
+	case "CocoonUnregisterProxy.sender":
+		if e.complexity.CocoonUnregisterProxy.Sender == nil {
+			break
+		}
+
+		return e.complexity.CocoonUnregisterProxy.Sender(childComplexity), true
+
+	case "CocoonUnregisterProxy.seqno":
+		if e.complexity.CocoonUnregisterProxy.Seqno == nil {
+			break
+		}
+
+		return e.complexity.CocoonUnregisterProxy.Seqno(childComplexity), true
+
+	case "CocoonWorkerPayout.amount":
+		if e.complexity.CocoonWorkerPayout.Amount == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.Amount(childComplexity), true
+
+	case "CocoonWorkerPayout.excesses_to":
+		if e.complexity.CocoonWorkerPayout.ExcessesTo == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.ExcessesTo(childComplexity), true
+
+	case "CocoonWorkerPayout.expected_address":
+		if e.complexity.CocoonWorkerPayout.ExpectedAddress == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.ExpectedAddress(childComplexity), true
+
+	case "CocoonWorkerPayout.new_tokens":
+		if e.complexity.CocoonWorkerPayout.NewTokens == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.NewTokens(childComplexity), true
+
+	case "CocoonWorkerPayout.payout_type":
+		if e.complexity.CocoonWorkerPayout.PayoutType == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.PayoutType(childComplexity), true
+
+	case "CocoonWorkerPayout.proxy":
+		if e.complexity.CocoonWorkerPayout.Proxy == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.Proxy(childComplexity), true
+
+	case "CocoonWorkerPayout.proxy_part":
+		if e.complexity.CocoonWorkerPayout.ProxyPart == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.ProxyPart(childComplexity), true
+
+	case "CocoonWorkerPayout.query_id":
+		if e.complexity.CocoonWorkerPayout.QueryID == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.QueryID(childComplexity), true
+
+	case "CocoonWorkerPayout.sender":
+		if e.complexity.CocoonWorkerPayout.Sender == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.Sender(childComplexity), true
+
+	case "CocoonWorkerPayout.worker":
+		if e.complexity.CocoonWorkerPayout.Worker == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.Worker(childComplexity), true
+
+	case "CocoonWorkerPayout.worker_owner":
+		if e.complexity.CocoonWorkerPayout.WorkerOwner == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.WorkerOwner(childComplexity), true
+
+	case "CocoonWorkerPayout.worker_part":
+		if e.complexity.CocoonWorkerPayout.WorkerPart == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.WorkerPart(childComplexity), true
+
+	case "CocoonWorkerPayout.worker_state":
+		if e.complexity.CocoonWorkerPayout.WorkerState == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.WorkerState(childComplexity), true
+
+	case "CocoonWorkerPayout.worker_tokens":
+		if e.complexity.CocoonWorkerPayout.WorkerTokens == nil {
+			break
+		}
+
+		return e.complexity.CocoonWorkerPayout.WorkerTokens(childComplexity), true
 
 	case "CoffeeCreatePool.amm":
 		if e.complexity.CoffeeCreatePool.Amm == nil {
@@ -1819,6 +2587,412 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.JettonTransfer.SenderWallet(childComplexity), true
 
+	case "LayerzeroCommitPacket.channel":
+		if e.complexity.LayerzeroCommitPacket.Channel == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroCommitPacket.Channel(childComplexity), true
+
+	case "LayerzeroCommitPacket.endpoint":
+		if e.complexity.LayerzeroCommitPacket.Endpoint == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroCommitPacket.Endpoint(childComplexity), true
+
+	case "LayerzeroCommitPacket.executor":
+		if e.complexity.LayerzeroCommitPacket.Executor == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroCommitPacket.Executor(childComplexity), true
+
+	case "LayerzeroCommitPacket.msglib_connection":
+		if e.complexity.LayerzeroCommitPacket.MsglibConnection == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroCommitPacket.MsglibConnection(childComplexity), true
+
+	case "LayerzeroCommitPacket.packet":
+		if e.complexity.LayerzeroCommitPacket.Packet == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroCommitPacket.Packet(childComplexity), true
+
+	case "LayerzeroCommitPacket.uln":
+		if e.complexity.LayerzeroCommitPacket.Uln == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroCommitPacket.Uln(childComplexity), true
+
+	case "LayerzeroCommitPacket.uln_connection":
+		if e.complexity.LayerzeroCommitPacket.UlnConnection == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroCommitPacket.UlnConnection(childComplexity), true
+
+	case "LayerzeroDvnVerify.dvn":
+		if e.complexity.LayerzeroDvnVerify.Dvn == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroDvnVerify.Dvn(childComplexity), true
+
+	case "LayerzeroDvnVerify.nonce":
+		if e.complexity.LayerzeroDvnVerify.Nonce == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroDvnVerify.Nonce(childComplexity), true
+
+	case "LayerzeroDvnVerify.proxy":
+		if e.complexity.LayerzeroDvnVerify.Proxy == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroDvnVerify.Proxy(childComplexity), true
+
+	case "LayerzeroDvnVerify.sender":
+		if e.complexity.LayerzeroDvnVerify.Sender == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroDvnVerify.Sender(childComplexity), true
+
+	case "LayerzeroDvnVerify.status":
+		if e.complexity.LayerzeroDvnVerify.Status == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroDvnVerify.Status(childComplexity), true
+
+	case "LayerzeroDvnVerify.uln":
+		if e.complexity.LayerzeroDvnVerify.Uln == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroDvnVerify.Uln(childComplexity), true
+
+	case "LayerzeroDvnVerify.uln_connection":
+		if e.complexity.LayerzeroDvnVerify.UlnConnection == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroDvnVerify.UlnConnection(childComplexity), true
+
+	case "LayerzeroPacket.dst_eid":
+		if e.complexity.LayerzeroPacket.DstEid == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroPacket.DstEid(childComplexity), true
+
+	case "LayerzeroPacket.dst_oapp":
+		if e.complexity.LayerzeroPacket.DstOapp == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroPacket.DstOapp(childComplexity), true
+
+	case "LayerzeroPacket.guid":
+		if e.complexity.LayerzeroPacket.Guid == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroPacket.Guid(childComplexity), true
+
+	case "LayerzeroPacket.message":
+		if e.complexity.LayerzeroPacket.Message == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroPacket.Message(childComplexity), true
+
+	case "LayerzeroPacket.nonce":
+		if e.complexity.LayerzeroPacket.Nonce == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroPacket.Nonce(childComplexity), true
+
+	case "LayerzeroPacket.src_eid":
+		if e.complexity.LayerzeroPacket.SrcEid == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroPacket.SrcEid(childComplexity), true
+
+	case "LayerzeroPacket.src_oapp":
+		if e.complexity.LayerzeroPacket.SrcOapp == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroPacket.SrcOapp(childComplexity), true
+
+	case "LayerzeroReceive.channel":
+		if e.complexity.LayerzeroReceive.Channel == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroReceive.Channel(childComplexity), true
+
+	case "LayerzeroReceive.executor":
+		if e.complexity.LayerzeroReceive.Executor == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroReceive.Executor(childComplexity), true
+
+	case "LayerzeroReceive.oapp":
+		if e.complexity.LayerzeroReceive.Oapp == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroReceive.Oapp(childComplexity), true
+
+	case "LayerzeroReceive.packet":
+		if e.complexity.LayerzeroReceive.Packet == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroReceive.Packet(childComplexity), true
+
+	case "LayerzeroSend.channel":
+		if e.complexity.LayerzeroSend.Channel == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.Channel(childComplexity), true
+
+	case "LayerzeroSend.endpoint":
+		if e.complexity.LayerzeroSend.Endpoint == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.Endpoint(childComplexity), true
+
+	case "LayerzeroSend.error_code":
+		if e.complexity.LayerzeroSend.ErrorCode == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.ErrorCode(childComplexity), true
+
+	case "LayerzeroSend.msglib":
+		if e.complexity.LayerzeroSend.Msglib == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.Msglib(childComplexity), true
+
+	case "LayerzeroSend.msglib_connection":
+		if e.complexity.LayerzeroSend.MsglibConnection == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.MsglibConnection(childComplexity), true
+
+	case "LayerzeroSend.msglib_manager":
+		if e.complexity.LayerzeroSend.MsglibManager == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.MsglibManager(childComplexity), true
+
+	case "LayerzeroSend.native_fee":
+		if e.complexity.LayerzeroSend.NativeFee == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.NativeFee(childComplexity), true
+
+	case "LayerzeroSend.native_fee_quoted":
+		if e.complexity.LayerzeroSend.NativeFeeQuoted == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.NativeFeeQuoted(childComplexity), true
+
+	case "LayerzeroSend.packet":
+		if e.complexity.LayerzeroSend.Packet == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.Packet(childComplexity), true
+
+	case "LayerzeroSend.send_request_id":
+		if e.complexity.LayerzeroSend.SendRequestID == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.SendRequestID(childComplexity), true
+
+	case "LayerzeroSend.sender":
+		if e.complexity.LayerzeroSend.Sender == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.Sender(childComplexity), true
+
+	case "LayerzeroSend.uln":
+		if e.complexity.LayerzeroSend.Uln == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.Uln(childComplexity), true
+
+	case "LayerzeroSend.zro_fee":
+		if e.complexity.LayerzeroSend.ZroFee == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.ZroFee(childComplexity), true
+
+	case "LayerzeroSend.zro_fee_quoted":
+		if e.complexity.LayerzeroSend.ZroFeeQuoted == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSend.ZroFeeQuoted(childComplexity), true
+
+	case "LayerzeroSendTokens.amount":
+		if e.complexity.LayerzeroSendTokens.Amount == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.Amount(childComplexity), true
+
+	case "LayerzeroSendTokens.channel":
+		if e.complexity.LayerzeroSendTokens.Channel == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.Channel(childComplexity), true
+
+	case "LayerzeroSendTokens.endpoint":
+		if e.complexity.LayerzeroSendTokens.Endpoint == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.Endpoint(childComplexity), true
+
+	case "LayerzeroSendTokens.error_code":
+		if e.complexity.LayerzeroSendTokens.ErrorCode == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.ErrorCode(childComplexity), true
+
+	case "LayerzeroSendTokens.jetton_master":
+		if e.complexity.LayerzeroSendTokens.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.JettonMaster(childComplexity), true
+
+	case "LayerzeroSendTokens.msglib":
+		if e.complexity.LayerzeroSendTokens.Msglib == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.Msglib(childComplexity), true
+
+	case "LayerzeroSendTokens.msglib_connection":
+		if e.complexity.LayerzeroSendTokens.MsglibConnection == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.MsglibConnection(childComplexity), true
+
+	case "LayerzeroSendTokens.msglib_manager":
+		if e.complexity.LayerzeroSendTokens.MsglibManager == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.MsglibManager(childComplexity), true
+
+	case "LayerzeroSendTokens.native_fee":
+		if e.complexity.LayerzeroSendTokens.NativeFee == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.NativeFee(childComplexity), true
+
+	case "LayerzeroSendTokens.native_fee_quoted":
+		if e.complexity.LayerzeroSendTokens.NativeFeeQuoted == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.NativeFeeQuoted(childComplexity), true
+
+	case "LayerzeroSendTokens.oapp":
+		if e.complexity.LayerzeroSendTokens.Oapp == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.Oapp(childComplexity), true
+
+	case "LayerzeroSendTokens.oapp_wallet":
+		if e.complexity.LayerzeroSendTokens.OappWallet == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.OappWallet(childComplexity), true
+
+	case "LayerzeroSendTokens.packet":
+		if e.complexity.LayerzeroSendTokens.Packet == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.Packet(childComplexity), true
+
+	case "LayerzeroSendTokens.send_request_id":
+		if e.complexity.LayerzeroSendTokens.SendRequestID == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.SendRequestID(childComplexity), true
+
+	case "LayerzeroSendTokens.sender":
+		if e.complexity.LayerzeroSendTokens.Sender == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.Sender(childComplexity), true
+
+	case "LayerzeroSendTokens.sender_wallet":
+		if e.complexity.LayerzeroSendTokens.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.SenderWallet(childComplexity), true
+
+	case "LayerzeroSendTokens.uln":
+		if e.complexity.LayerzeroSendTokens.Uln == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.Uln(childComplexity), true
+
+	case "LayerzeroSendTokens.zro_fee":
+		if e.complexity.LayerzeroSendTokens.ZroFee == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.ZroFee(childComplexity), true
+
+	case "LayerzeroSendTokens.zro_fee_quoted":
+		if e.complexity.LayerzeroSendTokens.ZroFeeQuoted == nil {
+			break
+		}
+
+		return e.complexity.LayerzeroSendTokens.ZroFeeQuoted(childComplexity), true
+
 	case "NftItemTransfer.collection":
 		if e.complexity.NftItemTransfer.Collection == nil {
 			break
@@ -2574,6 +3748,18 @@ scalar BigInt
 
 "The typed value of an action: one object type per action type (` + "`" + `Action.type` + "`" + `)."
 union ActionDetails =
+  | CocoonClientChangeSecretHash
+  | CocoonClientIncreaseStake
+  | CocoonClientRegister
+  | CocoonClientRequestRefund
+  | CocoonClientTopUp
+  | CocoonClientWithdraw
+  | CocoonGrantRefund
+  | CocoonProxyCharge
+  | CocoonProxyPayout
+  | CocoonRegisterProxy
+  | CocoonUnregisterProxy
+  | CocoonWorkerPayout
   | CoffeeCreatePool
   | CoffeeCreatePoolCreator
   | CoffeeCreateVault
@@ -2588,10 +3774,227 @@ union ActionDetails =
   | JettonMint
   | JettonSwap
   | JettonTransfer
+  | LayerzeroCommitPacket
+  | LayerzeroDvnVerify
+  | LayerzeroReceive
+  | LayerzeroSend
+  | LayerzeroSendTokens
   | NftItemTransfer
   | NftPurchase
   | SmartContractExec
   | TonTransfer
+
+"owner_client_change_secret_hash (0xa9357034) at a client contract, which tells its proxy and returns the excess."
+type CocoonClientChangeSecretHash {
+  "the client's owner"
+  owner: Address
+  "the client contract"
+  client: Address
+  "the client's proxy"
+  proxy: Address
+  "query id of the request"
+  query_id: BigInt
+  "the new secret hash, hex without leading zeros"
+  new_secret_hash: String
+  "where the unused TON went (toncenter's owner)"
+  excesses_to: Address
+}
+
+"owner_client_increase_stake (0x6a1f6a60) at a client contract, which tells its proxy and returns the excess."
+type CocoonClientIncreaseStake {
+  "the client's owner"
+  owner: Address
+  "the client contract"
+  client: Address
+  "the client's proxy"
+  proxy: Address
+  "query id of the request"
+  query_id: BigInt
+  "the new stake in nanotons (toncenter's amount)"
+  new_stake: BigInt
+  "where the unused TON went (toncenter's owner)"
+  excesses_to: Address
+}
+
+"owner_client_register (0xc45f9f3b) at a client contract, which tells its proxy and returns the excess."
+type CocoonClientRegister {
+  "the client's owner"
+  owner: Address
+  "the client contract"
+  client: Address
+  "the client's proxy"
+  proxy: Address
+  "query id of the request"
+  query_id: BigInt
+  "the registration nonce"
+  nonce: BigInt
+  "where the unused TON went (toncenter's owner)"
+  excesses_to: Address
+}
+
+"owner_client_request_refund (0xfafa6cc1) at a client contract, directly or through the owner's Cocoon wallet (owner_wallet_send_message 0x9c69f376); the client starts closing and tells its proxy, which pays back a balance above the stake at once (or, after the closing delay, everything)."
+type CocoonClientRequestRefund {
+  "the client's owner (its Cocoon wallet when sent through one)"
+  owner: Address
+  "the client contract"
+  client: Address
+  "the client's proxy"
+  proxy: Address
+  "query id of the request"
+  query_id: BigInt
+  "true when the owner's Cocoon wallet sent the request"
+  via_wallet: Boolean
+  "nanotons the client asked the proxy to pay back, when it refunded at once"
+  refund_amount: BigInt
+  "true for the forced refund after the closing delay (paid from the proxy's stake)"
+  forced: Boolean
+  "where the unused TON went (toncenter's owner)"
+  excesses_to: Address
+}
+
+"ext_client_top_up (0xf172e6c2) at a client contract, which tells its proxy (client_proxy_request with client_proxy_top_up); the proxy returns the excess."
+type CocoonClientTopUp {
+  "who sent the top-up"
+  sender: Address
+  "the client contract"
+  client: Address
+  "the client's proxy, told of the top-up"
+  proxy: Address
+  "nanotons added to the balance"
+  amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+  "where the unused TON went (toncenter's sender)"
+  excesses_to: Address
+}
+
+"owner_client_withdraw (0xda068e78) at a client contract, which asks its proxy to pay the balance above the stake to the owner (client_proxy_request with client_proxy_refund_granted); the proxy pays and returns the excess."
+type CocoonClientWithdraw {
+  "the client's owner, to whom the proxy pays"
+  owner: Address
+  "the client contract"
+  client: Address
+  "the client's proxy, which pays"
+  proxy: Address
+  "nanotons withdrawn (toncenter's amount and withdraw_amount)"
+  amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+  "where the unused TON went (toncenter's owner)"
+  excesses_to: Address
+}
+
+"A proxy-signed refund grant (0xefd711e1) at a client contract, which closes and asks its proxy to refund the balance (client_proxy_request with client_proxy_refund_granted); the proxy pays the owner and returns the excess."
+type CocoonGrantRefund {
+  "who submitted the proxy's signed grant"
+  sender: Address
+  "the client contract refunded (toncenter calls it proxy_contract)"
+  client: Address
+  "the proxy that paid the refund (toncenter calls it client_contract)"
+  proxy: Address
+  "the client's owner, who got the refund"
+  recipient: Address
+  "nanotons refunded"
+  amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+  "the client's final used token count the proxy signed"
+  new_tokens_used: BigInt
+  "the client address the proxy signed the grant for"
+  expected_address: Address
+  "where the unused TON went"
+  excesses_to: Address
+}
+
+"A proxy-signed charge (0xbb63ff93) at a client contract, which reports to its proxy (client_proxy_request 0x65448ff4) and returns the excess."
+type CocoonProxyCharge {
+  "who submitted the proxy's signed charge"
+  sender: Address
+  "the client contract charged (toncenter calls it proxy_contract)"
+  client: Address
+  "the proxy the client reported to (toncenter calls it client_contract)"
+  proxy: Address
+  "query id of the request"
+  query_id: BigInt
+  "the client's used token count the proxy signed"
+  new_tokens_used: BigInt
+  "the client address the proxy signed the charge for"
+  expected_address: Address
+  "where the unused TON went"
+  excesses_to: Address
+}
+
+"ext_proxy_payout_request (0x7610e6eb) at a proxy, which pays its owner (payout 0xc59a7cd3) and returns the excess."
+type CocoonProxyPayout {
+  "who asked for the payout"
+  sender: Address
+  "the proxy contract"
+  proxy: Address
+  "the proxy's owner, who got the payout"
+  proxy_owner: Address
+  "where the unused TON went"
+  excesses_to: Address
+  "nanotons paid to the owner"
+  amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+}
+
+"register_proxy (0x927c7cb5) at the root, which returns the excess."
+type CocoonRegisterProxy {
+  "the root's owner, who registered the proxy"
+  sender: Address
+  "the Cocoon root contract"
+  root: Address
+  "query id of the request"
+  query_id: BigInt
+  "the proxy's network address as registered"
+  proxy_address: String
+}
+
+"unregister_proxy (0x6d49eaf2) at the root, which returns the excess."
+type CocoonUnregisterProxy {
+  "the root's owner"
+  sender: Address
+  "the Cocoon root contract"
+  root: Address
+  "query id of the request"
+  query_id: BigInt
+  "the registration number of the proxy removed"
+  seqno: Int
+}
+
+"A proxy-signed payout request (0xa040ad28, last 0xf5f26a36) at a worker, which asks its proxy (worker_proxy_request 0x4d725d2c); the proxy pays the owner (payout 0xc59a7cd3) and returns the excess."
+type CocoonWorkerPayout {
+  "who submitted the proxy's signed payout request (toncenter calls it proxy_contract)"
+  sender: Address
+  "the worker contract"
+  worker: Address
+  "the proxy contract that paid"
+  proxy: Address
+  "the worker's owner, who got the payout"
+  worker_owner: Address
+  "nanotons paid to the owner"
+  amount: BigInt
+  "regular, or last (the worker closes)"
+  payout_type: String
+  "query id of the request"
+  query_id: BigInt
+  "the worker's token count the proxy signed"
+  new_tokens: BigInt
+  "the worker address the proxy signed the request for"
+  expected_address: Address
+  "the worker's state after the payout (0 normal, 2 closed)"
+  worker_state: Int
+  "the worker's token count it reported to the proxy"
+  worker_tokens: BigInt
+  "nanotons the worker asked the proxy to pay its owner"
+  worker_part: BigInt
+  "nanotons credited to the proxy"
+  proxy_part: BigInt
+  "where the unused TON went"
+  excesses_to: Address
+}
 
 "The pool creator branch whose asset completed it: the creator sends create_pool_request (0xc0ffee25) to the factory, which deploys the pool; the pool mints LP jettons to the recipient and logs deposit_liquidity_successful_event (0xc0ffee33)."
 type CoffeeCreatePool {
@@ -2939,6 +4342,128 @@ type JettonTransfer {
   custom_payload: String
 }
 
+"uln_commit_packet (0x28b97077) at the ULN, uln_connection_commit_packet, endpoint_commit_packet, channel_commit_packet (0x5388cd88) and the channel's callback to the message library connection."
+type LayerzeroCommitPacket {
+  "who asked the ULN to commit the packet"
+  executor: Address
+  "the ultra light node asked"
+  uln: Address
+  "the ULN connection of the path, which holds the DVNs' verifications"
+  uln_connection: Address
+  "the endpoint of the source chain"
+  endpoint: Address
+  "the receiving OApp's channel, which records the packet"
+  channel: Address
+  "the message library connection the channel answered"
+  msglib_connection: Address
+  "the packet committed"
+  packet: LayerzeroPacket
+}
+
+"verify (0xa0d51a8d) at a DVN, call_contract (0x09f047d9) to its proxy, uln_verify (0x994aaf4e) at the ULN, uln_connection_verify at the ULN connection, which answers the proxy with the verification status (0x3cb38090)."
+type LayerzeroDvnVerify {
+  "the DVN admin that submitted the signed verification"
+  sender: Address
+  "the DVN contract"
+  dvn: Address
+  "the DVN's proxy, which called the ULN"
+  proxy: Address
+  "the ultra light node"
+  uln: Address
+  "the ULN connection of the path, which recorded the verification"
+  uln_connection: Address
+  "nonce of the verified packet"
+  nonce: UInt64
+  "succeeded, nonce_out_of_range, dvn_not_configured or unknown_<code>, as the ULN connection answered"
+  status: String
+}
+
+"lz_receive_prepare (0x22f3ac09) at the channel, lz_receive_prepare to the OApp, lz_receive_lock back, lz_receive_execute (0x0c7b8418) to the OApp with the packet, and the OApp's lz_receive_execute_callback (0xcaae25a1) to the channel. What the OApp does with the message (an OFT paying out jettons) is an action of its own."
+type LayerzeroReceive {
+  "who asked the channel to deliver the packet (lz_receive_prepare)"
+  executor: Address
+  "the OApp that received it"
+  oapp: Address
+  "the OApp's channel for the path"
+  channel: Address
+  "the packet delivered"
+  packet: LayerzeroPacket
+}
+
+"An OApp's endpoint_send (0xdd4ea3b4) to the endpoint, channel_send to the channel, the message library connection and ULN (uln_send), the ULN's msglib_send_callback to the channel, which pays the workers and answers the OApp with channel_send_callback (0xa2b5fbae) carrying the packet with its nonce and guid."
+type LayerzeroSend {
+  "the OApp that asked its endpoint to send"
+  sender: Address
+  "the endpoint of the destination chain"
+  endpoint: Address
+  "the channel of the OApp's path, which numbers the packets"
+  channel: Address
+  "the message library connection that took the packet"
+  msglib_connection: Address
+  "the ultra light node (message library) that priced and sent it"
+  uln: Address
+  "the message library manager (toncenter writes it as 0x and hex)"
+  msglib_manager: Address
+  "the message library the channel chose (toncenter writes it as 0x and hex)"
+  msglib: Address
+  "the channel's number for the send request"
+  send_request_id: BigInt
+  "the most nanotons the OApp allowed for fees"
+  native_fee: BigInt
+  "the most ZRO the OApp allowed for fees"
+  zro_fee: BigInt
+  "the nanotons the message library charged, as the channel's receipt says"
+  native_fee_quoted: BigInt
+  "the ZRO it charged"
+  zro_fee_quoted: BigInt
+  "the channel's error code when it refused the send (fees above the cap, library blocked, queue congested); absent on success"
+  error_code: UInt32
+  "the packet sent"
+  packet: LayerzeroPacket
+}
+
+"A jetton transfer to an OApp whose transfer_notification makes the OApp send a LayerZero message (an OFT bridging the jettons): the jetton leg and the LayerzeroSend chain as one action."
+type LayerzeroSendTokens {
+  "owner of the jettons sent"
+  sender: Address
+  "the sender's jetton wallet"
+  sender_wallet: Address
+  "the OApp that took the jettons and sent the LayerZero message"
+  oapp: Address
+  "the OApp's jetton wallet"
+  oapp_wallet: Address
+  "the jetton, when known"
+  jetton_master: Address
+  "jettons sent, in the jetton's smallest units"
+  amount: BigInt
+  "the endpoint of the destination chain"
+  endpoint: Address
+  "the channel of the OApp's path"
+  channel: Address
+  "the message library connection that took the packet"
+  msglib_connection: Address
+  "the ultra light node that priced and sent it"
+  uln: Address
+  "the message library manager (toncenter writes it as 0x and hex)"
+  msglib_manager: Address
+  "the message library the channel chose (toncenter writes it as 0x and hex)"
+  msglib: Address
+  "the channel's number for the send request"
+  send_request_id: BigInt
+  "the most nanotons the OApp allowed for fees"
+  native_fee: BigInt
+  "the most ZRO the OApp allowed for fees"
+  zro_fee: BigInt
+  "the nanotons the message library charged"
+  native_fee_quoted: BigInt
+  "the ZRO it charged"
+  zro_fee_quoted: BigInt
+  "the channel's error code when it refused the send; absent on success"
+  error_code: UInt32
+  "the packet sent"
+  packet: LayerzeroPacket
+}
+
 "transfer (0x5fcc3d14) at the item; a freshly deployed item announcing its first owner (ownership_assigned) is a transfer from nobody."
 type NftItemTransfer {
   "previous owner; absent when a collection deployed the item to its first owner"
@@ -3041,6 +4566,23 @@ type PeerSwap {
   asset_out: Address
   "amount out of the pool"
   amount_out: BigInt
+}
+
+type LayerzeroPacket {
+  "the sending OApp as a 256-bit id, 0x and hex without leading zeros (a TON account id, or an EVM address)"
+  src_oapp: String
+  "the receiving OApp, likewise"
+  dst_oapp: String
+  "LayerZero endpoint id of the source chain (TON: 30343)"
+  src_eid: UInt32
+  "LayerZero endpoint id of the destination chain (Ethereum: 30101)"
+  dst_eid: UInt32
+  "the packet's sequence number on its path; absent before the channel assigned one"
+  nonce: UInt64
+  "the packet's global id (keccak of nonce and path), 0x and hex without leading zeros"
+  guid: String
+  "the message the OApp sent, 0x and hex"
+  message: String
 }
 
 type ExtraCurrency {
@@ -5139,6 +6681,3368 @@ func (ec *executionContext) fieldContext_AddressBookEntry_interfaces(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientChangeSecretHash_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientChangeSecretHash",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientChangeSecretHash_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_client(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Client, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientChangeSecretHash",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientChangeSecretHash_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientChangeSecretHash",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientChangeSecretHash_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientChangeSecretHash",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientChangeSecretHash_new_secret_hash(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_new_secret_hash(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NewSecretHash, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_new_secret_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientChangeSecretHash",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientChangeSecretHash_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientChangeSecretHash",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientIncreaseStake_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientIncreaseStake_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientIncreaseStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientIncreaseStake_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientIncreaseStake_client(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Client, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientIncreaseStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientIncreaseStake_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientIncreaseStake_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientIncreaseStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientIncreaseStake_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientIncreaseStake_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientIncreaseStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientIncreaseStake_new_stake(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientIncreaseStake_new_stake(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NewStake, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_new_stake(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientIncreaseStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientIncreaseStake_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientIncreaseStake_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientIncreaseStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRegister_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRegister_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRegister_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRegister",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRegister_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRegister_client(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Client, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRegister_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRegister",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRegister_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRegister_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRegister_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRegister",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRegister_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRegister_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRegister_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRegister",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRegister_nonce(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRegister_nonce(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nonce, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRegister_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRegister",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRegister_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRegister_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRegister_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRegister",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRequestRefund_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRequestRefund_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRequestRefund_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRequestRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRequestRefund_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRequestRefund_client(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Client, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRequestRefund_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRequestRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRequestRefund_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRequestRefund_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRequestRefund_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRequestRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRequestRefund_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRequestRefund_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRequestRefund_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRequestRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRequestRefund_via_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRequestRefund_via_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ViaWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRequestRefund_via_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRequestRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRequestRefund_refund_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRequestRefund_refund_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RefundAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRequestRefund_refund_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRequestRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRequestRefund_forced(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRequestRefund_forced(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Forced, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRequestRefund_forced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRequestRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientRequestRefund_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientRequestRefund_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientRequestRefund_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientRequestRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientTopUp_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientTopUp_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientTopUp_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientTopUp",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientTopUp_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientTopUp_client(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Client, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientTopUp_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientTopUp",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientTopUp_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientTopUp_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientTopUp_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientTopUp",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientTopUp_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientTopUp_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientTopUp_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientTopUp",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientTopUp_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientTopUp_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientTopUp_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientTopUp",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientTopUp_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientTopUp_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientTopUp_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientTopUp",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientWithdraw_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientWithdraw_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientWithdraw_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientWithdraw_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientWithdraw_client(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Client, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientWithdraw_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientWithdraw_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientWithdraw_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientWithdraw_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientWithdraw_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientWithdraw_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientWithdraw_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientWithdraw_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientWithdraw_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientWithdraw_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonClientWithdraw_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonClientWithdraw_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonClientWithdraw_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonClientWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_client(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Client, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_new_tokens_used(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_new_tokens_used(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NewTokensUsed, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_new_tokens_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_expected_address(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_expected_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExpectedAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_expected_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonGrantRefund_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonGrantRefund_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonGrantRefund_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonGrantRefund",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyCharge_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyCharge_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyCharge_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyCharge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyCharge_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyCharge_client(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Client, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyCharge_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyCharge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyCharge_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyCharge_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyCharge_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyCharge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyCharge_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyCharge_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyCharge_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyCharge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyCharge_new_tokens_used(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyCharge_new_tokens_used(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NewTokensUsed, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyCharge_new_tokens_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyCharge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyCharge_expected_address(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyCharge_expected_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExpectedAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyCharge_expected_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyCharge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyCharge_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyCharge_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyCharge_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyCharge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyPayout_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyPayout_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyPayout_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyPayout_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyPayout_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyPayout_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyPayout_proxy_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyPayout_proxy_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ProxyOwner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyPayout_proxy_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyPayout_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyPayout_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyPayout_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyPayout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyPayout_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyPayout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonProxyPayout_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonProxyPayout_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonProxyPayout_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonProxyPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonRegisterProxy_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonRegisterProxy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonRegisterProxy_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonRegisterProxy_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonRegisterProxy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonRegisterProxy_root(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonRegisterProxy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonRegisterProxy_root(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Root, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonRegisterProxy_root(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonRegisterProxy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonRegisterProxy_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonRegisterProxy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonRegisterProxy_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonRegisterProxy_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonRegisterProxy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonRegisterProxy_proxy_address(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonRegisterProxy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonRegisterProxy_proxy_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ProxyAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonRegisterProxy_proxy_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonRegisterProxy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonUnregisterProxy_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonUnregisterProxy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonUnregisterProxy_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonUnregisterProxy_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonUnregisterProxy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonUnregisterProxy_root(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonUnregisterProxy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonUnregisterProxy_root(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Root, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonUnregisterProxy_root(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonUnregisterProxy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonUnregisterProxy_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonUnregisterProxy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonUnregisterProxy_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonUnregisterProxy_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonUnregisterProxy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonUnregisterProxy_seqno(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonUnregisterProxy) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonUnregisterProxy_seqno(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Seqno, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonUnregisterProxy_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonUnregisterProxy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_worker(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_worker(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Worker, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_worker_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_worker_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.WorkerOwner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_payout_type(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_payout_type(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutType, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_payout_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_new_tokens(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_new_tokens(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NewTokens, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_new_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_expected_address(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_expected_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExpectedAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_expected_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_worker_state(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_worker_state(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.WorkerState, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_worker_tokens(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_worker_tokens(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.WorkerTokens, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_worker_part(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_worker_part(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.WorkerPart, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_part(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_proxy_part(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_proxy_part(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ProxyPart, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_proxy_part(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CocoonWorkerPayout_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CocoonWorkerPayout_excesses_to(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExcessesTo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CocoonWorkerPayout_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CocoonWorkerPayout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
 		},
 	}
 	return fc, nil
@@ -11581,6 +16485,2448 @@ func (ec *executionContext) fieldContext_JettonTransfer_custom_payload(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _LayerzeroCommitPacket_executor(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroCommitPacket_executor(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Executor, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroCommitPacket_executor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroCommitPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroCommitPacket_uln(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroCommitPacket_uln(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Uln, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroCommitPacket_uln(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroCommitPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroCommitPacket_uln_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroCommitPacket_uln_connection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UlnConnection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroCommitPacket_uln_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroCommitPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroCommitPacket_endpoint(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroCommitPacket_endpoint(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Endpoint, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroCommitPacket_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroCommitPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroCommitPacket_channel(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroCommitPacket_channel(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Channel, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroCommitPacket_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroCommitPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroCommitPacket_msglib_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroCommitPacket_msglib_connection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MsglibConnection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroCommitPacket_msglib_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroCommitPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroCommitPacket_packet(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroCommitPacket_packet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Packet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*actions.LayerzeroPacket)
+	fc.Result = res
+	return ec.marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐLayerzeroPacket(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroCommitPacket_packet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroCommitPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "src_oapp":
+				return ec.fieldContext_LayerzeroPacket_src_oapp(ctx, field)
+			case "dst_oapp":
+				return ec.fieldContext_LayerzeroPacket_dst_oapp(ctx, field)
+			case "src_eid":
+				return ec.fieldContext_LayerzeroPacket_src_eid(ctx, field)
+			case "dst_eid":
+				return ec.fieldContext_LayerzeroPacket_dst_eid(ctx, field)
+			case "nonce":
+				return ec.fieldContext_LayerzeroPacket_nonce(ctx, field)
+			case "guid":
+				return ec.fieldContext_LayerzeroPacket_guid(ctx, field)
+			case "message":
+				return ec.fieldContext_LayerzeroPacket_message(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type LayerzeroPacket", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroDvnVerify_sender(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroDvnVerify_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroDvnVerify_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroDvnVerify",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroDvnVerify_dvn(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroDvnVerify_dvn(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Dvn, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroDvnVerify_dvn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroDvnVerify",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroDvnVerify_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroDvnVerify_proxy(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Proxy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroDvnVerify_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroDvnVerify",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroDvnVerify_uln(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroDvnVerify_uln(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Uln, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroDvnVerify_uln(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroDvnVerify",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroDvnVerify_uln_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroDvnVerify_uln_connection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UlnConnection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroDvnVerify_uln_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroDvnVerify",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroDvnVerify_nonce(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroDvnVerify_nonce(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nonce, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalOUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroDvnVerify_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroDvnVerify",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroDvnVerify_status(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroDvnVerify_status(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Status, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroDvnVerify_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroDvnVerify",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroPacket_src_oapp(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroPacket_src_oapp(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SrcOapp, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroPacket_src_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroPacket_dst_oapp(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroPacket_dst_oapp(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DstOapp, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroPacket_dst_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroPacket_src_eid(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroPacket_src_eid(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SrcEid, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroPacket_src_eid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroPacket_dst_eid(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroPacket_dst_eid(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DstEid, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroPacket_dst_eid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroPacket_nonce(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroPacket_nonce(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nonce, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalOUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroPacket_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroPacket_guid(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroPacket_guid(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Guid, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroPacket_guid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroPacket_message(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroPacket_message(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Message, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroPacket_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroPacket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroReceive_executor(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroReceive) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroReceive_executor(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Executor, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroReceive_executor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroReceive",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroReceive_oapp(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroReceive) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroReceive_oapp(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Oapp, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroReceive_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroReceive",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroReceive_channel(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroReceive) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroReceive_channel(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Channel, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroReceive_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroReceive",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroReceive_packet(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroReceive) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroReceive_packet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Packet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*actions.LayerzeroPacket)
+	fc.Result = res
+	return ec.marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐLayerzeroPacket(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroReceive_packet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroReceive",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "src_oapp":
+				return ec.fieldContext_LayerzeroPacket_src_oapp(ctx, field)
+			case "dst_oapp":
+				return ec.fieldContext_LayerzeroPacket_dst_oapp(ctx, field)
+			case "src_eid":
+				return ec.fieldContext_LayerzeroPacket_src_eid(ctx, field)
+			case "dst_eid":
+				return ec.fieldContext_LayerzeroPacket_dst_eid(ctx, field)
+			case "nonce":
+				return ec.fieldContext_LayerzeroPacket_nonce(ctx, field)
+			case "guid":
+				return ec.fieldContext_LayerzeroPacket_guid(ctx, field)
+			case "message":
+				return ec.fieldContext_LayerzeroPacket_message(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type LayerzeroPacket", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_sender(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_endpoint(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_endpoint(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Endpoint, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_channel(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_channel(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Channel, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_msglib_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_msglib_connection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MsglibConnection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_msglib_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_uln(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_uln(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Uln, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_uln(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_msglib_manager(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_msglib_manager(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MsglibManager, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_msglib_manager(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_msglib(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_msglib(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Msglib, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_msglib(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_send_request_id(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_send_request_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SendRequestID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_send_request_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_native_fee(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_native_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NativeFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_native_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_zro_fee(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_zro_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ZroFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_zro_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_native_fee_quoted(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_native_fee_quoted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NativeFeeQuoted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_native_fee_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_zro_fee_quoted(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_zro_fee_quoted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ZroFeeQuoted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_zro_fee_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_error_code(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_error_code(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ErrorCode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_error_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSend_packet(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSend_packet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Packet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*actions.LayerzeroPacket)
+	fc.Result = res
+	return ec.marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐLayerzeroPacket(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSend_packet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSend",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "src_oapp":
+				return ec.fieldContext_LayerzeroPacket_src_oapp(ctx, field)
+			case "dst_oapp":
+				return ec.fieldContext_LayerzeroPacket_dst_oapp(ctx, field)
+			case "src_eid":
+				return ec.fieldContext_LayerzeroPacket_src_eid(ctx, field)
+			case "dst_eid":
+				return ec.fieldContext_LayerzeroPacket_dst_eid(ctx, field)
+			case "nonce":
+				return ec.fieldContext_LayerzeroPacket_nonce(ctx, field)
+			case "guid":
+				return ec.fieldContext_LayerzeroPacket_guid(ctx, field)
+			case "message":
+				return ec.fieldContext_LayerzeroPacket_message(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type LayerzeroPacket", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_sender(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_oapp(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_oapp(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Oapp, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_oapp_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_oapp_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.OappWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_oapp_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_amount(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_endpoint(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_endpoint(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Endpoint, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_channel(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_channel(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Channel, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_msglib_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_msglib_connection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MsglibConnection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_uln(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_uln(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Uln, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_uln(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_msglib_manager(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_msglib_manager(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MsglibManager, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib_manager(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_msglib(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_msglib(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Msglib, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_send_request_id(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_send_request_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SendRequestID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_send_request_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_native_fee(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_native_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NativeFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_native_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_zro_fee(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_zro_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ZroFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_zro_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_native_fee_quoted(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_native_fee_quoted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NativeFeeQuoted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_native_fee_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_zro_fee_quoted(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_zro_fee_quoted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ZroFeeQuoted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_zro_fee_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_error_code(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_error_code(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ErrorCode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_error_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LayerzeroSendTokens_packet(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_LayerzeroSendTokens_packet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Packet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*actions.LayerzeroPacket)
+	fc.Result = res
+	return ec.marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐLayerzeroPacket(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_LayerzeroSendTokens_packet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LayerzeroSendTokens",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "src_oapp":
+				return ec.fieldContext_LayerzeroPacket_src_oapp(ctx, field)
+			case "dst_oapp":
+				return ec.fieldContext_LayerzeroPacket_dst_oapp(ctx, field)
+			case "src_eid":
+				return ec.fieldContext_LayerzeroPacket_src_eid(ctx, field)
+			case "dst_eid":
+				return ec.fieldContext_LayerzeroPacket_dst_eid(ctx, field)
+			case "nonce":
+				return ec.fieldContext_LayerzeroPacket_nonce(ctx, field)
+			case "guid":
+				return ec.fieldContext_LayerzeroPacket_guid(ctx, field)
+			case "message":
+				return ec.fieldContext_LayerzeroPacket_message(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type LayerzeroPacket", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NftItemTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_NftItemTransfer_sender(ctx, field)
 	if err != nil {
@@ -16452,6 +23798,41 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._NftItemTransfer(ctx, sel, obj)
+	case actions.LayerzeroSendTokens:
+		return ec._LayerzeroSendTokens(ctx, sel, &obj)
+	case *actions.LayerzeroSendTokens:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LayerzeroSendTokens(ctx, sel, obj)
+	case actions.LayerzeroSend:
+		return ec._LayerzeroSend(ctx, sel, &obj)
+	case *actions.LayerzeroSend:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LayerzeroSend(ctx, sel, obj)
+	case actions.LayerzeroReceive:
+		return ec._LayerzeroReceive(ctx, sel, &obj)
+	case *actions.LayerzeroReceive:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LayerzeroReceive(ctx, sel, obj)
+	case actions.LayerzeroDvnVerify:
+		return ec._LayerzeroDvnVerify(ctx, sel, &obj)
+	case *actions.LayerzeroDvnVerify:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LayerzeroDvnVerify(ctx, sel, obj)
+	case actions.LayerzeroCommitPacket:
+		return ec._LayerzeroCommitPacket(ctx, sel, &obj)
+	case *actions.LayerzeroCommitPacket:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LayerzeroCommitPacket(ctx, sel, obj)
 	case actions.JettonTransfer:
 		return ec._JettonTransfer(ctx, sel, &obj)
 	case *actions.JettonTransfer:
@@ -16550,6 +23931,90 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._CoffeeCreatePool(ctx, sel, obj)
+	case actions.CocoonWorkerPayout:
+		return ec._CocoonWorkerPayout(ctx, sel, &obj)
+	case *actions.CocoonWorkerPayout:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonWorkerPayout(ctx, sel, obj)
+	case actions.CocoonUnregisterProxy:
+		return ec._CocoonUnregisterProxy(ctx, sel, &obj)
+	case *actions.CocoonUnregisterProxy:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonUnregisterProxy(ctx, sel, obj)
+	case actions.CocoonRegisterProxy:
+		return ec._CocoonRegisterProxy(ctx, sel, &obj)
+	case *actions.CocoonRegisterProxy:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonRegisterProxy(ctx, sel, obj)
+	case actions.CocoonProxyPayout:
+		return ec._CocoonProxyPayout(ctx, sel, &obj)
+	case *actions.CocoonProxyPayout:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonProxyPayout(ctx, sel, obj)
+	case actions.CocoonProxyCharge:
+		return ec._CocoonProxyCharge(ctx, sel, &obj)
+	case *actions.CocoonProxyCharge:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonProxyCharge(ctx, sel, obj)
+	case actions.CocoonGrantRefund:
+		return ec._CocoonGrantRefund(ctx, sel, &obj)
+	case *actions.CocoonGrantRefund:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonGrantRefund(ctx, sel, obj)
+	case actions.CocoonClientWithdraw:
+		return ec._CocoonClientWithdraw(ctx, sel, &obj)
+	case *actions.CocoonClientWithdraw:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonClientWithdraw(ctx, sel, obj)
+	case actions.CocoonClientTopUp:
+		return ec._CocoonClientTopUp(ctx, sel, &obj)
+	case *actions.CocoonClientTopUp:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonClientTopUp(ctx, sel, obj)
+	case actions.CocoonClientRequestRefund:
+		return ec._CocoonClientRequestRefund(ctx, sel, &obj)
+	case *actions.CocoonClientRequestRefund:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonClientRequestRefund(ctx, sel, obj)
+	case actions.CocoonClientRegister:
+		return ec._CocoonClientRegister(ctx, sel, &obj)
+	case *actions.CocoonClientRegister:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonClientRegister(ctx, sel, obj)
+	case actions.CocoonClientIncreaseStake:
+		return ec._CocoonClientIncreaseStake(ctx, sel, &obj)
+	case *actions.CocoonClientIncreaseStake:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonClientIncreaseStake(ctx, sel, obj)
+	case actions.CocoonClientChangeSecretHash:
+		return ec._CocoonClientChangeSecretHash(ctx, sel, &obj)
+	case *actions.CocoonClientChangeSecretHash:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CocoonClientChangeSecretHash(ctx, sel, obj)
 	default:
 		panic(fmt.Errorf("unexpected type %T", obj))
 	}
@@ -17076,6 +24541,578 @@ func (ec *executionContext) _AddressBookEntry(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonClientChangeSecretHashImplementors = []string{"CocoonClientChangeSecretHash", "ActionDetails"}
+
+func (ec *executionContext) _CocoonClientChangeSecretHash(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonClientChangeSecretHash) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonClientChangeSecretHashImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonClientChangeSecretHash")
+		case "owner":
+			out.Values[i] = ec._CocoonClientChangeSecretHash_owner(ctx, field, obj)
+		case "client":
+			out.Values[i] = ec._CocoonClientChangeSecretHash_client(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonClientChangeSecretHash_proxy(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonClientChangeSecretHash_query_id(ctx, field, obj)
+		case "new_secret_hash":
+			out.Values[i] = ec._CocoonClientChangeSecretHash_new_secret_hash(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonClientChangeSecretHash_excesses_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonClientIncreaseStakeImplementors = []string{"CocoonClientIncreaseStake", "ActionDetails"}
+
+func (ec *executionContext) _CocoonClientIncreaseStake(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonClientIncreaseStake) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonClientIncreaseStakeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonClientIncreaseStake")
+		case "owner":
+			out.Values[i] = ec._CocoonClientIncreaseStake_owner(ctx, field, obj)
+		case "client":
+			out.Values[i] = ec._CocoonClientIncreaseStake_client(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonClientIncreaseStake_proxy(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonClientIncreaseStake_query_id(ctx, field, obj)
+		case "new_stake":
+			out.Values[i] = ec._CocoonClientIncreaseStake_new_stake(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonClientIncreaseStake_excesses_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonClientRegisterImplementors = []string{"CocoonClientRegister", "ActionDetails"}
+
+func (ec *executionContext) _CocoonClientRegister(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonClientRegister) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonClientRegisterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonClientRegister")
+		case "owner":
+			out.Values[i] = ec._CocoonClientRegister_owner(ctx, field, obj)
+		case "client":
+			out.Values[i] = ec._CocoonClientRegister_client(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonClientRegister_proxy(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonClientRegister_query_id(ctx, field, obj)
+		case "nonce":
+			out.Values[i] = ec._CocoonClientRegister_nonce(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonClientRegister_excesses_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonClientRequestRefundImplementors = []string{"CocoonClientRequestRefund", "ActionDetails"}
+
+func (ec *executionContext) _CocoonClientRequestRefund(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonClientRequestRefund) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonClientRequestRefundImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonClientRequestRefund")
+		case "owner":
+			out.Values[i] = ec._CocoonClientRequestRefund_owner(ctx, field, obj)
+		case "client":
+			out.Values[i] = ec._CocoonClientRequestRefund_client(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonClientRequestRefund_proxy(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonClientRequestRefund_query_id(ctx, field, obj)
+		case "via_wallet":
+			out.Values[i] = ec._CocoonClientRequestRefund_via_wallet(ctx, field, obj)
+		case "refund_amount":
+			out.Values[i] = ec._CocoonClientRequestRefund_refund_amount(ctx, field, obj)
+		case "forced":
+			out.Values[i] = ec._CocoonClientRequestRefund_forced(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonClientRequestRefund_excesses_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonClientTopUpImplementors = []string{"CocoonClientTopUp", "ActionDetails"}
+
+func (ec *executionContext) _CocoonClientTopUp(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonClientTopUp) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonClientTopUpImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonClientTopUp")
+		case "sender":
+			out.Values[i] = ec._CocoonClientTopUp_sender(ctx, field, obj)
+		case "client":
+			out.Values[i] = ec._CocoonClientTopUp_client(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonClientTopUp_proxy(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CocoonClientTopUp_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonClientTopUp_query_id(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonClientTopUp_excesses_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonClientWithdrawImplementors = []string{"CocoonClientWithdraw", "ActionDetails"}
+
+func (ec *executionContext) _CocoonClientWithdraw(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonClientWithdraw) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonClientWithdrawImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonClientWithdraw")
+		case "owner":
+			out.Values[i] = ec._CocoonClientWithdraw_owner(ctx, field, obj)
+		case "client":
+			out.Values[i] = ec._CocoonClientWithdraw_client(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonClientWithdraw_proxy(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CocoonClientWithdraw_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonClientWithdraw_query_id(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonClientWithdraw_excesses_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonGrantRefundImplementors = []string{"CocoonGrantRefund", "ActionDetails"}
+
+func (ec *executionContext) _CocoonGrantRefund(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonGrantRefund) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonGrantRefundImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonGrantRefund")
+		case "sender":
+			out.Values[i] = ec._CocoonGrantRefund_sender(ctx, field, obj)
+		case "client":
+			out.Values[i] = ec._CocoonGrantRefund_client(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonGrantRefund_proxy(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._CocoonGrantRefund_recipient(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CocoonGrantRefund_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonGrantRefund_query_id(ctx, field, obj)
+		case "new_tokens_used":
+			out.Values[i] = ec._CocoonGrantRefund_new_tokens_used(ctx, field, obj)
+		case "expected_address":
+			out.Values[i] = ec._CocoonGrantRefund_expected_address(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonGrantRefund_excesses_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonProxyChargeImplementors = []string{"CocoonProxyCharge", "ActionDetails"}
+
+func (ec *executionContext) _CocoonProxyCharge(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonProxyCharge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonProxyChargeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonProxyCharge")
+		case "sender":
+			out.Values[i] = ec._CocoonProxyCharge_sender(ctx, field, obj)
+		case "client":
+			out.Values[i] = ec._CocoonProxyCharge_client(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonProxyCharge_proxy(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonProxyCharge_query_id(ctx, field, obj)
+		case "new_tokens_used":
+			out.Values[i] = ec._CocoonProxyCharge_new_tokens_used(ctx, field, obj)
+		case "expected_address":
+			out.Values[i] = ec._CocoonProxyCharge_expected_address(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonProxyCharge_excesses_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonProxyPayoutImplementors = []string{"CocoonProxyPayout", "ActionDetails"}
+
+func (ec *executionContext) _CocoonProxyPayout(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonProxyPayout) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonProxyPayoutImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonProxyPayout")
+		case "sender":
+			out.Values[i] = ec._CocoonProxyPayout_sender(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonProxyPayout_proxy(ctx, field, obj)
+		case "proxy_owner":
+			out.Values[i] = ec._CocoonProxyPayout_proxy_owner(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonProxyPayout_excesses_to(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CocoonProxyPayout_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonProxyPayout_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonRegisterProxyImplementors = []string{"CocoonRegisterProxy", "ActionDetails"}
+
+func (ec *executionContext) _CocoonRegisterProxy(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonRegisterProxy) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonRegisterProxyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonRegisterProxy")
+		case "sender":
+			out.Values[i] = ec._CocoonRegisterProxy_sender(ctx, field, obj)
+		case "root":
+			out.Values[i] = ec._CocoonRegisterProxy_root(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonRegisterProxy_query_id(ctx, field, obj)
+		case "proxy_address":
+			out.Values[i] = ec._CocoonRegisterProxy_proxy_address(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonUnregisterProxyImplementors = []string{"CocoonUnregisterProxy", "ActionDetails"}
+
+func (ec *executionContext) _CocoonUnregisterProxy(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonUnregisterProxy) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonUnregisterProxyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonUnregisterProxy")
+		case "sender":
+			out.Values[i] = ec._CocoonUnregisterProxy_sender(ctx, field, obj)
+		case "root":
+			out.Values[i] = ec._CocoonUnregisterProxy_root(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonUnregisterProxy_query_id(ctx, field, obj)
+		case "seqno":
+			out.Values[i] = ec._CocoonUnregisterProxy_seqno(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cocoonWorkerPayoutImplementors = []string{"CocoonWorkerPayout", "ActionDetails"}
+
+func (ec *executionContext) _CocoonWorkerPayout(ctx context.Context, sel ast.SelectionSet, obj *actions.CocoonWorkerPayout) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cocoonWorkerPayoutImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CocoonWorkerPayout")
+		case "sender":
+			out.Values[i] = ec._CocoonWorkerPayout_sender(ctx, field, obj)
+		case "worker":
+			out.Values[i] = ec._CocoonWorkerPayout_worker(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._CocoonWorkerPayout_proxy(ctx, field, obj)
+		case "worker_owner":
+			out.Values[i] = ec._CocoonWorkerPayout_worker_owner(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._CocoonWorkerPayout_amount(ctx, field, obj)
+		case "payout_type":
+			out.Values[i] = ec._CocoonWorkerPayout_payout_type(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._CocoonWorkerPayout_query_id(ctx, field, obj)
+		case "new_tokens":
+			out.Values[i] = ec._CocoonWorkerPayout_new_tokens(ctx, field, obj)
+		case "expected_address":
+			out.Values[i] = ec._CocoonWorkerPayout_expected_address(ctx, field, obj)
+		case "worker_state":
+			out.Values[i] = ec._CocoonWorkerPayout_worker_state(ctx, field, obj)
+		case "worker_tokens":
+			out.Values[i] = ec._CocoonWorkerPayout_worker_tokens(ctx, field, obj)
+		case "worker_part":
+			out.Values[i] = ec._CocoonWorkerPayout_worker_part(ctx, field, obj)
+		case "proxy_part":
+			out.Values[i] = ec._CocoonWorkerPayout_proxy_part(ctx, field, obj)
+		case "excesses_to":
+			out.Values[i] = ec._CocoonWorkerPayout_excesses_to(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17988,6 +26025,326 @@ func (ec *executionContext) _JettonTransfer(ctx context.Context, sel ast.Selecti
 			out.Values[i] = ec._JettonTransfer_forward_payload(ctx, field, obj)
 		case "custom_payload":
 			out.Values[i] = ec._JettonTransfer_custom_payload(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var layerzeroCommitPacketImplementors = []string{"LayerzeroCommitPacket", "ActionDetails"}
+
+func (ec *executionContext) _LayerzeroCommitPacket(ctx context.Context, sel ast.SelectionSet, obj *actions.LayerzeroCommitPacket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, layerzeroCommitPacketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LayerzeroCommitPacket")
+		case "executor":
+			out.Values[i] = ec._LayerzeroCommitPacket_executor(ctx, field, obj)
+		case "uln":
+			out.Values[i] = ec._LayerzeroCommitPacket_uln(ctx, field, obj)
+		case "uln_connection":
+			out.Values[i] = ec._LayerzeroCommitPacket_uln_connection(ctx, field, obj)
+		case "endpoint":
+			out.Values[i] = ec._LayerzeroCommitPacket_endpoint(ctx, field, obj)
+		case "channel":
+			out.Values[i] = ec._LayerzeroCommitPacket_channel(ctx, field, obj)
+		case "msglib_connection":
+			out.Values[i] = ec._LayerzeroCommitPacket_msglib_connection(ctx, field, obj)
+		case "packet":
+			out.Values[i] = ec._LayerzeroCommitPacket_packet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var layerzeroDvnVerifyImplementors = []string{"LayerzeroDvnVerify", "ActionDetails"}
+
+func (ec *executionContext) _LayerzeroDvnVerify(ctx context.Context, sel ast.SelectionSet, obj *actions.LayerzeroDvnVerify) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, layerzeroDvnVerifyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LayerzeroDvnVerify")
+		case "sender":
+			out.Values[i] = ec._LayerzeroDvnVerify_sender(ctx, field, obj)
+		case "dvn":
+			out.Values[i] = ec._LayerzeroDvnVerify_dvn(ctx, field, obj)
+		case "proxy":
+			out.Values[i] = ec._LayerzeroDvnVerify_proxy(ctx, field, obj)
+		case "uln":
+			out.Values[i] = ec._LayerzeroDvnVerify_uln(ctx, field, obj)
+		case "uln_connection":
+			out.Values[i] = ec._LayerzeroDvnVerify_uln_connection(ctx, field, obj)
+		case "nonce":
+			out.Values[i] = ec._LayerzeroDvnVerify_nonce(ctx, field, obj)
+		case "status":
+			out.Values[i] = ec._LayerzeroDvnVerify_status(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var layerzeroPacketImplementors = []string{"LayerzeroPacket"}
+
+func (ec *executionContext) _LayerzeroPacket(ctx context.Context, sel ast.SelectionSet, obj *actions.LayerzeroPacket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, layerzeroPacketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LayerzeroPacket")
+		case "src_oapp":
+			out.Values[i] = ec._LayerzeroPacket_src_oapp(ctx, field, obj)
+		case "dst_oapp":
+			out.Values[i] = ec._LayerzeroPacket_dst_oapp(ctx, field, obj)
+		case "src_eid":
+			out.Values[i] = ec._LayerzeroPacket_src_eid(ctx, field, obj)
+		case "dst_eid":
+			out.Values[i] = ec._LayerzeroPacket_dst_eid(ctx, field, obj)
+		case "nonce":
+			out.Values[i] = ec._LayerzeroPacket_nonce(ctx, field, obj)
+		case "guid":
+			out.Values[i] = ec._LayerzeroPacket_guid(ctx, field, obj)
+		case "message":
+			out.Values[i] = ec._LayerzeroPacket_message(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var layerzeroReceiveImplementors = []string{"LayerzeroReceive", "ActionDetails"}
+
+func (ec *executionContext) _LayerzeroReceive(ctx context.Context, sel ast.SelectionSet, obj *actions.LayerzeroReceive) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, layerzeroReceiveImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LayerzeroReceive")
+		case "executor":
+			out.Values[i] = ec._LayerzeroReceive_executor(ctx, field, obj)
+		case "oapp":
+			out.Values[i] = ec._LayerzeroReceive_oapp(ctx, field, obj)
+		case "channel":
+			out.Values[i] = ec._LayerzeroReceive_channel(ctx, field, obj)
+		case "packet":
+			out.Values[i] = ec._LayerzeroReceive_packet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var layerzeroSendImplementors = []string{"LayerzeroSend", "ActionDetails"}
+
+func (ec *executionContext) _LayerzeroSend(ctx context.Context, sel ast.SelectionSet, obj *actions.LayerzeroSend) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, layerzeroSendImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LayerzeroSend")
+		case "sender":
+			out.Values[i] = ec._LayerzeroSend_sender(ctx, field, obj)
+		case "endpoint":
+			out.Values[i] = ec._LayerzeroSend_endpoint(ctx, field, obj)
+		case "channel":
+			out.Values[i] = ec._LayerzeroSend_channel(ctx, field, obj)
+		case "msglib_connection":
+			out.Values[i] = ec._LayerzeroSend_msglib_connection(ctx, field, obj)
+		case "uln":
+			out.Values[i] = ec._LayerzeroSend_uln(ctx, field, obj)
+		case "msglib_manager":
+			out.Values[i] = ec._LayerzeroSend_msglib_manager(ctx, field, obj)
+		case "msglib":
+			out.Values[i] = ec._LayerzeroSend_msglib(ctx, field, obj)
+		case "send_request_id":
+			out.Values[i] = ec._LayerzeroSend_send_request_id(ctx, field, obj)
+		case "native_fee":
+			out.Values[i] = ec._LayerzeroSend_native_fee(ctx, field, obj)
+		case "zro_fee":
+			out.Values[i] = ec._LayerzeroSend_zro_fee(ctx, field, obj)
+		case "native_fee_quoted":
+			out.Values[i] = ec._LayerzeroSend_native_fee_quoted(ctx, field, obj)
+		case "zro_fee_quoted":
+			out.Values[i] = ec._LayerzeroSend_zro_fee_quoted(ctx, field, obj)
+		case "error_code":
+			out.Values[i] = ec._LayerzeroSend_error_code(ctx, field, obj)
+		case "packet":
+			out.Values[i] = ec._LayerzeroSend_packet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var layerzeroSendTokensImplementors = []string{"LayerzeroSendTokens", "ActionDetails"}
+
+func (ec *executionContext) _LayerzeroSendTokens(ctx context.Context, sel ast.SelectionSet, obj *actions.LayerzeroSendTokens) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, layerzeroSendTokensImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LayerzeroSendTokens")
+		case "sender":
+			out.Values[i] = ec._LayerzeroSendTokens_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._LayerzeroSendTokens_sender_wallet(ctx, field, obj)
+		case "oapp":
+			out.Values[i] = ec._LayerzeroSendTokens_oapp(ctx, field, obj)
+		case "oapp_wallet":
+			out.Values[i] = ec._LayerzeroSendTokens_oapp_wallet(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._LayerzeroSendTokens_jetton_master(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._LayerzeroSendTokens_amount(ctx, field, obj)
+		case "endpoint":
+			out.Values[i] = ec._LayerzeroSendTokens_endpoint(ctx, field, obj)
+		case "channel":
+			out.Values[i] = ec._LayerzeroSendTokens_channel(ctx, field, obj)
+		case "msglib_connection":
+			out.Values[i] = ec._LayerzeroSendTokens_msglib_connection(ctx, field, obj)
+		case "uln":
+			out.Values[i] = ec._LayerzeroSendTokens_uln(ctx, field, obj)
+		case "msglib_manager":
+			out.Values[i] = ec._LayerzeroSendTokens_msglib_manager(ctx, field, obj)
+		case "msglib":
+			out.Values[i] = ec._LayerzeroSendTokens_msglib(ctx, field, obj)
+		case "send_request_id":
+			out.Values[i] = ec._LayerzeroSendTokens_send_request_id(ctx, field, obj)
+		case "native_fee":
+			out.Values[i] = ec._LayerzeroSendTokens_native_fee(ctx, field, obj)
+		case "zro_fee":
+			out.Values[i] = ec._LayerzeroSendTokens_zro_fee(ctx, field, obj)
+		case "native_fee_quoted":
+			out.Values[i] = ec._LayerzeroSendTokens_native_fee_quoted(ctx, field, obj)
+		case "zro_fee_quoted":
+			out.Values[i] = ec._LayerzeroSendTokens_zro_fee_quoted(ctx, field, obj)
+		case "error_code":
+			out.Values[i] = ec._LayerzeroSendTokens_error_code(ctx, field, obj)
+		case "packet":
+			out.Values[i] = ec._LayerzeroSendTokens_packet(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19888,6 +28245,13 @@ func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐLayerzeroPacket(ctx context.Context, sel ast.SelectionSet, v *actions.LayerzeroPacket) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._LayerzeroPacket(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOPeerSwap2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐPeerSwapᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.PeerSwap) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -20051,6 +28415,18 @@ func (ec *executionContext) marshalOUInt322ᚖuint32(ctx context.Context, sel as
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalUint32(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOUInt642uint64(ctx context.Context, v any) (uint64, error) {
+	res, err := graphql.UnmarshalUint64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUInt642uint64(ctx context.Context, sel ast.SelectionSet, v uint64) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalUint64(v)
 	return res
 }
 
