@@ -21,9 +21,24 @@ var poolOps = map[uint32]string{
 	uint32(abi.Poolv3SwapMsgOpCode):         "tonco",
 }
 
-func isPoolRequest(n *node) bool {
-	_, ok := poolOps[n.op]
-	return ok && n.is(abi.MsgOpCode(n.op))
+func isPoolRequest(n *node) bool { return poolDex(n) != "" }
+
+// poolDex names the DEX whose pool n's in-message asks to swap, "" when
+// it is no such request. Besides the op codes of poolOps: a Bidask range's
+// internal_swap (recognized by the range's answer, as Bidask's v2 pool
+// request shares its op code), and a MoonCX pool's swap (TON sent with
+// moon_swap, or jettons whose notification carries moon_swap).
+func poolDex(n *node) string {
+	if d, ok := poolOps[n.op]; ok && n.is(abi.MsgOpCode(n.op)) {
+		return d
+	}
+	switch {
+	case n.is(abi.BidaskInternalSwapMsgOpCode, abi.BidaskInternalSwapV2MsgOpCode) && isBidaskRange(n):
+		return "bidask"
+	case n.is(abi.MoonSwapMsgOpCode), n.is(abi.JettonNotifyMsgOpCode) && notifyPayloadOp(n) == uint32(abi.MoonSwapMsgOpCode):
+		return "mooncx"
+	}
+	return ""
 }
 
 // isPeerHop is a pool handing its output to the next pool of a route
@@ -33,7 +48,7 @@ func isPeerHop(n *node) bool { return n.is(abi.DedustSwapPeerMsgOpCode) }
 // isPayout is a DEX vault paying TON out (DeDust payout, Coffee payout):
 // it reaches whoever the swap named, not necessarily who sent the asset.
 func isPayout(n *node) bool {
-	return n.is(abi.DedustPayoutMsgOpCode, abi.CoffeePayoutMsgOpCode)
+	return n.is(abi.DedustPayoutMsgOpCode, abi.CoffeePayoutMsgOpCode, abi.BidaskNativeTransferNotificationMsgOpCode, abi.MoonSwapSucceedMsgOpCode)
 }
 
 // tonIn is the TON a user sent into a DEX: the amount the request names
@@ -47,6 +62,22 @@ func tonIn(n *node) uint64 {
 	}
 	if b, ok := bodyAs[abi.CoffeeSwapMsgBody](n); ok {
 		return uint64(b.Amount)
+	}
+	if b, ok := bodyAs[abi.MoonSwapMsgBody](n); ok && n.is(abi.MoonSwapMsgOpCode) {
+		if a := bigOf(b.Amount); a.IsUint64() {
+			return a.Uint64()
+		}
+	}
+	if n.is(abi.BidaskSwapMsgOpCode, abi.BidaskSwapV2MsgOpCode) {
+		// bidask_swap query_id:uint64 native_amount:Coins ... (both versions)
+		var h struct {
+			Op      uint32
+			QueryID uint64
+			Amount  tlb.Grams
+		}
+		if decodePrefix(n.in().Body, &h) {
+			return uint64(h.Amount)
+		}
 	}
 	return n.in().Value
 }
@@ -64,6 +95,9 @@ func tonOut(n *node) uint64 {
 				return a.Uint64()
 			}
 		}
+	}
+	if b, ok := bodyAs[abi.BidaskNativeTransferNotificationMsgBody](n); ok && n.is(abi.BidaskNativeTransferNotificationMsgOpCode) {
+		return uint64(b.NativeAmount)
 	}
 	return n.in().Value
 }

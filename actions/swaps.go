@@ -82,8 +82,8 @@ type swapRoute struct {
 // matchJettonSwap anchors at a pool's swap request, then walks up to the
 // asset that came in and down to the asset paid out.
 func matchJettonSwap(c *classifier, p *node) bool {
-	dex := poolOps[p.op]
-	if !isPoolRequest(p) {
+	dex := poolDex(p)
+	if dex == "" {
 		return false
 	}
 	in, ok := c.swapIncoming(p)
@@ -113,7 +113,7 @@ func matchJettonSwap(c *classifier, p *node) bool {
 			d.nodes = append(d.nodes, a)
 		}
 	}
-	for a := p.parent; a != nil; a = a.parent {
+	for a := p.parent; a != nil && in.nodes[0] != p; a = a.parent {
 		// The router steps between the incoming leg and the pool.
 		if a.used || a == in.nodes[0] {
 			break
@@ -163,6 +163,9 @@ func (c *classifier) swapValue(r *swapRoute) (*JettonSwap, bool) {
 		v.PeerSwaps = facts.peers
 	}
 	v.MinOutAmount = facts.minOut
+	if facts.pool != "" {
+		v.Pool = facts.pool
+	}
 	v.DexWalletTarget = facts.targetWallet
 	v.Sender, v.SenderWallet, v.DexWalletIn = in.Source, in.SourceJettonWallet, in.DestinationJettonWallet
 	v.AmountIn, v.JettonMasterIn = in.Amount, in.Asset
@@ -176,7 +179,8 @@ func (c *classifier) swapValue(r *swapRoute) (*JettonSwap, bool) {
 
 // swapFacts are what a DEX's own messages add to the two transfers.
 type swapFacts struct {
-	ok           bool // the DEX's messages say every pool swapped
+	ok           bool    // the DEX's messages say every pool swapped
+	pool         Address // the pool, when not the contract that took the first request
 	peers        []PeerSwap
 	minOut       BigInt
 	targetWallet Address // the DEX's wallet of the asset asked for
@@ -188,6 +192,10 @@ type swapFacts struct {
 // the user sent to the first DEX contract.
 func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 	var top *node
+	if p.is(abi.MoonSwapMsgOpCode) {
+		// The TON and the request reach the pool itself (MoonCX).
+		return tonSide(p, p), true
+	}
 	for a := p.parent; a != nil && a.in() != nil && !a.in().IsExternalIn(); a = a.parent {
 		if l, ok := c.followTransfer(a); ok && !a.used {
 			s := swapSide{leg: l, owner: l.owner, amount: l.amount, jetton: l.master, dexWallet: l.destWallet, nodes: l.nodes()}
@@ -202,8 +210,13 @@ func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 	if top == nil || top.used {
 		return swapSide{}, false
 	}
-	// The contract that took the TON (a native vault, a pTON wallet) is
-	// the one that would pay it back on a refund.
+	return tonSide(top, p), true
+}
+
+// tonSide is TON sent into the DEX: top took it, p is the pool's request.
+// The contract that took the TON (a native vault, a pTON wallet, a pool)
+// is the one that would pay it back on a refund.
+func tonSide(top, p *node) swapSide {
 	amt := nano(tonIn(top))
 	s := swapSide{owner: top.in().Source, amount: amt, dexWallet: top.tx.Account, nodes: []*node{top}}
 	s.xfer = SwapTransfer{Amount: amt, Source: Address(top.in().Source), Destination: Address(top.tx.Account)}
@@ -216,7 +229,7 @@ func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 			s.xfer.Destination = Address(n.tx.Account)
 		}
 	}
-	return s, true
+	return s
 }
 
 // legTransfer is a jetton leg as toncenter reports it: the owner named by
@@ -287,7 +300,7 @@ func payoutSide(n *node) swapSide {
 // part is reported as that DEX's swap).
 func (c *classifier) nextHop(p *node, user string) *node {
 	var found *node
-	dex := poolOps[p.op]
+	dex := poolDex(p)
 	var walk func(n *node)
 	walk = func(n *node) {
 		for _, ch := range n.children {
@@ -295,7 +308,7 @@ func (c *classifier) nextHop(p *node, user string) *node {
 				return
 			}
 			if isPoolRequest(ch) || isPeerHop(ch) {
-				if poolOps[ch.op] == dex || isPeerHop(ch) && dex == "dedust" {
+				if poolDex(ch) == dex || isPeerHop(ch) && dex == "dedust" {
 					found = ch
 					return
 				}

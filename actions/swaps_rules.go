@@ -157,7 +157,7 @@ func stonfiV2Rules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts
 		if pt := childWith(h, abi.StonfiPayToV2MsgOpCode); pt != nil {
 			b, ok = bodyAs[abi.StonfiPayToV2MsgBody](pt)
 		}
-		if !ok || b.ExitCode != stonfiSwapOK {
+		if ok && b.ExitCode != stonfiSwapOK {
 			f.ok = false
 		}
 		if ok {
@@ -276,7 +276,7 @@ func toncoRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 			ok = decodePrefix(pt.in().Body, &b)
 		}
 		swapped := ok && (b.Exit == 0 || b.Exit == 200)
-		if !swapped {
+		if ok && !swapped {
 			f.ok = false
 		}
 		if ok && b.Coins != nil {

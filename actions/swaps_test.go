@@ -11,6 +11,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tonkeeper/tongo/abi"
+
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/testenv"
 )
 
@@ -204,4 +207,47 @@ func pickSwap(ours []map[string]string, want map[string]string) map[string]strin
 		return cands[0]
 	}
 	return nil
+}
+
+func TestGoldenSwaps(t *testing.T) {
+	checkGoldens(t, []goldenCase{
+		{
+			// DeDust, jettons in (a real block, ext-out logs as the block
+			// has them): the user's wallet sends 302472963 jettons to the
+			// vault's wallet with a swap payload; the vault asks the pool
+			// (swap_external), the pool logs no swap and answers with
+			// payout_from_pool, and the vault sends the same 302472963 back
+			// from the same vault wallet to the same user wallet. Right: a
+			// refund, JettonSwap failed, amount_out = amount_in, incoming
+			// destination = the vault (its wallet as destination jetton
+			// wallet), outgoing source = the vault; the request's step
+			// limit is min_out_amount.
+			name: "dedust_swap",
+			file: "fee-replay/tvm_replay_fat_block_66519406.json",
+			pick: func(tr *chain.Trace) bool {
+				return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.DedustSwapExternalMsgOpCode) })
+			},
+			want: []string{"JettonSwap:failed"},
+		},
+		{
+			// An aggregator route (one external message) through STON.fi
+			// v1, Coffee (whose jettons go on to STON.fi v2), DeDust and
+			// STON.fi v2: each DEX's part is its own swap. Right: five
+			// JettonSwaps, all ok: STON.fi v1 pTON in -> USDT out; STON.fi
+			// v2 TON in through pTON v2 (ton_transfer) -> USDT; DeDust TON
+			// in at the native vault -> USDT from the jetton vault; Coffee
+			// TON in at its vault -> jettons paid to an intermediary
+			// contract, which sends them on to STON.fi v2 (the fifth swap,
+			// sender = that contract) -> USDT to the user. Every labelled
+			// fact of the five (toncenter's coffee.yaml) is matched by
+			// TestSwapDetails.
+			name: "aggregator_route_swaps",
+			file: "toncenter-traces/traces/cq7UujFWNfSnpHdRKseD41yHqj4Yx3SCWsnkw8IRPoU=.json",
+			pick: func(tr *chain.Trace) bool {
+				return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.DedustSwapExternalMsgOpCode) }) &&
+					hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.CoffeeSwapInternalMsgOpCode) })
+			},
+			want: []string{"JettonSwap:ok", "JettonSwap:ok", "JettonSwap:ok", "JettonSwap:ok", "JettonSwap:ok"},
+		},
+	})
 }
