@@ -371,7 +371,9 @@ func dedustRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 			step = &b.Step
 		}
 	}
-	prev, known := in.Asset, true
+	// The asset in must be known to tell which of a pool's two assets is
+	// the other one (TON in is known: the empty asset).
+	prev, known := in.Asset, r.in.leg == nil || in.Asset != ""
 	for depth := 0; step != nil && depth < 8; depth++ {
 		if !step.Params.KindOut {
 			f.minOut = amount(step.Params.Limit)

@@ -424,3 +424,84 @@ func TestMegatonSwap(t *testing.T) {
 		t.Errorf("dex %s pool %s", swaps[0].Dex, swaps[0].Pool)
 	}
 }
+
+// TestDedustRoute builds a DeDust route of two pools (the fixtures hold
+// only one-pool DeDust swaps): TON to the native vault with swap (two
+// steps), the first pool's swap_external, its swap_peer to the second pool,
+// payout_from_pool to the jetton vault, which pays the user. Each pool logs
+// its swap. Right: one JettonSwap, ok, with a peer swap per pool from the
+// logs, the asset asked for resolved through the pools' known assets, and
+// the last step's limit as min_out_amount; a pool whose log is missing
+// makes it failed.
+func TestDedustRoute(t *testing.T) {
+	pool1, pool2, nativeVault, jettonVault, vaultWallet := rawOf(20), rawOf(21), rawOf(22), rawOf(23), rawOf(24)
+	build := func(t *testing.T, logSecond bool) ([]actions.JettonSwap, []string) {
+		b := &traceBuilder{t: t}
+		last := abi.DedustSwapStep{PoolAddr: msgAddr(pool2), Params: abi.DedustSwapStepParams{Limit: coins(700)}}
+		first := abi.DedustSwapStep{PoolAddr: msgAddr(pool1), Params: abi.DedustSwapStepParams{Limit: coins(0), Next: &last}}
+		none := tlb.MsgAddress{SumType: "AddrNone"}
+		swap := struct {
+			Op   uint32
+			Body abi.DedustSwapMsgBody
+		}{uint32(abi.DedustSwapMsgOpCode), abi.DedustSwapMsgBody{Amount: 1_000_000_000, Step: first,
+			SwapParams: abi.DedustSwapParams{RecipientAddr: none, ReferralAddr: none}}}
+		logOf := func(in, out abi.DedustAsset, a, bOut int64) *boc.Cell {
+			return cellOf(t, struct {
+				Op   uint32
+				Body abi.DedustSwapExtOutMsgBody
+			}{uint32(abi.DedustSwapExtOutMsgOpCode), abi.DedustSwapExtOutMsgBody{AssetIn: in, AssetOut: out,
+				AmountIn: tlb.Grams(a), AmountOut: tlb.Grams(bOut), Field4: struct {
+					SenderAddr   tlb.MsgAddress
+					ReferralAddr tlb.MsgAddress
+					Reserve0     tlb.Grams
+					Reserve1     tlb.Grams
+				}{msgAddr(tUser), none, 1, 1}}})
+		}
+		jettonAsset := func(raw string) abi.DedustAsset {
+			id := ton.MustParseAccountID(raw)
+			a := abi.DedustAsset{SumType: "Jetton"}
+			a.Jetton.WorkchainId, a.Jetton.Address = int8(id.Workchain), id.Address
+			return a
+		}
+		native := abi.DedustAsset{SumType: "Native"}
+		payout := b.tx(jettonVault, pool2, 100_000_000, b.opOnly(uint32(abi.DedustPayoutFromPoolMsgOpCode)),
+			b.leg(jettonVault, vaultWallet, tUserB, tUser, 800, nil))
+		p2 := b.tx(pool2, pool1, 200_000_000, b.opOnly(uint32(abi.DedustSwapPeerMsgOpCode)), payout)
+		if logSecond {
+			b.log(p2, logOf(jettonAsset(tMasterA), jettonAsset(tMasterB), 5000, 800))
+		}
+		p1 := b.log(b.tx(pool1, nativeVault, 300_000_000, b.opOnly(uint32(abi.DedustSwapExternalMsgOpCode)), p2),
+			logOf(native, jettonAsset(tMasterA), 1_000_000_000, 5000))
+		vault := b.tx(nativeVault, tUser, 1_300_000_000, cellOf(t, swap), p1)
+		root := b.tx(tUser, "", 0, nil, vault)
+		known := knownWallets()
+		known[pool1] = chain.KnownContract{Kind: "dedust_pool", Assets: []string{"", tMasterA}}
+		known[pool2] = chain.KnownContract{Kind: "dedust_pool", Assets: []string{tMasterA, tMasterB}}
+		known[vaultWallet] = chain.KnownContract{Kind: "jetton_wallet", Jetton: tMasterB, Owner: jettonVault}
+		swaps, status, all := classifyBuilt(t, root, known)
+		onlyAction(t, all, "JettonSwap")
+		if len(swaps) != 1 {
+			t.Fatalf("%d swaps", len(swaps))
+		}
+		return swaps, status
+	}
+	swaps, status := build(t, true)
+	v := swaps[0]
+	wantSwap(t, v, status[0], "ok",
+		actions.SwapTransfer{Amount: "1000000000", Source: actions.Address(tUser), Destination: actions.Address(nativeVault)},
+		actions.SwapTransfer{Asset: actions.Address(tMasterB), Amount: "800", Source: actions.Address(jettonVault), Destination: actions.Address(tUser),
+			SourceJettonWallet: actions.Address(vaultWallet), DestinationJettonWallet: actions.Address(tUserB)})
+	wantPeers := []actions.PeerSwap{
+		{AmountIn: "1000000000", AssetOut: actions.Address(tMasterA), AmountOut: "5000"},
+		{AssetIn: actions.Address(tMasterA), AmountIn: "5000", AssetOut: actions.Address(tMasterB), AmountOut: "800"},
+	}
+	if len(v.PeerSwaps) != 2 || v.PeerSwaps[0] != wantPeers[0] || v.PeerSwaps[1] != wantPeers[1] {
+		t.Errorf("peer swaps %+v", v.PeerSwaps)
+	}
+	if v.JettonMasterOut != actions.Address(tMasterB) || v.MinOutAmount != "700" || v.Pool != actions.Address(pool1) {
+		t.Errorf("target %s min out %s pool %s", v.JettonMasterOut, v.MinOutAmount, v.Pool)
+	}
+	if _, status := build(t, false); status[0] != "failed" {
+		t.Errorf("a pool without its log: %s", status[0])
+	}
+}
