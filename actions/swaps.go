@@ -11,43 +11,47 @@ type swapSide struct {
 	amount BigInt
 	jetton string // master of the asset; pTON's master for TON wrapped by STON.fi
 	// dexWallet is the DEX's jetton wallet the asset went into (in) or
-	// came out of (out); "" for TON.
+	// came out of (out), or the TON vault; it tells a refund.
 	dexWallet string
 	nodes     []*node
+	// xfer is the move as toncenter reports it; the DEX's rules (dexes
+	// files) refine it.
+	xfer SwapTransfer
 }
 
 func (s swapSide) master() string { return s.jetton }
 
 // JettonSwap: an asset exchanged for another on a DEX.
 type JettonSwap struct {
-	Dex             string  `json:"dex,omitempty" tc:"dex" doc:"stonfi, stonfi_v2, dedust, coffee or tonco"`
-	Sender          Address `json:"sender,omitempty" role:"sender" tc:"sender" doc:"who sent the asset in"`
+	Dex             string  `json:"dex,omitempty" tc:"dex" doc:"stonfi, stonfi_v2, dedust, coffee, tonco, megaton, bidask or mooncx"`
+	Sender          Address `json:"sender,omitempty" role:"sender" tc:"sender" doc:"who sent the asset in (dex_incoming_transfer.source)"`
 	Recipient       Address `json:"recipient,omitempty" role:"recipient" tc:"dex_outgoing_transfer.destination" doc:"who received the asset out (may differ from the sender)"`
 	Pool            Address `json:"pool,omitempty" role:"contract" doc:"the (first) pool"`
 	AmountIn        BigInt  `json:"amount_in,omitempty" tc:"dex_incoming_transfer.amount" doc:"amount of the asset in"`
 	AmountOut       BigInt  `json:"amount_out,omitempty" tc:"dex_outgoing_transfer.amount" doc:"amount of the asset out (on a refund: what came back)"`
-	JettonMasterIn  Address `json:"jetton_master_in,omitempty" role:"master" tc:"asset_in" doc:"the asset in (jetton master); absent for TON; pTON's master when STON.fi or Tonco wrap TON"`
-	JettonMasterOut Address `json:"jetton_master_out,omitempty" role:"master" tc:"asset_out" doc:"the asset out, likewise"`
+	JettonMasterIn  Address `json:"jetton_master_in,omitempty" role:"master" tc:"asset_in" doc:"the asset in (jetton master, dex_incoming_transfer.asset); absent for TON, except STON.fi v1 which names its pTON master"`
+	JettonMasterOut Address `json:"jetton_master_out,omitempty" role:"master" tc:"asset_out" doc:"the asset asked for (jetton master): on a refund the request's target, not what came back (that is dex_outgoing_transfer.asset); absent for TON, except STON.fi v1's pTON"`
 	SenderWallet    Address `json:"sender_wallet,omitempty" role:"source" tc:"dex_incoming_transfer.source_jetton_wallet" doc:"the sender's jetton wallet"`
-	DexWalletIn     Address `json:"dex_wallet_in,omitempty" tc:"dex_incoming_transfer.destination_jetton_wallet" doc:"the DEX's jetton wallet (or TON vault) that took the asset in"`
-	DexWalletOut    Address `json:"dex_wallet_out,omitempty" tc:"dex_outgoing_transfer.source_jetton_wallet" doc:"the DEX's jetton wallet (or TON vault) that paid out"`
+	DexWalletIn     Address `json:"dex_wallet_in,omitempty" tc:"dex_incoming_transfer.destination_jetton_wallet" doc:"the DEX's jetton wallet (or pTON wallet) that took the asset in"`
+	DexWalletOut    Address `json:"dex_wallet_out,omitempty" tc:"dex_outgoing_transfer.source_jetton_wallet" doc:"the DEX's jetton wallet that paid out"`
 	RecipientWallet Address `json:"recipient_wallet,omitempty" role:"destination" tc:"dex_outgoing_transfer.destination_jetton_wallet" doc:"the recipient's jetton wallet"`
+	DexWalletTarget Address `json:"dex_wallet_target,omitempty" doc:"the DEX's jetton wallet of the asset asked for, as the request names it (STON.fi, Tonco); jetton_master_out is its master"`
 	// The two transfers as toncenter reports them, and one entry per pool
 	// of a route.
 	DexIncomingTransfer *SwapTransfer `json:"dex_incoming_transfer,omitempty" tc:"dex_incoming_transfer" doc:"the transfer of the asset into the DEX"`
 	DexOutgoingTransfer *SwapTransfer `json:"dex_outgoing_transfer,omitempty" tc:"dex_outgoing_transfer" doc:"the transfer of the asset out of the DEX"`
-	PeerSwaps           []PeerSwap    `json:"peer_swaps,omitempty" tc:"peer_swaps" doc:"one entry per pool of a route through several pools, in order"`
-	MinOutAmount        BigInt        `json:"min_out_amount,omitempty" tc:"min_out_amount" doc:"the least amount out the sender accepted, when the request names it"`
+	PeerSwaps           []PeerSwap    `json:"peer_swaps,omitempty" tc:"peer_swaps" doc:"one entry per pool of a route through several pools, in order; absent for one pool"`
+	MinOutAmount        BigInt        `json:"min_out_amount,omitempty" tc:"min_out_amount" doc:"the least amount out the sender accepted (of the route's last pool), when the request names it"`
 }
 
 // SwapTransfer is one transfer of a swap, into or out of the DEX.
 type SwapTransfer struct {
-	Asset                   Address `json:"asset,omitempty" role:"master" tc:"asset" doc:"jetton master; absent for TON"`
+	Asset                   Address `json:"asset,omitempty" role:"master" tc:"asset" doc:"jetton master; absent for TON (STON.fi v1 names its pTON master)"`
 	Amount                  BigInt  `json:"amount,omitempty" tc:"amount" doc:"amount moved"`
-	Source                  Address `json:"source,omitempty" tc:"source" doc:"owner of the asset before: the user (in) or the DEX contract that paid (out)"`
-	Destination             Address `json:"destination,omitempty" tc:"destination" doc:"owner after: the DEX contract that took it (in) or the recipient (out)"`
-	SourceJettonWallet      Address `json:"source_jetton_wallet,omitempty" tc:"source_jetton_wallet" doc:"the jetton wallet the asset left; absent for TON"`
-	DestinationJettonWallet Address `json:"destination_jetton_wallet,omitempty" tc:"destination_jetton_wallet" doc:"the jetton wallet the asset reached; absent for TON"`
+	Source                  Address `json:"source,omitempty" tc:"source" doc:"owner of the asset before: the user (in) or the DEX contract that paid (out: the router, vault or, for Coffee's TON, the pool)"`
+	Destination             Address `json:"destination,omitempty" tc:"destination" doc:"owner after: the DEX contract that took it (in: router or vault) or the recipient (out)"`
+	SourceJettonWallet      Address `json:"source_jetton_wallet,omitempty" tc:"source_jetton_wallet" doc:"the jetton wallet the asset left; absent for TON and pTON"`
+	DestinationJettonWallet Address `json:"destination_jetton_wallet,omitempty" tc:"destination_jetton_wallet" doc:"the jetton wallet the asset reached (in: the pTON wallet that took TON); absent for TON"`
 }
 
 // PeerSwap is one pool's part of a route.
@@ -59,25 +63,35 @@ type PeerSwap struct {
 }
 
 func init() {
-	declare(Type{Value: JettonSwap{}, Toncenter: "jetton_swap", Protocols: "STON.fi v1 and v2, DeDust, Coffee, Tonco",
-		Doc:    "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own.",
-		Failed: "the pool failed, a leg failed, nothing came out, or what came out is the asset that went in (refund)"})
+	declare(Type{Value: JettonSwap{}, Toncenter: "jetton_swap", Protocols: "STON.fi v1 and v2, DeDust, Coffee, Tonco, Megaton, Bidask, MoonCX",
+		Doc:     "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own.",
+		Failed:  "the pool failed or answered with an error code (STON.fi payment/pay_to exit code, Tonco pay_to exit code), a pool of the route logged no swap (DeDust, Coffee), a leg failed, nothing came out, or what came out is the asset that went in (refund)",
+		Differs: "min_out_amount is the request's minimum (toncenter gives a successful Tonco swap's amount out there); Megaton, Bidask and MoonCX are tonapi's DEXes, not toncenter's"})
 	addMatcher(OrderProtocol, "JettonSwap", matchJettonSwap)
+}
+
+// swapRoute is what a swap consists of: the pools' swap requests in order,
+// and the asset in and out.
+type swapRoute struct {
+	dex     string
+	hops    []*node
+	in, out swapSide
+	found   bool // something came out
 }
 
 // matchJettonSwap anchors at a pool's swap request, then walks up to the
 // asset that came in and down to the asset paid out.
 func matchJettonSwap(c *classifier, p *node) bool {
-	dex := poolOps[p.op]
-	if !isPoolRequest(p) {
+	dex := poolDex(p)
+	if dex == "" {
 		return false
 	}
 	in, ok := c.swapIncoming(p)
 	if !ok {
 		return false
 	}
-	v := &JettonSwap{Dex: dex, Pool: Address(p.tx.Account)}
-	d := newDraft(v, p.in().Hash, p)
+	r := &swapRoute{dex: dex, in: in, hops: []*node{p}}
+	d := newDraft(nil, p.in().Hash, p)
 	// A route through several pools (the DEX hands what one pool paid out
 	// to the next pool without paying the user): one swap from the asset
 	// that came in to what the last pool paid out.
@@ -87,18 +101,19 @@ func matchJettonSwap(c *classifier, p *node) bool {
 			d.nodes = append(d.nodes, a)
 		}
 		d.nodes = append(d.nodes, next)
+		r.hops = append(r.hops, next)
 		last = next
 	}
-	out, found := c.swapOutgoing(last, in.owner)
+	r.out, r.found = c.swapOutgoing(last, in.owner)
 	d.nodes = append(d.nodes, in.nodes...)
-	d.nodes = append(d.nodes, out.nodes...)
-	if len(out.nodes) > 0 {
+	d.nodes = append(d.nodes, r.out.nodes...)
+	if len(r.out.nodes) > 0 {
 		// The DEX steps between the pool and the payout (pay_to, payment request).
-		for a := out.nodes[0].parent; a != nil && a != last && !a.used; a = a.parent {
+		for a := r.out.nodes[0].parent; a != nil && a != last && !a.used; a = a.parent {
 			d.nodes = append(d.nodes, a)
 		}
 	}
-	for a := p.parent; a != nil; a = a.parent {
+	for a := p.parent; a != nil && in.nodes[0] != p; a = a.parent {
 		// The router steps between the incoming leg and the pool.
 		if a.used || a == in.nodes[0] {
 			break
@@ -108,31 +123,83 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	if len(in.nodes) > 0 {
 		d.withInitiator(in.nodes[0])
 	}
+	v, dexOK := c.swapValue(r)
+	d.value = v
 	// A refund pays back the asset that came in: the same master, or the
 	// very DEX wallet that took it in paying it out (masters are often
 	// unknown without indexer facts).
-	refund := in.master() != "" && in.master() == out.master() || in.dexWallet != "" && in.dexWallet == out.dexWallet
-	d.ok = p.ok() && last.ok() && found && !refund && (in.leg == nil || in.leg.ok) && (out.leg == nil || out.leg.ok)
-	v.Sender, v.Recipient = Address(in.owner), Address(out.owner)
-	v.AmountIn, v.AmountOut = in.amount, out.amount
-	v.JettonMasterIn, v.JettonMasterOut = Address(in.master()), Address(out.master())
-	if in.leg != nil {
-		v.SenderWallet, v.DexWalletIn = Address(in.leg.sourceWallet), Address(in.leg.destWallet)
-	}
-	if out.leg != nil {
-		v.DexWalletOut, v.RecipientWallet = Address(out.leg.sourceWallet), Address(out.leg.destWallet)
-	}
+	refund := in.master() != "" && in.master() == r.out.master() || in.dexWallet != "" && in.dexWallet == r.out.dexWallet
+	d.ok = p.ok() && last.ok() && r.found && !refund && dexOK &&
+		(in.leg == nil || in.leg.ok) && (r.out.leg == nil || r.out.leg.ok)
 	c.add(d)
 	return true
+}
+
+// swapValue fills the value from the route: the DEX's own rules refine the
+// two transfers and add the peer swaps, the target and the minimum out;
+// the flat fields mirror the transfers. It also reports whether the DEX's
+// own messages say the swap went through.
+func (c *classifier) swapValue(r *swapRoute) (*JettonSwap, bool) {
+	v := &JettonSwap{Dex: r.dex, Pool: Address(r.hops[0].tx.Account)}
+	in, out := r.in.xfer, r.out.xfer
+	var facts swapFacts
+	if rules, ok := dexRules[r.dex]; ok {
+		facts = rules(c, r, &in, &out)
+	} else {
+		facts.ok = true
+	}
+	if tonWrapped[r.dex] {
+		in.Asset, out.Asset = unwrapTON(in.Asset), unwrapTON(out.Asset)
+		for i := range facts.peers {
+			facts.peers[i].AssetIn, facts.peers[i].AssetOut = unwrapTON(facts.peers[i].AssetIn), unwrapTON(facts.peers[i].AssetOut)
+		}
+		facts.target = unwrapTON(facts.target)
+	}
+	if r.found {
+		v.DexOutgoingTransfer = &out
+	}
+	v.DexIncomingTransfer = &in
+	if len(facts.peers) > 1 {
+		v.PeerSwaps = facts.peers
+	}
+	v.MinOutAmount = facts.minOut
+	if facts.pool != "" {
+		v.Pool = facts.pool
+	}
+	v.DexWalletTarget = facts.targetWallet
+	v.Sender, v.SenderWallet, v.DexWalletIn = in.Source, in.SourceJettonWallet, in.DestinationJettonWallet
+	v.AmountIn, v.JettonMasterIn = in.Amount, in.Asset
+	v.Recipient, v.RecipientWallet, v.DexWalletOut = out.Destination, out.DestinationJettonWallet, out.SourceJettonWallet
+	v.AmountOut, v.JettonMasterOut = out.Amount, out.Asset
+	if facts.targetKnown {
+		v.JettonMasterOut = facts.target
+	}
+	return v, facts.ok
+}
+
+// swapFacts are what a DEX's own messages add to the two transfers.
+type swapFacts struct {
+	ok           bool    // the DEX's messages say every pool swapped
+	pool         Address // the pool, when not the contract that took the first request
+	peers        []PeerSwap
+	minOut       BigInt
+	targetWallet Address // the DEX's wallet of the asset asked for
+	target       Address // its master ("" for TON)
+	targetKnown  bool
 }
 
 // swapIncoming: the nearest jetton transfer above the pool, else the TON
 // the user sent to the first DEX contract.
 func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 	var top *node
+	if p.is(abi.MoonSwapMsgOpCode) {
+		// The TON and the request reach the pool itself (MoonCX).
+		return tonSide(p, p), true
+	}
 	for a := p.parent; a != nil && a.in() != nil && !a.in().IsExternalIn(); a = a.parent {
 		if l, ok := c.followTransfer(a); ok && !a.used {
 			s := swapSide{leg: l, owner: l.owner, amount: l.amount, jetton: l.master, dexWallet: l.destWallet, nodes: l.nodes()}
+			s.xfer = c.legTransfer(l)
 			if l.receive == nil { // pTON: the wallet that took the transfer is the DEX's
 				s.dexWallet = l.sourceWallet
 			}
@@ -143,10 +210,40 @@ func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 	if top == nil || top.used {
 		return swapSide{}, false
 	}
-	// The contract that took the TON (a native vault, a pTON wallet) is
-	// the one that would pay it back on a refund.
-	s := swapSide{owner: top.in().Source, amount: nano(tonIn(top)), dexWallet: top.tx.Account, nodes: []*node{top}}
-	return s, true
+	return tonSide(top, p), true
+}
+
+// tonSide is TON sent into the DEX: top took it, p is the pool's request.
+// The contract that took the TON (a native vault, a pTON wallet, a pool)
+// is the one that would pay it back on a refund.
+func tonSide(top, p *node) swapSide {
+	amt := nano(tonIn(top))
+	s := swapSide{owner: top.in().Source, amount: amt, dexWallet: top.tx.Account, nodes: []*node{top}}
+	s.xfer = SwapTransfer{Amount: amt, Source: Address(top.in().Source), Destination: Address(top.tx.Account)}
+	if top.is(abi.PtonTonTransferMsgOpCode) {
+		// pTON v2 (STON.fi v2, Tonco): the wallet holds the TON for the
+		// router it notifies, the one that asks the pool.
+		s.xfer.DestinationJettonWallet = Address(top.tx.Account)
+		s.xfer.Destination = Address(p.in().Source)
+		if n := top.child(abi.JettonNotifyMsgOpCode); n != nil {
+			s.xfer.Destination = Address(n.tx.Account)
+		}
+	}
+	return s
+}
+
+// legTransfer is a jetton leg as toncenter reports it: the owner named by
+// the receiving wallet when known (else the request's destination); no
+// jetton wallets for a pTON-style wallet that moves TON itself.
+func (c *classifier) legTransfer(l *jettonLeg) SwapTransfer {
+	t := SwapTransfer{Asset: Address(l.master), Amount: l.amount, Source: Address(l.owner), Destination: Address(l.recipient)}
+	if l.receive != nil {
+		t.SourceJettonWallet, t.DestinationJettonWallet = Address(l.sourceWallet), Address(l.destWallet)
+		if o := c.ownerOf(l.destWallet); o != "" {
+			t.Destination = Address(o)
+		}
+	}
+	return t
 }
 
 // swapOutgoing: below the pool, the jetton transfer (or TON payout) that
@@ -179,7 +276,7 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 	}
 	for _, n := range payouts {
 		if n.tx.Account == user || isPayout(n) {
-			return swapSide{owner: n.tx.Account, amount: nano(tonOut(n)), dexWallet: n.in().Source, nodes: []*node{n}}, true
+			return payoutSide(n), true
 		}
 	}
 	if len(legs) > 0 {
@@ -188,20 +285,30 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 	return swapSide{}, false
 }
 
+// payoutSide is TON paid out by a DEX contract (a vault's payout, or a
+// plain transfer to the user).
+func payoutSide(n *node) swapSide {
+	amt := nano(tonOut(n))
+	s := swapSide{owner: n.tx.Account, amount: amt, dexWallet: n.in().Source, nodes: []*node{n}}
+	s.xfer = SwapTransfer{Amount: amt, Source: Address(n.in().Source), Destination: Address(n.tx.Account)}
+	return s
+}
+
 // nextHop finds the next pool of the same DEX in a route below pool p: a
 // swap request reached before anything was paid out to the user. A pool of
 // another DEX is a swap of its own (aggregators chain DEXes, and each DEX's
 // part is reported as that DEX's swap).
 func (c *classifier) nextHop(p *node, user string) *node {
 	var found *node
+	dex := poolDex(p)
 	var walk func(n *node)
 	walk = func(n *node) {
 		for _, ch := range n.children {
 			if found != nil || ch.used {
 				return
 			}
-			if isPoolRequest(ch) {
-				if poolOps[ch.op] == poolOps[p.op] {
+			if isPoolRequest(ch) || isPeerHop(ch) {
+				if poolDex(ch) == dex || isPeerHop(ch) && dex == "dedust" {
 					found = ch
 					return
 				}
@@ -225,8 +332,10 @@ func (c *classifier) nextHop(p *node, user string) *node {
 func (c *classifier) outLeg(l *jettonLeg) swapSide {
 	if l.receive == nil {
 		if n := l.send.child(abi.JettonNotifyMsgOpCode, abi.PtonTonTransferMsgOpCode); n != nil {
-			return swapSide{owner: n.tx.Account, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: []*node{l.send, n}}
+			s := swapSide{owner: n.tx.Account, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: []*node{l.send, n}}
+			s.xfer = SwapTransfer{Asset: Address(l.master), Amount: l.amount, Source: Address(l.owner), Destination: Address(l.recipient)}
+			return s
 		}
 	}
-	return swapSide{leg: l, owner: l.recipient, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: l.nodes()}
+	return swapSide{leg: l, owner: l.recipient, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: l.nodes(), xfer: c.legTransfer(l)}
 }
