@@ -200,6 +200,9 @@ func unmarshalCell(c *boc.Cell, v any) (ok bool) {
 			ok = false
 		}
 	}()
+	if c == nil {
+		return false
+	}
 	c.ResetCounters()
 	return tlb.Unmarshal(c, v) == nil
 }

@@ -289,7 +289,6 @@ type cocoonWorkerPayoutPayload struct {
 	ExcessesTo tlb.MsgAddress
 }
 
-
 // signed decodes n's in-message as a signed request whose payload has the
 // same op and query id.
 func cocoonSignedOf(n *node) (cocoonSigned, bool) {

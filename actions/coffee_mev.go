@@ -2,7 +2,6 @@ package actions
 
 import (
 	"github.com/tonkeeper/tongo/abi"
-	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 )
 
@@ -118,7 +117,7 @@ func matchCoffeeMevFailedSwap(c *classifier, n *node) bool {
 	if forwardOp(n) != uint32(abi.CoffeeMevProtectFailedSwapMsgOpCode) {
 		return false
 	}
-	if fwd, _ := forwardPayload(n); !unmarshalCell(fwd, &p) {
+	if !unmarshalCell(forwardPayload(n), &p) {
 		return false
 	}
 	l, ok := c.followTransfer(n)
@@ -134,23 +133,11 @@ func matchCoffeeMevFailedSwap(c *classifier, n *node) bool {
 	return true
 }
 
-// forwardPayload is the forward payload cell of the jetton transfer request
-// n received (inline or in a reference), read from the raw body.
-func forwardPayload(n *node) (*boc.Cell, bool) {
-	var v jettonTransferHead
-	if !n.is(abi.JettonTransferMsgOpCode) || !decodePrefix(n.in().Body, &v) {
-		return nil, false
-	}
-	c := &v.Tail.Forward.Value
-	c.ResetCounters()
-	return c, true
-}
-
 // forwardOp is the op code a jetton transfer request's forward payload
 // starts with, 0 when it has none.
 func forwardOp(n *node) uint32 {
-	c, ok := forwardPayload(n)
-	if !ok {
+	c := forwardPayload(n)
+	if c == nil {
 		return 0
 	}
 	op, err := c.PickUint(32)
@@ -159,4 +146,3 @@ func forwardOp(n *node) uint32 {
 	}
 	return uint32(op)
 }
-

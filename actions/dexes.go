@@ -5,7 +5,6 @@ import (
 	"math/big"
 
 	"github.com/tonkeeper/tongo/abi"
-	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 )
 
@@ -147,30 +146,6 @@ func childWith(n *node, op abi.MsgOpCode) *node {
 		}
 	}
 	return nil
-}
-
-// unmarshalCell decodes a cell into v; a panic is a failed decode.
-func unmarshalCell(c *boc.Cell, v any) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	if c == nil {
-		return false
-	}
-	c.ResetCounters()
-	return tlb.Unmarshal(c, v) == nil
-}
-
-// forwardPayload is the forward payload cell of a jetton transfer request.
-func forwardPayload(n *node) *boc.Cell {
-	var v jettonTransferHead
-	if n == nil || !decodePrefix(n.in().Body, &v) {
-		return nil
-	}
-	c := v.Tail.Forward.Value
-	return &c
 }
 
 // rawAddr is a workchain and a 256-bit account as a raw address.

@@ -98,6 +98,19 @@ func (p payloads) setComment(comment *string, encrypted **bool) {
 	}
 }
 
+// forwardPayload is the forward payload cell of the jetton transfer request
+// n received (inline or in a reference), read from the raw body; nil when n
+// is not a transfer request.
+func forwardPayload(n *node) *boc.Cell {
+	var v jettonTransferHead
+	if n == nil || !n.is(abi.JettonTransferMsgOpCode) || !decodePrefix(n.in().Body, &v) {
+		return nil
+	}
+	c := &v.Tail.Forward.Value
+	c.ResetCounters()
+	return c
+}
+
 // cellBase64 is a cell as a base64 BOC, "" for an empty cell.
 func cellBase64(c *boc.Cell) string {
 	c.ResetCounters()

@@ -45,12 +45,7 @@ func rawOf(i byte) string {
 	return chain.RawAddress(id)
 }
 
-func msgAddr(raw string) tlb.MsgAddress {
-	id := ton.MustParseAccountID(raw)
-	return id.ToMsgAddress()
-}
-
-func coins(v int64) tlb.VarUInteger16 { return tlb.VarUInteger16(*big.NewInt(v)) }
+func varCoins(v int64) tlb.VarUInteger16 { return tlb.VarUInteger16(*big.NewInt(v)) }
 
 // cellOf marshals v (its first field the op code) into a cell.
 func cellOf(t *testing.T, v any) *boc.Cell {
@@ -143,15 +138,15 @@ func payloadRef(c *boc.Cell) tlb.EitherRef[boc.Cell] {
 // excess back to owner.
 func (b *traceBuilder) leg(owner, ownerWallet, destWallet, dest string, amt int64, payload *boc.Cell, then ...*chain.TraceNode) *chain.TraceNode {
 	t := b.t
-	notify := b.tx(dest, destWallet, 50_000_000, cellOf(t, tNotify{Op: 0x7362d09c, Amount: coins(amt), Sender: msgAddr(owner), Payload: payloadRef(payload)}), then...)
+	notify := b.tx(dest, destWallet, 50_000_000, cellOf(t, tNotify{Op: 0x7362d09c, Amount: varCoins(amt), Sender: msgAddr(owner), Payload: payloadRef(payload)}), then...)
 	excess := b.tx(owner, destWallet, 10_000_000, cellOf(t, struct {
 		Op      uint32
 		QueryID uint64
 	}{0xd53276db, 0}))
-	internal := b.tx(destWallet, ownerWallet, 90_000_000, cellOf(t, tInternal{Op: 0x178d4519, Amount: coins(amt), From: msgAddr(owner),
-		Resp: msgAddr(owner), Fwd: coins(50_000_000), Payload: payloadRef(payload)}), notify, excess)
-	return b.tx(ownerWallet, owner, 100_000_000, cellOf(t, tTransfer{Op: 0x0f8a7ea5, Amount: coins(amt), Dest: msgAddr(dest),
-		Resp: msgAddr(owner), Fwd: coins(50_000_000), Payload: payloadRef(payload)}), internal)
+	internal := b.tx(destWallet, ownerWallet, 90_000_000, cellOf(t, tInternal{Op: 0x178d4519, Amount: varCoins(amt), From: msgAddr(owner),
+		Resp: msgAddr(owner), Fwd: varCoins(50_000_000), Payload: payloadRef(payload)}), notify, excess)
+	return b.tx(ownerWallet, owner, 100_000_000, cellOf(t, tTransfer{Op: 0x0f8a7ea5, Amount: varCoins(amt), Dest: msgAddr(dest),
+		Resp: msgAddr(owner), Fwd: varCoins(50_000_000), Payload: payloadRef(payload)}), internal)
 }
 
 func (b *traceBuilder) opOnly(op uint32) *boc.Cell {
@@ -337,10 +332,10 @@ type moonJettonPayload struct {
 
 func TestMooncxSwaps(t *testing.T) {
 	none := tlb.MsgAddress{SumType: "AddrNone"}
-	params := moonSwapParams{MinOut: coins(990_000), Excess: msgAddr(tUser), Referral: none}
+	params := moonSwapParams{MinOut: varCoins(990_000), Excess: msgAddr(tUser), Referral: none}
 	t.Run("TON to jetton", func(t *testing.T) {
 		b := &traceBuilder{t: t}
-		pool := b.tx(tPool, tUser, 5_300_000_000, cellOf(t, moonSwapBody{Op: uint32(abi.MoonSwapMsgOpCode), Amount: coins(5_000_000_000), Params: params}),
+		pool := b.tx(tPool, tUser, 5_300_000_000, cellOf(t, moonSwapBody{Op: uint32(abi.MoonSwapMsgOpCode), Amount: varCoins(5_000_000_000), Params: params}),
 			b.leg(tPool, tPoolWallet, tUserWallet, tUser, 1_000_000, b.opOnly(uint32(abi.MoonSwapSucceedMsgOpCode))))
 		root := b.tx(tUser, "", 0, nil, pool)
 		swaps, status, all := classifyBuilt(t, root, knownWallets())
@@ -376,7 +371,7 @@ func TestMooncxSwaps(t *testing.T) {
 	})
 	t.Run("failed swap refunds TON", func(t *testing.T) {
 		b := &traceBuilder{t: t}
-		pool := b.tx(tPool, tUser, 5_300_000_000, cellOf(t, moonSwapBody{Op: uint32(abi.MoonSwapMsgOpCode), Amount: coins(5_000_000_000), Params: params}),
+		pool := b.tx(tPool, tUser, 5_300_000_000, cellOf(t, moonSwapBody{Op: uint32(abi.MoonSwapMsgOpCode), Amount: varCoins(5_000_000_000), Params: params}),
 			b.tx(tUser, tPool, 5_250_000_000, b.opOnly(uint32(abi.MoonSwapFailedMsgOpCode))))
 		root := b.tx(tUser, "", 0, nil, pool)
 		swaps, status, _ := classifyBuilt(t, root, knownWallets())
@@ -437,8 +432,8 @@ func TestDedustRoute(t *testing.T) {
 	pool1, pool2, nativeVault, jettonVault, vaultWallet := rawOf(20), rawOf(21), rawOf(22), rawOf(23), rawOf(24)
 	build := func(t *testing.T, logSecond bool) ([]actions.JettonSwap, []string) {
 		b := &traceBuilder{t: t}
-		last := abi.DedustSwapStep{PoolAddr: msgAddr(pool2), Params: abi.DedustSwapStepParams{Limit: coins(700)}}
-		first := abi.DedustSwapStep{PoolAddr: msgAddr(pool1), Params: abi.DedustSwapStepParams{Limit: coins(0), Next: &last}}
+		last := abi.DedustSwapStep{PoolAddr: msgAddr(pool2), Params: abi.DedustSwapStepParams{Limit: varCoins(700)}}
+		first := abi.DedustSwapStep{PoolAddr: msgAddr(pool1), Params: abi.DedustSwapStepParams{Limit: varCoins(0), Next: &last}}
 		none := tlb.MsgAddress{SumType: "AddrNone"}
 		swap := struct {
 			Op   uint32
