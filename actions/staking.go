@@ -102,10 +102,13 @@ func matchTonstakersDeposit(c *classifier, p *node) bool {
 	}
 	d := newDraft(v, m.Hash).withInitiator(p)
 	var item *node
-	mint := p.child(abi.TonstakePayoutMintJettonsMsgOpCode)
+	// The mint request is found even when another matcher took it (an NFT
+	// matcher may take the bill's collection step): it tells what the
+	// deposit became.
+	mint := anyChild(p, abi.TonstakePayoutMintJettonsMsgOpCode)
 	d.ok = p.ok() && mint != nil && mint.ok()
 	if mint != nil {
-		if w := mint.child(abi.JettonInternalTransferMsgOpCode); w != nil {
+		if w := anyChild(mint, abi.JettonInternalTransferMsgOpCode); w != nil {
 			v.Asset, v.TokensWallet = Address(w.in().Source), Address(w.tx.Account)
 			if _, amt, ok := internalTransferHead(w); ok {
 				v.TokensMinted = amt
@@ -163,7 +166,7 @@ func matchTonstakersWithdraw(c *classifier, w *node) bool {
 		c.add(d)
 		return true
 	}
-	mint := req.child(abi.TonstakePayoutMintJettonsMsgOpCode)
+	mint := anyChild(req, abi.TonstakePayoutMintJettonsMsgOpCode)
 	if mint == nil {
 		return false
 	}

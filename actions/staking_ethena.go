@@ -23,10 +23,11 @@ func init() {
 
 // matchEthenaStake anchors at a jetton transfer to Ethena's staking pool
 // (recognized by what it does: notified of the jettons, it asks a master to
-// mint, 0x642b7d07). When the master is tsUSDe's and it sends the holder's
-// wallet internal_transfer, it is a deposit of USDe; when the master
-// credits the holder's wallet with a locked transfer (0xb2583ed5), it is a
-// withdrawal request of tsUSDe.
+// mint, 0x642b7d07). When the master credits the holder's wallet with a
+// locked transfer (0xb2583ed5), it is a withdrawal request of tsUSDe (the
+// jettons may go straight to their master rather than to a pool's wallet:
+// toncenter expects that); when the master is tsUSDe's and sends the
+// holder's wallet internal_transfer, it is a deposit of USDe.
 func matchEthenaStake(c *classifier, n *node) bool {
 	l, ok := c.followTransfer(n)
 	if !ok || l.notify == nil {
@@ -37,11 +38,13 @@ func matchEthenaStake(c *classifier, n *node) bool {
 	if mint == nil {
 		return false
 	}
-	if mint.tx.Account == ethenaTsUSDe && (l.master == "" || l.master == ethenaUSDe) {
-		return ethenaDeposit(c, l, pool, mint)
-	}
+	// What the master sends tells the two apart; the masters' addresses
+	// confirm a deposit.
 	if locked := mint.child(ethenaLockedTransfer); locked != nil {
 		return ethenaWithdrawRequest(c, l, pool, mint, locked)
+	}
+	if mint.tx.Account == ethenaTsUSDe && (l.master == "" || l.master == ethenaUSDe) {
+		return ethenaDeposit(c, l, pool, mint)
 	}
 	return false
 }

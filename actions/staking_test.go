@@ -340,3 +340,27 @@ func TestEthenaWithdrawalRequest(t *testing.T) {
 		t.Fatalf("got %v for a wallet of another owner", got)
 	}
 }
+
+// TestEthenaWithdrawalToMaster: toncenter's matcher expects the tsUSDe to
+// go straight to their master (internal_transfer at the master, which
+// notifies the pool); the pool then has the tsUSDe master itself credit a
+// locked balance. The locked transfer, not the master, makes it a request.
+func TestEthenaWithdrawalToMaster(t *testing.T) {
+	lockedMsg := &synth{account: ethenaHolderLocked, from: tsUSDe, value: 50_000_000,
+		body: body(uint32(0xb2583ed5), uint64(9), coins(700), msgAddr(ethenaPool), msgAddr(ethenaHolder), coins(0), false)}
+	mint := &synth{account: tsUSDe, from: ethenaPool, value: 80_000_000,
+		body: body(uint32(abi.JettonMintMsgOpCode), uint64(9), msgAddr(ethenaHolder)), children: []*synth{lockedMsg}}
+	notify := &synth{account: ethenaPool, from: tsUSDe, value: 100_000_000,
+		body: body(uint32(abi.JettonNotifyMsgOpCode), uint64(9), coins(500), msgAddr(ethenaHolder), false), children: []*synth{mint}}
+	internal := &synth{account: tsUSDe, from: ethenaHolderTs, value: 140_000_000,
+		body:     body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(9), coins(500), msgAddr(ethenaHolder), msgAddr(ethenaHolder), coins(100_000_000), false),
+		children: []*synth{notify}}
+	transfer := &synth{account: ethenaHolderTs, from: ethenaHolder, value: 150_000_000,
+		body:     body(uint32(abi.JettonTransferMsgOpCode), uint64(9), coins(500), msgAddr(tsUSDe), msgAddr(ethenaHolder), false, coins(100_000_000), false),
+		children: []*synth{internal}}
+	got := classifySynth(t, transfer, nil)
+	if len(got) != 1 || got[0].typ != "StakeWithdrawalRequest" || got[0].status != chain.StatusOK {
+		t.Fatalf("got %v, want one StakeWithdrawalRequest ok", got)
+	}
+	expectValue(t, got[0], map[string]any{"pool": ethenaPool, "amount": "500", "tokens_minted": "700"})
+}
