@@ -113,23 +113,31 @@ var coreGoldens = []goldenCase{
 		want: []string{"ContractDeploy:ok", "NftItemTransfer:ok", "SmartContractExec:ok", "SmartContractExec:ok", "SmartContractExec:ok"},
 	},
 	{
-		// burn (0x595f07bc) at the owner's tsTON wallet, burn_notification
-		// at the master, which then starts a withdrawal at the staking pool.
-		// Right: JettonBurn ok, owner = the burn request's sender, master =
-		// the notified contract; the withdrawal steps are calls of their own.
+		// A Tonstakers withdrawal paid at once: burn (0x595f07bc) of
+		// 25797083659 tsTON at the owner's wallet, burn_notification at the
+		// tsTON master, withdraw (0x319b0cdc) at the pool, which pays the
+		// owner (withdrawal 0x0a77535c, 29638101582 nanotons). Right: one
+		// StakeWithdrawal ok over those 5 transactions (the owner's wallet
+		// request included), as toncenter reports it (no separate burn or
+		// calls): stake_holder = the burn's sender, tokens_burnt = the burn
+		// amount, asset = the master, amount = the payout less the 1048796730
+		// the pool was sent with the request = 28589304852.
 		name: "jetton_burn",
 		file: "fee-replay/tvm_replay_fat_block_66519406.json",
 		pick: func(tr *chain.Trace) bool {
 			return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.JettonBurnMsgOpCode) })
 		},
-		want: []string{"JettonBurn:ok", "SmartContractExec:ok", "SmartContractExec:ok"},
+		want: []string{"StakeWithdrawal:ok"},
 	},
 	{
-		// A staking pool asks the tsTON master to mint; the master sends
-		// internal_transfer to the user's wallet without having received a
-		// transfer itself: a mint. Right: JettonMint ok, master = the
-		// contract that sent internal_transfer, recipient = the notified
-		// owner, amount = the internal_transfer's amount.
+		// A Tonstakers deposit: a wallet sends the pool deposit (0x47d54391)
+		// with 521 TON; the pool asks the tsTON master to mint (0x1674b0a0),
+		// which sends internal_transfer of 469052560675 tsTON to the
+		// depositor's wallet (notification, excess). Right: one StakeDeposit
+		// ok over those 6 transactions, as toncenter reports it (the mint is
+		// part of it, no JettonMint or call of its own): amount = the value
+		// less the pool's 1 TON fee = 520000000000, tokens_minted = the
+		// internal_transfer's amount, asset = the master that sent it.
 		name: "jetton_mint",
 		file: "fee-replay/tvm_replay_fat_block_66519406.json",
 		pick: func(tr *chain.Trace) bool {
@@ -145,7 +153,7 @@ var coreGoldens = []goldenCase{
 			})
 			return minted
 		},
-		want: []string{"JettonMint:ok", "SmartContractExec:ok"},
+		want: []string{"StakeDeposit:ok"},
 	},
 }
 
