@@ -519,7 +519,18 @@ func matchEvaaWithdraw(c *classifier, m *node) bool {
 			}
 		}
 		if isTon {
-			if p := evaaPlainChild(col, evaaOpWithdrawSuccess); p != nil {
+			// The TON comes with op 0x211a (no header), or as a plain
+			// transfer or comment to the recipient.
+			p := evaaPlainChild(col, evaaOpWithdrawSuccess)
+			if p == nil {
+				for _, ch := range evaaChange(col) {
+					if ch.tx.Account == string(v.Recipient) && ch.tx.Account != string(v.OwnerContract) {
+						p = ch
+						break
+					}
+				}
+			}
+			if p != nil {
 				d.nodes = append(d.nodes, p)
 				d.nodes = append(d.nodes, evaaChange(p)...)
 				paid = true
