@@ -249,9 +249,9 @@ type evaaRequest struct {
 	isTon   bool
 }
 
-// jettonNotifyHead: transfer_notification#7362d09c query_id:uint64
+// evaaNotifyHead: transfer_notification#7362d09c query_id:uint64
 // amount:(VarUInteger 16) sender:MsgAddress forward_payload:(Either Cell ^Cell).
-type jettonNotifyHead struct {
+type evaaNotifyHead struct {
 	Op      uint32
 	QueryID uint64
 	Amount  tlb.VarUInteger16
@@ -276,7 +276,7 @@ func (c *classifier) evaaRequestAt(m *node, op uint32) (*evaaRequest, bool) {
 	if m.op != uint32(abi.JettonNotifyMsgOpCode) {
 		return nil, false
 	}
-	var h jettonNotifyHead
+	var h evaaNotifyHead
 	if !decodePrefix(m.in().Body, &h) {
 		return nil, false
 	}
@@ -317,8 +317,8 @@ func (r *evaaRequest) nodes(d *draft) {
 	d.withInitiator(r.master)
 }
 
-// decodeCell decodes v from the start of a cell (read from its beginning).
-func decodeCell(cell *boc.Cell, v any) (ok bool) {
+// evaaDecodeCell decodes v from the start of a cell (read from its beginning).
+func evaaDecodeCell(cell *boc.Cell, v any) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
@@ -346,7 +346,7 @@ func matchEvaaSupply(c *classifier, m *node) bool {
 			Amount    uint64
 			Recipient tlb.MsgAddress
 		}
-		if !decodeCell(req.payload, &b) {
+		if !evaaDecodeCell(req.payload, &b) {
 			return false
 		}
 		v.Recipient, v.Amount, v.QueryID = Address(addr(b.Recipient)), nano(b.Amount), nano(b.QueryID)
@@ -358,7 +358,7 @@ func matchEvaaSupply(c *classifier, m *node) bool {
 			UserCode  tlb.Uint2
 			Recipient tlb.MsgAddress
 		}
-		if !decodeCell(req.payload, &b) {
+		if !evaaDecodeCell(req.payload, &b) {
 			return false
 		}
 		l := req.leg
@@ -599,14 +599,14 @@ func readEvaaLiquidation(payload *boc.Cell, withQueryID bool) (evaaLiquidation, 
 			}
 		}
 		var borrower, liquidator tlb.MsgAddress
-		if !decodeRest(payload, &borrower) {
+		if !evaaDecodeRest(payload, &borrower) {
 			return false
 		}
-		if withLiquidator && (!decodeRest(payload, &liquidator) || liquidator.SumType != "AddrStd") {
+		if withLiquidator && (!evaaDecodeRest(payload, &liquidator) || liquidator.SumType != "AddrStd") {
 			return false
 		}
 		var t tail
-		if !decodeRest(payload, &t) {
+		if !evaaDecodeRest(payload, &t) {
 			return false
 		}
 		out = evaaLiquidation{borrower: addr(borrower), collateral: t.Collateral, amount: t.Amount}
@@ -619,8 +619,8 @@ func readEvaaLiquidation(payload *boc.Cell, withQueryID bool) (evaaLiquidation, 
 	return out, ok && uint32(op) == evaaOpLiquidateMaster
 }
 
-// decodeRest decodes v from the cell's current position.
-func decodeRest(cell *boc.Cell, v any) (ok bool) {
+// evaaDecodeRest decodes v from the cell's current position.
+func evaaDecodeRest(cell *boc.Cell, v any) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
@@ -828,7 +828,7 @@ func evaaLiquidationError(body []byte) string {
 		Collateral tlb.Bits256
 		MinAmount  uint64
 	}
-	if !decodeRest(inner, &head) {
+	if !evaaDecodeRest(inner, &head) {
 		return "liquidation_error"
 	}
 	if inner.RefsAvailableForRead() > 0 {
@@ -836,7 +836,7 @@ func evaaLiquidationError(body []byte) string {
 			Forward uint64
 			Custom  tlb.Ref[boc.Cell]
 		}
-		if !decodeRest(inner, &fwd) {
+		if !evaaDecodeRest(inner, &fwd) {
 			return "parse_error"
 		}
 	}

@@ -130,8 +130,8 @@ func init() {
 	addMatcher(OrderFallback-10, "tgBTC logs", matchTgbtcLogs)
 }
 
-// extLog is the first external out-message of n's transaction with the op.
-func extLog(n *node, op uint32) *chain.Message {
+// tgbtcExtLog is the first external out-message of n's transaction with the op.
+func tgbtcExtLog(n *node, op uint32) *chain.Message {
 	if n == nil {
 		return nil
 	}
@@ -144,18 +144,18 @@ func extLog(n *node, op uint32) *chain.Message {
 	return nil
 }
 
-// stdAddr is an addr_std as written, without applying an anycast rewrite
+// tgbtcStdAddr is an addr_std as written, without applying an anycast rewrite
 // (the bridge encodes Bitcoin addresses that way; toncenter shows the raw
 // bits); "" for anything else.
-func stdAddr(a tlb.MsgAddress) string {
+func tgbtcStdAddr(a tlb.MsgAddress) string {
 	if a.SumType != "AddrStd" {
 		return ""
 	}
 	return chain.RawAddress(ton.AccountID{Workchain: int32(a.AddrStd.WorkchainId), Address: a.AddrStd.Address})
 }
 
-// hexNoZeros writes a 256-bit number as toncenter does: hex without leading zeros.
-func hexNoZeros(b tlb.Bits256) string { return new(big.Int).SetBytes(b[:]).Text(16) }
+// tgbtcHex writes a 256-bit number as toncenter does: hex without leading zeros.
+func tgbtcHex(b tlb.Bits256) string { return new(big.Int).SetBytes(b[:]).Text(16) }
 
 type tgbtcMintLog struct {
 	Op        uint32
@@ -216,7 +216,7 @@ func matchTgbtcMint(c *classifier, n *node) bool {
 	if !n.is(tgbtcOpMintTail) {
 		return false
 	}
-	logMsg := extLog(n, tgbtcLogMint)
+	logMsg := tgbtcExtLog(n, tgbtcLogMint)
 	if logMsg == nil {
 		return false
 	}
@@ -313,7 +313,7 @@ func matchTgbtcBurn(c *classifier, n *node) bool {
 		if ch.used || !ch.is(abi.JettonBurnNotificationMsgOpCode, tgbtcOpBurnTeleport) {
 			continue
 		}
-		if m := extLog(ch, tgbtcLogBurn); m != nil {
+		if m := tgbtcExtLog(ch, tgbtcLogBurn); m != nil {
 			if l, ok := readBurnLog(m.Body); ok {
 				tele, lg = ch, l
 				break
@@ -329,7 +329,7 @@ func matchTgbtcBurn(c *classifier, n *node) bool {
 		burnt = amount(lg.Amount)
 	}
 	v := &TgbtcBurn{Sender: Address(n.in().Source), SenderWallet: Address(n.tx.Account),
-		Pegout: Address(stdAddr(lg.Pegout)), JettonMaster: Address(notify.tx.Account),
+		Pegout: Address(tgbtcStdAddr(lg.Pegout)), JettonMaster: Address(notify.tx.Account),
 		Teleport: Address(tele.tx.Account), Amount: burnt}
 	d := newDraft(v, n.in().Hash, n, notify, tele).withInitiator(n)
 	d.nodes = append(d.nodes, evaaChange(notify)...)
@@ -346,7 +346,7 @@ func matchTgbtcNewKey(c *classifier, n *node) bool {
 	if !n.is(tgbtcOpNewKey) || n.parent == nil || n.parent.used {
 		return false
 	}
-	keyMsg, dkgMsg := extLog(n, tgbtcLogNewKey), extLog(n.parent, tgbtcLogDkgCompleted)
+	keyMsg, dkgMsg := tgbtcExtLog(n, tgbtcLogNewKey), tgbtcExtLog(n.parent, tgbtcLogDkgCompleted)
 	if keyMsg == nil || dkgMsg == nil {
 		return false
 	}
@@ -356,7 +356,7 @@ func matchTgbtcNewKey(c *classifier, n *node) bool {
 		return false
 	}
 	v := &TgbtcNewKey{Teleport: Address(n.parent.tx.Account), Coordinator: Address(n.tx.Account),
-		Pegout: Address(stdAddr(key.Pegout)), Pubkey: hexNoZeros(key.Pubkey), Amount: amount(key.Amount),
+		Pegout: Address(tgbtcStdAddr(key.Pegout)), Pubkey: tgbtcHex(key.Pubkey), Amount: amount(key.Amount),
 		Timestamp: int64(dkg.Timestamp)}
 	d := newDraft(v, n.in().Hash, n.parent, n)
 	d.nodes = append(d.nodes, evaaChange(n)...)
@@ -388,21 +388,21 @@ func matchTgbtcLogs(c *classifier, n *node) bool {
 			if !ok {
 				continue
 			}
-			v = &TgbtcBurnFallback{Sender: Address(addr(lg.Sender)), Pegout: Address(stdAddr(lg.Pegout)),
+			v = &TgbtcBurnFallback{Sender: Address(addr(lg.Sender)), Pegout: Address(tgbtcStdAddr(lg.Pegout)),
 				Teleport: Address(n.tx.Account), Amount: amount(lg.Amount)}
 		case tgbtcLogNewKey:
 			var lg tgbtcNewKeyLog
 			if !decodePrefix(m.Body, &lg) {
 				continue
 			}
-			v = &TgbtcNewKeyFallback{Coordinator: Address(n.tx.Account), Pegout: Address(stdAddr(lg.Pegout)),
-				Pubkey: hexNoZeros(lg.Pubkey), Amount: amount(lg.Amount)}
+			v = &TgbtcNewKeyFallback{Coordinator: Address(n.tx.Account), Pegout: Address(tgbtcStdAddr(lg.Pegout)),
+				Pubkey: tgbtcHex(lg.Pubkey), Amount: amount(lg.Amount)}
 		case tgbtcLogDkgCompleted:
 			var lg tgbtcDkgLog
 			if !decodePrefix(m.Body, &lg) {
 				continue
 			}
-			v = &TgbtcDkgLogFallback{Coordinator: Address(n.tx.Account), Pubkey: hexNoZeros(lg.Pubkey),
+			v = &TgbtcDkgLogFallback{Coordinator: Address(n.tx.Account), Pubkey: tgbtcHex(lg.Pubkey),
 				Timestamp: int64(lg.Timestamp)}
 		default:
 			continue

@@ -16,7 +16,7 @@ func init() {
 	setFloor("TgbtcDkgLogFallback", 1, 1)
 }
 
-func hasExtLog(tr *chain.Trace, op uint32) bool {
+func evHasExtLog(tr *chain.Trace, op uint32) bool {
 	return hasTx(tr, func(tx *chain.Transaction) bool {
 		for _, m := range tx.OutMsgs {
 			if m.Destination == "" && m.Opcode != nil && *m.Opcode == op {
@@ -43,7 +43,7 @@ func TestGoldenTgbtc(t *testing.T) {
 			// ContractDeploy beside it.
 			name: "tgbtc_mint",
 			file: "toncenter-traces/traces/1rMRvEYh8TtCNox3P4VG6wcGLWX4YrU7jc55iqxzo6c=.json",
-			pick: func(tr *chain.Trace) bool { return hasExtLog(tr, 0x77a80ef3) },
+			pick: func(tr *chain.Trace) bool { return evHasExtLog(tr, 0x77a80ef3) },
 			want: []string{"ContractDeploy:ok", "TgbtcMint:ok"},
 		},
 		{
@@ -55,7 +55,7 @@ func TestGoldenTgbtc(t *testing.T) {
 			// pegout 15:8A69... as the bits stand (toncenter's form).
 			name: "tgbtc_burn_anycast_pegout",
 			file: "toncenter-traces/traces/TDsLHsBMnAQGQ0nLSoy5wfUXjMjc28aCc241U9U9D2M=.json",
-			pick: func(tr *chain.Trace) bool { return hasExtLog(tr, 0xca444ce6) },
+			pick: func(tr *chain.Trace) bool { return evHasExtLog(tr, 0xca444ce6) },
 			want: []string{"ContractDeploy:ok", "TgbtcBurn:ok"},
 		},
 	})
@@ -65,13 +65,13 @@ func TestGoldenTgbtc(t *testing.T) {
 // them (no labelled traces have them) are reported beside the call that
 // explains their transaction.
 func TestTgbtcLogFallbacks(t *testing.T) {
-	teleport, coordinator, caller, recipient, pegout := acct("teleport"), acct("coordinator"), acct("caller"), acct("recipient"), acct("pegout")
+	teleport, coordinator, caller, recipient, pegout := evAcct("teleport"), evAcct("coordinator"), evAcct("caller"), evAcct("recipient"), evAcct("pegout")
 	txid := "00ff000000000000000000000000000000000000000000000000000000000011"
 
-	s := &synth{}
-	mint := s.tx(teleport, s.msg(caller, teleport, 1000000000, newCell().u(0x12345678, 32).c))
+	s := &evSynth{}
+	mint := s.tx(teleport, s.msg(caller, teleport, 1000000000, evNewCell().u(0x12345678, 32).c))
 	// mint#77a80ef3 amount:Coins recipient:MsgAddress bitcoin_txid:uint256
-	mint.Tx.OutMsgs = append(mint.Tx.OutMsgs, *s.msg(teleport, "", 0, newCell().u(0x77a80ef3, 32).coins(9700).addr(recipient).id("0x"+txid).c))
+	mint.Tx.OutMsgs = append(mint.Tx.OutMsgs, *s.msg(teleport, "", 0, evNewCell().u(0x77a80ef3, 32).coins(9700).addr(recipient).id("0x"+txid).c))
 	var mv struct {
 		Teleport    string `json:"teleport"`
 		Recipient   string `json:"recipient"`
@@ -86,7 +86,7 @@ func TestTgbtcLogFallbacks(t *testing.T) {
 		if a.Type == "SmartContractExec" {
 			continue
 		}
-		only(t, []chain.Action{a}, "TgbtcMintFallback", &mv)
+		evOnly(t, []chain.Action{a}, "TgbtcMintFallback", &mv)
 		// The txid is the logged number's bytes reversed.
 		if mv.Teleport != teleport || mv.Recipient != recipient || mv.Amount != "9700" ||
 			mv.BitcoinTxID != "11"+strings.Repeat("00", 29)+"ff00" {
@@ -94,11 +94,11 @@ func TestTgbtcLogFallbacks(t *testing.T) {
 		}
 	}
 
-	key := s.tx(coordinator, s.msg(caller, coordinator, 1000000000, newCell().u(0x12345678, 32).c))
+	key := s.tx(coordinator, s.msg(caller, coordinator, 1000000000, evNewCell().u(0x12345678, 32).c))
 	// event 0x27756729 amount:Coins new_internal_pubkey:uint256 pegout_address:MsgAddress;
 	// the key has leading zeros, which toncenter's hex leaves out.
 	key.Tx.OutMsgs = append(key.Tx.OutMsgs, *s.msg(coordinator, "", 0,
-		newCell().u(0x27756729, 32).coins(425489053588).id("0x"+txid).addr(pegout).c))
+		evNewCell().u(0x27756729, 32).coins(425489053588).id("0x"+txid).addr(pegout).c))
 	var kv struct {
 		Coordinator string `json:"coordinator"`
 		Pegout      string `json:"pegout"`
@@ -113,7 +113,7 @@ func TestTgbtcLogFallbacks(t *testing.T) {
 		if a.Type == "SmartContractExec" {
 			continue
 		}
-		only(t, []chain.Action{a}, "TgbtcNewKeyFallback", &kv)
+		evOnly(t, []chain.Action{a}, "TgbtcNewKeyFallback", &kv)
 		if kv.Coordinator != coordinator || kv.Pegout != pegout || kv.Pubkey != "ff000000000000000000000000000000000000000000000000000000000011" || kv.Amount != "425489053588" {
 			t.Errorf("got %s", a.Value)
 		}
