@@ -63,7 +63,7 @@ func TestElections(t *testing.T) {
 	t.Run("the same op to another contract is no election", func(t *testing.T) {
 		root := recoverStake(0xf96f7324, 1)
 		root.account, root.children[0].from = validator, validator
-		if got := only(classifySynth(t, root, nil), "ElectionRecover"); len(got) != 0 {
+		if got := stakeOnly(classifySynth(t, root, nil), "ElectionRecover"); len(got) != 0 {
 			t.Fatalf("got %v", got)
 		}
 	})

@@ -98,9 +98,9 @@ const (
 // internal_transfer at the staker's.
 func rewardPayout(poolWallet, stakerWallet string, amount uint64) *synth {
 	return &synth{account: poolWallet, from: jvPool, value: 55_000_000,
-		body: body(uint32(abi.JettonTransferMsgOpCode), uint64(1), coins(amount), msgAddr(jvStaker), msgAddr(jvStaker), false, coins(1), false),
+		body: body(uint32(abi.JettonTransferMsgOpCode), uint64(1), stakeCoins(amount), stakeAddr(jvStaker), stakeAddr(jvStaker), false, stakeCoins(1), false),
 		children: []*synth{{account: stakerWallet, from: poolWallet, value: 47_000_000,
-			body: body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(1), coins(amount), msgAddr(jvPool), msgAddr(jvStaker), coins(1), false)}}}
+			body: body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(1), stakeCoins(amount), stakeAddr(jvPool), stakeAddr(jvStaker), stakeCoins(1), false)}}}
 }
 
 // TestJvaultClaimTwoRewards: the fixture claims one reward; a claim names
@@ -159,15 +159,15 @@ func TestJvaultRefusedUnstake(t *testing.T) {
 		return b
 	}
 	known := chain.KnownContracts{
-		jvStakeWallet: {DataBOC: data(body(msgAddr(jvPool), msgAddr(jvMinter)))},
-		jvPool:        {DataBOC: data(body(bits{0, 1}, uint32(5), msgAddr(jvStaker), msgAddr(jvStaker), msgAddr(lockWallet)))},
+		jvStakeWallet: {DataBOC: data(body(stakeAddr(jvPool), stakeAddr(jvMinter)))},
+		jvPool:        {DataBOC: data(body(bits{0, 1}, uint32(5), stakeAddr(jvStaker), stakeAddr(jvStaker), stakeAddr(lockWallet)))},
 		lockWallet:    {Kind: chain.KindJettonWallet, Jetton: jvJettonA, Owner: jvPool},
 	}
 	refused := func(b *boc.Cell) *synth {
 		return &synth{account: jvStakeWallet, from: jvStaker, value: 750_000_000, body: b, failed: true, exit: 709,
 			children: []*synth{{account: jvStaker, from: jvStakeWallet, value: 740_000_000, bounced: true, body: body(uint32(0xffffffff))}}}
 	}
-	unstake := refused(body(uint32(0x499a9262), uint64(1), coins(300), false))
+	unstake := refused(body(uint32(0x499a9262), uint64(1), stakeCoins(300), false))
 	got := classifySynth(t, unstake, known)
 	if len(got) != 1 || got[0].typ != "JvaultUnstake" || got[0].status != chain.StatusOK || got[0].txs != 2 {
 		t.Fatalf("got %v, want one JvaultUnstake ok over 2 transactions", got)
@@ -175,14 +175,14 @@ func TestJvaultRefusedUnstake(t *testing.T) {
 	expectValue(t, got[0], map[string]any{"pool": jvPool, "amount": "300", "exit_code": float64(709),
 		"asset": jvJettonA, "staking_asset": jvMinter, "force": false})
 
-	request := refused(body(uint32(0x0168d4b7), uint64(1), coins(400)))
+	request := refused(body(uint32(0x0168d4b7), uint64(1), stakeCoins(400)))
 	got = classifySynth(t, request, known)
 	if len(got) != 1 || got[0].typ != "JvaultUnstakeRequest" || got[0].status != chain.StatusFailed {
 		t.Fatalf("got %v, want one JvaultUnstakeRequest failed", got)
 	}
 	expectValue(t, got[0], map[string]any{"pool": jvPool, "amount": "400", "exit_code": float64(709), "asset": jvJettonA})
 
-	if got := only(classifySynth(t, unstake, nil), "JvaultUnstake"); len(got) != 0 {
+	if got := stakeOnly(classifySynth(t, unstake, nil), "JvaultUnstake"); len(got) != 0 {
 		t.Fatalf("got %v without the stake wallet's data", got)
 	}
 }

@@ -111,14 +111,14 @@ func synthTrace(root *synth) *chain.Trace {
 }
 
 // body writes a message body: fields are uint32 op codes and other
-// unsigned values (written as uint64 unless wrapped), coins, addresses and
+// unsigned values (written as uint64 unless wrapped), stakeCoins, addresses and
 // strings (text).
 type bits struct {
 	v uint64
 	n int
 }
-type coins uint64
-type msgAddr string
+type stakeCoins uint64
+type stakeAddr string
 
 func body(fields ...any) *boc.Cell {
 	c := boc.NewCell()
@@ -133,9 +133,9 @@ func body(fields ...any) *boc.Cell {
 			err = c.WriteUint(x.v, x.n)
 		case bool:
 			err = c.WriteBit(x)
-		case coins:
+		case stakeCoins:
 			err = tlb.Marshal(c, tlb.Grams(x))
-		case msgAddr:
+		case stakeAddr:
 			id := ton.MustParseAccountID(string(x))
 			err = tlb.Marshal(c, id.ToMsgAddress())
 		case string:
@@ -174,7 +174,7 @@ type synthAction struct {
 }
 
 // only returns the actions of a type.
-func only(list []synthAction, typ string) []synthAction {
+func stakeOnly(list []synthAction, typ string) []synthAction {
 	var out []synthAction
 	for _, a := range list {
 		if a.typ == typ {
@@ -212,7 +212,7 @@ const (
 // StakeWithdrawal, the pool found above the chain of burns.
 func TestTonstakersBillPayouts(t *testing.T) {
 	notify := func(amount uint64, owner string) *boc.Cell {
-		return body(uint32(abi.TonstakeNftBurnNotificationMsgOpCode), uint64(7), coins(amount), msgAddr(owner), uint64(3))
+		return body(uint32(abi.TonstakeNftBurnNotificationMsgOpCode), uint64(7), stakeCoins(amount), stakeAddr(owner), uint64(3))
 	}
 	payB := &synth{account: holderB, from: tsCollection, value: 2_000_000_000, body: body(uint32(abi.TonstakeNftPayoutMsgOpCode), uint64(7))}
 	burnB := &synth{account: billB, from: tsCollection, value: 50_000_000, body: body(uint32(abi.TonstakeNftBurnMsgOpCode), uint64(7)),
@@ -221,7 +221,7 @@ func TestTonstakersBillPayouts(t *testing.T) {
 	burnA := &synth{account: billA, from: tsCollection, value: 100_000_000, body: body(uint32(abi.TonstakeNftBurnMsgOpCode), uint64(7)),
 		children: []*synth{{account: tsCollection, from: billA, value: 90_000_000, body: notify(4_800_000_000, holderA), children: []*synth{payA, burnB}}}}
 	start := &synth{account: tsCollection, from: tsPool, value: 7_100_000_000, body: body(uint32(0x1140a64f), uint64(7)), children: []*synth{burnA}}
-	got := only(classifySynth(t, start, nil), "StakeWithdrawal")
+	got := stakeOnly(classifySynth(t, start, nil), "StakeWithdrawal")
 	if len(got) != 2 {
 		t.Fatalf("%d withdrawals, want 2: %v", len(got), got)
 	}
@@ -279,8 +279,8 @@ func TestNominatorPool(t *testing.T) {
 		root := &synth{account: nomPool, from: validator, value: 1_000_000_000, body: body(uint32(2), uint64(0)),
 			children: []*synth{{account: nominator, from: nomPool, value: 300_000_000_000}, {account: holderA, from: nomPool, value: 200_000_000_000}}}
 		got := classifySynth(t, root, nil)
-		ws := only(got, "StakeWithdrawal")
-		if len(ws) != 2 || len(only(got, "SmartContractExec")) != 1 {
+		ws := stakeOnly(got, "StakeWithdrawal")
+		if len(ws) != 2 || len(stakeOnly(got, "SmartContractExec")) != 1 {
 			t.Fatalf("got %v, want two withdrawals and the validator's call", got)
 		}
 		expectValue(t, ws[0], map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "300000000000"})
@@ -311,16 +311,16 @@ const (
 func TestEthenaWithdrawalRequest(t *testing.T) {
 	const sent, locked = 1_000_000, 1_200_000
 	lockedMsg := &synth{account: ethenaHolderLocked, from: ethenaLockedMaster, value: 50_000_000,
-		body: body(uint32(0xb2583ed5), uint64(9), coins(locked), msgAddr(ethenaPool), msgAddr(ethenaHolder), coins(0), false)}
+		body: body(uint32(0xb2583ed5), uint64(9), stakeCoins(locked), stakeAddr(ethenaPool), stakeAddr(ethenaHolder), stakeCoins(0), false)}
 	mint := &synth{account: ethenaLockedMaster, from: ethenaPool, value: 80_000_000,
-		body: body(uint32(abi.JettonMintMsgOpCode), uint64(9), msgAddr(ethenaHolder)), children: []*synth{lockedMsg}}
+		body: body(uint32(abi.JettonMintMsgOpCode), uint64(9), stakeAddr(ethenaHolder)), children: []*synth{lockedMsg}}
 	notify := &synth{account: ethenaPool, from: ethenaPoolTs, value: 100_000_000,
-		body: body(uint32(abi.JettonNotifyMsgOpCode), uint64(9), coins(sent), msgAddr(ethenaHolder), false), children: []*synth{mint}}
+		body: body(uint32(abi.JettonNotifyMsgOpCode), uint64(9), stakeCoins(sent), stakeAddr(ethenaHolder), false), children: []*synth{mint}}
 	internal := &synth{account: ethenaPoolTs, from: ethenaHolderTs, value: 140_000_000,
-		body:     body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(9), coins(sent), msgAddr(ethenaHolder), msgAddr(ethenaHolder), coins(100_000_000), false),
+		body:     body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(9), stakeCoins(sent), stakeAddr(ethenaHolder), stakeAddr(ethenaHolder), stakeCoins(100_000_000), false),
 		children: []*synth{notify}}
 	transfer := &synth{account: ethenaHolderTs, from: ethenaHolder, value: 150_000_000,
-		body:     body(uint32(abi.JettonTransferMsgOpCode), uint64(9), coins(sent), msgAddr(ethenaPool), msgAddr(ethenaHolder), false, coins(100_000_000), false),
+		body:     body(uint32(abi.JettonTransferMsgOpCode), uint64(9), stakeCoins(sent), stakeAddr(ethenaPool), stakeAddr(ethenaHolder), false, stakeCoins(100_000_000), false),
 		children: []*synth{internal}}
 	known := chain.KnownContracts{
 		ethenaHolderTs:     {Kind: chain.KindJettonWallet, Jetton: tsUSDe, Owner: ethenaHolder},
@@ -336,7 +336,7 @@ func TestEthenaWithdrawalRequest(t *testing.T) {
 
 	// A locked wallet that is someone else's is not the holder's request.
 	known[ethenaHolderLocked] = chain.KnownContract{Kind: chain.KindJettonWallet, Jetton: ethenaLockedMaster, Owner: holderA}
-	if got := only(classifySynth(t, transfer, known), "StakeWithdrawalRequest"); len(got) != 0 {
+	if got := stakeOnly(classifySynth(t, transfer, known), "StakeWithdrawalRequest"); len(got) != 0 {
 		t.Fatalf("got %v for a wallet of another owner", got)
 	}
 }
@@ -347,16 +347,16 @@ func TestEthenaWithdrawalRequest(t *testing.T) {
 // locked balance. The locked transfer, not the master, makes it a request.
 func TestEthenaWithdrawalToMaster(t *testing.T) {
 	lockedMsg := &synth{account: ethenaHolderLocked, from: tsUSDe, value: 50_000_000,
-		body: body(uint32(0xb2583ed5), uint64(9), coins(700), msgAddr(ethenaPool), msgAddr(ethenaHolder), coins(0), false)}
+		body: body(uint32(0xb2583ed5), uint64(9), stakeCoins(700), stakeAddr(ethenaPool), stakeAddr(ethenaHolder), stakeCoins(0), false)}
 	mint := &synth{account: tsUSDe, from: ethenaPool, value: 80_000_000,
-		body: body(uint32(abi.JettonMintMsgOpCode), uint64(9), msgAddr(ethenaHolder)), children: []*synth{lockedMsg}}
+		body: body(uint32(abi.JettonMintMsgOpCode), uint64(9), stakeAddr(ethenaHolder)), children: []*synth{lockedMsg}}
 	notify := &synth{account: ethenaPool, from: tsUSDe, value: 100_000_000,
-		body: body(uint32(abi.JettonNotifyMsgOpCode), uint64(9), coins(500), msgAddr(ethenaHolder), false), children: []*synth{mint}}
+		body: body(uint32(abi.JettonNotifyMsgOpCode), uint64(9), stakeCoins(500), stakeAddr(ethenaHolder), false), children: []*synth{mint}}
 	internal := &synth{account: tsUSDe, from: ethenaHolderTs, value: 140_000_000,
-		body:     body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(9), coins(500), msgAddr(ethenaHolder), msgAddr(ethenaHolder), coins(100_000_000), false),
+		body:     body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(9), stakeCoins(500), stakeAddr(ethenaHolder), stakeAddr(ethenaHolder), stakeCoins(100_000_000), false),
 		children: []*synth{notify}}
 	transfer := &synth{account: ethenaHolderTs, from: ethenaHolder, value: 150_000_000,
-		body:     body(uint32(abi.JettonTransferMsgOpCode), uint64(9), coins(500), msgAddr(tsUSDe), msgAddr(ethenaHolder), false, coins(100_000_000), false),
+		body:     body(uint32(abi.JettonTransferMsgOpCode), uint64(9), stakeCoins(500), stakeAddr(tsUSDe), stakeAddr(ethenaHolder), false, stakeCoins(100_000_000), false),
 		children: []*synth{internal}}
 	got := classifySynth(t, transfer, nil)
 	if len(got) != 1 || got[0].typ != "StakeWithdrawalRequest" || got[0].status != chain.StatusOK {

@@ -361,6 +361,72 @@ type ComplexityRoot struct {
 		TickUpper       func(childComplexity int) int
 	}
 
+	ElectionDeposit struct {
+		AdnlAddress     func(childComplexity int) int
+		Amount          func(childComplexity int) int
+		ElectionID      func(childComplexity int) int
+		Elector         func(childComplexity int) int
+		MaxFactor       func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		StakeHolder     func(childComplexity int) int
+		ValidatorPubkey func(childComplexity int) int
+	}
+
+	ElectionRecover struct {
+		Amount      func(childComplexity int) int
+		Elector     func(childComplexity int) int
+		QueryID     func(childComplexity int) int
+		StakeHolder func(childComplexity int) int
+	}
+
+	EvaaLiquidate struct {
+		Amount            func(childComplexity int) int
+		Borrower          func(childComplexity int) int
+		BorrowerContract  func(childComplexity int) int
+		CollateralAssetID func(childComplexity int) int
+		CollateralIsTon   func(childComplexity int) int
+		CollateralJetton  func(childComplexity int) int
+		DebtAmount        func(childComplexity int) int
+		DebtAssetID       func(childComplexity int) int
+		DebtJetton        func(childComplexity int) int
+		FailReason        func(childComplexity int) int
+		Liquidator        func(childComplexity int) int
+		LiquidatorWallet  func(childComplexity int) int
+		Master            func(childComplexity int) int
+		QueryID           func(childComplexity int) int
+	}
+
+	EvaaSupply struct {
+		Amount            func(childComplexity int) int
+		AssetID           func(childComplexity int) int
+		IsTon             func(childComplexity int) int
+		JettonMaster      func(childComplexity int) int
+		Master            func(childComplexity int) int
+		MasterWallet      func(childComplexity int) int
+		QueryID           func(childComplexity int) int
+		Recipient         func(childComplexity int) int
+		RecipientContract func(childComplexity int) int
+		RecipientWallet   func(childComplexity int) int
+		Sender            func(childComplexity int) int
+		SenderWallet      func(childComplexity int) int
+	}
+
+	EvaaWithdraw struct {
+		Amount          func(childComplexity int) int
+		AssetID         func(childComplexity int) int
+		FailReason      func(childComplexity int) int
+		IsTon           func(childComplexity int) int
+		JettonMaster    func(childComplexity int) int
+		Master          func(childComplexity int) int
+		MasterWallet    func(childComplexity int) int
+		Owner           func(childComplexity int) int
+		OwnerContract   func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		RecipientWallet func(childComplexity int) int
+		RequestedAmount func(childComplexity int) int
+	}
+
 	ExtraCurrency struct {
 		Amount func(childComplexity int) int
 		ID     func(childComplexity int) int
@@ -407,6 +473,7 @@ type ComplexityRoot struct {
 		DexOutgoingTransfer func(childComplexity int) int
 		DexWalletIn         func(childComplexity int) int
 		DexWalletOut        func(childComplexity int) int
+		DexWalletTarget     func(childComplexity int) int
 		JettonMasterIn      func(childComplexity int) int
 		JettonMasterOut     func(childComplexity int) int
 		MinOutAmount        func(childComplexity int) int
@@ -432,6 +499,53 @@ type ComplexityRoot struct {
 		ResponseDestination func(childComplexity int) int
 		Sender              func(childComplexity int) int
 		SenderWallet        func(childComplexity int) int
+	}
+
+	JvaultClaim struct {
+		ClaimedRewards func(childComplexity int) int
+		Pool           func(childComplexity int) int
+		Sender         func(childComplexity int) int
+		StakeWallet    func(childComplexity int) int
+	}
+
+	JvaultClaimedReward struct {
+		Amount       func(childComplexity int) int
+		Jetton       func(childComplexity int) int
+		JettonMaster func(childComplexity int) int
+	}
+
+	JvaultStake struct {
+		Amount             func(childComplexity int) int
+		Asset              func(childComplexity int) int
+		MintedStakeJettons func(childComplexity int) int
+		Period             func(childComplexity int) int
+		Pool               func(childComplexity int) int
+		Sender             func(childComplexity int) int
+		SenderWallet       func(childComplexity int) int
+		StakeWallet        func(childComplexity int) int
+		StakingAsset       func(childComplexity int) int
+	}
+
+	JvaultUnstake struct {
+		Amount       func(childComplexity int) int
+		Asset        func(childComplexity int) int
+		ExitCode     func(childComplexity int) int
+		Force        func(childComplexity int) int
+		Pool         func(childComplexity int) int
+		Sender       func(childComplexity int) int
+		StakeWallet  func(childComplexity int) int
+		StakingAsset func(childComplexity int) int
+		UnstakeFee   func(childComplexity int) int
+	}
+
+	JvaultUnstakeRequest struct {
+		Amount       func(childComplexity int) int
+		Asset        func(childComplexity int) int
+		ExitCode     func(childComplexity int) int
+		Pool         func(childComplexity int) int
+		Sender       func(childComplexity int) int
+		StakeWallet  func(childComplexity int) int
+		StakingAsset func(childComplexity int) int
 	}
 
 	LayerzeroCommitPacket struct {
@@ -567,6 +681,46 @@ type ComplexityRoot struct {
 		Sender          func(childComplexity int) int
 	}
 
+	StakeDeposit struct {
+		Amount       func(childComplexity int) int
+		Asset        func(childComplexity int) int
+		Collection   func(childComplexity int) int
+		PayoutNft    func(childComplexity int) int
+		Pool         func(childComplexity int) int
+		Provider     func(childComplexity int) int
+		SourceAsset  func(childComplexity int) int
+		SourceWallet func(childComplexity int) int
+		StakeHolder  func(childComplexity int) int
+		TokensMinted func(childComplexity int) int
+		TokensWallet func(childComplexity int) int
+	}
+
+	StakeWithdrawal struct {
+		Amount       func(childComplexity int) int
+		Asset        func(childComplexity int) int
+		Collection   func(childComplexity int) int
+		PayoutNft    func(childComplexity int) int
+		Pool         func(childComplexity int) int
+		Provider     func(childComplexity int) int
+		SourceWallet func(childComplexity int) int
+		StakeHolder  func(childComplexity int) int
+		TokensBurnt  func(childComplexity int) int
+	}
+
+	StakeWithdrawalRequest struct {
+		Amount       func(childComplexity int) int
+		Asset        func(childComplexity int) int
+		Collection   func(childComplexity int) int
+		PayoutNft    func(childComplexity int) int
+		Pool         func(childComplexity int) int
+		Provider     func(childComplexity int) int
+		SourceWallet func(childComplexity int) int
+		StakeHolder  func(childComplexity int) int
+		TokensBurnt  func(childComplexity int) int
+		TokensMinted func(childComplexity int) int
+		TokensWallet func(childComplexity int) int
+	}
+
 	SwapTransfer struct {
 		Amount                  func(childComplexity int) int
 		Asset                   func(childComplexity int) int
@@ -574,6 +728,61 @@ type ComplexityRoot struct {
 		DestinationJettonWallet func(childComplexity int) int
 		Source                  func(childComplexity int) int
 		SourceJettonWallet      func(childComplexity int) int
+	}
+
+	TgbtcBurn struct {
+		Amount       func(childComplexity int) int
+		JettonMaster func(childComplexity int) int
+		Pegout       func(childComplexity int) int
+		Sender       func(childComplexity int) int
+		SenderWallet func(childComplexity int) int
+		Teleport     func(childComplexity int) int
+	}
+
+	TgbtcBurnFallback struct {
+		Amount   func(childComplexity int) int
+		Pegout   func(childComplexity int) int
+		Sender   func(childComplexity int) int
+		Teleport func(childComplexity int) int
+	}
+
+	TgbtcDkgLogFallback struct {
+		Coordinator func(childComplexity int) int
+		Pubkey      func(childComplexity int) int
+		Timestamp   func(childComplexity int) int
+	}
+
+	TgbtcMint struct {
+		Amount          func(childComplexity int) int
+		BitcoinTxID     func(childComplexity int) int
+		JettonMaster    func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		RecipientWallet func(childComplexity int) int
+		Sender          func(childComplexity int) int
+		Teleport        func(childComplexity int) int
+	}
+
+	TgbtcMintFallback struct {
+		Amount      func(childComplexity int) int
+		BitcoinTxID func(childComplexity int) int
+		Recipient   func(childComplexity int) int
+		Teleport    func(childComplexity int) int
+	}
+
+	TgbtcNewKey struct {
+		Amount      func(childComplexity int) int
+		Coordinator func(childComplexity int) int
+		Pegout      func(childComplexity int) int
+		Pubkey      func(childComplexity int) int
+		Teleport    func(childComplexity int) int
+		Timestamp   func(childComplexity int) int
+	}
+
+	TgbtcNewKeyFallback struct {
+		Amount      func(childComplexity int) int
+		Coordinator func(childComplexity int) int
+		Pegout      func(childComplexity int) int
+		Pubkey      func(childComplexity int) int
 	}
 
 	TonTransfer struct {
@@ -2223,6 +2432,363 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.DexDepositLiquidity.TickUpper(childComplexity), true
 
+	case "ElectionDeposit.adnl_address":
+		if e.complexity.ElectionDeposit.AdnlAddress == nil {
+			break
+		}
+
+		return e.complexity.ElectionDeposit.AdnlAddress(childComplexity), true
+
+	case "ElectionDeposit.amount":
+		if e.complexity.ElectionDeposit.Amount == nil {
+			break
+		}
+
+		return e.complexity.ElectionDeposit.Amount(childComplexity), true
+
+	case "ElectionDeposit.election_id":
+		if e.complexity.ElectionDeposit.ElectionID == nil {
+			break
+		}
+
+		return e.complexity.ElectionDeposit.ElectionID(childComplexity), true
+
+	case "ElectionDeposit.elector":
+		if e.complexity.ElectionDeposit.Elector == nil {
+			break
+		}
+
+		return e.complexity.ElectionDeposit.Elector(childComplexity), true
+
+	case "ElectionDeposit.max_factor":
+		if e.complexity.ElectionDeposit.MaxFactor == nil {
+			break
+		}
+
+		return e.complexity.ElectionDeposit.MaxFactor(childComplexity), true
+
+	case "ElectionDeposit.query_id":
+		if e.complexity.ElectionDeposit.QueryID == nil {
+			break
+		}
+
+		return e.complexity.ElectionDeposit.QueryID(childComplexity), true
+
+	case "ElectionDeposit.stake_holder":
+		if e.complexity.ElectionDeposit.StakeHolder == nil {
+			break
+		}
+
+		return e.complexity.ElectionDeposit.StakeHolder(childComplexity), true
+
+	case "ElectionDeposit.validator_pubkey":
+		if e.complexity.ElectionDeposit.ValidatorPubkey == nil {
+			break
+		}
+
+		return e.complexity.ElectionDeposit.ValidatorPubkey(childComplexity), true
+
+	case "ElectionRecover.amount":
+		if e.complexity.ElectionRecover.Amount == nil {
+			break
+		}
+
+		return e.complexity.ElectionRecover.Amount(childComplexity), true
+
+	case "ElectionRecover.elector":
+		if e.complexity.ElectionRecover.Elector == nil {
+			break
+		}
+
+		return e.complexity.ElectionRecover.Elector(childComplexity), true
+
+	case "ElectionRecover.query_id":
+		if e.complexity.ElectionRecover.QueryID == nil {
+			break
+		}
+
+		return e.complexity.ElectionRecover.QueryID(childComplexity), true
+
+	case "ElectionRecover.stake_holder":
+		if e.complexity.ElectionRecover.StakeHolder == nil {
+			break
+		}
+
+		return e.complexity.ElectionRecover.StakeHolder(childComplexity), true
+
+	case "EvaaLiquidate.amount":
+		if e.complexity.EvaaLiquidate.Amount == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.Amount(childComplexity), true
+
+	case "EvaaLiquidate.borrower":
+		if e.complexity.EvaaLiquidate.Borrower == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.Borrower(childComplexity), true
+
+	case "EvaaLiquidate.borrower_contract":
+		if e.complexity.EvaaLiquidate.BorrowerContract == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.BorrowerContract(childComplexity), true
+
+	case "EvaaLiquidate.collateral_asset_id":
+		if e.complexity.EvaaLiquidate.CollateralAssetID == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.CollateralAssetID(childComplexity), true
+
+	case "EvaaLiquidate.collateral_is_ton":
+		if e.complexity.EvaaLiquidate.CollateralIsTon == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.CollateralIsTon(childComplexity), true
+
+	case "EvaaLiquidate.collateral_jetton":
+		if e.complexity.EvaaLiquidate.CollateralJetton == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.CollateralJetton(childComplexity), true
+
+	case "EvaaLiquidate.debt_amount":
+		if e.complexity.EvaaLiquidate.DebtAmount == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.DebtAmount(childComplexity), true
+
+	case "EvaaLiquidate.debt_asset_id":
+		if e.complexity.EvaaLiquidate.DebtAssetID == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.DebtAssetID(childComplexity), true
+
+	case "EvaaLiquidate.debt_jetton":
+		if e.complexity.EvaaLiquidate.DebtJetton == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.DebtJetton(childComplexity), true
+
+	case "EvaaLiquidate.fail_reason":
+		if e.complexity.EvaaLiquidate.FailReason == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.FailReason(childComplexity), true
+
+	case "EvaaLiquidate.liquidator":
+		if e.complexity.EvaaLiquidate.Liquidator == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.Liquidator(childComplexity), true
+
+	case "EvaaLiquidate.liquidator_wallet":
+		if e.complexity.EvaaLiquidate.LiquidatorWallet == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.LiquidatorWallet(childComplexity), true
+
+	case "EvaaLiquidate.master":
+		if e.complexity.EvaaLiquidate.Master == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.Master(childComplexity), true
+
+	case "EvaaLiquidate.query_id":
+		if e.complexity.EvaaLiquidate.QueryID == nil {
+			break
+		}
+
+		return e.complexity.EvaaLiquidate.QueryID(childComplexity), true
+
+	case "EvaaSupply.amount":
+		if e.complexity.EvaaSupply.Amount == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.Amount(childComplexity), true
+
+	case "EvaaSupply.asset_id":
+		if e.complexity.EvaaSupply.AssetID == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.AssetID(childComplexity), true
+
+	case "EvaaSupply.is_ton":
+		if e.complexity.EvaaSupply.IsTon == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.IsTon(childComplexity), true
+
+	case "EvaaSupply.jetton_master":
+		if e.complexity.EvaaSupply.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.JettonMaster(childComplexity), true
+
+	case "EvaaSupply.master":
+		if e.complexity.EvaaSupply.Master == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.Master(childComplexity), true
+
+	case "EvaaSupply.master_wallet":
+		if e.complexity.EvaaSupply.MasterWallet == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.MasterWallet(childComplexity), true
+
+	case "EvaaSupply.query_id":
+		if e.complexity.EvaaSupply.QueryID == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.QueryID(childComplexity), true
+
+	case "EvaaSupply.recipient":
+		if e.complexity.EvaaSupply.Recipient == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.Recipient(childComplexity), true
+
+	case "EvaaSupply.recipient_contract":
+		if e.complexity.EvaaSupply.RecipientContract == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.RecipientContract(childComplexity), true
+
+	case "EvaaSupply.recipient_wallet":
+		if e.complexity.EvaaSupply.RecipientWallet == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.RecipientWallet(childComplexity), true
+
+	case "EvaaSupply.sender":
+		if e.complexity.EvaaSupply.Sender == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.Sender(childComplexity), true
+
+	case "EvaaSupply.sender_wallet":
+		if e.complexity.EvaaSupply.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.EvaaSupply.SenderWallet(childComplexity), true
+
+	case "EvaaWithdraw.amount":
+		if e.complexity.EvaaWithdraw.Amount == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.Amount(childComplexity), true
+
+	case "EvaaWithdraw.asset_id":
+		if e.complexity.EvaaWithdraw.AssetID == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.AssetID(childComplexity), true
+
+	case "EvaaWithdraw.fail_reason":
+		if e.complexity.EvaaWithdraw.FailReason == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.FailReason(childComplexity), true
+
+	case "EvaaWithdraw.is_ton":
+		if e.complexity.EvaaWithdraw.IsTon == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.IsTon(childComplexity), true
+
+	case "EvaaWithdraw.jetton_master":
+		if e.complexity.EvaaWithdraw.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.JettonMaster(childComplexity), true
+
+	case "EvaaWithdraw.master":
+		if e.complexity.EvaaWithdraw.Master == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.Master(childComplexity), true
+
+	case "EvaaWithdraw.master_wallet":
+		if e.complexity.EvaaWithdraw.MasterWallet == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.MasterWallet(childComplexity), true
+
+	case "EvaaWithdraw.owner":
+		if e.complexity.EvaaWithdraw.Owner == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.Owner(childComplexity), true
+
+	case "EvaaWithdraw.owner_contract":
+		if e.complexity.EvaaWithdraw.OwnerContract == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.OwnerContract(childComplexity), true
+
+	case "EvaaWithdraw.query_id":
+		if e.complexity.EvaaWithdraw.QueryID == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.QueryID(childComplexity), true
+
+	case "EvaaWithdraw.recipient":
+		if e.complexity.EvaaWithdraw.Recipient == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.Recipient(childComplexity), true
+
+	case "EvaaWithdraw.recipient_wallet":
+		if e.complexity.EvaaWithdraw.RecipientWallet == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.RecipientWallet(childComplexity), true
+
+	case "EvaaWithdraw.requested_amount":
+		if e.complexity.EvaaWithdraw.RequestedAmount == nil {
+			break
+		}
+
+		return e.complexity.EvaaWithdraw.RequestedAmount(childComplexity), true
+
 	case "ExtraCurrency.amount":
 		if e.complexity.ExtraCurrency.Amount == nil {
 			break
@@ -2433,6 +2999,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.JettonSwap.DexWalletOut(childComplexity), true
 
+	case "JettonSwap.dex_wallet_target":
+		if e.complexity.JettonSwap.DexWalletTarget == nil {
+			break
+		}
+
+		return e.complexity.JettonSwap.DexWalletTarget(childComplexity), true
+
 	case "JettonSwap.jetton_master_in":
 		if e.complexity.JettonSwap.JettonMasterIn == nil {
 			break
@@ -2586,6 +3159,230 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.JettonTransfer.SenderWallet(childComplexity), true
+
+	case "JvaultClaim.claimed_rewards":
+		if e.complexity.JvaultClaim.ClaimedRewards == nil {
+			break
+		}
+
+		return e.complexity.JvaultClaim.ClaimedRewards(childComplexity), true
+
+	case "JvaultClaim.pool":
+		if e.complexity.JvaultClaim.Pool == nil {
+			break
+		}
+
+		return e.complexity.JvaultClaim.Pool(childComplexity), true
+
+	case "JvaultClaim.sender":
+		if e.complexity.JvaultClaim.Sender == nil {
+			break
+		}
+
+		return e.complexity.JvaultClaim.Sender(childComplexity), true
+
+	case "JvaultClaim.stake_wallet":
+		if e.complexity.JvaultClaim.StakeWallet == nil {
+			break
+		}
+
+		return e.complexity.JvaultClaim.StakeWallet(childComplexity), true
+
+	case "JvaultClaimedReward.amount":
+		if e.complexity.JvaultClaimedReward.Amount == nil {
+			break
+		}
+
+		return e.complexity.JvaultClaimedReward.Amount(childComplexity), true
+
+	case "JvaultClaimedReward.jetton":
+		if e.complexity.JvaultClaimedReward.Jetton == nil {
+			break
+		}
+
+		return e.complexity.JvaultClaimedReward.Jetton(childComplexity), true
+
+	case "JvaultClaimedReward.jetton_master":
+		if e.complexity.JvaultClaimedReward.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.JvaultClaimedReward.JettonMaster(childComplexity), true
+
+	case "JvaultStake.amount":
+		if e.complexity.JvaultStake.Amount == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.Amount(childComplexity), true
+
+	case "JvaultStake.asset":
+		if e.complexity.JvaultStake.Asset == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.Asset(childComplexity), true
+
+	case "JvaultStake.minted_stake_jettons":
+		if e.complexity.JvaultStake.MintedStakeJettons == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.MintedStakeJettons(childComplexity), true
+
+	case "JvaultStake.period":
+		if e.complexity.JvaultStake.Period == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.Period(childComplexity), true
+
+	case "JvaultStake.pool":
+		if e.complexity.JvaultStake.Pool == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.Pool(childComplexity), true
+
+	case "JvaultStake.sender":
+		if e.complexity.JvaultStake.Sender == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.Sender(childComplexity), true
+
+	case "JvaultStake.sender_wallet":
+		if e.complexity.JvaultStake.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.SenderWallet(childComplexity), true
+
+	case "JvaultStake.stake_wallet":
+		if e.complexity.JvaultStake.StakeWallet == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.StakeWallet(childComplexity), true
+
+	case "JvaultStake.staking_asset":
+		if e.complexity.JvaultStake.StakingAsset == nil {
+			break
+		}
+
+		return e.complexity.JvaultStake.StakingAsset(childComplexity), true
+
+	case "JvaultUnstake.amount":
+		if e.complexity.JvaultUnstake.Amount == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.Amount(childComplexity), true
+
+	case "JvaultUnstake.asset":
+		if e.complexity.JvaultUnstake.Asset == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.Asset(childComplexity), true
+
+	case "JvaultUnstake.exit_code":
+		if e.complexity.JvaultUnstake.ExitCode == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.ExitCode(childComplexity), true
+
+	case "JvaultUnstake.force":
+		if e.complexity.JvaultUnstake.Force == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.Force(childComplexity), true
+
+	case "JvaultUnstake.pool":
+		if e.complexity.JvaultUnstake.Pool == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.Pool(childComplexity), true
+
+	case "JvaultUnstake.sender":
+		if e.complexity.JvaultUnstake.Sender == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.Sender(childComplexity), true
+
+	case "JvaultUnstake.stake_wallet":
+		if e.complexity.JvaultUnstake.StakeWallet == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.StakeWallet(childComplexity), true
+
+	case "JvaultUnstake.staking_asset":
+		if e.complexity.JvaultUnstake.StakingAsset == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.StakingAsset(childComplexity), true
+
+	case "JvaultUnstake.unstake_fee":
+		if e.complexity.JvaultUnstake.UnstakeFee == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstake.UnstakeFee(childComplexity), true
+
+	case "JvaultUnstakeRequest.amount":
+		if e.complexity.JvaultUnstakeRequest.Amount == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstakeRequest.Amount(childComplexity), true
+
+	case "JvaultUnstakeRequest.asset":
+		if e.complexity.JvaultUnstakeRequest.Asset == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstakeRequest.Asset(childComplexity), true
+
+	case "JvaultUnstakeRequest.exit_code":
+		if e.complexity.JvaultUnstakeRequest.ExitCode == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstakeRequest.ExitCode(childComplexity), true
+
+	case "JvaultUnstakeRequest.pool":
+		if e.complexity.JvaultUnstakeRequest.Pool == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstakeRequest.Pool(childComplexity), true
+
+	case "JvaultUnstakeRequest.sender":
+		if e.complexity.JvaultUnstakeRequest.Sender == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstakeRequest.Sender(childComplexity), true
+
+	case "JvaultUnstakeRequest.stake_wallet":
+		if e.complexity.JvaultUnstakeRequest.StakeWallet == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstakeRequest.StakeWallet(childComplexity), true
+
+	case "JvaultUnstakeRequest.staking_asset":
+		if e.complexity.JvaultUnstakeRequest.StakingAsset == nil {
+			break
+		}
+
+		return e.complexity.JvaultUnstakeRequest.StakingAsset(childComplexity), true
 
 	case "LayerzeroCommitPacket.channel":
 		if e.complexity.LayerzeroCommitPacket.Channel == nil {
@@ -3260,6 +4057,223 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.SmartContractExec.Sender(childComplexity), true
 
+	case "StakeDeposit.amount":
+		if e.complexity.StakeDeposit.Amount == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.Amount(childComplexity), true
+
+	case "StakeDeposit.asset":
+		if e.complexity.StakeDeposit.Asset == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.Asset(childComplexity), true
+
+	case "StakeDeposit.payout_collection":
+		if e.complexity.StakeDeposit.Collection == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.Collection(childComplexity), true
+
+	case "StakeDeposit.payout_nft":
+		if e.complexity.StakeDeposit.PayoutNft == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.PayoutNft(childComplexity), true
+
+	case "StakeDeposit.pool":
+		if e.complexity.StakeDeposit.Pool == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.Pool(childComplexity), true
+
+	case "StakeDeposit.provider":
+		if e.complexity.StakeDeposit.Provider == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.Provider(childComplexity), true
+
+	case "StakeDeposit.source_asset":
+		if e.complexity.StakeDeposit.SourceAsset == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.SourceAsset(childComplexity), true
+
+	case "StakeDeposit.source_wallet":
+		if e.complexity.StakeDeposit.SourceWallet == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.SourceWallet(childComplexity), true
+
+	case "StakeDeposit.stake_holder":
+		if e.complexity.StakeDeposit.StakeHolder == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.StakeHolder(childComplexity), true
+
+	case "StakeDeposit.tokens_minted":
+		if e.complexity.StakeDeposit.TokensMinted == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.TokensMinted(childComplexity), true
+
+	case "StakeDeposit.tokens_wallet":
+		if e.complexity.StakeDeposit.TokensWallet == nil {
+			break
+		}
+
+		return e.complexity.StakeDeposit.TokensWallet(childComplexity), true
+
+	case "StakeWithdrawal.amount":
+		if e.complexity.StakeWithdrawal.Amount == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.Amount(childComplexity), true
+
+	case "StakeWithdrawal.asset":
+		if e.complexity.StakeWithdrawal.Asset == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.Asset(childComplexity), true
+
+	case "StakeWithdrawal.payout_collection":
+		if e.complexity.StakeWithdrawal.Collection == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.Collection(childComplexity), true
+
+	case "StakeWithdrawal.payout_nft":
+		if e.complexity.StakeWithdrawal.PayoutNft == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.PayoutNft(childComplexity), true
+
+	case "StakeWithdrawal.pool":
+		if e.complexity.StakeWithdrawal.Pool == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.Pool(childComplexity), true
+
+	case "StakeWithdrawal.provider":
+		if e.complexity.StakeWithdrawal.Provider == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.Provider(childComplexity), true
+
+	case "StakeWithdrawal.source_wallet":
+		if e.complexity.StakeWithdrawal.SourceWallet == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.SourceWallet(childComplexity), true
+
+	case "StakeWithdrawal.stake_holder":
+		if e.complexity.StakeWithdrawal.StakeHolder == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.StakeHolder(childComplexity), true
+
+	case "StakeWithdrawal.tokens_burnt":
+		if e.complexity.StakeWithdrawal.TokensBurnt == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawal.TokensBurnt(childComplexity), true
+
+	case "StakeWithdrawalRequest.amount":
+		if e.complexity.StakeWithdrawalRequest.Amount == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.Amount(childComplexity), true
+
+	case "StakeWithdrawalRequest.asset":
+		if e.complexity.StakeWithdrawalRequest.Asset == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.Asset(childComplexity), true
+
+	case "StakeWithdrawalRequest.payout_collection":
+		if e.complexity.StakeWithdrawalRequest.Collection == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.Collection(childComplexity), true
+
+	case "StakeWithdrawalRequest.payout_nft":
+		if e.complexity.StakeWithdrawalRequest.PayoutNft == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.PayoutNft(childComplexity), true
+
+	case "StakeWithdrawalRequest.pool":
+		if e.complexity.StakeWithdrawalRequest.Pool == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.Pool(childComplexity), true
+
+	case "StakeWithdrawalRequest.provider":
+		if e.complexity.StakeWithdrawalRequest.Provider == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.Provider(childComplexity), true
+
+	case "StakeWithdrawalRequest.source_wallet":
+		if e.complexity.StakeWithdrawalRequest.SourceWallet == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.SourceWallet(childComplexity), true
+
+	case "StakeWithdrawalRequest.stake_holder":
+		if e.complexity.StakeWithdrawalRequest.StakeHolder == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.StakeHolder(childComplexity), true
+
+	case "StakeWithdrawalRequest.tokens_burnt":
+		if e.complexity.StakeWithdrawalRequest.TokensBurnt == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.TokensBurnt(childComplexity), true
+
+	case "StakeWithdrawalRequest.tokens_minted":
+		if e.complexity.StakeWithdrawalRequest.TokensMinted == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.TokensMinted(childComplexity), true
+
+	case "StakeWithdrawalRequest.tokens_wallet":
+		if e.complexity.StakeWithdrawalRequest.TokensWallet == nil {
+			break
+		}
+
+		return e.complexity.StakeWithdrawalRequest.TokensWallet(childComplexity), true
+
 	case "SwapTransfer.amount":
 		if e.complexity.SwapTransfer.Amount == nil {
 			break
@@ -3301,6 +4315,244 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.SwapTransfer.SourceJettonWallet(childComplexity), true
+
+	case "TgbtcBurn.amount":
+		if e.complexity.TgbtcBurn.Amount == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurn.Amount(childComplexity), true
+
+	case "TgbtcBurn.jetton_master":
+		if e.complexity.TgbtcBurn.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurn.JettonMaster(childComplexity), true
+
+	case "TgbtcBurn.pegout":
+		if e.complexity.TgbtcBurn.Pegout == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurn.Pegout(childComplexity), true
+
+	case "TgbtcBurn.sender":
+		if e.complexity.TgbtcBurn.Sender == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurn.Sender(childComplexity), true
+
+	case "TgbtcBurn.sender_wallet":
+		if e.complexity.TgbtcBurn.SenderWallet == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurn.SenderWallet(childComplexity), true
+
+	case "TgbtcBurn.teleport":
+		if e.complexity.TgbtcBurn.Teleport == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurn.Teleport(childComplexity), true
+
+	case "TgbtcBurnFallback.amount":
+		if e.complexity.TgbtcBurnFallback.Amount == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurnFallback.Amount(childComplexity), true
+
+	case "TgbtcBurnFallback.pegout":
+		if e.complexity.TgbtcBurnFallback.Pegout == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurnFallback.Pegout(childComplexity), true
+
+	case "TgbtcBurnFallback.sender":
+		if e.complexity.TgbtcBurnFallback.Sender == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurnFallback.Sender(childComplexity), true
+
+	case "TgbtcBurnFallback.teleport":
+		if e.complexity.TgbtcBurnFallback.Teleport == nil {
+			break
+		}
+
+		return e.complexity.TgbtcBurnFallback.Teleport(childComplexity), true
+
+	case "TgbtcDkgLogFallback.coordinator":
+		if e.complexity.TgbtcDkgLogFallback.Coordinator == nil {
+			break
+		}
+
+		return e.complexity.TgbtcDkgLogFallback.Coordinator(childComplexity), true
+
+	case "TgbtcDkgLogFallback.pubkey":
+		if e.complexity.TgbtcDkgLogFallback.Pubkey == nil {
+			break
+		}
+
+		return e.complexity.TgbtcDkgLogFallback.Pubkey(childComplexity), true
+
+	case "TgbtcDkgLogFallback.timestamp":
+		if e.complexity.TgbtcDkgLogFallback.Timestamp == nil {
+			break
+		}
+
+		return e.complexity.TgbtcDkgLogFallback.Timestamp(childComplexity), true
+
+	case "TgbtcMint.amount":
+		if e.complexity.TgbtcMint.Amount == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMint.Amount(childComplexity), true
+
+	case "TgbtcMint.bitcoin_tx_id":
+		if e.complexity.TgbtcMint.BitcoinTxID == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMint.BitcoinTxID(childComplexity), true
+
+	case "TgbtcMint.jetton_master":
+		if e.complexity.TgbtcMint.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMint.JettonMaster(childComplexity), true
+
+	case "TgbtcMint.recipient":
+		if e.complexity.TgbtcMint.Recipient == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMint.Recipient(childComplexity), true
+
+	case "TgbtcMint.recipient_wallet":
+		if e.complexity.TgbtcMint.RecipientWallet == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMint.RecipientWallet(childComplexity), true
+
+	case "TgbtcMint.sender":
+		if e.complexity.TgbtcMint.Sender == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMint.Sender(childComplexity), true
+
+	case "TgbtcMint.teleport":
+		if e.complexity.TgbtcMint.Teleport == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMint.Teleport(childComplexity), true
+
+	case "TgbtcMintFallback.amount":
+		if e.complexity.TgbtcMintFallback.Amount == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMintFallback.Amount(childComplexity), true
+
+	case "TgbtcMintFallback.bitcoin_tx_id":
+		if e.complexity.TgbtcMintFallback.BitcoinTxID == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMintFallback.BitcoinTxID(childComplexity), true
+
+	case "TgbtcMintFallback.recipient":
+		if e.complexity.TgbtcMintFallback.Recipient == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMintFallback.Recipient(childComplexity), true
+
+	case "TgbtcMintFallback.teleport":
+		if e.complexity.TgbtcMintFallback.Teleport == nil {
+			break
+		}
+
+		return e.complexity.TgbtcMintFallback.Teleport(childComplexity), true
+
+	case "TgbtcNewKey.amount":
+		if e.complexity.TgbtcNewKey.Amount == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKey.Amount(childComplexity), true
+
+	case "TgbtcNewKey.coordinator":
+		if e.complexity.TgbtcNewKey.Coordinator == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKey.Coordinator(childComplexity), true
+
+	case "TgbtcNewKey.pegout":
+		if e.complexity.TgbtcNewKey.Pegout == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKey.Pegout(childComplexity), true
+
+	case "TgbtcNewKey.pubkey":
+		if e.complexity.TgbtcNewKey.Pubkey == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKey.Pubkey(childComplexity), true
+
+	case "TgbtcNewKey.teleport":
+		if e.complexity.TgbtcNewKey.Teleport == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKey.Teleport(childComplexity), true
+
+	case "TgbtcNewKey.timestamp":
+		if e.complexity.TgbtcNewKey.Timestamp == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKey.Timestamp(childComplexity), true
+
+	case "TgbtcNewKeyFallback.amount":
+		if e.complexity.TgbtcNewKeyFallback.Amount == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKeyFallback.Amount(childComplexity), true
+
+	case "TgbtcNewKeyFallback.coordinator":
+		if e.complexity.TgbtcNewKeyFallback.Coordinator == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKeyFallback.Coordinator(childComplexity), true
+
+	case "TgbtcNewKeyFallback.pegout":
+		if e.complexity.TgbtcNewKeyFallback.Pegout == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKeyFallback.Pegout(childComplexity), true
+
+	case "TgbtcNewKeyFallback.pubkey":
+		if e.complexity.TgbtcNewKeyFallback.Pubkey == nil {
+			break
+		}
+
+		return e.complexity.TgbtcNewKeyFallback.Pubkey(childComplexity), true
 
 	case "TonTransfer.amount":
 		if e.complexity.TonTransfer.Amount == nil {
@@ -3770,10 +5022,19 @@ union ActionDetails =
   | CoffeeStakingWithdraw
   | ContractDeploy
   | DexDepositLiquidity
+  | ElectionDeposit
+  | ElectionRecover
+  | EvaaLiquidate
+  | EvaaSupply
+  | EvaaWithdraw
   | JettonBurn
   | JettonMint
   | JettonSwap
   | JettonTransfer
+  | JvaultClaim
+  | JvaultStake
+  | JvaultUnstake
+  | JvaultUnstakeRequest
   | LayerzeroCommitPacket
   | LayerzeroDvnVerify
   | LayerzeroReceive
@@ -3782,6 +5043,16 @@ union ActionDetails =
   | NftItemTransfer
   | NftPurchase
   | SmartContractExec
+  | StakeDeposit
+  | StakeWithdrawal
+  | StakeWithdrawalRequest
+  | TgbtcBurn
+  | TgbtcBurnFallback
+  | TgbtcDkgLogFallback
+  | TgbtcMint
+  | TgbtcMintFallback
+  | TgbtcNewKey
+  | TgbtcNewKeyFallback
   | TonTransfer
 
 "owner_client_change_secret_hash (0xa9357034) at a client contract, which tells its proxy and returns the excess."
@@ -4242,6 +5513,128 @@ type DexDepositLiquidity {
   nft_index: BigInt
 }
 
+"new_stake (0x4e73744b) to the elector; it confirms (0xf374484c) or returns the stake (0xee6f454c)."
+type ElectionDeposit {
+  "who sent the stake (a validator's wallet or a pool's controller)"
+  stake_holder: Address
+  "the elector"
+  elector: Address
+  "nanotons sent with the stake"
+  amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+  "the validator's public key, 64 hex digits"
+  validator_pubkey: String
+  "the election the stake is for (stake_at, unix time)"
+  election_id: Int
+  "the largest stake ratio accepted, times 65536"
+  max_factor: Int
+  "the validator's ADNL address, 64 hex digits"
+  adnl_address: String
+}
+
+"recover_stake (0x47657424) to the elector; it pays the stake back (0xf96f7324) or answers that there is none (0xfffffffe)."
+type ElectionRecover {
+  "who asked for the stake back"
+  stake_holder: Address
+  "the elector"
+  elector: Address
+  "nanotons the elector paid back; absent when it had nothing to return"
+  amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+}
+
+"liquidate_master (0x3) to the master, in the message (TON) or in a jetton transfer's forward payload; liquidate_user (0x31) to the borrower's user contract, which answers liquidate_satisfied (0x311) or liquidate_unsatisfied (0x31f); the master then confirms (liquidate_success 0x311a) and pays the collateral with a report (0x311d) or a jetton transfer."
+type EvaaLiquidate {
+  "who sent the debt asset"
+  liquidator: Address
+  "the liquidator's jetton wallet the debt asset left; absent for TON"
+  liquidator_wallet: Address
+  "the owner of the liquidated position"
+  borrower: Address
+  "the borrower's EVAA user contract; absent when the master rejected the request at once"
+  borrower_contract: Address
+  "the EVAA pool's master contract"
+  master: Address
+  "EVAA's id of the collateral asset, 0x + hex (toncenter's collateral is the same id in decimal)"
+  collateral_asset_id: String
+  "the collateral jetton (its master), by EVAA's mainnet asset table; absent for TON or an unknown id"
+  collateral_jetton: Address
+  "true when the collateral is TON"
+  collateral_is_ton: Boolean
+  "collateral the liquidator received, in its smallest units; 0 when the liquidation failed"
+  amount: BigInt
+  "EVAA's id of the debt asset repaid, 0x + hex"
+  debt_asset_id: String
+  "the debt jetton sent (its master): the known master of the wallet, else the debt asset id resolved by EVAA's mainnet asset table; absent for TON"
+  debt_jetton: Address
+  "debt repaid (liquidatable amount) on success; otherwise the amount the liquidator sent"
+  debt_amount: BigInt
+  "immediate_rejection (the master refused at once), master_not_enough_liquidity, or the user contract's error (not_liquidatable, min_collateral_not_satisfied, ...)"
+  fail_reason: String
+  "query id of the liquidation request (TON liquidations)"
+  query_id: BigInt
+}
+
+"supply_master (0x1) to the master, in the message (TON) or in a jetton transfer's forward payload; the master asks the recipient's user contract (supply_user 0x11), which answers supply_success (0x11a) or supply_fail (0x11f, the master refunds)."
+type EvaaSupply {
+  "who supplied the asset"
+  sender: Address
+  "the sender's jetton wallet; absent for TON"
+  sender_wallet: Address
+  "whose EVAA balance the supply credits"
+  recipient: Address
+  "the recipient's EVAA user contract"
+  recipient_contract: Address
+  "the recipient's jetton wallet of the asset (the sender's when they are the same owner, else the wallet a refund reached); absent for TON"
+  recipient_wallet: Address
+  "the EVAA pool's master contract"
+  master: Address
+  "the master's jetton wallet that took the jettons; absent for TON"
+  master_wallet: Address
+  "the jetton supplied (its master); absent for TON"
+  jetton_master: Address
+  "EVAA's asset id (sha256 of the asset's name), 0x + hex"
+  asset_id: String
+  "true when TON was supplied"
+  is_ton: Boolean
+  "amount supplied in the asset's smallest units: what the user contract recorded, else what was sent"
+  amount: BigInt
+  "query id of the supply request (TON supplies)"
+  query_id: BigInt
+}
+
+"withdraw_master (0x2) to the master, withdraw_user (0x21) to the owner's user contract, withdraw_collateralized (0x211) back; the master pays (TON with op 0x211a, or a jetton transfer) and confirms withdraw_success (0x211a) to the user contract."
+type EvaaWithdraw {
+  "whose EVAA balance the withdrawal draws on"
+  owner: Address
+  "who the asset is paid to"
+  recipient: Address
+  "the owner's EVAA user contract"
+  owner_contract: Address
+  "the EVAA pool's master contract"
+  master: Address
+  "the master's jetton wallet that paid out; absent for TON or when nothing was paid"
+  master_wallet: Address
+  "the recipient's jetton wallet credited; absent for TON or when nothing was paid"
+  recipient_wallet: Address
+  "the jetton withdrawn (its master): the paid-out jetton, else the asset id resolved by EVAA's mainnet asset table; absent for TON"
+  jetton_master: Address
+  "EVAA's asset id (sha256 of the asset's name), 0x + hex"
+  asset_id: String
+  "true when the asset is TON"
+  is_ton: Boolean
+  "amount withdrawn (what the user contract allowed); on a failure the amount requested"
+  amount: BigInt
+  "amount the request asked for (2^64-1: everything)"
+  requested_amount: BigInt
+  "why it failed: withdraw_locked_excess, withdraw_not_collateralized_excess, withdraw_missing_prices_excess, withdraw_execution_crashed (the user contract refused) or withdraw_no_funds_excess (the master could not pay)"
+  fail_reason: String
+  "query id of the withdrawal request"
+  query_id: BigInt
+}
+
 "burn (0x595f07bc) at the owner's wallet, burn_notification (0x7bdd97de) at the master."
 type JettonBurn {
   "owner of the burnt jettons"
@@ -4278,9 +5671,9 @@ type JettonMint {
 
 "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own."
 type JettonSwap {
-  "stonfi, stonfi_v2, dedust, coffee or tonco"
+  "stonfi, stonfi_v2, dedust, coffee, tonco, megaton, bidask or mooncx"
   dex: String
-  "who sent the asset in"
+  "who sent the asset in (dex_incoming_transfer.source)"
   sender: Address
   "who received the asset out (may differ from the sender)"
   recipient: Address
@@ -4290,25 +5683,27 @@ type JettonSwap {
   amount_in: BigInt
   "amount of the asset out (on a refund: what came back)"
   amount_out: BigInt
-  "the asset in (jetton master); absent for TON; pTON's master when STON.fi or Tonco wrap TON"
+  "the asset in (jetton master, dex_incoming_transfer.asset); absent for TON, except STON.fi v1 which names its pTON master"
   jetton_master_in: Address
-  "the asset out, likewise"
+  "the asset asked for (jetton master): on a refund the request's target, not what came back (that is dex_outgoing_transfer.asset); absent for TON, except STON.fi v1's pTON"
   jetton_master_out: Address
   "the sender's jetton wallet"
   sender_wallet: Address
-  "the DEX's jetton wallet (or TON vault) that took the asset in"
+  "the DEX's jetton wallet (or pTON wallet) that took the asset in"
   dex_wallet_in: Address
-  "the DEX's jetton wallet (or TON vault) that paid out"
+  "the DEX's jetton wallet that paid out"
   dex_wallet_out: Address
   "the recipient's jetton wallet"
   recipient_wallet: Address
+  "the DEX's jetton wallet of the asset asked for, as the request names it (STON.fi, Tonco); jetton_master_out is its master"
+  dex_wallet_target: Address
   "the transfer of the asset into the DEX"
   dex_incoming_transfer: SwapTransfer
   "the transfer of the asset out of the DEX"
   dex_outgoing_transfer: SwapTransfer
-  "one entry per pool of a route through several pools, in order"
+  "one entry per pool of a route through several pools, in order; absent for one pool"
   peer_swaps: [PeerSwap!]
-  "the least amount out the sender accepted, when the request names it"
+  "the least amount out the sender accepted (of the route's last pool), when the request names it"
   min_out_amount: BigInt
 }
 
@@ -4340,6 +5735,80 @@ type JettonTransfer {
   forward_payload: String
   "the custom payload as a base64 BOC, when present"
   custom_payload: String
+}
+
+"claim_rewards (0x78d9f109) at the stake wallet, which asks the pool (0x44bc1fe3) to pay the rewards out as jetton transfers."
+type JvaultClaim {
+  "who claimed"
+  sender: Address
+  "the staker's stake wallet"
+  stake_wallet: Address
+  "the staking pool"
+  pool: Address
+  "one entry per reward jetton claimed"
+  claimed_rewards: [JvaultClaimedReward!]
+}
+
+"A jetton transfer to a pool whose forward payload names the lock period; the pool has the staker's stake wallet record it (receive_jettons 0xd68a4ac1), which reports to the pool (request_update_rewards 0xf5c5baa3), with referral updates, or refuses and has the jettons sent back (0x9eada1d9)."
+type JvaultStake {
+  "who staked"
+  sender: Address
+  "the staker's jetton wallet"
+  sender_wallet: Address
+  "the staking pool"
+  pool: Address
+  "the staker's stake wallet at the pool"
+  stake_wallet: Address
+  "the jetton staked (its master), when known"
+  asset: Address
+  "the pool's stake jetton the stake wallet holds (its master), when known"
+  staking_asset: Address
+  "jettons staked"
+  amount: BigInt
+  "lock period in seconds, as the transfer's forward payload names it"
+  period: Int
+  "stake jettons the stake wallet was credited (receive_jettons' received_jettons); absent when the stake was refused"
+  minted_stake_jettons: BigInt
+}
+
+"unstake_jettons (0x499a9262) at the stake wallet, which asks the pool (0xf5c5baa3); the pool sends the jettons back, takes its fee and updates the stake wallet. A stake wallet that did not ask the pool is reported with its exit code when its pool is known."
+type JvaultUnstake {
+  "who unstaked"
+  sender: Address
+  "the staker's stake wallet"
+  stake_wallet: Address
+  "the staking pool"
+  pool: Address
+  "stake jettons unstaked"
+  amount: BigInt
+  "the jetton paid back (its master), when known"
+  asset: Address
+  "the pool's stake jetton (its master), when known"
+  staking_asset: Address
+  "nanotons the pool took as the unstake fee"
+  unstake_fee: BigInt
+  "true when the staker forced the unstake before the lock ended"
+  force: Boolean
+  "the stake wallet's exit code, when it did not pass the request to the pool"
+  exit_code: Int
+}
+
+"unstake_request (0x0168d4b7) at the stake wallet, which reports it to the pool (0xf5c5baa3) and gets its rewards updated (0xae9307ce)."
+type JvaultUnstakeRequest {
+  "who asked"
+  sender: Address
+  "the staker's stake wallet"
+  stake_wallet: Address
+  "the staking pool"
+  pool: Address
+  "stake jettons to unstake"
+  amount: BigInt
+  "the jetton staked (its master), when known"
+  asset: Address
+  "the pool's stake jetton (its master), when known"
+  staking_asset: Address
+  "the stake wallet's exit code, when it did not pass the request to the pool"
+  exit_code: Int
 }
 
 "uln_commit_packet (0x28b97077) at the ULN, uln_connection_commit_packet, endpoint_commit_packet, channel_commit_packet (0x5388cd88) and the channel's callback to the message library connection."
@@ -4526,6 +5995,176 @@ type SmartContractExec {
   extra_currencies: [ExtraCurrency!]
 }
 
+"Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder."
+type StakeDeposit {
+  "tonstakers (toncenter: liquid_staking), nominator or ethena"
+  provider: String
+  "who staked"
+  stake_holder: Address
+  "the staking pool"
+  pool: Address
+  "what was staked: nanotons (Tonstakers: the value sent less the pool's 1 TON deposit fee), or USDe in its smallest units for Ethena"
+  amount: BigInt
+  "liquid staking jettons minted for the deposit (tsTON, tsUSDe)"
+  tokens_minted: BigInt
+  "the jetton minted for the deposit (its master): tsTON, tsUSDe"
+  asset: Address
+  "Ethena: the jetton staked (USDe's master), when known"
+  source_asset: Address
+  "Ethena: the stake holder's jetton wallet the staked jettons left"
+  source_wallet: Address
+  "the stake holder's jetton wallet credited with the minted jettons"
+  tokens_wallet: Address
+  "Tonstakers: the bill NFT minted instead of tsTON when the pool pays the deposit out after the round"
+  payout_nft: Address
+  "Tonstakers: the collection of that bill NFT"
+  payout_collection: Address
+}
+
+"Tonstakers: tsTON burnt (burn, burn_notification, withdraw 0x319b0cdc at the pool) and paid at once (withdrawal 0x0a77535c); or a bill NFT burnt (0xf127fe4e, burn_notification 0xed58b0b2) and paid (0xdb3b8abd). Nominator pool: a \"w\" comment paid at once, or the pool paying a withdrawal request (op 2)."
+type StakeWithdrawal {
+  "tonstakers (toncenter: liquid_staking) or nominator"
+  provider: String
+  "who withdrew and was paid"
+  stake_holder: Address
+  "the staking pool, when known"
+  pool: Address
+  "nanotons paid out (Tonstakers, immediate: the pool's payout less the value it was sent with the request)"
+  amount: BigInt
+  "Tonstakers: the bill NFT burnt for the payout"
+  payout_nft: Address
+  "Tonstakers: the collection of that bill NFT"
+  payout_collection: Address
+  "Tonstakers: tsTON burnt (for a bill: the tsTON it was issued for)"
+  tokens_burnt: BigInt
+  "Tonstakers, immediate: the jetton burnt (tsTON's master)"
+  asset: Address
+  "Tonstakers, immediate: the stake holder's tsTON wallet that burnt them"
+  source_wallet: Address
+}
+
+"Tonstakers: tsTON burnt and a bill NFT minted (0x1674b0a0 at the payout collection, which deploys the item: that item's deploy is an NftMint of its own). Nominator pool: a \"w\" comment not paid at once. Ethena: tsUSDe sent to the staking pool, which has locked USDe minted to the holder (0x642b7d07, then 0xb2583ed5)."
+type StakeWithdrawalRequest {
+  "tonstakers (toncenter: liquid_staking), nominator or ethena"
+  provider: String
+  "who asked"
+  stake_holder: Address
+  "the staking pool"
+  pool: Address
+  "Ethena: the staked jettons (tsUSDe) handed back to the pool"
+  amount: BigInt
+  "Tonstakers: tsTON burnt"
+  tokens_burnt: BigInt
+  "Ethena: what the pool credits in return, locked until the cooldown ends"
+  tokens_minted: BigInt
+  "the jetton handed in (its master): tsTON, tsUSDe; when known"
+  asset: Address
+  "Tonstakers: the bill NFT minted to the holder, which pays out after the round"
+  payout_nft: Address
+  "Tonstakers: the collection of that bill NFT"
+  payout_collection: Address
+  "the stake holder's jetton wallet that burnt (Tonstakers) or sent (Ethena) the jettons"
+  source_wallet: Address
+  "Ethena: the stake holder's jetton wallet credited with the locked jettons"
+  tokens_wallet: Address
+}
+
+"burn (0x595f07bc) at the owner's tgBTC wallet, burn_notification at the master, which reports to the teleport contract (0x7bdd97de or 0x587643a2); that logs the burn (external 0xca444ce6) and starts the peg-out (0xbe44e7a6)."
+type TgbtcBurn {
+  "owner of the burnt tgBTC"
+  sender: Address
+  "the owner's tgBTC jetton wallet"
+  sender_wallet: Address
+  "the peg-out address as logged (a Bitcoin address encoded as a TON address, shown without anycast rewriting as toncenter shows it)"
+  pegout: Address
+  "the tgBTC jetton master"
+  jetton_master: Address
+  "the contract that logged the burn"
+  teleport: Address
+  "tgBTC burnt, in satoshi: the smaller of the burn and the logged amount"
+  amount: BigInt
+}
+
+"A burn log (external 0xca444ce6) without a jetton burn before it; reported beside whatever explains the logging transaction."
+type TgbtcBurnFallback {
+  "owner of the burnt tgBTC, as logged"
+  sender: Address
+  "the peg-out address as logged (no anycast rewriting)"
+  pegout: Address
+  "the contract that logged the burn"
+  teleport: Address
+  "tgBTC burnt, in satoshi, as logged"
+  amount: BigInt
+}
+
+"A completed key generation log (external 0x453443a6) that no new key followed; reported beside whatever explains the logging transaction."
+type TgbtcDkgLogFallback {
+  "the contract that logged it"
+  coordinator: Address
+  "the internal public key, hex"
+  pubkey: String
+  "unix time of the key generation, as logged"
+  timestamp: Int
+}
+
+"From the deposit proof (0x3f781d24) through the teleport contract's checks to its last step (0xe42a879b), which logs the mint (external 0x77a80ef3) and has the tgBTC master mint to the recipient's wallet."
+type TgbtcMint {
+  "who sent the first message of the mint (the deposit proof)"
+  sender: Address
+  "who received the tgBTC, as the teleport contract logged it"
+  recipient: Address
+  "the recipient's tgBTC jetton wallet"
+  recipient_wallet: Address
+  "the tgBTC jetton master that minted"
+  jetton_master: Address
+  "the teleport contract that logged the mint"
+  teleport: Address
+  "tgBTC minted, in satoshi, as logged"
+  amount: BigInt
+  "the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"
+  bitcoin_tx_id: String
+}
+
+"A mint log (external 0x77a80ef3) whose chain of messages is not in the trace; reported beside whatever explains the logging transaction."
+type TgbtcMintFallback {
+  "the teleport contract that logged the mint"
+  teleport: Address
+  "who receives the tgBTC, as logged"
+  recipient: Address
+  "tgBTC minted, in satoshi, as logged"
+  amount: BigInt
+  "the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"
+  bitcoin_tx_id: String
+}
+
+"A transaction that logs a completed key generation (external 0x453443a6) sends the key (0x690f357a) to the coordinator, which logs it (external 0x27756729) and updates the pegout contract (0xbe44e7a6)."
+type TgbtcNewKey {
+  "the contract that logged the completed key generation and sent the key"
+  teleport: Address
+  "the coordinator contract that logged the new key"
+  coordinator: Address
+  "the pegout contract the coordinator logged"
+  pegout: Address
+  "the new internal public key, hex"
+  pubkey: String
+  "the amount the coordinator logged with the key"
+  amount: BigInt
+  "unix time of the completed key generation, as logged"
+  timestamp: Int
+}
+
+"A new-key log (external 0x27756729) without the key generation log before it; reported beside whatever explains the logging transaction."
+type TgbtcNewKeyFallback {
+  "the coordinator contract that logged the new key"
+  coordinator: Address
+  "the pegout contract logged"
+  pegout: Address
+  "the new internal public key, hex"
+  pubkey: String
+  "the amount logged with the key"
+  amount: BigInt
+}
+
 "TON sent with no op code, or with a (possibly encrypted) text comment."
 type TonTransfer {
   "who sent the coins"
@@ -4543,17 +6182,17 @@ type TonTransfer {
 }
 
 type SwapTransfer {
-  "jetton master; absent for TON"
+  "jetton master; absent for TON (STON.fi v1 names its pTON master)"
   asset: Address
   "amount moved"
   amount: BigInt
-  "owner of the asset before: the user (in) or the DEX contract that paid (out)"
+  "owner of the asset before: the user (in) or the DEX contract that paid (out: the router, vault or, for Coffee's TON, the pool)"
   source: Address
-  "owner after: the DEX contract that took it (in) or the recipient (out)"
+  "owner after: the DEX contract that took it (in: router or vault) or the recipient (out)"
   destination: Address
-  "the jetton wallet the asset left; absent for TON"
+  "the jetton wallet the asset left; absent for TON and pTON"
   source_jetton_wallet: Address
-  "the jetton wallet the asset reached; absent for TON"
+  "the jetton wallet the asset reached (in: the pTON wallet that took TON); absent for TON"
   destination_jetton_wallet: Address
 }
 
@@ -4566,6 +6205,15 @@ type PeerSwap {
   asset_out: Address
   "amount out of the pool"
   amount_out: BigInt
+}
+
+type JvaultClaimedReward {
+  "the pool's jetton wallet of the reward, as the claim names it"
+  jetton: Address
+  "the reward jetton (its master), when known"
+  jetton_master: Address
+  "jettons paid out"
+  amount: BigInt
 }
 
 type LayerzeroPacket {
@@ -14271,6 +15919,2097 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_nft_index(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _ElectionDeposit_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionDeposit_stake_holder(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeHolder, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionDeposit_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionDeposit_elector(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionDeposit_elector(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Elector, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionDeposit_elector(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionDeposit_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionDeposit_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionDeposit_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionDeposit_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionDeposit_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionDeposit_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionDeposit_validator_pubkey(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionDeposit_validator_pubkey(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ValidatorPubkey, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionDeposit_validator_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionDeposit_election_id(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionDeposit_election_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ElectionID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(int64)
+	fc.Result = res
+	return ec.marshalOInt2int64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionDeposit_election_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionDeposit_max_factor(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionDeposit_max_factor(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MaxFactor, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(int64)
+	fc.Result = res
+	return ec.marshalOInt2int64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionDeposit_max_factor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionDeposit_adnl_address(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionDeposit_adnl_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AdnlAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionDeposit_adnl_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionRecover_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionRecover) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionRecover_stake_holder(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeHolder, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionRecover_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionRecover",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionRecover_elector(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionRecover) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionRecover_elector(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Elector, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionRecover_elector(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionRecover",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionRecover_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionRecover) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionRecover_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionRecover_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionRecover",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ElectionRecover_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionRecover) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ElectionRecover_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ElectionRecover_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ElectionRecover",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_liquidator(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_liquidator(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Liquidator, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_liquidator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_liquidator_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_liquidator_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LiquidatorWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_liquidator_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_borrower(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_borrower(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Borrower, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_borrower(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_borrower_contract(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_borrower_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.BorrowerContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_borrower_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Master, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_collateral_asset_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_collateral_asset_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.CollateralAssetID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_collateral_jetton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_collateral_jetton(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.CollateralJetton, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_collateral_is_ton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_collateral_is_ton(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.CollateralIsTon, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_is_ton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_debt_asset_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_debt_asset_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DebtAssetID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_debt_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_debt_jetton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_debt_jetton(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DebtJetton, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_debt_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_debt_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_debt_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DebtAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_debt_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_fail_reason(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_fail_reason(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.FailReason, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_fail_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaLiquidate_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaLiquidate_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaLiquidate_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaLiquidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_sender(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_recipient_contract(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_recipient_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RecipientContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_recipient_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_recipient_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RecipientWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Master, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_master_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_master_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MasterWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_master_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_asset_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_asset_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AssetID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_is_ton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_is_ton(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.IsTon, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_is_ton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaSupply_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaSupply_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaSupply_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaSupply",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_owner(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_owner_contract(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_owner_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.OwnerContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_owner_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Master, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_master_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_master_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MasterWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_master_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_recipient_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RecipientWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_asset_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_asset_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AssetID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_is_ton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_is_ton(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.IsTon, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_is_ton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_requested_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_requested_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RequestedAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_requested_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_fail_reason(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_fail_reason(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.FailReason, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_fail_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EvaaWithdraw_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EvaaWithdraw_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EvaaWithdraw_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EvaaWithdraw",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ExtraCurrency_id(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrency) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_ExtraCurrency_id(ctx, field)
 	if err != nil {
@@ -15750,6 +19489,47 @@ func (ec *executionContext) fieldContext_JettonSwap_recipient_wallet(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _JettonSwap_dex_wallet_target(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_dex_wallet_target(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexWalletTarget, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_dex_wallet_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JettonSwap_dex_incoming_transfer(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_JettonSwap_dex_incoming_transfer(ctx, field)
 	if err != nil {
@@ -16480,6 +20260,1326 @@ func (ec *executionContext) fieldContext_JettonTransfer_custom_payload(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultClaim_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaim) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultClaim_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultClaim_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultClaim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultClaim_stake_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaim) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultClaim_stake_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultClaim_stake_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultClaim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultClaim_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaim) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultClaim_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultClaim_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultClaim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultClaim_claimed_rewards(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaim) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultClaim_claimed_rewards(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ClaimedRewards, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.JvaultClaimedReward)
+	fc.Result = res
+	return ec.marshalOJvaultClaimedReward2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedRewardᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultClaim_claimed_rewards(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultClaim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "jetton":
+				return ec.fieldContext_JvaultClaimedReward_jetton(ctx, field)
+			case "jetton_master":
+				return ec.fieldContext_JvaultClaimedReward_jetton_master(ctx, field)
+			case "amount":
+				return ec.fieldContext_JvaultClaimedReward_amount(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JvaultClaimedReward", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultClaimedReward_jetton(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaimedReward) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultClaimedReward_jetton(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Jetton, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultClaimedReward_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultClaimedReward",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultClaimedReward_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaimedReward) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultClaimedReward_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultClaimedReward_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultClaimedReward",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultClaimedReward_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaimedReward) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultClaimedReward_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultClaimedReward_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultClaimedReward",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_stake_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_stake_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_stake_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_staking_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_staking_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakingAsset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_staking_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_period(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_period(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Period, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_period(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultStake_minted_stake_jettons(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultStake_minted_stake_jettons(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MintedStakeJettons, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultStake_minted_stake_jettons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultStake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_stake_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_stake_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_stake_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_staking_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_staking_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakingAsset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_staking_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_unstake_fee(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_unstake_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UnstakeFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_unstake_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_force(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_force(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Force, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_force(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstake_exit_code(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstake_exit_code(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExitCode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstake_exit_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstake",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstakeRequest_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstakeRequest_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstakeRequest_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstakeRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstakeRequest_stake_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstakeRequest_stake_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstakeRequest_stake_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstakeRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstakeRequest_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstakeRequest_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstakeRequest_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstakeRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstakeRequest_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstakeRequest_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstakeRequest_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstakeRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstakeRequest_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstakeRequest_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstakeRequest_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstakeRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstakeRequest_staking_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstakeRequest_staking_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakingAsset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstakeRequest_staking_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstakeRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JvaultUnstakeRequest_exit_code(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JvaultUnstakeRequest_exit_code(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExitCode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JvaultUnstakeRequest_exit_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JvaultUnstakeRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
 		},
 	}
 	return fc, nil
@@ -20653,6 +25753,1277 @@ func (ec *executionContext) fieldContext_SmartContractExec_extra_currencies(_ co
 	return fc, nil
 }
 
+func (ec *executionContext) _StakeDeposit_provider(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_provider(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Provider, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_stake_holder(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeHolder, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_pool(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_amount(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_tokens_minted(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_tokens_minted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TokensMinted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_tokens_minted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_asset(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_source_asset(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_source_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SourceAsset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_source_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_source_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_source_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SourceWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_source_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_tokens_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_tokens_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TokensWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_tokens_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_payout_nft(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_payout_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutNft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_payout_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeDeposit_payout_collection(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_payout_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_payout_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_provider(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_provider(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Provider, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_stake_holder(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeHolder, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_pool(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_amount(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_payout_nft(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_payout_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutNft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_payout_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_payout_collection(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_payout_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_payout_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_tokens_burnt(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_tokens_burnt(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TokensBurnt, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_tokens_burnt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_asset(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_source_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_source_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SourceWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_source_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_provider(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_provider(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Provider, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_stake_holder(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StakeHolder, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_pool(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_amount(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_tokens_burnt(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_burnt(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TokensBurnt, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_burnt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_tokens_minted(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_minted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TokensMinted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_minted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_asset(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_payout_nft(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_payout_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutNft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_payout_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_payout_collection(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_payout_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_payout_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_source_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_source_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SourceWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_source_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawalRequest_tokens_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TokensWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawalRequest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SwapTransfer_asset(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_SwapTransfer_asset(ctx, field)
 	if err != nil {
@@ -20894,6 +27265,1400 @@ func (ec *executionContext) fieldContext_SwapTransfer_destination_jetton_wallet(
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurn_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurn_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurn_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurn_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurn_sender_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SenderWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurn_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurn_pegout(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurn_pegout(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pegout, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurn_pegout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurn_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurn_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurn_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurn_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurn_teleport(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Teleport, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurn_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurn_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurn_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurn_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurnFallback_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurnFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurnFallback_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurnFallback_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurnFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurnFallback_pegout(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurnFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurnFallback_pegout(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pegout, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurnFallback_pegout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurnFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurnFallback_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurnFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurnFallback_teleport(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Teleport, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurnFallback_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurnFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcBurnFallback_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurnFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcBurnFallback_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcBurnFallback_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcBurnFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcDkgLogFallback_coordinator(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcDkgLogFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcDkgLogFallback_coordinator(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Coordinator, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_coordinator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcDkgLogFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcDkgLogFallback_pubkey(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcDkgLogFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcDkgLogFallback_pubkey(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pubkey, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcDkgLogFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcDkgLogFallback_timestamp(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcDkgLogFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcDkgLogFallback_timestamp(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Timestamp, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(int64)
+	fc.Result = res
+	return ec.marshalOInt2int64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcDkgLogFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMint_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMint_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMint_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMint_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMint_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMint_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMint_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMint_recipient_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RecipientWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMint_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMint_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMint_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMint_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMint_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMint_teleport(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Teleport, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMint_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMint_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMint_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMint_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMint_bitcoin_tx_id(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMint_bitcoin_tx_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.BitcoinTxID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMint_bitcoin_tx_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMintFallback_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMintFallback_teleport(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Teleport, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMintFallback_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMintFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMintFallback_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMintFallback_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMintFallback_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMintFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMintFallback_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMintFallback_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMintFallback_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMintFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcMintFallback_bitcoin_tx_id(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcMintFallback_bitcoin_tx_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.BitcoinTxID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMintFallback_bitcoin_tx_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMintFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKey_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKey_teleport(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Teleport, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKey_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKey_coordinator(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKey_coordinator(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Coordinator, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKey_coordinator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKey_pegout(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKey_pegout(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pegout, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKey_pegout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKey_pubkey(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKey_pubkey(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pubkey, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKey_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKey_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKey_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKey_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKey_timestamp(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKey_timestamp(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Timestamp, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(int64)
+	fc.Result = res
+	return ec.marshalOInt2int64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKey_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKeyFallback_coordinator(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKeyFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKeyFallback_coordinator(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Coordinator, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_coordinator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKeyFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKeyFallback_pegout(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKeyFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKeyFallback_pegout(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pegout, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_pegout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKeyFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKeyFallback_pubkey(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKeyFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKeyFallback_pubkey(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pubkey, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKeyFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TgbtcNewKeyFallback_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKeyFallback) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TgbtcNewKeyFallback_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcNewKeyFallback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
 		},
 	}
 	return fc, nil
@@ -23777,6 +31542,76 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._TonTransfer(ctx, sel, obj)
+	case actions.TgbtcNewKeyFallback:
+		return ec._TgbtcNewKeyFallback(ctx, sel, &obj)
+	case *actions.TgbtcNewKeyFallback:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TgbtcNewKeyFallback(ctx, sel, obj)
+	case actions.TgbtcNewKey:
+		return ec._TgbtcNewKey(ctx, sel, &obj)
+	case *actions.TgbtcNewKey:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TgbtcNewKey(ctx, sel, obj)
+	case actions.TgbtcMintFallback:
+		return ec._TgbtcMintFallback(ctx, sel, &obj)
+	case *actions.TgbtcMintFallback:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TgbtcMintFallback(ctx, sel, obj)
+	case actions.TgbtcMint:
+		return ec._TgbtcMint(ctx, sel, &obj)
+	case *actions.TgbtcMint:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TgbtcMint(ctx, sel, obj)
+	case actions.TgbtcDkgLogFallback:
+		return ec._TgbtcDkgLogFallback(ctx, sel, &obj)
+	case *actions.TgbtcDkgLogFallback:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TgbtcDkgLogFallback(ctx, sel, obj)
+	case actions.TgbtcBurnFallback:
+		return ec._TgbtcBurnFallback(ctx, sel, &obj)
+	case *actions.TgbtcBurnFallback:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TgbtcBurnFallback(ctx, sel, obj)
+	case actions.TgbtcBurn:
+		return ec._TgbtcBurn(ctx, sel, &obj)
+	case *actions.TgbtcBurn:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TgbtcBurn(ctx, sel, obj)
+	case actions.StakeWithdrawalRequest:
+		return ec._StakeWithdrawalRequest(ctx, sel, &obj)
+	case *actions.StakeWithdrawalRequest:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._StakeWithdrawalRequest(ctx, sel, obj)
+	case actions.StakeWithdrawal:
+		return ec._StakeWithdrawal(ctx, sel, &obj)
+	case *actions.StakeWithdrawal:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._StakeWithdrawal(ctx, sel, obj)
+	case actions.StakeDeposit:
+		return ec._StakeDeposit(ctx, sel, &obj)
+	case *actions.StakeDeposit:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._StakeDeposit(ctx, sel, obj)
 	case actions.SmartContractExec:
 		return ec._SmartContractExec(ctx, sel, &obj)
 	case *actions.SmartContractExec:
@@ -23833,6 +31668,34 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._LayerzeroCommitPacket(ctx, sel, obj)
+	case actions.JvaultUnstakeRequest:
+		return ec._JvaultUnstakeRequest(ctx, sel, &obj)
+	case *actions.JvaultUnstakeRequest:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._JvaultUnstakeRequest(ctx, sel, obj)
+	case actions.JvaultUnstake:
+		return ec._JvaultUnstake(ctx, sel, &obj)
+	case *actions.JvaultUnstake:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._JvaultUnstake(ctx, sel, obj)
+	case actions.JvaultStake:
+		return ec._JvaultStake(ctx, sel, &obj)
+	case *actions.JvaultStake:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._JvaultStake(ctx, sel, obj)
+	case actions.JvaultClaim:
+		return ec._JvaultClaim(ctx, sel, &obj)
+	case *actions.JvaultClaim:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._JvaultClaim(ctx, sel, obj)
 	case actions.JettonTransfer:
 		return ec._JettonTransfer(ctx, sel, &obj)
 	case *actions.JettonTransfer:
@@ -23861,6 +31724,41 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._JettonBurn(ctx, sel, obj)
+	case actions.EvaaWithdraw:
+		return ec._EvaaWithdraw(ctx, sel, &obj)
+	case *actions.EvaaWithdraw:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._EvaaWithdraw(ctx, sel, obj)
+	case actions.EvaaSupply:
+		return ec._EvaaSupply(ctx, sel, &obj)
+	case *actions.EvaaSupply:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._EvaaSupply(ctx, sel, obj)
+	case actions.EvaaLiquidate:
+		return ec._EvaaLiquidate(ctx, sel, &obj)
+	case *actions.EvaaLiquidate:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._EvaaLiquidate(ctx, sel, obj)
+	case actions.ElectionRecover:
+		return ec._ElectionRecover(ctx, sel, &obj)
+	case *actions.ElectionRecover:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ElectionRecover(ctx, sel, obj)
+	case actions.ElectionDeposit:
+		return ec._ElectionDeposit(ctx, sel, &obj)
+	case *actions.ElectionDeposit:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ElectionDeposit(ctx, sel, obj)
 	case actions.DexDepositLiquidity:
 		return ec._DexDepositLiquidity(ctx, sel, &obj)
 	case *actions.DexDepositLiquidity:
@@ -25682,6 +33580,278 @@ func (ec *executionContext) _DexDepositLiquidity(ctx context.Context, sel ast.Se
 	return out
 }
 
+var electionDepositImplementors = []string{"ElectionDeposit", "ActionDetails"}
+
+func (ec *executionContext) _ElectionDeposit(ctx context.Context, sel ast.SelectionSet, obj *actions.ElectionDeposit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, electionDepositImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ElectionDeposit")
+		case "stake_holder":
+			out.Values[i] = ec._ElectionDeposit_stake_holder(ctx, field, obj)
+		case "elector":
+			out.Values[i] = ec._ElectionDeposit_elector(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._ElectionDeposit_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._ElectionDeposit_query_id(ctx, field, obj)
+		case "validator_pubkey":
+			out.Values[i] = ec._ElectionDeposit_validator_pubkey(ctx, field, obj)
+		case "election_id":
+			out.Values[i] = ec._ElectionDeposit_election_id(ctx, field, obj)
+		case "max_factor":
+			out.Values[i] = ec._ElectionDeposit_max_factor(ctx, field, obj)
+		case "adnl_address":
+			out.Values[i] = ec._ElectionDeposit_adnl_address(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var electionRecoverImplementors = []string{"ElectionRecover", "ActionDetails"}
+
+func (ec *executionContext) _ElectionRecover(ctx context.Context, sel ast.SelectionSet, obj *actions.ElectionRecover) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, electionRecoverImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ElectionRecover")
+		case "stake_holder":
+			out.Values[i] = ec._ElectionRecover_stake_holder(ctx, field, obj)
+		case "elector":
+			out.Values[i] = ec._ElectionRecover_elector(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._ElectionRecover_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._ElectionRecover_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var evaaLiquidateImplementors = []string{"EvaaLiquidate", "ActionDetails"}
+
+func (ec *executionContext) _EvaaLiquidate(ctx context.Context, sel ast.SelectionSet, obj *actions.EvaaLiquidate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, evaaLiquidateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EvaaLiquidate")
+		case "liquidator":
+			out.Values[i] = ec._EvaaLiquidate_liquidator(ctx, field, obj)
+		case "liquidator_wallet":
+			out.Values[i] = ec._EvaaLiquidate_liquidator_wallet(ctx, field, obj)
+		case "borrower":
+			out.Values[i] = ec._EvaaLiquidate_borrower(ctx, field, obj)
+		case "borrower_contract":
+			out.Values[i] = ec._EvaaLiquidate_borrower_contract(ctx, field, obj)
+		case "master":
+			out.Values[i] = ec._EvaaLiquidate_master(ctx, field, obj)
+		case "collateral_asset_id":
+			out.Values[i] = ec._EvaaLiquidate_collateral_asset_id(ctx, field, obj)
+		case "collateral_jetton":
+			out.Values[i] = ec._EvaaLiquidate_collateral_jetton(ctx, field, obj)
+		case "collateral_is_ton":
+			out.Values[i] = ec._EvaaLiquidate_collateral_is_ton(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._EvaaLiquidate_amount(ctx, field, obj)
+		case "debt_asset_id":
+			out.Values[i] = ec._EvaaLiquidate_debt_asset_id(ctx, field, obj)
+		case "debt_jetton":
+			out.Values[i] = ec._EvaaLiquidate_debt_jetton(ctx, field, obj)
+		case "debt_amount":
+			out.Values[i] = ec._EvaaLiquidate_debt_amount(ctx, field, obj)
+		case "fail_reason":
+			out.Values[i] = ec._EvaaLiquidate_fail_reason(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._EvaaLiquidate_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var evaaSupplyImplementors = []string{"EvaaSupply", "ActionDetails"}
+
+func (ec *executionContext) _EvaaSupply(ctx context.Context, sel ast.SelectionSet, obj *actions.EvaaSupply) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, evaaSupplyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EvaaSupply")
+		case "sender":
+			out.Values[i] = ec._EvaaSupply_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._EvaaSupply_sender_wallet(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._EvaaSupply_recipient(ctx, field, obj)
+		case "recipient_contract":
+			out.Values[i] = ec._EvaaSupply_recipient_contract(ctx, field, obj)
+		case "recipient_wallet":
+			out.Values[i] = ec._EvaaSupply_recipient_wallet(ctx, field, obj)
+		case "master":
+			out.Values[i] = ec._EvaaSupply_master(ctx, field, obj)
+		case "master_wallet":
+			out.Values[i] = ec._EvaaSupply_master_wallet(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._EvaaSupply_jetton_master(ctx, field, obj)
+		case "asset_id":
+			out.Values[i] = ec._EvaaSupply_asset_id(ctx, field, obj)
+		case "is_ton":
+			out.Values[i] = ec._EvaaSupply_is_ton(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._EvaaSupply_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._EvaaSupply_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var evaaWithdrawImplementors = []string{"EvaaWithdraw", "ActionDetails"}
+
+func (ec *executionContext) _EvaaWithdraw(ctx context.Context, sel ast.SelectionSet, obj *actions.EvaaWithdraw) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, evaaWithdrawImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EvaaWithdraw")
+		case "owner":
+			out.Values[i] = ec._EvaaWithdraw_owner(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._EvaaWithdraw_recipient(ctx, field, obj)
+		case "owner_contract":
+			out.Values[i] = ec._EvaaWithdraw_owner_contract(ctx, field, obj)
+		case "master":
+			out.Values[i] = ec._EvaaWithdraw_master(ctx, field, obj)
+		case "master_wallet":
+			out.Values[i] = ec._EvaaWithdraw_master_wallet(ctx, field, obj)
+		case "recipient_wallet":
+			out.Values[i] = ec._EvaaWithdraw_recipient_wallet(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._EvaaWithdraw_jetton_master(ctx, field, obj)
+		case "asset_id":
+			out.Values[i] = ec._EvaaWithdraw_asset_id(ctx, field, obj)
+		case "is_ton":
+			out.Values[i] = ec._EvaaWithdraw_is_ton(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._EvaaWithdraw_amount(ctx, field, obj)
+		case "requested_amount":
+			out.Values[i] = ec._EvaaWithdraw_requested_amount(ctx, field, obj)
+		case "fail_reason":
+			out.Values[i] = ec._EvaaWithdraw_fail_reason(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._EvaaWithdraw_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var extraCurrencyImplementors = []string{"ExtraCurrency"}
 
 func (ec *executionContext) _ExtraCurrency(ctx context.Context, sel ast.SelectionSet, obj *actions.ExtraCurrency) graphql.Marshaler {
@@ -25957,6 +34127,8 @@ func (ec *executionContext) _JettonSwap(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._JettonSwap_dex_wallet_out(ctx, field, obj)
 		case "recipient_wallet":
 			out.Values[i] = ec._JettonSwap_recipient_wallet(ctx, field, obj)
+		case "dex_wallet_target":
+			out.Values[i] = ec._JettonSwap_dex_wallet_target(ctx, field, obj)
 		case "dex_incoming_transfer":
 			out.Values[i] = ec._JettonSwap_dex_incoming_transfer(ctx, field, obj)
 		case "dex_outgoing_transfer":
@@ -26025,6 +34197,240 @@ func (ec *executionContext) _JettonTransfer(ctx context.Context, sel ast.Selecti
 			out.Values[i] = ec._JettonTransfer_forward_payload(ctx, field, obj)
 		case "custom_payload":
 			out.Values[i] = ec._JettonTransfer_custom_payload(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jvaultClaimImplementors = []string{"JvaultClaim", "ActionDetails"}
+
+func (ec *executionContext) _JvaultClaim(ctx context.Context, sel ast.SelectionSet, obj *actions.JvaultClaim) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jvaultClaimImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JvaultClaim")
+		case "sender":
+			out.Values[i] = ec._JvaultClaim_sender(ctx, field, obj)
+		case "stake_wallet":
+			out.Values[i] = ec._JvaultClaim_stake_wallet(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._JvaultClaim_pool(ctx, field, obj)
+		case "claimed_rewards":
+			out.Values[i] = ec._JvaultClaim_claimed_rewards(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jvaultClaimedRewardImplementors = []string{"JvaultClaimedReward"}
+
+func (ec *executionContext) _JvaultClaimedReward(ctx context.Context, sel ast.SelectionSet, obj *actions.JvaultClaimedReward) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jvaultClaimedRewardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JvaultClaimedReward")
+		case "jetton":
+			out.Values[i] = ec._JvaultClaimedReward_jetton(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._JvaultClaimedReward_jetton_master(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._JvaultClaimedReward_amount(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jvaultStakeImplementors = []string{"JvaultStake", "ActionDetails"}
+
+func (ec *executionContext) _JvaultStake(ctx context.Context, sel ast.SelectionSet, obj *actions.JvaultStake) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jvaultStakeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JvaultStake")
+		case "sender":
+			out.Values[i] = ec._JvaultStake_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._JvaultStake_sender_wallet(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._JvaultStake_pool(ctx, field, obj)
+		case "stake_wallet":
+			out.Values[i] = ec._JvaultStake_stake_wallet(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._JvaultStake_asset(ctx, field, obj)
+		case "staking_asset":
+			out.Values[i] = ec._JvaultStake_staking_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._JvaultStake_amount(ctx, field, obj)
+		case "period":
+			out.Values[i] = ec._JvaultStake_period(ctx, field, obj)
+		case "minted_stake_jettons":
+			out.Values[i] = ec._JvaultStake_minted_stake_jettons(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jvaultUnstakeImplementors = []string{"JvaultUnstake", "ActionDetails"}
+
+func (ec *executionContext) _JvaultUnstake(ctx context.Context, sel ast.SelectionSet, obj *actions.JvaultUnstake) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jvaultUnstakeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JvaultUnstake")
+		case "sender":
+			out.Values[i] = ec._JvaultUnstake_sender(ctx, field, obj)
+		case "stake_wallet":
+			out.Values[i] = ec._JvaultUnstake_stake_wallet(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._JvaultUnstake_pool(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._JvaultUnstake_amount(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._JvaultUnstake_asset(ctx, field, obj)
+		case "staking_asset":
+			out.Values[i] = ec._JvaultUnstake_staking_asset(ctx, field, obj)
+		case "unstake_fee":
+			out.Values[i] = ec._JvaultUnstake_unstake_fee(ctx, field, obj)
+		case "force":
+			out.Values[i] = ec._JvaultUnstake_force(ctx, field, obj)
+		case "exit_code":
+			out.Values[i] = ec._JvaultUnstake_exit_code(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jvaultUnstakeRequestImplementors = []string{"JvaultUnstakeRequest", "ActionDetails"}
+
+func (ec *executionContext) _JvaultUnstakeRequest(ctx context.Context, sel ast.SelectionSet, obj *actions.JvaultUnstakeRequest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jvaultUnstakeRequestImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JvaultUnstakeRequest")
+		case "sender":
+			out.Values[i] = ec._JvaultUnstakeRequest_sender(ctx, field, obj)
+		case "stake_wallet":
+			out.Values[i] = ec._JvaultUnstakeRequest_stake_wallet(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._JvaultUnstakeRequest_pool(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._JvaultUnstakeRequest_amount(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._JvaultUnstakeRequest_asset(ctx, field, obj)
+		case "staking_asset":
+			out.Values[i] = ec._JvaultUnstakeRequest_staking_asset(ctx, field, obj)
+		case "exit_code":
+			out.Values[i] = ec._JvaultUnstakeRequest_exit_code(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26763,6 +35169,170 @@ func (ec *executionContext) _SmartContractExec(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var stakeDepositImplementors = []string{"StakeDeposit", "ActionDetails"}
+
+func (ec *executionContext) _StakeDeposit(ctx context.Context, sel ast.SelectionSet, obj *actions.StakeDeposit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stakeDepositImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StakeDeposit")
+		case "provider":
+			out.Values[i] = ec._StakeDeposit_provider(ctx, field, obj)
+		case "stake_holder":
+			out.Values[i] = ec._StakeDeposit_stake_holder(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._StakeDeposit_pool(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._StakeDeposit_amount(ctx, field, obj)
+		case "tokens_minted":
+			out.Values[i] = ec._StakeDeposit_tokens_minted(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._StakeDeposit_asset(ctx, field, obj)
+		case "source_asset":
+			out.Values[i] = ec._StakeDeposit_source_asset(ctx, field, obj)
+		case "source_wallet":
+			out.Values[i] = ec._StakeDeposit_source_wallet(ctx, field, obj)
+		case "tokens_wallet":
+			out.Values[i] = ec._StakeDeposit_tokens_wallet(ctx, field, obj)
+		case "payout_nft":
+			out.Values[i] = ec._StakeDeposit_payout_nft(ctx, field, obj)
+		case "payout_collection":
+			out.Values[i] = ec._StakeDeposit_payout_collection(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var stakeWithdrawalImplementors = []string{"StakeWithdrawal", "ActionDetails"}
+
+func (ec *executionContext) _StakeWithdrawal(ctx context.Context, sel ast.SelectionSet, obj *actions.StakeWithdrawal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stakeWithdrawalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StakeWithdrawal")
+		case "provider":
+			out.Values[i] = ec._StakeWithdrawal_provider(ctx, field, obj)
+		case "stake_holder":
+			out.Values[i] = ec._StakeWithdrawal_stake_holder(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._StakeWithdrawal_pool(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._StakeWithdrawal_amount(ctx, field, obj)
+		case "payout_nft":
+			out.Values[i] = ec._StakeWithdrawal_payout_nft(ctx, field, obj)
+		case "payout_collection":
+			out.Values[i] = ec._StakeWithdrawal_payout_collection(ctx, field, obj)
+		case "tokens_burnt":
+			out.Values[i] = ec._StakeWithdrawal_tokens_burnt(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._StakeWithdrawal_asset(ctx, field, obj)
+		case "source_wallet":
+			out.Values[i] = ec._StakeWithdrawal_source_wallet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var stakeWithdrawalRequestImplementors = []string{"StakeWithdrawalRequest", "ActionDetails"}
+
+func (ec *executionContext) _StakeWithdrawalRequest(ctx context.Context, sel ast.SelectionSet, obj *actions.StakeWithdrawalRequest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stakeWithdrawalRequestImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StakeWithdrawalRequest")
+		case "provider":
+			out.Values[i] = ec._StakeWithdrawalRequest_provider(ctx, field, obj)
+		case "stake_holder":
+			out.Values[i] = ec._StakeWithdrawalRequest_stake_holder(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._StakeWithdrawalRequest_pool(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._StakeWithdrawalRequest_amount(ctx, field, obj)
+		case "tokens_burnt":
+			out.Values[i] = ec._StakeWithdrawalRequest_tokens_burnt(ctx, field, obj)
+		case "tokens_minted":
+			out.Values[i] = ec._StakeWithdrawalRequest_tokens_minted(ctx, field, obj)
+		case "asset":
+			out.Values[i] = ec._StakeWithdrawalRequest_asset(ctx, field, obj)
+		case "payout_nft":
+			out.Values[i] = ec._StakeWithdrawalRequest_payout_nft(ctx, field, obj)
+		case "payout_collection":
+			out.Values[i] = ec._StakeWithdrawalRequest_payout_collection(ctx, field, obj)
+		case "source_wallet":
+			out.Values[i] = ec._StakeWithdrawalRequest_source_wallet(ctx, field, obj)
+		case "tokens_wallet":
+			out.Values[i] = ec._StakeWithdrawalRequest_tokens_wallet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var swapTransferImplementors = []string{"SwapTransfer"}
 
 func (ec *executionContext) _SwapTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.SwapTransfer) graphql.Marshaler {
@@ -26786,6 +35356,312 @@ func (ec *executionContext) _SwapTransfer(ctx context.Context, sel ast.Selection
 			out.Values[i] = ec._SwapTransfer_source_jetton_wallet(ctx, field, obj)
 		case "destination_jetton_wallet":
 			out.Values[i] = ec._SwapTransfer_destination_jetton_wallet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tgbtcBurnImplementors = []string{"TgbtcBurn", "ActionDetails"}
+
+func (ec *executionContext) _TgbtcBurn(ctx context.Context, sel ast.SelectionSet, obj *actions.TgbtcBurn) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tgbtcBurnImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TgbtcBurn")
+		case "sender":
+			out.Values[i] = ec._TgbtcBurn_sender(ctx, field, obj)
+		case "sender_wallet":
+			out.Values[i] = ec._TgbtcBurn_sender_wallet(ctx, field, obj)
+		case "pegout":
+			out.Values[i] = ec._TgbtcBurn_pegout(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._TgbtcBurn_jetton_master(ctx, field, obj)
+		case "teleport":
+			out.Values[i] = ec._TgbtcBurn_teleport(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._TgbtcBurn_amount(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tgbtcBurnFallbackImplementors = []string{"TgbtcBurnFallback", "ActionDetails"}
+
+func (ec *executionContext) _TgbtcBurnFallback(ctx context.Context, sel ast.SelectionSet, obj *actions.TgbtcBurnFallback) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tgbtcBurnFallbackImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TgbtcBurnFallback")
+		case "sender":
+			out.Values[i] = ec._TgbtcBurnFallback_sender(ctx, field, obj)
+		case "pegout":
+			out.Values[i] = ec._TgbtcBurnFallback_pegout(ctx, field, obj)
+		case "teleport":
+			out.Values[i] = ec._TgbtcBurnFallback_teleport(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._TgbtcBurnFallback_amount(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tgbtcDkgLogFallbackImplementors = []string{"TgbtcDkgLogFallback", "ActionDetails"}
+
+func (ec *executionContext) _TgbtcDkgLogFallback(ctx context.Context, sel ast.SelectionSet, obj *actions.TgbtcDkgLogFallback) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tgbtcDkgLogFallbackImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TgbtcDkgLogFallback")
+		case "coordinator":
+			out.Values[i] = ec._TgbtcDkgLogFallback_coordinator(ctx, field, obj)
+		case "pubkey":
+			out.Values[i] = ec._TgbtcDkgLogFallback_pubkey(ctx, field, obj)
+		case "timestamp":
+			out.Values[i] = ec._TgbtcDkgLogFallback_timestamp(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tgbtcMintImplementors = []string{"TgbtcMint", "ActionDetails"}
+
+func (ec *executionContext) _TgbtcMint(ctx context.Context, sel ast.SelectionSet, obj *actions.TgbtcMint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tgbtcMintImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TgbtcMint")
+		case "sender":
+			out.Values[i] = ec._TgbtcMint_sender(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._TgbtcMint_recipient(ctx, field, obj)
+		case "recipient_wallet":
+			out.Values[i] = ec._TgbtcMint_recipient_wallet(ctx, field, obj)
+		case "jetton_master":
+			out.Values[i] = ec._TgbtcMint_jetton_master(ctx, field, obj)
+		case "teleport":
+			out.Values[i] = ec._TgbtcMint_teleport(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._TgbtcMint_amount(ctx, field, obj)
+		case "bitcoin_tx_id":
+			out.Values[i] = ec._TgbtcMint_bitcoin_tx_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tgbtcMintFallbackImplementors = []string{"TgbtcMintFallback", "ActionDetails"}
+
+func (ec *executionContext) _TgbtcMintFallback(ctx context.Context, sel ast.SelectionSet, obj *actions.TgbtcMintFallback) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tgbtcMintFallbackImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TgbtcMintFallback")
+		case "teleport":
+			out.Values[i] = ec._TgbtcMintFallback_teleport(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._TgbtcMintFallback_recipient(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._TgbtcMintFallback_amount(ctx, field, obj)
+		case "bitcoin_tx_id":
+			out.Values[i] = ec._TgbtcMintFallback_bitcoin_tx_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tgbtcNewKeyImplementors = []string{"TgbtcNewKey", "ActionDetails"}
+
+func (ec *executionContext) _TgbtcNewKey(ctx context.Context, sel ast.SelectionSet, obj *actions.TgbtcNewKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tgbtcNewKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TgbtcNewKey")
+		case "teleport":
+			out.Values[i] = ec._TgbtcNewKey_teleport(ctx, field, obj)
+		case "coordinator":
+			out.Values[i] = ec._TgbtcNewKey_coordinator(ctx, field, obj)
+		case "pegout":
+			out.Values[i] = ec._TgbtcNewKey_pegout(ctx, field, obj)
+		case "pubkey":
+			out.Values[i] = ec._TgbtcNewKey_pubkey(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._TgbtcNewKey_amount(ctx, field, obj)
+		case "timestamp":
+			out.Values[i] = ec._TgbtcNewKey_timestamp(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tgbtcNewKeyFallbackImplementors = []string{"TgbtcNewKeyFallback", "ActionDetails"}
+
+func (ec *executionContext) _TgbtcNewKeyFallback(ctx context.Context, sel ast.SelectionSet, obj *actions.TgbtcNewKeyFallback) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tgbtcNewKeyFallbackImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TgbtcNewKeyFallback")
+		case "coordinator":
+			out.Values[i] = ec._TgbtcNewKeyFallback_coordinator(ctx, field, obj)
+		case "pegout":
+			out.Values[i] = ec._TgbtcNewKeyFallback_pegout(ctx, field, obj)
+		case "pubkey":
+			out.Values[i] = ec._TgbtcNewKeyFallback_pubkey(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._TgbtcNewKeyFallback_amount(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27615,6 +36491,10 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐ
 	return v
 }
 
+func (ec *executionContext) marshalNJvaultClaimedReward2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedReward(ctx context.Context, sel ast.SelectionSet, v actions.JvaultClaimedReward) graphql.Marshaler {
+	return ec._JvaultClaimedReward(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -28243,6 +37123,53 @@ func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.Se
 	_ = ctx
 	res := graphql.MarshalInt64(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOJvaultClaimedReward2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedRewardᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.JvaultClaimedReward) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNJvaultClaimedReward2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedReward(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐLayerzeroPacket(ctx context.Context, sel ast.SelectionSet, v *actions.LayerzeroPacket) graphql.Marshaler {
