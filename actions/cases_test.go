@@ -40,7 +40,6 @@ func init() {
 	setFloor("SmartContractExec", 2, 2)
 	setFloor("JettonMint", 1, 1)
 	setFloor("JettonSwap", 17, 0)
-	setFloor("DexDepositLiquidity", 12, 2)
 }
 
 type caseFile struct {
