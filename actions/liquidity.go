@@ -177,14 +177,14 @@ func matchDedustPartialDeposit(c *classifier, t *node) bool {
 // a jetton transfer to a vault. An unknown jetton is the pool's only
 // jetton, when it has one.
 func (c *classifier) dedustSent(head *node, a0, a1 string) (liqMove, bool) {
-	if n := find(head, abi.DedustDepositLiquidityMsgOpCode); n != nil && (n == head || n.in().Source == head.in().Source) {
+	if n := findOp(head, abi.DedustDepositLiquidityMsgOpCode); n != nil && (n == head || n.in().Source == head.in().Source) {
 		m := liqMove{ton: true, user: n.in().Source, dex: n.tx.Account, ok: n.ok(), nodes: []*node{n}}
 		if b, ok := bodyAs[abi.DedustDepositLiquidityMsgBody](n); ok {
 			m.amount = nano(uint64(b.Amount))
 		}
 		return m, true
 	}
-	n := find(head, abi.JettonTransferMsgOpCode)
+	n := findOp(head, abi.JettonTransferMsgOpCode)
 	if n == nil {
 		return liqMove{}, false
 	}

@@ -61,7 +61,7 @@ func siblingBranch(head *node, op abi.MsgOpCode) bool {
 		return false
 	}
 	for _, s := range head.parent.children {
-		if s != head && find(s, op) != nil {
+		if s != head && findOp(s, op) != nil {
 			return true
 		}
 	}
@@ -85,13 +85,13 @@ func below(n *node, ops ...abi.MsgOpCode) *node {
 	return nil
 }
 
-// find is below without regard to claims.
-func find(n *node, ops ...abi.MsgOpCode) *node {
+// findOp is below without regard to claims.
+func findOp(n *node, ops ...abi.MsgOpCode) *node {
 	if n.is(ops...) {
 		return n
 	}
 	for _, ch := range n.children {
-		if f := find(ch, ops...); f != nil {
+		if f := findOp(ch, ops...); f != nil {
 			return f
 		}
 	}

@@ -37,7 +37,7 @@ func init() {
 		Protocols: "DeDust, STON.fi v2, Coffee, Tonco",
 		Doc:       "DeDust, STON.fi v2 and Coffee: burn (0x595f07bc) at the user's LP wallet, the pool's burn notification, then one payout per asset (DeDust payout_from_pool 0xad4eb6f5 to a vault, STON.fi pay_to 0x657b54f5 to the router, Coffee payout_internal 0xc0ffee21 to a vault) ending in a jetton transfer or TON to the user. STON.fi's refund_me (0x132b9a2c) from an LP account pays back a held deposit the same way. Tonco: poolv3_start_burn (0x530b5f2c) at the pool, position_burn at the NFT, poolv3_burn back at the pool, pay_to (0xa1daa96d, exit code 201) at the router and its payouts. Assets are in the pool's order.",
 		Failed:    "the burn or the pool failed, a payout failed, or (Tonco) the router's pay_to reports an error",
-		Differs:   "toncenter's is_refund is false rather than absent for non-STON.fi withdrawals."})
+		Differs:   "toncenter's is_refund is false rather than absent for DeDust, Coffee and Tonco; its Coffee dex_wallet_1/2 is the pool (the payout request's sender), ours the vault that paid."})
 	addMatcher(OrderProtocol+30, "DexWithdrawLiquidity/burn", matchBurnWithdraw)
 	addMatcher(OrderProtocol+31, "DexWithdrawLiquidity/stonfi_refund", matchStonfiRefundWithdraw)
 	addMatcher(OrderProtocol+32, "DexWithdrawLiquidity/tonco", matchToncoWithdraw)
