@@ -69,6 +69,38 @@ func TestCoffeeToncoDeposits(t *testing.T) {
 	}
 }
 
+// TestDedustDeposits checks, over every fixture trace whose pool got
+// deposit_liquidity_all, that the branches feeding one deposit contract
+// are one action (no partial deposit besides it) and that nothing but the
+// deposit contract's deploy is left over.
+func TestDedustDeposits(t *testing.T) {
+	dir := filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	seen := 0
+	for _, f := range files {
+		if dex, _ := inspectDexTrace(t, f, map[uint32]string{uint32(abi.DedustDepositLiquidityAllMsgOpCode): "dedust"}); dex == "" {
+			continue
+		}
+		seen++
+		deposits := 0
+		for _, a := range classifyFile(t, f) {
+			switch a.Type {
+			case "DexDepositLiquidity":
+				deposits++
+			case "ContractDeploy":
+			default:
+				t.Errorf("%s: %s left over: %s", filepath.Base(f), a.Type, a.Value)
+			}
+		}
+		if deposits != 1 {
+			t.Errorf("%s: %d deposits, want 1", filepath.Base(f), deposits)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("fixtures lack DeDust deposits")
+	}
+}
+
 // TestGoldenLiquidity pins whole real traces of the liquidity family.
 func TestGoldenLiquidity(t *testing.T) {
 	hasOp := func(op abi.MsgOpCode) func(tr *chain.Trace) bool {

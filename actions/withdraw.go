@@ -2,6 +2,7 @@ package actions
 
 import (
 	"github.com/tonkeeper/tongo/abi"
+	"github.com/tonkeeper/tongo/tlb"
 
 	"github.com/tonql/tonql/chain"
 )
@@ -53,7 +54,7 @@ func matchBurnWithdraw(c *classifier, n *node) bool {
 	if !n.is(abi.JettonBurnMsgOpCode) {
 		return false
 	}
-	burn, ok := bodyAs[abi.JettonBurnMsgBody](n)
+	burnt, ok := burnAmount(n)
 	if !ok {
 		return false
 	}
@@ -76,7 +77,7 @@ func matchBurnWithdraw(c *classifier, n *node) bool {
 	sender := n.in().Source
 	refund := false
 	v := &DexWithdrawLiquidity{Dex: dex, Sender: Address(sender), LpWallet: Address(n.tx.Account),
-		Pool: Address(note.tx.Account), LpMaster: Address(note.tx.Account), LpAmount: amount(burn.Amount)}
+		Pool: Address(note.tx.Account), LpMaster: Address(note.tx.Account), LpAmount: burnt}
 	if dex == "stonfi_v2" {
 		v.IsRefund = &refund
 	}
@@ -91,6 +92,23 @@ func matchBurnWithdraw(c *classifier, n *node) bool {
 	}
 	c.add(d)
 	return true
+}
+
+// burnAmount reads the amount of a burn request; a custom payload the full
+// schema rejects leaves the fixed head (query_id, amount) readable.
+func burnAmount(n *node) (BigInt, bool) {
+	if b, ok := bodyAs[abi.JettonBurnMsgBody](n); ok {
+		return amount(b.Amount), true
+	}
+	var head struct {
+		Op      uint32
+		QueryID uint64
+		Amount  tlb.VarUInteger16
+	}
+	if !decodePrefix(n.in().Body, &head) {
+		return "", false
+	}
+	return amount(head.Amount), true
 }
 
 // matchStonfiRefundWithdraw anchors at a STON.fi v2 pool told cb_refund_me
