@@ -39,7 +39,6 @@ func init() {
 	setFloor("NftPurchase", 1, 1)
 	setFloor("SmartContractExec", 2, 2)
 	setFloor("JettonMint", 1, 1)
-	setFloor("DexDepositLiquidity", 12, 2)
 }
 
 type caseFile struct {

@@ -14,7 +14,8 @@ import (
 // took one asset of a deposit, TON by deposit_liquidity (0xc0ffee04) or a
 // jetton whose notification carries the deposit parameters. The depository
 // it deploys collects both assets; the branch whose asset arrives last sees
-// it tell the pool (deposit_liquidity_internal 0xc0ffee29), which mints LP.
+// it tell the pool (deposit_liquidity_internal 0xc0ffee29), which mints LP
+// and pays back (payout_internal 0xc0ffee21 to a vault) what it did not take.
 func matchCoffeeDeposit(c *classifier, r *node) bool {
 	if !r.is(abi.CoffeeCreateLiquidityDepositoryRequestMsgOpCode) || r.parent == nil || r.parent.in() == nil {
 		return false
@@ -29,32 +30,47 @@ func matchCoffeeDeposit(c *classifier, r *node) bool {
 		user = vault.in().Source
 	}
 	pair := body.Params.PoolParams
-	own, other := coffeeSides(c, vault, pair)
+	first, second := coffeeAsset(pair.First), coffeeAsset(pair.Second)
+	own, _ := coffeeSides(c, vault, pair)
 	v := &DexDepositLiquidity{Dex: "coffee", Sender: Address(user), Asset1: Address(own),
-		Amount1: nano(uint64(body.Amount)), Asset2: Address(other)}
+		Amount1: nano(uint64(body.Amount)), TargetAsset1: Address(first), TargetAsset2: Address(second)}
 	d, head := depositBranch(v, vault, user)
+	if !vault.is(abi.CoffeeDepositLiquidityMsgOpCode) {
+		if m, ok := c.sentIn(head); ok {
+			v.UserJettonWallet1 = Address(m.userWallet)
+		}
+	}
 	d.ok = pathOK(head, r)
 	if dep := r.child(abi.CoffeeDeployMsgOpCode); dep != nil {
 		v.DepositContract = Address(dep.tx.Account)
 	}
-	if p := below(r, abi.CoffeeDepositLiquidityInternalMsgOpCode); p != nil {
-		coffeePoolAnswer(d, v, p, own == coffeeAsset(pair.First))
+	p := below(r, abi.CoffeeDepositLiquidityInternalMsgOpCode)
+	if p != nil {
+		c.coffeePoolAnswer(d, v, p)
 	}
+	initiatorFor(d, head, p != nil, abi.CoffeeCreateLiquidityDepositoryRequestMsgOpCode)
 	c.add(d)
 	return true
 }
 
 // coffeePoolAnswer adds what the pool did with the completed deposit: the
-// LP jettons it minted, or nothing when it cancelled and refunded.
-// deposit_liquidity_internal names both amounts in the pool's asset order.
-func coffeePoolAnswer(d *draft, v *DexDepositLiquidity, p *node, ownFirst bool) {
+// amounts the depository handed it (deposit_liquidity_internal names them
+// in the pool's asset order), the LP jettons it minted, and what it paid
+// back through the vaults; nothing minted means it refunded the deposit.
+func (c *classifier) coffeePoolAnswer(d *draft, v *DexDepositLiquidity, p *node) {
 	v.Pool, v.DepositContract = Address(p.tx.Account), Address(p.in().Source)
 	if b, ok := bodyAs[abi.CoffeeDepositLiquidityInternalMsgBody](p); ok {
-		otherAmount := b.Amount1
-		if ownFirst {
-			otherAmount = b.Amount2
+		v.TargetAmount1, v.TargetAmount2 = nano(uint64(b.Amount1)), nano(uint64(b.Amount2))
+	}
+	for _, ch := range p.children {
+		if !ch.is(abi.CoffeePayoutInternalMsgOpCode) {
+			continue
 		}
-		v.Amount2 = nano(uint64(otherAmount))
+		for _, pay := range ch.children {
+			if m, ok := c.paidOut(pay); ok {
+				v.VaultExcesses = append(v.VaultExcesses, m.excess())
+			}
+		}
 	}
 	lp := p.child(abi.JettonInternalTransferMsgOpCode)
 	d.ok = d.ok && p.ok() && lp != nil && lp.ok()

@@ -345,20 +345,56 @@ type ComplexityRoot struct {
 	}
 
 	DexDepositLiquidity struct {
-		Amount1         func(childComplexity int) int
-		Amount2         func(childComplexity int) int
-		Asset1          func(childComplexity int) int
-		Asset2          func(childComplexity int) int
-		DepositContract func(childComplexity int) int
-		Dex             func(childComplexity int) int
-		LpAmount        func(childComplexity int) int
-		LpWallet        func(childComplexity int) int
-		Nft             func(childComplexity int) int
-		NftIndex        func(childComplexity int) int
-		Pool            func(childComplexity int) int
-		Sender          func(childComplexity int) int
-		TickLower       func(childComplexity int) int
-		TickUpper       func(childComplexity int) int
+		Amount1           func(childComplexity int) int
+		Amount2           func(childComplexity int) int
+		Asset1            func(childComplexity int) int
+		Asset2            func(childComplexity int) int
+		DepositContract   func(childComplexity int) int
+		Dex               func(childComplexity int) int
+		LpAmount          func(childComplexity int) int
+		LpWallet          func(childComplexity int) int
+		Nft               func(childComplexity int) int
+		NftIndex          func(childComplexity int) int
+		Pool              func(childComplexity int) int
+		Sender            func(childComplexity int) int
+		TargetAmount1     func(childComplexity int) int
+		TargetAmount2     func(childComplexity int) int
+		TargetAsset1      func(childComplexity int) int
+		TargetAsset2      func(childComplexity int) int
+		TickLower         func(childComplexity int) int
+		TickUpper         func(childComplexity int) int
+		UserJettonWallet1 func(childComplexity int) int
+		UserJettonWallet2 func(childComplexity int) int
+		VaultExcesses     func(childComplexity int) int
+	}
+
+	DexDepositLiquidityExcess struct {
+		Amount func(childComplexity int) int
+		Asset  func(childComplexity int) int
+	}
+
+	DexWithdrawLiquidity struct {
+		Amount1           func(childComplexity int) int
+		Amount2           func(childComplexity int) int
+		Asset1            func(childComplexity int) int
+		Asset2            func(childComplexity int) int
+		BurntNft          func(childComplexity int) int
+		BurntNftIndex     func(childComplexity int) int
+		Dex               func(childComplexity int) int
+		DexJettonWallet1  func(childComplexity int) int
+		DexJettonWallet2  func(childComplexity int) int
+		DexWallet1        func(childComplexity int) int
+		DexWallet2        func(childComplexity int) int
+		IsRefund          func(childComplexity int) int
+		LpAmount          func(childComplexity int) int
+		LpMaster          func(childComplexity int) int
+		LpWallet          func(childComplexity int) int
+		Pool              func(childComplexity int) int
+		Sender            func(childComplexity int) int
+		TickLower         func(childComplexity int) int
+		TickUpper         func(childComplexity int) int
+		UserJettonWallet1 func(childComplexity int) int
+		UserJettonWallet2 func(childComplexity int) int
 	}
 
 	ElectionDeposit struct {
@@ -792,6 +828,22 @@ type ComplexityRoot struct {
 		ExtraCurrencies func(childComplexity int) int
 		Recipient       func(childComplexity int) int
 		Sender          func(childComplexity int) int
+	}
+
+	ToncoDeployPool struct {
+		Deployer            func(childComplexity int) int
+		InitialPriceX96     func(childComplexity int) int
+		JettonMinter1       func(childComplexity int) int
+		JettonMinter2       func(childComplexity int) int
+		LpFeeBase           func(childComplexity int) int
+		LpFeeCurrent        func(childComplexity int) int
+		Pool                func(childComplexity int) int
+		PoolActive          func(childComplexity int) int
+		ProtocolFee         func(childComplexity int) int
+		Router              func(childComplexity int) int
+		RouterJettonWallet1 func(childComplexity int) int
+		RouterJettonWallet2 func(childComplexity int) int
+		TickSpacing         func(childComplexity int) int
 	}
 
 	Transaction struct {
@@ -2418,6 +2470,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.DexDepositLiquidity.Sender(childComplexity), true
 
+	case "DexDepositLiquidity.target_amount_1":
+		if e.complexity.DexDepositLiquidity.TargetAmount1 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.TargetAmount1(childComplexity), true
+
+	case "DexDepositLiquidity.target_amount_2":
+		if e.complexity.DexDepositLiquidity.TargetAmount2 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.TargetAmount2(childComplexity), true
+
+	case "DexDepositLiquidity.target_asset_1":
+		if e.complexity.DexDepositLiquidity.TargetAsset1 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.TargetAsset1(childComplexity), true
+
+	case "DexDepositLiquidity.target_asset_2":
+		if e.complexity.DexDepositLiquidity.TargetAsset2 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.TargetAsset2(childComplexity), true
+
 	case "DexDepositLiquidity.tick_lower":
 		if e.complexity.DexDepositLiquidity.TickLower == nil {
 			break
@@ -2431,6 +2511,188 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.DexDepositLiquidity.TickUpper(childComplexity), true
+
+	case "DexDepositLiquidity.user_jetton_wallet_1":
+		if e.complexity.DexDepositLiquidity.UserJettonWallet1 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.UserJettonWallet1(childComplexity), true
+
+	case "DexDepositLiquidity.user_jetton_wallet_2":
+		if e.complexity.DexDepositLiquidity.UserJettonWallet2 == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.UserJettonWallet2(childComplexity), true
+
+	case "DexDepositLiquidity.vault_excesses":
+		if e.complexity.DexDepositLiquidity.VaultExcesses == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidity.VaultExcesses(childComplexity), true
+
+	case "DexDepositLiquidityExcess.amount":
+		if e.complexity.DexDepositLiquidityExcess.Amount == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidityExcess.Amount(childComplexity), true
+
+	case "DexDepositLiquidityExcess.asset":
+		if e.complexity.DexDepositLiquidityExcess.Asset == nil {
+			break
+		}
+
+		return e.complexity.DexDepositLiquidityExcess.Asset(childComplexity), true
+
+	case "DexWithdrawLiquidity.amount_1":
+		if e.complexity.DexWithdrawLiquidity.Amount1 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.Amount1(childComplexity), true
+
+	case "DexWithdrawLiquidity.amount_2":
+		if e.complexity.DexWithdrawLiquidity.Amount2 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.Amount2(childComplexity), true
+
+	case "DexWithdrawLiquidity.asset_1":
+		if e.complexity.DexWithdrawLiquidity.Asset1 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.Asset1(childComplexity), true
+
+	case "DexWithdrawLiquidity.asset_2":
+		if e.complexity.DexWithdrawLiquidity.Asset2 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.Asset2(childComplexity), true
+
+	case "DexWithdrawLiquidity.burnt_nft":
+		if e.complexity.DexWithdrawLiquidity.BurntNft == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.BurntNft(childComplexity), true
+
+	case "DexWithdrawLiquidity.burnt_nft_index":
+		if e.complexity.DexWithdrawLiquidity.BurntNftIndex == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.BurntNftIndex(childComplexity), true
+
+	case "DexWithdrawLiquidity.dex":
+		if e.complexity.DexWithdrawLiquidity.Dex == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.Dex(childComplexity), true
+
+	case "DexWithdrawLiquidity.dex_jetton_wallet_1":
+		if e.complexity.DexWithdrawLiquidity.DexJettonWallet1 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.DexJettonWallet1(childComplexity), true
+
+	case "DexWithdrawLiquidity.dex_jetton_wallet_2":
+		if e.complexity.DexWithdrawLiquidity.DexJettonWallet2 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.DexJettonWallet2(childComplexity), true
+
+	case "DexWithdrawLiquidity.dex_wallet_1":
+		if e.complexity.DexWithdrawLiquidity.DexWallet1 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.DexWallet1(childComplexity), true
+
+	case "DexWithdrawLiquidity.dex_wallet_2":
+		if e.complexity.DexWithdrawLiquidity.DexWallet2 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.DexWallet2(childComplexity), true
+
+	case "DexWithdrawLiquidity.is_refund":
+		if e.complexity.DexWithdrawLiquidity.IsRefund == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.IsRefund(childComplexity), true
+
+	case "DexWithdrawLiquidity.lp_amount":
+		if e.complexity.DexWithdrawLiquidity.LpAmount == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.LpAmount(childComplexity), true
+
+	case "DexWithdrawLiquidity.lp_master":
+		if e.complexity.DexWithdrawLiquidity.LpMaster == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.LpMaster(childComplexity), true
+
+	case "DexWithdrawLiquidity.lp_wallet":
+		if e.complexity.DexWithdrawLiquidity.LpWallet == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.LpWallet(childComplexity), true
+
+	case "DexWithdrawLiquidity.pool":
+		if e.complexity.DexWithdrawLiquidity.Pool == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.Pool(childComplexity), true
+
+	case "DexWithdrawLiquidity.sender":
+		if e.complexity.DexWithdrawLiquidity.Sender == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.Sender(childComplexity), true
+
+	case "DexWithdrawLiquidity.tick_lower":
+		if e.complexity.DexWithdrawLiquidity.TickLower == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.TickLower(childComplexity), true
+
+	case "DexWithdrawLiquidity.tick_upper":
+		if e.complexity.DexWithdrawLiquidity.TickUpper == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.TickUpper(childComplexity), true
+
+	case "DexWithdrawLiquidity.user_jetton_wallet_1":
+		if e.complexity.DexWithdrawLiquidity.UserJettonWallet1 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.UserJettonWallet1(childComplexity), true
+
+	case "DexWithdrawLiquidity.user_jetton_wallet_2":
+		if e.complexity.DexWithdrawLiquidity.UserJettonWallet2 == nil {
+			break
+		}
+
+		return e.complexity.DexWithdrawLiquidity.UserJettonWallet2(childComplexity), true
 
 	case "ElectionDeposit.adnl_address":
 		if e.complexity.ElectionDeposit.AdnlAddress == nil {
@@ -4596,6 +4858,97 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.TonTransfer.Sender(childComplexity), true
 
+	case "ToncoDeployPool.deployer":
+		if e.complexity.ToncoDeployPool.Deployer == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.Deployer(childComplexity), true
+
+	case "ToncoDeployPool.initial_price_x96":
+		if e.complexity.ToncoDeployPool.InitialPriceX96 == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.InitialPriceX96(childComplexity), true
+
+	case "ToncoDeployPool.jetton_minter_1":
+		if e.complexity.ToncoDeployPool.JettonMinter1 == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.JettonMinter1(childComplexity), true
+
+	case "ToncoDeployPool.jetton_minter_2":
+		if e.complexity.ToncoDeployPool.JettonMinter2 == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.JettonMinter2(childComplexity), true
+
+	case "ToncoDeployPool.lp_fee_base":
+		if e.complexity.ToncoDeployPool.LpFeeBase == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.LpFeeBase(childComplexity), true
+
+	case "ToncoDeployPool.lp_fee_current":
+		if e.complexity.ToncoDeployPool.LpFeeCurrent == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.LpFeeCurrent(childComplexity), true
+
+	case "ToncoDeployPool.pool":
+		if e.complexity.ToncoDeployPool.Pool == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.Pool(childComplexity), true
+
+	case "ToncoDeployPool.pool_active":
+		if e.complexity.ToncoDeployPool.PoolActive == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.PoolActive(childComplexity), true
+
+	case "ToncoDeployPool.protocol_fee":
+		if e.complexity.ToncoDeployPool.ProtocolFee == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.ProtocolFee(childComplexity), true
+
+	case "ToncoDeployPool.router":
+		if e.complexity.ToncoDeployPool.Router == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.Router(childComplexity), true
+
+	case "ToncoDeployPool.router_jetton_wallet_1":
+		if e.complexity.ToncoDeployPool.RouterJettonWallet1 == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.RouterJettonWallet1(childComplexity), true
+
+	case "ToncoDeployPool.router_jetton_wallet_2":
+		if e.complexity.ToncoDeployPool.RouterJettonWallet2 == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.RouterJettonWallet2(childComplexity), true
+
+	case "ToncoDeployPool.tick_spacing":
+		if e.complexity.ToncoDeployPool.TickSpacing == nil {
+			break
+		}
+
+		return e.complexity.ToncoDeployPool.TickSpacing(childComplexity), true
+
 	case "Transaction.aborted":
 		if e.complexity.Transaction.Aborted == nil {
 			break
@@ -5022,6 +5375,7 @@ union ActionDetails =
   | CoffeeStakingWithdraw
   | ContractDeploy
   | DexDepositLiquidity
+  | DexWithdrawLiquidity
   | ElectionDeposit
   | ElectionRecover
   | EvaaLiquidate
@@ -5054,6 +5408,7 @@ union ActionDetails =
   | TgbtcNewKey
   | TgbtcNewKeyFallback
   | TonTransfer
+  | ToncoDeployPool
 
 "owner_client_change_secret_hash (0xa9357034) at a client contract, which tells its proxy and returns the excess."
 type CocoonClientChangeSecretHash {
@@ -5481,7 +5836,7 @@ type ContractDeploy {
   amount: BigInt
 }
 
-"DeDust: one action per deposit (both assets sent in one wallet message merge); Coffee and Tonco: one action per asset sent, as toncenter reports them; only the branch that completed the deposit carries the pool's answer."
+"DeDust and STON.fi v2: one action per deposit (the assets sent in one wallet message merge); Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool."
 type DexDepositLiquidity {
   "dedust, stonfi_v2, coffee or tonco"
   dex: String
@@ -5491,18 +5846,32 @@ type DexDepositLiquidity {
   pool: Address
   "the DEX's per-user deposit contract: DeDust's deposit, STON.fi's LP account, Coffee's liquidity depository, Tonco's user account"
   deposit_contract: Address
-  "first asset (jetton master); absent for TON or when unknown"
+  "the (first) asset this action put in: a jetton master; absent for TON (pTON and wTTON included) or when unknown"
   asset_1: Address
-  "amount of the first asset"
+  "amount of the first asset put in"
   amount_1: BigInt
-  "second asset (jetton master); absent for TON or when unknown"
+  "the sender's jetton wallet that sent the first asset; absent for TON"
+  user_jetton_wallet_1: Address
+  "the second asset put in, when the action carries both (DeDust and STON.fi merge both assets sent in one wallet message); absent for TON or when unknown"
   asset_2: Address
-  "amount of the second asset"
+  "amount of the second asset put in"
   amount_2: BigInt
+  "the sender's jetton wallet that sent the second asset"
+  user_jetton_wallet_2: Address
+  "the pool's first asset (DeDust asset0, Tonco jetton0, Coffee first, STON.fi token0); absent for TON or when unknown"
+  target_asset_1: Address
+  "what the deposit adds of the pool's first asset: DeDust's target, Tonco's position amount, Coffee's amount handed to the pool (completing branch only)"
+  target_amount_1: BigInt
+  "the pool's second asset"
+  target_asset_2: Address
+  "what the deposit adds of the pool's second asset"
+  target_amount_2: BigInt
   "LP jettons minted (Tonco: the position's liquidity); only on the action that completed the deposit"
   lp_amount: BigInt
   "the sender's LP jetton wallet"
   lp_wallet: Address
+  "what the DEX paid back to the sender: the part of an asset the pool did not take, or the whole deposit when the pool refused it"
+  vault_excesses: [DexDepositLiquidityExcess!]
   "Tonco: lower tick of the position"
   tick_lower: Int
   "Tonco: upper tick of the position"
@@ -5511,6 +5880,52 @@ type DexDepositLiquidity {
   nft: Address
   "Tonco: index of the position NFT"
   nft_index: BigInt
+}
+
+"DeDust, STON.fi v2 and Coffee: burn (0x595f07bc) at the user's LP wallet, the pool's burn notification, then one payout per asset (DeDust payout_from_pool 0xad4eb6f5 to a vault, STON.fi pay_to 0x657b54f5 to the router, Coffee payout_internal 0xc0ffee21 to a vault) ending in a jetton transfer or TON to the user. STON.fi's refund_me (0x132b9a2c) from an LP account pays back a held deposit the same way. Tonco: poolv3_start_burn (0x530b5f2c) at the pool, position_burn at the NFT, poolv3_burn back at the pool, pay_to (0xa1daa96d, exit code 201) at the router and its payouts. Assets are in the pool's order."
+type DexWithdrawLiquidity {
+  "dedust, stonfi_v2, coffee or tonco"
+  dex: String
+  "who withdrew: the owner of the LP jettons or of the position"
+  sender: Address
+  "the sender's LP jetton wallet that burnt them; absent for Tonco and refunds"
+  lp_wallet: Address
+  "the pool that paid out (the LP jettons' master for DeDust, STON.fi and Coffee)"
+  pool: Address
+  "the LP jetton burnt (its master, the pool itself for DeDust, STON.fi and Coffee), when known; absent for Tonco"
+  lp_master: Address
+  "LP jettons burnt (Tonco: the position's liquidity burnt)"
+  lp_amount: BigInt
+  "true when STON.fi paid back a deposit held in the user's LP account (refund_me) instead of burning LP jettons"
+  is_refund: Boolean
+  "first asset paid out (jetton master; absent for TON or when unknown)"
+  asset_1: Address
+  "amount of the first asset paid out"
+  amount_1: BigInt
+  "the jetton wallet that received the first asset; absent for TON"
+  user_jetton_wallet_1: Address
+  "the DEX contract that paid the first asset (vault or router)"
+  dex_wallet_1: Address
+  "that contract's jetton wallet; absent for TON"
+  dex_jetton_wallet_1: Address
+  "second asset paid out"
+  asset_2: Address
+  "amount of the second asset paid out"
+  amount_2: BigInt
+  "the jetton wallet that received the second asset"
+  user_jetton_wallet_2: Address
+  "the DEX contract that paid the second asset"
+  dex_wallet_2: Address
+  "that contract's jetton wallet"
+  dex_jetton_wallet_2: Address
+  "Tonco: the position NFT burnt"
+  burnt_nft: Address
+  "Tonco: index of the position NFT"
+  burnt_nft_index: BigInt
+  "Tonco: lower tick of the position"
+  tick_lower: Int
+  "Tonco: upper tick of the position"
+  tick_upper: Int
 }
 
 "new_stake (0x4e73744b) to the elector; it confirms (0xf374484c) or returns the stake (0xee6f454c)."
@@ -6179,6 +6594,43 @@ type TonTransfer {
   encrypted: Boolean
   "extra currencies sent beside TON"
   extra_currencies: [ExtraCurrency!]
+}
+
+"ROUTERV3_CREATE_POOL (0x2e3034ef) at the router, POOLV3_INIT (0x441c39ed) from the router to the new pool, and the pool's excesses."
+type ToncoDeployPool {
+  "who asked the router to create the pool"
+  deployer: Address
+  "the Tonco router"
+  router: Address
+  "the new pool"
+  pool: Address
+  "the router's wallet of the pool's jetton0"
+  router_jetton_wallet_1: Address
+  "the router's wallet of the pool's jetton1"
+  router_jetton_wallet_2: Address
+  "jetton0's master (wTTON's for TON)"
+  jetton_minter_1: Address
+  "jetton1's master"
+  jetton_minter_2: Address
+  "the pool's tick spacing"
+  tick_spacing: Int
+  "the initial sqrt price, Q64.96"
+  initial_price_x96: BigInt
+  "the protocol's fee share"
+  protocol_fee: Int
+  "the LPs' base fee"
+  lp_fee_base: Int
+  "the LPs' current fee"
+  lp_fee_current: Int
+  "whether the pool was initialized active, as its init message says"
+  pool_active: Boolean
+}
+
+type DexDepositLiquidityExcess {
+  "jetton master; absent for TON"
+  asset: Address
+  "amount paid back (a TON payout: the message's value)"
+  amount: BigInt
 }
 
 type SwapTransfer {
@@ -15591,6 +16043,47 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_amount_1(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _DexDepositLiquidity_user_jetton_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_user_jetton_wallet_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UserJettonWallet1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_user_jetton_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DexDepositLiquidity_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_DexDepositLiquidity_asset_2(ctx, field)
 	if err != nil {
@@ -15661,6 +16154,211 @@ func (ec *executionContext) _DexDepositLiquidity_amount_2(ctx context.Context, f
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_user_jetton_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_user_jetton_wallet_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UserJettonWallet2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_user_jetton_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_target_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_target_asset_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TargetAsset1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_target_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_target_amount_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_target_amount_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TargetAmount1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_target_amount_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_target_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_target_asset_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TargetAsset2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_target_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_target_amount_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_target_amount_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TargetAmount2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_target_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "DexDepositLiquidity",
 		Field:      field,
@@ -15750,6 +16448,53 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_lp_wallet(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidity_vault_excesses(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidity_vault_excesses(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.VaultExcesses, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.DexDepositLiquidityExcess)
+	fc.Result = res
+	return ec.marshalODexDepositLiquidityExcess2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDexDepositLiquidityExcessᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidity_vault_excesses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "asset":
+				return ec.fieldContext_DexDepositLiquidityExcess_asset(ctx, field)
+			case "amount":
+				return ec.fieldContext_DexDepositLiquidityExcess_amount(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DexDepositLiquidityExcess", field.Name)
 		},
 	}
 	return fc, nil
@@ -15914,6 +16659,949 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_nft_index(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidityExcess_asset(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidityExcess) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidityExcess_asset(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidityExcess_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidityExcess",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexDepositLiquidityExcess_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidityExcess) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexDepositLiquidityExcess_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexDepositLiquidityExcess_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexDepositLiquidityExcess",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_dex(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Dex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_sender(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_lp_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_pool(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_lp_master(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_lp_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_is_refund(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_is_refund(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.IsRefund, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_is_refund(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_asset_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_amount_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_amount_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_amount_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_user_jetton_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_user_jetton_wallet_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UserJettonWallet1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_user_jetton_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_dex_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_wallet_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexWallet1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_dex_jetton_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexJettonWallet1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_asset_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Asset2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_amount_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_amount_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_user_jetton_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_user_jetton_wallet_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.UserJettonWallet2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_user_jetton_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_dex_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_wallet_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexWallet2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_dex_jetton_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.DexJettonWallet2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_burnt_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_burnt_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.BurntNft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_burnt_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_burnt_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_burnt_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.BurntNftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_burnt_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_tick_lower(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_tick_lower(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TickLower, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_tick_lower(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DexWithdrawLiquidity_tick_upper(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DexWithdrawLiquidity_tick_upper(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TickUpper, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DexWithdrawLiquidity_tick_upper(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DexWithdrawLiquidity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
 		},
 	}
 	return fc, nil
@@ -28916,6 +30604,539 @@ func (ec *executionContext) fieldContext_TonTransfer_extra_currencies(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _ToncoDeployPool_deployer(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_deployer(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Deployer, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_deployer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_router(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_router(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Router, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_router(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_pool(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_pool(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Pool, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_router_jetton_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_router_jetton_wallet_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RouterJettonWallet1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_router_jetton_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_router_jetton_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_router_jetton_wallet_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RouterJettonWallet2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_router_jetton_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_jetton_minter_1(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_jetton_minter_1(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMinter1, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_jetton_minter_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_jetton_minter_2(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_jetton_minter_2(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMinter2, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_jetton_minter_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_tick_spacing(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_tick_spacing(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TickSpacing, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_tick_spacing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_initial_price_x96(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_initial_price_x96(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.InitialPriceX96, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_initial_price_x96(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_protocol_fee(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_protocol_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ProtocolFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_protocol_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_lp_fee_base(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_lp_fee_base(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpFeeBase, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_lp_fee_base(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_lp_fee_current(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_lp_fee_current(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.LpFeeCurrent, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_lp_fee_current(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ToncoDeployPool_pool_active(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ToncoDeployPool_pool_active(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PoolActive, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ToncoDeployPool_pool_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ToncoDeployPool",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Transaction_hash(ctx, field)
 	if err != nil {
@@ -31535,6 +33756,13 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case actions.ToncoDeployPool:
+		return ec._ToncoDeployPool(ctx, sel, &obj)
+	case *actions.ToncoDeployPool:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ToncoDeployPool(ctx, sel, obj)
 	case actions.TonTransfer:
 		return ec._TonTransfer(ctx, sel, &obj)
 	case *actions.TonTransfer:
@@ -31759,6 +33987,13 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._ElectionDeposit(ctx, sel, obj)
+	case actions.DexWithdrawLiquidity:
+		return ec._DexWithdrawLiquidity(ctx, sel, &obj)
+	case *actions.DexWithdrawLiquidity:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DexWithdrawLiquidity(ctx, sel, obj)
 	case actions.DexDepositLiquidity:
 		return ec._DexDepositLiquidity(ctx, sel, &obj)
 	case *actions.DexDepositLiquidity:
@@ -33541,14 +35776,28 @@ func (ec *executionContext) _DexDepositLiquidity(ctx context.Context, sel ast.Se
 			out.Values[i] = ec._DexDepositLiquidity_asset_1(ctx, field, obj)
 		case "amount_1":
 			out.Values[i] = ec._DexDepositLiquidity_amount_1(ctx, field, obj)
+		case "user_jetton_wallet_1":
+			out.Values[i] = ec._DexDepositLiquidity_user_jetton_wallet_1(ctx, field, obj)
 		case "asset_2":
 			out.Values[i] = ec._DexDepositLiquidity_asset_2(ctx, field, obj)
 		case "amount_2":
 			out.Values[i] = ec._DexDepositLiquidity_amount_2(ctx, field, obj)
+		case "user_jetton_wallet_2":
+			out.Values[i] = ec._DexDepositLiquidity_user_jetton_wallet_2(ctx, field, obj)
+		case "target_asset_1":
+			out.Values[i] = ec._DexDepositLiquidity_target_asset_1(ctx, field, obj)
+		case "target_amount_1":
+			out.Values[i] = ec._DexDepositLiquidity_target_amount_1(ctx, field, obj)
+		case "target_asset_2":
+			out.Values[i] = ec._DexDepositLiquidity_target_asset_2(ctx, field, obj)
+		case "target_amount_2":
+			out.Values[i] = ec._DexDepositLiquidity_target_amount_2(ctx, field, obj)
 		case "lp_amount":
 			out.Values[i] = ec._DexDepositLiquidity_lp_amount(ctx, field, obj)
 		case "lp_wallet":
 			out.Values[i] = ec._DexDepositLiquidity_lp_wallet(ctx, field, obj)
+		case "vault_excesses":
+			out.Values[i] = ec._DexDepositLiquidity_vault_excesses(ctx, field, obj)
 		case "tick_lower":
 			out.Values[i] = ec._DexDepositLiquidity_tick_lower(ctx, field, obj)
 		case "tick_upper":
@@ -33557,6 +35806,120 @@ func (ec *executionContext) _DexDepositLiquidity(ctx context.Context, sel ast.Se
 			out.Values[i] = ec._DexDepositLiquidity_nft(ctx, field, obj)
 		case "nft_index":
 			out.Values[i] = ec._DexDepositLiquidity_nft_index(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var dexDepositLiquidityExcessImplementors = []string{"DexDepositLiquidityExcess"}
+
+func (ec *executionContext) _DexDepositLiquidityExcess(ctx context.Context, sel ast.SelectionSet, obj *actions.DexDepositLiquidityExcess) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dexDepositLiquidityExcessImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DexDepositLiquidityExcess")
+		case "asset":
+			out.Values[i] = ec._DexDepositLiquidityExcess_asset(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._DexDepositLiquidityExcess_amount(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var dexWithdrawLiquidityImplementors = []string{"DexWithdrawLiquidity", "ActionDetails"}
+
+func (ec *executionContext) _DexWithdrawLiquidity(ctx context.Context, sel ast.SelectionSet, obj *actions.DexWithdrawLiquidity) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dexWithdrawLiquidityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DexWithdrawLiquidity")
+		case "dex":
+			out.Values[i] = ec._DexWithdrawLiquidity_dex(ctx, field, obj)
+		case "sender":
+			out.Values[i] = ec._DexWithdrawLiquidity_sender(ctx, field, obj)
+		case "lp_wallet":
+			out.Values[i] = ec._DexWithdrawLiquidity_lp_wallet(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._DexWithdrawLiquidity_pool(ctx, field, obj)
+		case "lp_master":
+			out.Values[i] = ec._DexWithdrawLiquidity_lp_master(ctx, field, obj)
+		case "lp_amount":
+			out.Values[i] = ec._DexWithdrawLiquidity_lp_amount(ctx, field, obj)
+		case "is_refund":
+			out.Values[i] = ec._DexWithdrawLiquidity_is_refund(ctx, field, obj)
+		case "asset_1":
+			out.Values[i] = ec._DexWithdrawLiquidity_asset_1(ctx, field, obj)
+		case "amount_1":
+			out.Values[i] = ec._DexWithdrawLiquidity_amount_1(ctx, field, obj)
+		case "user_jetton_wallet_1":
+			out.Values[i] = ec._DexWithdrawLiquidity_user_jetton_wallet_1(ctx, field, obj)
+		case "dex_wallet_1":
+			out.Values[i] = ec._DexWithdrawLiquidity_dex_wallet_1(ctx, field, obj)
+		case "dex_jetton_wallet_1":
+			out.Values[i] = ec._DexWithdrawLiquidity_dex_jetton_wallet_1(ctx, field, obj)
+		case "asset_2":
+			out.Values[i] = ec._DexWithdrawLiquidity_asset_2(ctx, field, obj)
+		case "amount_2":
+			out.Values[i] = ec._DexWithdrawLiquidity_amount_2(ctx, field, obj)
+		case "user_jetton_wallet_2":
+			out.Values[i] = ec._DexWithdrawLiquidity_user_jetton_wallet_2(ctx, field, obj)
+		case "dex_wallet_2":
+			out.Values[i] = ec._DexWithdrawLiquidity_dex_wallet_2(ctx, field, obj)
+		case "dex_jetton_wallet_2":
+			out.Values[i] = ec._DexWithdrawLiquidity_dex_jetton_wallet_2(ctx, field, obj)
+		case "burnt_nft":
+			out.Values[i] = ec._DexWithdrawLiquidity_burnt_nft(ctx, field, obj)
+		case "burnt_nft_index":
+			out.Values[i] = ec._DexWithdrawLiquidity_burnt_nft_index(ctx, field, obj)
+		case "tick_lower":
+			out.Values[i] = ec._DexWithdrawLiquidity_tick_lower(ctx, field, obj)
+		case "tick_upper":
+			out.Values[i] = ec._DexWithdrawLiquidity_tick_upper(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35731,6 +38094,66 @@ func (ec *executionContext) _TonTransfer(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var toncoDeployPoolImplementors = []string{"ToncoDeployPool", "ActionDetails"}
+
+func (ec *executionContext) _ToncoDeployPool(ctx context.Context, sel ast.SelectionSet, obj *actions.ToncoDeployPool) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, toncoDeployPoolImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ToncoDeployPool")
+		case "deployer":
+			out.Values[i] = ec._ToncoDeployPool_deployer(ctx, field, obj)
+		case "router":
+			out.Values[i] = ec._ToncoDeployPool_router(ctx, field, obj)
+		case "pool":
+			out.Values[i] = ec._ToncoDeployPool_pool(ctx, field, obj)
+		case "router_jetton_wallet_1":
+			out.Values[i] = ec._ToncoDeployPool_router_jetton_wallet_1(ctx, field, obj)
+		case "router_jetton_wallet_2":
+			out.Values[i] = ec._ToncoDeployPool_router_jetton_wallet_2(ctx, field, obj)
+		case "jetton_minter_1":
+			out.Values[i] = ec._ToncoDeployPool_jetton_minter_1(ctx, field, obj)
+		case "jetton_minter_2":
+			out.Values[i] = ec._ToncoDeployPool_jetton_minter_2(ctx, field, obj)
+		case "tick_spacing":
+			out.Values[i] = ec._ToncoDeployPool_tick_spacing(ctx, field, obj)
+		case "initial_price_x96":
+			out.Values[i] = ec._ToncoDeployPool_initial_price_x96(ctx, field, obj)
+		case "protocol_fee":
+			out.Values[i] = ec._ToncoDeployPool_protocol_fee(ctx, field, obj)
+		case "lp_fee_base":
+			out.Values[i] = ec._ToncoDeployPool_lp_fee_base(ctx, field, obj)
+		case "lp_fee_current":
+			out.Values[i] = ec._ToncoDeployPool_lp_fee_current(ctx, field, obj)
+		case "pool_active":
+			out.Values[i] = ec._ToncoDeployPool_pool_active(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var transactionImplementors = []string{"Transaction"}
 
 func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *model.Transaction) graphql.Marshaler {
@@ -36393,6 +38816,10 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNDexDepositLiquidityExcess2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDexDepositLiquidityExcess(ctx context.Context, sel ast.SelectionSet, v actions.DexDepositLiquidityExcess) graphql.Marshaler {
+	return ec._DexDepositLiquidityExcess(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNExtraCurrency2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrency(ctx context.Context, sel ast.SelectionSet, v actions.ExtraCurrency) graphql.Marshaler {
 	return ec._ExtraCurrency(ctx, sel, &v)
 }
@@ -37028,6 +39455,53 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalODexDepositLiquidityExcess2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDexDepositLiquidityExcessᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.DexDepositLiquidityExcess) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNDexDepositLiquidityExcess2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDexDepositLiquidityExcess(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOExtraCurrency2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrencyᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.ExtraCurrency) graphql.Marshaler {
