@@ -132,6 +132,20 @@ func Participants(value any, txAccounts []string) ([]chain.ActionAccount, []stri
 			add(a, chain.RoleOther)
 		}
 	}
+	// "other" only for an address that has no named role.
+	named := map[string]bool{}
+	for _, p := range out {
+		if p.Role != chain.RoleOther {
+			named[p.Address] = true
+		}
+	}
+	kept := out[:0]
+	for _, p := range out {
+		if p.Role != chain.RoleOther || !named[p.Address] {
+			kept = append(kept, p)
+		}
+	}
+	out = kept
 	addrs := make([]string, 0, len(inValue))
 	for a, named := range inValue {
 		if named {
