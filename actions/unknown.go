@@ -16,15 +16,18 @@ func init() {
 	addMatcher(OrderFallback+99, "Unknown", matchUnknown)
 }
 
-// matchUnknown runs last, on the trace root: when no matcher explained
-// anything and no account was deployed (that would be a ContractDeploy),
-// the whole trace is one Unknown.
+// matchUnknown runs last, on the root of a complete trace started by an
+// external message: when no matcher explained anything and no account was
+// deployed (that would be a ContractDeploy), the whole trace is one
+// Unknown. A trace still missing transactions waits for them.
 func matchUnknown(c *classifier, n *node) bool {
-	if n.parent != nil || len(c.drafts) > 0 {
+	if n.parent != nil || len(c.drafts) > 0 || !c.trace.Complete {
 		return false
 	}
-	if n.tx.InMsg == nil && len(c.nodes) == 1 {
-		return false // a lone tick-tock: toncenter reports nothing
+	if m := n.tx.InMsg; m == nil || !m.IsExternalIn() {
+		// A lone tick-tock (toncenter reports nothing), or a branch whose
+		// start is not at hand.
+		return false
 	}
 	failed := false
 	for _, x := range c.nodes {
