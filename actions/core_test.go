@@ -575,6 +575,7 @@ func TestCoreMultisigCreateOrder(t *testing.T) {
 		g.field(t, "MultisigExecute", "approvals_num", 1)
 		g.field(t, "MultisigExecute", "order", order)
 		g.field(t, "MultisigExecute", "order_seqno", "3")
+		g.field(t, "MultisigExecute", "signers", []string{signer, other})
 	})
 	t.Run("refused", func(t *testing.T) {
 		f := &flow{}

@@ -34,23 +34,25 @@ type MultisigCreateOrder struct {
 
 // MultisigApprove: a signer approved a multisig order.
 type MultisigApprove struct {
-	Signer      Address `json:"signer,omitempty" role:"sender" tc:"source" doc:"the approving signer"`
-	Order       Address `json:"order,omitempty" role:"contract" tc:"destination" doc:"the order contract"`
-	SignerIndex *int64  `json:"signer_index,omitempty" tc:"signer_index" doc:"the signer's index (absent for an approval by comment, which does not name it)"`
-	ExitCode    *int64  `json:"exit_code,omitempty" tc:"exit_code" doc:"why the order rejected the approval (0 when accepted)"`
-	QueryID     BigInt  `json:"query_id,omitempty" doc:"query id of the approval (of an approve message)"`
+	Signer      Address   `json:"signer,omitempty" role:"sender" tc:"source" doc:"the approving signer"`
+	Order       Address   `json:"order,omitempty" role:"contract" tc:"destination" doc:"the order contract"`
+	SignerIndex *int64    `json:"signer_index,omitempty" tc:"signer_index" doc:"the signer's index (absent for an approval by comment, which does not name it)"`
+	ExitCode    *int64    `json:"exit_code,omitempty" tc:"exit_code" doc:"why the order rejected the approval (0 when accepted)"`
+	QueryID     BigInt    `json:"query_id,omitempty" doc:"query id of the approval (of an approve message)"`
+	Signers     []Address `json:"signers,omitempty" doc:"the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"`
 }
 
 // MultisigExecute: an approved order had the multisig carry out its actions.
 type MultisigExecute struct {
-	Order          Address `json:"order,omitempty" role:"sender" tc:"source" doc:"the order contract that asked"`
-	Multisig       Address `json:"multisig,omitempty" role:"contract" tc:"destination" doc:"the multisig wallet"`
-	QueryID        BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the execute message"`
-	OrderSeqno     BigInt  `json:"order_seqno,omitempty" tc:"order_seqno" doc:"the order's seqno"`
-	ExpirationDate *int64  `json:"expiration_date,omitempty" tc:"expiration_date" doc:"unix time the order expires"`
-	ApprovalsNum   *int64  `json:"approvals_num,omitempty" tc:"approvals_num" doc:"approvals the order collected"`
-	SignersHash    string  `json:"signers_hash,omitempty" tc:"signers_hash" doc:"hash of the signers list the order was approved by, base64"`
-	OrderBoc       string  `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
+	Order          Address   `json:"order,omitempty" role:"sender" tc:"source" doc:"the order contract that asked"`
+	Multisig       Address   `json:"multisig,omitempty" role:"contract" tc:"destination" doc:"the multisig wallet"`
+	QueryID        BigInt    `json:"query_id,omitempty" tc:"query_id" doc:"query id of the execute message"`
+	OrderSeqno     BigInt    `json:"order_seqno,omitempty" tc:"order_seqno" doc:"the order's seqno"`
+	ExpirationDate *int64    `json:"expiration_date,omitempty" tc:"expiration_date" doc:"unix time the order expires"`
+	ApprovalsNum   *int64    `json:"approvals_num,omitempty" tc:"approvals_num" doc:"approvals the order collected"`
+	SignersHash    string    `json:"signers_hash,omitempty" tc:"signers_hash" doc:"hash of the signers list the order was approved by, base64"`
+	OrderBoc       string    `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
+	Signers        []Address `json:"signers,omitempty" doc:"the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"`
 }
 
 func init() {
@@ -130,11 +132,7 @@ func matchMultisigCreateOrder(c *classifier, n *node) bool {
 		if decodePrefix(init.in().Body, &in) {
 			v.IsSignedByCreator = flag(in.SignerIndex.Exists)
 			v.Threshold = int64Of(int64(in.Threshold))
-			for _, a := range in.Signers.Value.Values() {
-				if s := addr(a); s != "" {
-					v.Signers = append(v.Signers, Address(s))
-				}
-			}
+			v.Signers = in.signers()
 			v.OrderBoc = cellBase64(&in.Order.Value)
 		}
 		// An order created twice counts the second init as an approval.
@@ -190,6 +188,7 @@ func matchMultisigApprove(c *classifier, n *node) bool {
 			v.ExitCode = int64Of(int64(body.ExitCode))
 		}
 	}
+	v.Signers = c.orderSigners(n.tx.Account)
 	d := newDraft(v, m.Hash, n, reply, n.bouncedChild()).withInitiator(n)
 	d.ok = accepted != nil
 	c.add(d)
@@ -209,10 +208,36 @@ func matchMultisigExecute(c *classifier, n *node) bool {
 		QueryID: nano(body.QueryID), OrderSeqno: uint256String(body.OrderSeqno),
 		ExpirationDate: int64Of(int64(body.Expiration)), ApprovalsNum: int64Of(int64(body.ApprovalsNum)),
 		SignersHash: base64.StdEncoding.EncodeToString(body.SignersHash[:]),
-		OrderBoc:    cellBase64(&body.Order.Value)}, n.in().Hash, n)
+		OrderBoc:    cellBase64(&body.Order.Value), Signers: c.orderSigners(n.in().Source)}, n.in().Hash, n)
 	d.ok = !n.tx.Aborted && n.tx.Success()
 	c.add(d)
 	return true
+}
+
+// signers lists the signers an init message names, by index.
+func (in *multisigInit) signers() []Address {
+	var out []Address
+	for _, a := range in.Signers.Value.Values() {
+		if s := addr(a); s != "" {
+			out = append(out, Address(s))
+		}
+	}
+	return out
+}
+
+// orderSigners reads the signers of an order from its init message, when
+// the trace carries it.
+func (c *classifier) orderSigners(order string) []Address {
+	for _, x := range c.nodes {
+		if x.tx.Account != order || !x.is(abi.MultisigOrderInitMsgOpCode) {
+			continue
+		}
+		var in multisigInit
+		if decodePrefix(x.in().Body, &in) {
+			return in.signers()
+		}
+	}
+	return nil
 }
 
 func uint256String(v tlb.Uint256) BigInt {
