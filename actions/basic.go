@@ -1,9 +1,12 @@
 package actions
 
 import (
+	"encoding/base64"
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/boc"
@@ -14,12 +17,27 @@ import (
 
 // TonTransfer: TON sent from one account to another, maybe with a comment.
 type TonTransfer struct {
-	Sender          Address         `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the coins"`
-	Recipient       Address         `json:"recipient,omitempty" role:"recipient" tc:"destination" doc:"who received them"`
-	Amount          BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons"`
-	Comment         string          `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
-	Encrypted       *bool           `json:"encrypted,omitempty" tc:"encrypted" doc:"true when the comment is encrypted (its text is then absent)"`
-	ExtraCurrencies []ExtraCurrency `json:"extra_currencies,omitempty" tc:"value_extra_currencies" doc:"extra currencies sent beside TON"`
+	Sender           Address         `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the coins"`
+	Recipient        Address         `json:"recipient,omitempty" role:"recipient" tc:"destination" doc:"who received them"`
+	Amount           BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons"`
+	Comment          string          `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
+	Encrypted        *bool           `json:"encrypted,omitempty" tc:"encrypted" doc:"true when the comment is encrypted (its text is then absent)"`
+	ExtraCurrencies  []ExtraCurrency `json:"extra_currencies,omitempty" tc:"value_extra_currencies" doc:"extra currencies sent beside TON (a message that carries some is an ExtraCurrencyTransfer instead, except a wallet request that was never sent)"`
+	EncryptedComment string          `json:"encrypted_comment,omitempty" tc:"comment" doc:"the encrypted comment's bytes after the op code, base64, when the comment is encrypted"`
+}
+
+// ExtraCurrencyTransfer: a message that carries extra currencies (config
+// 7), with or without an op code. Toncenter's API shows the ton_transfer
+// or call_contract it would otherwise be under this type.
+type ExtraCurrencyTransfer struct {
+	Sender           Address         `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the currencies"`
+	Recipient        Address         `json:"recipient,omitempty" role:"recipient" tc:"destination" doc:"who received them"`
+	ExtraCurrencies  []ExtraCurrency `json:"extra_currencies,omitempty" tc:"extra_currencies" doc:"the extra currencies sent, by id"`
+	Amount           BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons sent beside them"`
+	Opcode           string          `json:"opcode,omitempty" tc:"opcode" doc:"op code of the message, 0x + 8 hex digits, when it is a call rather than a plain transfer or comment"`
+	Comment          string          `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
+	Encrypted        *bool           `json:"encrypted,omitempty" tc:"encrypted" doc:"for a plain transfer: true when the comment is encrypted"`
+	EncryptedComment string          `json:"encrypted_comment,omitempty" doc:"the encrypted comment's bytes after the op code, base64, when the comment is encrypted"`
 }
 
 // ExtraCurrency is an amount of one extra currency (config 7).
@@ -50,16 +68,90 @@ func init() {
 	declare(
 		Type{Value: TonTransfer{}, Toncenter: "ton_transfer", Aliases: []string{"NativeTransfer"},
 			Protocols: "any account", Doc: "TON sent with no op code, or with a (possibly encrypted) text comment.",
-			Failed: "the recipient's transaction failed or bounced, or the wallet never sent the message"},
+			Failed: "as toncenter decides it: the recipient's transaction aborted and the message was bounceable; a non-bounceable one that aborted is failed too, unless the recipient stayed uninit or its compute phase was skipped for lack of gas; or the wallet never sent the message"},
 		Type{Value: SmartContractExec{}, Toncenter: "call_contract",
 			Protocols: "any contract", Doc: "A message with an op code that no other type explains.",
-			Failed: "the called contract failed"},
+			Failed:  "the called contract's transaction aborted, except (as toncenter decides it) a call that carried no value at all: nothing was lost",
+			Differs: "a request a wallet was asked for but never sent (its action phase skipped it) is failed whatever its value; toncenter applies its zero-value exception there too"},
+		Type{Value: ExtraCurrencyTransfer{}, Toncenter: "extra_currency_transfer",
+			Protocols: "any account", Doc: "A message that carries extra currencies: what would otherwise be a TonTransfer or a SmartContractExec (toncenter's API renames those the same way).",
+			Failed: "for a plain transfer or comment, the TonTransfer rule; for a call, the called contract's transaction aborted"},
 		Type{Value: ContractDeploy{}, Toncenter: "contract_deploy",
 			Protocols: "any contract", Doc: "An account the trace brought from nonexist or uninit to active, beside whatever action its message was part of.",
 			Failed: "never"},
 	)
 	addMatcher(OrderFallback+50, "TonTransfer", matchTonTransfer)
 	addMatcher(OrderFallback+90, "SmartContractExec", matchContractExec)
+}
+
+// tonTransferFailed is toncenter's status of a value transfer: the
+// recipient's transaction aborted, and the message was bounceable (the
+// coins came back) or, non-bounceable, neither left the recipient uninit
+// (coins credited to an account with no code) nor was skipped for lack of
+// gas (coins credited, nothing to run).
+func tonTransferFailed(n *node) bool {
+	tx := n.tx
+	if !tx.Aborted && tx.Success() {
+		return false
+	}
+	switch {
+	case n.in().Bounce:
+		return true
+	case tx.EndStatus == chain.AccountUninit:
+		return false
+	case computeSkippedNoGas(tx):
+		return false
+	}
+	return true
+}
+
+// callFailed is toncenter's status of a call: the called contract's
+// transaction aborted, except when the message carried nothing (no TON, no
+// extra currencies): a free call that fails costs the caller nothing.
+func callFailed(n *node) bool {
+	tx := n.tx
+	if !tx.Aborted && tx.Success() {
+		return false
+	}
+	m := n.in()
+	return !(m.Value == 0 && n.hasOp && n.op != 0 && len(m.ExtraCurrencies) == 0)
+}
+
+// computeSkippedNoGas reports a compute phase skipped because the message
+// could not buy gas. The raw transaction says why it was skipped; without
+// it (toncenter's files), an account that was active had code to run, so
+// its skip can only have been for gas.
+func computeSkippedNoGas(tx *chain.Transaction) bool {
+	if !tx.ComputeSkipped {
+		return false
+	}
+	if len(tx.BOC) > 0 {
+		if d, ok := txDescr(tx); ok {
+			if d.SumType == "TransOrd" && d.TransOrd.ComputePh.SumType == "TrPhaseComputeSkipped" {
+				return d.TransOrd.ComputePh.TrPhaseComputeSkipped.Reason == tlb.ComputeSkipReasonNoGas
+			}
+			return false
+		}
+	}
+	return tx.OrigStatus == chain.AccountActive
+}
+
+// txDescr decodes the description of a transaction from its raw BOC.
+func txDescr(tx *chain.Transaction) (d tlb.TransactionDescr, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	cells, err := boc.DeserializeBoc(tx.BOC)
+	if err != nil || len(cells) != 1 {
+		return d, false
+	}
+	var t tlb.Transaction
+	if tlb.Unmarshal(cells[0], &t) != nil {
+		return d, false
+	}
+	return t.Description, true
 }
 
 // matchTonTransfer: a message without op code, or with a (possibly
@@ -73,9 +165,12 @@ func matchTonTransfer(c *classifier, n *node) bool {
 	if n.hasOp && n.op != uint32(abi.TextCommentMsgOpCode) && n.op != uint32(abi.EncryptedTextCommentMsgOpCode) {
 		return false
 	}
-	d := newDraft(newTonTransfer(m.Source, m.Destination, m.Value, m.Body, n.hasOp, n.op), m.Hash, n).withInitiator(n)
-	d.value.(*TonTransfer).ExtraCurrencies = extraCurrencies(m.ExtraCurrencies)
-	d.ok = n.ok()
+	var value any = newTonTransfer(m.Source, m.Destination, m.Value, m.Body, n.hasOp, n.op)
+	if ec := extraCurrencies(m.ExtraCurrencies); len(ec) > 0 {
+		value = newExtraCurrencyTransfer(m, n.hasOp, n.op, ec)
+	}
+	d := newDraft(value, m.Hash, n).withInitiator(n)
+	d.ok = !tonTransferFailed(n)
 	c.add(d)
 	return true
 }
@@ -88,7 +183,29 @@ func newTonTransfer(from, to string, value uint64, body []byte, hasOp bool, op u
 			v.Comment = text
 		}
 	}
+	if hasOp && op == uint32(abi.EncryptedTextCommentMsgOpCode) {
+		v.EncryptedComment = encryptedCommentOf(body)
+	}
 	return v
+}
+
+// newExtraCurrencyTransfer describes message m, which carries the extra
+// currencies ec: a plain transfer (maybe a comment) or a call.
+func newExtraCurrencyTransfer(m *chain.Message, hasOp bool, op uint32, ec []ExtraCurrency) *ExtraCurrencyTransfer {
+	v := &ExtraCurrencyTransfer{Sender: Address(m.Source), Recipient: Address(m.Destination),
+		ExtraCurrencies: ec, Amount: nano(m.Value)}
+	if isTonTransferOp(hasOp, op) {
+		t := newTonTransfer(m.Source, m.Destination, m.Value, m.Body, hasOp, op)
+		v.Comment, v.Encrypted, v.EncryptedComment = t.Comment, t.Encrypted, t.EncryptedComment
+	} else {
+		v.Opcode = opcodeString(op)
+	}
+	return v
+}
+
+// isTonTransferOp: no op code, a text comment or an encrypted comment.
+func isTonTransferOp(hasOp bool, op uint32) bool {
+	return !hasOp || op == uint32(abi.TextCommentMsgOpCode) || op == uint32(abi.EncryptedTextCommentMsgOpCode)
 }
 
 // extraCurrencies lists a message's extra currencies by id.
@@ -104,15 +221,41 @@ func extraCurrencies(m map[uint32]string) []ExtraCurrency {
 	return out
 }
 
+// commentOf reads a text comment as toncenter does: bytes that are not
+// UTF-8 are written as \xNN, NUL characters are dropped.
 func commentOf(body []byte) (string, bool) {
 	var v struct {
 		Op   uint32
-		Text tlb.Text
+		Text tlb.Bytes
 	}
 	if !decodePrefix(body, &v) {
 		return "", false
 	}
-	return string(v.Text), true
+	var b strings.Builder
+	for rest := []byte(v.Text); len(rest) > 0; {
+		r, size := utf8.DecodeRune(rest)
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, "\\x%02x", rest[0])
+		case r != 0:
+			b.WriteRune(r)
+		}
+		rest = rest[max(size, 1):]
+	}
+	return b.String(), true
+}
+
+// encryptedCommentOf returns the bytes of an encrypted comment after its op
+// code (a snake of cells), base64; "" when they are not whole bytes.
+func encryptedCommentOf(body []byte) string {
+	var v struct {
+		Op   uint32
+		Data tlb.Bytes
+	}
+	if !decodePrefix(body, &v) || len(v.Data) == 0 {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(v.Data)
 }
 
 // matchContractExec: any other call that no pattern explained.
@@ -121,10 +264,13 @@ func matchContractExec(c *classifier, n *node) bool {
 	if m == nil || m.IsExternalIn() || m.Bounced || !n.hasOp || n.op == uint32(abi.ExcessMsgOpCode) {
 		return false
 	}
-	d := newDraft(&SmartContractExec{Sender: Address(m.Source), Contract: Address(m.Destination),
-		Opcode: opcodeString(n.op), Amount: nano(m.Value), ExtraCurrencies: extraCurrencies(m.ExtraCurrencies)},
-		m.Hash, n).withInitiator(n)
-	d.ok = n.ok()
+	var value any = &SmartContractExec{Sender: Address(m.Source), Contract: Address(m.Destination),
+		Opcode: opcodeString(n.op), Amount: nano(m.Value)}
+	if ec := extraCurrencies(m.ExtraCurrencies); len(ec) > 0 {
+		value = newExtraCurrencyTransfer(m, n.hasOp, n.op, ec)
+	}
+	d := newDraft(value, m.Hash, n).withInitiator(n)
+	d.ok = !callFailed(n)
 	c.add(d)
 	return true
 }
@@ -134,7 +280,7 @@ func matchContractExec(c *classifier, n *node) bool {
 func matchDeploys(c *classifier) {
 	for _, n := range c.nodes {
 		tx := n.tx
-		if tx.EndStatus != chain.AccountActive || (tx.OrigStatus != chain.AccountUninit && tx.OrigStatus != chain.AccountNonexist) {
+		if !isDeploy(tx) {
 			continue
 		}
 		key := tx.Hash

@@ -38,7 +38,7 @@ func init() {
 	setFloor("NftItemTransfer", 4, 1)
 	setFloor("NftPurchase", 1, 1)
 	setFloor("SmartContractExec", 2, 2)
-	setFloor("JettonMint", 1, 1)
+	setFloor("JettonMint", 3, 3)
 }
 
 type caseFile struct {

@@ -2,6 +2,7 @@ package actions
 
 import (
 	"github.com/tonkeeper/tongo/abi"
+	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 )
 
@@ -101,8 +102,9 @@ type JettonMint struct {
 	JettonMaster    Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the minting jetton master"`
 	Amount          BigInt  `json:"amount,omitempty" tc:"amount" doc:"in the jetton's smallest units"`
 	QueryID         BigInt  `json:"query_id,omitempty" doc:"query id of the internal transfer"`
-	TonAmount       BigInt  `json:"ton_amount,omitempty" tc:"ton_amount" doc:"nanotons the master sent along to the wallet"`
+	TonAmount       BigInt  `json:"ton_amount,omitempty" tc:"ton_amount" doc:"for a mint#642b7d07 or 0x15 request, its ton_amount field (nanotons the master is to send along), read by that standard layout as toncenter reads it; for other minters, the nanotons the master sent along to the wallet"`
 	Minter          Address `json:"minter,omitempty" role:"sender" doc:"who asked the master to mint"`
+	WalletValue     BigInt  `json:"wallet_value,omitempty" doc:"for a mint#642b7d07 or 0x15 request, the nanotons the internal_transfer carried to the wallet"`
 }
 
 func init() {
@@ -114,8 +116,11 @@ func init() {
 			Doc:    "burn (0x595f07bc) at the owner's wallet, burn_notification (0x7bdd97de) at the master.",
 			Failed: "the wallet failed or the master rejected the notification"},
 		Type{Value: JettonMint{}, Toncenter: "jetton_mint", Protocols: "TEP-74 jetton masters",
-			Doc:    "A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting.",
-			Failed: "the receiving wallet failed"},
+			Doc: "A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting. " +
+				"A standard mint request (mint#642b7d07, or the older minter's 0x15) that the master refused or that sent no internal_transfer is a failed mint.",
+			Failed: "the receiving wallet failed, or the master failed or sent no internal_transfer for a standard mint request",
+			Differs: "toncenter reports a mint only for the standard mint requests; we also report any other contract that sends internal_transfer " +
+				"without having received a transfer (a staking pool's or bridge's master minting)"},
 	)
 	addMatcher(OrderToken, "JettonTransfer", matchJettonTransfer)
 	addMatcher(OrderToken+10, "JettonBurn", matchJettonBurn)
@@ -175,11 +180,13 @@ func matchJettonBurn(c *classifier, n *node) bool {
 
 // matchJettonMint: a contract that did not receive a jetton transfer sends
 // internal_transfer to a jetton wallet: the contract is the master minting.
-// n is the master's transaction.
+// n is the master's transaction. A standard mint request that sent no
+// internal_transfer is a failed mint.
 func matchJettonMint(c *classifier, n *node) bool {
 	if n.in() == nil || n.is(abi.JettonTransferMsgOpCode, abi.JettonInternalTransferMsgOpCode) {
 		return false
 	}
+	req, isReq := readMintRequest(n)
 	matched := false
 	for _, w := range n.children {
 		if w.used || !w.is(abi.JettonInternalTransferMsgOpCode) {
@@ -198,18 +205,86 @@ func matchJettonMint(c *classifier, n *node) bool {
 		if recipient == "" {
 			recipient = mintTarget(n)
 		}
-		d := newDraft(&JettonMint{Recipient: Address(recipient), RecipientWallet: Address(w.tx.Account),
+		v := &JettonMint{Recipient: Address(recipient), RecipientWallet: Address(w.tx.Account),
 			JettonMaster: Address(n.tx.Account), Amount: amt, QueryID: nano(qid),
-			TonAmount: nano(w.in().Value), Minter: Address(n.in().Source)},
-			w.in().Hash, w, notify, excess)
+			TonAmount: nano(w.in().Value), Minter: Address(n.in().Source)}
+		if isReq {
+			v.TonAmount, v.WalletValue = req.tonAmount, nano(w.in().Value)
+		}
+		d := newDraft(v, w.in().Hash, w, notify, excess)
 		if !matched {
 			d.nodes = append(d.nodes, n)
+			d.withInitiator(n)
 		}
 		d.ok = w.ok()
 		c.add(d)
 		matched = true
 	}
+	if !matched && isReq {
+		// The master refused the request or minted nothing.
+		d := newDraft(&JettonMint{Recipient: Address(req.to), JettonMaster: Address(n.tx.Account),
+			Amount: req.amount, QueryID: nano(req.queryID), TonAmount: req.tonAmount,
+			Minter: Address(n.in().Source)}, n.in().Hash, n, n.bouncedChild()).withInitiator(n)
+		d.ok = false
+		c.add(d)
+		matched = true
+	}
 	return matched
+}
+
+// mintRequest is a standard request to a jetton master: mint#642b7d07 (or
+// the older minter's #15) query_id:uint64 to_address:MsgAddress
+// ton_amount:Coins master_msg:^Cell, master_msg being the internal_transfer
+// the master is to send to the new owner's wallet.
+type mintRequest struct {
+	queryID   uint64
+	to        string // "" when to_address is not an internal address
+	tonAmount BigInt
+	amount    BigInt // the master_msg's amount, "" when it is not an internal_transfer
+}
+
+// mintOpLegacy is the older jetton minter's mint op code (21).
+const mintOpLegacy abi.MsgOpCode = 0x15
+
+// readMintRequest reads a standard mint request as toncenter does: the head
+// by the standard layout whatever the minter (a minter with another layout
+// gives what that layout reads); 0x15, a short op code, only when its
+// master_msg is an internal_transfer too.
+func readMintRequest(n *node) (mintRequest, bool) {
+	if !n.is(abi.JettonMintMsgOpCode, mintOpLegacy) {
+		return mintRequest{}, false
+	}
+	var head struct {
+		Op        uint32
+		QueryID   uint64
+		To        tlb.MsgAddress
+		TonAmount tlb.VarUInteger16
+	}
+	if !decodePrefix(n.in().Body, &head) {
+		return mintRequest{}, false
+	}
+	r := mintRequest{queryID: head.QueryID, to: addr(head.To), tonAmount: amount(head.TonAmount)}
+	var full struct {
+		Op        uint32
+		QueryID   uint64
+		To        tlb.MsgAddress
+		TonAmount tlb.VarUInteger16
+		Master    tlb.Ref[boc.Cell]
+	}
+	if decodePrefix(n.in().Body, &full) {
+		var it struct {
+			Op      uint32
+			QueryID uint64
+			Amount  tlb.VarUInteger16
+		}
+		if tlb.Unmarshal(&full.Master.Value, &it) == nil && it.Op == uint32(abi.JettonInternalTransferMsgOpCode) {
+			r.amount = amount(it.Amount)
+		}
+	}
+	if n.op == uint32(mintOpLegacy) && (r.amount == "" || r.to == "") {
+		return mintRequest{}, false
+	}
+	return r, true
 }
 
 // mintTarget reads the recipient from a mint request. Minters differ in op

@@ -1,6 +1,8 @@
 package actions
 
 import (
+	"math/big"
+
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
@@ -52,10 +54,15 @@ func matchWalletIntent(c *classifier, n *node) bool {
 			v.ForwardPayload, v.CustomPayload = p.forward, p.custom
 			p.setComment(&v.Comment, &v.Encrypted)
 			d = newDraft(v, key, n)
-		} else if !hasOp || op == uint32(abi.TextCommentMsgOpCode) || op == uint32(abi.EncryptedTextCommentMsgOpCode) {
-			d = newDraft(newTonTransfer(n.tx.Account, to, value, bodyBOC, hasOp, op), key, n)
+		} else if isTonTransferOp(hasOp, op) {
+			v := newTonTransfer(n.tx.Account, to, value, bodyBOC, hasOp, op)
+			v.ExtraCurrencies = intentCurrencies(im)
+			d = newDraft(v, key, n)
 		} else {
-			continue
+			// Any other call the wallet was asked for: toncenter reports it
+			// as a failed call_contract of the wallet.
+			d = newDraft(&SmartContractExec{Sender: Address(n.tx.Account), Contract: Address(to),
+				Opcode: opcodeString(op), Amount: nano(value), ExtraCurrencies: intentCurrencies(im)}, key, n)
 		}
 		d.ok = false
 		c.add(d)
@@ -122,4 +129,22 @@ func walletRequests(body []byte) (out []tlb.Message) {
 		}
 	}
 	return out
+}
+
+// intentCurrencies lists the extra currencies an intended message carries.
+func intentCurrencies(m tlb.Message) []ExtraCurrency {
+	if m.Info.SumType != "IntMsgInfo" {
+		return nil
+	}
+	other := m.Info.IntMsgInfo.Value.Other.Dict
+	var ec map[uint32]string
+	for _, id := range other.Keys() {
+		v, _ := other.Get(id)
+		if ec == nil {
+			ec = map[uint32]string{}
+		}
+		amount := big.Int(v)
+		ec[uint32(id)] = amount.String()
+	}
+	return extraCurrencies(ec)
 }
