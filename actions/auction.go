@@ -450,7 +450,8 @@ func matchAuctionBid(c *classifier, n *node) bool {
 		return false
 	}
 	ton, text := tonTransferOf(n)
-	if !ton || text == "cancel" || text == "finish" || text == "stop" {
+	// Auction commands are not bids, nor is a Telemint item's "#topup".
+	if !ton || text == "cancel" || text == "finish" || text == "stop" || text == "#topup" {
 		return false
 	}
 	typ, nft, ok := c.bidTarget(n)
