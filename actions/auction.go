@@ -110,6 +110,7 @@ type AuctionBid struct {
 	Collection  Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	NftIndex    BigInt  `json:"nft_index,omitempty" tc:"nft_item_index" doc:"index of the item, when known"`
 	AuctionType string  `json:"auction_type,omitempty" doc:"getgems, fragment (Telemint items) or dns (.ton domains), when known"`
+	Domain      string  `json:"domain,omitempty" doc:"for a .ton domain's auction: the domain, when the indexer knows it"`
 }
 
 // AuctionOutbid: an auction paid a bid back to a bidder someone outbid.
@@ -300,6 +301,10 @@ func matchNftCancelTrade(c *classifier, s *node) bool {
 	if m == nil || m.IsExternalIn() || m.Bounced {
 		return false
 	}
+	cmd := auctionCommand(s)
+	if cmd == "" && !s.is(opSaleCancel) {
+		return false
+	}
 	var t *nftTransferStep
 	for _, ch := range s.children {
 		if st, ok := c.nftTransferAt(ch); ok {
@@ -317,7 +322,7 @@ func matchNftCancelTrade(c *classifier, s *node) bool {
 	}
 	newOwner := t.value.Recipient
 	var value any
-	switch cmd := auctionCommand(s); {
+	switch {
 	case s.is(opSaleCancel) && (known && k.Kind == chain.KindNftSale || !known && string(newOwner) == m.Source):
 		var body struct {
 			Op      uint32
@@ -462,6 +467,7 @@ func matchAuctionBid(c *classifier, n *node) bool {
 		Nft: Address(nft), AuctionType: typ}
 	if nft != "" {
 		v.Collection, v.NftIndex = c.itemFacts(nft)
+		v.Domain = c.domainOf(nft)
 	}
 	d := newDraft(v, m.Hash, n).withInitiator(n)
 	d.ok = n.ok()

@@ -312,6 +312,7 @@ func tonTransferOf(n *node) (bool, string) {
 
 // setPayoutComment fills a payout's comment fields from its message.
 func setPayoutComment(n *node, comment *string, encrypted **bool) {
+	*encrypted = flag(false)
 	if !n.hasOp {
 		return
 	}
