@@ -153,27 +153,47 @@ func teleitem() chain.KnownContract {
 // A bid at the max price ends a Telemint auction at once: the item pays the
 // previous bid back, announces the new owner with the bid info, pays the
 // royalty then the beneficiary (telemint nft-item.fc process_new_bid,
-// maybe_end_auction).
+// maybe_end_auction). The figures are those of a mainnet username purchase
+// (tonkeeper/opentonapi's buy-nft-on-fragment test: 4500 TON, royalty
+// 224.999 TON, the seller paid 4274.977607063 TON).
 func TestFragmentPurchase(t *testing.T) {
-	root := tx(aBuyer, ext(aBuyer),
-		tx(aItem, in(aBuyer, aItem, 100*tonN, nil),
-			tx(aPrev, in(aItem, aPrev, 50*tonN, outbid(t))),
-			tx(aBuyer, in(aItem, aBuyer, 10_000_000, assignedBody(t, 5, aSeller, bidInfo(100*tonN)...))),
-			tx(aRoyalty, in(aItem, aRoyalty, 5*tonN, fillUp(t))),
-			tx(aBenef, in(aItem, aBenef, 95*tonN, fillUp(t)))))
-	got := classifySynth(t, root, chain.KnownContracts{aItem: teleitem()})
-	tr := only(t, got, "NftItemTransfer")
-	wantFields(t, tr, map[string]any{"sender": aSeller, "recipient": aBuyer, "nft": aItem, "is_purchase": true,
-		"price": "100000000000", "marketplace_name": "fragment", "royalty_amount": "5000000000", "royalty_address": aRoyalty,
-		"payout_amount": "95000000000", "payout_address": aBenef, "query_id": "5", "collection": aCollection})
-	if tr.txs != 5 {
-		t.Errorf("transfer over %d txs, want 5 (wallet, bid, assigned, two fill-ups)", tr.txs)
+	buyer := "0:D8CD999FB2B1B384E6CA254C3883375E23111A8B78C015B886286C31BF11E29D"
+	item := "0:62ABD9CB04ACCD71441A61CEB6D48D62C3323F4AA2AED89CAF3E3FFAFF6C9829"
+	seller := "0:6E9AE2FDB2C10E52B6711A64E0798E6A6C7187D42C1E1FBFDB2B2E9D1173E0C1"
+	royalty := "0:408DA3B28B6C065A593E10391269BAAA9C5F8CAEBC0C69D9F0AABBAB2A99256B"
+	purchase := func(prevBid bool) *synthNode {
+		bid := tx(item, in(buyer, item, 4500*tonN, nil),
+			tx(buyer, in(item, buyer, 10_000_000, assignedBody(t, 5, seller, bidInfo(4500*tonN)...))),
+			tx(royalty, in(item, royalty, 224_999_000_000, fillUp(t))),
+			tx(seller, in(item, seller, 4_274_977_607_063, fillUp(t))))
+		if prevBid {
+			bid.kids = append([]*synthNode{tx(aPrev, in(item, aPrev, 4000*tonN, outbid(t)))}, bid.kids...)
+		}
+		return tx(buyer, ext(buyer), bid)
 	}
-	wantFields(t, only(t, got, "NftPurchase"), map[string]any{"buyer": aBuyer, "seller": aSeller, "price": "100000000000",
-		"marketplace_name": "fragment", "sale_contract": nil})
-	// The payback of the previous bid stays a call, as toncenter reports
-	// it (the bid belongs to the purchase).
-	wantFields(t, only(t, got, "SmartContractExec"), map[string]any{"opcode": "0x557cea20", "contract": aPrev})
+	for _, prevBid := range []bool{false, true} {
+		got := classifySynth(t, purchase(prevBid), chain.KnownContracts{item: teleitem()})
+		tr := only(t, got, "NftItemTransfer")
+		wantFields(t, tr, map[string]any{"sender": seller, "recipient": buyer, "nft": item, "is_purchase": true,
+			"price": "4500000000000", "marketplace_name": "fragment", "royalty_amount": "224999000000", "royalty_address": royalty,
+			"payout_amount": "4274977607063", "payout_address": seller, "query_id": "5", "collection": aCollection})
+		if tr.txs != 5 {
+			t.Errorf("transfer over %d txs, want 5 (wallet, bid, assigned, two fill-ups)", tr.txs)
+		}
+		wantFields(t, only(t, got, "NftPurchase"), map[string]any{"buyer": buyer, "seller": seller, "price": "4500000000000",
+			"marketplace_name": "fragment", "sale_contract": nil})
+		if !prevBid {
+			if len(got) != 2 {
+				t.Errorf("got %s, want the transfer and the purchase", kinds(got))
+			}
+			continue
+		}
+		// The payback of the previous bid stays a call, as toncenter
+		// reports it (the bid belongs to the purchase).
+		wantFields(t, only(t, got, "SmartContractExec"), map[string]any{"opcode": "0x557cea20", "contract": aPrev})
+	}
+	// Without indexer knowledge the bid info payload is enough.
+	only(t, classifySynth(t, purchase(false), nil), "NftPurchase")
 }
 
 func TestAuctionBids(t *testing.T) {
@@ -265,21 +285,31 @@ func TestGetgemsAuctionEnd(t *testing.T) {
 	})
 }
 
+// The cancel's accounts and its 1.1 TON are those of a mainnet Getgems
+// cancel (tonkeeper/opentonapi's getgetms-cancel-sale test: op 3 at the
+// sale, the item transferred back to the owner).
 func TestGetgemsSaleCancelUpdate(t *testing.T) {
-	cancel := tx(aSeller, ext(aSeller),
-		tx(aSale, in(aSeller, aSale, tonN, cell(t, op32(3), u64(77))),
-			tx(aItem, in(aSale, aItem, 900_000_000, nftTransferBody(t, 77, aSeller, aSeller, 0)),
-				tx(aSeller, in(aItem, aSeller, 800_000_000, excessBody(t, 77))))))
-	known := chain.KnownContracts{aSale: {Kind: chain.KindNftSale, Item: aItem, Owner: aSeller, Market: aMarket}}
+	owner := "0:E3E4DBD02B51E1E9C72DE4F017F1771BE882A8D479A3A1CD8B33535A83FD5FA4"
+	sale := "0:30635BDAA6736AD1ED89146B5A34E2CC21E9ECA51031A463FE4C89A537304547"
+	item := "0:8B281B8ADD972723536FABEDF3CCF203DAC9CA7CA8869FEDA03F69F5D6BFBC24"
+	cancel := tx(owner, ext(owner),
+		tx(sale, in(owner, sale, 1_100_000_000, cell(t, op32(3), u64(77))),
+			tx(item, in(sale, item, 1_000_000_000, nftTransferBody(t, 77, owner, owner, 0)),
+				tx(owner, in(item, owner, 900_000_000, excessBody(t, 77))))))
+	known := chain.KnownContracts{sale: {Kind: chain.KindNftSale, Item: item, Owner: owner, Market: aMarket}}
 	got := classifySynth(t, cancel, known)
-	wantFields(t, only(t, got, "NftCancelSale"), map[string]any{"owner": aSeller, "sale_contract": aSale, "nft": aItem,
-		"marketplace": aMarket, "marketplace_name": "getgems", "canceller": aSeller, "query_id": "77"})
-	wantFields(t, only(t, got, "NftItemTransfer"), map[string]any{"sender": aSale, "recipient": aSeller})
+	wantFields(t, only(t, got, "NftCancelSale"), map[string]any{"owner": owner, "sale_contract": sale, "nft": item,
+		"marketplace": aMarket, "marketplace_name": "getgems", "canceller": owner, "query_id": "77"})
+	wantFields(t, only(t, got, "NftItemTransfer"), map[string]any{"sender": sale, "recipient": owner, "nft": item})
+	if len(got) != 2 {
+		t.Errorf("got %s, want the cancel and the transfer", kinds(got))
+	}
 	// Unknown to the indexer: the item going back to the canceller is enough.
-	wantFields(t, only(t, classifySynth(t, cancel, nil), "NftCancelSale"), map[string]any{"owner": aSeller, "marketplace": nil})
+	wantFields(t, only(t, classifySynth(t, cancel, nil), "NftCancelSale"), map[string]any{"owner": owner, "marketplace": nil})
 
 	update := tx(aSeller, ext(aSeller), tx(aSale, in(aSeller, aSale, 50_000_000,
 		cell(t, op32(0x6c6c2080), u64(5), grams(2*tonN), grams(100_000_000), grams(200_000_000)))))
+	known = chain.KnownContracts{aSale: {Kind: chain.KindNftSale, Item: aItem, Owner: aSeller, Market: aMarket}}
 	got = classifySynth(t, update, known)
 	wantFields(t, only(t, got, "NftUpdateSale"), map[string]any{"sender": aSeller, "sale_contract": aSale, "nft": aItem,
 		"marketplace": aMarket, "full_price": "2000000000", "marketplace_fee": "100000000", "royalty_amount": "200000000", "query_id": "5"})
@@ -466,4 +496,41 @@ func TestDnsActions(t *testing.T) {
 		wantFields(t, only(t, got, "AuctionBid"), map[string]any{"auction_type": "dns", "nft": dnsItem})
 		wantFields(t, only(t, got, "AuctionOutbid"), map[string]any{"bidder": aPrev, "auction_type": "dns"})
 	})
+}
+
+// bodyOf is a real message body (a base64 BOC) as a cell.
+func bodyOf(t testing.TB, b64 string) *boc.Cell {
+	t.Helper()
+	cells, err := boc.DeserializeBocBase64(b64)
+	if err != nil || len(cells) != 1 {
+		t.Fatalf("bad BOC: %v", err)
+	}
+	return cells[0]
+}
+
+// Real change_dns_record bodies (tongo's abi test data, mainnet): one sets
+// the wallet record of a .ton domain, the other has the zero key and no
+// value. The item and the renewer's address and the 160.937090759 TON
+// fill-up to the DNS collection are those of a mainnet renewal that
+// completed the domain's auction (tonkeeper/opentonapi's domain-renew
+// test), the shape dns-contract's nft-item.fc gives it.
+func TestDnsRealBodies(t *testing.T) {
+	owner := "0:2CF3B5B8C891E517C9ADDBDA1C0386A09CCACBB0E3FAF630B51CFC8152325ACB"
+	item := "0:0100DE01079EB32B1D469BF16BE45D18084282F8F9FBFE01916978A9E45463D1"
+	set := tx(owner, ext(owner), tx(item, in(owner, item, 50_000_000, bodyOf(t,
+		"te6ccgEBAgEAVgABWE6x8PkAAAAAAAAAAOjUQFCHPbqGWqfBcKtMzmTZCDmjTc/Wz3HRTgIFRDsbAQBJn9OABZ52txkSPKL5Nbt7Q4Bw1BOZWXYcf17GFqOfkCpGS1lgEA=="))))
+	wantFields(t, only(t, classifySynth(t, set, nil), "ChangeDns"), map[string]any{"sender": owner, "nft": item,
+		"key": "e8d44050873dba865aa7c170ab4cce64d90839a34dcfd6cf71d14e0205443b1b", "category": "wallet",
+		"value_schema": "DNSSmcAddress", "smc_address": owner, "flags": 0, "query_id": "0"})
+
+	renew := tx(owner, ext(owner), tx(item, in(owner, item, 20_000_000, bodyOf(t,
+		"te6ccgEBAQEALgAAWE6x8PkAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")),
+		tx(aDnsCol, in(item, aDnsCol, 160_937_090_759, cell(t, op32(0x370fec51), u64(0))))))
+	got := classifySynth(t, renew, nil)
+	wantFields(t, only(t, got, "RenewDns"), map[string]any{"sender": owner, "nft": item})
+	wantFields(t, only(t, got, "DnsPurchase"), map[string]any{"buyer": owner, "nft": item, "price": "160937090759",
+		"collection": aDnsCol, "query_id": "0"})
+	if len(got) != 2 {
+		t.Errorf("got %s, want the renewal and the purchase", kinds(got))
+	}
 }
