@@ -356,11 +356,12 @@ func matchNftMint(c *classifier, n *node) bool {
 	if assigned != nil {
 		v.Owner = Address(assigned.tx.Account)
 	}
-	if n.hasOp {
-		v.Opcode = opcodeString(n.op)
-	}
-	if m.Source == dnsCollection || v.Collection == dnsCollection {
+	if m.Source == dnsCollection {
+		// The DNS collection's deploying message has no op code: its body
+		// starts with the first bidder's address.
 		v.Domain = dnsDeployDomain(m.Body)
+	} else if n.hasOp {
+		v.Opcode = opcodeString(n.op)
 	}
 	if v.Domain == "" {
 		v.Domain = c.domainOf(n.tx.Account)
@@ -391,6 +392,7 @@ func matchOwnershipAssigned(c *classifier, a *node) bool {
 	}
 	v := &NftItemTransfer{Sender: Address(info.prevOwner), Recipient: Address(a.tx.Account), Nft: Address(item),
 		QueryID: nano(info.queryID), ForwardPayload: info.payload, IsPurchase: flag(false)}
+	info.comment.setComment(&v.Comment, &v.Encrypted)
 	v.Collection, v.NftIndex = c.itemFacts(item)
 	if v.Collection == "" && p.in() != nil && minted {
 		v.Collection = Address(p.in().Source)

@@ -24,6 +24,7 @@ type assignedInfo struct {
 	payload   string // the forward payload as a base64 BOC, "" when empty
 	hasBid    bool   // the payload is Telemint's teleitem_bid_info
 	bid       BigInt
+	comment   payloads // the payload's comment, when it is one
 }
 
 func assignedOf(n *node) (assignedInfo, bool) {
@@ -43,6 +44,7 @@ func assignedOf(n *node) (assignedInfo, bool) {
 		return info, true
 	}
 	info.payload = cellBase64(p)
+	info.comment.comment, info.comment.isComment, info.comment.encrypted = payloadComment(p)
 	p.ResetCounters()
 	var bid struct {
 		Op  uint32
@@ -108,22 +110,31 @@ func nftTransferPayloads(body []byte) payloads {
 		return p
 	}
 	p.forward = cellBase64(fwd)
-	fwd.ResetCounters()
-	if op, err := fwd.PickUint(32); err == nil {
-		switch op {
-		case 0:
-			var v struct {
-				Op   uint32
-				Text tlb.Text
-			}
-			if safeUnmarshal(fwd, &v) {
-				p.comment, p.isComment = string(v.Text), true
-			}
-		case 0x2167da4b:
-			p.isComment, p.encrypted = true, true
-		}
-	}
+	p.comment, p.isComment, p.encrypted = payloadComment(fwd)
 	return p
+}
+
+// payloadComment reads a forward payload that is a text comment (op 0) or
+// an encrypted comment (op 0x2167da4b, whose text stays unknown).
+func payloadComment(c *boc.Cell) (text string, isComment, encrypted bool) {
+	c.ResetCounters()
+	op, err := c.PickUint(32)
+	if err != nil {
+		return "", false, false
+	}
+	switch op {
+	case 0:
+		var v struct {
+			Op   uint32
+			Text tlb.Text
+		}
+		if safeUnmarshal(c, &v) {
+			return string(v.Text), true, false
+		}
+	case 0x2167da4b:
+		return "", true, true
+	}
+	return "", false, false
 }
 
 // safeUnmarshal decodes a cell into v, false on any error or panic.

@@ -534,3 +534,26 @@ func TestDnsRealBodies(t *testing.T) {
 		t.Errorf("got %s, want the renewal and the purchase", kinds(got))
 	}
 }
+
+// A transfer whose forward payload is an inline text comment: the comment
+// and the payload are read from the rest of the body, not from the whole
+// body (whose first word is the transfer's own op code).
+func TestNftTransferInlineComment(t *testing.T) {
+	root := tx(aSeller, ext(aSeller),
+		tx(aItem, in(aSeller, aItem, 100_000_000, nftTransferBody(t, 1, aBuyer, aSeller, 10_000_000, op32(0), text("gift for you"))),
+			tx(aBuyer, in(aItem, aBuyer, 10_000_000, assignedBody(t, 1, aSeller, op32(0), text("gift for you")))),
+			tx(aSeller, in(aItem, aSeller, 50_000_000, excessBody(t, 1)))))
+	got := classifySynth(t, root, nil)
+	a := only(t, got, "NftItemTransfer")
+	want, _ := comment(t, "gift for you").ToBocBase64()
+	wantFields(t, a, map[string]any{"sender": aSeller, "recipient": aBuyer, "comment": "gift for you", "forward_payload": want,
+		"forward_amount": "10000000", "response_destination": aSeller, "is_purchase": false})
+	if a.txs != 4 || len(got) != 1 {
+		t.Errorf("got %s, transfer over %d txs; want one transfer over 4", kinds(got), a.txs)
+	}
+	// An item that announces a new owner by itself keeps the comment too.
+	root = tx(aItem, in(aCollection, aItem, 100_000_000, cell(t, op32(0x12345678), u64(1))),
+		tx(aBuyer, in(aItem, aBuyer, 10_000_000, assignedBody(t, 1, aSeller, op32(0), text("hi")))))
+	got = classifySynth(t, root, chain.KnownContracts{aItem: {Kind: chain.KindNftItem, Collection: aCollection}})
+	wantFields(t, only(t, got, "NftItemTransfer"), map[string]any{"sender": aSeller, "recipient": aBuyer, "comment": "hi", "collection": aCollection})
+}
