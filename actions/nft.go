@@ -86,8 +86,9 @@ type NftDiscovery struct {
 func init() {
 	declare(
 		Type{Value: NftItemTransfer{}, Toncenter: "nft_transfer", Protocols: "TEP-62 NFT items; Getgems sales and auctions; Telemint items",
-			Doc:    "transfer (0x5fcc3d14) at the item, with ownership_assigned and excesses. A transfer sent by a Getgems sale or auction contract to someone other than the seller is a purchase (is_purchase, price, seller, marketplace; the buyer's payment or the auction's external finish belong to it). An item that announces an owner by itself (ownership_assigned 0x05138d91, not after a transfer request) is a transfer from its previous owner, or from nobody right after its deploy; with Telemint's bid info payload it is a Fragment purchase (the winning bid, the royalty and beneficiary fill-ups belong to it) unless the item was just minted.",
-			Failed: "the item rejected the transfer"},
+			Doc:     "transfer (0x5fcc3d14) at the item, with ownership_assigned and excesses. A transfer sent by a Getgems sale or auction contract to someone other than the seller is a purchase (is_purchase, price, seller, marketplace; the buyer's payment or the auction's external finish belong to it). An item that announces an owner by itself (ownership_assigned 0x05138d91, not after a transfer request) is a transfer from its previous owner, or from nobody right after its deploy; with Telemint's bid info payload it is a Fragment purchase (the winning bid, the royalty and beneficiary fill-ups belong to it) unless the item was just minted.",
+			Failed:  "the item rejected the transfer",
+			Differs: "toncenter reports transfers only of items its indexer knows, and no purchase without its knowledge of the sale contract"},
 		Type{Value: NftPurchase{}, Toncenter: "nft_purchase", Protocols: "Getgems sale and auction contracts; other sale contracts; Telemint (Fragment) auctions",
 			Doc:     "A purchase transfer (see NftItemTransfer) together with the payout to the seller: the Getgems sale's or auction's TON transfer to the owner it holds the item for; without indexer knowledge, a contract paid by X that sends X the item and pays someone else. A Fragment purchase (Telemint bid info) is one too, with the royalty and the beneficiary's payout.",
 			Failed:  "the item rejected the transfer",
