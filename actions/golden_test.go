@@ -97,20 +97,26 @@ var coreGoldens = []goldenCase{
 		want: []string{"JettonSwap:failed"},
 	},
 	{
-		// Telemint deploy_v2 (0x4637289b): the collection deploys an item,
-		// which announces its owner (ownership_assigned fails at the
-		// owner's contract) and fills up two auction contracts. Right: the
-		// item's deploy is a ContractDeploy by the collection and a transfer
-		// from nobody to the first owner (ok: the item did assign it; the
-		// owner's failure is its own), plus the calls that no pattern
-		// explains as SmartContractExec (deploy request, fill-ups).
+		// Telemint deploy_v2 (0x4637289b): the collection deploys an item
+		// (teleitem_deploy 0x299a3e15), which announces its owner
+		// (ownership_assigned, with Telemint's bid info payload, fails at
+		// the owner's contract) and fills up two addresses (royalty and
+		// beneficiary). Right, as toncenter reports a mint: the item's
+		// deploy transaction is an NftMint (collection = the deploying
+		// Telemint collection, index from the item's initial config) and a
+		// ContractDeploy; ownership_assigned alone is a transfer from
+		// nobody to the first owner (ok: the item did assign it; the
+		// owner's failure is its own; not a purchase, the item was just
+		// minted); the deploy request and the fill-ups stay
+		// SmartContractExec (toncenter counts payouts only for a bid that
+		// ended an auction).
 		name: "telemint_deploy_failed_step",
 		file: "fee-replay/tvm_replay_fat_block_66519406.json",
 		pick: func(tr *chain.Trace) bool {
 			return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.TelemintDeployV2MsgOpCode) }) &&
 				hasTx(tr, func(tx *chain.Transaction) bool { return !tx.Success() })
 		},
-		want: []string{"ContractDeploy:ok", "NftItemTransfer:ok", "SmartContractExec:ok", "SmartContractExec:ok", "SmartContractExec:ok"},
+		want: []string{"ContractDeploy:ok", "NftItemTransfer:ok", "NftMint:ok", "SmartContractExec:ok", "SmartContractExec:ok", "SmartContractExec:ok"},
 	},
 	{
 		// A Tonstakers withdrawal paid at once: burn (0x595f07bc) of
