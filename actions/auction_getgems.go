@@ -93,7 +93,7 @@ func parseGetgemsSale(data *boc.Cell, version string) (getgemsSale, bool) {
 				Nft        tlb.MsgAddress
 			} `tlb:"^"`
 		}
-		if !safeUnmarshal(data, &v) {
+		if !unmarshalCell(data, &v) {
 			return s, false
 		}
 		s.market, s.owner, s.nft, s.fullPrice = addr(v.Market), addr(v.Owner), addr(v.Static.Nft), coins(v.FullPrice)
@@ -128,7 +128,7 @@ func parseGetgemsSale(data *boc.Cell, version string) (getgemsSale, bool) {
 				RoyaltyAmt tlb.VarUInteger16
 			} `tlb:"^"`
 		}
-		if !safeUnmarshal(data, &v) {
+		if !unmarshalCell(data, &v) {
 			return s, false
 		}
 		s.market, s.nft, s.owner, s.fullPrice = addr(v.Market), addr(v.Nft), addr(v.Owner), coins(v.FullPrice)
@@ -149,7 +149,7 @@ func parseGetgemsSale(data *boc.Cell, version string) (getgemsSale, bool) {
 				RoyaltyAmt tlb.VarUInteger16
 			} `tlb:"^"`
 		}
-		if !safeUnmarshal(data, &v) {
+		if !unmarshalCell(data, &v) {
 			return s, false
 		}
 		s.market, s.nft, s.owner, s.fullPrice = addr(v.Market), addr(v.Nft), addr(v.Owner), coins(v.FullPrice)
@@ -187,7 +187,7 @@ func parseGetgemsAuction(data *boc.Cell, version string) (getgemsAuction, bool) 
 				StepTime uint32
 			} `tlb:"^"`
 		}
-		if !safeUnmarshal(data, &v) {
+		if !unmarshalCell(data, &v) {
 			return a, false
 		}
 		setFees(v.Fees)
@@ -211,7 +211,7 @@ func parseGetgemsAuction(data *boc.Cell, version string) (getgemsAuction, bool) 
 				StepTime uint32
 			} `tlb:"^"`
 		}
-		if !safeUnmarshal(data, &v) {
+		if !unmarshalCell(data, &v) {
 			return a, false
 		}
 		setFees(v.Fees)
@@ -244,7 +244,7 @@ func parseGetgemsAuction(data *boc.Cell, version string) (getgemsAuction, bool) 
 				StepTime uint32
 			} `tlb:"^"`
 		}
-		if !safeUnmarshal(data, &v) {
+		if !unmarshalCell(data, &v) {
 			return a, false
 		}
 		setFees(feesV1{FeeAddress: v.Fees.FeeAddress, FeeFactor: v.FeeFactor, FeeBase: v.FeeBase,
@@ -278,7 +278,7 @@ func parseGetgemsAuction(data *boc.Cell, version string) (getgemsAuction, bool) 
 				StepTime tlb.Uint17
 			} `tlb:"^"`
 		}
-		if !safeUnmarshal(data, &v) {
+		if !unmarshalCell(data, &v) {
 			return a, false
 		}
 		f := v.Fees

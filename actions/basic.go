@@ -325,17 +325,8 @@ func readQueryIDAddress(body []byte) string {
 }
 
 // decodePrefix decodes the start of a body into v, ignoring what follows.
-func decodePrefix(body []byte, v any) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	cells, err := boc.DeserializeBoc(body)
-	if err != nil || len(cells) != 1 {
-		return false
-	}
-	return unmarshalCell(cells[0], v)
+func decodePrefix(body []byte, v any) bool {
+	return unmarshalCell(readBody(body), v)
 }
 
 // unmarshalCell decodes the start of a cell into v; bad input is "no",

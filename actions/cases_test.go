@@ -35,7 +35,7 @@ func setFloor(typ string, detected, full int) {
 func init() {
 	setFloor("TonTransfer", 1, 1)
 	setFloor("JettonTransfer", 2, 2)
-	setFloor("NftItemTransfer", 4, 1)
+	setFloor("NftItemTransfer", 4, 4)
 	setFloor("NftPurchase", 1, 1)
 	setFloor("SmartContractExec", 2, 2)
 	setFloor("JettonMint", 3, 3)

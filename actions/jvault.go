@@ -152,12 +152,12 @@ func matchJvaultStake(c *classifier, n *node) bool {
 // jvaultStakePeriod reads the lock period from a stake transfer's forward
 // payload: op:uint32 period:uint32.
 func jvaultStakePeriod(body []byte) (int64, bool) {
-	var v jettonTransferHead
-	if !decodePrefix(body, &v) {
+	root := readBody(body)
+	if root == nil || !unmarshalCell(root, &jettonTransferHead{}) {
 		return 0, false
 	}
-	fwd := &v.Tail.Forward.Value
-	if fwd.BitsAvailableForRead() < 64 {
+	fwd := eitherPayload(root)
+	if fwd == nil || fwd.BitsAvailableForRead() < 64 {
 		return 0, false
 	}
 	if _, err := fwd.ReadUint(32); err != nil {

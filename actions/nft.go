@@ -146,7 +146,7 @@ func (c *classifier) nftTransferAt(n *node) (*nftTransferStep, bool) {
 			v.Sender = Address(a.prevOwner)
 		}
 	}
-	p := nftTransferPayloads(m.Body)
+	p := nftPayloads(m.Body)
 	v.ForwardPayload, v.CustomPayload = p.forward, p.custom
 	p.setComment(&v.Comment, &v.Encrypted)
 	v.Collection, v.NftIndex = c.itemFacts(n.tx.Account)

@@ -35,7 +35,7 @@ func assignedOf(n *node) (assignedInfo, bool) {
 	}
 	var info assignedInfo
 	root := readBody(n.in().Body)
-	if root == nil || !safeUnmarshal(root, &head) {
+	if root == nil || !unmarshalCell(root, &head) {
 		return info, false
 	}
 	info.queryID, info.prevOwner = head.QueryID, addr(head.PrevOwner)
@@ -51,101 +51,10 @@ func assignedOf(n *node) (assignedInfo, bool) {
 		Bid tlb.VarUInteger16
 		TS  uint32
 	}
-	if op, err := p.PickUint(32); err == nil && op == teleitemBidInfoOp && safeUnmarshal(p, &bid) {
+	if op, err := p.PickUint(32); err == nil && op == teleitemBidInfoOp && unmarshalCell(p, &bid) {
 		info.hasBid, info.bid = true, amount(bid.Bid)
 	}
 	return info, true
-}
-
-// eitherPayload reads a payload:(Either Cell ^Cell) where c's cursor stands:
-// the rest of the cell, or its next reference; nil when nothing is left or
-// the layout is broken. (tlb's generic decoding of an inline Cell keeps the
-// whole cell, whose payload then starts with the message's own op code.)
-func eitherPayload(c *boc.Cell) (p *boc.Cell) {
-	defer func() {
-		if recover() != nil {
-			p = nil
-		}
-	}()
-	if c.BitsAvailableForRead() == 0 {
-		return nil
-	}
-	right, err := c.ReadBit()
-	if err != nil {
-		return nil
-	}
-	if right {
-		ref, err := c.NextRef()
-		if err != nil {
-			return nil
-		}
-		return ref
-	}
-	return c.CopyRemaining()
-}
-
-// nftTransferPayloads reads a TEP-62 transfer's custom and forward payloads:
-// transfer#5fcc3d14 query_id:uint64 new_owner:MsgAddress
-// response_destination:MsgAddress custom_payload:(Maybe ^Cell)
-// forward_amount:(VarUInteger 16) forward_payload:(Either Cell ^Cell).
-func nftTransferPayloads(body []byte) payloads {
-	var head struct {
-		Op       uint32
-		QueryID  uint64
-		NewOwner tlb.MsgAddress
-		Response tlb.MsgAddress
-		Custom   tlb.Maybe[tlb.Ref[boc.Cell]]
-		Amount   tlb.VarUInteger16
-	}
-	var p payloads
-	root := readBody(body)
-	if root == nil || !safeUnmarshal(root, &head) {
-		return p
-	}
-	if head.Custom.Exists {
-		p.custom = cellBase64(&head.Custom.Value.Value)
-	}
-	fwd := eitherPayload(root)
-	if fwd == nil {
-		return p
-	}
-	p.forward = cellBase64(fwd)
-	p.comment, p.isComment, p.encrypted = payloadComment(fwd)
-	return p
-}
-
-// payloadComment reads a forward payload that is a text comment (op 0) or
-// an encrypted comment (op 0x2167da4b, whose text stays unknown).
-func payloadComment(c *boc.Cell) (text string, isComment, encrypted bool) {
-	c.ResetCounters()
-	op, err := c.PickUint(32)
-	if err != nil {
-		return "", false, false
-	}
-	switch op {
-	case 0:
-		var v struct {
-			Op   uint32
-			Text tlb.Text
-		}
-		if safeUnmarshal(c, &v) {
-			return string(v.Text), true, false
-		}
-	case 0x2167da4b:
-		return "", true, true
-	}
-	return "", false, false
-}
-
-// safeUnmarshal decodes a cell into v, false on any error or panic.
-func safeUnmarshal(c *boc.Cell, v any) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	c.ResetCounters()
-	return tlb.Unmarshal(c, v) == nil
 }
 
 // stateInit is a deploying message's StateInit: its code hash (standard
@@ -206,7 +115,7 @@ func nftItemInit(initState []byte) itemInit {
 		Index      tlb.Uint256
 		Collection tlb.MsgAddress
 	}
-	if si.data.BitSize() >= 256+267 && safeUnmarshal(si.data, &v) {
+	if si.data.BitSize() >= 256+267 && unmarshalCell(si.data, &v) {
 		if col := addr(v.Collection); col != "" {
 			i := big.Int(v.Index)
 			return itemInit{ok: true, index: BigInt(i.String()), collection: col}
@@ -214,7 +123,7 @@ func nftItemInit(initState []byte) itemInit {
 	}
 	si.data.ResetCounters()
 	if si.data.BitSize() < 256 && si.data.RefsSize() > 0 {
-		if ref, err := si.data.NextRef(); err == nil && safeUnmarshal(ref, &v) {
+		if ref, err := si.data.NextRef(); err == nil && unmarshalCell(ref, &v) {
 			if col := addr(v.Collection); col != "" {
 				i := big.Int(v.Index)
 				return itemInit{ok: true, index: BigInt(i.String()), collection: col}
@@ -222,18 +131,4 @@ func nftItemInit(initState []byte) itemInit {
 		}
 	}
 	return itemInit{}
-}
-
-// readBody is a body's root cell, nil when it cannot be read.
-func readBody(body []byte) (c *boc.Cell) {
-	defer func() {
-		if recover() != nil {
-			c = nil
-		}
-	}()
-	cells, err := boc.DeserializeBoc(body)
-	if err != nil || len(cells) != 1 {
-		return nil
-	}
-	return cells[0]
 }

@@ -23,17 +23,17 @@ import (
 // TelegramMessenger/telemint, ton-blockchain/dns-contract), so the
 // classifier sees what a real trace of that flow holds.
 
-// acct is a raw address made of one repeated byte.
-func acct(b byte) string { return "0:" + strings.Repeat(fmt.Sprintf("%02X", b), 32) }
+// nftAcct is a raw address made of one repeated byte.
+func nftAcct(b byte) string { return "0:" + strings.Repeat(fmt.Sprintf("%02X", b), 32) }
 
-// msgAddr is a raw address as a TL-B MsgAddress.
-func msgAddr(raw string) tlb.MsgAddress {
+// nftMsgAddr is a raw address as a TL-B MsgAddress.
+func nftMsgAddr(raw string) tlb.MsgAddress {
 	id := ton.MustParseAccountID(raw)
 	return id.ToMsgAddress()
 }
 
-// cell builds a body cell: ops write to it in order.
-func cell(t testing.TB, parts ...any) *boc.Cell {
+// nftCell builds a body nftCell: ops write to it in order.
+func nftCell(t testing.TB, parts ...any) *boc.Cell {
 	t.Helper()
 	c := boc.NewCell()
 	for _, p := range parts {
@@ -41,7 +41,7 @@ func cell(t testing.TB, parts ...any) *boc.Cell {
 		switch v := p.(type) {
 		case op32:
 			err = c.WriteUint(uint64(v), 32)
-		case u64:
+		case nftU64:
 			err = c.WriteUint(uint64(v), 64)
 		case u8:
 			err = c.WriteUint(uint64(v), 8)
@@ -52,7 +52,7 @@ func cell(t testing.TB, parts ...any) *boc.Cell {
 		case bitv:
 			err = c.WriteBit(bool(v))
 		case string: // a raw address
-			err = tlb.Marshal(c, msgAddr(v))
+			err = tlb.Marshal(c, nftMsgAddr(v))
 		case grams:
 			err = tlb.Marshal(c, tlb.VarUInteger16(*bigOf(uint64(v))))
 		case text:
@@ -75,7 +75,7 @@ func cell(t testing.TB, parts ...any) *boc.Cell {
 
 type (
 	op32   uint32
-	u64    uint64
+	nftU64 uint64
 	u8     uint8
 	u16    uint16
 	bitv   bool
@@ -129,8 +129,8 @@ func in(src, dst string, value uint64, body *boc.Cell) *chain.Message {
 	return m
 }
 
-// comment is a text comment body.
-func comment(t testing.TB, s string) *boc.Cell { return cell(t, op32(0), text(s)) }
+// nftComment is a text nftComment body.
+func nftComment(t testing.TB, s string) *boc.Cell { return nftCell(t, op32(0), text(s)) }
 
 // build numbers the transactions in pre-order and makes the trace.
 func build(t testing.TB, root *synthNode) *chain.Trace {
@@ -181,29 +181,29 @@ func build(t testing.TB, root *synthNode) *chain.Trace {
 }
 
 // classified is a synthetic trace's actions with their values decoded.
-type synthAction struct {
+type nftSynthAction struct {
 	typ, status string
 	value       map[string]any
 	txs         int
 }
 
-func classifySynth(t testing.TB, root *synthNode, known chain.KnownContracts) []synthAction {
+func nftClassifySynth(t testing.TB, root *synthNode, known chain.KnownContracts) []nftSynthAction {
 	t.Helper()
-	var out []synthAction
+	var out []nftSynthAction
 	for _, a := range actions.Classify(build(t, root), known) {
 		var v map[string]any
 		if err := json.Unmarshal(a.Value, &v); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, synthAction{typ: a.Type, status: a.Status, value: v, txs: len(a.Transactions)})
+		out = append(out, nftSynthAction{typ: a.Type, status: a.Status, value: v, txs: len(a.Transactions)})
 	}
 	return out
 }
 
-// only returns the single action of a type, failing otherwise.
-func only(t testing.TB, got []synthAction, typ string) synthAction {
+// nftOnly returns the single action of a type, failing otherwise.
+func nftOnly(t testing.TB, got []nftSynthAction, typ string) nftSynthAction {
 	t.Helper()
-	var found []synthAction
+	var found []nftSynthAction
 	for _, a := range got {
 		if a.typ == typ {
 			found = append(found, a)
@@ -215,7 +215,7 @@ func only(t testing.TB, got []synthAction, typ string) synthAction {
 	return found[0]
 }
 
-func kinds(got []synthAction) string {
+func kinds(got []nftSynthAction) string {
 	var s []string
 	for _, a := range got {
 		s = append(s, a.typ+":"+a.status)
@@ -224,7 +224,7 @@ func kinds(got []synthAction) string {
 }
 
 // wantFields checks value fields (JSON form: strings, bools, numbers).
-func wantFields(t testing.TB, a synthAction, want map[string]any) {
+func wantFields(t testing.TB, a nftSynthAction, want map[string]any) {
 	t.Helper()
 	for k, w := range want {
 		g, ok := a.value[k]
@@ -244,32 +244,32 @@ func wantFields(t testing.TB, a synthAction, want map[string]any) {
 
 // nftTransferBody is a TEP-62 transfer with an inline forward payload.
 func nftTransferBody(t testing.TB, queryID uint64, newOwner, response string, fwd uint64, payload ...any) *boc.Cell {
-	parts := []any{op32(0x5fcc3d14), u64(queryID), newOwner}
+	parts := []any{op32(0x5fcc3d14), nftU64(queryID), newOwner}
 	if response == "" {
 		parts = append(parts, noAddr{})
 	} else {
 		parts = append(parts, response)
 	}
 	parts = append(parts, bitv(false), grams(fwd), bitv(false))
-	return cell(t, append(parts, payload...)...)
+	return nftCell(t, append(parts, payload...)...)
 }
 
 // assignedBody is ownership_assigned with an inline payload.
 func assignedBody(t testing.TB, queryID uint64, prevOwner string, payload ...any) *boc.Cell {
-	parts := []any{op32(0x05138d91), u64(queryID)}
+	parts := []any{op32(0x05138d91), nftU64(queryID)}
 	if prevOwner == "" {
 		parts = append(parts, noAddr{})
 	} else {
 		parts = append(parts, prevOwner)
 	}
 	parts = append(parts, bitv(false))
-	return cell(t, append(parts, payload...)...)
+	return nftCell(t, append(parts, payload...)...)
 }
 
 func bigOf(v uint64) *big.Int { return new(big.Int).SetUint64(v) }
 
-// u256 is a 256-bit unsigned integer as 32 big-endian bytes.
-func u256(v uint64) []byte {
+// nftU256 is a 256-bit unsigned integer as 32 big-endian bytes.
+func nftU256(v uint64) []byte {
 	b := make([]byte, 32)
 	binary.BigEndian.PutUint64(b[24:], v)
 	return b

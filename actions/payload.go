@@ -8,35 +8,34 @@ import (
 	"github.com/tonkeeper/tongo/tlb"
 )
 
-// transferTail is what TEP-74 jetton and TEP-62 NFT transfer requests end
-// with: custom_payload:(Maybe ^Cell) forward_ton_amount:(VarUInteger 16)
-// forward_payload:(Either Cell ^Cell).
-type transferTail struct {
-	Custom  tlb.Maybe[tlb.Ref[boc.Cell]]
-	Amount  tlb.VarUInteger16
-	Forward tlb.EitherRef[boc.Cell]
-}
-
 // jettonTransferHead: transfer#0f8a7ea5 query_id:uint64 amount:(VarUInteger 16)
-// destination:MsgAddress response_destination:MsgAddress, then the tail.
+// destination:MsgAddress response_destination:MsgAddress
+// custom_payload:(Maybe ^Cell) forward_ton_amount:(VarUInteger 16), then
+// forward_payload:(Either Cell ^Cell), read by eitherPayload.
 type jettonTransferHead struct {
-	Op       uint32
-	QueryID  uint64
-	Amount   tlb.VarUInteger16
-	Dest     tlb.MsgAddress
-	Response tlb.MsgAddress
-	Tail     transferTail
+	Op            uint32
+	QueryID       uint64
+	Amount        tlb.VarUInteger16
+	Dest          tlb.MsgAddress
+	Response      tlb.MsgAddress
+	Custom        tlb.Maybe[tlb.Ref[boc.Cell]]
+	ForwardAmount tlb.VarUInteger16
 }
 
 // nftTransferHead: transfer#5fcc3d14 query_id:uint64 new_owner:MsgAddress
-// response_destination:MsgAddress, then the tail.
+// response_destination:MsgAddress custom_payload:(Maybe ^Cell)
+// forward_amount:(VarUInteger 16), then forward_payload:(Either Cell ^Cell).
 type nftTransferHead struct {
-	Op       uint32
-	QueryID  uint64
-	NewOwner tlb.MsgAddress
-	Response tlb.MsgAddress
-	Tail     transferTail
+	Op            uint32
+	QueryID       uint64
+	NewOwner      tlb.MsgAddress
+	Response      tlb.MsgAddress
+	Custom        tlb.Maybe[tlb.Ref[boc.Cell]]
+	ForwardAmount tlb.VarUInteger16
 }
+
+func (h *jettonTransferHead) custom() tlb.Maybe[tlb.Ref[boc.Cell]] { return h.Custom }
+func (h *nftTransferHead) custom() tlb.Maybe[tlb.Ref[boc.Cell]]    { return h.Custom }
 
 // payloads are a transfer's custom and forward payloads as base64 BOCs, ""
 // when absent or empty. They are read from the raw body rather than from
@@ -50,44 +49,29 @@ type payloads struct {
 	encrypted       bool
 }
 
-func jettonPayloads(body []byte) payloads {
-	var v jettonTransferHead
-	if !decodePrefix(body, &v) {
-		return payloads{}
-	}
-	return v.Tail.payloads()
-}
+func jettonPayloads(body []byte) payloads { return transferPayloads(body, &jettonTransferHead{}) }
 
-func nftPayloads(body []byte) payloads {
-	var v nftTransferHead
-	if !decodePrefix(body, &v) {
-		return payloads{}
-	}
-	return v.Tail.payloads()
-}
+func nftPayloads(body []byte) payloads { return transferPayloads(body, &nftTransferHead{}) }
 
-func (t transferTail) payloads() payloads {
+// transferPayloads decodes the head of a transfer request, then reads the
+// forward payload where the head ends.
+func transferPayloads(body []byte, head interface {
+	custom() tlb.Maybe[tlb.Ref[boc.Cell]]
+}) payloads {
 	var p payloads
-	if t.Custom.Exists {
-		p.custom = cellBase64(&t.Custom.Value.Value)
+	root := readBody(body)
+	if root == nil || !unmarshalCell(root, head) {
+		return p
 	}
-	fwd := &t.Forward.Value
+	if c := head.custom(); c.Exists {
+		p.custom = cellBase64(&c.Value.Value)
+	}
+	fwd := eitherPayload(root)
+	if fwd == nil {
+		return p
+	}
 	p.forward = cellBase64(fwd)
-	fwd.ResetCounters()
-	if op, err := fwd.PickUint(32); err == nil {
-		switch uint32(op) {
-		case uint32(abi.TextCommentMsgOpCode):
-			var v struct {
-				Op   uint32
-				Text tlb.Text
-			}
-			if tlb.Unmarshal(fwd, &v) == nil {
-				p.comment, p.isComment = string(v.Text), true
-			}
-		case uint32(abi.EncryptedTextCommentMsgOpCode):
-			p.isComment, p.encrypted = true, true
-		}
-	}
+	p.comment, p.isComment, p.encrypted = payloadComment(fwd)
 	return p
 }
 
@@ -98,17 +82,82 @@ func (p payloads) setComment(comment *string, encrypted **bool) {
 	}
 }
 
+// eitherPayload reads a payload:(Either Cell ^Cell) where c's cursor stands:
+// the rest of the cell, or its next reference; nil when nothing is left or
+// the layout is broken. (tlb's generic decoding of an inline Cell keeps the
+// whole cell, whose payload then starts with the message's own op code.)
+func eitherPayload(c *boc.Cell) (p *boc.Cell) {
+	defer func() {
+		if recover() != nil {
+			p = nil
+		}
+	}()
+	if c.BitsAvailableForRead() == 0 {
+		return nil
+	}
+	right, err := c.ReadBit()
+	if err != nil {
+		return nil
+	}
+	if right {
+		ref, err := c.NextRef()
+		if err != nil {
+			return nil
+		}
+		return ref
+	}
+	return c.CopyRemaining()
+}
+
+// payloadComment reads a forward payload that is a text comment (op 0) or
+// an encrypted comment (op 0x2167da4b, whose text stays unknown).
+func payloadComment(c *boc.Cell) (text string, isComment, encrypted bool) {
+	c.ResetCounters()
+	op, err := c.PickUint(32)
+	if err != nil {
+		return "", false, false
+	}
+	switch uint32(op) {
+	case uint32(abi.TextCommentMsgOpCode):
+		var v struct {
+			Op   uint32
+			Text tlb.Text
+		}
+		if unmarshalCell(c, &v) {
+			return string(v.Text), true, false
+		}
+	case uint32(abi.EncryptedTextCommentMsgOpCode):
+		return "", true, true
+	}
+	return "", false, false
+}
+
+// readBody is the root cell of a body BOC, nil when it is not one cell.
+func readBody(body []byte) (c *boc.Cell) {
+	defer func() {
+		if recover() != nil {
+			c = nil
+		}
+	}()
+	cells, err := boc.DeserializeBoc(body)
+	if err != nil || len(cells) != 1 {
+		return nil
+	}
+	return cells[0]
+}
+
 // forwardPayload is the forward payload cell of the jetton transfer request
 // n received (inline or in a reference), read from the raw body; nil when n
 // is not a transfer request.
 func forwardPayload(n *node) *boc.Cell {
-	var v jettonTransferHead
-	if n == nil || !n.is(abi.JettonTransferMsgOpCode) || !decodePrefix(n.in().Body, &v) {
+	if n == nil || !n.is(abi.JettonTransferMsgOpCode) {
 		return nil
 	}
-	c := &v.Tail.Forward.Value
-	c.ResetCounters()
-	return c
+	root := readBody(n.in().Body)
+	if root == nil || !unmarshalCell(root, &jettonTransferHead{}) {
+		return nil
+	}
+	return eitherPayload(root)
 }
 
 // cellBase64 is a cell as a base64 BOC, "" for an empty cell.

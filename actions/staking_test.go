@@ -33,14 +33,15 @@ func TestGoldenStaking(t *testing.T) {
 			// wallet request, burn, notification, pool and collection (5
 			// transactions, toncenter's list), payout_nft = the item; the
 			// item's deploy and its ownership_assigned are left to the NFT
-			// matchers (toncenter's separate nft_mint and nft_transfer: here
-			// the ContractDeploy and the NftItemTransfer from nobody).
+			// matchers: toncenter's separate nft_mint (our NftMint of the
+			// bill, beside its ContractDeploy) and nft_transfer (the
+			// ownership_assigned, a transfer from nobody).
 			name: "tonstakers_withdrawal_request",
 			file: "toncenter-traces/traces/GO-NI0EjOuhj1z4YzHK-VDAAOJsLm710DvyRRRMXhoY=.json",
 			pick: func(tr *chain.Trace) bool {
 				return hasTx(tr, func(tx *chain.Transaction) bool { return opIs(tx.InMsg, abi.TonstakeNftInitMsgOpCode) })
 			},
-			want: []string{"ContractDeploy:ok", "NftItemTransfer:ok", "StakeWithdrawalRequest:ok"},
+			want: []string{"ContractDeploy:ok", "NftItemTransfer:ok", "NftMint:ok", "StakeWithdrawalRequest:ok"},
 		},
 		{
 			// Ethena deposit: 2500300127 USDe sent to the staking pool,

@@ -110,6 +110,45 @@ type ComplexityRoot struct {
 		UserFriendly func(childComplexity int) int
 	}
 
+	AuctionBid struct {
+		Amount      func(childComplexity int) int
+		Auction     func(childComplexity int) int
+		AuctionType func(childComplexity int) int
+		Bidder      func(childComplexity int) int
+		Collection  func(childComplexity int) int
+		Domain      func(childComplexity int) int
+		Nft         func(childComplexity int) int
+		NftIndex    func(childComplexity int) int
+	}
+
+	AuctionOutbid struct {
+		Amount      func(childComplexity int) int
+		Auction     func(childComplexity int) int
+		AuctionType func(childComplexity int) int
+		Bidder      func(childComplexity int) int
+		Collection  func(childComplexity int) int
+		Comment     func(childComplexity int) int
+		NewBidder   func(childComplexity int) int
+		Nft         func(childComplexity int) int
+	}
+
+	ChangeDns struct {
+		AdnlAddress    func(childComplexity int) int
+		Category       func(childComplexity int) int
+		Collection     func(childComplexity int) int
+		Domain         func(childComplexity int) int
+		Flags          func(childComplexity int) int
+		Key            func(childComplexity int) int
+		NextResolver   func(childComplexity int) int
+		Nft            func(childComplexity int) int
+		QueryID        func(childComplexity int) int
+		Sender         func(childComplexity int) int
+		SmcAddress     func(childComplexity int) int
+		StorageAddress func(childComplexity int) int
+		Text           func(childComplexity int) int
+		ValueSchema    func(childComplexity int) int
+	}
+
 	CocoonClientChangeSecretHash struct {
 		Client        func(childComplexity int) int
 		ExcessesTo    func(childComplexity int) int
@@ -344,6 +383,16 @@ type ComplexityRoot struct {
 		Opcode   func(childComplexity int) int
 	}
 
+	DeleteDns struct {
+		Category   func(childComplexity int) int
+		Collection func(childComplexity int) int
+		Domain     func(childComplexity int) int
+		Key        func(childComplexity int) int
+		Nft        func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+		Sender     func(childComplexity int) int
+	}
+
 	DexDepositLiquidity struct {
 		Amount1           func(childComplexity int) int
 		Amount2           func(childComplexity int) int
@@ -395,6 +444,29 @@ type ComplexityRoot struct {
 		TickUpper         func(childComplexity int) int
 		UserJettonWallet1 func(childComplexity int) int
 		UserJettonWallet2 func(childComplexity int) int
+	}
+
+	DnsPurchase struct {
+		Buyer        func(childComplexity int) int
+		Collection   func(childComplexity int) int
+		Domain       func(childComplexity int) int
+		Nft          func(childComplexity int) int
+		NftIndex     func(childComplexity int) int
+		PayoutAmount func(childComplexity int) int
+		Price        func(childComplexity int) int
+		QueryID      func(childComplexity int) int
+	}
+
+	DnsRelease struct {
+		Amount        func(childComplexity int) int
+		Collection    func(childComplexity int) int
+		Domain        func(childComplexity int) int
+		Nft           func(childComplexity int) int
+		NftIndex      func(childComplexity int) int
+		PreviousOwner func(childComplexity int) int
+		QueryID       func(childComplexity int) int
+		Refund        func(childComplexity int) int
+		Sender        func(childComplexity int) int
 	}
 
 	ElectionDeposit struct {
@@ -468,6 +540,17 @@ type ComplexityRoot struct {
 		ID     func(childComplexity int) int
 	}
 
+	ExtraCurrencyTransfer struct {
+		Amount           func(childComplexity int) int
+		Comment          func(childComplexity int) int
+		Encrypted        func(childComplexity int) int
+		EncryptedComment func(childComplexity int) int
+		ExtraCurrencies  func(childComplexity int) int
+		Opcode           func(childComplexity int) int
+		Recipient        func(childComplexity int) int
+		Sender           func(childComplexity int) int
+	}
+
 	FeeEstimate struct {
 		ConfigSource    func(childComplexity int) int
 		DestinationFees func(childComplexity int) int
@@ -499,6 +582,7 @@ type ComplexityRoot struct {
 		Recipient       func(childComplexity int) int
 		RecipientWallet func(childComplexity int) int
 		TonAmount       func(childComplexity int) int
+		WalletValue     func(childComplexity int) int
 	}
 
 	JettonSwap struct {
@@ -660,6 +744,81 @@ type ComplexityRoot struct {
 		ZroFeeQuoted     func(childComplexity int) int
 	}
 
+	MultisigApprove struct {
+		ExitCode    func(childComplexity int) int
+		Order       func(childComplexity int) int
+		QueryID     func(childComplexity int) int
+		Signer      func(childComplexity int) int
+		SignerIndex func(childComplexity int) int
+		Signers     func(childComplexity int) int
+	}
+
+	MultisigCreateOrder struct {
+		Creator           func(childComplexity int) int
+		CreatorIndex      func(childComplexity int) int
+		ExpirationDate    func(childComplexity int) int
+		IsCreatedBySigner func(childComplexity int) int
+		IsSignedByCreator func(childComplexity int) int
+		Multisig          func(childComplexity int) int
+		Order             func(childComplexity int) int
+		OrderBoc          func(childComplexity int) int
+		OrderSeqno        func(childComplexity int) int
+		QueryID           func(childComplexity int) int
+		Signers           func(childComplexity int) int
+		Threshold         func(childComplexity int) int
+	}
+
+	MultisigExecute struct {
+		ApprovalsNum   func(childComplexity int) int
+		ExpirationDate func(childComplexity int) int
+		Multisig       func(childComplexity int) int
+		Order          func(childComplexity int) int
+		OrderBoc       func(childComplexity int) int
+		OrderSeqno     func(childComplexity int) int
+		QueryID        func(childComplexity int) int
+		Signers        func(childComplexity int) int
+		SignersHash    func(childComplexity int) int
+	}
+
+	NftCancelAuction struct {
+		AuctionContract func(childComplexity int) int
+		Canceller       func(childComplexity int) int
+		Collection      func(childComplexity int) int
+		Marketplace     func(childComplexity int) int
+		MarketplaceName func(childComplexity int) int
+		Nft             func(childComplexity int) int
+		Owner           func(childComplexity int) int
+	}
+
+	NftCancelSale struct {
+		Canceller       func(childComplexity int) int
+		Collection      func(childComplexity int) int
+		Marketplace     func(childComplexity int) int
+		MarketplaceName func(childComplexity int) int
+		Nft             func(childComplexity int) int
+		Owner           func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		SaleContract    func(childComplexity int) int
+	}
+
+	NftDiscovery struct {
+		Collection func(childComplexity int) int
+		Nft        func(childComplexity int) int
+		NftIndex   func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+		Sender     func(childComplexity int) int
+	}
+
+	NftFinishAuction struct {
+		AuctionContract func(childComplexity int) int
+		Collection      func(childComplexity int) int
+		Finisher        func(childComplexity int) int
+		Marketplace     func(childComplexity int) int
+		MarketplaceName func(childComplexity int) int
+		Nft             func(childComplexity int) int
+		Owner           func(childComplexity int) int
+	}
+
 	NftItemTransfer struct {
 		Collection          func(childComplexity int) int
 		Comment             func(childComplexity int) int
@@ -667,23 +826,112 @@ type ComplexityRoot struct {
 		Encrypted           func(childComplexity int) int
 		ForwardAmount       func(childComplexity int) int
 		ForwardPayload      func(childComplexity int) int
+		IsPurchase          func(childComplexity int) int
+		Marketplace         func(childComplexity int) int
+		MarketplaceName     func(childComplexity int) int
 		Nft                 func(childComplexity int) int
 		NftIndex            func(childComplexity int) int
+		PayoutAddress       func(childComplexity int) int
+		PayoutAmount        func(childComplexity int) int
+		PayoutComment       func(childComplexity int) int
+		PayoutEncrypted     func(childComplexity int) int
+		Price               func(childComplexity int) int
 		QueryID             func(childComplexity int) int
 		Recipient           func(childComplexity int) int
 		ResponseDestination func(childComplexity int) int
+		RoyaltyAddress      func(childComplexity int) int
+		RoyaltyAmount       func(childComplexity int) int
+		Seller              func(childComplexity int) int
 		Sender              func(childComplexity int) int
 	}
 
+	NftMint struct {
+		Collection func(childComplexity int) int
+		Domain     func(childComplexity int) int
+		Nft        func(childComplexity int) int
+		NftIndex   func(childComplexity int) int
+		Opcode     func(childComplexity int) int
+		Owner      func(childComplexity int) int
+		Sender     func(childComplexity int) int
+	}
+
 	NftPurchase struct {
-		Buyer        func(childComplexity int) int
-		Collection   func(childComplexity int) int
-		Marketplace  func(childComplexity int) int
-		Nft          func(childComplexity int) int
-		NftIndex     func(childComplexity int) int
-		Price        func(childComplexity int) int
-		SaleContract func(childComplexity int) int
-		Seller       func(childComplexity int) int
+		Buyer               func(childComplexity int) int
+		Collection          func(childComplexity int) int
+		Comment             func(childComplexity int) int
+		CustomPayload       func(childComplexity int) int
+		Encrypted           func(childComplexity int) int
+		ForwardAmount       func(childComplexity int) int
+		ForwardPayload      func(childComplexity int) int
+		Marketplace         func(childComplexity int) int
+		MarketplaceName     func(childComplexity int) int
+		Nft                 func(childComplexity int) int
+		NftIndex            func(childComplexity int) int
+		PayoutAddress       func(childComplexity int) int
+		PayoutAmount        func(childComplexity int) int
+		PayoutComment       func(childComplexity int) int
+		PayoutEncrypted     func(childComplexity int) int
+		Price               func(childComplexity int) int
+		QueryID             func(childComplexity int) int
+		ResponseDestination func(childComplexity int) int
+		RoyaltyAddress      func(childComplexity int) int
+		RoyaltyAmount       func(childComplexity int) int
+		SaleContract        func(childComplexity int) int
+		Seller              func(childComplexity int) int
+	}
+
+	NftPutOnAuction struct {
+		AuctionContract       func(childComplexity int) int
+		Collection            func(childComplexity int) int
+		EndTime               func(childComplexity int) int
+		Listing               func(childComplexity int) int
+		Marketplace           func(childComplexity int) int
+		MarketplaceFeeAddress func(childComplexity int) int
+		MarketplaceFeeBase    func(childComplexity int) int
+		MarketplaceFeeFactor  func(childComplexity int) int
+		MarketplaceName       func(childComplexity int) int
+		MaxBid                func(childComplexity int) int
+		MinBid                func(childComplexity int) int
+		MinStep               func(childComplexity int) int
+		Nft                   func(childComplexity int) int
+		NftIndex              func(childComplexity int) int
+		Owner                 func(childComplexity int) int
+		RoyaltyAddress        func(childComplexity int) int
+		RoyaltyFeeBase        func(childComplexity int) int
+		RoyaltyFeeFactor      func(childComplexity int) int
+		StepTime              func(childComplexity int) int
+		Version               func(childComplexity int) int
+	}
+
+	NftPutOnSale struct {
+		Collection            func(childComplexity int) int
+		FullPrice             func(childComplexity int) int
+		Listing               func(childComplexity int) int
+		Marketplace           func(childComplexity int) int
+		MarketplaceFee        func(childComplexity int) int
+		MarketplaceFeeAddress func(childComplexity int) int
+		MarketplaceFeePercent func(childComplexity int) int
+		MarketplaceName       func(childComplexity int) int
+		Nft                   func(childComplexity int) int
+		NftIndex              func(childComplexity int) int
+		Owner                 func(childComplexity int) int
+		RoyaltyAddress        func(childComplexity int) int
+		RoyaltyAmount         func(childComplexity int) int
+		RoyaltyPercent        func(childComplexity int) int
+		SaleContract          func(childComplexity int) int
+		Version               func(childComplexity int) int
+	}
+
+	NftUpdateSale struct {
+		FullPrice       func(childComplexity int) int
+		Marketplace     func(childComplexity int) int
+		MarketplaceFee  func(childComplexity int) int
+		MarketplaceName func(childComplexity int) int
+		Nft             func(childComplexity int) int
+		QueryID         func(childComplexity int) int
+		RoyaltyAmount   func(childComplexity int) int
+		SaleContract    func(childComplexity int) int
+		Sender          func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -707,6 +955,14 @@ type ComplexityRoot struct {
 		Account     func(childComplexity int, address string) int
 		Actions     func(childComplexity int, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) int
 		EstimateFee func(childComplexity int, address string, body string, initCode *string, initData *string, ignoreChksig *bool) int
+	}
+
+	RenewDns struct {
+		Collection func(childComplexity int) int
+		Domain     func(childComplexity int) int
+		Nft        func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+		Sender     func(childComplexity int) int
 	}
 
 	SmartContractExec struct {
@@ -757,6 +1013,14 @@ type ComplexityRoot struct {
 		TokensWallet func(childComplexity int) int
 	}
 
+	Subscribe struct {
+		Amount       func(childComplexity int) int
+		Beneficiary  func(childComplexity int) int
+		QueryID      func(childComplexity int) int
+		Subscriber   func(childComplexity int) int
+		Subscription func(childComplexity int) int
+	}
+
 	SwapTransfer struct {
 		Amount                  func(childComplexity int) int
 		Asset                   func(childComplexity int) int
@@ -764,6 +1028,29 @@ type ComplexityRoot struct {
 		DestinationJettonWallet func(childComplexity int) int
 		Source                  func(childComplexity int) int
 		SourceJettonWallet      func(childComplexity int) int
+	}
+
+	TeleitemCancelAuction struct {
+		Collection func(childComplexity int) int
+		Nft        func(childComplexity int) int
+		NftIndex   func(childComplexity int) int
+		Owner      func(childComplexity int) int
+		QueryID    func(childComplexity int) int
+	}
+
+	TeleitemStartAuction struct {
+		Beneficiary     func(childComplexity int) int
+		Collection      func(childComplexity int) int
+		Duration        func(childComplexity int) int
+		MarketplaceName func(childComplexity int) int
+		MaxBid          func(childComplexity int) int
+		MinBid          func(childComplexity int) int
+		MinBidStep      func(childComplexity int) int
+		MinExtendTime   func(childComplexity int) int
+		Nft             func(childComplexity int) int
+		NftIndex        func(childComplexity int) int
+		Owner           func(childComplexity int) int
+		QueryID         func(childComplexity int) int
 	}
 
 	TgbtcBurn struct {
@@ -821,13 +1108,19 @@ type ComplexityRoot struct {
 		Pubkey      func(childComplexity int) int
 	}
 
+	TickTock struct {
+		Account func(childComplexity int) int
+		Tock    func(childComplexity int) int
+	}
+
 	TonTransfer struct {
-		Amount          func(childComplexity int) int
-		Comment         func(childComplexity int) int
-		Encrypted       func(childComplexity int) int
-		ExtraCurrencies func(childComplexity int) int
-		Recipient       func(childComplexity int) int
-		Sender          func(childComplexity int) int
+		Amount           func(childComplexity int) int
+		Comment          func(childComplexity int) int
+		Encrypted        func(childComplexity int) int
+		EncryptedComment func(childComplexity int) int
+		ExtraCurrencies  func(childComplexity int) int
+		Recipient        func(childComplexity int) int
+		Sender           func(childComplexity int) int
 	}
 
 	ToncoDeployPool struct {
@@ -857,6 +1150,36 @@ type ComplexityRoot struct {
 		TotalFees       func(childComplexity int) int
 		TraceID         func(childComplexity int) int
 		Utime           func(childComplexity int) int
+	}
+
+	Unknown struct {
+		Account func(childComplexity int) int
+	}
+
+	Unsubscribe struct {
+		Amount       func(childComplexity int) int
+		Beneficiary  func(childComplexity int) int
+		InitiatedBy  func(childComplexity int) int
+		QueryID      func(childComplexity int) int
+		Subscriber   func(childComplexity int) int
+		Subscription func(childComplexity int) int
+	}
+
+	VestingAddWhitelist struct {
+		AccountsAdded func(childComplexity int) int
+		QueryID       func(childComplexity int) int
+		Sender        func(childComplexity int) int
+		Vesting       func(childComplexity int) int
+	}
+
+	VestingSendMessage struct {
+		Amount      func(childComplexity int) int
+		Destination func(childComplexity int) int
+		MessageBoc  func(childComplexity int) int
+		QueryID     func(childComplexity int) int
+		SendMode    func(childComplexity int) int
+		Sender      func(childComplexity int) int
+		Vesting     func(childComplexity int) int
 	}
 }
 
@@ -1188,6 +1511,216 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.AddressBookEntry.UserFriendly(childComplexity), true
+
+	case "AuctionBid.amount":
+		if e.complexity.AuctionBid.Amount == nil {
+			break
+		}
+
+		return e.complexity.AuctionBid.Amount(childComplexity), true
+
+	case "AuctionBid.auction":
+		if e.complexity.AuctionBid.Auction == nil {
+			break
+		}
+
+		return e.complexity.AuctionBid.Auction(childComplexity), true
+
+	case "AuctionBid.auction_type":
+		if e.complexity.AuctionBid.AuctionType == nil {
+			break
+		}
+
+		return e.complexity.AuctionBid.AuctionType(childComplexity), true
+
+	case "AuctionBid.bidder":
+		if e.complexity.AuctionBid.Bidder == nil {
+			break
+		}
+
+		return e.complexity.AuctionBid.Bidder(childComplexity), true
+
+	case "AuctionBid.collection":
+		if e.complexity.AuctionBid.Collection == nil {
+			break
+		}
+
+		return e.complexity.AuctionBid.Collection(childComplexity), true
+
+	case "AuctionBid.domain":
+		if e.complexity.AuctionBid.Domain == nil {
+			break
+		}
+
+		return e.complexity.AuctionBid.Domain(childComplexity), true
+
+	case "AuctionBid.nft":
+		if e.complexity.AuctionBid.Nft == nil {
+			break
+		}
+
+		return e.complexity.AuctionBid.Nft(childComplexity), true
+
+	case "AuctionBid.nft_index":
+		if e.complexity.AuctionBid.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.AuctionBid.NftIndex(childComplexity), true
+
+	case "AuctionOutbid.amount":
+		if e.complexity.AuctionOutbid.Amount == nil {
+			break
+		}
+
+		return e.complexity.AuctionOutbid.Amount(childComplexity), true
+
+	case "AuctionOutbid.auction":
+		if e.complexity.AuctionOutbid.Auction == nil {
+			break
+		}
+
+		return e.complexity.AuctionOutbid.Auction(childComplexity), true
+
+	case "AuctionOutbid.auction_type":
+		if e.complexity.AuctionOutbid.AuctionType == nil {
+			break
+		}
+
+		return e.complexity.AuctionOutbid.AuctionType(childComplexity), true
+
+	case "AuctionOutbid.bidder":
+		if e.complexity.AuctionOutbid.Bidder == nil {
+			break
+		}
+
+		return e.complexity.AuctionOutbid.Bidder(childComplexity), true
+
+	case "AuctionOutbid.collection":
+		if e.complexity.AuctionOutbid.Collection == nil {
+			break
+		}
+
+		return e.complexity.AuctionOutbid.Collection(childComplexity), true
+
+	case "AuctionOutbid.comment":
+		if e.complexity.AuctionOutbid.Comment == nil {
+			break
+		}
+
+		return e.complexity.AuctionOutbid.Comment(childComplexity), true
+
+	case "AuctionOutbid.new_bidder":
+		if e.complexity.AuctionOutbid.NewBidder == nil {
+			break
+		}
+
+		return e.complexity.AuctionOutbid.NewBidder(childComplexity), true
+
+	case "AuctionOutbid.nft":
+		if e.complexity.AuctionOutbid.Nft == nil {
+			break
+		}
+
+		return e.complexity.AuctionOutbid.Nft(childComplexity), true
+
+	case "ChangeDns.adnl_address":
+		if e.complexity.ChangeDns.AdnlAddress == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.AdnlAddress(childComplexity), true
+
+	case "ChangeDns.category":
+		if e.complexity.ChangeDns.Category == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.Category(childComplexity), true
+
+	case "ChangeDns.collection":
+		if e.complexity.ChangeDns.Collection == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.Collection(childComplexity), true
+
+	case "ChangeDns.domain":
+		if e.complexity.ChangeDns.Domain == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.Domain(childComplexity), true
+
+	case "ChangeDns.flags":
+		if e.complexity.ChangeDns.Flags == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.Flags(childComplexity), true
+
+	case "ChangeDns.key":
+		if e.complexity.ChangeDns.Key == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.Key(childComplexity), true
+
+	case "ChangeDns.next_resolver":
+		if e.complexity.ChangeDns.NextResolver == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.NextResolver(childComplexity), true
+
+	case "ChangeDns.nft":
+		if e.complexity.ChangeDns.Nft == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.Nft(childComplexity), true
+
+	case "ChangeDns.query_id":
+		if e.complexity.ChangeDns.QueryID == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.QueryID(childComplexity), true
+
+	case "ChangeDns.sender":
+		if e.complexity.ChangeDns.Sender == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.Sender(childComplexity), true
+
+	case "ChangeDns.smc_address":
+		if e.complexity.ChangeDns.SmcAddress == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.SmcAddress(childComplexity), true
+
+	case "ChangeDns.storage_address":
+		if e.complexity.ChangeDns.StorageAddress == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.StorageAddress(childComplexity), true
+
+	case "ChangeDns.text":
+		if e.complexity.ChangeDns.Text == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.Text(childComplexity), true
+
+	case "ChangeDns.value_schema":
+		if e.complexity.ChangeDns.ValueSchema == nil {
+			break
+		}
+
+		return e.complexity.ChangeDns.ValueSchema(childComplexity), true
 
 	case "CocoonClientChangeSecretHash.client":
 		if e.complexity.CocoonClientChangeSecretHash.Client == nil {
@@ -2386,6 +2919,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.ContractDeploy.Opcode(childComplexity), true
 
+	case "DeleteDns.category":
+		if e.complexity.DeleteDns.Category == nil {
+			break
+		}
+
+		return e.complexity.DeleteDns.Category(childComplexity), true
+
+	case "DeleteDns.collection":
+		if e.complexity.DeleteDns.Collection == nil {
+			break
+		}
+
+		return e.complexity.DeleteDns.Collection(childComplexity), true
+
+	case "DeleteDns.domain":
+		if e.complexity.DeleteDns.Domain == nil {
+			break
+		}
+
+		return e.complexity.DeleteDns.Domain(childComplexity), true
+
+	case "DeleteDns.key":
+		if e.complexity.DeleteDns.Key == nil {
+			break
+		}
+
+		return e.complexity.DeleteDns.Key(childComplexity), true
+
+	case "DeleteDns.nft":
+		if e.complexity.DeleteDns.Nft == nil {
+			break
+		}
+
+		return e.complexity.DeleteDns.Nft(childComplexity), true
+
+	case "DeleteDns.query_id":
+		if e.complexity.DeleteDns.QueryID == nil {
+			break
+		}
+
+		return e.complexity.DeleteDns.QueryID(childComplexity), true
+
+	case "DeleteDns.sender":
+		if e.complexity.DeleteDns.Sender == nil {
+			break
+		}
+
+		return e.complexity.DeleteDns.Sender(childComplexity), true
+
 	case "DexDepositLiquidity.amount_1":
 		if e.complexity.DexDepositLiquidity.Amount1 == nil {
 			break
@@ -2693,6 +3275,125 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.DexWithdrawLiquidity.UserJettonWallet2(childComplexity), true
+
+	case "DnsPurchase.buyer":
+		if e.complexity.DnsPurchase.Buyer == nil {
+			break
+		}
+
+		return e.complexity.DnsPurchase.Buyer(childComplexity), true
+
+	case "DnsPurchase.collection":
+		if e.complexity.DnsPurchase.Collection == nil {
+			break
+		}
+
+		return e.complexity.DnsPurchase.Collection(childComplexity), true
+
+	case "DnsPurchase.domain":
+		if e.complexity.DnsPurchase.Domain == nil {
+			break
+		}
+
+		return e.complexity.DnsPurchase.Domain(childComplexity), true
+
+	case "DnsPurchase.nft":
+		if e.complexity.DnsPurchase.Nft == nil {
+			break
+		}
+
+		return e.complexity.DnsPurchase.Nft(childComplexity), true
+
+	case "DnsPurchase.nft_index":
+		if e.complexity.DnsPurchase.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.DnsPurchase.NftIndex(childComplexity), true
+
+	case "DnsPurchase.payout_amount":
+		if e.complexity.DnsPurchase.PayoutAmount == nil {
+			break
+		}
+
+		return e.complexity.DnsPurchase.PayoutAmount(childComplexity), true
+
+	case "DnsPurchase.price":
+		if e.complexity.DnsPurchase.Price == nil {
+			break
+		}
+
+		return e.complexity.DnsPurchase.Price(childComplexity), true
+
+	case "DnsPurchase.query_id":
+		if e.complexity.DnsPurchase.QueryID == nil {
+			break
+		}
+
+		return e.complexity.DnsPurchase.QueryID(childComplexity), true
+
+	case "DnsRelease.amount":
+		if e.complexity.DnsRelease.Amount == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.Amount(childComplexity), true
+
+	case "DnsRelease.collection":
+		if e.complexity.DnsRelease.Collection == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.Collection(childComplexity), true
+
+	case "DnsRelease.domain":
+		if e.complexity.DnsRelease.Domain == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.Domain(childComplexity), true
+
+	case "DnsRelease.nft":
+		if e.complexity.DnsRelease.Nft == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.Nft(childComplexity), true
+
+	case "DnsRelease.nft_index":
+		if e.complexity.DnsRelease.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.NftIndex(childComplexity), true
+
+	case "DnsRelease.previous_owner":
+		if e.complexity.DnsRelease.PreviousOwner == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.PreviousOwner(childComplexity), true
+
+	case "DnsRelease.query_id":
+		if e.complexity.DnsRelease.QueryID == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.QueryID(childComplexity), true
+
+	case "DnsRelease.refund":
+		if e.complexity.DnsRelease.Refund == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.Refund(childComplexity), true
+
+	case "DnsRelease.sender":
+		if e.complexity.DnsRelease.Sender == nil {
+			break
+		}
+
+		return e.complexity.DnsRelease.Sender(childComplexity), true
 
 	case "ElectionDeposit.adnl_address":
 		if e.complexity.ElectionDeposit.AdnlAddress == nil {
@@ -3065,6 +3766,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.ExtraCurrency.ID(childComplexity), true
 
+	case "ExtraCurrencyTransfer.amount":
+		if e.complexity.ExtraCurrencyTransfer.Amount == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrencyTransfer.Amount(childComplexity), true
+
+	case "ExtraCurrencyTransfer.comment":
+		if e.complexity.ExtraCurrencyTransfer.Comment == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrencyTransfer.Comment(childComplexity), true
+
+	case "ExtraCurrencyTransfer.encrypted":
+		if e.complexity.ExtraCurrencyTransfer.Encrypted == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrencyTransfer.Encrypted(childComplexity), true
+
+	case "ExtraCurrencyTransfer.encrypted_comment":
+		if e.complexity.ExtraCurrencyTransfer.EncryptedComment == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrencyTransfer.EncryptedComment(childComplexity), true
+
+	case "ExtraCurrencyTransfer.extra_currencies":
+		if e.complexity.ExtraCurrencyTransfer.ExtraCurrencies == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrencyTransfer.ExtraCurrencies(childComplexity), true
+
+	case "ExtraCurrencyTransfer.opcode":
+		if e.complexity.ExtraCurrencyTransfer.Opcode == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrencyTransfer.Opcode(childComplexity), true
+
+	case "ExtraCurrencyTransfer.recipient":
+		if e.complexity.ExtraCurrencyTransfer.Recipient == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrencyTransfer.Recipient(childComplexity), true
+
+	case "ExtraCurrencyTransfer.sender":
+		if e.complexity.ExtraCurrencyTransfer.Sender == nil {
+			break
+		}
+
+		return e.complexity.ExtraCurrencyTransfer.Sender(childComplexity), true
+
 	case "FeeEstimate.config_source":
 		if e.complexity.FeeEstimate.ConfigSource == nil {
 			break
@@ -3211,6 +3968,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.JettonMint.TonAmount(childComplexity), true
+
+	case "JettonMint.wallet_value":
+		if e.complexity.JettonMint.WalletValue == nil {
+			break
+		}
+
+		return e.complexity.JettonMint.WalletValue(childComplexity), true
 
 	case "JettonSwap.amount_in":
 		if e.complexity.JettonSwap.AmountIn == nil {
@@ -4052,6 +4816,384 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.LayerzeroSendTokens.ZroFeeQuoted(childComplexity), true
 
+	case "MultisigApprove.exit_code":
+		if e.complexity.MultisigApprove.ExitCode == nil {
+			break
+		}
+
+		return e.complexity.MultisigApprove.ExitCode(childComplexity), true
+
+	case "MultisigApprove.order":
+		if e.complexity.MultisigApprove.Order == nil {
+			break
+		}
+
+		return e.complexity.MultisigApprove.Order(childComplexity), true
+
+	case "MultisigApprove.query_id":
+		if e.complexity.MultisigApprove.QueryID == nil {
+			break
+		}
+
+		return e.complexity.MultisigApprove.QueryID(childComplexity), true
+
+	case "MultisigApprove.signer":
+		if e.complexity.MultisigApprove.Signer == nil {
+			break
+		}
+
+		return e.complexity.MultisigApprove.Signer(childComplexity), true
+
+	case "MultisigApprove.signer_index":
+		if e.complexity.MultisigApprove.SignerIndex == nil {
+			break
+		}
+
+		return e.complexity.MultisigApprove.SignerIndex(childComplexity), true
+
+	case "MultisigApprove.signers":
+		if e.complexity.MultisigApprove.Signers == nil {
+			break
+		}
+
+		return e.complexity.MultisigApprove.Signers(childComplexity), true
+
+	case "MultisigCreateOrder.creator":
+		if e.complexity.MultisigCreateOrder.Creator == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.Creator(childComplexity), true
+
+	case "MultisigCreateOrder.creator_index":
+		if e.complexity.MultisigCreateOrder.CreatorIndex == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.CreatorIndex(childComplexity), true
+
+	case "MultisigCreateOrder.expiration_date":
+		if e.complexity.MultisigCreateOrder.ExpirationDate == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.ExpirationDate(childComplexity), true
+
+	case "MultisigCreateOrder.is_created_by_signer":
+		if e.complexity.MultisigCreateOrder.IsCreatedBySigner == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.IsCreatedBySigner(childComplexity), true
+
+	case "MultisigCreateOrder.is_signed_by_creator":
+		if e.complexity.MultisigCreateOrder.IsSignedByCreator == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.IsSignedByCreator(childComplexity), true
+
+	case "MultisigCreateOrder.multisig":
+		if e.complexity.MultisigCreateOrder.Multisig == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.Multisig(childComplexity), true
+
+	case "MultisigCreateOrder.order":
+		if e.complexity.MultisigCreateOrder.Order == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.Order(childComplexity), true
+
+	case "MultisigCreateOrder.order_boc":
+		if e.complexity.MultisigCreateOrder.OrderBoc == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.OrderBoc(childComplexity), true
+
+	case "MultisigCreateOrder.order_seqno":
+		if e.complexity.MultisigCreateOrder.OrderSeqno == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.OrderSeqno(childComplexity), true
+
+	case "MultisigCreateOrder.query_id":
+		if e.complexity.MultisigCreateOrder.QueryID == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.QueryID(childComplexity), true
+
+	case "MultisigCreateOrder.signers":
+		if e.complexity.MultisigCreateOrder.Signers == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.Signers(childComplexity), true
+
+	case "MultisigCreateOrder.threshold":
+		if e.complexity.MultisigCreateOrder.Threshold == nil {
+			break
+		}
+
+		return e.complexity.MultisigCreateOrder.Threshold(childComplexity), true
+
+	case "MultisigExecute.approvals_num":
+		if e.complexity.MultisigExecute.ApprovalsNum == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.ApprovalsNum(childComplexity), true
+
+	case "MultisigExecute.expiration_date":
+		if e.complexity.MultisigExecute.ExpirationDate == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.ExpirationDate(childComplexity), true
+
+	case "MultisigExecute.multisig":
+		if e.complexity.MultisigExecute.Multisig == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.Multisig(childComplexity), true
+
+	case "MultisigExecute.order":
+		if e.complexity.MultisigExecute.Order == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.Order(childComplexity), true
+
+	case "MultisigExecute.order_boc":
+		if e.complexity.MultisigExecute.OrderBoc == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.OrderBoc(childComplexity), true
+
+	case "MultisigExecute.order_seqno":
+		if e.complexity.MultisigExecute.OrderSeqno == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.OrderSeqno(childComplexity), true
+
+	case "MultisigExecute.query_id":
+		if e.complexity.MultisigExecute.QueryID == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.QueryID(childComplexity), true
+
+	case "MultisigExecute.signers":
+		if e.complexity.MultisigExecute.Signers == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.Signers(childComplexity), true
+
+	case "MultisigExecute.signers_hash":
+		if e.complexity.MultisigExecute.SignersHash == nil {
+			break
+		}
+
+		return e.complexity.MultisigExecute.SignersHash(childComplexity), true
+
+	case "NftCancelAuction.auction_contract":
+		if e.complexity.NftCancelAuction.AuctionContract == nil {
+			break
+		}
+
+		return e.complexity.NftCancelAuction.AuctionContract(childComplexity), true
+
+	case "NftCancelAuction.canceller":
+		if e.complexity.NftCancelAuction.Canceller == nil {
+			break
+		}
+
+		return e.complexity.NftCancelAuction.Canceller(childComplexity), true
+
+	case "NftCancelAuction.collection":
+		if e.complexity.NftCancelAuction.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftCancelAuction.Collection(childComplexity), true
+
+	case "NftCancelAuction.marketplace":
+		if e.complexity.NftCancelAuction.Marketplace == nil {
+			break
+		}
+
+		return e.complexity.NftCancelAuction.Marketplace(childComplexity), true
+
+	case "NftCancelAuction.marketplace_name":
+		if e.complexity.NftCancelAuction.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.NftCancelAuction.MarketplaceName(childComplexity), true
+
+	case "NftCancelAuction.nft":
+		if e.complexity.NftCancelAuction.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftCancelAuction.Nft(childComplexity), true
+
+	case "NftCancelAuction.owner":
+		if e.complexity.NftCancelAuction.Owner == nil {
+			break
+		}
+
+		return e.complexity.NftCancelAuction.Owner(childComplexity), true
+
+	case "NftCancelSale.canceller":
+		if e.complexity.NftCancelSale.Canceller == nil {
+			break
+		}
+
+		return e.complexity.NftCancelSale.Canceller(childComplexity), true
+
+	case "NftCancelSale.collection":
+		if e.complexity.NftCancelSale.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftCancelSale.Collection(childComplexity), true
+
+	case "NftCancelSale.marketplace":
+		if e.complexity.NftCancelSale.Marketplace == nil {
+			break
+		}
+
+		return e.complexity.NftCancelSale.Marketplace(childComplexity), true
+
+	case "NftCancelSale.marketplace_name":
+		if e.complexity.NftCancelSale.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.NftCancelSale.MarketplaceName(childComplexity), true
+
+	case "NftCancelSale.nft":
+		if e.complexity.NftCancelSale.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftCancelSale.Nft(childComplexity), true
+
+	case "NftCancelSale.owner":
+		if e.complexity.NftCancelSale.Owner == nil {
+			break
+		}
+
+		return e.complexity.NftCancelSale.Owner(childComplexity), true
+
+	case "NftCancelSale.query_id":
+		if e.complexity.NftCancelSale.QueryID == nil {
+			break
+		}
+
+		return e.complexity.NftCancelSale.QueryID(childComplexity), true
+
+	case "NftCancelSale.sale_contract":
+		if e.complexity.NftCancelSale.SaleContract == nil {
+			break
+		}
+
+		return e.complexity.NftCancelSale.SaleContract(childComplexity), true
+
+	case "NftDiscovery.collection":
+		if e.complexity.NftDiscovery.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftDiscovery.Collection(childComplexity), true
+
+	case "NftDiscovery.nft":
+		if e.complexity.NftDiscovery.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftDiscovery.Nft(childComplexity), true
+
+	case "NftDiscovery.nft_index":
+		if e.complexity.NftDiscovery.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.NftDiscovery.NftIndex(childComplexity), true
+
+	case "NftDiscovery.query_id":
+		if e.complexity.NftDiscovery.QueryID == nil {
+			break
+		}
+
+		return e.complexity.NftDiscovery.QueryID(childComplexity), true
+
+	case "NftDiscovery.sender":
+		if e.complexity.NftDiscovery.Sender == nil {
+			break
+		}
+
+		return e.complexity.NftDiscovery.Sender(childComplexity), true
+
+	case "NftFinishAuction.auction_contract":
+		if e.complexity.NftFinishAuction.AuctionContract == nil {
+			break
+		}
+
+		return e.complexity.NftFinishAuction.AuctionContract(childComplexity), true
+
+	case "NftFinishAuction.collection":
+		if e.complexity.NftFinishAuction.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftFinishAuction.Collection(childComplexity), true
+
+	case "NftFinishAuction.finisher":
+		if e.complexity.NftFinishAuction.Finisher == nil {
+			break
+		}
+
+		return e.complexity.NftFinishAuction.Finisher(childComplexity), true
+
+	case "NftFinishAuction.marketplace":
+		if e.complexity.NftFinishAuction.Marketplace == nil {
+			break
+		}
+
+		return e.complexity.NftFinishAuction.Marketplace(childComplexity), true
+
+	case "NftFinishAuction.marketplace_name":
+		if e.complexity.NftFinishAuction.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.NftFinishAuction.MarketplaceName(childComplexity), true
+
+	case "NftFinishAuction.nft":
+		if e.complexity.NftFinishAuction.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftFinishAuction.Nft(childComplexity), true
+
+	case "NftFinishAuction.owner":
+		if e.complexity.NftFinishAuction.Owner == nil {
+			break
+		}
+
+		return e.complexity.NftFinishAuction.Owner(childComplexity), true
+
 	case "NftItemTransfer.collection":
 		if e.complexity.NftItemTransfer.Collection == nil {
 			break
@@ -4094,6 +5236,27 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.NftItemTransfer.ForwardPayload(childComplexity), true
 
+	case "NftItemTransfer.is_purchase":
+		if e.complexity.NftItemTransfer.IsPurchase == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.IsPurchase(childComplexity), true
+
+	case "NftItemTransfer.marketplace":
+		if e.complexity.NftItemTransfer.Marketplace == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Marketplace(childComplexity), true
+
+	case "NftItemTransfer.marketplace_name":
+		if e.complexity.NftItemTransfer.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.MarketplaceName(childComplexity), true
+
 	case "NftItemTransfer.nft":
 		if e.complexity.NftItemTransfer.Nft == nil {
 			break
@@ -4107,6 +5270,41 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.NftItemTransfer.NftIndex(childComplexity), true
+
+	case "NftItemTransfer.payout_address":
+		if e.complexity.NftItemTransfer.PayoutAddress == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.PayoutAddress(childComplexity), true
+
+	case "NftItemTransfer.payout_amount":
+		if e.complexity.NftItemTransfer.PayoutAmount == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.PayoutAmount(childComplexity), true
+
+	case "NftItemTransfer.payout_comment":
+		if e.complexity.NftItemTransfer.PayoutComment == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.PayoutComment(childComplexity), true
+
+	case "NftItemTransfer.payout_encrypted":
+		if e.complexity.NftItemTransfer.PayoutEncrypted == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.PayoutEncrypted(childComplexity), true
+
+	case "NftItemTransfer.price":
+		if e.complexity.NftItemTransfer.Price == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Price(childComplexity), true
 
 	case "NftItemTransfer.query_id":
 		if e.complexity.NftItemTransfer.QueryID == nil {
@@ -4129,12 +5327,82 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.NftItemTransfer.ResponseDestination(childComplexity), true
 
+	case "NftItemTransfer.royalty_address":
+		if e.complexity.NftItemTransfer.RoyaltyAddress == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.RoyaltyAddress(childComplexity), true
+
+	case "NftItemTransfer.royalty_amount":
+		if e.complexity.NftItemTransfer.RoyaltyAmount == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.RoyaltyAmount(childComplexity), true
+
+	case "NftItemTransfer.seller":
+		if e.complexity.NftItemTransfer.Seller == nil {
+			break
+		}
+
+		return e.complexity.NftItemTransfer.Seller(childComplexity), true
+
 	case "NftItemTransfer.sender":
 		if e.complexity.NftItemTransfer.Sender == nil {
 			break
 		}
 
 		return e.complexity.NftItemTransfer.Sender(childComplexity), true
+
+	case "NftMint.collection":
+		if e.complexity.NftMint.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftMint.Collection(childComplexity), true
+
+	case "NftMint.domain":
+		if e.complexity.NftMint.Domain == nil {
+			break
+		}
+
+		return e.complexity.NftMint.Domain(childComplexity), true
+
+	case "NftMint.nft":
+		if e.complexity.NftMint.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftMint.Nft(childComplexity), true
+
+	case "NftMint.nft_index":
+		if e.complexity.NftMint.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.NftMint.NftIndex(childComplexity), true
+
+	case "NftMint.opcode":
+		if e.complexity.NftMint.Opcode == nil {
+			break
+		}
+
+		return e.complexity.NftMint.Opcode(childComplexity), true
+
+	case "NftMint.owner":
+		if e.complexity.NftMint.Owner == nil {
+			break
+		}
+
+		return e.complexity.NftMint.Owner(childComplexity), true
+
+	case "NftMint.sender":
+		if e.complexity.NftMint.Sender == nil {
+			break
+		}
+
+		return e.complexity.NftMint.Sender(childComplexity), true
 
 	case "NftPurchase.buyer":
 		if e.complexity.NftPurchase.Buyer == nil {
@@ -4150,12 +5418,54 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.NftPurchase.Collection(childComplexity), true
 
+	case "NftPurchase.comment":
+		if e.complexity.NftPurchase.Comment == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.Comment(childComplexity), true
+
+	case "NftPurchase.custom_payload":
+		if e.complexity.NftPurchase.CustomPayload == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.CustomPayload(childComplexity), true
+
+	case "NftPurchase.encrypted":
+		if e.complexity.NftPurchase.Encrypted == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.Encrypted(childComplexity), true
+
+	case "NftPurchase.forward_amount":
+		if e.complexity.NftPurchase.ForwardAmount == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.ForwardAmount(childComplexity), true
+
+	case "NftPurchase.forward_payload":
+		if e.complexity.NftPurchase.ForwardPayload == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.ForwardPayload(childComplexity), true
+
 	case "NftPurchase.marketplace":
 		if e.complexity.NftPurchase.Marketplace == nil {
 			break
 		}
 
 		return e.complexity.NftPurchase.Marketplace(childComplexity), true
+
+	case "NftPurchase.marketplace_name":
+		if e.complexity.NftPurchase.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.MarketplaceName(childComplexity), true
 
 	case "NftPurchase.nft":
 		if e.complexity.NftPurchase.Nft == nil {
@@ -4171,12 +5481,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.NftPurchase.NftIndex(childComplexity), true
 
+	case "NftPurchase.payout_address":
+		if e.complexity.NftPurchase.PayoutAddress == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.PayoutAddress(childComplexity), true
+
+	case "NftPurchase.payout_amount":
+		if e.complexity.NftPurchase.PayoutAmount == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.PayoutAmount(childComplexity), true
+
+	case "NftPurchase.payout_comment":
+		if e.complexity.NftPurchase.PayoutComment == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.PayoutComment(childComplexity), true
+
+	case "NftPurchase.payout_encrypted":
+		if e.complexity.NftPurchase.PayoutEncrypted == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.PayoutEncrypted(childComplexity), true
+
 	case "NftPurchase.price":
 		if e.complexity.NftPurchase.Price == nil {
 			break
 		}
 
 		return e.complexity.NftPurchase.Price(childComplexity), true
+
+	case "NftPurchase.query_id":
+		if e.complexity.NftPurchase.QueryID == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.QueryID(childComplexity), true
+
+	case "NftPurchase.response_destination":
+		if e.complexity.NftPurchase.ResponseDestination == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.ResponseDestination(childComplexity), true
+
+	case "NftPurchase.royalty_address":
+		if e.complexity.NftPurchase.RoyaltyAddress == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.RoyaltyAddress(childComplexity), true
+
+	case "NftPurchase.royalty_amount":
+		if e.complexity.NftPurchase.RoyaltyAmount == nil {
+			break
+		}
+
+		return e.complexity.NftPurchase.RoyaltyAmount(childComplexity), true
 
 	case "NftPurchase.sale_contract":
 		if e.complexity.NftPurchase.SaleContract == nil {
@@ -4191,6 +5557,321 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.NftPurchase.Seller(childComplexity), true
+
+	case "NftPutOnAuction.auction_contract":
+		if e.complexity.NftPutOnAuction.AuctionContract == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.AuctionContract(childComplexity), true
+
+	case "NftPutOnAuction.collection":
+		if e.complexity.NftPutOnAuction.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.Collection(childComplexity), true
+
+	case "NftPutOnAuction.end_time":
+		if e.complexity.NftPutOnAuction.EndTime == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.EndTime(childComplexity), true
+
+	case "NftPutOnAuction.listing":
+		if e.complexity.NftPutOnAuction.Listing == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.Listing(childComplexity), true
+
+	case "NftPutOnAuction.marketplace":
+		if e.complexity.NftPutOnAuction.Marketplace == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.Marketplace(childComplexity), true
+
+	case "NftPutOnAuction.marketplace_fee_address":
+		if e.complexity.NftPutOnAuction.MarketplaceFeeAddress == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.MarketplaceFeeAddress(childComplexity), true
+
+	case "NftPutOnAuction.marketplace_fee_base":
+		if e.complexity.NftPutOnAuction.MarketplaceFeeBase == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.MarketplaceFeeBase(childComplexity), true
+
+	case "NftPutOnAuction.marketplace_fee_factor":
+		if e.complexity.NftPutOnAuction.MarketplaceFeeFactor == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.MarketplaceFeeFactor(childComplexity), true
+
+	case "NftPutOnAuction.marketplace_name":
+		if e.complexity.NftPutOnAuction.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.MarketplaceName(childComplexity), true
+
+	case "NftPutOnAuction.max_bid":
+		if e.complexity.NftPutOnAuction.MaxBid == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.MaxBid(childComplexity), true
+
+	case "NftPutOnAuction.min_bid":
+		if e.complexity.NftPutOnAuction.MinBid == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.MinBid(childComplexity), true
+
+	case "NftPutOnAuction.min_step":
+		if e.complexity.NftPutOnAuction.MinStep == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.MinStep(childComplexity), true
+
+	case "NftPutOnAuction.nft":
+		if e.complexity.NftPutOnAuction.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.Nft(childComplexity), true
+
+	case "NftPutOnAuction.nft_index":
+		if e.complexity.NftPutOnAuction.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.NftIndex(childComplexity), true
+
+	case "NftPutOnAuction.owner":
+		if e.complexity.NftPutOnAuction.Owner == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.Owner(childComplexity), true
+
+	case "NftPutOnAuction.royalty_address":
+		if e.complexity.NftPutOnAuction.RoyaltyAddress == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.RoyaltyAddress(childComplexity), true
+
+	case "NftPutOnAuction.royalty_fee_base":
+		if e.complexity.NftPutOnAuction.RoyaltyFeeBase == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.RoyaltyFeeBase(childComplexity), true
+
+	case "NftPutOnAuction.royalty_fee_factor":
+		if e.complexity.NftPutOnAuction.RoyaltyFeeFactor == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.RoyaltyFeeFactor(childComplexity), true
+
+	case "NftPutOnAuction.step_time":
+		if e.complexity.NftPutOnAuction.StepTime == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.StepTime(childComplexity), true
+
+	case "NftPutOnAuction.version":
+		if e.complexity.NftPutOnAuction.Version == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnAuction.Version(childComplexity), true
+
+	case "NftPutOnSale.collection":
+		if e.complexity.NftPutOnSale.Collection == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.Collection(childComplexity), true
+
+	case "NftPutOnSale.full_price":
+		if e.complexity.NftPutOnSale.FullPrice == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.FullPrice(childComplexity), true
+
+	case "NftPutOnSale.listing":
+		if e.complexity.NftPutOnSale.Listing == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.Listing(childComplexity), true
+
+	case "NftPutOnSale.marketplace":
+		if e.complexity.NftPutOnSale.Marketplace == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.Marketplace(childComplexity), true
+
+	case "NftPutOnSale.marketplace_fee":
+		if e.complexity.NftPutOnSale.MarketplaceFee == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.MarketplaceFee(childComplexity), true
+
+	case "NftPutOnSale.marketplace_fee_address":
+		if e.complexity.NftPutOnSale.MarketplaceFeeAddress == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.MarketplaceFeeAddress(childComplexity), true
+
+	case "NftPutOnSale.marketplace_fee_percent":
+		if e.complexity.NftPutOnSale.MarketplaceFeePercent == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.MarketplaceFeePercent(childComplexity), true
+
+	case "NftPutOnSale.marketplace_name":
+		if e.complexity.NftPutOnSale.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.MarketplaceName(childComplexity), true
+
+	case "NftPutOnSale.nft":
+		if e.complexity.NftPutOnSale.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.Nft(childComplexity), true
+
+	case "NftPutOnSale.nft_index":
+		if e.complexity.NftPutOnSale.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.NftIndex(childComplexity), true
+
+	case "NftPutOnSale.owner":
+		if e.complexity.NftPutOnSale.Owner == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.Owner(childComplexity), true
+
+	case "NftPutOnSale.royalty_address":
+		if e.complexity.NftPutOnSale.RoyaltyAddress == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.RoyaltyAddress(childComplexity), true
+
+	case "NftPutOnSale.royalty_amount":
+		if e.complexity.NftPutOnSale.RoyaltyAmount == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.RoyaltyAmount(childComplexity), true
+
+	case "NftPutOnSale.royalty_percent":
+		if e.complexity.NftPutOnSale.RoyaltyPercent == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.RoyaltyPercent(childComplexity), true
+
+	case "NftPutOnSale.sale_contract":
+		if e.complexity.NftPutOnSale.SaleContract == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.SaleContract(childComplexity), true
+
+	case "NftPutOnSale.version":
+		if e.complexity.NftPutOnSale.Version == nil {
+			break
+		}
+
+		return e.complexity.NftPutOnSale.Version(childComplexity), true
+
+	case "NftUpdateSale.full_price":
+		if e.complexity.NftUpdateSale.FullPrice == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.FullPrice(childComplexity), true
+
+	case "NftUpdateSale.marketplace":
+		if e.complexity.NftUpdateSale.Marketplace == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.Marketplace(childComplexity), true
+
+	case "NftUpdateSale.marketplace_fee":
+		if e.complexity.NftUpdateSale.MarketplaceFee == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.MarketplaceFee(childComplexity), true
+
+	case "NftUpdateSale.marketplace_name":
+		if e.complexity.NftUpdateSale.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.MarketplaceName(childComplexity), true
+
+	case "NftUpdateSale.nft":
+		if e.complexity.NftUpdateSale.Nft == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.Nft(childComplexity), true
+
+	case "NftUpdateSale.query_id":
+		if e.complexity.NftUpdateSale.QueryID == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.QueryID(childComplexity), true
+
+	case "NftUpdateSale.royalty_amount":
+		if e.complexity.NftUpdateSale.RoyaltyAmount == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.RoyaltyAmount(childComplexity), true
+
+	case "NftUpdateSale.sale_contract":
+		if e.complexity.NftUpdateSale.SaleContract == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.SaleContract(childComplexity), true
+
+	case "NftUpdateSale.sender":
+		if e.complexity.NftUpdateSale.Sender == nil {
+			break
+		}
+
+		return e.complexity.NftUpdateSale.Sender(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.complexity.PageInfo.EndCursor == nil {
@@ -4283,6 +5964,41 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.EstimateFee(childComplexity, args["address"].(string), args["body"].(string), args["init_code"].(*string), args["init_data"].(*string), args["ignore_chksig"].(*bool)), true
+
+	case "RenewDns.collection":
+		if e.complexity.RenewDns.Collection == nil {
+			break
+		}
+
+		return e.complexity.RenewDns.Collection(childComplexity), true
+
+	case "RenewDns.domain":
+		if e.complexity.RenewDns.Domain == nil {
+			break
+		}
+
+		return e.complexity.RenewDns.Domain(childComplexity), true
+
+	case "RenewDns.nft":
+		if e.complexity.RenewDns.Nft == nil {
+			break
+		}
+
+		return e.complexity.RenewDns.Nft(childComplexity), true
+
+	case "RenewDns.query_id":
+		if e.complexity.RenewDns.QueryID == nil {
+			break
+		}
+
+		return e.complexity.RenewDns.QueryID(childComplexity), true
+
+	case "RenewDns.sender":
+		if e.complexity.RenewDns.Sender == nil {
+			break
+		}
+
+		return e.complexity.RenewDns.Sender(childComplexity), true
 
 	case "SmartContractExec.amount":
 		if e.complexity.SmartContractExec.Amount == nil {
@@ -4536,6 +6252,41 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.StakeWithdrawalRequest.TokensWallet(childComplexity), true
 
+	case "Subscribe.amount":
+		if e.complexity.Subscribe.Amount == nil {
+			break
+		}
+
+		return e.complexity.Subscribe.Amount(childComplexity), true
+
+	case "Subscribe.beneficiary":
+		if e.complexity.Subscribe.Beneficiary == nil {
+			break
+		}
+
+		return e.complexity.Subscribe.Beneficiary(childComplexity), true
+
+	case "Subscribe.query_id":
+		if e.complexity.Subscribe.QueryID == nil {
+			break
+		}
+
+		return e.complexity.Subscribe.QueryID(childComplexity), true
+
+	case "Subscribe.subscriber":
+		if e.complexity.Subscribe.Subscriber == nil {
+			break
+		}
+
+		return e.complexity.Subscribe.Subscriber(childComplexity), true
+
+	case "Subscribe.subscription":
+		if e.complexity.Subscribe.Subscription == nil {
+			break
+		}
+
+		return e.complexity.Subscribe.Subscription(childComplexity), true
+
 	case "SwapTransfer.amount":
 		if e.complexity.SwapTransfer.Amount == nil {
 			break
@@ -4577,6 +6328,125 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.SwapTransfer.SourceJettonWallet(childComplexity), true
+
+	case "TeleitemCancelAuction.collection":
+		if e.complexity.TeleitemCancelAuction.Collection == nil {
+			break
+		}
+
+		return e.complexity.TeleitemCancelAuction.Collection(childComplexity), true
+
+	case "TeleitemCancelAuction.nft":
+		if e.complexity.TeleitemCancelAuction.Nft == nil {
+			break
+		}
+
+		return e.complexity.TeleitemCancelAuction.Nft(childComplexity), true
+
+	case "TeleitemCancelAuction.nft_index":
+		if e.complexity.TeleitemCancelAuction.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.TeleitemCancelAuction.NftIndex(childComplexity), true
+
+	case "TeleitemCancelAuction.owner":
+		if e.complexity.TeleitemCancelAuction.Owner == nil {
+			break
+		}
+
+		return e.complexity.TeleitemCancelAuction.Owner(childComplexity), true
+
+	case "TeleitemCancelAuction.query_id":
+		if e.complexity.TeleitemCancelAuction.QueryID == nil {
+			break
+		}
+
+		return e.complexity.TeleitemCancelAuction.QueryID(childComplexity), true
+
+	case "TeleitemStartAuction.beneficiary":
+		if e.complexity.TeleitemStartAuction.Beneficiary == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.Beneficiary(childComplexity), true
+
+	case "TeleitemStartAuction.collection":
+		if e.complexity.TeleitemStartAuction.Collection == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.Collection(childComplexity), true
+
+	case "TeleitemStartAuction.duration":
+		if e.complexity.TeleitemStartAuction.Duration == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.Duration(childComplexity), true
+
+	case "TeleitemStartAuction.marketplace_name":
+		if e.complexity.TeleitemStartAuction.MarketplaceName == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.MarketplaceName(childComplexity), true
+
+	case "TeleitemStartAuction.max_bid":
+		if e.complexity.TeleitemStartAuction.MaxBid == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.MaxBid(childComplexity), true
+
+	case "TeleitemStartAuction.min_bid":
+		if e.complexity.TeleitemStartAuction.MinBid == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.MinBid(childComplexity), true
+
+	case "TeleitemStartAuction.min_bid_step":
+		if e.complexity.TeleitemStartAuction.MinBidStep == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.MinBidStep(childComplexity), true
+
+	case "TeleitemStartAuction.min_extend_time":
+		if e.complexity.TeleitemStartAuction.MinExtendTime == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.MinExtendTime(childComplexity), true
+
+	case "TeleitemStartAuction.nft":
+		if e.complexity.TeleitemStartAuction.Nft == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.Nft(childComplexity), true
+
+	case "TeleitemStartAuction.nft_index":
+		if e.complexity.TeleitemStartAuction.NftIndex == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.NftIndex(childComplexity), true
+
+	case "TeleitemStartAuction.owner":
+		if e.complexity.TeleitemStartAuction.Owner == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.Owner(childComplexity), true
+
+	case "TeleitemStartAuction.query_id":
+		if e.complexity.TeleitemStartAuction.QueryID == nil {
+			break
+		}
+
+		return e.complexity.TeleitemStartAuction.QueryID(childComplexity), true
 
 	case "TgbtcBurn.amount":
 		if e.complexity.TgbtcBurn.Amount == nil {
@@ -4816,6 +6686,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.TgbtcNewKeyFallback.Pubkey(childComplexity), true
 
+	case "TickTock.account":
+		if e.complexity.TickTock.Account == nil {
+			break
+		}
+
+		return e.complexity.TickTock.Account(childComplexity), true
+
+	case "TickTock.tock":
+		if e.complexity.TickTock.Tock == nil {
+			break
+		}
+
+		return e.complexity.TickTock.Tock(childComplexity), true
+
 	case "TonTransfer.amount":
 		if e.complexity.TonTransfer.Amount == nil {
 			break
@@ -4836,6 +6720,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.TonTransfer.Encrypted(childComplexity), true
+
+	case "TonTransfer.encrypted_comment":
+		if e.complexity.TonTransfer.EncryptedComment == nil {
+			break
+		}
+
+		return e.complexity.TonTransfer.EncryptedComment(childComplexity), true
 
 	case "TonTransfer.extra_currencies":
 		if e.complexity.TonTransfer.ExtraCurrencies == nil {
@@ -5018,6 +6909,132 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Transaction.Utime(childComplexity), true
+
+	case "Unknown.account":
+		if e.complexity.Unknown.Account == nil {
+			break
+		}
+
+		return e.complexity.Unknown.Account(childComplexity), true
+
+	case "Unsubscribe.amount":
+		if e.complexity.Unsubscribe.Amount == nil {
+			break
+		}
+
+		return e.complexity.Unsubscribe.Amount(childComplexity), true
+
+	case "Unsubscribe.beneficiary":
+		if e.complexity.Unsubscribe.Beneficiary == nil {
+			break
+		}
+
+		return e.complexity.Unsubscribe.Beneficiary(childComplexity), true
+
+	case "Unsubscribe.initiated_by":
+		if e.complexity.Unsubscribe.InitiatedBy == nil {
+			break
+		}
+
+		return e.complexity.Unsubscribe.InitiatedBy(childComplexity), true
+
+	case "Unsubscribe.query_id":
+		if e.complexity.Unsubscribe.QueryID == nil {
+			break
+		}
+
+		return e.complexity.Unsubscribe.QueryID(childComplexity), true
+
+	case "Unsubscribe.subscriber":
+		if e.complexity.Unsubscribe.Subscriber == nil {
+			break
+		}
+
+		return e.complexity.Unsubscribe.Subscriber(childComplexity), true
+
+	case "Unsubscribe.subscription":
+		if e.complexity.Unsubscribe.Subscription == nil {
+			break
+		}
+
+		return e.complexity.Unsubscribe.Subscription(childComplexity), true
+
+	case "VestingAddWhitelist.accounts_added":
+		if e.complexity.VestingAddWhitelist.AccountsAdded == nil {
+			break
+		}
+
+		return e.complexity.VestingAddWhitelist.AccountsAdded(childComplexity), true
+
+	case "VestingAddWhitelist.query_id":
+		if e.complexity.VestingAddWhitelist.QueryID == nil {
+			break
+		}
+
+		return e.complexity.VestingAddWhitelist.QueryID(childComplexity), true
+
+	case "VestingAddWhitelist.sender":
+		if e.complexity.VestingAddWhitelist.Sender == nil {
+			break
+		}
+
+		return e.complexity.VestingAddWhitelist.Sender(childComplexity), true
+
+	case "VestingAddWhitelist.vesting":
+		if e.complexity.VestingAddWhitelist.Vesting == nil {
+			break
+		}
+
+		return e.complexity.VestingAddWhitelist.Vesting(childComplexity), true
+
+	case "VestingSendMessage.amount":
+		if e.complexity.VestingSendMessage.Amount == nil {
+			break
+		}
+
+		return e.complexity.VestingSendMessage.Amount(childComplexity), true
+
+	case "VestingSendMessage.destination":
+		if e.complexity.VestingSendMessage.Destination == nil {
+			break
+		}
+
+		return e.complexity.VestingSendMessage.Destination(childComplexity), true
+
+	case "VestingSendMessage.message_boc":
+		if e.complexity.VestingSendMessage.MessageBoc == nil {
+			break
+		}
+
+		return e.complexity.VestingSendMessage.MessageBoc(childComplexity), true
+
+	case "VestingSendMessage.query_id":
+		if e.complexity.VestingSendMessage.QueryID == nil {
+			break
+		}
+
+		return e.complexity.VestingSendMessage.QueryID(childComplexity), true
+
+	case "VestingSendMessage.send_mode":
+		if e.complexity.VestingSendMessage.SendMode == nil {
+			break
+		}
+
+		return e.complexity.VestingSendMessage.SendMode(childComplexity), true
+
+	case "VestingSendMessage.sender":
+		if e.complexity.VestingSendMessage.Sender == nil {
+			break
+		}
+
+		return e.complexity.VestingSendMessage.Sender(childComplexity), true
+
+	case "VestingSendMessage.vesting":
+		if e.complexity.VestingSendMessage.Vesting == nil {
+			break
+		}
+
+		return e.complexity.VestingSendMessage.Vesting(childComplexity), true
 
 	}
 	return 0, false
@@ -5353,6 +7370,9 @@ scalar BigInt
 
 "The typed value of an action: one object type per action type (` + "`" + `Action.type` + "`" + `)."
 union ActionDetails =
+  | AuctionBid
+  | AuctionOutbid
+  | ChangeDns
   | CocoonClientChangeSecretHash
   | CocoonClientIncreaseStake
   | CocoonClientRegister
@@ -5374,13 +7394,17 @@ union ActionDetails =
   | CoffeeStakingDeposit
   | CoffeeStakingWithdraw
   | ContractDeploy
+  | DeleteDns
   | DexDepositLiquidity
   | DexWithdrawLiquidity
+  | DnsPurchase
+  | DnsRelease
   | ElectionDeposit
   | ElectionRecover
   | EvaaLiquidate
   | EvaaSupply
   | EvaaWithdraw
+  | ExtraCurrencyTransfer
   | JettonBurn
   | JettonMint
   | JettonSwap
@@ -5394,12 +7418,27 @@ union ActionDetails =
   | LayerzeroReceive
   | LayerzeroSend
   | LayerzeroSendTokens
+  | MultisigApprove
+  | MultisigCreateOrder
+  | MultisigExecute
+  | NftCancelAuction
+  | NftCancelSale
+  | NftDiscovery
+  | NftFinishAuction
   | NftItemTransfer
+  | NftMint
   | NftPurchase
+  | NftPutOnAuction
+  | NftPutOnSale
+  | NftUpdateSale
+  | RenewDns
   | SmartContractExec
   | StakeDeposit
   | StakeWithdrawal
   | StakeWithdrawalRequest
+  | Subscribe
+  | TeleitemCancelAuction
+  | TeleitemStartAuction
   | TgbtcBurn
   | TgbtcBurnFallback
   | TgbtcDkgLogFallback
@@ -5407,8 +7446,85 @@ union ActionDetails =
   | TgbtcMintFallback
   | TgbtcNewKey
   | TgbtcNewKeyFallback
+  | TickTock
   | TonTransfer
   | ToncoDeployPool
+  | Unknown
+  | Unsubscribe
+  | VestingAddWhitelist
+  | VestingSendMessage
+
+"A plain TON transfer (not cancel, finish or stop) to a Getgems auction, to a Telemint item, or to a .ton DNS item that pays the previous bid back (outbid_notification); without indexer knowledge, to a contract that pays a previous bid back."
+type AuctionBid {
+  "who bid"
+  bidder: Address
+  "the auction contract (the item itself for Telemint and DNS auctions)"
+  auction: Address
+  "nanotons bid"
+  amount: BigInt
+  "the item auctioned, when known"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "index of the item, when known"
+  nft_index: BigInt
+  "getgems, fragment (Telemint items) or dns (.ton domains), when known"
+  auction_type: String
+  "for a .ton domain's auction: the domain, when the indexer knows it"
+  domain: String
+}
+
+"The previous bid paid back on a new bid: the single Getgems comment transfer \"Your bid has been outbid by another user\", or outbid_notification (0x557cea20)."
+type AuctionOutbid {
+  "the auction contract (the item itself for Telemint and DNS auctions)"
+  auction: Address
+  "the outbid bidder, paid back"
+  bidder: Address
+  "whose bid outbid them"
+  new_bidder: Address
+  "nanotons paid back"
+  amount: BigInt
+  "the item auctioned, when known"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "the payback's comment (Getgems)"
+  comment: String
+  "getgems, fragment or dns, when known"
+  auction_type: String
+}
+
+"change_dns_record (0x4eb1f0f9) with a value: the record key and the decoded value."
+type ChangeDns {
+  "who sent the change (the item's owner)"
+  sender: Address
+  "the DNS item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "the record key (sha256 of the category), hex"
+  key: String
+  "wallet, site, storage or dns_next_resolver when the key is one of those"
+  category: String
+  "DNSSmcAddress, DNSAdnlAddress, DNSStorageAddress, DNSNextResolver, DNSText or Unknown"
+  value_schema: String
+  "the contract (wallet) the record points to"
+  smc_address: Address
+  "the ADNL address (site), hex"
+  adnl_address: String
+  "the TON Storage bag id, hex"
+  storage_address: String
+  "the resolver of subdomains"
+  next_resolver: Address
+  "the text record"
+  text: String
+  "the record's flags byte (smc and ADNL addresses)"
+  flags: Int
+  "query id of the request"
+  query_id: BigInt
+  "the item's domain, when the indexer knows it"
+  domain: String
+}
 
 "owner_client_change_secret_hash (0xa9357034) at a client contract, which tells its proxy and returns the excess."
 type CocoonClientChangeSecretHash {
@@ -5836,6 +7952,24 @@ type ContractDeploy {
   amount: BigInt
 }
 
+"change_dns_record (0x4eb1f0f9) without a value and with a non-zero key."
+type DeleteDns {
+  "who sent the change (the item's owner)"
+  sender: Address
+  "the DNS item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "the deleted record's key (sha256 of the category), hex"
+  key: String
+  "wallet, site, storage or dns_next_resolver when the key is one of those"
+  category: String
+  "query id of the request"
+  query_id: BigInt
+  "the item's domain, when the indexer knows it"
+  domain: String
+}
+
 "DeDust and STON.fi v2: one action per deposit (the assets sent in one wallet message merge); Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool."
 type DexDepositLiquidity {
   "dedust, stonfi_v2, coffee or tonco"
@@ -5926,6 +8060,48 @@ type DexWithdrawLiquidity {
   tick_lower: Int
   "Tonco: upper tick of the position"
   tick_upper: Int
+}
+
+"A DNS item whose auction has ended takes its winner's first request and pays the bid to the DNS collection (fill_up 0x370fec51); the fill-up is the purchase, the request its own action."
+type DnsPurchase {
+  "the auction's winner, now the owner"
+  buyer: Address
+  "the DNS item"
+  nft: Address
+  "the DNS collection, which received the bid"
+  collection: Address
+  "index of the item, when known"
+  nft_index: BigInt
+  "nanotons of the winning bid the item paid to the collection"
+  price: BigInt
+  "the same nanotons, as toncenter names the payout"
+  payout_amount: BigInt
+  "query id of the fill-up"
+  query_id: BigInt
+  "the item's domain, when the indexer knows it"
+  domain: String
+}
+
+"dns_balance_release (0x4ed14b65) at the item, sent by someone else than a DNS item; the item's refund to the previous owner stays a call of its own, as toncenter reports it."
+type DnsRelease {
+  "who released it (the new auction's first bidder)"
+  sender: Address
+  "the DNS item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "index of the item, when known"
+  nft_index: BigInt
+  "nanotons sent with the release (the first bid)"
+  amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+  "the owner who lost the domain, paid the item's balance back"
+  previous_owner: Address
+  "nanotons paid back to the previous owner"
+  refund: BigInt
+  "the item's domain, when the indexer knows it"
+  domain: String
 }
 
 "new_stake (0x4e73744b) to the elector; it confirms (0xf374484c) or returns the stake (0xee6f454c)."
@@ -6050,6 +8226,26 @@ type EvaaWithdraw {
   query_id: BigInt
 }
 
+"A message that carries extra currencies: what would otherwise be a TonTransfer or a SmartContractExec (toncenter's API renames those the same way)."
+type ExtraCurrencyTransfer {
+  "who sent the currencies"
+  sender: Address
+  "who received them"
+  recipient: Address
+  "the extra currencies sent, by id"
+  extra_currencies: [ExtraCurrency!]
+  "nanotons sent beside them"
+  amount: BigInt
+  "op code of the message, 0x + 8 hex digits, when it is a call rather than a plain transfer or comment"
+  opcode: String
+  "the text comment, when the message carries one"
+  comment: String
+  "for a plain transfer: true when the comment is encrypted"
+  encrypted: Boolean
+  "the encrypted comment's bytes after the op code, base64, when the comment is encrypted"
+  encrypted_comment: String
+}
+
 "burn (0x595f07bc) at the owner's wallet, burn_notification (0x7bdd97de) at the master."
 type JettonBurn {
   "owner of the burnt jettons"
@@ -6066,7 +8262,7 @@ type JettonBurn {
   response_destination: Address
 }
 
-"A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting."
+"A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting. A standard mint request (mint#642b7d07, or the older minter's 0x15) that the master refused or that sent no internal_transfer is a failed mint."
 type JettonMint {
   "owner of the new jettons"
   recipient: Address
@@ -6078,10 +8274,12 @@ type JettonMint {
   amount: BigInt
   "query id of the internal transfer"
   query_id: BigInt
-  "nanotons the master sent along to the wallet"
+  "for a mint#642b7d07 or 0x15 request, its ton_amount field (nanotons the master is to send along), read by that standard layout as toncenter reads it; for other minters, the nanotons the master sent along to the wallet"
   ton_amount: BigInt
   "who asked the master to mint"
   minter: Address
+  "for a mint#642b7d07 or 0x15 request, the nanotons the internal_transfer carried to the wallet"
+  wallet_value: BigInt
 }
 
 "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own."
@@ -6348,9 +8546,145 @@ type LayerzeroSendTokens {
   packet: LayerzeroPacket
 }
 
-"transfer (0x5fcc3d14) at the item; a freshly deployed item announcing its first owner (ownership_assigned) is a transfer from nobody."
+"approve (0xa762230f) or the text comment \"approve\" from a signer to the order, answered with approve_accepted (0x82609bf6) or approve_rejected (0xafaf283e)."
+type MultisigApprove {
+  "the approving signer"
+  signer: Address
+  "the order contract"
+  order: Address
+  "the signer's index (absent for an approval by comment, which does not name it)"
+  signer_index: Int
+  "why the order rejected the approval (0 when accepted)"
+  exit_code: Int
+  "query id of the approval (of an approve message)"
+  query_id: BigInt
+  "the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"
+  signers: [Address!]
+}
+
+"new_order (0xf718510f) at the multisig, which deploys the order contract with init (0x9c73fba2)."
+type MultisigCreateOrder {
+  "who asked for the order (a signer or a proposer)"
+  creator: Address
+  "the multisig wallet"
+  multisig: Address
+  "the order contract the multisig deployed"
+  order: Address
+  "query id of the request"
+  query_id: BigInt
+  "the order seqno the request asked for (2^256-1: the multisig's next one)"
+  order_seqno: BigInt
+  "true when the creator is a signer, false for a proposer"
+  is_created_by_signer: Boolean
+  "true when the order counted the creator's approval on creation"
+  is_signed_by_creator: Boolean
+  "the creator's index among the signers (or the proposers)"
+  creator_index: Int
+  "unix time after which the order can no longer execute"
+  expiration_date: Int
+  "the order (its actions) as a base64 BOC"
+  order_boc: String
+  "approvals the order needs, as the multisig told it"
+  threshold: Int
+  "the signers, as the multisig told the order"
+  signers: [Address!]
+}
+
+"execute (0x75097f5d) from the order to the multisig; the messages the multisig then sends are actions of their own."
+type MultisigExecute {
+  "the order contract that asked"
+  order: Address
+  "the multisig wallet"
+  multisig: Address
+  "query id of the execute message"
+  query_id: BigInt
+  "the order's seqno"
+  order_seqno: BigInt
+  "unix time the order expires"
+  expiration_date: Int
+  "approvals the order collected"
+  approvals_num: Int
+  "hash of the signers list the order was approved by, base64"
+  signers_hash: String
+  "the order (its actions) as a base64 BOC"
+  order_boc: String
+  "the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"
+  signers: [Address!]
+}
+
+"cancel (comment or op 0x5616c572) at a known auction, which transfers the item back to its owner."
+type NftCancelAuction {
+  "the owner the item went back to"
+  owner: Address
+  "the auction contract"
+  auction_contract: Address
+  "the NFT item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "the marketplace the auction belongs to, when known"
+  marketplace: Address
+  "getgems"
+  marketplace_name: String
+  "who sent the cancel request"
+  canceller: Address
+}
+
+"cancel (op 3) at the sale, which transfers the item back (that transfer is an NftItemTransfer of its own)."
+type NftCancelSale {
+  "the owner the item went back to"
+  owner: Address
+  "the sale contract"
+  sale_contract: Address
+  "the NFT item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "the marketplace the sale belongs to, when known"
+  marketplace: Address
+  "getgems, when the sale is known"
+  marketplace_name: String
+  "who sent the cancel request (the owner or the marketplace)"
+  canceller: Address
+  "query id of the request"
+  query_id: BigInt
+}
+
+"get_static_data (0x2fcb26a2) at the item, answered by report_static_data (0x8b771735)."
+type NftDiscovery {
+  "who asked"
+  sender: Address
+  "the NFT item asked"
+  nft: Address
+  "the collection the item reported"
+  collection: Address
+  "the index the item reported"
+  nft_index: BigInt
+  "query id of the report"
+  query_id: BigInt
+}
+
+"finish or stop (comments, or ops 0x20c9eb18, 0xb95616b6) at a known auction, which transfers the item to the winner (that purchase is an NftItemTransfer and NftPurchase) or back to the owner."
+type NftFinishAuction {
+  "who got the item: the winner, or the owner when nobody bid"
+  owner: Address
+  "the auction contract"
+  auction_contract: Address
+  "the NFT item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "the marketplace the auction belongs to, when known"
+  marketplace: Address
+  "getgems"
+  marketplace_name: String
+  "who sent the finish (or stop) request"
+  finisher: Address
+}
+
+"transfer (0x5fcc3d14) at the item, with ownership_assigned and excesses. A transfer sent by a Getgems sale or auction contract to someone other than the seller is a purchase (is_purchase, price, seller, marketplace; the buyer's payment or the auction's external finish belong to it). An item that announces an owner by itself (ownership_assigned 0x05138d91, not after a transfer request) is a transfer from its previous owner, or from nobody right after its deploy; with Telemint's bid info payload it is a Fragment purchase (the winning bid, the royalty and beneficiary fill-ups belong to it) unless the item was just minted."
 type NftItemTransfer {
-  "previous owner; absent when a collection deployed the item to its first owner"
+  "previous owner (for a purchase: the sale or auction contract that sent the item); absent when a collection deployed the item to its first owner"
   sender: Address
   "new owner"
   recipient: Address
@@ -6360,7 +8694,7 @@ type NftItemTransfer {
   collection: Address
   "index of the item in its collection, when known"
   nft_index: BigInt
-  "query id of the transfer request"
+  "query id of the transfer request (of ownership_assigned when the item announced an owner by itself)"
   query_id: BigInt
   "nanotons forwarded to the new owner with ownership_assigned"
   forward_amount: BigInt
@@ -6374,13 +8708,53 @@ type NftItemTransfer {
   forward_payload: String
   "the custom payload as a base64 BOC, when present"
   custom_payload: String
+  "true when the item was sold: bought from a sale contract, won at an auction (Getgems, Fragment)"
+  is_purchase: Boolean
+  "for a purchase: nanotons the buyer paid (the sale's full price, the winning bid)"
+  price: BigInt
+  "for a purchase: the owner who listed the item, behind the sale or auction contract"
+  seller: Address
+  "for a purchase: the marketplace the sale or auction contract belongs to, when known"
+  marketplace: Address
+  "for a purchase: getgems (Getgems sale and auction contracts) or fragment (an auction run by a Telemint item itself)"
+  marketplace_name: String
+  "for a purchase: nanotons paid out to the seller (Getgems) or to the auction's beneficiary (Fragment)"
+  payout_amount: BigInt
+  "who received the payout"
+  payout_address: Address
+  "the payout's text comment"
+  payout_comment: String
+  "true when the payout's comment is encrypted (toncenter's payout_comment_encoded is the same flag)"
+  payout_encrypted: Boolean
+  "for a Fragment purchase: nanotons the item paid to the royalty address"
+  royalty_amount: BigInt
+  "who received the royalty"
+  royalty_address: Address
 }
 
-"A contract paid by X that sends X the item (or a known sale or auction contract)."
+"A transaction that deploys an NFT item: known to the indexer as an item, or whose initial data names its index and the deploying collection, or that announces its first owner (ownership_assigned)."
+type NftMint {
+  "the new NFT item"
+  nft: Address
+  "its collection"
+  collection: Address
+  "index of the item in its collection (from the indexer, else the item's initial data)"
+  nft_index: BigInt
+  "who sent the deploying message: the collection, as a rule (toncenter's details call it owner)"
+  sender: Address
+  "the first owner, when the item announced it (ownership_assigned)"
+  owner: Address
+  "op code of the deploying message, 0x + 8 hex digits, when it has one"
+  opcode: String
+  "for a .ton DNS item: its domain, from the deploying message"
+  domain: String
+}
+
+"A purchase transfer (see NftItemTransfer) together with the payout to the seller: the Getgems sale's or auction's TON transfer to the owner it holds the item for; without indexer knowledge, a contract paid by X that sends X the item and pays someone else. A Fragment purchase (Telemint bid info) is one too, with the royalty and the beneficiary's payout."
 type NftPurchase {
   "who paid and received the item"
   buyer: Address
-  "who sold it (the owner behind the sale contract)"
+  "who sold it (the owner behind the sale contract; the previous owner of a Telemint item)"
   seller: Address
   "the NFT item"
   nft: Address
@@ -6388,12 +8762,156 @@ type NftPurchase {
   collection: Address
   "index of the item in its collection, when known"
   nft_index: BigInt
-  "the sale or auction contract"
+  "the sale or auction contract; absent when the item ran the auction itself (Telemint)"
   sale_contract: Address
   "the marketplace, when known"
   marketplace: Address
+  "getgems or fragment, when known"
+  marketplace_name: String
   "nanotons paid"
   price: BigInt
+  "query id of the item's transfer (or ownership_assigned)"
+  query_id: BigInt
+  "nanotons the item forwarded to the buyer with ownership_assigned"
+  forward_amount: BigInt
+  "where the item sent the excess TON"
+  response_destination: Address
+  "the transfer's forward payload text comment"
+  comment: String
+  "true when the forward payload is an encrypted comment"
+  encrypted: Boolean
+  "the transfer's forward payload as a base64 BOC, when not empty"
+  forward_payload: String
+  "the transfer's custom payload as a base64 BOC, when present"
+  custom_payload: String
+  "nanotons paid out to the seller (Getgems) or to the auction's beneficiary (Fragment)"
+  payout_amount: BigInt
+  "who received the payout"
+  payout_address: Address
+  "the payout's text comment"
+  payout_comment: String
+  "true when the payout's comment is encrypted"
+  payout_encrypted: Boolean
+  "nanotons paid to the royalty address (Fragment)"
+  royalty_amount: BigInt
+  "who received the royalty"
+  royalty_address: Address
+}
+
+"Like NftPutOnSale, with an auction contract."
+type NftPutOnAuction {
+  "the owner who listed the item"
+  owner: Address
+  "the marketplace contract the owner handed the item to, which deployed the auction"
+  listing: Address
+  "the new auction contract, which now holds the item"
+  auction_contract: Address
+  "the NFT item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "index of the item, when known"
+  nft_index: BigInt
+  "the marketplace the auction belongs to"
+  marketplace: Address
+  "getgems"
+  marketplace_name: String
+  "who receives the marketplace fee"
+  marketplace_fee_address: Address
+  "the marketplace fee is the winning bid * factor / base"
+  marketplace_fee_factor: BigInt
+  "see marketplace_fee_factor"
+  marketplace_fee_base: BigInt
+  "who receives the royalty"
+  royalty_address: Address
+  "the royalty is the winning bid * factor / base"
+  royalty_fee_factor: BigInt
+  "see royalty_fee_factor"
+  royalty_fee_base: BigInt
+  "nanotons of the least first bid"
+  min_bid: BigInt
+  "nanotons of the bid that ends the auction at once (0: none)"
+  max_bid: BigInt
+  "the least raise of a bid (nanotons; v4: percent)"
+  min_step: BigInt
+  "unix time the auction ends, unless bids extend it"
+  end_time: Int
+  "seconds a late bid extends the auction by"
+  step_time: Int
+  "the auction contract's version (v1 ... v4r1), by its code"
+  version: String
+}
+
+"The owner transfers the item to a marketplace contract, which deploys a sale contract and transfers the item on to it; terms are read from the sale's initial data (by its code version). The two item transfers are also NftItemTransfers."
+type NftPutOnSale {
+  "the owner who listed the item"
+  owner: Address
+  "the marketplace contract the owner handed the item to, which deployed the sale"
+  listing: Address
+  "the new sale contract, which now holds the item"
+  sale_contract: Address
+  "the NFT item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "index of the item, when known"
+  nft_index: BigInt
+  "the marketplace the sale belongs to"
+  marketplace: Address
+  "getgems"
+  marketplace_name: String
+  "nanotons a buyer pays"
+  full_price: BigInt
+  "nanotons of the price going to the marketplace (v4 sales: from the fee percent)"
+  marketplace_fee: BigInt
+  "who receives the marketplace fee"
+  marketplace_fee_address: Address
+  "nanotons of the price going to the collection's royalty address (v4 sales: from the royalty percent)"
+  royalty_amount: BigInt
+  "who receives the royalty"
+  royalty_address: Address
+  "v4 sales: the marketplace fee in 1/100000 of the price"
+  marketplace_fee_percent: Int
+  "v4 sales: the royalty in 1/100000 of the price"
+  royalty_percent: Int
+  "the sale contract's version (v1 ... v4r1), by its code"
+  version: String
+}
+
+"The owner's change-price request (0x6c6c2080) at the sale."
+type NftUpdateSale {
+  "who sent the change (the owner)"
+  sender: Address
+  "the sale contract"
+  sale_contract: Address
+  "the item on sale, when known"
+  nft: Address
+  "the marketplace the sale belongs to, when known"
+  marketplace: Address
+  "getgems, when the sale is known"
+  marketplace_name: String
+  "the new price, nanotons"
+  full_price: BigInt
+  "the new marketplace fee, nanotons"
+  marketplace_fee: BigInt
+  "the new royalty, nanotons"
+  royalty_amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+}
+
+"change_dns_record (0x4eb1f0f9) without a value and with the zero key."
+type RenewDns {
+  "who renewed (the item's owner)"
+  sender: Address
+  "the DNS item"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "query id of the request"
+  query_id: BigInt
+  "the item's domain, when the indexer knows it"
+  domain: String
 }
 
 "A message with an op code that no other type explains."
@@ -6482,6 +9000,62 @@ type StakeWithdrawalRequest {
   source_wallet: Address
   "Ethena: the stake holder's jetton wallet credited with the locked jettons"
   tokens_wallet: Address
+}
+
+"A subscription payment: the wallet pays its plugin (0xf06c7567), on deployment or on the plugin's request_funds (0x706c7567), and the plugin pays the beneficiary (0x73756273)."
+type Subscribe {
+  "the subscribing wallet"
+  subscriber: Address
+  "the subscription plugin"
+  subscription: Address
+  "who the plugin paid, when it did"
+  beneficiary: Address
+  "nanotons of the payment: what the plugin requested, else what the wallet sent it"
+  amount: BigInt
+  "query id of the payment request or of the wallet's payment"
+  query_id: BigInt
+}
+
+"teleitem_cancel_auction (0x371638ae) at the item; teleitem_ok (0xa37a0983) is its answer."
+type TeleitemCancelAuction {
+  "the owner who cancelled"
+  owner: Address
+  "the item (toncenter's auction_address is the same)"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "index of the item, when known"
+  nft_index: BigInt
+  "query id of the request"
+  query_id: BigInt
+}
+
+"teleitem_start_auction (0x487a8e81) at the item, with its auction config; teleitem_ok (0xa37a0983) is its answer."
+type TeleitemStartAuction {
+  "the owner who started the auction"
+  owner: Address
+  "the item, which runs the auction itself (toncenter's auction_address is the same)"
+  nft: Address
+  "its collection, when known"
+  collection: Address
+  "index of the item, when known"
+  nft_index: BigInt
+  "fragment"
+  marketplace_name: String
+  "who receives the winning bid (toncenter's marketplace_fee_address)"
+  beneficiary: Address
+  "nanotons of the least first bid"
+  min_bid: BigInt
+  "nanotons of the bid that buys the item at once (0: none)"
+  max_bid: BigInt
+  "the least raise of a bid, percent"
+  min_bid_step: Int
+  "seconds a late bid extends the auction to"
+  min_extend_time: Int
+  "seconds the auction lasts"
+  duration: Int
+  "query id of the request"
+  query_id: BigInt
 }
 
 "burn (0x595f07bc) at the owner's tgBTC wallet, burn_notification at the master, which reports to the teleport contract (0x7bdd97de or 0x587643a2); that logs the burn (external 0xca444ce6) and starts the peg-out (0xbe44e7a6)."
@@ -6580,6 +9154,14 @@ type TgbtcNewKeyFallback {
   amount: BigInt
 }
 
+"The tick-tock transaction at the root of a trace: a special account ran with no in-message and sent messages. A tick-tock that sent nothing is no action, as in toncenter."
+type TickTock {
+  "the special account that ran"
+  account: Address
+  "true for a tock (end of block), false for a tick (start of block); absent when the transaction's raw form is not at hand"
+  tock: Boolean
+}
+
 "TON sent with no op code, or with a (possibly encrypted) text comment."
 type TonTransfer {
   "who sent the coins"
@@ -6592,8 +9174,10 @@ type TonTransfer {
   comment: String
   "true when the comment is encrypted (its text is then absent)"
   encrypted: Boolean
-  "extra currencies sent beside TON"
+  "extra currencies sent beside TON (a message that carries some is an ExtraCurrencyTransfer instead, except a wallet request that was never sent)"
   extra_currencies: [ExtraCurrency!]
+  "the encrypted comment's bytes after the op code, base64, when the comment is encrypted"
+  encrypted_comment: String
 }
 
 "ROUTERV3_CREATE_POOL (0x2e3034ef) at the router, POOLV3_INIT (0x441c39ed) from the router to the new pool, and the pool's excesses."
@@ -6626,10 +9210,69 @@ type ToncoDeployPool {
   pool_active: Boolean
 }
 
+"A trace that gave no other action (typically an external message to a contract that sent no internal message, or a wallet request that cannot be read): one action over the whole trace. A lone tick-tock gives no action at all."
+type Unknown {
+  "the account whose transaction started the trace"
+  account: Address
+}
+
+"destruct (0x64737472) to the plugin, which sends its balance to the beneficiary and self-destructs; or the plugin ending itself after failed payments."
+type Unsubscribe {
+  "the subscribed wallet"
+  subscriber: Address
+  "the subscription plugin"
+  subscription: Address
+  "who received the plugin's remaining balance"
+  beneficiary: Address
+  "nanotons the plugin sent the beneficiary as it ended"
+  amount: BigInt
+  "query id of the destruct request, when it has one"
+  query_id: BigInt
+  "who ended it when not the wallet: the beneficiary, or the plugin itself after failed payments"
+  initiated_by: Address
+}
+
+"add_whitelist (0x7258a69b) from the vesting sender to the vesting wallet, answered with 0xf258a69b."
+type VestingAddWhitelist {
+  "who added them (the vesting sender)"
+  sender: Address
+  "the vesting wallet"
+  vesting: Address
+  "the addresses added to the whitelist"
+  accounts_added: [Address!]
+  "query id of the request"
+  query_id: BigInt
+}
+
+"send (0xa7733acd) from the owner to the vesting wallet, which sends the enclosed message and answers 0xf7733acd. The sent message is an action of its own."
+type VestingSendMessage {
+  "who asked the vesting wallet to send (its owner)"
+  sender: Address
+  "the vesting wallet"
+  vesting: Address
+  "where the message the vesting was asked to send goes"
+  destination: Address
+  "nanotons that message carries"
+  amount: BigInt
+  "query id of the request"
+  query_id: BigInt
+  "the message the vesting was asked to send, base64 BOC"
+  message_boc: String
+  "the send mode the request asked for"
+  send_mode: Int
+}
+
 type DexDepositLiquidityExcess {
   "jetton master; absent for TON"
   asset: Address
   "amount paid back (a TON payout: the message's value)"
+  amount: BigInt
+}
+
+type ExtraCurrency {
+  "currency id"
+  id: UInt32
+  "amount in the currency's smallest units"
   amount: BigInt
 }
 
@@ -6683,13 +9326,6 @@ type LayerzeroPacket {
   guid: String
   "the message the OApp sent, 0x and hex"
   message: String
-}
-
-type ExtraCurrency {
-  "currency id"
-  id: UInt32
-  "amount in the currency's smallest units"
-  amount: BigInt
 }
 
 `, BuiltIn: false},
@@ -8776,6 +11412,1236 @@ func (ec *executionContext) _AddressBookEntry_interfaces(ctx context.Context, fi
 func (ec *executionContext) fieldContext_AddressBookEntry_interfaces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "AddressBookEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionBid_bidder(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionBid_bidder(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Bidder, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionBid_bidder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionBid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionBid_auction(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionBid_auction(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Auction, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionBid_auction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionBid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionBid_amount(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionBid_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionBid_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionBid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionBid_nft(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionBid_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionBid_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionBid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionBid_collection(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionBid_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionBid_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionBid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionBid_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionBid_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionBid_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionBid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionBid_auction_type(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionBid_auction_type(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AuctionType, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionBid_auction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionBid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionBid_domain(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionBid_domain(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Domain, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionBid_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionBid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionOutbid_auction(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionOutbid_auction(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Auction, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionOutbid_auction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionOutbid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionOutbid_bidder(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionOutbid_bidder(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Bidder, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionOutbid_bidder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionOutbid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionOutbid_new_bidder(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionOutbid_new_bidder(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NewBidder, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionOutbid_new_bidder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionOutbid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionOutbid_amount(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionOutbid_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionOutbid_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionOutbid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionOutbid_nft(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionOutbid_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionOutbid_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionOutbid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionOutbid_collection(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionOutbid_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionOutbid_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionOutbid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionOutbid_comment(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionOutbid_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Comment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionOutbid_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionOutbid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuctionOutbid_auction_type(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AuctionOutbid_auction_type(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AuctionType, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AuctionOutbid_auction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuctionOutbid",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_sender(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_nft(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_collection(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_key(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_key(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Key, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_category(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_category(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Category, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_value_schema(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_value_schema(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ValueSchema, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_value_schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_smc_address(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_smc_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SmcAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_smc_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_adnl_address(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_adnl_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AdnlAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_adnl_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_storage_address(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_storage_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StorageAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_storage_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_next_resolver(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_next_resolver(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NextResolver, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_next_resolver(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_text(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_text(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Text, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_flags(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_flags(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Flags, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_flags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDns_domain(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ChangeDns_domain(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Domain, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ChangeDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDns",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -15797,6 +19663,293 @@ func (ec *executionContext) fieldContext_ContractDeploy_amount(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _DeleteDns_sender(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DeleteDns_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DeleteDns_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteDns_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DeleteDns_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DeleteDns_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteDns_collection(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DeleteDns_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DeleteDns_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteDns_key(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DeleteDns_key(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Key, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DeleteDns_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteDns_category(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DeleteDns_category(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Category, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DeleteDns_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteDns_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DeleteDns_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DeleteDns_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteDns_domain(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DeleteDns_domain(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Domain, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DeleteDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DexDepositLiquidity_dex(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_DexDepositLiquidity_dex(ctx, field)
 	if err != nil {
@@ -17602,6 +21755,703 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_tick_upper(_ conte
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsPurchase_buyer(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsPurchase_buyer(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Buyer, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsPurchase_buyer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsPurchase_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsPurchase_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsPurchase_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsPurchase_collection(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsPurchase_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsPurchase_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsPurchase_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsPurchase_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsPurchase_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsPurchase_price(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsPurchase_price(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Price, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsPurchase_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsPurchase_payout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsPurchase_payout_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsPurchase_payout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsPurchase_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsPurchase_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsPurchase_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsPurchase_domain(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsPurchase_domain(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Domain, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsPurchase_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_sender(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_collection(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_previous_owner(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_previous_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PreviousOwner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_previous_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_refund(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_refund(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Refund, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_refund(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DnsRelease_domain(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_DnsRelease_domain(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Domain, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DnsRelease_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DnsRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
 		},
 	}
 	return fc, nil
@@ -19780,6 +24630,340 @@ func (ec *executionContext) fieldContext_ExtraCurrency_amount(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _ExtraCurrencyTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrencyTransfer_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrencyTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrencyTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrencyTransfer_recipient(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Recipient, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrencyTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrencyTransfer_extra_currencies(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrencyTransfer_extra_currencies(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExtraCurrencies, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.ExtraCurrency)
+	fc.Result = res
+	return ec.marshalOExtraCurrency2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrencyᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_extra_currencies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrencyTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ExtraCurrency_id(ctx, field)
+			case "amount":
+				return ec.fieldContext_ExtraCurrency_amount(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ExtraCurrency", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrencyTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrencyTransfer_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrencyTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrencyTransfer_opcode(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrencyTransfer_opcode(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Opcode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrencyTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrencyTransfer_comment(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrencyTransfer_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Comment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrencyTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrencyTransfer_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrencyTransfer_encrypted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Encrypted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_encrypted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrencyTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExtraCurrencyTransfer_encrypted_comment(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ExtraCurrencyTransfer_encrypted_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.EncryptedComment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_encrypted_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExtraCurrencyTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FeeEstimate_source_fees(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_FeeEstimate_source_fees(ctx, field)
 	if err != nil {
@@ -20680,6 +25864,47 @@ func (ec *executionContext) fieldContext_JettonMint_minter(_ context.Context, fi
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonMint_wallet_value(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_wallet_value(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.WalletValue, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_wallet_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
 		},
 	}
 	return fc, nil
@@ -25715,6 +30940,2220 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_packet(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _MultisigApprove_signer(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigApprove_signer(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Signer, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigApprove_signer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigApprove",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigApprove_order(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigApprove_order(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Order, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigApprove_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigApprove",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigApprove_signer_index(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigApprove_signer_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SignerIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigApprove_signer_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigApprove",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigApprove_exit_code(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigApprove_exit_code(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExitCode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigApprove_exit_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigApprove",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigApprove_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigApprove_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigApprove_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigApprove",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigApprove_signers(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigApprove_signers(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Signers, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigApprove_signers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigApprove",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_creator(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_creator(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Creator, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_creator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_multisig(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_multisig(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Multisig, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_multisig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_order(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_order(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Order, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_order_seqno(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_order_seqno(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.OrderSeqno, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_order_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_is_created_by_signer(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_is_created_by_signer(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.IsCreatedBySigner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_is_created_by_signer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_is_signed_by_creator(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_is_signed_by_creator(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.IsSignedByCreator, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_is_signed_by_creator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_creator_index(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_creator_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.CreatorIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_creator_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_expiration_date(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_expiration_date(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExpirationDate, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_expiration_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_order_boc(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_order_boc(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.OrderBoc, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_order_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_threshold(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_threshold(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Threshold, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_threshold(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigCreateOrder_signers(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigCreateOrder_signers(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Signers, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigCreateOrder_signers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigCreateOrder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_order(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_order(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Order, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_multisig(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_multisig(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Multisig, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_multisig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_order_seqno(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_order_seqno(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.OrderSeqno, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_order_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_expiration_date(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_expiration_date(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ExpirationDate, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_expiration_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_approvals_num(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_approvals_num(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ApprovalsNum, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_approvals_num(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_signers_hash(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_signers_hash(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SignersHash, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_signers_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_order_boc(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_order_boc(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.OrderBoc, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_order_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultisigExecute_signers(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MultisigExecute_signers(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Signers, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MultisigExecute_signers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultisigExecute",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelAuction_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelAuction_auction_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelAuction_auction_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AuctionContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelAuction_auction_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelAuction_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelAuction_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelAuction_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelAuction_marketplace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Marketplace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelAuction_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelAuction_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelAuction_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelAuction_canceller(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelAuction_canceller(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Canceller, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelAuction_canceller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelSale_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelSale_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelSale_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelSale_sale_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelSale_sale_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SaleContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelSale_sale_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelSale_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelSale_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelSale_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelSale_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelSale_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelSale_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelSale_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelSale_marketplace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Marketplace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelSale_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelSale_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelSale_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelSale_canceller(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelSale_canceller(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Canceller, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelSale_canceller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCancelSale_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftCancelSale_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftCancelSale_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCancelSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftDiscovery_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftDiscovery_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftDiscovery_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftDiscovery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftDiscovery_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftDiscovery_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftDiscovery_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftDiscovery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftDiscovery_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftDiscovery_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftDiscovery_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftDiscovery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftDiscovery_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftDiscovery_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftDiscovery_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftDiscovery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftDiscovery_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftDiscovery_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftDiscovery_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftDiscovery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftFinishAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftFinishAuction_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftFinishAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftFinishAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftFinishAuction_auction_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftFinishAuction_auction_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AuctionContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftFinishAuction_auction_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftFinishAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftFinishAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftFinishAuction_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftFinishAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftFinishAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftFinishAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftFinishAuction_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftFinishAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftFinishAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftFinishAuction_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftFinishAuction_marketplace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Marketplace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftFinishAuction_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftFinishAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftFinishAuction_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftFinishAuction_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftFinishAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftFinishAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftFinishAuction_finisher(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftFinishAuction_finisher(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Finisher, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftFinishAuction_finisher(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftFinishAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NftItemTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_NftItemTransfer_sender(ctx, field)
 	if err != nil {
@@ -26207,6 +33646,744 @@ func (ec *executionContext) fieldContext_NftItemTransfer_custom_payload(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _NftItemTransfer_is_purchase(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_is_purchase(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.IsPurchase, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_is_purchase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_price(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Price, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_seller(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_seller(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Seller, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_seller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_marketplace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Marketplace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_payout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_payout_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_payout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_payout_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_payout_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_payout_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_payout_comment(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_payout_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutComment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_payout_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_payout_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_payout_encrypted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutEncrypted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_payout_encrypted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_royalty_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_royalty_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_royalty_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftMint_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftMint_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftMint_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftMint_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftMint_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftMint_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftMint_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftMint_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftMint_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftMint_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftMint_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftMint_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftMint_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftMint_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftMint_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftMint_opcode(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftMint_opcode(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Opcode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftMint_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftMint_domain(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftMint_domain(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Domain, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftMint_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NftPurchase_buyer(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_NftPurchase_buyer(ctx, field)
 	if err != nil {
@@ -26494,6 +34671,47 @@ func (ec *executionContext) fieldContext_NftPurchase_marketplace(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _NftPurchase_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NftPurchase_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_NftPurchase_price(ctx, field)
 	if err != nil {
@@ -26525,6 +34743,2384 @@ func (ec *executionContext) _NftPurchase_price(ctx context.Context, field graphq
 func (ec *executionContext) fieldContext_NftPurchase_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_forward_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_forward_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ForwardAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_forward_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_response_destination(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_response_destination(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ResponseDestination, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_response_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_comment(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Comment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_encrypted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Encrypted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_encrypted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_forward_payload(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_forward_payload(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ForwardPayload, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_custom_payload(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_custom_payload(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.CustomPayload, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_payout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_payout_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_payout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_payout_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_payout_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_payout_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_payout_comment(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_payout_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutComment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_payout_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_payout_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_payout_encrypted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PayoutEncrypted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_payout_encrypted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_royalty_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPurchase_royalty_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPurchase_royalty_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPurchase_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPurchase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_listing(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_listing(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Listing, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_listing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_auction_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_auction_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AuctionContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_auction_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_marketplace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Marketplace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_marketplace_fee_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceFeeAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_marketplace_fee_factor(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_factor(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceFeeFactor, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_factor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_marketplace_fee_base(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_base(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceFeeBase, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_base(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_royalty_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_royalty_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_royalty_fee_factor(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_royalty_fee_factor(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyFeeFactor, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_fee_factor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_royalty_fee_base(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_royalty_fee_base(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyFeeBase, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_fee_base(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_min_bid(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_min_bid(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MinBid, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_min_bid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_max_bid(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_max_bid(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MaxBid, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_max_bid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_min_step(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_min_step(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MinStep, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_min_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_end_time(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_end_time(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.EndTime, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_end_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_step_time(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_step_time(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.StepTime, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_step_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnAuction_version(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnAuction_version(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Version, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnAuction_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_listing(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_listing(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Listing, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_listing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_sale_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_sale_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SaleContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_sale_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_marketplace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Marketplace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_full_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_full_price(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.FullPrice, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_full_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_marketplace_fee(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_marketplace_fee_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceFeeAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_fee_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_royalty_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_royalty_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_royalty_address(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyAddress, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_marketplace_fee_percent(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee_percent(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceFeePercent, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_fee_percent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_royalty_percent(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_royalty_percent(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyPercent, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_royalty_percent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftPutOnSale_version(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftPutOnSale_version(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Version, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftPutOnSale_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftPutOnSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_sale_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_sale_contract(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SaleContract, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_sale_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_marketplace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Marketplace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_full_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_full_price(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.FullPrice, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_full_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_marketplace_fee(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_marketplace_fee(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceFee, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_marketplace_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_royalty_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.RoyaltyAmount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftUpdateSale_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftUpdateSale_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftUpdateSale_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftUpdateSale",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -27225,6 +37821,211 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 				return ec.fieldContext___Schema_directives(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type __Schema", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDns_sender(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_RenewDns_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RenewDns_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDns_nft(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_RenewDns_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RenewDns_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDns_collection(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_RenewDns_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RenewDns_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDns_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_RenewDns_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RenewDns_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDns_domain(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_RenewDns_domain(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Domain, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RenewDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
 		},
 	}
 	return fc, nil
@@ -28712,6 +39513,211 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_wallet(_ 
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscribe_subscriber(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Subscribe_subscriber(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Subscriber, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Subscribe_subscriber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscribe_subscription(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Subscribe_subscription(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Subscription, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Subscribe_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscribe_beneficiary(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Subscribe_beneficiary(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Beneficiary, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Subscribe_beneficiary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscribe_amount(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Subscribe_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Subscribe_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscribe_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Subscribe_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Subscribe_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SwapTransfer_asset(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_SwapTransfer_asset(ctx, field)
 	if err != nil {
@@ -28953,6 +39959,703 @@ func (ec *executionContext) fieldContext_SwapTransfer_destination_jetton_wallet(
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemCancelAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemCancelAuction_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemCancelAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemCancelAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemCancelAuction_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemCancelAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemCancelAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemCancelAuction_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemCancelAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemCancelAuction_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemCancelAuction_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemCancelAuction_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemCancelAuction_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemCancelAuction_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemCancelAuction_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemCancelAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_nft(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nft, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_collection(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Collection, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_nft_index(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.NftIndex, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_marketplace_name(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MarketplaceName, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_beneficiary(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_beneficiary(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Beneficiary, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_beneficiary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_min_bid(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_min_bid(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MinBid, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_min_bid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_max_bid(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_max_bid(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MaxBid, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_max_bid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_min_bid_step(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_min_bid_step(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MinBidStep, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_min_bid_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_min_extend_time(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_min_extend_time(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MinExtendTime, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_min_extend_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_duration(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_duration(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Duration, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeleitemStartAuction_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TeleitemStartAuction_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TeleitemStartAuction_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeleitemStartAuction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
 		},
 	}
 	return fc, nil
@@ -30352,6 +42055,88 @@ func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_amount(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _TickTock_account(ctx context.Context, field graphql.CollectedField, obj *actions.TickTock) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TickTock_account(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Account, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TickTock_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TickTock",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TickTock_tock(ctx context.Context, field graphql.CollectedField, obj *actions.TickTock) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TickTock_tock(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Tock, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*bool)
+	fc.Result = res
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TickTock_tock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TickTock",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TonTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_TonTransfer_sender(ctx, field)
 	if err != nil {
@@ -30599,6 +42384,47 @@ func (ec *executionContext) fieldContext_TonTransfer_extra_currencies(_ context.
 				return ec.fieldContext_ExtraCurrency_amount(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type ExtraCurrency", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TonTransfer_encrypted_comment(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonTransfer_encrypted_comment(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.EncryptedComment, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonTransfer_encrypted_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
 		},
 	}
 	return fc, nil
@@ -31591,6 +43417,744 @@ func (ec *executionContext) fieldContext_Transaction_mc_seqno(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Unknown_account(ctx context.Context, field graphql.CollectedField, obj *actions.Unknown) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Unknown_account(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Account, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Unknown_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Unknown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Unsubscribe_subscriber(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Unsubscribe_subscriber(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Subscriber, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Unsubscribe_subscriber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Unsubscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Unsubscribe_subscription(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Unsubscribe_subscription(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Subscription, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Unsubscribe_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Unsubscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Unsubscribe_beneficiary(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Unsubscribe_beneficiary(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Beneficiary, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Unsubscribe_beneficiary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Unsubscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Unsubscribe_amount(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Unsubscribe_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Unsubscribe_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Unsubscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Unsubscribe_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Unsubscribe_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Unsubscribe_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Unsubscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Unsubscribe_initiated_by(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Unsubscribe_initiated_by(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.InitiatedBy, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Unsubscribe_initiated_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Unsubscribe",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingAddWhitelist_sender(ctx context.Context, field graphql.CollectedField, obj *actions.VestingAddWhitelist) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingAddWhitelist_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingAddWhitelist_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingAddWhitelist",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingAddWhitelist_vesting(ctx context.Context, field graphql.CollectedField, obj *actions.VestingAddWhitelist) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingAddWhitelist_vesting(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Vesting, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingAddWhitelist_vesting(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingAddWhitelist",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingAddWhitelist_accounts_added(ctx context.Context, field graphql.CollectedField, obj *actions.VestingAddWhitelist) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingAddWhitelist_accounts_added(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AccountsAdded, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.([]actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingAddWhitelist_accounts_added(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingAddWhitelist",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingAddWhitelist_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.VestingAddWhitelist) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingAddWhitelist_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingAddWhitelist_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingAddWhitelist",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingSendMessage_sender(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingSendMessage_sender(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sender, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingSendMessage_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingSendMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingSendMessage_vesting(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingSendMessage_vesting(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Vesting, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingSendMessage_vesting(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingSendMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingSendMessage_destination(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingSendMessage_destination(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Destination, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.Address)
+	fc.Result = res
+	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingSendMessage_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingSendMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingSendMessage_amount(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingSendMessage_amount(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Amount, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingSendMessage_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingSendMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingSendMessage_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingSendMessage_query_id(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.QueryID, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingSendMessage_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingSendMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingSendMessage_message_boc(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingSendMessage_message_boc(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MessageBoc, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalOString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingSendMessage_message_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingSendMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VestingSendMessage_send_mode(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VestingSendMessage_send_mode(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.SendMode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*int64)
+	fc.Result = res
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VestingSendMessage_send_mode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VestingSendMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
 		},
 	}
 	return fc, nil
@@ -33756,6 +46320,34 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case actions.VestingSendMessage:
+		return ec._VestingSendMessage(ctx, sel, &obj)
+	case *actions.VestingSendMessage:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._VestingSendMessage(ctx, sel, obj)
+	case actions.VestingAddWhitelist:
+		return ec._VestingAddWhitelist(ctx, sel, &obj)
+	case *actions.VestingAddWhitelist:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._VestingAddWhitelist(ctx, sel, obj)
+	case actions.Unsubscribe:
+		return ec._Unsubscribe(ctx, sel, &obj)
+	case *actions.Unsubscribe:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Unsubscribe(ctx, sel, obj)
+	case actions.Unknown:
+		return ec._Unknown(ctx, sel, &obj)
+	case *actions.Unknown:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Unknown(ctx, sel, obj)
 	case actions.ToncoDeployPool:
 		return ec._ToncoDeployPool(ctx, sel, &obj)
 	case *actions.ToncoDeployPool:
@@ -33770,6 +46362,13 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._TonTransfer(ctx, sel, obj)
+	case actions.TickTock:
+		return ec._TickTock(ctx, sel, &obj)
+	case *actions.TickTock:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TickTock(ctx, sel, obj)
 	case actions.TgbtcNewKeyFallback:
 		return ec._TgbtcNewKeyFallback(ctx, sel, &obj)
 	case *actions.TgbtcNewKeyFallback:
@@ -33819,6 +46418,27 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._TgbtcBurn(ctx, sel, obj)
+	case actions.TeleitemStartAuction:
+		return ec._TeleitemStartAuction(ctx, sel, &obj)
+	case *actions.TeleitemStartAuction:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TeleitemStartAuction(ctx, sel, obj)
+	case actions.TeleitemCancelAuction:
+		return ec._TeleitemCancelAuction(ctx, sel, &obj)
+	case *actions.TeleitemCancelAuction:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TeleitemCancelAuction(ctx, sel, obj)
+	case actions.Subscribe:
+		return ec._Subscribe(ctx, sel, &obj)
+	case *actions.Subscribe:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Subscribe(ctx, sel, obj)
 	case actions.StakeWithdrawalRequest:
 		return ec._StakeWithdrawalRequest(ctx, sel, &obj)
 	case *actions.StakeWithdrawalRequest:
@@ -33847,6 +46467,34 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._SmartContractExec(ctx, sel, obj)
+	case actions.RenewDns:
+		return ec._RenewDns(ctx, sel, &obj)
+	case *actions.RenewDns:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RenewDns(ctx, sel, obj)
+	case actions.NftUpdateSale:
+		return ec._NftUpdateSale(ctx, sel, &obj)
+	case *actions.NftUpdateSale:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftUpdateSale(ctx, sel, obj)
+	case actions.NftPutOnSale:
+		return ec._NftPutOnSale(ctx, sel, &obj)
+	case *actions.NftPutOnSale:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftPutOnSale(ctx, sel, obj)
+	case actions.NftPutOnAuction:
+		return ec._NftPutOnAuction(ctx, sel, &obj)
+	case *actions.NftPutOnAuction:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftPutOnAuction(ctx, sel, obj)
 	case actions.NftPurchase:
 		return ec._NftPurchase(ctx, sel, &obj)
 	case *actions.NftPurchase:
@@ -33854,6 +46502,13 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._NftPurchase(ctx, sel, obj)
+	case actions.NftMint:
+		return ec._NftMint(ctx, sel, &obj)
+	case *actions.NftMint:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftMint(ctx, sel, obj)
 	case actions.NftItemTransfer:
 		return ec._NftItemTransfer(ctx, sel, &obj)
 	case *actions.NftItemTransfer:
@@ -33861,6 +46516,55 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._NftItemTransfer(ctx, sel, obj)
+	case actions.NftFinishAuction:
+		return ec._NftFinishAuction(ctx, sel, &obj)
+	case *actions.NftFinishAuction:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftFinishAuction(ctx, sel, obj)
+	case actions.NftDiscovery:
+		return ec._NftDiscovery(ctx, sel, &obj)
+	case *actions.NftDiscovery:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftDiscovery(ctx, sel, obj)
+	case actions.NftCancelSale:
+		return ec._NftCancelSale(ctx, sel, &obj)
+	case *actions.NftCancelSale:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftCancelSale(ctx, sel, obj)
+	case actions.NftCancelAuction:
+		return ec._NftCancelAuction(ctx, sel, &obj)
+	case *actions.NftCancelAuction:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftCancelAuction(ctx, sel, obj)
+	case actions.MultisigExecute:
+		return ec._MultisigExecute(ctx, sel, &obj)
+	case *actions.MultisigExecute:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MultisigExecute(ctx, sel, obj)
+	case actions.MultisigCreateOrder:
+		return ec._MultisigCreateOrder(ctx, sel, &obj)
+	case *actions.MultisigCreateOrder:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MultisigCreateOrder(ctx, sel, obj)
+	case actions.MultisigApprove:
+		return ec._MultisigApprove(ctx, sel, &obj)
+	case *actions.MultisigApprove:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MultisigApprove(ctx, sel, obj)
 	case actions.LayerzeroSendTokens:
 		return ec._LayerzeroSendTokens(ctx, sel, &obj)
 	case *actions.LayerzeroSendTokens:
@@ -33952,6 +46656,13 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._JettonBurn(ctx, sel, obj)
+	case actions.ExtraCurrencyTransfer:
+		return ec._ExtraCurrencyTransfer(ctx, sel, &obj)
+	case *actions.ExtraCurrencyTransfer:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ExtraCurrencyTransfer(ctx, sel, obj)
 	case actions.EvaaWithdraw:
 		return ec._EvaaWithdraw(ctx, sel, &obj)
 	case *actions.EvaaWithdraw:
@@ -33987,6 +46698,20 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._ElectionDeposit(ctx, sel, obj)
+	case actions.DnsRelease:
+		return ec._DnsRelease(ctx, sel, &obj)
+	case *actions.DnsRelease:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DnsRelease(ctx, sel, obj)
+	case actions.DnsPurchase:
+		return ec._DnsPurchase(ctx, sel, &obj)
+	case *actions.DnsPurchase:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DnsPurchase(ctx, sel, obj)
 	case actions.DexWithdrawLiquidity:
 		return ec._DexWithdrawLiquidity(ctx, sel, &obj)
 	case *actions.DexWithdrawLiquidity:
@@ -34001,6 +46726,13 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._DexDepositLiquidity(ctx, sel, obj)
+	case actions.DeleteDns:
+		return ec._DeleteDns(ctx, sel, &obj)
+	case *actions.DeleteDns:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DeleteDns(ctx, sel, obj)
 	case actions.ContractDeploy:
 		return ec._ContractDeploy(ctx, sel, &obj)
 	case *actions.ContractDeploy:
@@ -34148,6 +46880,27 @@ func (ec *executionContext) _ActionDetails(ctx context.Context, sel ast.Selectio
 			return graphql.Null
 		}
 		return ec._CocoonClientChangeSecretHash(ctx, sel, obj)
+	case actions.ChangeDns:
+		return ec._ChangeDns(ctx, sel, &obj)
+	case *actions.ChangeDns:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ChangeDns(ctx, sel, obj)
+	case actions.AuctionOutbid:
+		return ec._AuctionOutbid(ctx, sel, &obj)
+	case *actions.AuctionOutbid:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AuctionOutbid(ctx, sel, obj)
+	case actions.AuctionBid:
+		return ec._AuctionBid(ctx, sel, &obj)
+	case *actions.AuctionBid:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AuctionBid(ctx, sel, obj)
 	default:
 		panic(fmt.Errorf("unexpected type %T", obj))
 	}
@@ -34674,6 +47427,168 @@ func (ec *executionContext) _AddressBookEntry(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var auctionBidImplementors = []string{"AuctionBid", "ActionDetails"}
+
+func (ec *executionContext) _AuctionBid(ctx context.Context, sel ast.SelectionSet, obj *actions.AuctionBid) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auctionBidImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuctionBid")
+		case "bidder":
+			out.Values[i] = ec._AuctionBid_bidder(ctx, field, obj)
+		case "auction":
+			out.Values[i] = ec._AuctionBid_auction(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._AuctionBid_amount(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._AuctionBid_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._AuctionBid_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._AuctionBid_nft_index(ctx, field, obj)
+		case "auction_type":
+			out.Values[i] = ec._AuctionBid_auction_type(ctx, field, obj)
+		case "domain":
+			out.Values[i] = ec._AuctionBid_domain(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var auctionOutbidImplementors = []string{"AuctionOutbid", "ActionDetails"}
+
+func (ec *executionContext) _AuctionOutbid(ctx context.Context, sel ast.SelectionSet, obj *actions.AuctionOutbid) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auctionOutbidImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuctionOutbid")
+		case "auction":
+			out.Values[i] = ec._AuctionOutbid_auction(ctx, field, obj)
+		case "bidder":
+			out.Values[i] = ec._AuctionOutbid_bidder(ctx, field, obj)
+		case "new_bidder":
+			out.Values[i] = ec._AuctionOutbid_new_bidder(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._AuctionOutbid_amount(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._AuctionOutbid_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._AuctionOutbid_collection(ctx, field, obj)
+		case "comment":
+			out.Values[i] = ec._AuctionOutbid_comment(ctx, field, obj)
+		case "auction_type":
+			out.Values[i] = ec._AuctionOutbid_auction_type(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var changeDnsImplementors = []string{"ChangeDns", "ActionDetails"}
+
+func (ec *executionContext) _ChangeDns(ctx context.Context, sel ast.SelectionSet, obj *actions.ChangeDns) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeDnsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChangeDns")
+		case "sender":
+			out.Values[i] = ec._ChangeDns_sender(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._ChangeDns_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._ChangeDns_collection(ctx, field, obj)
+		case "key":
+			out.Values[i] = ec._ChangeDns_key(ctx, field, obj)
+		case "category":
+			out.Values[i] = ec._ChangeDns_category(ctx, field, obj)
+		case "value_schema":
+			out.Values[i] = ec._ChangeDns_value_schema(ctx, field, obj)
+		case "smc_address":
+			out.Values[i] = ec._ChangeDns_smc_address(ctx, field, obj)
+		case "adnl_address":
+			out.Values[i] = ec._ChangeDns_adnl_address(ctx, field, obj)
+		case "storage_address":
+			out.Values[i] = ec._ChangeDns_storage_address(ctx, field, obj)
+		case "next_resolver":
+			out.Values[i] = ec._ChangeDns_next_resolver(ctx, field, obj)
+		case "text":
+			out.Values[i] = ec._ChangeDns_text(ctx, field, obj)
+		case "flags":
+			out.Values[i] = ec._ChangeDns_flags(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._ChangeDns_query_id(ctx, field, obj)
+		case "domain":
+			out.Values[i] = ec._ChangeDns_domain(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35753,6 +48668,54 @@ func (ec *executionContext) _ContractDeploy(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var deleteDnsImplementors = []string{"DeleteDns", "ActionDetails"}
+
+func (ec *executionContext) _DeleteDns(ctx context.Context, sel ast.SelectionSet, obj *actions.DeleteDns) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteDnsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteDns")
+		case "sender":
+			out.Values[i] = ec._DeleteDns_sender(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._DeleteDns_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._DeleteDns_collection(ctx, field, obj)
+		case "key":
+			out.Values[i] = ec._DeleteDns_key(ctx, field, obj)
+		case "category":
+			out.Values[i] = ec._DeleteDns_category(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._DeleteDns_query_id(ctx, field, obj)
+		case "domain":
+			out.Values[i] = ec._DeleteDns_domain(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var dexDepositLiquidityImplementors = []string{"DexDepositLiquidity", "ActionDetails"}
 
 func (ec *executionContext) _DexDepositLiquidity(ctx context.Context, sel ast.SelectionSet, obj *actions.DexDepositLiquidity) graphql.Marshaler {
@@ -35920,6 +48883,108 @@ func (ec *executionContext) _DexWithdrawLiquidity(ctx context.Context, sel ast.S
 			out.Values[i] = ec._DexWithdrawLiquidity_tick_lower(ctx, field, obj)
 		case "tick_upper":
 			out.Values[i] = ec._DexWithdrawLiquidity_tick_upper(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var dnsPurchaseImplementors = []string{"DnsPurchase", "ActionDetails"}
+
+func (ec *executionContext) _DnsPurchase(ctx context.Context, sel ast.SelectionSet, obj *actions.DnsPurchase) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dnsPurchaseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DnsPurchase")
+		case "buyer":
+			out.Values[i] = ec._DnsPurchase_buyer(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._DnsPurchase_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._DnsPurchase_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._DnsPurchase_nft_index(ctx, field, obj)
+		case "price":
+			out.Values[i] = ec._DnsPurchase_price(ctx, field, obj)
+		case "payout_amount":
+			out.Values[i] = ec._DnsPurchase_payout_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._DnsPurchase_query_id(ctx, field, obj)
+		case "domain":
+			out.Values[i] = ec._DnsPurchase_domain(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var dnsReleaseImplementors = []string{"DnsRelease", "ActionDetails"}
+
+func (ec *executionContext) _DnsRelease(ctx context.Context, sel ast.SelectionSet, obj *actions.DnsRelease) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dnsReleaseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DnsRelease")
+		case "sender":
+			out.Values[i] = ec._DnsRelease_sender(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._DnsRelease_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._DnsRelease_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._DnsRelease_nft_index(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._DnsRelease_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._DnsRelease_query_id(ctx, field, obj)
+		case "previous_owner":
+			out.Values[i] = ec._DnsRelease_previous_owner(ctx, field, obj)
+		case "refund":
+			out.Values[i] = ec._DnsRelease_refund(ctx, field, obj)
+		case "domain":
+			out.Values[i] = ec._DnsRelease_domain(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36253,6 +49318,56 @@ func (ec *executionContext) _ExtraCurrency(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var extraCurrencyTransferImplementors = []string{"ExtraCurrencyTransfer", "ActionDetails"}
+
+func (ec *executionContext) _ExtraCurrencyTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.ExtraCurrencyTransfer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, extraCurrencyTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ExtraCurrencyTransfer")
+		case "sender":
+			out.Values[i] = ec._ExtraCurrencyTransfer_sender(ctx, field, obj)
+		case "recipient":
+			out.Values[i] = ec._ExtraCurrencyTransfer_recipient(ctx, field, obj)
+		case "extra_currencies":
+			out.Values[i] = ec._ExtraCurrencyTransfer_extra_currencies(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._ExtraCurrencyTransfer_amount(ctx, field, obj)
+		case "opcode":
+			out.Values[i] = ec._ExtraCurrencyTransfer_opcode(ctx, field, obj)
+		case "comment":
+			out.Values[i] = ec._ExtraCurrencyTransfer_comment(ctx, field, obj)
+		case "encrypted":
+			out.Values[i] = ec._ExtraCurrencyTransfer_encrypted(ctx, field, obj)
+		case "encrypted_comment":
+			out.Values[i] = ec._ExtraCurrencyTransfer_encrypted_comment(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var feeEstimateImplementors = []string{"FeeEstimate"}
 
 func (ec *executionContext) _FeeEstimate(ctx context.Context, sel ast.SelectionSet, obj *fees.Result) graphql.Marshaler {
@@ -36432,6 +49547,8 @@ func (ec *executionContext) _JettonMint(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._JettonMint_ton_amount(ctx, field, obj)
 		case "minter":
 			out.Values[i] = ec._JettonMint_minter(ctx, field, obj)
+		case "wallet_value":
+			out.Values[i] = ec._JettonMint_wallet_value(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -37137,6 +50254,352 @@ func (ec *executionContext) _LayerzeroSendTokens(ctx context.Context, sel ast.Se
 	return out
 }
 
+var multisigApproveImplementors = []string{"MultisigApprove", "ActionDetails"}
+
+func (ec *executionContext) _MultisigApprove(ctx context.Context, sel ast.SelectionSet, obj *actions.MultisigApprove) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, multisigApproveImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MultisigApprove")
+		case "signer":
+			out.Values[i] = ec._MultisigApprove_signer(ctx, field, obj)
+		case "order":
+			out.Values[i] = ec._MultisigApprove_order(ctx, field, obj)
+		case "signer_index":
+			out.Values[i] = ec._MultisigApprove_signer_index(ctx, field, obj)
+		case "exit_code":
+			out.Values[i] = ec._MultisigApprove_exit_code(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._MultisigApprove_query_id(ctx, field, obj)
+		case "signers":
+			out.Values[i] = ec._MultisigApprove_signers(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var multisigCreateOrderImplementors = []string{"MultisigCreateOrder", "ActionDetails"}
+
+func (ec *executionContext) _MultisigCreateOrder(ctx context.Context, sel ast.SelectionSet, obj *actions.MultisigCreateOrder) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, multisigCreateOrderImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MultisigCreateOrder")
+		case "creator":
+			out.Values[i] = ec._MultisigCreateOrder_creator(ctx, field, obj)
+		case "multisig":
+			out.Values[i] = ec._MultisigCreateOrder_multisig(ctx, field, obj)
+		case "order":
+			out.Values[i] = ec._MultisigCreateOrder_order(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._MultisigCreateOrder_query_id(ctx, field, obj)
+		case "order_seqno":
+			out.Values[i] = ec._MultisigCreateOrder_order_seqno(ctx, field, obj)
+		case "is_created_by_signer":
+			out.Values[i] = ec._MultisigCreateOrder_is_created_by_signer(ctx, field, obj)
+		case "is_signed_by_creator":
+			out.Values[i] = ec._MultisigCreateOrder_is_signed_by_creator(ctx, field, obj)
+		case "creator_index":
+			out.Values[i] = ec._MultisigCreateOrder_creator_index(ctx, field, obj)
+		case "expiration_date":
+			out.Values[i] = ec._MultisigCreateOrder_expiration_date(ctx, field, obj)
+		case "order_boc":
+			out.Values[i] = ec._MultisigCreateOrder_order_boc(ctx, field, obj)
+		case "threshold":
+			out.Values[i] = ec._MultisigCreateOrder_threshold(ctx, field, obj)
+		case "signers":
+			out.Values[i] = ec._MultisigCreateOrder_signers(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var multisigExecuteImplementors = []string{"MultisigExecute", "ActionDetails"}
+
+func (ec *executionContext) _MultisigExecute(ctx context.Context, sel ast.SelectionSet, obj *actions.MultisigExecute) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, multisigExecuteImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MultisigExecute")
+		case "order":
+			out.Values[i] = ec._MultisigExecute_order(ctx, field, obj)
+		case "multisig":
+			out.Values[i] = ec._MultisigExecute_multisig(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._MultisigExecute_query_id(ctx, field, obj)
+		case "order_seqno":
+			out.Values[i] = ec._MultisigExecute_order_seqno(ctx, field, obj)
+		case "expiration_date":
+			out.Values[i] = ec._MultisigExecute_expiration_date(ctx, field, obj)
+		case "approvals_num":
+			out.Values[i] = ec._MultisigExecute_approvals_num(ctx, field, obj)
+		case "signers_hash":
+			out.Values[i] = ec._MultisigExecute_signers_hash(ctx, field, obj)
+		case "order_boc":
+			out.Values[i] = ec._MultisigExecute_order_boc(ctx, field, obj)
+		case "signers":
+			out.Values[i] = ec._MultisigExecute_signers(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftCancelAuctionImplementors = []string{"NftCancelAuction", "ActionDetails"}
+
+func (ec *executionContext) _NftCancelAuction(ctx context.Context, sel ast.SelectionSet, obj *actions.NftCancelAuction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftCancelAuctionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftCancelAuction")
+		case "owner":
+			out.Values[i] = ec._NftCancelAuction_owner(ctx, field, obj)
+		case "auction_contract":
+			out.Values[i] = ec._NftCancelAuction_auction_contract(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftCancelAuction_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftCancelAuction_collection(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftCancelAuction_marketplace(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._NftCancelAuction_marketplace_name(ctx, field, obj)
+		case "canceller":
+			out.Values[i] = ec._NftCancelAuction_canceller(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftCancelSaleImplementors = []string{"NftCancelSale", "ActionDetails"}
+
+func (ec *executionContext) _NftCancelSale(ctx context.Context, sel ast.SelectionSet, obj *actions.NftCancelSale) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftCancelSaleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftCancelSale")
+		case "owner":
+			out.Values[i] = ec._NftCancelSale_owner(ctx, field, obj)
+		case "sale_contract":
+			out.Values[i] = ec._NftCancelSale_sale_contract(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftCancelSale_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftCancelSale_collection(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftCancelSale_marketplace(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._NftCancelSale_marketplace_name(ctx, field, obj)
+		case "canceller":
+			out.Values[i] = ec._NftCancelSale_canceller(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._NftCancelSale_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftDiscoveryImplementors = []string{"NftDiscovery", "ActionDetails"}
+
+func (ec *executionContext) _NftDiscovery(ctx context.Context, sel ast.SelectionSet, obj *actions.NftDiscovery) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftDiscoveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftDiscovery")
+		case "sender":
+			out.Values[i] = ec._NftDiscovery_sender(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftDiscovery_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftDiscovery_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._NftDiscovery_nft_index(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._NftDiscovery_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftFinishAuctionImplementors = []string{"NftFinishAuction", "ActionDetails"}
+
+func (ec *executionContext) _NftFinishAuction(ctx context.Context, sel ast.SelectionSet, obj *actions.NftFinishAuction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftFinishAuctionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftFinishAuction")
+		case "owner":
+			out.Values[i] = ec._NftFinishAuction_owner(ctx, field, obj)
+		case "auction_contract":
+			out.Values[i] = ec._NftFinishAuction_auction_contract(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftFinishAuction_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftFinishAuction_collection(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftFinishAuction_marketplace(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._NftFinishAuction_marketplace_name(ctx, field, obj)
+		case "finisher":
+			out.Values[i] = ec._NftFinishAuction_finisher(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var nftItemTransferImplementors = []string{"NftItemTransfer", "ActionDetails"}
 
 func (ec *executionContext) _NftItemTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.NftItemTransfer) graphql.Marshaler {
@@ -37172,6 +50635,76 @@ func (ec *executionContext) _NftItemTransfer(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._NftItemTransfer_forward_payload(ctx, field, obj)
 		case "custom_payload":
 			out.Values[i] = ec._NftItemTransfer_custom_payload(ctx, field, obj)
+		case "is_purchase":
+			out.Values[i] = ec._NftItemTransfer_is_purchase(ctx, field, obj)
+		case "price":
+			out.Values[i] = ec._NftItemTransfer_price(ctx, field, obj)
+		case "seller":
+			out.Values[i] = ec._NftItemTransfer_seller(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftItemTransfer_marketplace(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._NftItemTransfer_marketplace_name(ctx, field, obj)
+		case "payout_amount":
+			out.Values[i] = ec._NftItemTransfer_payout_amount(ctx, field, obj)
+		case "payout_address":
+			out.Values[i] = ec._NftItemTransfer_payout_address(ctx, field, obj)
+		case "payout_comment":
+			out.Values[i] = ec._NftItemTransfer_payout_comment(ctx, field, obj)
+		case "payout_encrypted":
+			out.Values[i] = ec._NftItemTransfer_payout_encrypted(ctx, field, obj)
+		case "royalty_amount":
+			out.Values[i] = ec._NftItemTransfer_royalty_amount(ctx, field, obj)
+		case "royalty_address":
+			out.Values[i] = ec._NftItemTransfer_royalty_address(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftMintImplementors = []string{"NftMint", "ActionDetails"}
+
+func (ec *executionContext) _NftMint(ctx context.Context, sel ast.SelectionSet, obj *actions.NftMint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftMintImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftMint")
+		case "nft":
+			out.Values[i] = ec._NftMint_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftMint_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._NftMint_nft_index(ctx, field, obj)
+		case "sender":
+			out.Values[i] = ec._NftMint_sender(ctx, field, obj)
+		case "owner":
+			out.Values[i] = ec._NftMint_owner(ctx, field, obj)
+		case "opcode":
+			out.Values[i] = ec._NftMint_opcode(ctx, field, obj)
+		case "domain":
+			out.Values[i] = ec._NftMint_domain(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -37220,8 +50753,228 @@ func (ec *executionContext) _NftPurchase(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._NftPurchase_sale_contract(ctx, field, obj)
 		case "marketplace":
 			out.Values[i] = ec._NftPurchase_marketplace(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._NftPurchase_marketplace_name(ctx, field, obj)
 		case "price":
 			out.Values[i] = ec._NftPurchase_price(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._NftPurchase_query_id(ctx, field, obj)
+		case "forward_amount":
+			out.Values[i] = ec._NftPurchase_forward_amount(ctx, field, obj)
+		case "response_destination":
+			out.Values[i] = ec._NftPurchase_response_destination(ctx, field, obj)
+		case "comment":
+			out.Values[i] = ec._NftPurchase_comment(ctx, field, obj)
+		case "encrypted":
+			out.Values[i] = ec._NftPurchase_encrypted(ctx, field, obj)
+		case "forward_payload":
+			out.Values[i] = ec._NftPurchase_forward_payload(ctx, field, obj)
+		case "custom_payload":
+			out.Values[i] = ec._NftPurchase_custom_payload(ctx, field, obj)
+		case "payout_amount":
+			out.Values[i] = ec._NftPurchase_payout_amount(ctx, field, obj)
+		case "payout_address":
+			out.Values[i] = ec._NftPurchase_payout_address(ctx, field, obj)
+		case "payout_comment":
+			out.Values[i] = ec._NftPurchase_payout_comment(ctx, field, obj)
+		case "payout_encrypted":
+			out.Values[i] = ec._NftPurchase_payout_encrypted(ctx, field, obj)
+		case "royalty_amount":
+			out.Values[i] = ec._NftPurchase_royalty_amount(ctx, field, obj)
+		case "royalty_address":
+			out.Values[i] = ec._NftPurchase_royalty_address(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftPutOnAuctionImplementors = []string{"NftPutOnAuction", "ActionDetails"}
+
+func (ec *executionContext) _NftPutOnAuction(ctx context.Context, sel ast.SelectionSet, obj *actions.NftPutOnAuction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftPutOnAuctionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftPutOnAuction")
+		case "owner":
+			out.Values[i] = ec._NftPutOnAuction_owner(ctx, field, obj)
+		case "listing":
+			out.Values[i] = ec._NftPutOnAuction_listing(ctx, field, obj)
+		case "auction_contract":
+			out.Values[i] = ec._NftPutOnAuction_auction_contract(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftPutOnAuction_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftPutOnAuction_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._NftPutOnAuction_nft_index(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftPutOnAuction_marketplace(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._NftPutOnAuction_marketplace_name(ctx, field, obj)
+		case "marketplace_fee_address":
+			out.Values[i] = ec._NftPutOnAuction_marketplace_fee_address(ctx, field, obj)
+		case "marketplace_fee_factor":
+			out.Values[i] = ec._NftPutOnAuction_marketplace_fee_factor(ctx, field, obj)
+		case "marketplace_fee_base":
+			out.Values[i] = ec._NftPutOnAuction_marketplace_fee_base(ctx, field, obj)
+		case "royalty_address":
+			out.Values[i] = ec._NftPutOnAuction_royalty_address(ctx, field, obj)
+		case "royalty_fee_factor":
+			out.Values[i] = ec._NftPutOnAuction_royalty_fee_factor(ctx, field, obj)
+		case "royalty_fee_base":
+			out.Values[i] = ec._NftPutOnAuction_royalty_fee_base(ctx, field, obj)
+		case "min_bid":
+			out.Values[i] = ec._NftPutOnAuction_min_bid(ctx, field, obj)
+		case "max_bid":
+			out.Values[i] = ec._NftPutOnAuction_max_bid(ctx, field, obj)
+		case "min_step":
+			out.Values[i] = ec._NftPutOnAuction_min_step(ctx, field, obj)
+		case "end_time":
+			out.Values[i] = ec._NftPutOnAuction_end_time(ctx, field, obj)
+		case "step_time":
+			out.Values[i] = ec._NftPutOnAuction_step_time(ctx, field, obj)
+		case "version":
+			out.Values[i] = ec._NftPutOnAuction_version(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftPutOnSaleImplementors = []string{"NftPutOnSale", "ActionDetails"}
+
+func (ec *executionContext) _NftPutOnSale(ctx context.Context, sel ast.SelectionSet, obj *actions.NftPutOnSale) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftPutOnSaleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftPutOnSale")
+		case "owner":
+			out.Values[i] = ec._NftPutOnSale_owner(ctx, field, obj)
+		case "listing":
+			out.Values[i] = ec._NftPutOnSale_listing(ctx, field, obj)
+		case "sale_contract":
+			out.Values[i] = ec._NftPutOnSale_sale_contract(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftPutOnSale_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._NftPutOnSale_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._NftPutOnSale_nft_index(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftPutOnSale_marketplace(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._NftPutOnSale_marketplace_name(ctx, field, obj)
+		case "full_price":
+			out.Values[i] = ec._NftPutOnSale_full_price(ctx, field, obj)
+		case "marketplace_fee":
+			out.Values[i] = ec._NftPutOnSale_marketplace_fee(ctx, field, obj)
+		case "marketplace_fee_address":
+			out.Values[i] = ec._NftPutOnSale_marketplace_fee_address(ctx, field, obj)
+		case "royalty_amount":
+			out.Values[i] = ec._NftPutOnSale_royalty_amount(ctx, field, obj)
+		case "royalty_address":
+			out.Values[i] = ec._NftPutOnSale_royalty_address(ctx, field, obj)
+		case "marketplace_fee_percent":
+			out.Values[i] = ec._NftPutOnSale_marketplace_fee_percent(ctx, field, obj)
+		case "royalty_percent":
+			out.Values[i] = ec._NftPutOnSale_royalty_percent(ctx, field, obj)
+		case "version":
+			out.Values[i] = ec._NftPutOnSale_version(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftUpdateSaleImplementors = []string{"NftUpdateSale", "ActionDetails"}
+
+func (ec *executionContext) _NftUpdateSale(ctx context.Context, sel ast.SelectionSet, obj *actions.NftUpdateSale) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftUpdateSaleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftUpdateSale")
+		case "sender":
+			out.Values[i] = ec._NftUpdateSale_sender(ctx, field, obj)
+		case "sale_contract":
+			out.Values[i] = ec._NftUpdateSale_sale_contract(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._NftUpdateSale_nft(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftUpdateSale_marketplace(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._NftUpdateSale_marketplace_name(ctx, field, obj)
+		case "full_price":
+			out.Values[i] = ec._NftUpdateSale_full_price(ctx, field, obj)
+		case "marketplace_fee":
+			out.Values[i] = ec._NftUpdateSale_marketplace_fee(ctx, field, obj)
+		case "royalty_amount":
+			out.Values[i] = ec._NftUpdateSale_royalty_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._NftUpdateSale_query_id(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -37488,6 +51241,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var renewDnsImplementors = []string{"RenewDns", "ActionDetails"}
+
+func (ec *executionContext) _RenewDns(ctx context.Context, sel ast.SelectionSet, obj *actions.RenewDns) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, renewDnsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RenewDns")
+		case "sender":
+			out.Values[i] = ec._RenewDns_sender(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._RenewDns_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._RenewDns_collection(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._RenewDns_query_id(ctx, field, obj)
+		case "domain":
+			out.Values[i] = ec._RenewDns_domain(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var smartContractExecImplementors = []string{"SmartContractExec", "ActionDetails"}
 
 func (ec *executionContext) _SmartContractExec(ctx context.Context, sel ast.SelectionSet, obj *actions.SmartContractExec) graphql.Marshaler {
@@ -37696,6 +51493,50 @@ func (ec *executionContext) _StakeWithdrawalRequest(ctx context.Context, sel ast
 	return out
 }
 
+var subscribeImplementors = []string{"Subscribe", "ActionDetails"}
+
+func (ec *executionContext) _Subscribe(ctx context.Context, sel ast.SelectionSet, obj *actions.Subscribe) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscribeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Subscribe")
+		case "subscriber":
+			out.Values[i] = ec._Subscribe_subscriber(ctx, field, obj)
+		case "subscription":
+			out.Values[i] = ec._Subscribe_subscription(ctx, field, obj)
+		case "beneficiary":
+			out.Values[i] = ec._Subscribe_beneficiary(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._Subscribe_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._Subscribe_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var swapTransferImplementors = []string{"SwapTransfer"}
 
 func (ec *executionContext) _SwapTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.SwapTransfer) graphql.Marshaler {
@@ -37719,6 +51560,108 @@ func (ec *executionContext) _SwapTransfer(ctx context.Context, sel ast.Selection
 			out.Values[i] = ec._SwapTransfer_source_jetton_wallet(ctx, field, obj)
 		case "destination_jetton_wallet":
 			out.Values[i] = ec._SwapTransfer_destination_jetton_wallet(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var teleitemCancelAuctionImplementors = []string{"TeleitemCancelAuction", "ActionDetails"}
+
+func (ec *executionContext) _TeleitemCancelAuction(ctx context.Context, sel ast.SelectionSet, obj *actions.TeleitemCancelAuction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, teleitemCancelAuctionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TeleitemCancelAuction")
+		case "owner":
+			out.Values[i] = ec._TeleitemCancelAuction_owner(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._TeleitemCancelAuction_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._TeleitemCancelAuction_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._TeleitemCancelAuction_nft_index(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._TeleitemCancelAuction_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var teleitemStartAuctionImplementors = []string{"TeleitemStartAuction", "ActionDetails"}
+
+func (ec *executionContext) _TeleitemStartAuction(ctx context.Context, sel ast.SelectionSet, obj *actions.TeleitemStartAuction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, teleitemStartAuctionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TeleitemStartAuction")
+		case "owner":
+			out.Values[i] = ec._TeleitemStartAuction_owner(ctx, field, obj)
+		case "nft":
+			out.Values[i] = ec._TeleitemStartAuction_nft(ctx, field, obj)
+		case "collection":
+			out.Values[i] = ec._TeleitemStartAuction_collection(ctx, field, obj)
+		case "nft_index":
+			out.Values[i] = ec._TeleitemStartAuction_nft_index(ctx, field, obj)
+		case "marketplace_name":
+			out.Values[i] = ec._TeleitemStartAuction_marketplace_name(ctx, field, obj)
+		case "beneficiary":
+			out.Values[i] = ec._TeleitemStartAuction_beneficiary(ctx, field, obj)
+		case "min_bid":
+			out.Values[i] = ec._TeleitemStartAuction_min_bid(ctx, field, obj)
+		case "max_bid":
+			out.Values[i] = ec._TeleitemStartAuction_max_bid(ctx, field, obj)
+		case "min_bid_step":
+			out.Values[i] = ec._TeleitemStartAuction_min_bid_step(ctx, field, obj)
+		case "min_extend_time":
+			out.Values[i] = ec._TeleitemStartAuction_min_extend_time(ctx, field, obj)
+		case "duration":
+			out.Values[i] = ec._TeleitemStartAuction_duration(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._TeleitemStartAuction_query_id(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38048,6 +51991,44 @@ func (ec *executionContext) _TgbtcNewKeyFallback(ctx context.Context, sel ast.Se
 	return out
 }
 
+var tickTockImplementors = []string{"TickTock", "ActionDetails"}
+
+func (ec *executionContext) _TickTock(ctx context.Context, sel ast.SelectionSet, obj *actions.TickTock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tickTockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TickTock")
+		case "account":
+			out.Values[i] = ec._TickTock_account(ctx, field, obj)
+		case "tock":
+			out.Values[i] = ec._TickTock_tock(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var tonTransferImplementors = []string{"TonTransfer", "ActionDetails"}
 
 func (ec *executionContext) _TonTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.TonTransfer) graphql.Marshaler {
@@ -38071,6 +52052,8 @@ func (ec *executionContext) _TonTransfer(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._TonTransfer_encrypted(ctx, field, obj)
 		case "extra_currencies":
 			out.Values[i] = ec._TonTransfer_extra_currencies(ctx, field, obj)
+		case "encrypted_comment":
+			out.Values[i] = ec._TonTransfer_encrypted_comment(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38212,6 +52195,178 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 			}
 		case "mc_seqno":
 			out.Values[i] = ec._Transaction_mc_seqno(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var unknownImplementors = []string{"Unknown", "ActionDetails"}
+
+func (ec *executionContext) _Unknown(ctx context.Context, sel ast.SelectionSet, obj *actions.Unknown) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, unknownImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Unknown")
+		case "account":
+			out.Values[i] = ec._Unknown_account(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var unsubscribeImplementors = []string{"Unsubscribe", "ActionDetails"}
+
+func (ec *executionContext) _Unsubscribe(ctx context.Context, sel ast.SelectionSet, obj *actions.Unsubscribe) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, unsubscribeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Unsubscribe")
+		case "subscriber":
+			out.Values[i] = ec._Unsubscribe_subscriber(ctx, field, obj)
+		case "subscription":
+			out.Values[i] = ec._Unsubscribe_subscription(ctx, field, obj)
+		case "beneficiary":
+			out.Values[i] = ec._Unsubscribe_beneficiary(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._Unsubscribe_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._Unsubscribe_query_id(ctx, field, obj)
+		case "initiated_by":
+			out.Values[i] = ec._Unsubscribe_initiated_by(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var vestingAddWhitelistImplementors = []string{"VestingAddWhitelist", "ActionDetails"}
+
+func (ec *executionContext) _VestingAddWhitelist(ctx context.Context, sel ast.SelectionSet, obj *actions.VestingAddWhitelist) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, vestingAddWhitelistImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VestingAddWhitelist")
+		case "sender":
+			out.Values[i] = ec._VestingAddWhitelist_sender(ctx, field, obj)
+		case "vesting":
+			out.Values[i] = ec._VestingAddWhitelist_vesting(ctx, field, obj)
+		case "accounts_added":
+			out.Values[i] = ec._VestingAddWhitelist_accounts_added(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._VestingAddWhitelist_query_id(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var vestingSendMessageImplementors = []string{"VestingSendMessage", "ActionDetails"}
+
+func (ec *executionContext) _VestingSendMessage(ctx context.Context, sel ast.SelectionSet, obj *actions.VestingSendMessage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, vestingSendMessageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VestingSendMessage")
+		case "sender":
+			out.Values[i] = ec._VestingSendMessage_sender(ctx, field, obj)
+		case "vesting":
+			out.Values[i] = ec._VestingSendMessage_vesting(ctx, field, obj)
+		case "destination":
+			out.Values[i] = ec._VestingSendMessage_destination(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._VestingSendMessage_amount(ctx, field, obj)
+		case "query_id":
+			out.Values[i] = ec._VestingSendMessage_query_id(ctx, field, obj)
+		case "message_boc":
+			out.Values[i] = ec._VestingSendMessage_message_boc(ctx, field, obj)
+		case "send_mode":
+			out.Values[i] = ec._VestingSendMessage_send_mode(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38728,6 +52883,16 @@ func (ec *executionContext) marshalNActionList2ᚖgithubᚗcomᚋtonqlᚋtonql�
 		return graphql.Null
 	}
 	return ec._ActionList(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx context.Context, v any) (actions.Address, error) {
+	var res actions.Address
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx context.Context, sel ast.SelectionSet, v actions.Address) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx context.Context, v any) (chain.AddressBook, error) {
@@ -39399,6 +53564,42 @@ func (ec *executionContext) unmarshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋact
 
 func (ec *executionContext) marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx context.Context, sel ast.SelectionSet, v actions.Address) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx context.Context, v any) ([]actions.Address, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]actions.Address, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.Address) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx context.Context, v any) (actions.BigInt, error) {
