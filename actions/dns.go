@@ -41,17 +41,17 @@ type ChangeDns struct {
 	Sender         Address `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the change (the item's owner)"`
 	Nft            Address `json:"nft,omitempty" role:"contract" tc:"asset" doc:"the DNS item"`
 	Collection     Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
-	Key            string  `json:"key,omitempty" tc:"key" doc:"the record key (sha256 of the category), hex"`
-	Category       string  `json:"category,omitempty" doc:"wallet, site, storage or dns_next_resolver when the key is one of those"`
-	ValueSchema    string  `json:"value_schema,omitempty" tc:"value.sum_type" doc:"DNSSmcAddress, DNSAdnlAddress, DNSStorageAddress, DNSNextResolver, DNSText or Unknown"`
+	Key            Text  `json:"key,omitempty" tc:"key" doc:"the record key (sha256 of the category), hex"`
+	Category       Text  `json:"category,omitempty" doc:"wallet, site, storage or dns_next_resolver when the key is one of those"`
+	ValueSchema    Text  `json:"value_schema,omitempty" tc:"value.sum_type" doc:"DNSSmcAddress, DNSAdnlAddress, DNSStorageAddress, DNSNextResolver, DNSText or Unknown"`
 	SmcAddress     Address `json:"smc_address,omitempty" tc:"value.dns_smc_address" doc:"the contract (wallet) the record points to"`
-	AdnlAddress    string  `json:"adnl_address,omitempty" tc:"value.dns_adnl_address" doc:"the ADNL address (site), hex"`
-	StorageAddress string  `json:"storage_address,omitempty" tc:"value.dns_storage_address" doc:"the TON Storage bag id, hex"`
+	AdnlAddress    Text  `json:"adnl_address,omitempty" tc:"value.dns_adnl_address" doc:"the ADNL address (site), hex"`
+	StorageAddress Text  `json:"storage_address,omitempty" tc:"value.dns_storage_address" doc:"the TON Storage bag id, hex"`
 	NextResolver   Address `json:"next_resolver,omitempty" tc:"value.dns_next_resolver_address" doc:"the resolver of subdomains"`
-	Text           string  `json:"text,omitempty" tc:"value.dns_text" doc:"the text record"`
+	Text           Text  `json:"text,omitempty" tc:"value.dns_text" doc:"the text record"`
 	Flags          *int64  `json:"flags,omitempty" tc:"value.flags" doc:"the record's flags byte (smc and ADNL addresses)"`
 	QueryID        BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
-	Domain         string  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain         Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 // DeleteDns: the owner of a DNS item removed one of its records.
@@ -59,10 +59,10 @@ type DeleteDns struct {
 	Sender     Address `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the change (the item's owner)"`
 	Nft        Address `json:"nft,omitempty" role:"contract" tc:"asset" doc:"the DNS item"`
 	Collection Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
-	Key        string  `json:"key,omitempty" tc:"hash" doc:"the deleted record's key (sha256 of the category), hex"`
-	Category   string  `json:"category,omitempty" doc:"wallet, site, storage or dns_next_resolver when the key is one of those"`
+	Key        Text  `json:"key,omitempty" tc:"hash" doc:"the deleted record's key (sha256 of the category), hex"`
+	Category   Text  `json:"category,omitempty" doc:"wallet, site, storage or dns_next_resolver when the key is one of those"`
 	QueryID    BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
-	Domain     string  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain     Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 // RenewDns: the owner of a .ton domain renewed it (a change_dns_record with
@@ -72,7 +72,7 @@ type RenewDns struct {
 	Nft        Address `json:"nft,omitempty" role:"contract" tc:"asset" doc:"the DNS item"`
 	Collection Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	QueryID    BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
-	Domain     string  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain     Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 // DnsPurchase: the winner of a .ton domain auction took the domain; the item
@@ -85,7 +85,7 @@ type DnsPurchase struct {
 	Price        BigInt  `json:"price,omitempty" tc:"price" doc:"nanotons of the winning bid the item paid to the collection"`
 	PayoutAmount BigInt  `json:"payout_amount,omitempty" tc:"payout_amount" doc:"the same nanotons, as toncenter names the payout"`
 	QueryID      BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the fill-up"`
-	Domain       string  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain       Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 // DnsRelease: someone released a .ton domain nobody renewed for a year,
@@ -99,7 +99,7 @@ type DnsRelease struct {
 	QueryID       BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the request"`
 	PreviousOwner Address `json:"previous_owner,omitempty" doc:"the owner who lost the domain, paid the item's balance back"`
 	Refund        BigInt  `json:"refund,omitempty" doc:"nanotons paid back to the previous owner"`
-	Domain        string  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain        Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 func init() {
@@ -231,13 +231,13 @@ func setDnsValue(v *ChangeDns, c *boc.Cell) {
 		v.ValueSchema = "DNSAdnlAddress"
 		if tlb.Unmarshal(c, &r) == nil {
 			f := int64(r.Flags)
-			v.AdnlAddress, v.Flags = hex.EncodeToString(r.Addr[:]), &f
+			v.AdnlAddress, v.Flags = Text(hex.EncodeToString(r.Addr[:])), &f
 		}
 	case 0x7473:
 		var r tlb.Bits256
 		v.ValueSchema = "DNSStorageAddress"
 		if tlb.Unmarshal(c, &r) == nil {
-			v.StorageAddress = hex.EncodeToString(r[:])
+			v.StorageAddress = Text(hex.EncodeToString(r[:]))
 		}
 	case 0xba93:
 		var r tlb.MsgAddress
@@ -247,7 +247,7 @@ func setDnsValue(v *ChangeDns, c *boc.Cell) {
 		}
 	case 0x1eda:
 		v.ValueSchema = "DNSText"
-		v.Text = readDnsText(c)
+		v.Text = Text(readDnsText(c))
 	default:
 		v.ValueSchema = "Unknown"
 	}
@@ -296,15 +296,15 @@ func matchChangeDns(c *classifier, n *node) bool {
 	var value any
 	switch {
 	case ch.hasValue:
-		v := &ChangeDns{Sender: sender, Nft: item, Collection: collection, Key: ch.key, Category: dnsCategories[ch.key],
-			QueryID: nano(ch.queryID), Domain: domain}
+		v := &ChangeDns{Sender: sender, Nft: item, Collection: collection, Key: Text(ch.key), Category: Text(dnsCategories[ch.key]),
+			QueryID: nano(ch.queryID), Domain: Text(domain)}
 		setDnsValue(v, ch.value)
 		value = v
 	case strings.Trim(ch.key, "0") == "":
-		value = &RenewDns{Sender: sender, Nft: item, Collection: collection, QueryID: nano(ch.queryID), Domain: domain}
+		value = &RenewDns{Sender: sender, Nft: item, Collection: collection, QueryID: nano(ch.queryID), Domain: Text(domain)}
 	default:
-		value = &DeleteDns{Sender: sender, Nft: item, Collection: collection, Key: ch.key, Category: dnsCategories[ch.key],
-			QueryID: nano(ch.queryID), Domain: domain}
+		value = &DeleteDns{Sender: sender, Nft: item, Collection: collection, Key: Text(ch.key), Category: Text(dnsCategories[ch.key]),
+			QueryID: nano(ch.queryID), Domain: Text(domain)}
 	}
 	d := newDraft(value, n.in().Hash, n, n.bouncedChild(), n.child(abi.ExcessMsgOpCode)).withInitiator(n)
 	d.ok = n.ok()
@@ -335,7 +335,7 @@ func matchDnsPurchase(c *classifier, f *node) bool {
 	}
 	decodePrefix(f.in().Body, &body)
 	v := &DnsPurchase{Buyer: Address(p.in().Source), Nft: Address(item), Price: nano(f.in().Value),
-		PayoutAmount: nano(f.in().Value), QueryID: nano(body.QueryID), Domain: c.domainOf(item)}
+		PayoutAmount: nano(f.in().Value), QueryID: nano(body.QueryID), Domain: Text(c.domainOf(item))}
 	v.Collection, v.NftIndex = c.itemFacts(item)
 	if v.Collection == "" {
 		v.Collection = Address(f.tx.Account)
@@ -364,7 +364,7 @@ func matchDnsRelease(c *classifier, n *node) bool {
 	}
 	decodePrefix(n.in().Body, &body)
 	v := &DnsRelease{Sender: Address(n.in().Source), Nft: Address(n.tx.Account), Amount: nano(n.in().Value),
-		QueryID: nano(body.QueryID), Domain: c.domainOf(n.tx.Account)}
+		QueryID: nano(body.QueryID), Domain: Text(c.domainOf(n.tx.Account))}
 	v.Collection, v.NftIndex = c.itemFacts(n.tx.Account)
 	for _, ch := range n.children {
 		if ch.is(opDnsBalanceRelease) {

@@ -140,7 +140,7 @@ func TestLayerzeroDvnVerify(t *testing.T) {
 			if err := json.Unmarshal(a.Value, &v); err != nil {
 				t.Fatal(err)
 			}
-			want := actions.LayerzeroDvnVerify{Sender: admin, Dvn: dvn, Proxy: proxy, Uln: uln, UlnConnection: conn, Nonce: 194, Status: tc.wantStatus}
+			want := actions.LayerzeroDvnVerify{Sender: admin, Dvn: dvn, Proxy: proxy, Uln: uln, UlnConnection: conn, Nonce: 194, Status: actions.Text(tc.wantStatus)}
 			if v != want || a.Status != tc.status || len(a.Transactions) != tc.txs {
 				t.Errorf("got %+v %s over %d txs, want %+v %s over %d", v, a.Status, len(a.Transactions), want, tc.status, tc.txs)
 			}

@@ -27,7 +27,7 @@ type MultisigCreateOrder struct {
 	IsSignedByCreator *bool     `json:"is_signed_by_creator,omitempty" tc:"is_signed_by_creator" doc:"true when the order counted the creator's approval on creation"`
 	CreatorIndex      *int64    `json:"creator_index,omitempty" tc:"creator_index" doc:"the creator's index among the signers (or the proposers)"`
 	ExpirationDate    *int64    `json:"expiration_date,omitempty" tc:"expiration_date" doc:"unix time after which the order can no longer execute"`
-	OrderBoc          string    `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
+	OrderBoc          Text    `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
 	Threshold         *int64    `json:"threshold,omitempty" doc:"approvals the order needs, as the multisig told it"`
 	Signers           []Address `json:"signers,omitempty" doc:"the signers, as the multisig told the order"`
 }
@@ -50,8 +50,8 @@ type MultisigExecute struct {
 	OrderSeqno     BigInt    `json:"order_seqno,omitempty" tc:"order_seqno" doc:"the order's seqno"`
 	ExpirationDate *int64    `json:"expiration_date,omitempty" tc:"expiration_date" doc:"unix time the order expires"`
 	ApprovalsNum   *int64    `json:"approvals_num,omitempty" tc:"approvals_num" doc:"approvals the order collected"`
-	SignersHash    string    `json:"signers_hash,omitempty" tc:"signers_hash" doc:"hash of the signers list the order was approved by, base64"`
-	OrderBoc       string    `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
+	SignersHash    Text    `json:"signers_hash,omitempty" tc:"signers_hash" doc:"hash of the signers list the order was approved by, base64"`
+	OrderBoc       Text    `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
 	Signers        []Address `json:"signers,omitempty" doc:"the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"`
 }
 
@@ -123,7 +123,7 @@ func matchMultisigCreateOrder(c *classifier, n *node) bool {
 	v := &MultisigCreateOrder{Creator: Address(n.in().Source), Multisig: Address(n.tx.Account),
 		QueryID: nano(req.QueryID), OrderSeqno: uint256String(req.OrderSeqno),
 		IsCreatedBySigner: flag(req.Signer), CreatorIndex: int64Of(int64(req.Index)),
-		ExpirationDate: int64Of(int64(req.Expiration)), OrderBoc: cellBase64(&req.Order.Value)}
+		ExpirationDate: int64Of(int64(req.Expiration)), OrderBoc: Text(cellBase64(&req.Order.Value))}
 	init := n.child(abi.MultisigOrderInitMsgOpCode)
 	var reply *node
 	if init != nil {
@@ -133,7 +133,7 @@ func matchMultisigCreateOrder(c *classifier, n *node) bool {
 			v.IsSignedByCreator = flag(in.SignerIndex.Exists)
 			v.Threshold = int64Of(int64(in.Threshold))
 			v.Signers = in.signers()
-			v.OrderBoc = cellBase64(&in.Order.Value)
+			v.OrderBoc = Text(cellBase64(&in.Order.Value))
 		}
 		// An order created twice counts the second init as an approval.
 		reply = init.child(abi.MultisigApproveAcceptedMsgOpCode, abi.MultisigApproveRejectedMsgOpCode)
@@ -207,8 +207,8 @@ func matchMultisigExecute(c *classifier, n *node) bool {
 	d := newDraft(&MultisigExecute{Order: Address(n.in().Source), Multisig: Address(n.tx.Account),
 		QueryID: nano(body.QueryID), OrderSeqno: uint256String(body.OrderSeqno),
 		ExpirationDate: int64Of(int64(body.Expiration)), ApprovalsNum: int64Of(int64(body.ApprovalsNum)),
-		SignersHash: base64.StdEncoding.EncodeToString(body.SignersHash[:]),
-		OrderBoc:    cellBase64(&body.Order.Value), Signers: c.orderSigners(n.in().Source)}, n.in().Hash, n)
+		SignersHash: Text(base64.StdEncoding.EncodeToString(body.SignersHash[:])),
+		OrderBoc:    Text(cellBase64(&body.Order.Value)), Signers: c.orderSigners(n.in().Source)}, n.in().Hash, n)
 	d.ok = !n.tx.Aborted && n.tx.Success()
 	c.add(d)
 	return true

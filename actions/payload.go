@@ -76,9 +76,9 @@ func transferPayloads(body []byte, head interface {
 }
 
 // setComment fills a value's comment fields from the payloads.
-func (p payloads) setComment(comment *string, encrypted **bool) {
+func (p payloads) setComment(comment *Text, encrypted **bool) {
 	if p.isComment {
-		*comment, *encrypted = p.comment, flag(p.encrypted)
+		*comment, *encrypted = Text(p.comment), flag(p.encrypted)
 	}
 }
 

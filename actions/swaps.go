@@ -23,7 +23,7 @@ func (s swapSide) master() string { return s.jetton }
 
 // JettonSwap: an asset exchanged for another on a DEX.
 type JettonSwap struct {
-	Dex             string  `json:"dex,omitempty" tc:"dex" doc:"stonfi, stonfi_v2, dedust, coffee, tonco, megaton, bidask or mooncx"`
+	Dex             Text  `json:"dex,omitempty" tc:"dex" doc:"stonfi, stonfi_v2, dedust, coffee, tonco, megaton, bidask or mooncx"`
 	Sender          Address `json:"sender,omitempty" role:"sender" tc:"sender" doc:"who sent the asset in (dex_incoming_transfer.source)"`
 	Recipient       Address `json:"recipient,omitempty" role:"recipient" tc:"dex_outgoing_transfer.destination" doc:"who received the asset out (may differ from the sender)"`
 	Pool            Address `json:"pool,omitempty" role:"contract" doc:"the (first) pool"`
@@ -140,7 +140,7 @@ func matchJettonSwap(c *classifier, p *node) bool {
 // the flat fields mirror the transfers. It also reports whether the DEX's
 // own messages say the swap went through.
 func (c *classifier) swapValue(r *swapRoute) (*JettonSwap, bool) {
-	v := &JettonSwap{Dex: r.dex, Pool: Address(r.hops[0].tx.Account)}
+	v := &JettonSwap{Dex: Text(r.dex), Pool: Address(r.hops[0].tx.Account)}
 	in, out := r.in.xfer, r.out.xfer
 	var facts swapFacts
 	if rules, ok := dexRules[r.dex]; ok {

@@ -41,7 +41,7 @@ type TgbtcMint struct {
 	JettonMaster    Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the tgBTC jetton master that minted"`
 	Teleport        Address `json:"teleport,omitempty" role:"contract" doc:"the teleport contract that logged the mint"`
 	Amount          BigInt  `json:"amount,omitempty" tc:"amount" doc:"tgBTC minted, in satoshi, as logged"`
-	BitcoinTxID     string  `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
+	BitcoinTxID     Text  `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
 }
 
 // TgbtcMintFallback: a teleport contract logged a tgBTC mint, but the rest
@@ -50,7 +50,7 @@ type TgbtcMintFallback struct {
 	Teleport    Address `json:"teleport,omitempty" role:"contract" tc:"source" doc:"the teleport contract that logged the mint"`
 	Recipient   Address `json:"recipient,omitempty" role:"recipient" tc:"destination" doc:"who receives the tgBTC, as logged"`
 	Amount      BigInt  `json:"amount,omitempty" tc:"amount" doc:"tgBTC minted, in satoshi, as logged"`
-	BitcoinTxID string  `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
+	BitcoinTxID Text  `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
 }
 
 // TgbtcBurn: tgBTC was burnt to be paid out in Bitcoin (a peg-out).
@@ -78,7 +78,7 @@ type TgbtcNewKey struct {
 	Teleport    Address `json:"teleport,omitempty" role:"sender" tc:"source" doc:"the contract that logged the completed key generation and sent the key"`
 	Coordinator Address `json:"coordinator,omitempty" role:"contract" tc:"coordinator" doc:"the coordinator contract that logged the new key"`
 	Pegout      Address `json:"pegout,omitempty" role:"destination" tc:"pegout" doc:"the pegout contract the coordinator logged"`
-	Pubkey      string  `json:"pubkey,omitempty" tc:"pubkey" doc:"the new internal public key, hex"`
+	Pubkey      Text  `json:"pubkey,omitempty" tc:"pubkey" doc:"the new internal public key, hex"`
 	Amount      BigInt  `json:"amount,omitempty" tc:"amount" doc:"the amount the coordinator logged with the key"`
 	Timestamp   int64   `json:"timestamp,omitempty" doc:"unix time of the completed key generation, as logged"`
 }
@@ -88,7 +88,7 @@ type TgbtcNewKey struct {
 type TgbtcNewKeyFallback struct {
 	Coordinator Address `json:"coordinator,omitempty" role:"contract" tc:"coordinator" doc:"the coordinator contract that logged the new key"`
 	Pegout      Address `json:"pegout,omitempty" role:"destination" tc:"pegout" doc:"the pegout contract logged"`
-	Pubkey      string  `json:"pubkey,omitempty" tc:"pubkey" doc:"the new internal public key, hex"`
+	Pubkey      Text  `json:"pubkey,omitempty" tc:"pubkey" doc:"the new internal public key, hex"`
 	Amount      BigInt  `json:"amount,omitempty" tc:"amount" doc:"the amount logged with the key"`
 }
 
@@ -96,7 +96,7 @@ type TgbtcNewKeyFallback struct {
 // no new key followed in the trace.
 type TgbtcDkgLogFallback struct {
 	Coordinator Address `json:"coordinator,omitempty" role:"contract" tc:"coordinator" doc:"the contract that logged it"`
-	Pubkey      string  `json:"pubkey,omitempty" tc:"pubkey" doc:"the internal public key, hex"`
+	Pubkey      Text  `json:"pubkey,omitempty" tc:"pubkey" doc:"the internal public key, hex"`
 	Timestamp   int64   `json:"timestamp,omitempty" tc:"timestamp" doc:"unix time of the key generation, as logged"`
 }
 
@@ -253,7 +253,7 @@ func matchTgbtcMint(c *classifier, n *node) bool {
 	}
 	v := &TgbtcMint{Sender: Address(head.in().Source), Recipient: Address(addr(lg.Recipient)),
 		RecipientWallet: Address(wallet.tx.Account), JettonMaster: Address(master.tx.Account),
-		Teleport: Address(n.tx.Account), Amount: amount(lg.Amount), BitcoinTxID: lg.txid()}
+		Teleport: Address(n.tx.Account), Amount: amount(lg.Amount), BitcoinTxID: Text(lg.txid())}
 	d := newDraft(v, head.in().Hash, n, master, wallet, wallet.child(abi.JettonNotifyMsgOpCode), wallet.child(abi.ExcessMsgOpCode))
 	onPath := map[*node]bool{n: true}
 	for _, a := range path {
@@ -356,7 +356,7 @@ func matchTgbtcNewKey(c *classifier, n *node) bool {
 		return false
 	}
 	v := &TgbtcNewKey{Teleport: Address(n.parent.tx.Account), Coordinator: Address(n.tx.Account),
-		Pegout: Address(tgbtcStdAddr(key.Pegout)), Pubkey: tgbtcHex(key.Pubkey), Amount: amount(key.Amount),
+		Pegout: Address(tgbtcStdAddr(key.Pegout)), Pubkey: Text(tgbtcHex(key.Pubkey)), Amount: amount(key.Amount),
 		Timestamp: int64(dkg.Timestamp)}
 	d := newDraft(v, n.in().Hash, n.parent, n)
 	d.nodes = append(d.nodes, evaaChange(n)...)
@@ -382,7 +382,7 @@ func matchTgbtcLogs(c *classifier, n *node) bool {
 				continue
 			}
 			v = &TgbtcMintFallback{Teleport: Address(n.tx.Account), Recipient: Address(addr(lg.Recipient)),
-				Amount: amount(lg.Amount), BitcoinTxID: lg.txid()}
+				Amount: amount(lg.Amount), BitcoinTxID: Text(lg.txid())}
 		case tgbtcLogBurn:
 			lg, ok := readBurnLog(m.Body)
 			if !ok {
@@ -396,13 +396,13 @@ func matchTgbtcLogs(c *classifier, n *node) bool {
 				continue
 			}
 			v = &TgbtcNewKeyFallback{Coordinator: Address(n.tx.Account), Pegout: Address(tgbtcStdAddr(lg.Pegout)),
-				Pubkey: tgbtcHex(lg.Pubkey), Amount: amount(lg.Amount)}
+				Pubkey: Text(tgbtcHex(lg.Pubkey)), Amount: amount(lg.Amount)}
 		case tgbtcLogDkgCompleted:
 			var lg tgbtcDkgLog
 			if !decodePrefix(m.Body, &lg) {
 				continue
 			}
-			v = &TgbtcDkgLogFallback{Coordinator: Address(n.tx.Account), Pubkey: tgbtcHex(lg.Pubkey),
+			v = &TgbtcDkgLogFallback{Coordinator: Address(n.tx.Account), Pubkey: Text(tgbtcHex(lg.Pubkey)),
 				Timestamp: int64(lg.Timestamp)}
 		default:
 			continue

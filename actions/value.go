@@ -175,3 +175,21 @@ func DecodeValue(typeName string, raw []byte) (any, error) {
 // Details is a value struct of any declared type: what GraphQL's
 // ActionDetails union binds to (DecodeValue returns a pointer to one).
 type Details interface{}
+
+// Text is a string fact of a value (a comment, a name, an op code, a
+// payload): "" means unknown, absent from the REST value and null in
+// GraphQL, like Address and BigInt.
+type Text string
+
+// MarshalGQL writes the text, null when unknown.
+func (t Text) MarshalGQL(w io.Writer) { writeGQLString(w, string(t)) }
+
+// UnmarshalGQL accepts a string.
+func (t *Text) UnmarshalGQL(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("must be a string")
+	}
+	*t = Text(s)
+	return nil
+}

@@ -51,7 +51,7 @@ func matchWalletIntent(c *classifier, n *node) bool {
 				QueryID: nano(jt.QueryId), ForwardAmount: amount(jt.ForwardTonAmount),
 				ResponseDestination: Address(addr(jt.ResponseDestination))}
 			p := jettonPayloads(bodyBOC)
-			v.ForwardPayload, v.CustomPayload = p.forward, p.custom
+			v.ForwardPayload, v.CustomPayload = Text(p.forward), Text(p.custom)
 			p.setComment(&v.Comment, &v.Encrypted)
 			d = newDraft(v, key, n)
 		} else if isTonTransferOp(hasOp, op) {
@@ -62,7 +62,7 @@ func matchWalletIntent(c *classifier, n *node) bool {
 			// Any other call the wallet was asked for: toncenter reports it
 			// as a failed call_contract of the wallet.
 			d = newDraft(&SmartContractExec{Sender: Address(n.tx.Account), Contract: Address(to),
-				Opcode: opcodeString(op), Amount: nano(value), ExtraCurrencies: intentCurrencies(im)}, key, n)
+				Opcode: Text(opcodeString(op)), Amount: nano(value), ExtraCurrencies: intentCurrencies(im)}, key, n)
 		}
 		d.ok = false
 		c.add(d)

@@ -10,7 +10,7 @@ import (
 // DexWithdrawLiquidity: LP jettons (or a Tonco position) given back to a
 // DEX pool for the assets they stand for.
 type DexWithdrawLiquidity struct {
-	Dex               string  `json:"dex,omitempty" tc:"dex" doc:"dedust, stonfi_v2, coffee or tonco"`
+	Dex               Text  `json:"dex,omitempty" tc:"dex" doc:"dedust, stonfi_v2, coffee or tonco"`
 	Sender            Address `json:"sender,omitempty" role:"sender" tc:"source" doc:"who withdrew: the owner of the LP jettons or of the position"`
 	LpWallet          Address `json:"lp_wallet,omitempty" role:"source" doc:"the sender's LP jetton wallet that burnt them; absent for Tonco and refunds"`
 	Pool              Address `json:"pool,omitempty" role:"contract" tc:"pool" doc:"the pool that paid out (the LP jettons' master for DeDust, STON.fi and Coffee)"`
@@ -76,7 +76,7 @@ func matchBurnWithdraw(c *classifier, n *node) bool {
 	}
 	sender := n.in().Source
 	refund := false
-	v := &DexWithdrawLiquidity{Dex: dex, Sender: Address(sender), LpWallet: Address(n.tx.Account),
+	v := &DexWithdrawLiquidity{Dex: Text(dex), Sender: Address(sender), LpWallet: Address(n.tx.Account),
 		Pool: Address(note.tx.Account), LpMaster: Address(note.tx.Account), LpAmount: burnt}
 	if dex == "stonfi_v2" {
 		v.IsRefund = &refund

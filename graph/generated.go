@@ -11691,9 +11691,9 @@ func (ec *executionContext) _AuctionBid_auction_type(ctx context.Context, field 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_auction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11732,9 +11732,9 @@ func (ec *executionContext) _AuctionBid_domain(ctx context.Context, field graphq
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12019,9 +12019,9 @@ func (ec *executionContext) _AuctionOutbid_comment(ctx context.Context, field gr
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12060,9 +12060,9 @@ func (ec *executionContext) _AuctionOutbid_auction_type(ctx context.Context, fie
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_auction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12224,9 +12224,9 @@ func (ec *executionContext) _ChangeDns_key(ctx context.Context, field graphql.Co
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12265,9 +12265,9 @@ func (ec *executionContext) _ChangeDns_category(ctx context.Context, field graph
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12306,9 +12306,9 @@ func (ec *executionContext) _ChangeDns_value_schema(ctx context.Context, field g
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_value_schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12388,9 +12388,9 @@ func (ec *executionContext) _ChangeDns_adnl_address(ctx context.Context, field g
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_adnl_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12429,9 +12429,9 @@ func (ec *executionContext) _ChangeDns_storage_address(ctx context.Context, fiel
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_storage_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12511,9 +12511,9 @@ func (ec *executionContext) _ChangeDns_text(ctx context.Context, field graphql.C
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12634,9 +12634,9 @@ func (ec *executionContext) _ChangeDns_domain(ctx context.Context, field graphql
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12839,9 +12839,9 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_new_secret_hash(ctx co
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_new_secret_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15258,9 +15258,9 @@ func (ec *executionContext) _CocoonRegisterProxy_proxy_address(ctx context.Conte
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_CocoonRegisterProxy_proxy_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15668,9 +15668,9 @@ func (ec *executionContext) _CocoonWorkerPayout_payout_type(ctx context.Context,
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_payout_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16693,9 +16693,9 @@ func (ec *executionContext) _CoffeeCreatePool_amm(ctx context.Context, field gra
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_amm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17144,9 +17144,9 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_amm(ctx context.Context, fi
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_amm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19604,9 +19604,9 @@ func (ec *executionContext) _ContractDeploy_opcode(ctx context.Context, field gr
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ContractDeploy_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19809,9 +19809,9 @@ func (ec *executionContext) _DeleteDns_key(ctx context.Context, field graphql.Co
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19850,9 +19850,9 @@ func (ec *executionContext) _DeleteDns_category(ctx context.Context, field graph
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19932,9 +19932,9 @@ func (ec *executionContext) _DeleteDns_domain(ctx context.Context, field graphql
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19973,9 +19973,9 @@ func (ec *executionContext) _DexDepositLiquidity_dex(ctx context.Context, field 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20922,9 +20922,9 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex(ctx context.Context, field
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22070,9 +22070,9 @@ func (ec *executionContext) _DnsPurchase_domain(ctx context.Context, field graph
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22439,9 +22439,9 @@ func (ec *executionContext) _DnsRelease_domain(ctx context.Context, field graphq
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22644,9 +22644,9 @@ func (ec *executionContext) _ElectionDeposit_validator_pubkey(ctx context.Contex
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ElectionDeposit_validator_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22767,9 +22767,9 @@ func (ec *executionContext) _ElectionDeposit_adnl_address(ctx context.Context, f
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ElectionDeposit_adnl_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23177,9 +23177,9 @@ func (ec *executionContext) _EvaaLiquidate_collateral_asset_id(ctx context.Conte
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23341,9 +23341,9 @@ func (ec *executionContext) _EvaaLiquidate_debt_asset_id(ctx context.Context, fi
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_debt_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23464,9 +23464,9 @@ func (ec *executionContext) _EvaaLiquidate_fail_reason(ctx context.Context, fiel
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_fail_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23874,9 +23874,9 @@ func (ec *executionContext) _EvaaSupply_asset_id(ctx context.Context, field grap
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24325,9 +24325,9 @@ func (ec *executionContext) _EvaaWithdraw_asset_id(ctx context.Context, field gr
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24489,9 +24489,9 @@ func (ec *executionContext) _EvaaWithdraw_fail_reason(ctx context.Context, field
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_fail_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24823,9 +24823,9 @@ func (ec *executionContext) _ExtraCurrencyTransfer_opcode(ctx context.Context, f
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24864,9 +24864,9 @@ func (ec *executionContext) _ExtraCurrencyTransfer_comment(ctx context.Context, 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24946,9 +24946,9 @@ func (ec *executionContext) _ExtraCurrencyTransfer_encrypted_comment(ctx context
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_encrypted_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25933,9 +25933,9 @@ func (ec *executionContext) _JettonSwap_dex(ctx context.Context, field graphql.C
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27037,9 +27037,9 @@ func (ec *executionContext) _JettonTransfer_comment(ctx context.Context, field g
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27119,9 +27119,9 @@ func (ec *executionContext) _JettonTransfer_forward_payload(ctx context.Context,
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27160,9 +27160,9 @@ func (ec *executionContext) _JettonTransfer_custom_payload(ctx context.Context, 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -29070,9 +29070,9 @@ func (ec *executionContext) _LayerzeroDvnVerify_status(ctx context.Context, fiel
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_LayerzeroDvnVerify_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -29111,9 +29111,9 @@ func (ec *executionContext) _LayerzeroPacket_src_oapp(ctx context.Context, field
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_LayerzeroPacket_src_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -29152,9 +29152,9 @@ func (ec *executionContext) _LayerzeroPacket_dst_oapp(ctx context.Context, field
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_LayerzeroPacket_dst_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -29316,9 +29316,9 @@ func (ec *executionContext) _LayerzeroPacket_guid(ctx context.Context, field gra
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_LayerzeroPacket_guid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -29357,9 +29357,9 @@ func (ec *executionContext) _LayerzeroPacket_message(ctx context.Context, field 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_LayerzeroPacket_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -31578,9 +31578,9 @@ func (ec *executionContext) _MultisigCreateOrder_order_boc(ctx context.Context, 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_MultisigCreateOrder_order_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -31947,9 +31947,9 @@ func (ec *executionContext) _MultisigExecute_signers_hash(ctx context.Context, f
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_MultisigExecute_signers_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -31988,9 +31988,9 @@ func (ec *executionContext) _MultisigExecute_order_boc(ctx context.Context, fiel
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_MultisigExecute_order_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -32275,9 +32275,9 @@ func (ec *executionContext) _NftCancelAuction_marketplace_name(ctx context.Conte
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftCancelAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -32562,9 +32562,9 @@ func (ec *executionContext) _NftCancelSale_marketplace_name(ctx context.Context,
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -33095,9 +33095,9 @@ func (ec *executionContext) _NftFinishAuction_marketplace_name(ctx context.Conte
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftFinishAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -33505,9 +33505,9 @@ func (ec *executionContext) _NftItemTransfer_comment(ctx context.Context, field 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -33587,9 +33587,9 @@ func (ec *executionContext) _NftItemTransfer_forward_payload(ctx context.Context
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -33628,9 +33628,9 @@ func (ec *executionContext) _NftItemTransfer_custom_payload(ctx context.Context,
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -33833,9 +33833,9 @@ func (ec *executionContext) _NftItemTransfer_marketplace_name(ctx context.Contex
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -33956,9 +33956,9 @@ func (ec *executionContext) _NftItemTransfer_payout_comment(ctx context.Context,
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_payout_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -34325,9 +34325,9 @@ func (ec *executionContext) _NftMint_opcode(ctx context.Context, field graphql.C
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftMint_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -34366,9 +34366,9 @@ func (ec *executionContext) _NftMint_domain(ctx context.Context, field graphql.C
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftMint_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -34694,9 +34694,9 @@ func (ec *executionContext) _NftPurchase_marketplace_name(ctx context.Context, f
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -34899,9 +34899,9 @@ func (ec *executionContext) _NftPurchase_comment(ctx context.Context, field grap
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -34981,9 +34981,9 @@ func (ec *executionContext) _NftPurchase_forward_payload(ctx context.Context, fi
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -35022,9 +35022,9 @@ func (ec *executionContext) _NftPurchase_custom_payload(ctx context.Context, fie
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -35145,9 +35145,9 @@ func (ec *executionContext) _NftPurchase_payout_comment(ctx context.Context, fie
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_payout_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -35596,9 +35596,9 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_name(ctx context.Contex
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -36088,9 +36088,9 @@ func (ec *executionContext) _NftPutOnAuction_version(ctx context.Context, field 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -36416,9 +36416,9 @@ func (ec *executionContext) _NftPutOnSale_marketplace_name(ctx context.Context, 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -36744,9 +36744,9 @@ func (ec *executionContext) _NftPutOnSale_version(ctx context.Context, field gra
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -36949,9 +36949,9 @@ func (ec *executionContext) _NftUpdateSale_marketplace_name(ctx context.Context,
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -38013,9 +38013,9 @@ func (ec *executionContext) _RenewDns_domain(ctx context.Context, field graphql.
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_RenewDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -38136,9 +38136,9 @@ func (ec *executionContext) _SmartContractExec_opcode(ctx context.Context, field
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_SmartContractExec_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -38265,9 +38265,9 @@ func (ec *executionContext) _StakeDeposit_provider(ctx context.Context, field gr
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -38716,9 +38716,9 @@ func (ec *executionContext) _StakeWithdrawal_provider(ctx context.Context, field
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -39085,9 +39085,9 @@ func (ec *executionContext) _StakeWithdrawalRequest_provider(ctx context.Context
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -40356,9 +40356,9 @@ func (ec *executionContext) _TeleitemStartAuction_marketplace_name(ctx context.C
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -41135,9 +41135,9 @@ func (ec *executionContext) _TgbtcDkgLogFallback_pubkey(ctx context.Context, fie
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -41463,9 +41463,9 @@ func (ec *executionContext) _TgbtcMint_bitcoin_tx_id(ctx context.Context, field 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_TgbtcMint_bitcoin_tx_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -41627,9 +41627,9 @@ func (ec *executionContext) _TgbtcMintFallback_bitcoin_tx_id(ctx context.Context
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_TgbtcMintFallback_bitcoin_tx_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -41791,9 +41791,9 @@ func (ec *executionContext) _TgbtcNewKey_pubkey(ctx context.Context, field graph
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKey_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -41996,9 +41996,9 @@ func (ec *executionContext) _TgbtcNewKeyFallback_pubkey(ctx context.Context, fie
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -42283,9 +42283,9 @@ func (ec *executionContext) _TonTransfer_comment(ctx context.Context, field grap
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_TonTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -42412,9 +42412,9 @@ func (ec *executionContext) _TonTransfer_encrypted_comment(ctx context.Context, 
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_TonTransfer_encrypted_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -44101,9 +44101,9 @@ func (ec *executionContext) _VestingSendMessage_message_boc(ctx context.Context,
 	if resTmp == nil {
 		return graphql.Null
 	}
-	res := resTmp.(string)
+	res := resTmp.(actions.Text)
 	fc.Result = res
-	return ec.marshalOString2string(ctx, field.Selections, res)
+	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_VestingSendMessage_message_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -53917,16 +53917,14 @@ func (ec *executionContext) marshalOSortOrder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 	return v
 }
 
-func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
+func (ec *executionContext) unmarshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx context.Context, v any) (actions.Text, error) {
+	var res actions.Text
+	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalString(v)
-	return res
+func (ec *executionContext) marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx context.Context, sel ast.SelectionSet, v actions.Text) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -298,4 +298,3 @@ func isObject(v any) bool {
 	}
 	return false
 }
-

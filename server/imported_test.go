@@ -28,6 +28,7 @@ type importedAction struct {
 	Type     string         `json:"type"`
 	StartLt  uint64         `json:"start_lt"`
 	Value    map[string]any `json:"value"`
+	Accounts []string       `json:"accounts"`
 }
 
 type importedPage struct {
@@ -93,7 +94,7 @@ func pageThrough(t *testing.T, f *fixture) []importedAction {
 	var all []importedAction
 	seen := map[string]bool{}
 	for offset := 0; ; offset += 100 {
-		code, body := f.get(t, "limit=100&offset="+strconv.Itoa(offset))
+		code, body := f.get(t, "include_accounts=true&limit=100&offset="+strconv.Itoa(offset))
 		require.Equal(t, http.StatusOK, code, string(body))
 		var page importedPage
 		require.NoError(t, json.Unmarshal(body, &page))
@@ -113,27 +114,23 @@ func pageThrough(t *testing.T, f *fixture) []importedAction {
 	}
 }
 
-// filtersFinding lists one query per filter that must find the action: its
-// account (the first party its value names), transaction, trace, the lt of
-// its first transaction, and its type.
+// filtersFinding lists one query per filter that must find the action: each
+// account taking part (include_accounts lists them), its transaction,
+// trace, the lt of its first transaction, and its type.
 func filtersFinding(t *testing.T, a importedAction) []url.Values {
 	t.Helper()
-	var account string
-	for _, k := range []string{"sender", "owner", "buyer", "recipient", "address", "contract"} {
-		if s, ok := a.Value[k].(string); ok && s != "" {
-			account = s
-			break
-		}
-	}
-	require.NotEmpty(t, account, "action %s (%s) names no party", a.ActionID, a.Type)
+	require.NotEmpty(t, a.Accounts, "action %s (%s) has no account taking part", a.ActionID, a.Type)
 	q := func(k, v string) url.Values { return url.Values{k: {v}, "limit": {"1000"}} }
-	return []url.Values{
-		q("account", account),
+	var out []url.Values
+	for _, acc := range a.Accounts {
+		out = append(out, q("account", acc))
+	}
+	return append(out,
 		q("tx_hash", a.TxHash),
 		q("trace_id", a.TraceID),
 		q("tx_lt", strconv.FormatUint(a.StartLt, 10)),
 		q("action_type", a.Type),
-	}
+	)
 }
 
 // findsAction pages through a query's answer (1000 a page) over REST and

@@ -21,6 +21,7 @@ type field struct {
 var (
 	addressType = reflect.TypeOf(actions.Address(""))
 	bigIntType  = reflect.TypeOf(actions.BigInt(""))
+	textType    = reflect.TypeOf(actions.Text(""))
 )
 
 // fieldsOf lists the exported, JSON-visible fields of a struct type, and
@@ -51,12 +52,15 @@ func graphQLType(t reflect.Type, nested func(reflect.Type)) (string, string) {
 		return "Address", "address"
 	case t == bigIntType:
 		return "BigInt", "decimal string"
+	case t == textType:
+		return "String", "string"
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		return graphQLType(t.Elem(), nested)
 	case reflect.String:
-		return "String", "string"
+		// A plain string field would show "" for unknown in GraphQL.
+		panic(fmt.Sprintf("actionsgen: field type %s: use actions.Text (or Address, BigInt) for a string fact", t))
 	case reflect.Bool:
 		return "Boolean", "bool"
 	case reflect.Int32, reflect.Int64, reflect.Int:
@@ -66,6 +70,9 @@ func graphQLType(t reflect.Type, nested func(reflect.Type)) (string, string) {
 	case reflect.Uint64:
 		return "UInt64", "integer"
 	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String && t.Elem().Name() == "string" {
+			return "[String!]", "list of string"
+		}
 		g, k := graphQLType(t.Elem(), nested)
 		return "[" + g + "!]", "list of " + k
 	case reflect.Struct:

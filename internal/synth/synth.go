@@ -141,7 +141,7 @@ func build(r *rand.Rand, p Params, typ string, n, hotEvery int) *chain.Action {
 	case "TonTransfer":
 		t := &actions.TonTransfer{Sender: from, Recipient: to, Amount: amount}
 		if r.IntN(3) == 0 {
-			t.Comment = "invoice " + strconv.Itoa(r.IntN(100000))
+			t.Comment = actions.Text("invoice " + strconv.Itoa(r.IntN(100000)))
 		}
 		v = t
 	case "JettonTransfer":
@@ -162,7 +162,7 @@ func build(r *rand.Rand, p Params, typ string, n, hotEvery int) *chain.Action {
 		v = &actions.ContractDeploy{Deployer: from, Address: to, Amount: amount}
 	default: // SmartContractExec
 		v = &actions.SmartContractExec{Sender: from, Contract: to, Amount: amount,
-			Opcode: fmt.Sprintf("0x%08x", r.Uint32())}
+			Opcode: actions.Text(fmt.Sprintf("0x%08x", r.Uint32()))}
 	}
 	a := &chain.Action{Type: typ}
 	a.Value, _ = json.Marshal(v)
