@@ -17,7 +17,7 @@ type NftPutOnSale struct {
 	Collection            Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	NftIndex              BigInt  `json:"nft_index,omitempty" tc:"nft_item_index" doc:"index of the item, when known"`
 	Marketplace           Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"the marketplace the sale belongs to"`
-	MarketplaceName       Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems"`
+	MarketplaceName       Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems"`
 	FullPrice             BigInt  `json:"full_price,omitempty" tc:"full_price" doc:"nanotons a buyer pays"`
 	MarketplaceFee        BigInt  `json:"marketplace_fee,omitempty" tc:"marketplace_fee" doc:"nanotons of the price going to the marketplace (v4 sales: from the fee percent)"`
 	MarketplaceFeeAddress Address `json:"marketplace_fee_address,omitempty" tc:"marketplace_fee_address" doc:"who receives the marketplace fee"`
@@ -25,7 +25,7 @@ type NftPutOnSale struct {
 	RoyaltyAddress        Address `json:"royalty_address,omitempty" tc:"royalty_address" doc:"who receives the royalty"`
 	MarketplaceFeePercent *int64  `json:"marketplace_fee_percent,omitempty" doc:"v4 sales: the marketplace fee in 1/100000 of the price"`
 	RoyaltyPercent        *int64  `json:"royalty_percent,omitempty" doc:"v4 sales: the royalty in 1/100000 of the price"`
-	Version               Text  `json:"version,omitempty" doc:"the sale contract's version (v1 ... v4r1), by its code"`
+	Version               Text    `json:"version,omitempty" doc:"the sale contract's version (v1 ... v4r1), by its code"`
 }
 
 // NftPutOnAuction: an owner put an item up for a Getgems auction.
@@ -37,7 +37,7 @@ type NftPutOnAuction struct {
 	Collection            Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	NftIndex              BigInt  `json:"nft_index,omitempty" tc:"nft_item_index" doc:"index of the item, when known"`
 	Marketplace           Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"the marketplace the auction belongs to"`
-	MarketplaceName       Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems"`
+	MarketplaceName       Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems"`
 	MarketplaceFeeAddress Address `json:"marketplace_fee_address,omitempty" tc:"marketplace_fee_address" doc:"who receives the marketplace fee"`
 	MarketplaceFeeFactor  BigInt  `json:"marketplace_fee_factor,omitempty" tc:"marketplace_fee_factor" doc:"the marketplace fee is the winning bid * factor / base"`
 	MarketplaceFeeBase    BigInt  `json:"marketplace_fee_base,omitempty" tc:"marketplace_fee_base" doc:"see marketplace_fee_factor"`
@@ -49,7 +49,7 @@ type NftPutOnAuction struct {
 	MinStep               BigInt  `json:"min_step,omitempty" doc:"the least raise of a bid (nanotons; v4: percent)"`
 	EndTime               *int64  `json:"end_time,omitempty" doc:"unix time the auction ends, unless bids extend it"`
 	StepTime              *int64  `json:"step_time,omitempty" doc:"seconds a late bid extends the auction by"`
-	Version               Text  `json:"version,omitempty" doc:"the auction contract's version (v1 ... v4r1), by its code"`
+	Version               Text    `json:"version,omitempty" doc:"the auction contract's version (v1 ... v4r1), by its code"`
 }
 
 // NftUpdateSale: the owner changed a Getgems sale's price and fees.
@@ -58,7 +58,7 @@ type NftUpdateSale struct {
 	SaleContract    Address `json:"sale_contract,omitempty" role:"contract" tc:"sale_contract" doc:"the sale contract"`
 	Nft             Address `json:"nft,omitempty" tc:"nft_address" doc:"the item on sale, when known"`
 	Marketplace     Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"the marketplace the sale belongs to, when known"`
-	MarketplaceName Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems, when the sale is known"`
+	MarketplaceName Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems, when the sale is known"`
 	FullPrice       BigInt  `json:"full_price,omitempty" tc:"full_price" doc:"the new price, nanotons"`
 	MarketplaceFee  BigInt  `json:"marketplace_fee,omitempty" tc:"marketplace_fee" doc:"the new marketplace fee, nanotons"`
 	RoyaltyAmount   BigInt  `json:"royalty_amount,omitempty" tc:"royalty_amount" doc:"the new royalty, nanotons"`
@@ -72,7 +72,7 @@ type NftCancelSale struct {
 	Nft             Address `json:"nft,omitempty" tc:"nft_item" doc:"the NFT item"`
 	Collection      Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	Marketplace     Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"the marketplace the sale belongs to, when known"`
-	MarketplaceName Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems, when the sale is known"`
+	MarketplaceName Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems, when the sale is known"`
 	Canceller       Address `json:"canceller,omitempty" doc:"who sent the cancel request (the owner or the marketplace)"`
 	QueryID         BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
 }
@@ -84,7 +84,7 @@ type NftCancelAuction struct {
 	Nft             Address `json:"nft,omitempty" tc:"nft_item" doc:"the NFT item"`
 	Collection      Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	Marketplace     Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"the marketplace the auction belongs to, when known"`
-	MarketplaceName Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems"`
+	MarketplaceName Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems"`
 	Canceller       Address `json:"canceller,omitempty" doc:"who sent the cancel request"`
 }
 
@@ -96,7 +96,7 @@ type NftFinishAuction struct {
 	Nft             Address `json:"nft,omitempty" tc:"nft_item" doc:"the NFT item"`
 	Collection      Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	Marketplace     Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"the marketplace the auction belongs to, when known"`
-	MarketplaceName Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems"`
+	MarketplaceName Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems"`
 	Finisher        Address `json:"finisher,omitempty" role:"sender" doc:"who sent the finish (or stop) request"`
 }
 
@@ -109,8 +109,8 @@ type AuctionBid struct {
 	Nft         Address `json:"nft,omitempty" tc:"nft_item" doc:"the item auctioned, when known"`
 	Collection  Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	NftIndex    BigInt  `json:"nft_index,omitempty" tc:"nft_item_index" doc:"index of the item, when known"`
-	AuctionType Text  `json:"auction_type,omitempty" doc:"getgems, fragment (Telemint items) or dns (.ton domains), when known"`
-	Domain      Text  `json:"domain,omitempty" doc:"for a .ton domain's auction: the domain, when the indexer knows it"`
+	AuctionType Text    `json:"auction_type,omitempty" doc:"getgems, fragment (Telemint items) or dns (.ton domains), when known"`
+	Domain      Text    `json:"domain,omitempty" doc:"for a .ton domain's auction: the domain, when the indexer knows it"`
 }
 
 // AuctionOutbid: an auction paid a bid back to a bidder someone outbid.
@@ -121,8 +121,8 @@ type AuctionOutbid struct {
 	Amount      BigInt  `json:"amount,omitempty" tc:"amount" doc:"nanotons paid back"`
 	Nft         Address `json:"nft,omitempty" tc:"nft_item" doc:"the item auctioned, when known"`
 	Collection  Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
-	Comment     Text  `json:"comment,omitempty" tc:"comment" doc:"the payback's comment (Getgems)"`
-	AuctionType Text  `json:"auction_type,omitempty" tc:"marketplace" doc:"getgems, fragment or dns, when known"`
+	Comment     Text    `json:"comment,omitempty" tc:"comment" doc:"the payback's comment (Getgems)"`
+	AuctionType Text    `json:"auction_type,omitempty" tc:"marketplace" doc:"getgems, fragment or dns, when known"`
 }
 
 // Getgems auction commands: the text comments, and op codes as toncenter

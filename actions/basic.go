@@ -20,10 +20,10 @@ type TonTransfer struct {
 	Sender           Address         `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the coins"`
 	Recipient        Address         `json:"recipient,omitempty" role:"recipient" tc:"destination" doc:"who received them"`
 	Amount           BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons"`
-	Comment          Text          `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
+	Comment          Text            `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
 	Encrypted        *bool           `json:"encrypted,omitempty" tc:"encrypted" doc:"true when the comment is encrypted (its text is then absent)"`
 	ExtraCurrencies  []ExtraCurrency `json:"extra_currencies,omitempty" tc:"value_extra_currencies" doc:"extra currencies sent beside TON (a message that carries some is an ExtraCurrencyTransfer instead, except a wallet request that was never sent)"`
-	EncryptedComment Text          `json:"encrypted_comment,omitempty" tc:"comment" doc:"the encrypted comment's bytes after the op code, base64, when the comment is encrypted"`
+	EncryptedComment Text            `json:"encrypted_comment,omitempty" tc:"comment" doc:"the encrypted comment's bytes after the op code, base64, when the comment is encrypted"`
 }
 
 // ExtraCurrencyTransfer: a message that carries extra currencies (config
@@ -34,10 +34,10 @@ type ExtraCurrencyTransfer struct {
 	Recipient        Address         `json:"recipient,omitempty" role:"recipient" tc:"destination" doc:"who received them"`
 	ExtraCurrencies  []ExtraCurrency `json:"extra_currencies,omitempty" tc:"extra_currencies" doc:"the extra currencies sent, by id"`
 	Amount           BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons sent beside them"`
-	Opcode           Text          `json:"opcode,omitempty" tc:"opcode" doc:"op code of the message, 0x + 8 hex digits, when it is a call rather than a plain transfer or comment"`
-	Comment          Text          `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
+	Opcode           Text            `json:"opcode,omitempty" tc:"opcode" doc:"op code of the message, 0x + 8 hex digits, when it is a call rather than a plain transfer or comment"`
+	Comment          Text            `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
 	Encrypted        *bool           `json:"encrypted,omitempty" tc:"encrypted" doc:"for a plain transfer: true when the comment is encrypted"`
-	EncryptedComment Text          `json:"encrypted_comment,omitempty" doc:"the encrypted comment's bytes after the op code, base64, when the comment is encrypted"`
+	EncryptedComment Text            `json:"encrypted_comment,omitempty" doc:"the encrypted comment's bytes after the op code, base64, when the comment is encrypted"`
 }
 
 // ExtraCurrency is an amount of one extra currency (config 7).
@@ -51,7 +51,7 @@ type ExtraCurrency struct {
 type SmartContractExec struct {
 	Sender          Address         `json:"sender,omitempty" role:"sender" tc:"source" doc:"the caller"`
 	Contract        Address         `json:"contract,omitempty" role:"contract" tc:"destination" doc:"the called contract"`
-	Opcode          Text          `json:"opcode,omitempty" tc:"opcode" doc:"op code of the message, 0x + 8 hex digits"`
+	Opcode          Text            `json:"opcode,omitempty" tc:"opcode" doc:"op code of the message, 0x + 8 hex digits"`
 	Amount          BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons attached to the call"`
 	ExtraCurrencies []ExtraCurrency `json:"extra_currencies,omitempty" tc:"extra_currencies" doc:"extra currencies attached"`
 }
@@ -60,7 +60,7 @@ type SmartContractExec struct {
 type ContractDeploy struct {
 	Address  Address `json:"address,omitempty" role:"contract" tc:"destination" doc:"the deployed account"`
 	Deployer Address `json:"deployer,omitempty" role:"sender" tc:"source" doc:"who sent the deploying message"`
-	Opcode   Text  `json:"opcode,omitempty" tc:"opcode" doc:"op code of the deploying message, 0x + 8 hex digits, when it has one"`
+	Opcode   Text    `json:"opcode,omitempty" tc:"opcode" doc:"op code of the deploying message, 0x + 8 hex digits, when it has one"`
 	Amount   BigInt  `json:"amount,omitempty" tc:"value" doc:"nanotons the deploying message carried"`
 }
 

@@ -46,7 +46,7 @@ type CocoonWorkerPayout struct {
 	Proxy           Address `json:"proxy,omitempty" doc:"the proxy contract that paid"`
 	WorkerOwner     Address `json:"worker_owner,omitempty" role:"recipient" tc:"destination" doc:"the worker's owner, who got the payout"`
 	Amount          BigInt  `json:"amount,omitempty" tc:"amount" doc:"nanotons paid to the owner"`
-	PayoutType      Text  `json:"payout_type,omitempty" tc:"payout_type" doc:"regular, or last (the worker closes)"`
+	PayoutType      Text    `json:"payout_type,omitempty" tc:"payout_type" doc:"regular, or last (the worker closes)"`
 	QueryID         BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the request"`
 	NewTokens       BigInt  `json:"new_tokens,omitempty" tc:"new_tokens" doc:"the worker's token count the proxy signed"`
 	ExpectedAddress Address `json:"expected_address,omitempty" tc:"expected_address" doc:"the worker address the proxy signed the request for"`
@@ -94,7 +94,7 @@ type CocoonRegisterProxy struct {
 	Sender       Address `json:"sender,omitempty" role:"sender" doc:"the root's owner, who registered the proxy"`
 	Root         Address `json:"root,omitempty" role:"contract" tc:"destination" doc:"the Cocoon root contract"`
 	QueryID      BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the request"`
-	ProxyAddress Text  `json:"proxy_address,omitempty" doc:"the proxy's network address as registered"`
+	ProxyAddress Text    `json:"proxy_address,omitempty" doc:"the proxy's network address as registered"`
 }
 
 // CocoonUnregisterProxy: a proxy removed from the Cocoon root.
@@ -123,7 +123,7 @@ type CocoonClientChangeSecretHash struct {
 	Client        Address `json:"client,omitempty" role:"contract" tc:"destination" doc:"the client contract"`
 	Proxy         Address `json:"proxy,omitempty" doc:"the client's proxy"`
 	QueryID       BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the request"`
-	NewSecretHash Text  `json:"new_secret_hash,omitempty" tc:"new_secret_hash" doc:"the new secret hash, hex without leading zeros"`
+	NewSecretHash Text    `json:"new_secret_hash,omitempty" tc:"new_secret_hash" doc:"the new secret hash, hex without leading zeros"`
 	ExcessesTo    Address `json:"excesses_to,omitempty" tc:"source" doc:"where the unused TON went (toncenter's owner)"`
 }
 

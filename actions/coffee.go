@@ -47,7 +47,7 @@ type CoffeeCreatePoolCreator struct {
 	Amount              BigInt  `json:"amount,omitempty" tc:"amount" doc:"amount of the asset sent"`
 	PoolAsset1          Address `json:"pool_asset_1,omitempty" role:"master" tc:"asset_2" doc:"the pool's first asset (jetton master); absent for TON"`
 	PoolAsset2          Address `json:"pool_asset_2,omitempty" role:"master" doc:"the pool's second asset (jetton master); absent for TON"`
-	Amm                 Text  `json:"amm,omitempty" doc:"the pool's curve: constant_product or curve_fi_stable"`
+	Amm                 Text    `json:"amm,omitempty" doc:"the pool's curve: constant_product or curve_fi_stable"`
 	QueryID             BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
 }
 
@@ -70,7 +70,7 @@ type CoffeeCreatePool struct {
 	LpAmount            BigInt  `json:"lp_amount,omitempty" tc:"lp_tokens_minted" doc:"LP jettons the pool minted"`
 	DepositRecipient    Address `json:"deposit_recipient,omitempty" role:"recipient" doc:"who received the LP jettons (the pool creation parameters' recipient)"`
 	LpWallet            Address `json:"lp_wallet,omitempty" role:"destination" doc:"the recipient's LP jetton wallet"`
-	Amm                 Text  `json:"amm,omitempty" doc:"the pool's curve: constant_product or curve_fi_stable"`
+	Amm                 Text    `json:"amm,omitempty" doc:"the pool's curve: constant_product or curve_fi_stable"`
 	QueryID             BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
 }
 

@@ -3,6 +3,7 @@ package actions
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 
 	"github.com/tonkeeper/tongo/abi"
@@ -41,17 +42,17 @@ type ChangeDns struct {
 	Sender         Address `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the change (the item's owner)"`
 	Nft            Address `json:"nft,omitempty" role:"contract" tc:"asset" doc:"the DNS item"`
 	Collection     Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
-	Key            Text  `json:"key,omitempty" tc:"key" doc:"the record key (sha256 of the category), hex"`
-	Category       Text  `json:"category,omitempty" doc:"wallet, site, storage or dns_next_resolver when the key is one of those"`
-	ValueSchema    Text  `json:"value_schema,omitempty" tc:"value.sum_type" doc:"DNSSmcAddress, DNSAdnlAddress, DNSStorageAddress, DNSNextResolver, DNSText or Unknown"`
+	Key            Text    `json:"key,omitempty" tc:"key" doc:"the record key (sha256 of the category), hex"`
+	Category       Text    `json:"category,omitempty" doc:"wallet, site, storage or dns_next_resolver when the key is one of those"`
+	ValueSchema    Text    `json:"value_schema,omitempty" tc:"value.sum_type" doc:"DNSSmcAddress, DNSAdnlAddress, DNSStorageAddress, DNSNextResolver, DNSText or Unknown"`
 	SmcAddress     Address `json:"smc_address,omitempty" tc:"value.dns_smc_address" doc:"the contract (wallet) the record points to"`
-	AdnlAddress    Text  `json:"adnl_address,omitempty" tc:"value.dns_adnl_address" doc:"the ADNL address (site), hex"`
-	StorageAddress Text  `json:"storage_address,omitempty" tc:"value.dns_storage_address" doc:"the TON Storage bag id, hex"`
+	AdnlAddress    Text    `json:"adnl_address,omitempty" tc:"value.dns_adnl_address" doc:"the ADNL address (site), hex"`
+	StorageAddress Text    `json:"storage_address,omitempty" tc:"value.dns_storage_address" doc:"the TON Storage bag id, hex"`
 	NextResolver   Address `json:"next_resolver,omitempty" tc:"value.dns_next_resolver_address" doc:"the resolver of subdomains"`
-	Text           Text  `json:"text,omitempty" tc:"value.dns_text" doc:"the text record"`
+	Text           Text    `json:"text,omitempty" tc:"value.dns_text" doc:"the text record"`
 	Flags          *int64  `json:"flags,omitempty" tc:"value.flags" doc:"the record's flags byte (smc and ADNL addresses)"`
 	QueryID        BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
-	Domain         Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain         Text    `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 // DeleteDns: the owner of a DNS item removed one of its records.
@@ -59,10 +60,10 @@ type DeleteDns struct {
 	Sender     Address `json:"sender,omitempty" role:"sender" tc:"source" doc:"who sent the change (the item's owner)"`
 	Nft        Address `json:"nft,omitempty" role:"contract" tc:"asset" doc:"the DNS item"`
 	Collection Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
-	Key        Text  `json:"key,omitempty" tc:"hash" doc:"the deleted record's key (sha256 of the category), hex"`
-	Category   Text  `json:"category,omitempty" doc:"wallet, site, storage or dns_next_resolver when the key is one of those"`
+	Key        Text    `json:"key,omitempty" tc:"hash" doc:"the deleted record's key (sha256 of the category), hex"`
+	Category   Text    `json:"category,omitempty" doc:"wallet, site, storage or dns_next_resolver when the key is one of those"`
 	QueryID    BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
-	Domain     Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain     Text    `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 // RenewDns: the owner of a .ton domain renewed it (a change_dns_record with
@@ -72,7 +73,7 @@ type RenewDns struct {
 	Nft        Address `json:"nft,omitempty" role:"contract" tc:"asset" doc:"the DNS item"`
 	Collection Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	QueryID    BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
-	Domain     Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain     Text    `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 // DnsPurchase: the winner of a .ton domain auction took the domain; the item
@@ -85,7 +86,7 @@ type DnsPurchase struct {
 	Price        BigInt  `json:"price,omitempty" tc:"price" doc:"nanotons of the winning bid the item paid to the collection"`
 	PayoutAmount BigInt  `json:"payout_amount,omitempty" tc:"payout_amount" doc:"the same nanotons, as toncenter names the payout"`
 	QueryID      BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the fill-up"`
-	Domain       Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain       Text    `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 // DnsRelease: someone released a .ton domain nobody renewed for a year,
@@ -99,7 +100,7 @@ type DnsRelease struct {
 	QueryID       BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the request"`
 	PreviousOwner Address `json:"previous_owner,omitempty" doc:"the owner who lost the domain, paid the item's balance back"`
 	Refund        BigInt  `json:"refund,omitempty" doc:"nanotons paid back to the previous owner"`
-	Domain        Text  `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
+	Domain        Text    `json:"domain,omitempty" doc:"the item's domain, when the indexer knows it"`
 }
 
 func init() {
@@ -376,4 +377,25 @@ func matchDnsRelease(c *classifier, n *node) bool {
 	d.ok = n.ok()
 	c.add(d)
 	return true
+}
+
+// DNSNames lists what the actions reveal about .ton names: a wallet record
+// set to a contract on an item whose domain is known names that contract
+// by the domain (the address book's domain). Failed changes reveal nothing.
+func DNSNames(list []chain.Action) []chain.DNSName {
+	var out []chain.DNSName
+	for i := range list {
+		a := &list[i]
+		if a.Type != "ChangeDns" || a.Status != chain.StatusOK {
+			continue
+		}
+		var v ChangeDns
+		if json.Unmarshal(a.Value, &v) != nil {
+			continue
+		}
+		if v.Category == "wallet" && v.Domain != "" && v.SmcAddress != "" {
+			out = append(out, chain.DNSName{Domain: string(v.Domain), Address: string(v.SmcAddress)})
+		}
+	}
+	return out
 }

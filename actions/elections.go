@@ -27,10 +27,10 @@ type ElectionDeposit struct {
 	Elector         Address `json:"elector,omitempty" role:"contract" doc:"the elector"`
 	Amount          BigInt  `json:"amount,omitempty" tc:"amount" doc:"nanotons sent with the stake"`
 	QueryID         BigInt  `json:"query_id,omitempty" doc:"query id of the request"`
-	ValidatorPubkey Text  `json:"validator_pubkey,omitempty" doc:"the validator's public key, 64 hex digits"`
+	ValidatorPubkey Text    `json:"validator_pubkey,omitempty" doc:"the validator's public key, 64 hex digits"`
 	ElectionID      int64   `json:"election_id,omitempty" doc:"the election the stake is for (stake_at, unix time)"`
 	MaxFactor       int64   `json:"max_factor,omitempty" doc:"the largest stake ratio accepted, times 65536"`
-	AdnlAddress     Text  `json:"adnl_address,omitempty" doc:"the validator's ADNL address, 64 hex digits"`
+	AdnlAddress     Text    `json:"adnl_address,omitempty" doc:"the validator's ADNL address, 64 hex digits"`
 }
 
 // ElectionRecover: a freed validator stake asked back from the elector.

@@ -106,7 +106,7 @@ type EvaaSupply struct {
 	Master            Address `json:"master,omitempty" role:"contract" tc:"master" doc:"the EVAA pool's master contract"`
 	MasterWallet      Address `json:"master_wallet,omitempty" role:"destination" tc:"master_jetton_wallet" doc:"the master's jetton wallet that took the jettons; absent for TON"`
 	JettonMaster      Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the jetton supplied (its master); absent for TON"`
-	AssetID           Text  `json:"asset_id,omitempty" tc:"asset_id" doc:"EVAA's asset id (sha256 of the asset's name), 0x + hex"`
+	AssetID           Text    `json:"asset_id,omitempty" tc:"asset_id" doc:"EVAA's asset id (sha256 of the asset's name), 0x + hex"`
 	IsTon             *bool   `json:"is_ton,omitempty" tc:"is_ton" doc:"true when TON was supplied"`
 	Amount            BigInt  `json:"amount,omitempty" tc:"amount" doc:"amount supplied in the asset's smallest units: what the user contract recorded, else what was sent"`
 	QueryID           BigInt  `json:"query_id,omitempty" doc:"query id of the supply request (TON supplies)"`
@@ -121,11 +121,11 @@ type EvaaWithdraw struct {
 	MasterWallet    Address `json:"master_wallet,omitempty" role:"source" tc:"master_jetton_wallet" doc:"the master's jetton wallet that paid out; absent for TON or when nothing was paid"`
 	RecipientWallet Address `json:"recipient_wallet,omitempty" role:"destination" tc:"recipient_jetton_wallet" doc:"the recipient's jetton wallet credited; absent for TON or when nothing was paid"`
 	JettonMaster    Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the jetton withdrawn (its master): the paid-out jetton, else the asset id resolved by EVAA's mainnet asset table; absent for TON"`
-	AssetID         Text  `json:"asset_id,omitempty" tc:"asset_id" doc:"EVAA's asset id (sha256 of the asset's name), 0x + hex"`
+	AssetID         Text    `json:"asset_id,omitempty" tc:"asset_id" doc:"EVAA's asset id (sha256 of the asset's name), 0x + hex"`
 	IsTon           *bool   `json:"is_ton,omitempty" tc:"is_ton" doc:"true when the asset is TON"`
 	Amount          BigInt  `json:"amount,omitempty" tc:"amount" doc:"amount withdrawn (what the user contract allowed); on a failure the amount requested"`
 	RequestedAmount BigInt  `json:"requested_amount,omitempty" doc:"amount the request asked for (2^64-1: everything)"`
-	FailReason      Text  `json:"fail_reason,omitempty" tc:"fail_reason" doc:"why it failed: withdraw_locked_excess, withdraw_not_collateralized_excess, withdraw_missing_prices_excess, withdraw_execution_crashed (the user contract refused) or withdraw_no_funds_excess (the master could not pay)"`
+	FailReason      Text    `json:"fail_reason,omitempty" tc:"fail_reason" doc:"why it failed: withdraw_locked_excess, withdraw_not_collateralized_excess, withdraw_missing_prices_excess, withdraw_execution_crashed (the user contract refused) or withdraw_no_funds_excess (the master could not pay)"`
 	QueryID         BigInt  `json:"query_id,omitempty" doc:"query id of the withdrawal request"`
 }
 
@@ -137,14 +137,14 @@ type EvaaLiquidate struct {
 	Borrower          Address `json:"borrower,omitempty" role:"recipient" tc:"borrower" doc:"the owner of the liquidated position"`
 	BorrowerContract  Address `json:"borrower_contract,omitempty" role:"contract" tc:"borrower_contract" doc:"the borrower's EVAA user contract; absent when the master rejected the request at once"`
 	Master            Address `json:"master,omitempty" role:"contract" doc:"the EVAA pool's master contract"`
-	CollateralAssetID Text  `json:"collateral_asset_id,omitempty" tc:"asset_id" doc:"EVAA's id of the collateral asset, 0x + hex (toncenter's collateral is the same id in decimal)"`
+	CollateralAssetID Text    `json:"collateral_asset_id,omitempty" tc:"asset_id" doc:"EVAA's id of the collateral asset, 0x + hex (toncenter's collateral is the same id in decimal)"`
 	CollateralJetton  Address `json:"collateral_jetton,omitempty" role:"master" tc:"asset" doc:"the collateral jetton (its master), by EVAA's mainnet asset table; absent for TON or an unknown id"`
 	CollateralIsTon   *bool   `json:"collateral_is_ton,omitempty" doc:"true when the collateral is TON"`
 	Amount            BigInt  `json:"amount,omitempty" tc:"amount" doc:"collateral the liquidator received, in its smallest units; 0 when the liquidation failed"`
-	DebtAssetID       Text  `json:"debt_asset_id,omitempty" doc:"EVAA's id of the debt asset repaid, 0x + hex"`
+	DebtAssetID       Text    `json:"debt_asset_id,omitempty" doc:"EVAA's id of the debt asset repaid, 0x + hex"`
 	DebtJetton        Address `json:"debt_jetton,omitempty" role:"master" doc:"the debt jetton sent (its master): the known master of the wallet, else the debt asset id resolved by EVAA's mainnet asset table; absent for TON"`
 	DebtAmount        BigInt  `json:"debt_amount,omitempty" tc:"debt_amount" doc:"debt repaid (liquidatable amount) on success; otherwise the amount the liquidator sent"`
-	FailReason        Text  `json:"fail_reason,omitempty" tc:"fail_reason" doc:"immediate_rejection (the master refused at once), master_not_enough_liquidity, or the user contract's error (not_liquidatable, min_collateral_not_satisfied, ...)"`
+	FailReason        Text    `json:"fail_reason,omitempty" tc:"fail_reason" doc:"immediate_rejection (the master refused at once), master_not_enough_liquidity, or the user contract's error (not_liquidatable, min_collateral_not_satisfied, ...)"`
 	QueryID           BigInt  `json:"query_id,omitempty" doc:"query id of the liquidation request (TON liquidations)"`
 }
 

@@ -79,10 +79,10 @@ type JettonTransfer struct {
 	QueryID             BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the transfer request"`
 	ForwardAmount       BigInt  `json:"forward_amount,omitempty" tc:"forward_amount" doc:"nanotons forwarded to the recipient with the notification"`
 	ResponseDestination Address `json:"response_destination,omitempty" tc:"response_destination" doc:"where the excess TON goes"`
-	Comment             Text  `json:"comment,omitempty" tc:"comment" doc:"the forward payload's text comment"`
+	Comment             Text    `json:"comment,omitempty" tc:"comment" doc:"the forward payload's text comment"`
 	Encrypted           *bool   `json:"encrypted,omitempty" tc:"is_encrypted_comment" doc:"true when the forward payload is an encrypted comment"`
-	ForwardPayload      Text  `json:"forward_payload,omitempty" tc:"forward_payload" doc:"the forward payload as a base64 BOC, when not empty"`
-	CustomPayload       Text  `json:"custom_payload,omitempty" tc:"custom_payload" doc:"the custom payload as a base64 BOC, when present"`
+	ForwardPayload      Text    `json:"forward_payload,omitempty" tc:"forward_payload" doc:"the forward payload as a base64 BOC, when not empty"`
+	CustomPayload       Text    `json:"custom_payload,omitempty" tc:"custom_payload" doc:"the custom payload as a base64 BOC, when present"`
 }
 
 // JettonBurn: an owner destroyed jettons through their wallet.

@@ -50,13 +50,13 @@ var lzVerifyStatus = map[uint64]string{
 // LayerzeroPacket is a LayerZero packet: its path (source and destination
 // endpoint ids and OApps), its nonce and guid, and the message it carries.
 type LayerzeroPacket struct {
-	SrcOapp Text `json:"src_oapp,omitempty" tc:"src_oapp" doc:"the sending OApp as a 256-bit id, 0x and hex without leading zeros (a TON account id, or an EVM address)"`
-	DstOapp Text `json:"dst_oapp,omitempty" tc:"dst_oapp" doc:"the receiving OApp, likewise"`
+	SrcOapp Text   `json:"src_oapp,omitempty" tc:"src_oapp" doc:"the sending OApp as a 256-bit id, 0x and hex without leading zeros (a TON account id, or an EVM address)"`
+	DstOapp Text   `json:"dst_oapp,omitempty" tc:"dst_oapp" doc:"the receiving OApp, likewise"`
 	SrcEid  uint32 `json:"src_eid,omitempty" tc:"src_eid" doc:"LayerZero endpoint id of the source chain (TON: 30343)"`
 	DstEid  uint32 `json:"dst_eid,omitempty" tc:"dst_eid" doc:"LayerZero endpoint id of the destination chain (Ethereum: 30101)"`
 	Nonce   uint64 `json:"nonce,omitempty" tc:"nonce" doc:"the packet's sequence number on its path; absent before the channel assigned one"`
-	Guid    Text `json:"guid,omitempty" tc:"guid" doc:"the packet's global id (keccak of nonce and path), 0x and hex without leading zeros"`
-	Message Text `json:"message,omitempty" tc:"message" doc:"the message the OApp sent, 0x and hex"`
+	Guid    Text   `json:"guid,omitempty" tc:"guid" doc:"the packet's global id (keccak of nonce and path), 0x and hex without leading zeros"`
+	Message Text   `json:"message,omitempty" tc:"message" doc:"the message the OApp sent, 0x and hex"`
 }
 
 // LayerzeroSend: an OApp sent a LayerZero message from TON.
@@ -129,7 +129,7 @@ type LayerzeroDvnVerify struct {
 	Uln           Address `json:"uln,omitempty" tc:"uln" doc:"the ultra light node"`
 	UlnConnection Address `json:"uln_connection,omitempty" tc:"uln_connection" doc:"the ULN connection of the path, which recorded the verification"`
 	Nonce         uint64  `json:"nonce,omitempty" tc:"nonce" doc:"nonce of the verified packet"`
-	Status        Text  `json:"status,omitempty" tc:"status" doc:"succeeded, nonce_out_of_range, dvn_not_configured or unknown_<code>, as the ULN connection answered"`
+	Status        Text    `json:"status,omitempty" tc:"status" doc:"succeeded, nonce_out_of_range, dvn_not_configured or unknown_<code>, as the ULN connection answered"`
 }
 
 func init() {

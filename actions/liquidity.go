@@ -12,7 +12,7 @@ import (
 // DexDepositLiquidity: assets put into a DEX pool for LP jettons or a
 // liquidity position.
 type DexDepositLiquidity struct {
-	Dex               Text                      `json:"dex,omitempty" tc:"dex" doc:"dedust, stonfi_v2, coffee or tonco"`
+	Dex               Text                        `json:"dex,omitempty" tc:"dex" doc:"dedust, stonfi_v2, coffee or tonco"`
 	Sender            Address                     `json:"sender,omitempty" role:"sender" tc:"source" doc:"who deposited"`
 	Pool              Address                     `json:"pool,omitempty" role:"contract" tc:"pool" doc:"the pool, when the deposit reached it"`
 	DepositContract   Address                     `json:"deposit_contract,omitempty" tc:"destination_liquidity" doc:"the DEX's per-user deposit contract: DeDust's deposit, STON.fi's LP account, Coffee's liquidity depository, Tonco's user account"`

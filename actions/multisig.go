@@ -27,7 +27,7 @@ type MultisigCreateOrder struct {
 	IsSignedByCreator *bool     `json:"is_signed_by_creator,omitempty" tc:"is_signed_by_creator" doc:"true when the order counted the creator's approval on creation"`
 	CreatorIndex      *int64    `json:"creator_index,omitempty" tc:"creator_index" doc:"the creator's index among the signers (or the proposers)"`
 	ExpirationDate    *int64    `json:"expiration_date,omitempty" tc:"expiration_date" doc:"unix time after which the order can no longer execute"`
-	OrderBoc          Text    `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
+	OrderBoc          Text      `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
 	Threshold         *int64    `json:"threshold,omitempty" doc:"approvals the order needs, as the multisig told it"`
 	Signers           []Address `json:"signers,omitempty" doc:"the signers, as the multisig told the order"`
 }
@@ -50,8 +50,8 @@ type MultisigExecute struct {
 	OrderSeqno     BigInt    `json:"order_seqno,omitempty" tc:"order_seqno" doc:"the order's seqno"`
 	ExpirationDate *int64    `json:"expiration_date,omitempty" tc:"expiration_date" doc:"unix time the order expires"`
 	ApprovalsNum   *int64    `json:"approvals_num,omitempty" tc:"approvals_num" doc:"approvals the order collected"`
-	SignersHash    Text    `json:"signers_hash,omitempty" tc:"signers_hash" doc:"hash of the signers list the order was approved by, base64"`
-	OrderBoc       Text    `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
+	SignersHash    Text      `json:"signers_hash,omitempty" tc:"signers_hash" doc:"hash of the signers list the order was approved by, base64"`
+	OrderBoc       Text      `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
 	Signers        []Address `json:"signers,omitempty" doc:"the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"`
 }
 

@@ -18,18 +18,18 @@ type NftItemTransfer struct {
 	QueryID             BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the transfer request (of ownership_assigned when the item announced an owner by itself)"`
 	ForwardAmount       BigInt  `json:"forward_amount,omitempty" tc:"forward_amount" doc:"nanotons forwarded to the new owner with ownership_assigned"`
 	ResponseDestination Address `json:"response_destination,omitempty" tc:"response_destination" doc:"where the excess TON goes"`
-	Comment             Text  `json:"comment,omitempty" tc:"comment" doc:"the forward payload's text comment"`
+	Comment             Text    `json:"comment,omitempty" tc:"comment" doc:"the forward payload's text comment"`
 	Encrypted           *bool   `json:"encrypted,omitempty" tc:"is_encrypted_comment" doc:"true when the forward payload is an encrypted comment"`
-	ForwardPayload      Text  `json:"forward_payload,omitempty" tc:"forward_payload" doc:"the forward payload as a base64 BOC, when not empty"`
-	CustomPayload       Text  `json:"custom_payload,omitempty" tc:"custom_payload" doc:"the custom payload as a base64 BOC, when present"`
+	ForwardPayload      Text    `json:"forward_payload,omitempty" tc:"forward_payload" doc:"the forward payload as a base64 BOC, when not empty"`
+	CustomPayload       Text    `json:"custom_payload,omitempty" tc:"custom_payload" doc:"the custom payload as a base64 BOC, when present"`
 	IsPurchase          *bool   `json:"is_purchase,omitempty" tc:"is_purchase" doc:"true when the item was sold: bought from a sale contract, won at an auction (Getgems, Fragment)"`
 	Price               BigInt  `json:"price,omitempty" tc:"price" doc:"for a purchase: nanotons the buyer paid (the sale's full price, the winning bid)"`
 	Seller              Address `json:"seller,omitempty" tc:"real_old_owner" doc:"for a purchase: the owner who listed the item, behind the sale or auction contract"`
 	Marketplace         Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"for a purchase: the marketplace the sale or auction contract belongs to, when known"`
-	MarketplaceName     Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"for a purchase: getgems (Getgems sale and auction contracts) or fragment (an auction run by a Telemint item itself)"`
+	MarketplaceName     Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"for a purchase: getgems (Getgems sale and auction contracts) or fragment (an auction run by a Telemint item itself)"`
 	PayoutAmount        BigInt  `json:"payout_amount,omitempty" tc:"payout_amount" doc:"for a purchase: nanotons paid out to the seller (Getgems) or to the auction's beneficiary (Fragment)"`
 	PayoutAddress       Address `json:"payout_address,omitempty" tc:"payout_address" doc:"who received the payout"`
-	PayoutComment       Text  `json:"payout_comment,omitempty" tc:"payout_comment" doc:"the payout's text comment"`
+	PayoutComment       Text    `json:"payout_comment,omitempty" tc:"payout_comment" doc:"the payout's text comment"`
 	PayoutEncrypted     *bool   `json:"payout_encrypted,omitempty" tc:"payout_comment_encrypted" doc:"true when the payout's comment is encrypted (toncenter's payout_comment_encoded is the same flag)"`
 	RoyaltyAmount       BigInt  `json:"royalty_amount,omitempty" tc:"royalty_amount" doc:"for a Fragment purchase: nanotons the item paid to the royalty address"`
 	RoyaltyAddress      Address `json:"royalty_address,omitempty" tc:"royalty_address" doc:"who received the royalty"`
@@ -45,18 +45,18 @@ type NftPurchase struct {
 	NftIndex            BigInt  `json:"nft_index,omitempty" tc:"nft_item_index" doc:"index of the item in its collection, when known"`
 	SaleContract        Address `json:"sale_contract,omitempty" tc:"old_owner" doc:"the sale or auction contract; absent when the item ran the auction itself (Telemint)"`
 	Marketplace         Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"the marketplace, when known"`
-	MarketplaceName     Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems or fragment, when known"`
+	MarketplaceName     Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"getgems or fragment, when known"`
 	Price               BigInt  `json:"price,omitempty" tc:"price" doc:"nanotons paid"`
 	QueryID             BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the item's transfer (or ownership_assigned)"`
 	ForwardAmount       BigInt  `json:"forward_amount,omitempty" tc:"forward_amount" doc:"nanotons the item forwarded to the buyer with ownership_assigned"`
 	ResponseDestination Address `json:"response_destination,omitempty" tc:"response_destination" doc:"where the item sent the excess TON"`
-	Comment             Text  `json:"comment,omitempty" tc:"comment" doc:"the transfer's forward payload text comment"`
+	Comment             Text    `json:"comment,omitempty" tc:"comment" doc:"the transfer's forward payload text comment"`
 	Encrypted           *bool   `json:"encrypted,omitempty" tc:"is_encrypted_comment" doc:"true when the forward payload is an encrypted comment"`
-	ForwardPayload      Text  `json:"forward_payload,omitempty" tc:"forward_payload" doc:"the transfer's forward payload as a base64 BOC, when not empty"`
-	CustomPayload       Text  `json:"custom_payload,omitempty" tc:"custom_payload" doc:"the transfer's custom payload as a base64 BOC, when present"`
+	ForwardPayload      Text    `json:"forward_payload,omitempty" tc:"forward_payload" doc:"the transfer's forward payload as a base64 BOC, when not empty"`
+	CustomPayload       Text    `json:"custom_payload,omitempty" tc:"custom_payload" doc:"the transfer's custom payload as a base64 BOC, when present"`
 	PayoutAmount        BigInt  `json:"payout_amount,omitempty" tc:"payout_amount" doc:"nanotons paid out to the seller (Getgems) or to the auction's beneficiary (Fragment)"`
 	PayoutAddress       Address `json:"payout_address,omitempty" tc:"payout_address" doc:"who received the payout"`
-	PayoutComment       Text  `json:"payout_comment,omitempty" tc:"payout_comment" doc:"the payout's text comment"`
+	PayoutComment       Text    `json:"payout_comment,omitempty" tc:"payout_comment" doc:"the payout's text comment"`
 	PayoutEncrypted     *bool   `json:"payout_encrypted,omitempty" tc:"payout_comment_encrypted" doc:"true when the payout's comment is encrypted"`
 	RoyaltyAmount       BigInt  `json:"royalty_amount,omitempty" tc:"royalty_amount" doc:"nanotons paid to the royalty address (Fragment)"`
 	RoyaltyAddress      Address `json:"royalty_address,omitempty" tc:"royalty_address" doc:"who received the royalty"`
@@ -69,8 +69,8 @@ type NftMint struct {
 	NftIndex   BigInt  `json:"nft_index,omitempty" tc:"nft_item_index" doc:"index of the item in its collection (from the indexer, else the item's initial data)"`
 	Sender     Address `json:"sender,omitempty" role:"sender" tc:"owner" doc:"who sent the deploying message: the collection, as a rule (toncenter's details call it owner)"`
 	Owner      Address `json:"owner,omitempty" role:"recipient" doc:"the first owner, when the item announced it (ownership_assigned)"`
-	Opcode     Text  `json:"opcode,omitempty" doc:"op code of the deploying message, 0x + 8 hex digits, when it has one"`
-	Domain     Text  `json:"domain,omitempty" doc:"for a .ton DNS item: its domain, from the deploying message"`
+	Opcode     Text    `json:"opcode,omitempty" doc:"op code of the deploying message, 0x + 8 hex digits, when it has one"`
+	Domain     Text    `json:"domain,omitempty" doc:"for a .ton DNS item: its domain, from the deploying message"`
 }
 
 // NftDiscovery: an account asked an item for its collection and index

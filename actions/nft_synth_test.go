@@ -32,7 +32,7 @@ func nftMsgAddr(raw string) tlb.MsgAddress {
 	return id.ToMsgAddress()
 }
 
-// nftCell builds a body nftCell: ops write to it in order.
+// nftCell builds a body cell: ops write to it in order.
 func nftCell(t testing.TB, parts ...any) *boc.Cell {
 	t.Helper()
 	c := boc.NewCell()
@@ -129,7 +129,7 @@ func in(src, dst string, value uint64, body *boc.Cell) *chain.Message {
 	return m
 }
 
-// nftComment is a text nftComment body.
+// nftComment is a text comment body.
 func nftComment(t testing.TB, s string) *boc.Cell { return nftCell(t, op32(0), text(s)) }
 
 // build numbers the transactions in pre-order and makes the trace.

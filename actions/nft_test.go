@@ -8,6 +8,7 @@ import (
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/boc"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -19,7 +20,7 @@ func init() {
 func TestGoldenNft(t *testing.T) {
 	checkGoldens(t, []goldenCase{
 		{
-			// A wallet pays a Getgems sale contract (nftComment "Bought on
+			// A wallet pays a Getgems sale contract (comment "Bought on
 			// getgems.io", 1.65 TON); the sale pays the seller 1.372369010
 			// TON, sends a 0-TON marketplace fee (that transaction aborts)
 			// and transfers the item to the buyer, which gets
@@ -390,7 +391,7 @@ func TestNftMintAndDiscovery(t *testing.T) {
 		"sender": aCollection, "owner": nil})
 	nftOnly(t, got, "ContractDeploy")
 
-	// The .ton DNS collection deploys an item for a nftComment "alice".
+	// The .ton DNS collection deploys an item for a comment "alice".
 	dnsItem := nftAcct(0xD1)
 	root = tx(aBuyer, ext(aBuyer),
 		tx(aDnsCol, in(aBuyer, aDnsCol, 100*tonN, nftComment(t, "alice")),
@@ -451,6 +452,15 @@ func TestDnsActions(t *testing.T) {
 		got := nftClassifySynth(t, change(dnsKey("wallet"), nftCell(t, u16(0x9fd3), aOther, u8(0))), known)
 		wantFields(t, nftOnly(t, got, "ChangeDns"), map[string]any{"sender": aSeller, "nft": dnsItem, "collection": aDnsCol,
 			"category": "wallet", "value_schema": "DNSSmcAddress", "smc_address": aOther, "flags": 0, "domain": "alice.ton", "query_id": "3"})
+		// The wallet record names aOther alice.ton in the address book;
+		// without the item's domain, or for another record, nothing.
+		names := actions.DNSNames(actions.Classify(build(t, change(dnsKey("wallet"), nftCell(t, u16(0x9fd3), aOther, u8(0)))), known))
+		if len(names) != 1 || names[0] != (chain.DNSName{Domain: "alice.ton", Address: aOther}) {
+			t.Errorf("DNSNames = %v, want alice.ton -> %s", names, aOther)
+		}
+		if names := actions.DNSNames(actions.Classify(build(t, change(dnsKey("wallet"), nftCell(t, u16(0x9fd3), aOther, u8(0)))), nil)); len(names) != 0 {
+			t.Errorf("DNSNames without the domain = %v, want none", names)
+		}
 	})
 	t.Run("site and storage", func(t *testing.T) {
 		adnl := bytes.Repeat([]byte{0xAB}, 32)
@@ -500,7 +510,7 @@ func TestDnsActions(t *testing.T) {
 	})
 }
 
-// bodyOf is a real message body (a base64 BOC) as a nftCell.
+// bodyOf is a real message body (a base64 BOC) as a cell.
 func bodyOf(t testing.TB, b64 string) *boc.Cell {
 	t.Helper()
 	cells, err := boc.DeserializeBocBase64(b64)
@@ -537,7 +547,7 @@ func TestDnsRealBodies(t *testing.T) {
 	}
 }
 
-// A transfer whose forward payload is an inline text nftComment: the nftComment
+// A transfer whose forward payload is an inline text comment: the comment
 // and the payload are read from the rest of the body, not from the whole
 // body (whose first word is the transfer's own op code).
 func TestNftTransferInlineComment(t *testing.T) {
@@ -553,7 +563,7 @@ func TestNftTransferInlineComment(t *testing.T) {
 	if a.txs != 4 || len(got) != 1 {
 		t.Errorf("got %s, transfer over %d txs; want one transfer over 4", kinds(got), a.txs)
 	}
-	// An item that announces a new owner by itself keeps the nftComment too.
+	// An item that announces a new owner by itself keeps the comment too.
 	root = tx(aItem, in(aCollection, aItem, 100_000_000, nftCell(t, op32(0x12345678), nftU64(1))),
 		tx(aBuyer, in(aItem, aBuyer, 10_000_000, assignedBody(t, 1, aSeller, op32(0), text("hi")))))
 	got = nftClassifySynth(t, root, chain.KnownContracts{aItem: {Kind: chain.KindNftItem, Collection: aCollection}})

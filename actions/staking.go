@@ -14,7 +14,7 @@ const (
 
 // StakeDeposit: coins or jettons put into a staking pool.
 type StakeDeposit struct {
-	Provider     Text  `json:"provider,omitempty" tc:"provider" doc:"tonstakers (toncenter: liquid_staking), nominator or ethena"`
+	Provider     Text    `json:"provider,omitempty" tc:"provider" doc:"tonstakers (toncenter: liquid_staking), nominator or ethena"`
 	StakeHolder  Address `json:"stake_holder,omitempty" role:"sender" tc:"stake_holder" doc:"who staked"`
 	Pool         Address `json:"pool,omitempty" role:"contract" tc:"pool" doc:"the staking pool"`
 	Amount       BigInt  `json:"amount,omitempty" tc:"amount" doc:"what was staked: nanotons (Tonstakers: the value sent less the pool's 1 TON deposit fee), or USDe in its smallest units for Ethena"`
@@ -29,7 +29,7 @@ type StakeDeposit struct {
 
 // StakeWithdrawal: staked coins paid back to their holder.
 type StakeWithdrawal struct {
-	Provider     Text  `json:"provider,omitempty" tc:"provider" doc:"tonstakers (toncenter: liquid_staking) or nominator"`
+	Provider     Text    `json:"provider,omitempty" tc:"provider" doc:"tonstakers (toncenter: liquid_staking) or nominator"`
 	StakeHolder  Address `json:"stake_holder,omitempty" role:"recipient" tc:"stake_holder" doc:"who withdrew and was paid"`
 	Pool         Address `json:"pool,omitempty" role:"contract" tc:"pool" doc:"the staking pool, when known"`
 	Amount       BigInt  `json:"amount,omitempty" tc:"amount" doc:"nanotons paid out (Tonstakers, immediate: the pool's payout less the value it was sent with the request)"`
@@ -42,7 +42,7 @@ type StakeWithdrawal struct {
 
 // StakeWithdrawalRequest: a withdrawal asked for, to be paid later.
 type StakeWithdrawalRequest struct {
-	Provider     Text  `json:"provider,omitempty" tc:"provider" doc:"tonstakers (toncenter: liquid_staking), nominator or ethena"`
+	Provider     Text    `json:"provider,omitempty" tc:"provider" doc:"tonstakers (toncenter: liquid_staking), nominator or ethena"`
 	StakeHolder  Address `json:"stake_holder,omitempty" role:"sender" tc:"stake_holder" doc:"who asked"`
 	Pool         Address `json:"pool,omitempty" role:"contract" tc:"pool" doc:"the staking pool"`
 	Amount       BigInt  `json:"amount,omitempty" doc:"Ethena: the staked jettons (tsUSDe) handed back to the pool"`

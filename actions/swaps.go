@@ -23,7 +23,7 @@ func (s swapSide) master() string { return s.jetton }
 
 // JettonSwap: an asset exchanged for another on a DEX.
 type JettonSwap struct {
-	Dex             Text  `json:"dex,omitempty" tc:"dex" doc:"stonfi, stonfi_v2, dedust, coffee, tonco, megaton, bidask or mooncx"`
+	Dex             Text    `json:"dex,omitempty" tc:"dex" doc:"stonfi, stonfi_v2, dedust, coffee, tonco, megaton, bidask or mooncx"`
 	Sender          Address `json:"sender,omitempty" role:"sender" tc:"sender" doc:"who sent the asset in (dex_incoming_transfer.source)"`
 	Recipient       Address `json:"recipient,omitempty" role:"recipient" tc:"dex_outgoing_transfer.destination" doc:"who received the asset out (may differ from the sender)"`
 	Pool            Address `json:"pool,omitempty" role:"contract" doc:"the (first) pool"`

@@ -12,7 +12,7 @@ type TeleitemStartAuction struct {
 	Nft             Address `json:"nft,omitempty" role:"contract" tc:"nft_item" doc:"the item, which runs the auction itself (toncenter's auction_address is the same)"`
 	Collection      Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	NftIndex        BigInt  `json:"nft_index,omitempty" tc:"nft_item_index" doc:"index of the item, when known"`
-	MarketplaceName Text  `json:"marketplace_name,omitempty" tc:"marketplace" doc:"fragment"`
+	MarketplaceName Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"fragment"`
 	Beneficiary     Address `json:"beneficiary,omitempty" tc:"marketplace_fee_address" doc:"who receives the winning bid (toncenter's marketplace_fee_address)"`
 	MinBid          BigInt  `json:"min_bid,omitempty" tc:"min_bid" doc:"nanotons of the least first bid"`
 	MaxBid          BigInt  `json:"max_bid,omitempty" tc:"max_bid" doc:"nanotons of the bid that buys the item at once (0: none)"`

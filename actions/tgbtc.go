@@ -41,7 +41,7 @@ type TgbtcMint struct {
 	JettonMaster    Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the tgBTC jetton master that minted"`
 	Teleport        Address `json:"teleport,omitempty" role:"contract" doc:"the teleport contract that logged the mint"`
 	Amount          BigInt  `json:"amount,omitempty" tc:"amount" doc:"tgBTC minted, in satoshi, as logged"`
-	BitcoinTxID     Text  `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
+	BitcoinTxID     Text    `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
 }
 
 // TgbtcMintFallback: a teleport contract logged a tgBTC mint, but the rest
@@ -50,7 +50,7 @@ type TgbtcMintFallback struct {
 	Teleport    Address `json:"teleport,omitempty" role:"contract" tc:"source" doc:"the teleport contract that logged the mint"`
 	Recipient   Address `json:"recipient,omitempty" role:"recipient" tc:"destination" doc:"who receives the tgBTC, as logged"`
 	Amount      BigInt  `json:"amount,omitempty" tc:"amount" doc:"tgBTC minted, in satoshi, as logged"`
-	BitcoinTxID Text  `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
+	BitcoinTxID Text    `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
 }
 
 // TgbtcBurn: tgBTC was burnt to be paid out in Bitcoin (a peg-out).
@@ -78,7 +78,7 @@ type TgbtcNewKey struct {
 	Teleport    Address `json:"teleport,omitempty" role:"sender" tc:"source" doc:"the contract that logged the completed key generation and sent the key"`
 	Coordinator Address `json:"coordinator,omitempty" role:"contract" tc:"coordinator" doc:"the coordinator contract that logged the new key"`
 	Pegout      Address `json:"pegout,omitempty" role:"destination" tc:"pegout" doc:"the pegout contract the coordinator logged"`
-	Pubkey      Text  `json:"pubkey,omitempty" tc:"pubkey" doc:"the new internal public key, hex"`
+	Pubkey      Text    `json:"pubkey,omitempty" tc:"pubkey" doc:"the new internal public key, hex"`
 	Amount      BigInt  `json:"amount,omitempty" tc:"amount" doc:"the amount the coordinator logged with the key"`
 	Timestamp   int64   `json:"timestamp,omitempty" doc:"unix time of the completed key generation, as logged"`
 }
@@ -88,7 +88,7 @@ type TgbtcNewKey struct {
 type TgbtcNewKeyFallback struct {
 	Coordinator Address `json:"coordinator,omitempty" role:"contract" tc:"coordinator" doc:"the coordinator contract that logged the new key"`
 	Pegout      Address `json:"pegout,omitempty" role:"destination" tc:"pegout" doc:"the pegout contract logged"`
-	Pubkey      Text  `json:"pubkey,omitempty" tc:"pubkey" doc:"the new internal public key, hex"`
+	Pubkey      Text    `json:"pubkey,omitempty" tc:"pubkey" doc:"the new internal public key, hex"`
 	Amount      BigInt  `json:"amount,omitempty" tc:"amount" doc:"the amount logged with the key"`
 }
 
@@ -96,7 +96,7 @@ type TgbtcNewKeyFallback struct {
 // no new key followed in the trace.
 type TgbtcDkgLogFallback struct {
 	Coordinator Address `json:"coordinator,omitempty" role:"contract" tc:"coordinator" doc:"the contract that logged it"`
-	Pubkey      Text  `json:"pubkey,omitempty" tc:"pubkey" doc:"the internal public key, hex"`
+	Pubkey      Text    `json:"pubkey,omitempty" tc:"pubkey" doc:"the internal public key, hex"`
 	Timestamp   int64   `json:"timestamp,omitempty" tc:"timestamp" doc:"unix time of the key generation, as logged"`
 }
 

@@ -26,7 +26,7 @@ type VestingSendMessage struct {
 	Destination Address `json:"destination,omitempty" role:"recipient" tc:"destination" doc:"where the message the vesting was asked to send goes"`
 	Amount      BigInt  `json:"amount,omitempty" tc:"amount" doc:"nanotons that message carries"`
 	QueryID     BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the request"`
-	MessageBoc  Text  `json:"message_boc,omitempty" tc:"message_boc" doc:"the message the vesting was asked to send, base64 BOC"`
+	MessageBoc  Text    `json:"message_boc,omitempty" tc:"message_boc" doc:"the message the vesting was asked to send, base64 BOC"`
 	SendMode    *int64  `json:"send_mode,omitempty" doc:"the send mode the request asked for"`
 }
 

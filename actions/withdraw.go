@@ -10,7 +10,7 @@ import (
 // DexWithdrawLiquidity: LP jettons (or a Tonco position) given back to a
 // DEX pool for the assets they stand for.
 type DexWithdrawLiquidity struct {
-	Dex               Text  `json:"dex,omitempty" tc:"dex" doc:"dedust, stonfi_v2, coffee or tonco"`
+	Dex               Text    `json:"dex,omitempty" tc:"dex" doc:"dedust, stonfi_v2, coffee or tonco"`
 	Sender            Address `json:"sender,omitempty" role:"sender" tc:"source" doc:"who withdrew: the owner of the LP jettons or of the position"`
 	LpWallet          Address `json:"lp_wallet,omitempty" role:"source" doc:"the sender's LP jetton wallet that burnt them; absent for Tonco and refunds"`
 	Pool              Address `json:"pool,omitempty" role:"contract" tc:"pool" doc:"the pool that paid out (the LP jettons' master for DeDust, STON.fi and Coffee)"`

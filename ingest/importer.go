@@ -69,6 +69,7 @@ func (im *Importer) Batch(p *Parsed) (*store.Batch, Stats) {
 		b.Actions = append(b.Actions, actions.Classify(tr, im.known)...)
 		merged = append(merged, tr.Merged...)
 	}
+	b.DNS = actions.DNSNames(b.Actions)
 	if len(merged) > 0 {
 		b.Extra = store.DropTraces(merged)
 	}

@@ -39,6 +39,7 @@ func Reclassify(ctx context.Context, st *store.Store, after string, progress fun
 			b.Traces = append(b.Traces, tr)
 			b.Actions = append(b.Actions, actions.Classify(tr, nil)...)
 		}
+		b.DNS = actions.DNSNames(b.Actions)
 		if err := st.SaveBatch(ctx, b); err != nil {
 			return err
 		}
