@@ -366,7 +366,7 @@ func matchNftUpdateSale(c *classifier, s *node) bool {
 		Fee       tlb.VarUInteger16
 		Royalty   tlb.VarUInteger16
 	}
-	if !decodePrefix(s.in().Body, &body) {
+	if !s.decode(&body) {
 		return false
 	}
 	v := &NftUpdateSale{Sender: Address(s.in().Source), SaleContract: Address(s.tx.Account),

@@ -3,6 +3,7 @@ package actions
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -340,6 +341,33 @@ func unmarshalCell(c *boc.Cell, v any) (ok bool) {
 	if c == nil {
 		return false
 	}
-	c.ResetCounters()
+	resetCell(c)
 	return tlb.Unmarshal(c, v) == nil
+}
+
+// resetCell rewinds every cursor of a cell tree, as boc's ResetCounters
+// does, without its per-call map for the small trees of message bodies
+// (matchers rewind the same bodies thousands of times a second). Shared
+// cells are visited once, so a crafted DAG cannot make it exponential.
+func resetCell(c *boc.Cell) {
+	var stackBuf, seenBuf [128]*boc.Cell
+	stack, seen := append(stackBuf[:0], c), seenBuf[:0]
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if slices.Contains(seen, x) {
+			continue
+		}
+		if len(seen) == cap(seenBuf) {
+			c.ResetCounters() // a big tree: the map is worth it
+			return
+		}
+		seen = append(seen, x)
+		x.ShallowResetCounters()
+		for _, r := range x.Refs() {
+			if r != nil {
+				stack = append(stack, r)
+			}
+		}
+	}
 }

@@ -198,7 +198,7 @@ func opKey(tx *chain.Transaction, i int) chain.Hash {
 // bodyAs returns the decoded in-message body of n as T (abi returns some
 // bodies by value and some by pointer).
 func bodyAs[T any](n *node) (T, bool) {
-	switch v := n.body.(type) {
+	switch v := n.decodedBody().(type) {
 	case T:
 		return v, true
 	case *T:

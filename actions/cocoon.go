@@ -293,7 +293,7 @@ type cocoonWorkerPayoutPayload struct {
 // same op and query id.
 func cocoonSignedOf(n *node) (cocoonSigned, bool) {
 	var v cocoonSigned
-	if !decodePrefix(n.in().Body, &v) || v.Data.Value.Op != v.Op || v.Data.Value.QueryID != v.QueryID {
+	if !n.decode(&v) || v.Data.Value.Op != v.Op || v.Data.Value.QueryID != v.QueryID {
 		return v, false
 	}
 	return v, true
@@ -304,7 +304,7 @@ func cocoonSignedOf(n *node) (cocoonSigned, bool) {
 func cocoonProxyRequestOf(n *node) (*node, cocoonProxyRequest, *boc.Cell) {
 	var v cocoonProxyRequest
 	r := n.child(abi.MsgOpCode(cocoonOpClientProxyRequest))
-	if r == nil || !decodePrefix(r.in().Body, &v) {
+	if r == nil || !r.decode(&v) {
 		return r, v, nil
 	}
 	if v.Payload.Exists {
@@ -405,7 +405,7 @@ func matchCocoonWorkerPayout(c *classifier, w *node) bool {
 		v.Proxy = Address(r.tx.Account)
 		d.nodes = append(d.nodes, r)
 		var req cocoonWorkerRequest
-		if decodePrefix(r.in().Body, &req) {
+		if r.decode(&req) {
 			v.WorkerOwner = Address(addr(req.Owner))
 			state := int64(req.State)
 			v.WorkerState = &state
@@ -430,7 +430,7 @@ func matchCocoonWorkerPayout(c *classifier, w *node) bool {
 
 func matchCocoonProxyPayout(c *classifier, p *node) bool {
 	var req cocoonOwnerRequest
-	if !decodePrefix(p.in().Body, &req) {
+	if !p.decode(&req) {
 		return false
 	}
 	payout := p.child(abi.MsgOpCode(cocoonOpPayout))
@@ -503,7 +503,7 @@ func matchCocoonClientTopUp(c *classifier, n *node) bool {
 		Amount     tlb.VarUInteger16
 		ExcessesTo tlb.MsgAddress
 	}
-	if !decodePrefix(n.in().Body, &req) {
+	if !n.decode(&req) {
 		return false
 	}
 	r, _, _ := cocoonProxyRequestOf(n)
@@ -607,7 +607,7 @@ func matchCocoonOwnerRequest(c *classifier, n *node) bool {
 			Nonce      uint64
 			ExcessesTo tlb.MsgAddress
 		}
-		if !decodePrefix(n.in().Body, &req) {
+		if !n.decode(&req) {
 			return false
 		}
 		qid, excesses = req.QueryID, req.ExcessesTo
@@ -619,7 +619,7 @@ func matchCocoonOwnerRequest(c *classifier, n *node) bool {
 			Hash       tlb.Uint256
 			ExcessesTo tlb.MsgAddress
 		}
-		if !decodePrefix(n.in().Body, &req) {
+		if !n.decode(&req) {
 			return false
 		}
 		qid, excesses = req.QueryID, req.ExcessesTo
@@ -632,14 +632,14 @@ func matchCocoonOwnerRequest(c *classifier, n *node) bool {
 			NewStake   tlb.VarUInteger16
 			ExcessesTo tlb.MsgAddress
 		}
-		if !decodePrefix(n.in().Body, &req) {
+		if !n.decode(&req) {
 			return false
 		}
 		qid, excesses = req.QueryID, req.ExcessesTo
 		v = &CocoonClientIncreaseStake{Owner: owner, Client: client, NewStake: amountOf(req.NewStake)}
 	default: // withdraw, request refund
 		var req cocoonOwnerRequest
-		if !decodePrefix(n.in().Body, &req) {
+		if !n.decode(&req) {
 			return false
 		}
 		qid, excesses = req.QueryID, req.ExcessesTo

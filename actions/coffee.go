@@ -119,7 +119,7 @@ func matchCoffeeCreateVault(c *classifier, n *node) bool {
 				QueryID uint64
 				Wallet  tlb.MsgAddress
 			}
-			if decodePrefix(take.in().Body, &b) {
+			if take.decode(&b) {
 				v.VaultWallet = Address(addr(b.Wallet))
 			}
 		}

@@ -184,11 +184,11 @@ func matchCoffeeStakingWithdraw(c *classifier, n *node) bool {
 	var w2 coffeeWithdraw2
 	var w3 coffeeWithdraw3
 	s2 := n.child(opCoffeeStakingWithdraw)
-	if s2 == nil || !decodePrefix(n.in().Body, &w1) || !decodePrefix(s2.in().Body, &w2) {
+	if s2 == nil || !n.decode(&w1) || !s2.decode(&w2) {
 		return false
 	}
 	s3 := s2.child(opCoffeeStakingWithdraw)
-	if s3 == nil || !decodePrefix(s3.in().Body, &w3) {
+	if s3 == nil || !s3.decode(&w3) {
 		return false
 	}
 	jt := s3.child(abi.JettonTransferMsgOpCode)

@@ -74,7 +74,7 @@ func tonIn(n *node) uint64 {
 			QueryID uint64
 			Amount  tlb.Grams
 		}
-		if decodePrefix(n.in().Body, &h) {
+		if n.decode(&h) {
 			return uint64(h.Amount)
 		}
 	}

@@ -334,7 +334,7 @@ func matchDnsPurchase(c *classifier, f *node) bool {
 		Op      uint32
 		QueryID uint64
 	}
-	decodePrefix(f.in().Body, &body)
+	f.decode(&body)
 	v := &DnsPurchase{Buyer: Address(p.in().Source), Nft: Address(item), Price: nano(f.in().Value),
 		PayoutAmount: nano(f.in().Value), QueryID: nano(body.QueryID), Domain: Text(c.domainOf(item))}
 	v.Collection, v.NftIndex = c.itemFacts(item)
@@ -363,7 +363,7 @@ func matchDnsRelease(c *classifier, n *node) bool {
 		Op      uint32
 		QueryID uint64
 	}
-	decodePrefix(n.in().Body, &body)
+	n.decode(&body)
 	v := &DnsRelease{Sender: Address(n.in().Source), Nft: Address(n.tx.Account), Amount: nano(n.in().Value),
 		QueryID: nano(body.QueryID), Domain: Text(c.domainOf(n.tx.Account))}
 	v.Collection, v.NftIndex = c.itemFacts(n.tx.Account)

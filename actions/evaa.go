@@ -182,7 +182,7 @@ func evaaUserIs(n *node, op uint32) bool {
 		return false
 	}
 	var h evaaUserHeader
-	return decodePrefix(n.in().Body, &h) && h.Op == op
+	return n.decode(&h) && h.Op == op
 }
 
 // evaaUserChild is the first unused child that is a user-contract message
@@ -277,7 +277,7 @@ func (c *classifier) evaaRequestAt(m *node, op uint32) (*evaaRequest, bool) {
 		return nil, false
 	}
 	var h evaaNotifyHead
-	if !decodePrefix(m.in().Body, &h) {
+	if !m.decode(&h) {
 		return nil, false
 	}
 	fwd := &h.Forward.Value
@@ -378,7 +378,7 @@ func matchEvaaSupply(c *classifier, m *node) bool {
 		QueryID uint64
 		AssetID tlb.Bits256
 	}
-	if decodePrefix(u.in().Body, &ub) {
+	if u.decode(&ub) {
 		v.AssetID = Text(evaaAssetHex(ub.AssetID))
 	}
 	if !req.isTon && v.JettonMaster == "" {
@@ -399,7 +399,7 @@ func matchEvaaSupply(c *classifier, m *node) bool {
 			AssetID tlb.Bits256
 			Amount  uint64
 		}
-		if decodePrefix(r.in().Body, &b) {
+		if r.decode(&b) {
 			v.Amount = nano(b.Amount)
 		}
 		d.nodes = append(d.nodes, r)
@@ -455,7 +455,7 @@ func matchEvaaWithdraw(c *classifier, m *node) bool {
 		Amount    uint64
 		Recipient tlb.MsgAddress
 	}
-	if !decodePrefix(m.in().Body, &b) {
+	if !m.decode(&b) {
 		return false
 	}
 	u := evaaUserChild(m, evaaOpWithdrawUser)
@@ -500,7 +500,7 @@ func matchEvaaWithdraw(c *classifier, m *node) bool {
 			AssetID tlb.Bits256
 			Amount  uint64
 		}
-		if decodePrefix(col.in().Body, &cb) {
+		if col.decode(&cb) {
 			v.Amount = nano(cb.Amount)
 		}
 		paid, paidOK := false, true
@@ -697,7 +697,7 @@ func matchEvaaLiquidate(c *classifier, m *node) bool {
 			Transferred tlb.Bits256
 		}]
 	}
-	if decodePrefix(u.in().Body, &ub) {
+	if u.decode(&ub) {
 		v.DebtAssetID = Text(evaaAssetHex(ub.Inner.Value.Transferred))
 	}
 
@@ -730,7 +730,7 @@ func matchEvaaLiquidate(c *classifier, m *node) bool {
 					Reward       uint64
 				}]
 			}
-			if decodePrefix(s.in().Body, &sb) {
+			if s.decode(&sb) {
 				if o := addr(sb.Owner); o != "" {
 					v.Borrower = Address(o)
 				}

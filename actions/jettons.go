@@ -260,7 +260,7 @@ func readMintRequest(n *node) (mintRequest, bool) {
 		To        tlb.MsgAddress
 		TonAmount tlb.VarUInteger16
 	}
-	if !decodePrefix(n.in().Body, &head) {
+	if !n.decode(&head) {
 		return mintRequest{}, false
 	}
 	r := mintRequest{queryID: head.QueryID, to: addr(head.To), tonAmount: amount(head.TonAmount)}
@@ -271,7 +271,7 @@ func readMintRequest(n *node) (mintRequest, bool) {
 		TonAmount tlb.VarUInteger16
 		Master    tlb.Ref[boc.Cell]
 	}
-	if decodePrefix(n.in().Body, &full) {
+	if n.decode(&full) {
 		var it struct {
 			Op      uint32
 			QueryID uint64
@@ -308,7 +308,7 @@ func internalTransferHead(n *node) (uint64, BigInt, bool) {
 		QueryID uint64
 		Amount  tlb.VarUInteger16
 	}
-	if !decodePrefix(n.in().Body, &head) {
+	if !n.decode(&head) {
 		return 0, "", false
 	}
 	return head.QueryID, amount(head.Amount), true

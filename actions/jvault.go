@@ -139,7 +139,7 @@ func matchJvaultStake(c *classifier, n *node) bool {
 		d.ok = false
 	} else {
 		var b jvaultReceive
-		if decodePrefix(recv.in().Body, &b) {
+		if recv.decode(&b) {
 			v.MintedStakeJettons = amount(b.Received)
 		}
 		update := report.child(jvaultUpdateRewards)

@@ -117,7 +117,7 @@ func matchMultisigCreateOrder(c *classifier, n *node) bool {
 		return false
 	}
 	var req multisigNewOrder
-	if !decodePrefix(n.in().Body, &req) {
+	if !n.decode(&req) {
 		return false
 	}
 	v := &MultisigCreateOrder{Creator: Address(n.in().Source), Multisig: Address(n.tx.Account),
@@ -129,7 +129,7 @@ func matchMultisigCreateOrder(c *classifier, n *node) bool {
 	if init != nil {
 		v.Order = Address(init.tx.Account)
 		var in multisigInit
-		if decodePrefix(init.in().Body, &in) {
+		if init.decode(&in) {
 			v.IsSignedByCreator = flag(in.SignerIndex.Exists)
 			v.Threshold = int64Of(int64(in.Threshold))
 			v.Signers = in.signers()
@@ -184,7 +184,7 @@ func matchMultisigApprove(c *classifier, n *node) bool {
 			QueryID  uint64
 			ExitCode uint32
 		}
-		if decodePrefix(rejected.in().Body, &body) {
+		if rejected.decode(&body) {
 			v.ExitCode = int64Of(int64(body.ExitCode))
 		}
 	}
@@ -201,7 +201,7 @@ func matchMultisigExecute(c *classifier, n *node) bool {
 		return false
 	}
 	var body multisigExecuteBody
-	if !decodePrefix(n.in().Body, &body) {
+	if !n.decode(&body) {
 		return false
 	}
 	d := newDraft(&MultisigExecute{Order: Address(n.in().Source), Multisig: Address(n.tx.Account),
@@ -233,7 +233,7 @@ func (c *classifier) orderSigners(order string) []Address {
 			continue
 		}
 		var in multisigInit
-		if decodePrefix(x.in().Body, &in) {
+		if x.decode(&in) {
 			return in.signers()
 		}
 	}

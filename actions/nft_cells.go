@@ -34,8 +34,8 @@ func assignedOf(n *node) (assignedInfo, bool) {
 		PrevOwner tlb.MsgAddress
 	}
 	var info assignedInfo
-	root := readBody(n.in().Body)
-	if root == nil || !unmarshalCell(root, &head) {
+	root := n.bodyCell()
+	if !unmarshalCell(root, &head) {
 		return info, false
 	}
 	info.queryID, info.prevOwner = head.QueryID, addr(head.PrevOwner)

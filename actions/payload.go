@@ -153,11 +153,10 @@ func forwardPayload(n *node) *boc.Cell {
 	if n == nil || !n.is(abi.JettonTransferMsgOpCode) {
 		return nil
 	}
-	root := readBody(n.in().Body)
-	if root == nil || !unmarshalCell(root, &jettonTransferHead{}) {
+	if !n.decode(&jettonTransferHead{}) {
 		return nil
 	}
-	return eitherPayload(root)
+	return eitherPayload(n.bodyCell())
 }
 
 // cellBase64 is a cell as a base64 BOC, "" for an empty cell.

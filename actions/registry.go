@@ -63,10 +63,12 @@ var registry = struct {
 	byValue  map[reflect.Type]*Type
 	names    map[string]string // accepted spelling -> type name
 	matchers []matcherEntry
+	plans    map[reflect.Type]*addressPlan // where each value type's addresses are
 }{
 	types:   map[string]*Type{},
 	byValue: map[reflect.Type]*Type{},
 	names:   map[string]string{},
+	plans:   map[reflect.Type]*addressPlan{},
 }
 
 // declare adds action types. A declaration error is a programming error,
@@ -84,6 +86,7 @@ func declare(types ...Type) {
 		}
 		registry.types[name] = &t
 		registry.byValue[rt] = &t
+		planFor(rt, registry.plans)
 		for _, alias := range append([]string{name, t.Toncenter, snakeCase(name)}, t.Aliases...) {
 			if alias == "" {
 				continue

@@ -212,7 +212,7 @@ func matchTonstakersBillPayout(c *classifier, pay *node) bool {
 		return false
 	}
 	var body tonstakersBillBurnt
-	if !decodePrefix(notify.in().Body, &body) {
+	if !notify.decode(&body) {
 		return false
 	}
 	v := &StakeWithdrawal{Provider: providerTonstakers, StakeHolder: Address(addr(body.Owner)),

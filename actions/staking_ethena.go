@@ -89,7 +89,7 @@ func ethenaWithdrawRequest(c *classifier, l *jettonLeg, pool, mint, locked *node
 		QueryID uint64
 		Amount  tlb.VarUInteger16
 	}
-	if decodePrefix(locked.in().Body, &head) {
+	if locked.decode(&head) {
 		v.TokensMinted = amount(head.Amount)
 	}
 	d := newDraft(v, l.send.in().Hash, l.nodes()...).withInitiator(l.send)

@@ -68,7 +68,7 @@ func matchSubscribe(c *classifier, n *node) bool {
 			QueryID uint64
 			Amount  tlb.Grams
 		}
-		if !decodePrefix(n.in().Body, &body) {
+		if !n.decode(&body) {
 			return false
 		}
 		v.Subscriber, v.Subscription = Address(n.tx.Account), Address(n.in().Source)
@@ -87,7 +87,7 @@ func matchSubscribe(c *classifier, n *node) bool {
 			Op      uint32
 			QueryID uint64
 		}
-		if v.QueryID == "" && decodePrefix(pay.in().Body, &body) {
+		if v.QueryID == "" && pay.decode(&body) {
 			v.QueryID = nano(body.QueryID)
 		}
 		if forward = pay.child(abi.SubscriptionPaymentMsgOpCode); forward != nil {

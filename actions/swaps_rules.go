@@ -273,7 +273,7 @@ func toncoRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 		var b toncoPayTo
 		ok := false
 		if pt := childWith(h, abi.PayToMsgOpCode); pt != nil {
-			ok = decodePrefix(pt.in().Body, &b)
+			ok = pt.decode(&b)
 		}
 		swapped := ok && (b.Exit == 0 || b.Exit == 200)
 		if ok && !swapped {

@@ -59,7 +59,7 @@ type notifyHead struct {
 // payload, 0 when it has none.
 func notifyPayloadOp(n *node) uint32 {
 	var h notifyHead
-	if !decodePrefix(n.in().Body, &h) {
+	if !n.decode(&h) {
 		return 0
 	}
 	var op struct{ Op uint32 }
@@ -110,7 +110,7 @@ func mooncxRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 			Op     uint32
 			Params moonSwapParams
 		}
-		if decodePrefix(p.in().Body, &h) {
+		if p.decode(&h) {
 			cell := h.Forward.Value
 			if unmarshalCell((*boc.Cell)(&cell), &pl) && pl.Op == uint32(abi.MoonSwapMsgOpCode) {
 				f.minOut = amount(pl.Params.MinOut)

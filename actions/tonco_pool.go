@@ -87,7 +87,7 @@ func matchToncoDeployPool(c *classifier, r *node) bool {
 		return false
 	}
 	var b toncoCreatePoolBody
-	if !decodePrefix(r.in().Body, &b) {
+	if !r.decode(&b) {
 		return false
 	}
 	spacing := int64(b.TickSpacing)
@@ -108,7 +108,7 @@ func matchToncoDeployPool(c *classifier, r *node) bool {
 			d.nodes = append(d.nodes, ex)
 		}
 		var ib toncoPoolInitBody
-		if decodePrefix(poolInit.in().Body, &ib) {
+		if poolInit.decode(&ib) {
 			active := ib.PoolActive
 			v.PoolActive = &active
 		}

@@ -18,8 +18,44 @@ type node struct {
 	children []*node
 	op       uint32
 	hasOp    bool
-	body     any // the abi body struct of the in-message, nil when unknown
+	body     any  // the abi body struct of the in-message, nil when unknown (decodedBody)
+	bodyRead bool // body was decoded
 	used     bool
+	// cell is the in-message body, deserialized on first use (decode).
+	cell     *boc.Cell
+	cellRead bool
+}
+
+// decode decodes the start of n's in-message body into v (false when it
+// does not fit). Matchers ask many times of the same node, so the body is
+// deserialized once; each read starts from the body's beginning.
+func (n *node) decode(v any) bool {
+	return unmarshalCell(n.bodyCell(), v)
+}
+
+// decodedBody is the abi body struct of the in-message (nil when abi does
+// not know its op code), decoded on first use: most nodes are never asked.
+func (n *node) decodedBody() any {
+	if !n.bodyRead {
+		n.bodyRead = true
+		if n.hasOp && n.in() != nil && !n.in().IsExternalIn() {
+			n.body = decodeBody(n.bodyCell())
+		}
+	}
+	return n.body
+}
+
+// bodyCell is the in-message body (nil when there is none or it is not one
+// cell), deserialized once. Whoever reads it resets it first (unmarshalCell
+// does).
+func (n *node) bodyCell() *boc.Cell {
+	if !n.cellRead {
+		n.cellRead = true
+		if m := n.in(); m != nil && len(m.Body) > 0 {
+			n.cell = readBody(m.Body)
+		}
+	}
+	return n.cell
 }
 
 func (n *node) in() *chain.Message { return n.tx.InMsg }
@@ -64,9 +100,6 @@ func buildTree(tn *chain.TraceNode, parent *node, all *[]*node) *node {
 	n := &node{tx: tn.Tx, parent: parent}
 	if m := tn.Tx.InMsg; m != nil && !m.IsExternalIn() {
 		n.op, n.hasOp = opcodeOf(m)
-		if n.hasOp && len(m.Body) > 0 {
-			n.body = decodeBody(m.Body)
-		}
 	}
 	*all = append(*all, n)
 	for _, c := range tn.Children {
@@ -84,17 +117,17 @@ func opcodeOf(m *chain.Message) (uint32, bool) {
 
 // decodeBody decodes an internal message body by its op code. Bodies are
 // untrusted bytes: a decoder panic means "unknown body", never a crash.
-func decodeBody(b []byte) (out any) {
+func decodeBody(c *boc.Cell) (out any) {
 	defer func() {
 		if recover() != nil {
 			out = nil
 		}
 	}()
-	cells, err := boc.DeserializeBoc(b)
-	if err != nil || len(cells) != 1 {
+	if c == nil {
 		return nil
 	}
-	_, _, v, err := abi.InternalMessageDecoder(cells[0], nil)
+	resetCell(c)
+	_, _, v, err := abi.InternalMessageDecoder(c, nil)
 	if err != nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/big"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -76,84 +77,118 @@ func writeGQLString(w io.Writer, s string) {
 // addressType is reflect's view of Address, for the walks below.
 var addressType = reflect.TypeOf(Address(""))
 
-// walkAddresses calls fn for every non-empty Address in v (a value struct,
-// a pointer to one, or anything nested in one), with the field's role.
-func walkAddresses(v reflect.Value, role string, fn func(a, role string)) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			walkAddresses(v.Elem(), role, fn)
+// addressPlan says where the addresses of a struct type are: its Address
+// fields, and the fields that may hold more (structs, pointers, slices).
+// Plans are made when types are declared, so finding an action's
+// participants costs no tag parsing.
+type addressPlan struct {
+	fields []plannedField
+}
+
+type plannedField struct {
+	index int
+	role  string // "" inherits the enclosing field's role
+	plan  *addressPlan
+	kind  reflect.Kind // String (an Address), Struct, Pointer or Slice
+}
+
+// planFor makes (or finds in plans) the plan of struct type t.
+func planFor(t reflect.Type, plans map[reflect.Type]*addressPlan) *addressPlan {
+	if p, ok := plans[t]; ok {
+		return p
+	}
+	p := &addressPlan{}
+	plans[t] = p
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
 		}
+		ft, kind := f.Type, f.Type.Kind()
+		for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
+			ft = ft.Elem()
+		}
+		pf := plannedField{index: i, role: f.Tag.Get("role"), kind: kind}
+		switch {
+		case ft == addressType:
+		case ft.Kind() == reflect.Struct:
+			pf.plan = planFor(ft, plans)
+		default:
+			continue
+		}
+		p.fields = append(p.fields, pf)
+	}
+	return p
+}
+
+// walk calls fn for every non-empty Address reachable from v (of the plan's
+// struct type), with its role.
+func (p *addressPlan) walk(v reflect.Value, role string, fn func(a, role string)) {
+	for _, f := range p.fields {
+		r := f.role
+		if r == "" {
+			r = role
+		}
+		walkValue(v.Field(f.index), f.plan, r, fn)
+	}
+}
+
+func walkValue(v reflect.Value, plan *addressPlan, role string, fn func(a, role string)) {
+	switch v.Kind() {
 	case reflect.String:
-		if v.Type() == addressType && v.Len() > 0 {
+		if v.Len() > 0 {
 			fn(v.String(), role)
+		}
+	case reflect.Struct:
+		plan.walk(v, role, fn)
+	case reflect.Pointer:
+		if !v.IsNil() {
+			walkValue(v.Elem(), plan, role, fn)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
-			walkAddresses(v.Index(i), role, fn)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			r := f.Tag.Get("role")
-			if r == "" {
-				r = role
-			}
-			walkAddresses(v.Field(i), r, fn)
+			walkValue(v.Index(i), plan, role, fn)
 		}
 	}
 }
 
 // Participants lists the Address fields of a value with their roles, plus
 // the accounts of the action's transactions (role "other" when the value
-// does not name them), and the sorted set of addresses in the value.
+// does not name them), and the sorted set of addresses in the value. An
+// address with a named role is not also listed as "other".
 func Participants(value any, txAccounts []string) ([]chain.ActionAccount, []string) {
+	v := reflect.ValueOf(value)
+	for v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
 	var out []chain.ActionAccount
-	seen := map[chain.ActionAccount]bool{}
-	inValue := map[string]bool{}
+	var addrs []string
 	add := func(a, role string) {
-		k := chain.ActionAccount{Address: a, Role: role}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
+		for i, p := range out {
+			if p.Address != a {
+				continue
+			}
+			if p.Role == role || role == chain.RoleOther {
+				return
+			}
+			if p.Role == chain.RoleOther { // a named role replaces "other"
+				out[i].Role = role
+				return
+			}
 		}
+		out = append(out, chain.ActionAccount{Address: a, Role: role})
 	}
-	walkAddresses(reflect.ValueOf(value), chain.RoleOther, func(a, role string) {
-		inValue[a] = true
-		add(a, role)
-	})
-	for _, a := range txAccounts {
-		if _, named := inValue[a]; !named {
-			inValue[a] = false
-			add(a, chain.RoleOther)
-		}
-	}
-	// "other" only for an address that has no named role.
-	named := map[string]bool{}
-	for _, p := range out {
-		if p.Role != chain.RoleOther {
-			named[p.Address] = true
-		}
-	}
-	kept := out[:0]
-	for _, p := range out {
-		if p.Role != chain.RoleOther || !named[p.Address] {
-			kept = append(kept, p)
-		}
-	}
-	out = kept
-	addrs := make([]string, 0, len(inValue))
-	for a, named := range inValue {
-		if named {
+	if plan, ok := registry.plans[v.Type()]; ok {
+		plan.walk(v, chain.RoleOther, func(a, role string) {
 			addrs = append(addrs, a)
-		}
+			add(a, role)
+		})
+	}
+	for _, a := range txAccounts {
+		add(a, chain.RoleOther)
 	}
 	sort.Strings(addrs)
-	return out, addrs
+	return out, slices.Compact(addrs)
 }
 
 // DecodeValue reads a stored value into its declared struct (a pointer to

@@ -66,7 +66,7 @@ func matchVestingSend(c *classifier, n *node) bool {
 		SendMode uint8
 		Message  tlb.Ref[boc.Cell]
 	}
-	if !decodePrefix(n.in().Body, &body) {
+	if !n.decode(&body) {
 		return false
 	}
 	v := &VestingSendMessage{Sender: Address(n.in().Source), Vesting: Address(n.tx.Account),

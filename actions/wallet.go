@@ -41,7 +41,7 @@ func matchWalletIntent(c *classifier, n *node) bool {
 		}
 		probe := &node{op: op, hasOp: hasOp}
 		if hasOp && len(bodyBOC) > 0 {
-			probe.body = decodeBody(bodyBOC)
+			probe.body, probe.bodyRead = decodeBody(readBody(bodyBOC)), true
 		}
 		key := opKey(n.tx, i)
 		var d *draft

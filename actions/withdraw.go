@@ -105,7 +105,7 @@ func burnAmount(n *node) (BigInt, bool) {
 		QueryID uint64
 		Amount  tlb.VarUInteger16
 	}
-	if !decodePrefix(n.in().Body, &head) {
+	if !n.decode(&head) {
 		return "", false
 	}
 	return amount(head.Amount), true

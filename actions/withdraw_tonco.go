@@ -81,7 +81,7 @@ func matchToncoWithdraw(c *classifier, s *node) bool {
 		return false
 	}
 	var sb toncoStartBurnBody
-	if !decodePrefix(s.in().Body, &sb) {
+	if !s.decode(&sb) {
 		return false
 	}
 	lower, upper := int64(sb.TickLower), int64(sb.TickUpper)
@@ -97,13 +97,13 @@ func matchToncoWithdraw(c *classifier, s *node) bool {
 		ok = ok && pos.ok()
 		v.BurntNft = Address(pos.tx.Account)
 		var pb toncoPositionBurnBody
-		if decodePrefix(pos.in().Body, &pb) && addr(pb.NftOwner) != "" {
+		if pos.decode(&pb) && addr(pb.NftOwner) != "" {
 			v.Sender = Address(addr(pb.NftOwner))
 		}
 		if burn := pos.child(toncoPoolBurnOp); burn != nil {
 			ok = ok && burn.ok()
 			var bb toncoPoolBurnBody
-			if decodePrefix(burn.in().Body, &bb) && bb.BurnedIndex != 0 {
+			if burn.decode(&bb) && bb.BurnedIndex != 0 {
 				v.BurntNftIndex = nano(bb.BurnedIndex)
 			}
 			payTo = burn.child(abi.PayToMsgOpCode)
@@ -116,7 +116,7 @@ func matchToncoWithdraw(c *classifier, s *node) bool {
 	}
 	ok = ok && payTo.ok()
 	var h toncoPayToHead
-	decoded := decodePrefix(payTo.in().Body, &h)
+	decoded := payTo.decode(&h)
 	if decoded && h.ExitCode != 0 && h.ExitCode != 201 {
 		ok = false
 	}

@@ -15,6 +15,9 @@ func NormalizedHash(m *Message) (Hash, bool) {
 	if m == nil || !m.IsExternalIn() || m.Destination == "" {
 		return Hash{}, false
 	}
+	if !m.HashNorm.IsZero() {
+		return m.HashNorm, true
+	}
 	dest, err := ton.AccountIDFromRaw(m.Destination)
 	if err != nil {
 		return Hash{}, false

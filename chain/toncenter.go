@@ -208,6 +208,9 @@ func (m *tcMsg) convert() (Message, error) {
 		op := uint32(*m.Opcode)
 		msg.Opcode = &op
 	}
+	if msg.IsExternalIn() {
+		msg.HashNorm, _ = NormalizedHash(&msg)
+	}
 	if m.InitState != nil && m.InitState.Body != "" {
 		if msg.InitState, err = DecodeBase64(m.InitState.Body); err != nil {
 			return msg, fmt.Errorf("init_state.body: %w", err)

@@ -4,7 +4,10 @@ package chain
 // Addresses are raw upper-case; "" means none (the source of an external-in
 // message, the destination of an external-out one).
 type Message struct {
-	Hash        Hash
+	Hash Hash
+	// HashNorm is the TEP-467 normalized hash of an external-in message
+	// (zero for others), computed once when the message is read.
+	HashNorm    Hash
 	Source      string
 	Destination string
 	Value       uint64 // nanotons

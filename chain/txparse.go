@@ -175,6 +175,7 @@ func MessageFromTLB(m *tlb.Message) (msg Message, err error) {
 		msg.Bounce, msg.Bounced = i.Bounce, i.Bounced
 	case "ExtInMsgInfo":
 		msg.Destination = tlbAddress(m.Info.ExtInMsgInfo.Dest)
+		msg.HashNorm = Hash(m.Hash(true))
 	case "ExtOutMsgInfo":
 		i := m.Info.ExtOutMsgInfo
 		msg.Source = tlbAddress(i.Src)

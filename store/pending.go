@@ -92,7 +92,8 @@ func pendingTx(r *txRow, msgs []msgRow) (*chain.Transaction, error) {
 	for _, m := range msgs {
 		msg := chain.Message{
 			Hash: parseHashText(m.Hash), Source: m.Source, Destination: m.Destination,
-			Value: uint64(m.Value), FwdFee: uint64(m.FwdFee), CreatedLt: uint64(m.CreatedLt),
+			HashNorm: parseHashText(textOrEmpty(m.HashNorm)),
+			Value:    uint64(m.Value), FwdFee: uint64(m.FwdFee), CreatedLt: uint64(m.CreatedLt),
 			Bounce: m.Bounce, Bounced: m.Bounced, Body: m.Body, InitState: m.InitState,
 		}
 		if m.Opcode != nil {
@@ -146,4 +147,11 @@ func DropTraces(ids []chain.Hash) func(ctx context.Context, tx bun.Tx) error {
 		}
 		return nil
 	}
+}
+
+func textOrEmpty(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
