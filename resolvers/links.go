@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/tonkeeper/tongo/ton"
@@ -75,35 +74,32 @@ func (r *Resolver) loaders(ctx context.Context) *loaders {
 	return r.WithLoaders(ctx).Value(loadersKey{}).(*loaders)
 }
 
-// account builds an Account from what the store knows of the address.
-func (r *Resolver) account(raw string, f chain.AddressFacts) *model.Account {
+// account is the Account of a raw address: its address forms now, what the
+// store knows of it when a field asks (AccountFacts).
+func (r *Resolver) account(raw string) *model.Account {
 	id := ton.MustParseAccountID(raw)
-	a := &model.Account{
-		Address: raw, UserFriendly: id.ToHuman(f.Bounceable(), r.Testnet),
-		Bounceable: id.ToHuman(true, r.Testnet), NonBounceable: id.ToHuman(false, r.Testnet),
-		Interfaces: f.Interfaces,
-	}
-	if a.Interfaces == nil {
-		a.Interfaces = []string{}
-	}
-	if f.Known {
-		status, wallet, balance := f.Status, f.IsWallet, actions.BigInt(strconv.FormatUint(f.Balance, 10))
-		a.Status, a.IsWallet, a.Balance = &status, &wallet, &balance
-	}
-	if f.Domain != "" {
-		d := f.Domain
-		a.Domain = &d
-	}
-	return a
+	return &model.Account{Address: raw, Bounceable: id.ToHuman(true, r.Testnet), NonBounceable: id.ToHuman(false, r.Testnet)}
 }
 
-// loadAccount reads one account through the request's loader.
-func (r *Resolver) loadAccount(ctx context.Context, raw string) (*model.Account, error) {
-	f, err := r.loaders(ctx).facts.Load(ctx, raw)
+// AccountFacts is what the store knows of an account, read through the
+// request's loader: the facts of every account a response shows are read
+// together, once.
+func (r *Resolver) AccountFacts(ctx context.Context, a *model.Account) (chain.AddressFacts, error) {
+	return r.loaders(ctx).facts.Load(ctx, a.Address)
+}
+
+// UserFriendly is the address book's form of the account.
+func (r *Resolver) UserFriendly(ctx context.Context, a *model.Account) (string, error) {
+	f, err := r.AccountFacts(ctx, a)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return r.account(raw, f), nil
+	return ton.MustParseAccountID(a.Address).ToHuman(f.Bounceable(), r.Testnet), nil
+}
+
+// loadAccount is the Account of a raw address (facts read when asked).
+func (r *Resolver) loadAccount(_ context.Context, raw string) (*model.Account, error) {
+	return r.account(raw), nil
 }
 
 // AccountByAddress answers account(address).
@@ -209,19 +205,18 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 	}
 	want := f.Limit
 	f.Limit++ // one more tells whether a next page exists
-	list, err := r.listPage(ctx, f, false)
+	page, err := r.Store.ListActions(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	page := list.Actions
-	conn := &model.ActionConnection{PageInfo: &model.PageInfo{HasNextPage: len(page) > want}, AddressBook: list.AddressBook}
-	if len(page) > want {
-		page = page[:want]
-		// The extra action's addresses stay out of the book.
-		list.Actions = page
-		if conn.AddressBook, err = r.addressBook(ctx, list.BookAddresses()); err != nil {
-			return nil, err
-		}
+	conn := &model.ActionConnection{PageInfo: &model.PageInfo{HasNextPage: len(page) > want}}
+	page = page[:min(len(page), want)]
+	list := &chain.ActionList{Actions: page}
+	for _, a := range page {
+		a.Accounts = nil // REST shows them only when asked; so does the graph
+	}
+	if conn.AddressBook, err = r.addressBook(ctx, list.BookAddresses()); err != nil {
+		return nil, err
 	}
 	conn.Edges = make([]*model.ActionEdge, len(page))
 	for i, a := range page {

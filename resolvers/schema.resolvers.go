@@ -6,6 +6,7 @@ package resolvers
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
@@ -13,6 +14,60 @@ import (
 	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
 )
+
+// UserFriendly is the resolver for the user_friendly field.
+func (r *accountResolver) UserFriendly(ctx context.Context, obj *model.Account) (string, error) {
+	return r.Resolver.UserFriendly(ctx, obj)
+}
+
+// Status is the resolver for the status field.
+func (r *accountResolver) Status(ctx context.Context, obj *model.Account) (*string, error) {
+	f, err := r.AccountFacts(ctx, obj)
+	if err != nil || !f.Known {
+		return nil, err
+	}
+	return &f.Status, nil
+}
+
+// Balance is the resolver for the balance field.
+func (r *accountResolver) Balance(ctx context.Context, obj *model.Account) (*actions.BigInt, error) {
+	f, err := r.AccountFacts(ctx, obj)
+	if err != nil || !f.Known {
+		return nil, err
+	}
+	b := actions.BigInt(strconv.FormatUint(f.Balance, 10))
+	return &b, nil
+}
+
+// IsWallet is the resolver for the is_wallet field.
+func (r *accountResolver) IsWallet(ctx context.Context, obj *model.Account) (*bool, error) {
+	f, err := r.AccountFacts(ctx, obj)
+	if err != nil || !f.Known {
+		return nil, err
+	}
+	return &f.IsWallet, nil
+}
+
+// Interfaces is the resolver for the interfaces field.
+func (r *accountResolver) Interfaces(ctx context.Context, obj *model.Account) ([]string, error) {
+	f, err := r.AccountFacts(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	if f.Interfaces == nil {
+		return []string{}, nil
+	}
+	return f.Interfaces, nil
+}
+
+// Domain is the resolver for the domain field.
+func (r *accountResolver) Domain(ctx context.Context, obj *model.Account) (*string, error) {
+	f, err := r.AccountFacts(ctx, obj)
+	if err != nil || f.Domain == "" {
+		return nil, err
+	}
+	return &f.Domain, nil
+}
 
 // Actions is the resolver for the actions field.
 func (r *accountResolver) Actions(ctx context.Context, obj *model.Account, filter *model.AccountActionFilter, first *int, after *string, sort *model.SortOrder) (*model.ActionConnection, error) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/tonql/tonql/apperr"
 )
@@ -24,8 +25,31 @@ func WriteJSON(w http.ResponseWriter, v any) {
 	writeJSON(w, http.StatusOK, v)
 }
 
+// appender is a response that encodes itself faster than json.Marshal,
+// to the same bytes (a page of actions).
+type appender interface {
+	AppendJSON([]byte) ([]byte, error)
+}
+
+// pageBuffers are reused for pages written with AppendJSON (a page is
+// tens of KB; allocating it per request fed the GC most of its work).
+var pageBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if a, ok := v.(appender); ok {
+		buf := pageBuffers.Get().(*[]byte)
+		defer func() {
+			if cap(b) <= 1<<20 { // a huge page is not kept
+				*buf = b[:0]
+				pageBuffers.Put(buf)
+			}
+		}()
+		b, err = a.AppendJSON((*buf)[:0])
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"internal error","code":500}`)
 	}

@@ -42,17 +42,37 @@ type ActionKey struct {
 
 // ListActions returns one page ordered by (end_lt, action_id); how the
 // page is found is explained at actionsQuery.
+//
+// It is the hot path of every page, so the rows are scanned into their
+// fields directly (actionColumns order) rather than by bun's reflection,
+// which cost about a third of the read.
 func (s *Store) ListActions(ctx context.Context, f ActionFilter) ([]*chain.Action, error) {
 	var rows []actionRow
-	if err := s.actionsQuery(f, &rows).Scan(ctx); err != nil {
+	res, err := s.db.QueryContext(ctx, s.actionsQuery(f, &rows).String())
+	if err != nil {
 		return nil, unavailable(err)
 	}
-	out := make([]*chain.Action, len(rows))
-	for i := range rows {
-		out[i] = rows[i].toChain()
+	defer res.Close()
+	out := make([]*chain.Action, 0, f.Limit)
+	for res.Next() {
+		var r actionRow
+		if err := res.Scan(&r.ActionID, &r.TraceID, &r.TxHash, &r.Type, &r.Status, &r.Value,
+			&r.StartLt, &r.StartUtime, &r.EndLt, &r.EndUtime, &r.TxHashes, &r.TraceEndLt, &r.TraceEndUtime,
+			&r.TraceExternalHashNorm, &r.McSeqno, &r.Addresses, &r.Accounts); err != nil {
+			return nil, unavailable(err)
+		}
+		out = append(out, r.toChain())
+	}
+	if err := res.Err(); err != nil {
+		return nil, unavailable(err)
 	}
 	return out, nil
 }
+
+// actionColumns are the columns ListActions scans, in its order.
+const actionColumns = `a.action_id, a.trace_id, a.tx_hash, a.type, a.status, a.value, a.start_lt, a.start_utime,
+	a.end_lt, a.end_utime, a.tx_hashes, a.trace_end_lt, a.trace_end_utime, a.trace_external_hash_norm,
+	a.mc_seqno, a.addresses, a.accounts`
 
 // ExplainActions returns the database's plan for a query (EXPLAIN ANALYZE
 // on Postgres), for the performance docs and for operators.
@@ -122,7 +142,7 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 		page.OrderExpr("a.end_lt" + dir).OrderExpr("a.action_id" + dir)
 	}
 	page.Limit(int64(f.Limit)).Offset(int64(f.Offset))
-	return s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr("a.*").
+	return s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr(actionColumns).
 		Join("JOIN (?) AS p ON p.action_id = a.action_id", page).
 		OrderExpr("p.end_lt" + dir).OrderExpr("p.action_id" + dir)
 }

@@ -1,0 +1,44 @@
+package chain_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// AppendJSON must write exactly what json.Marshal writes, for every field
+// set or not, and for strings that need escaping.
+func TestActionJSONMatchesMarshal(t *testing.T) {
+	hash, seqno := "q+/=", uint32(7)
+	full := &chain.Action{ActionID: "id/+=", TraceID: "t", TxHash: "x", Type: "JettonSwap", Status: "ok",
+		Value: chain.RawJSON(`{"a":"b","n":[1,2]}`), StartLt: 1, StartUtime: 2, EndLt: 3, EndUtime: 4,
+		Transactions: []string{"a", "b"}, TraceEndLt: 5, TraceEndUtime: 6, TraceExternalHashNorm: &hash,
+		McSeqno: &seqno, Accounts: []string{"0:AB", "0:CD"}}
+	cases := []*chain.Action{
+		{},
+		full,
+		{ActionID: "quote\" back\\ <tag> & é \u0001", Transactions: []string{}, Value: chain.RawJSON(`{}`)},
+	}
+	for i, a := range cases {
+		want, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	list := &chain.ActionList{Actions: []*chain.Action{full, cases[0]},
+		AddressBook: chain.AddressBook{"0:AB": {UserFriendly: "EQ..", Interfaces: []string{"wallet_v4r2"}}}}
+	want, _ := json.Marshal(list)
+	got, err := list.AppendJSON(nil)
+	if err != nil || string(got) != string(want) {
+		t.Errorf("list:\n got %s\nwant %s", got, want)
+	}
+	empty := &chain.ActionList{Actions: []*chain.Action{}}
+	want, _ = json.Marshal(empty)
+	if got, _ := empty.AppendJSON(nil); string(got) != string(want) {
+		t.Errorf("empty list:\n got %s\nwant %s", got, want)
+	}
+}
