@@ -27,9 +27,10 @@ func explain(ctx context.Context, dbURL string, seed uint64) error {
 		Scan(ctx, &sample.ActionID, &sample.TraceID, &sample.TxHash, &sample.EndUtime, &sample.StartLt, &sample.EndLt, &sample.McSeqno); err != nil {
 		return err
 	}
-	// The generated set has no messages; the msg_hash plan is read with
-	// the hash of a message that does not exist (its shape is what counts).
+	// The generated set has no messages: with real data imported beside it
+	// the plan reads one of theirs, else a hash of no message.
 	msgHash := "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+	_ = st.DB().NewRaw("SELECT hash_norm FROM messages WHERE hash_norm IS NOT NULL LIMIT 1").Scan(ctx, &msgHash)
 	var deep store.ActionKey
 	if err := st.DB().NewRaw("SELECT end_lt, action_id FROM action_accounts WHERE account = ? ORDER BY end_lt DESC, action_id DESC OFFSET 100000 LIMIT 1", synth.HotAccount(seed, 0)).
 		Scan(ctx, &deep.EndLt, &deep.ActionID); err != nil {
