@@ -65,6 +65,25 @@ func (b *BigInt) UnmarshalGQL(v any) error {
 	return nil
 }
 
+// UnmarshalJSON reads a decimal string, or a JSON number (values stored
+// before amounts and indexes were all strings).
+func (b *BigInt) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] != '"' {
+		var n json.Number
+		if err := json.Unmarshal(data, &n); err != nil {
+			return err
+		}
+		*b = BigInt(n.String())
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	*b = BigInt(s)
+	return nil
+}
+
 func writeGQLString(w io.Writer, s string) {
 	if s == "" {
 		_, _ = io.WriteString(w, "null")
