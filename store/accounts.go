@@ -24,8 +24,10 @@ const accountQuery = `SELECT address, status, code_hash, is_wallet, balance, las
 // row's fields directly.
 func (s *Store) Account(ctx context.Context, address string) (*chain.AccountState, error) {
 	var r accountRow
-	err := s.db.QueryRowContext(ctx, accountQuery, address).Scan(&r.Address, &r.Status, &r.CodeHash,
-		&r.IsWallet, &r.Balance, &r.LastTxLt, &r.LastTxHash, &r.ShardAccountBOC, &r.ReadAtUtime)
+	err := s.read(func(db *bun.DB) error {
+		return db.QueryRowContext(ctx, accountQuery, address).Scan(&r.Address, &r.Status, &r.CodeHash,
+			&r.IsWallet, &r.Balance, &r.LastTxLt, &r.LastTxHash, &r.ShardAccountBOC, &r.ReadAtUtime)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -39,7 +41,9 @@ func (s *Store) Account(ctx context.Context, address string) (*chain.AccountStat
 // imported or followed yet.
 func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 	var r configRow
-	err := s.db.NewSelect().Model(&r).OrderExpr("mc_seqno DESC").Limit(1).Scan(ctx)
+	err := s.read(func(db *bun.DB) error {
+		return db.NewSelect().Model(&r).OrderExpr("mc_seqno DESC").Limit(1).Scan(ctx)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -66,9 +70,20 @@ func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]ch
 	if len(addrs) == 0 {
 		return out, nil
 	}
-	rows, err := s.db.QueryContext(ctx, addressFactsQuery, bun.In(addrs))
+	err := s.read(func(db *bun.DB) error {
+		clear(out)
+		return scanFacts(ctx, db, addrs, out)
+	})
 	if err != nil {
 		return nil, unavailable(err)
+	}
+	return out, nil
+}
+
+func scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]chain.AddressFacts) error {
+	rows, err := db.QueryContext(ctx, addressFactsQuery, bun.In(addrs))
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -76,7 +91,7 @@ func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]ch
 		var wallet bool
 		var balance int64
 		if err := rows.Scan(&kind, &addr, &text, &wallet, &balance); err != nil {
-			return nil, unavailable(err)
+			return err
 		}
 		f := out[addr]
 		switch kind {
@@ -91,8 +106,5 @@ func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]ch
 		}
 		out[addr] = f
 	}
-	if err := rows.Err(); err != nil {
-		return nil, unavailable(err)
-	}
-	return out, nil
+	return rows.Err()
 }

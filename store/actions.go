@@ -48,22 +48,27 @@ type ActionKey struct {
 // which cost about a third of the read.
 func (s *Store) ListActions(ctx context.Context, f ActionFilter) ([]*chain.Action, error) {
 	var rows []actionRow
-	res, err := s.db.QueryContext(ctx, s.actionsQuery(f, &rows).String())
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	defer res.Close()
-	out := make([]*chain.Action, 0, f.Limit)
-	for res.Next() {
-		var r actionRow
-		if err := res.Scan(&r.ActionID, &r.TraceID, &r.TxHash, &r.Type, &r.Status, &r.Value,
-			&r.StartLt, &r.StartUtime, &r.EndLt, &r.EndUtime, &r.TxHashes, &r.TraceEndLt, &r.TraceEndUtime,
-			&r.TraceExternalHashNorm, &r.McSeqno, &r.Addresses, &r.Accounts); err != nil {
-			return nil, unavailable(err)
+	query := s.actionsQuery(f, &rows).String()
+	var out []*chain.Action
+	err := s.read(func(db *bun.DB) error {
+		out = make([]*chain.Action, 0, f.Limit)
+		res, err := db.QueryContext(ctx, query)
+		if err != nil {
+			return err
 		}
-		out = append(out, r.toChain())
-	}
-	if err := res.Err(); err != nil {
+		defer res.Close()
+		for res.Next() {
+			var r actionRow
+			if err := res.Scan(&r.ActionID, &r.TraceID, &r.TxHash, &r.Type, &r.Status, &r.Value,
+				&r.StartLt, &r.StartUtime, &r.EndLt, &r.EndUtime, &r.TxHashes, &r.TraceEndLt, &r.TraceEndUtime,
+				&r.TraceExternalHashNorm, &r.McSeqno, &r.Addresses, &r.Accounts); err != nil {
+				return err
+			}
+			out = append(out, r.toChain())
+		}
+		return res.Err()
+	})
+	if err != nil {
 		return nil, unavailable(err)
 	}
 	return out, nil
@@ -215,8 +220,10 @@ func (s *Store) Participants(ctx context.Context, actionIDs []string) (map[strin
 		return out, nil
 	}
 	var rows []actionAccountRow
-	if err := s.db.NewSelect().Model(&rows).Column("account", "action_id", "roles").
-		Where("action_id IN (?)", bun.In(actionIDs)).OrderExpr("action_id, account").Scan(ctx); err != nil {
+	if err := s.read(func(db *bun.DB) error {
+		return db.NewSelect().Model(&rows).Column("account", "action_id", "roles").
+			Where("action_id IN (?)", bun.In(actionIDs)).OrderExpr("action_id, account").Scan(ctx)
+	}); err != nil {
 		return nil, unavailable(err)
 	}
 	for _, r := range rows {
@@ -233,8 +240,9 @@ func (s *Store) Transactions(ctx context.Context, hashes []string) (map[string]*
 		return out, nil
 	}
 	var rows []txRow
-	if err := s.db.NewSelect().Model(&rows).ExcludeColumn("boc").
-		Where("hash IN (?)", bun.In(hashes)).Scan(ctx); err != nil {
+	if err := s.read(func(db *bun.DB) error {
+		return db.NewSelect().Model(&rows).ExcludeColumn("boc").Where("hash IN (?)", bun.In(hashes)).Scan(ctx)
+	}); err != nil {
 		return nil, unavailable(err)
 	}
 	for i := range rows {

@@ -30,7 +30,8 @@ import (
 
 // Store is safe for concurrent use.
 type Store struct {
-	db *bun.DB
+	db       *bun.DB     // the primary: every write, and reads when no replica serves
+	replicas *replicaSet // nil without DATABASE_REPLICAS
 }
 
 // Open connects to "postgres://..." / "postgresql://..." or "sqlite:PATH"
@@ -73,7 +74,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 }
 
 // Close releases the connections.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.replicas != nil {
+		s.replicas.close()
+	}
+	return s.db.Close()
+}
 
 // DB exposes the handle for tools and tests in this module (benchmark
 // generators, EXPLAIN); handlers never use it.

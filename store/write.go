@@ -39,6 +39,16 @@ type Batch struct {
 // and kept on conflict; traces and actions are replaced; an account state is
 // replaced only by one at least as recent.
 func (s *Store) SaveBatch(ctx context.Context, b *Batch) error {
+	err := s.saveBatch(ctx, b)
+	if err != nil && isUnavailable(err) {
+		// A primary that does not answer is Unavailable to callers (the
+		// follower and importers retry; a request answers 503).
+		return unavailable(err)
+	}
+	return err
+}
+
+func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 	// A connection of our own, not just a transaction: COPY needs the
 	// connection, and runs inside the transaction open on it.
 	conn, err := s.db.Conn(ctx)

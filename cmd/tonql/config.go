@@ -17,6 +17,9 @@ type config struct {
 	ListenAddr  string
 	DatabaseURL string
 	RedisURL    string
+	// Read replicas of a Postgres DATABASE_URL (docs/OPERATIONS.md).
+	DatabaseReplicas string // comma-separated postgres:// URLs
+	ReplicaMaxLag    time.Duration
 	Network     string
 
 	// Personal endpoints and hardening (docs/OPERATIONS.md).
@@ -41,6 +44,10 @@ func bindConfig(fs *flag.FlagSet, e *env) *config {
 	fs.StringVar(&c.ListenAddr, "listen", envOr(e, "LISTEN_ADDR", "127.0.0.1:8080"), "address to listen on (LISTEN_ADDR)")
 	fs.StringVar(&c.DatabaseURL, "database-url", envOr(e, "DATABASE_URL", "sqlite:./data/tonql.db"), "postgres://... or sqlite:PATH (DATABASE_URL)")
 	fs.StringVar(&c.RedisURL, "redis-url", envOr(e, "REDIS_URL", ""), "redis://... for the shared cache; empty = in-process (REDIS_URL)")
+	fs.StringVar(&c.DatabaseReplicas, "database-replicas", envOr(e, "DATABASE_REPLICAS", ""),
+		"comma-separated postgres:// URLs of streaming replicas that serve reads (DATABASE_REPLICAS)")
+	fs.DurationVar(&c.ReplicaMaxLag, "replica-max-lag", envParse(c, e, "REPLICA_MAX_LAG", 5*time.Second, time.ParseDuration),
+		"a replica whose replay lags more is skipped (REPLICA_MAX_LAG)")
 	fs.StringVar(&c.Network, "network", envOr(e, "NETWORK", "mainnet"), "mainnet or testnet (NETWORK)")
 	fs.BoolVar(&c.RequireAPIKey, "require-api-key", envParse(c, e, "REQUIRE_API_KEY", false, strconv.ParseBool),
 		"serve every API route only under /{api_key}/ (REQUIRE_API_KEY)")
@@ -101,6 +108,22 @@ func (c *config) print(w io.Writer) {
 	fmt.Fprintf(w, "  REQUIRE_API_KEY=%t\n  RATE_LIMIT=%g\n  RATE_BURST=%d\n  REQUEST_TIMEOUT=%s\n",
 		c.RequireAPIKey, c.RateLimit, c.RateBurst, c.RequestTimeout)
 	fmt.Fprintf(w, "  LITE_SERVERS=%s\n  FOLLOW=%t\n  STATE_MAX_AGE=%s\n", c.liteDescription(), c.Follow, c.StateMaxAge)
+	var replicas []string
+	for _, r := range c.replicaURLs() {
+		replicas = append(replicas, redact(r))
+	}
+	fmt.Fprintf(w, "  DATABASE_REPLICAS=%s\n  REPLICA_MAX_LAG=%s\n", orNone(strings.Join(replicas, ",")), c.ReplicaMaxLag)
+}
+
+// replicaURLs splits DATABASE_REPLICAS.
+func (c *config) replicaURLs() []string {
+	var out []string
+	for _, u := range strings.Split(c.DatabaseReplicas, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 func envOr(e *env, key, def string) string {

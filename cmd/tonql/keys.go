@@ -31,7 +31,18 @@ type access struct {
 }
 
 func openAccess(cfg *config, st *store.Store, c cache.Cache) (*access, error) {
-	a := &access{ready: []server.ReadyCheck{{Name: "database", Check: st.Ping}}}
+	// With read replicas, a primary that is down leaves reads served: the
+	// server is degraded (writes fail), not out.
+	replicas := st.Replicas()
+	a := &access{ready: []server.ReadyCheck{{Name: "database", Check: st.Ping, Optional: len(replicas) > 0}}}
+	if len(replicas) > 0 {
+		a.ready = append(a.ready, server.ReadyCheck{Name: "reads", Check: st.PingReads})
+	}
+	for _, r := range replicas {
+		name := r.Name
+		a.ready = append(a.ready, server.ReadyCheck{Name: "replica " + name, Optional: true,
+			Check: func(context.Context) error { return st.ReplicaError(name) }})
+	}
 	if cfg.RedisURL != "" {
 		rdb, err := metering.DialRedis(cfg.RedisURL)
 		if err != nil {

@@ -118,6 +118,10 @@ func openStore(ctx context.Context, cfg *config, e *env) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := st.AddReplicas(ctx, cfg.replicaURLs(), cfg.ReplicaMaxLag); err != nil {
+		st.Close()
+		return nil, err
+	}
 	applied, err := st.Migrate(ctx)
 	if err != nil {
 		st.Close()
