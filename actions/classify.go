@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sort"
 
@@ -22,6 +23,14 @@ type matcher func(c *classifier, n *node) bool
 // facts the trace does not carry (the jetton master of a wallet, the owner
 // of a wallet that did not take part).
 func Classify(tr *chain.Trace, known chain.KnownContracts) []chain.Action {
+	return classify(tr, known, false)
+}
+
+// classify runs the matchers. A matcher that trips over a trace shaped as
+// it did not expect (chain data is untrusted) is logged and skipped, so the
+// trace is still decoded by the others and an import never fails on it;
+// strict (tests) lets the panic through.
+func classify(tr *chain.Trace, known chain.KnownContracts, strict bool) []chain.Action {
 	if tr == nil || tr.Root == nil {
 		return nil
 	}
@@ -30,12 +39,24 @@ func Classify(tr *chain.Trace, known chain.KnownContracts) []chain.Action {
 	for _, m := range registry.matchers {
 		for _, n := range c.nodes {
 			if !n.used {
-				m.fn(c, n)
+				c.run(m, n, strict)
 			}
 		}
 	}
 	matchDeploys(c)
 	return c.finish()
+}
+
+func (c *classifier) run(m matcherEntry, n *node, strict bool) {
+	if !strict {
+		defer func() {
+			if r := recover(); r != nil {
+				slog.Error("actions: matcher failed on a trace; skipped", "matcher", m.name,
+					"trace", c.trace.ID.Base64(), "tx", n.tx.Hash.Base64(), "panic", fmt.Sprint(r))
+			}
+		}()
+	}
+	m.fn(c, n)
 }
 
 type classifier struct {

@@ -36,6 +36,9 @@ func (n *node) decode(v any) bool {
 // decodedBody is the abi body struct of the in-message (nil when abi does
 // not know its op code), decoded on first use: most nodes are never asked.
 func (n *node) decodedBody() any {
+	if n == nil {
+		return nil
+	}
 	if !n.bodyRead {
 		n.bodyRead = true
 		if n.hasOp && n.in() != nil && !n.in().IsExternalIn() {
