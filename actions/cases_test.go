@@ -265,7 +265,7 @@ type classified struct {
 
 func classifiedJSON(t testing.TB, path string) []classified {
 	var out []classified
-	for _, a := range classifyFile(t, path) {
+	for _, a := range classifyFile(t, path, nil) {
 		b, err := json.Marshal(a)
 		if err != nil {
 			t.Fatal(err)
@@ -286,18 +286,4 @@ func traceFile(dir, traceID string) string {
 		}
 	}
 	return filepath.Join(dir, name+".json")
-}
-
-func classifyFile(t testing.TB, path string) []chain.Action {
-	t.Helper()
-	tr, err := chain.ParseToncenterFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	traces := chain.NewAssembler().Add(tr.Transactions)
-	var out []chain.Action
-	for _, trace := range traces {
-		out = append(out, actions.Classify(trace, tr.Known)...)
-	}
-	return out
 }

@@ -57,7 +57,7 @@ func TestSwapDetails(t *testing.T) {
 					continue
 				}
 				if ours == nil {
-					for _, a := range classifyFile(t, traceFile(filepath.Join(dir, "traces"), cs.TraceID)) {
+					for _, a := range classifyFile(t, traceFile(filepath.Join(dir, "traces"), cs.TraceID), nil) {
 						if a.Type == "JettonSwap" {
 							var v any
 							_ = json.Unmarshal(a.Value, &v)
