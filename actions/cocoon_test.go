@@ -108,49 +108,42 @@ func TestCocoonOwnerRequests(t *testing.T) {
 	}
 	excess := func(to string) *stx { return call(to, 5_000_000, opQuery(coctExcesses, 7)) }
 	request := func(body *boc.Cell, kids ...*stx) *stx { return call(coctClient, 2_000_000_000, body, kids...) }
-	for _, tc := range []struct {
-		name    string
-		request *stx
-		typ     string
-		status  string
-		txs     int
-		want    map[string]any
-	}{
+	runCases(t, nil, []actionCase{
 		{
 			// ExtClientTopUp{queryId topUpAmount sendExcessesTo}: the client
 			// sends everything to the proxy with client_proxy_top_up, and the
 			// proxy returns the excess.
 			name: "top up",
-			request: request(cellOf(op(coctTopUp), u64(7), coins(1_500_000_000), addr(coctOwner)),
-				proxyRequest(cellOf(op(coctTopUpPayload), coins(1_500_000_000), addr(coctOwner)), excess(coctOwner))),
-			typ: "CocoonClientTopUp", status: chain.StatusOK, txs: 4,
+			root: ext(coctOwner, request(cellOf(op(coctTopUp), u64(7), coins(1_500_000_000), addr(coctOwner)),
+				proxyRequest(cellOf(op(coctTopUpPayload), coins(1_500_000_000), addr(coctOwner)), excess(coctOwner)))),
+			kind: "CocoonClientTopUp:ok", txs: 4,
 			want: map[string]any{"sender": coctOwner, "client": coctClient, "proxy": coctProxy, "amount": "1500000000",
 				"query_id": "7", "excesses_to": coctOwner},
 		},
 		{
 			// OwnerClientRegister{queryId nonce sendExcessesTo}.
 			name: "register",
-			request: request(cellOf(op(coctRegister), u64(7), u64(123456), addr(coctOwner)),
-				proxyRequest(cellOf(op(coctRegisterPayload))), excess(coctOwner)),
-			typ: "CocoonClientRegister", status: chain.StatusOK, txs: 4,
+			root: ext(coctOwner, request(cellOf(op(coctRegister), u64(7), u64(123456), addr(coctOwner)),
+				proxyRequest(cellOf(op(coctRegisterPayload))), excess(coctOwner))),
+			kind: "CocoonClientRegister:ok", txs: 4,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy, "nonce": "123456",
 				"query_id": "7", "excesses_to": coctOwner},
 		},
 		{
 			// OwnerClientChangeSecretHash{queryId newSecretHash:uint256 sendExcessesTo}.
 			name: "change secret hash",
-			request: request(cellOf(op(coctChangeSecret), u64(7), u256("0abc0000000000000000000000000000000000000000000000000000000000ff"), addr(coctOwner)),
-				proxyRequest(nil), excess(coctOwner)),
-			typ: "CocoonClientChangeSecretHash", status: chain.StatusOK, txs: 4,
+			root: ext(coctOwner, request(cellOf(op(coctChangeSecret), u64(7), u256("0abc0000000000000000000000000000000000000000000000000000000000ff"), addr(coctOwner)),
+				proxyRequest(nil), excess(coctOwner))),
+			kind: "CocoonClientChangeSecretHash:ok", txs: 4,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy,
 				"new_secret_hash": "abc0000000000000000000000000000000000000000000000000000000000ff", "query_id": "7"},
 		},
 		{
 			// OwnerClientIncreaseStake{queryId newStake sendExcessesTo}.
 			name: "increase stake",
-			request: request(cellOf(op(coctIncreaseStake), u64(7), coins(3_000_000_000), addr(coctOwner)),
-				proxyRequest(nil), excess(coctOwner)),
-			typ: "CocoonClientIncreaseStake", status: chain.StatusOK, txs: 4,
+			root: ext(coctOwner, request(cellOf(op(coctIncreaseStake), u64(7), coins(3_000_000_000), addr(coctOwner)),
+				proxyRequest(nil), excess(coctOwner))),
+			kind: "CocoonClientIncreaseStake:ok", txs: 4,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy, "new_stake": "3000000000", "query_id": "7"},
 		},
 		{
@@ -159,29 +152,23 @@ func TestCocoonOwnerRequests(t *testing.T) {
 			// (client_proxy_refund_granted), and the proxy pays the owner and
 			// returns the excess. Toncenter's matcher misses this variant.
 			name: "request refund with payout",
-			request: request(cellOf(op(coctRequestRefund), u64(7), addr(coctOwner)),
+			root: ext(coctOwner, request(cellOf(op(coctRequestRefund), u64(7), addr(coctOwner)),
 				proxyRequest(cellOf(op(coctRefundGranted), coins(700_000_000), addr(coctOwner)),
 					call(coctOwner, 700_000_000, opQuery(coctPayout, 7)),
-					excess(coctOwner))),
-			typ: "CocoonClientRequestRefund", status: chain.StatusOK, txs: 5,
+					excess(coctOwner)))),
+			kind: "CocoonClientRequestRefund:ok", txs: 5,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy, "via_wallet": false,
 				"refund_amount": "700000000", "forced": false, "query_id": "7"},
 		},
 		{
 			// A request the client rejects (not from its owner, closed):
 			// nothing is sent on; the request failed.
-			name:    "increase stake rejected",
-			request: request(cellOf(op(coctIncreaseStake), u64(7), coins(3_000_000_000), addr(coctOwner))).fails(0),
-			typ:     "CocoonClientIncreaseStake", status: chain.StatusFailed, txs: 2,
+			name: "increase stake rejected",
+			root: ext(coctOwner, request(cellOf(op(coctIncreaseStake), u64(7), coins(3_000_000_000), addr(coctOwner))).fails(0)),
+			kind: "CocoonClientIncreaseStake:failed", txs: 2,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "new_stake": "3000000000"},
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := classify(t, ext(coctOwner, tc.request), nil).only(t, tc.typ)
-			a.is(t, tc.status, tc.txs)
-			a.want(t, tc.want)
-		})
-	}
+	})
 }
 
 // TestCocoonSigned checks proxy-signed requests whose facts sit in the
@@ -202,8 +189,8 @@ func TestCocoonSigned(t *testing.T) {
 			call(coctWorker, 500_000_000, signed(coctWorkerPayout, 5000, coctWorker),
 				call(coctProxy, 490_000_000, req,
 					call(coctOwner, 400, opQuery(coctPayout, 9)).fails(0),
-					call(submitter, 480_000_000, opQuery(coctExcesses, 9))))), nil).only(t, "CocoonWorkerPayout")
-		a.is(t, chain.StatusFailed, 5)
+					call(submitter, 480_000_000, opQuery(coctExcesses, 9))))), nil).only(t, "CocoonWorkerPayout:failed")
+		a.wantTxs(t, 5)
 		a.want(t, map[string]any{
 			"sender": submitter, "worker": coctWorker, "proxy": coctProxy, "worker_owner": coctOwner, "amount": "400",
 			"payout_type": "last", "query_id": "9", "new_tokens": "5000", "expected_address": coctWorker,
@@ -212,8 +199,8 @@ func TestCocoonSigned(t *testing.T) {
 	t.Run("charge rejected", func(t *testing.T) {
 		a := classify(t, ext(submitter,
 			call(coctClient, 700_000_000, signed(coctCharge, 777, coctClient)).fails(0).
-				bouncesBack(690_000_000, opQuery(0xffffffff, 0))), nil).only(t, "CocoonProxyCharge")
-		a.is(t, chain.StatusFailed, 3)
+				bouncesBack(690_000_000, opQuery(0xffffffff, 0))), nil).only(t, "CocoonProxyCharge:failed")
+		a.wantTxs(t, 3)
 		a.want(t, map[string]any{
 			"sender": submitter, "client": coctClient, "query_id": "9", "new_tokens_used": "777",
 			"expected_address": coctClient, "excesses_to": submitter})

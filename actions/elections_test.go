@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/tonql/tonql/chain"
 )
 
 const (
@@ -30,31 +28,19 @@ func TestElections(t *testing.T) {
 	recoverStake := func(reply uint32, replyValue uint64) *stx {
 		return call(elector, 1_000_000_000, opQuery(0x47657424, 43), call(validatorWallet, replyValue, opQuery(reply, 43))).from(validatorWallet)
 	}
-	cases := []struct {
-		name   string
-		root   *stx
-		typ    string
-		status string
-		want   map[string]any
-	}{
-		{"stake accepted", newStake(700_000_000_000_000, 0xf374484c, 1_000_000_000), "ElectionDeposit", chain.StatusOK,
+	// Each over both transactions.
+	runCases(t, nil, []actionCase{
+		{"stake accepted", newStake(700_000_000_000_000, 0xf374484c, 1_000_000_000), "ElectionDeposit:ok", 2,
 			map[string]any{"stake_holder": validatorWallet, "elector": elector, "amount": "700000000000000", "query_id": "42",
 				"validator_pubkey": strings.Repeat("01", 32), "adnl_address": strings.Repeat("ab", 32),
 				"election_id": 1700000000, "max_factor": 196608}},
-		{"stake returned", newStake(10_000_000_000, 0xee6f454c, 9_900_000_000), "ElectionDeposit", chain.StatusFailed,
+		{"stake returned", newStake(10_000_000_000, 0xee6f454c, 9_900_000_000), "ElectionDeposit:failed", 2,
 			map[string]any{"amount": "10000000000"}},
-		{"stake recovered", recoverStake(0xf96f7324, 712_000_000_000_000), "ElectionRecover", chain.StatusOK,
+		{"stake recovered", recoverStake(0xf96f7324, 712_000_000_000_000), "ElectionRecover:ok", 2,
 			map[string]any{"stake_holder": validatorWallet, "amount": "712000000000000", "query_id": "43"}},
-		{"nothing to recover", recoverStake(0xfffffffe, 990_000_000), "ElectionRecover", chain.StatusFailed,
+		{"nothing to recover", recoverStake(0xfffffffe, 990_000_000), "ElectionRecover:failed", 2,
 			map[string]any{"amount": nil}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			a := classify(t, tc.root, nil).only(t, tc.typ)
-			a.is(t, tc.status, 2) // over both transactions
-			a.want(t, tc.want)
-		})
-	}
+	})
 	t.Run("the same op to another contract is no election", func(t *testing.T) {
 		root := recoverStake(0xf96f7324, 1)
 		root.account = validator

@@ -102,10 +102,7 @@ func TestStonfiV2Deposit(t *testing.T) {
 		// token0 (left amount): jetton A, 100, from the user's A wallet;
 		// asset 2 is TON (pTON), 50; the LP mint completes it.
 		tr := ext(stWallet, stJettonBranch(), stTonBranch(stMint()))
-		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity")
-		if a.Status != chain.StatusOK {
-			t.Errorf("status %s", a.Status)
-		}
+		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity:ok")
 		a.want(t, map[string]any{"dex": "stonfi_v2", "sender": stWallet, "pool": stPool,
 			"deposit_contract": stAccount, "asset_1": stMasterA, "amount_1": "100", "user_jetton_wallet_1": stUserJA,
 			"asset_2": nil, "amount_2": "50", "user_jetton_wallet_2": nil, "target_asset_1": stMasterA, "target_asset_2": nil,
@@ -118,10 +115,7 @@ func TestStonfiV2Deposit(t *testing.T) {
 		// Right: the LP account holds the jettons until the other asset
 		// comes: a deposit that did what it could, ok, without LP.
 		tr := ext(stWallet, stJettonBranch())
-		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity")
-		if a.Status != chain.StatusOK {
-			t.Errorf("status %s", a.Status)
-		}
+		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity:ok")
 		a.want(t, map[string]any{"asset_1": stMasterA, "amount_1": "100", "amount_2": nil, "lp_amount": nil,
 			"target_asset_1": stMasterA, "deposit_contract": stAccount})
 	})
@@ -131,10 +125,7 @@ func TestStonfiV2Deposit(t *testing.T) {
 		refund := call(stPool, 300_000_000, stCbAddLiquidity(100, 50),
 			call(stAccount, 290_000_000, stAddLiquidity(100, 50, stWallet)))
 		tr := ext(stWallet, stJettonBranch(), stTonBranch(refund))
-		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity")
-		if a.Status != chain.StatusFailed {
-			t.Errorf("status %s, want failed", a.Status)
-		}
+		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity:failed")
 		a.want(t, map[string]any{"lp_amount": nil, "amount_1": "100", "amount_2": "50"})
 	})
 	t.Run("a separate deposit at another pool stays separate", func(t *testing.T) {

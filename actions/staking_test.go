@@ -90,7 +90,10 @@ func TestTonstakersBillPayouts(t *testing.T) {
 		{"stake_holder": holderA, "pool": tsPool, "amount": "5000000000", "tokens_burnt": "4800000000", "payout_nft": billA, "payout_collection": tsCollection},
 		{"stake_holder": holderB, "pool": tsPool, "amount": "2000000000", "tokens_burnt": "1900000000", "payout_nft": billB, "payout_collection": tsCollection},
 	} {
-		got[i].is(t, chain.StatusOK, 3)
+		if got[i].Status != chain.StatusOK {
+			t.Errorf("bill %d: %s", i, got[i].Status)
+		}
+		got[i].wantTxs(t, 3)
 		got[i].want(t, w)
 	}
 }
@@ -105,33 +108,18 @@ const (
 // basechain wallets to the masterchain pool (ton-blockchain/nominator-pool);
 // no fixture has one, so the flows are built from its documented answers.
 func TestNominatorPool(t *testing.T) {
-	cases := []struct {
-		name   string
-		root   *stx
-		typ    string
-		status string
-		want   map[string]any
-	}{
+	runCases(t, nil, []actionCase{
 		{"deposit", call(nomPool, 10_001_000_000_000, comment("d")).from(nominator),
-			"StakeDeposit", chain.StatusOK, map[string]any{"provider": "nominator", "stake_holder": nominator, "pool": nomPool, "amount": "10001000000000"}},
+			"StakeDeposit:ok", 0, map[string]any{"provider": "nominator", "stake_holder": nominator, "pool": nomPool, "amount": "10001000000000"}},
 		{"deposit refused", call(nomPool, 5_000_000_000, comment("d")).from(nominator).fails(101).bouncesBack(4_900_000_000, nil),
-			"StakeDeposit", chain.StatusFailed, map[string]any{"amount": "5000000000"}},
+			"StakeDeposit:failed", 0, map[string]any{"amount": "5000000000"}},
 		// The pool pays the stake, then the change (mode 64): both plain.
 		{"withdrawal paid at once", call(nomPool, 1_000_000_000, comment("w"),
 			call(nominator, 400_000_000_000_000, nil), call(nominator, 990_000_000, nil)).from(nominator),
-			"StakeWithdrawal", chain.StatusOK, map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "400000000000000"}},
+			"StakeWithdrawal:ok", 0, map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "400000000000000"}},
 		{"withdrawal requested", call(nomPool, 1_000_000_000, comment("w"), call(nominator, 990_000_000, nil)).from(nominator),
-			"StakeWithdrawalRequest", chain.StatusOK, map[string]any{"stake_holder": nominator, "pool": nomPool}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			a := classify(t, tc.root, nil).only(t, tc.typ)
-			if a.Status != tc.status {
-				t.Fatalf("%s %s, want %s", a.Type, a.Status, tc.status)
-			}
-			a.want(t, tc.want)
-		})
-	}
+			"StakeWithdrawalRequest:ok", 0, map[string]any{"stake_holder": nominator, "pool": nomPool}},
+	})
 	t.Run("validator processes requests", func(t *testing.T) {
 		root := call(nomPool, 1_000_000_000, opQuery(2, 0),
 			call(nominator, 300_000_000_000, nil), call(holderA, 200_000_000_000, nil)).from(validator)
@@ -174,8 +162,8 @@ func TestEthenaWithdrawalRequest(t *testing.T) {
 		ethenaHolderTs:     {Kind: chain.KindJettonWallet, Jetton: tsUSDe, Owner: ethenaHolder},
 		ethenaHolderLocked: {Kind: chain.KindJettonWallet, Jetton: ethenaLockedMaster, Owner: ethenaHolder},
 	}
-	a := classify(t, transfer, known).only(t, "StakeWithdrawalRequest")
-	a.is(t, chain.StatusOK, 5)
+	a := classify(t, transfer, known).only(t, "StakeWithdrawalRequest:ok")
+	a.wantTxs(t, 5)
 	a.want(t, map[string]any{"provider": "ethena", "stake_holder": ethenaHolder, "pool": ethenaPool,
 		"amount": "1000000", "tokens_minted": "1200000", "asset": tsUSDe, "source_wallet": ethenaHolderTs,
 		"tokens_wallet": ethenaHolderLocked})
@@ -204,9 +192,6 @@ func TestEthenaWithdrawalToMaster(t *testing.T) {
 			call(ethenaPool, 100_000_000, j.notify(),
 				call(tsUSDe, 80_000_000, cellOf(op(abi.JettonMintMsgOpCode), u64(9), addr(ethenaHolder)),
 					call(ethenaHolderLocked, 50_000_000, lockedTransfer(700)))))).from(ethenaHolder)
-	a := classify(t, transfer, nil).only(t, "StakeWithdrawalRequest")
-	if a.Status != chain.StatusOK {
-		t.Fatalf("%s %s, want ok", a.Type, a.Status)
-	}
+	a := classify(t, transfer, nil).only(t, "StakeWithdrawalRequest:ok")
 	a.want(t, map[string]any{"pool": ethenaPool, "amount": "500", "tokens_minted": "700"})
 }

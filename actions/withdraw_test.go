@@ -52,10 +52,7 @@ func TestStonfiV2Withdraw(t *testing.T) {
 		note.FromAddress, note.ResponseAddress = msgAddr(stWallet), msgAddr(stWallet)
 		tr := ext(stWallet, call(stLpWallet, 500_000_000, jetton{amount: 70, response: stWallet}.burn(),
 			call(stPool, 490_000_000, cellOf(op(abi.StonfiBurnNotificationExtV2MsgOpCode), tlbOf(note)), stonfiPayouts()...)))
-		a := classify(t, tr, stKnown).only(t, "DexWithdrawLiquidity")
-		if a.Status != chain.StatusOK {
-			t.Errorf("status %s", a.Status)
-		}
+		a := classify(t, tr, stKnown).only(t, "DexWithdrawLiquidity:ok")
 		a.want(t, map[string]any{"dex": "stonfi_v2", "sender": stWallet, "lp_wallet": stLpWallet,
 			"pool": stPool, "lp_master": stPool, "lp_amount": "70", "is_refund": false,
 			"asset_1": stMasterA, "amount_1": "100", "user_jetton_wallet_1": stUserJA, "dex_wallet_1": stRouter, "dex_jetton_wallet_1": stRouterJA,
@@ -77,10 +74,7 @@ func TestStonfiV2Withdraw(t *testing.T) {
 		}{Am0: varCoins(100), Am1: varCoins(50), User: msgAddr(stWallet)}))
 		tr := ext(stWallet, call(stAccount, 500_000_000, refundMe,
 			call(stPool, 490_000_000, cbRefund, stonfiPayouts()...)))
-		a := classify(t, tr, stKnown).only(t, "DexWithdrawLiquidity")
-		if a.Status != chain.StatusOK {
-			t.Errorf("status %s", a.Status)
-		}
+		a := classify(t, tr, stKnown).only(t, "DexWithdrawLiquidity:ok")
 		a.want(t, map[string]any{"dex": "stonfi_v2", "sender": stWallet, "pool": stPool, "is_refund": true,
 			"lp_amount": nil, "lp_wallet": nil, "amount_1": "100", "amount_2": "50"})
 	})
@@ -131,19 +125,13 @@ func TestDedustWithdraw(t *testing.T) {
 		// Right: DeDust (payout_from_pool from the pool to each vault);
 		// the TON amount is the one payout_from_pool names (1000), not the
 		// payout's value, which also returns gas.
-		a := classify(t, build(false), wdKnownJets).only(t, "DexWithdrawLiquidity")
-		if a.Status != chain.StatusOK {
-			t.Errorf("status %s", a.Status)
-		}
+		a := classify(t, build(false), wdKnownJets).only(t, "DexWithdrawLiquidity:ok")
 		a.want(t, map[string]any{"dex": "dedust", "sender": wdWallet, "lp_wallet": wdLpWallet, "pool": wdPool,
 			"lp_amount": "500", "is_refund": nil, "asset_1": nil, "amount_1": "1000", "dex_wallet_1": wdTonVault, "dex_jetton_wallet_1": nil,
 			"asset_2": wdMasterB, "amount_2": "2000", "user_jetton_wallet_2": wdUserJW, "dex_wallet_2": wdJetVault, "dex_jetton_wallet_2": wdVaultJW})
 	})
 	t.Run("a payout fails", func(t *testing.T) {
-		a := classify(t, build(true), wdKnownJets).only(t, "DexWithdrawLiquidity")
-		if a.Status != chain.StatusFailed {
-			t.Errorf("status %s, want failed", a.Status)
-		}
+		classify(t, build(true), wdKnownJets).only(t, "DexWithdrawLiquidity:failed")
 	})
 	t.Run("pool failed, known DeDust pool", func(t *testing.T) {
 		// The pool rejects the notification: nothing paid out. The indexer
@@ -151,10 +139,7 @@ func TestDedustWithdraw(t *testing.T) {
 		tr := ext(wdWallet, call(wdLpWallet, 500_000_000, jetton{amount: 500, response: wdWallet}.burn(),
 			call(wdPool, 490_000_000, jetton{amount: 500, from: wdWallet, response: wdWallet}.burnNotification()).fails(100)))
 		known := chain.KnownContracts{wdPool: {Kind: chain.KindDedustPool}}
-		a := classify(t, tr, known).only(t, "DexWithdrawLiquidity")
-		if a.Status != chain.StatusFailed {
-			t.Errorf("status %s, want failed", a.Status)
-		}
+		classify(t, tr, known).only(t, "DexWithdrawLiquidity:failed")
 	})
 	t.Run("plain jetton burn is not a withdrawal", func(t *testing.T) {
 		tr := ext(wdWallet, call(wdLpWallet, 500_000_000, jetton{amount: 500, response: wdWallet}.burn(),
@@ -176,10 +161,7 @@ func TestCoffeeWithdraw(t *testing.T) {
 			call(wdTonVault, 200_000_000, payoutInternal(300),
 				call(wdWallet, 310_000_000, cellOf(op(abi.CoffeePayoutMsgOpCode), tlbOf(abi.CoffeePayoutMsgBody{})))),
 			call(wdJetVault, 200_000_000, payoutInternal(400), wdJettonPayout(400, false)))))
-	a := classify(t, tr, wdKnownJets).only(t, "DexWithdrawLiquidity")
-	if a.Status != chain.StatusOK {
-		t.Errorf("status %s", a.Status)
-	}
+	a := classify(t, tr, wdKnownJets).only(t, "DexWithdrawLiquidity:ok")
 	a.want(t, map[string]any{"dex": "coffee", "sender": wdWallet, "pool": wdPool, "lp_amount": "500",
 		"asset_1": nil, "amount_1": "300", "dex_wallet_1": wdTonVault,
 		"asset_2": wdMasterB, "amount_2": "400", "user_jetton_wallet_2": wdUserJW, "dex_jetton_wallet_2": wdVaultJW})
