@@ -218,7 +218,7 @@ func TestCoffeeMevFailedSwapJetton(t *testing.T) {
 		"sender": synDex, "sender_wallet": synDexWallet, "asset": synMaster, "amount": "1234567", "query_id": "77"})
 	// Over the 3 of the jetton leg, which is no JettonTransfer too.
 	a.wantTxs(t, 3)
-	for _, x := range rs.ofType("JettonTransfer") {
+	for _, x := range rs.ofKind("JettonTransfer") {
 		t.Errorf("the leg is also a JettonTransfer: %s", x.Value)
 	}
 }

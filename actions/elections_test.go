@@ -44,7 +44,7 @@ func TestElections(t *testing.T) {
 	t.Run("the same op to another contract is no election", func(t *testing.T) {
 		root := recoverStake(0xf96f7324, 1)
 		root.account = validator
-		if got := classify(t, root, nil).ofType("ElectionRecover"); len(got) != 0 {
+		if got := classify(t, root, nil).ofKind("ElectionRecover"); len(got) != 0 {
 			t.Fatalf("got %v", got.kinds())
 		}
 	})

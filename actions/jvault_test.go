@@ -157,7 +157,7 @@ func TestJvaultRefusedUnstake(t *testing.T) {
 	a = classify(t, refused(cellOf(op(0x0168d4b7), u64(1), coins(400))), known).only(t, "JvaultUnstakeRequest:failed")
 	a.want(t, map[string]any{"pool": jvPool, "amount": "400", "exit_code": 709, "asset": jvJettonA})
 
-	if got := classify(t, unstake, nil).ofType("JvaultUnstake"); len(got) != 0 {
+	if got := classify(t, unstake, nil).ofKind("JvaultUnstake"); len(got) != 0 {
 		t.Fatalf("got %v without the stake wallet's data", got.kinds())
 	}
 }

@@ -82,7 +82,7 @@ func TestTonstakersBillPayouts(t *testing.T) {
 			call(tsCollection, 90_000_000, notify(4_800_000_000, holderA),
 				call(holderA, 5_000_000_000, pay),
 				burnB))).from(tsPool)
-	got := classify(t, start, nil).ofType("StakeWithdrawal")
+	got := classify(t, start, nil).ofKind("StakeWithdrawal")
 	if len(got) != 2 {
 		t.Fatalf("%d withdrawals, want 2: %v", len(got), got.kinds())
 	}
@@ -124,8 +124,8 @@ func TestNominatorPool(t *testing.T) {
 		root := call(nomPool, 1_000_000_000, opQuery(2, 0),
 			call(nominator, 300_000_000_000, nil), call(holderA, 200_000_000_000, nil)).from(validator)
 		got := classify(t, root, nil)
-		ws := got.ofType("StakeWithdrawal")
-		if len(ws) != 2 || len(got.ofType("SmartContractExec")) != 1 {
+		ws := got.ofKind("StakeWithdrawal")
+		if len(ws) != 2 || len(got.ofKind("SmartContractExec")) != 1 {
 			t.Fatalf("got %v, want two withdrawals and the validator's call", got.kinds())
 		}
 		ws[0].want(t, map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "300000000000"})
@@ -170,7 +170,7 @@ func TestEthenaWithdrawalRequest(t *testing.T) {
 
 	// A locked wallet that is someone else's is not the holder's request.
 	known[ethenaHolderLocked] = chain.KnownContract{Kind: chain.KindJettonWallet, Jetton: ethenaLockedMaster, Owner: holderA}
-	if got := classify(t, transfer, known).ofType("StakeWithdrawalRequest"); len(got) != 0 {
+	if got := classify(t, transfer, known).ofKind("StakeWithdrawalRequest"); len(got) != 0 {
 		t.Fatalf("got %v for a wallet of another owner", got.kinds())
 	}
 }

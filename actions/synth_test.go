@@ -435,6 +435,7 @@ type result struct {
 	v map[string]any
 }
 
+// results are the actions of a trace, in Classify's order.
 type results []result
 
 // classify classifies the synthetic trace.
@@ -492,8 +493,8 @@ func (rs results) expect(t testing.TB, kinds ...string) {
 	}
 }
 
-// ofType is the actions of the kind, in order: "Type", or "Type:status".
-func (rs results) ofType(kind string) results {
+// ofKind is the actions of the kind, in order: "Type", or "Type:status".
+func (rs results) ofKind(kind string) results {
 	var out results
 	for _, a := range rs {
 		if a.Type == kind || a.Type+":"+a.Status == kind {
@@ -507,7 +508,7 @@ func (rs results) ofType(kind string) results {
 // may stand beside it.
 func (rs results) one(t testing.TB, kind string) result {
 	t.Helper()
-	found := rs.ofType(kind)
+	found := rs.ofKind(kind)
 	if len(found) != 1 {
 		t.Fatalf("%d %s actions in %v, want 1", len(found), kind, rs.kinds())
 	}
@@ -518,7 +519,7 @@ func (rs results) one(t testing.TB, kind string) result {
 // "Type:status").
 func (rs results) only(t testing.TB, kind string) result {
 	t.Helper()
-	if len(rs) != 1 || len(rs.ofType(kind)) != 1 {
+	if len(rs) != 1 || len(rs.ofKind(kind)) != 1 {
 		t.Fatalf("actions %v, want one %s", rs.kinds(), kind)
 	}
 	return rs[0]

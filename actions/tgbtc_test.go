@@ -59,7 +59,7 @@ func TestTgbtcLogFallbacks(t *testing.T) {
 	fallback := func(root *stx, typ string) result {
 		t.Helper()
 		rs := classify(t, root, nil)
-		if len(rs) != 2 || len(rs.ofType("SmartContractExec")) != 1 {
+		if len(rs) != 2 || len(rs.ofKind("SmartContractExec")) != 1 {
 			t.Fatalf("got %v, want a fallback beside the call", rs.kinds())
 		}
 		return rs.one(t, typ)
