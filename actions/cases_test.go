@@ -2,9 +2,11 @@ package actions_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -41,14 +43,39 @@ func init() {
 	setFloor("JettonMint", 3, 3)
 }
 
-type caseFile struct {
-	Cases map[string]struct {
-		TraceID  string `yaml:"trace-id"`
-		Expected []struct {
-			Type   string    `yaml:"type"`
-			Values yaml.Node `yaml:"values"`
-		} `yaml:"expected-actions"`
-	} `yaml:"cases"`
+// labelledCase is one case of toncenter's cases files: a trace and the
+// actions it is labelled with.
+type labelledCase struct {
+	TraceID  string `yaml:"trace-id"`
+	Expected []struct {
+		Type   string    `yaml:"type"`
+		Values yaml.Node `yaml:"values"`
+	} `yaml:"expected-actions"`
+}
+
+// forEachCase calls fn on every labelled case, file by file and by name,
+// with the path of its trace; it returns how many cases files there are.
+func forEachCase(t *testing.T, fn func(file, name, trace string, cs labelledCase)) int {
+	t.Helper()
+	dir := filepath.Join(testenv.FixturesDir(t), "toncenter-traces")
+	files, _ := filepath.Glob(filepath.Join(dir, "cases", "*.yaml"))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cf struct {
+			Cases map[string]labelledCase `yaml:"cases"`
+		}
+		if err := yaml.Unmarshal(raw, &cf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, name := range slices.Sorted(maps.Keys(cf.Cases)) {
+			cs := cf.Cases[name]
+			fn(f, name, traceFile(filepath.Join(dir, "traces"), cs.TraceID), cs)
+		}
+	}
+	return len(files)
 }
 
 // labelled is one expected action of a case.
@@ -83,50 +110,32 @@ func labelAddresses(v any, out map[string]bool) {
 }
 
 func TestToncenterCases(t *testing.T) {
-	dir := filepath.Join(testenv.FixturesDir(t), "toncenter-traces")
-	files, _ := filepath.Glob(filepath.Join(dir, "cases", "*.yaml"))
-	if len(files) == 0 {
-		t.Skip("no cases")
-	}
 	detected, full, total := map[string]int{}, map[string]int{}, map[string]int{}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cf caseFile
-		if err := yaml.Unmarshal(raw, &cf); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		names := make([]string, 0, len(cf.Cases))
-		for name := range cf.Cases {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			cs := cf.Cases[name]
-			got := classifiedJSON(t, traceFile(filepath.Join(dir, "traces"), cs.TraceID))
-			usedD, usedF := map[int]bool{}, map[int]bool{}
-			for _, exp := range cs.Expected {
-				typ, ok := actions.CanonicalType(exp.Type)
-				if !ok {
-					continue
-				}
-				values, _ := fromYAML(&exp.Values).(map[string]any)
-				l := newLabelled(name, typ, values)
-				total[typ]++
-				if i := l.find(got, usedD, false); i >= 0 {
-					usedD[i] = true
-					detected[typ]++
-				}
-				if i := l.find(got, usedF, true); i >= 0 {
-					usedF[i] = true
-					full[typ]++
-				} else {
-					t.Logf("miss %s | %s | %s status=%s | lacking: %s", filepath.Base(f), name, typ, l.status, l.lacking(got))
-				}
+	files := forEachCase(t, func(f, name, trace string, cs labelledCase) {
+		got := classifiedJSON(t, trace)
+		usedD, usedF := map[int]bool{}, map[int]bool{}
+		for _, exp := range cs.Expected {
+			typ, ok := actions.CanonicalType(exp.Type)
+			if !ok {
+				continue
+			}
+			values, _ := fromYAML(&exp.Values).(map[string]any)
+			l := newLabelled(name, typ, values)
+			total[typ]++
+			if i := l.find(got, usedD, false); i >= 0 {
+				usedD[i] = true
+				detected[typ]++
+			}
+			if i := l.find(got, usedF, true); i >= 0 {
+				usedF[i] = true
+				full[typ]++
+			} else {
+				t.Logf("miss %s | %s | %s status=%s | lacking: %s", filepath.Base(f), name, typ, l.status, l.lacking(got))
 			}
 		}
+	})
+	if files == 0 {
+		t.Skip("no cases")
 	}
 	types := make([]string, 0, len(total))
 	for k := range total {
@@ -265,7 +274,7 @@ type classified struct {
 
 func classifiedJSON(t testing.TB, path string) []classified {
 	var out []classified
-	for _, a := range classifyFile(t, path) {
+	for _, a := range classifyFile(t, path, nil) {
 		b, err := json.Marshal(a)
 		if err != nil {
 			t.Fatal(err)
@@ -286,18 +295,4 @@ func traceFile(dir, traceID string) string {
 		}
 	}
 	return filepath.Join(dir, name+".json")
-}
-
-func classifyFile(t testing.TB, path string) []chain.Action {
-	t.Helper()
-	tr, err := chain.ParseToncenterFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	traces := chain.NewAssembler().Add(tr.Transactions)
-	var out []chain.Action
-	for _, trace := range traces {
-		out = append(out, actions.Classify(trace, tr.Known)...)
-	}
-	return out
 }

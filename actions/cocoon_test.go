@@ -1,13 +1,10 @@
 package actions_test
 
 import (
-	"encoding/json"
-	"math/big"
 	"testing"
 
 	"github.com/tonkeeper/tongo/boc"
 
-	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -105,60 +102,48 @@ const (
 // which sends client_proxy_request to its proxy and returns the excess (or
 // lets the proxy return it).
 func TestCocoonOwnerRequests(t *testing.T) {
-	proxyRequest := func(payload *boc.Cell, kids ...*lzsTx) *lzsTx {
-		return &lzsTx{account: coctProxy, from: coctClient, op: coctProxyRequest, value: 1, kids: kids,
-			body: cocoonProxyRequestBody(7, coctOwner, payload)}
+	// ClientProxyRequest{queryId ownerAddress ^ClientStateData payload:(Maybe ^Cell)}.
+	proxyRequest := func(payload *boc.Cell, kids ...*stx) *stx {
+		return call(coctProxy, 1, cellOf(op(coctProxyRequest), u64(7), addr(coctOwner), ref(cellOf()), maybeRef(payload)), kids...)
 	}
-	excess := func(from, to string) *lzsTx {
-		return &lzsTx{account: to, from: from, op: coctExcesses, value: 5_000_000, body: opQuery(coctExcesses, 7)}
-	}
-	flow := func(op uint32, body *boc.Cell, failed bool, kids ...*lzsTx) *chain.Trace {
-		req := &lzsTx{account: coctClient, from: coctOwner, op: op, value: 2_000_000_000, body: body, failed: failed, kids: kids}
-		return lzsTrace(&lzsTx{account: coctOwner, external: true, kids: []*lzsTx{req}})
-	}
-	for _, tc := range []struct {
-		name   string
-		tr     *chain.Trace
-		typ    string
-		status string
-		txs    int
-		want   map[string]any
-	}{
+	excess := func(to string) *stx { return call(to, 5_000_000, opQuery(coctExcesses, 7)) }
+	request := func(body *boc.Cell, kids ...*stx) *stx { return call(coctClient, 2_000_000_000, body, kids...) }
+	runCases(t, nil, []actionCase{
 		{
 			// ExtClientTopUp{queryId topUpAmount sendExcessesTo}: the client
 			// sends everything to the proxy with client_proxy_top_up, and the
 			// proxy returns the excess.
 			name: "top up",
-			tr: flow(coctTopUp, cocoonBody(coctTopUp, 7, coins(1_500_000_000), addr(coctOwner)), false,
-				proxyRequest(cocoonBody(coctTopUpPayload, -1, coins(1_500_000_000), addr(coctOwner)), excess(coctProxy, coctOwner))),
-			typ: "CocoonClientTopUp", status: chain.StatusOK, txs: 4,
+			root: ext(coctOwner, request(cellOf(op(coctTopUp), u64(7), coins(1_500_000_000), addr(coctOwner)),
+				proxyRequest(cellOf(op(coctTopUpPayload), coins(1_500_000_000), addr(coctOwner)), excess(coctOwner)))),
+			kind: "CocoonClientTopUp:ok", txs: 4,
 			want: map[string]any{"sender": coctOwner, "client": coctClient, "proxy": coctProxy, "amount": "1500000000",
 				"query_id": "7", "excesses_to": coctOwner},
 		},
 		{
 			// OwnerClientRegister{queryId nonce sendExcessesTo}.
 			name: "register",
-			tr: flow(coctRegister, cocoonBody(coctRegister, 7, u64(123456), addr(coctOwner)), false,
-				proxyRequest(cocoonBody(coctRegisterPayload, -1)), excess(coctClient, coctOwner)),
-			typ: "CocoonClientRegister", status: chain.StatusOK, txs: 4,
+			root: ext(coctOwner, request(cellOf(op(coctRegister), u64(7), u64(123456), addr(coctOwner)),
+				proxyRequest(cellOf(op(coctRegisterPayload))), excess(coctOwner))),
+			kind: "CocoonClientRegister:ok", txs: 4,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy, "nonce": "123456",
 				"query_id": "7", "excesses_to": coctOwner},
 		},
 		{
 			// OwnerClientChangeSecretHash{queryId newSecretHash:uint256 sendExcessesTo}.
 			name: "change secret hash",
-			tr: flow(coctChangeSecret, cocoonBody(coctChangeSecret, 7, u256("0abc0000000000000000000000000000000000000000000000000000000000ff"), addr(coctOwner)), false,
-				proxyRequest(nil), excess(coctClient, coctOwner)),
-			typ: "CocoonClientChangeSecretHash", status: chain.StatusOK, txs: 4,
+			root: ext(coctOwner, request(cellOf(op(coctChangeSecret), u64(7), u256("0abc0000000000000000000000000000000000000000000000000000000000ff"), addr(coctOwner)),
+				proxyRequest(nil), excess(coctOwner))),
+			kind: "CocoonClientChangeSecretHash:ok", txs: 4,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy,
 				"new_secret_hash": "abc0000000000000000000000000000000000000000000000000000000000ff", "query_id": "7"},
 		},
 		{
 			// OwnerClientIncreaseStake{queryId newStake sendExcessesTo}.
 			name: "increase stake",
-			tr: flow(coctIncreaseStake, cocoonBody(coctIncreaseStake, 7, coins(3_000_000_000), addr(coctOwner)), false,
-				proxyRequest(nil), excess(coctClient, coctOwner)),
-			typ: "CocoonClientIncreaseStake", status: chain.StatusOK, txs: 4,
+			root: ext(coctOwner, request(cellOf(op(coctIncreaseStake), u64(7), coins(3_000_000_000), addr(coctOwner)),
+				proxyRequest(nil), excess(coctOwner))),
+			kind: "CocoonClientIncreaseStake:ok", txs: 4,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy, "new_stake": "3000000000", "query_id": "7"},
 		},
 		{
@@ -167,11 +152,11 @@ func TestCocoonOwnerRequests(t *testing.T) {
 			// (client_proxy_refund_granted), and the proxy pays the owner and
 			// returns the excess. Toncenter's matcher misses this variant.
 			name: "request refund with payout",
-			tr: flow(coctRequestRefund, cocoonBody(coctRequestRefund, 7, addr(coctOwner)), false,
-				proxyRequest(cocoonBody(coctRefundGranted, -1, coins(700_000_000), addr(coctOwner)),
-					&lzsTx{account: coctOwner, from: coctProxy, op: coctPayout, value: 700_000_000, body: opQuery(coctPayout, 7)},
-					excess(coctProxy, coctOwner))),
-			typ: "CocoonClientRequestRefund", status: chain.StatusOK, txs: 5,
+			root: ext(coctOwner, request(cellOf(op(coctRequestRefund), u64(7), addr(coctOwner)),
+				proxyRequest(cellOf(op(coctRefundGranted), coins(700_000_000), addr(coctOwner)),
+					call(coctOwner, 700_000_000, opQuery(coctPayout, 7)),
+					excess(coctOwner)))),
+			kind: "CocoonClientRequestRefund:ok", txs: 5,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "proxy": coctProxy, "via_wallet": false,
 				"refund_amount": "700000000", "forced": false, "query_id": "7"},
 		},
@@ -179,13 +164,11 @@ func TestCocoonOwnerRequests(t *testing.T) {
 			// A request the client rejects (not from its owner, closed):
 			// nothing is sent on; the request failed.
 			name: "increase stake rejected",
-			tr:   flow(coctIncreaseStake, cocoonBody(coctIncreaseStake, 7, coins(3_000_000_000), addr(coctOwner)), true),
-			typ:  "CocoonClientIncreaseStake", status: chain.StatusFailed, txs: 2,
+			root: ext(coctOwner, request(cellOf(op(coctIncreaseStake), u64(7), coins(3_000_000_000), addr(coctOwner))).fails(0)),
+			kind: "CocoonClientIncreaseStake:failed", txs: 2,
 			want: map[string]any{"owner": coctOwner, "client": coctClient, "new_stake": "3000000000"},
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) { checkOnlyAction(t, tc.tr, tc.typ, tc.status, tc.txs, tc.want) })
-	}
+	})
 }
 
 // TestCocoonSigned checks proxy-signed requests whose facts sit in the
@@ -195,111 +178,31 @@ func TestCocoonOwnerRequests(t *testing.T) {
 // transaction aborted; a charge the client rejects bounces and is failed.
 func TestCocoonSigned(t *testing.T) {
 	const submitter = "0:3C02D2FAE2B263048DA2C03AAF0C2BEB208F6828C3547D4A86E19A98F1BFAABA"
-	signed := func(op uint32, tokens uint64, expected string) *boc.Cell {
-		payload := cocoonBody(op, 9, u64(tokens), addr(expected))
-		c := cocoonBody(op, 9, addr(submitter), bits512())
-		must(c.AddRef(payload))
-		return c
+	signed := func(code uint32, tokens uint64, expected string) *boc.Cell {
+		payload := cellOf(op(code), u64(9), u64(tokens), addr(expected))
+		return cellOf(op(code), u64(9), addr(submitter), raw(make([]byte, 64)), ref(payload))
 	}
 	t.Run("last worker payout, payout aborted", func(t *testing.T) {
-		req := cocoonBody(coctWorkerRequest, 9, addr(coctOwner), uint2(2), u64(5000))
-		must(req.WriteBit(true))
-		must(req.AddRef(cocoonBody(coctWorkerPayPart, -1, coins(400), coins(100), addr(submitter))))
-		tr := lzsTrace(&lzsTx{account: submitter, external: true, kids: []*lzsTx{
-			{account: coctWorker, from: submitter, op: coctWorkerPayout, value: 500_000_000, body: signed(coctWorkerPayout, 5000, coctWorker),
-				kids: []*lzsTx{{account: coctProxy, from: coctWorker, op: coctWorkerRequest, value: 490_000_000, body: req,
-					kids: []*lzsTx{
-						{account: coctOwner, from: coctProxy, op: coctPayout, value: 400, body: opQuery(coctPayout, 9), failed: true},
-						{account: submitter, from: coctProxy, op: coctExcesses, value: 480_000_000, body: opQuery(coctExcesses, 9)},
-					}}}},
-		}})
-		checkOnlyAction(t, tr, "CocoonWorkerPayout", chain.StatusFailed, 5, map[string]any{
+		req := cellOf(op(coctWorkerRequest), u64(9), addr(coctOwner), u(2, 2), u64(5000),
+			maybeRef(cellOf(op(coctWorkerPayPart), coins(400), coins(100), addr(submitter))))
+		a := classify(t, ext(submitter,
+			call(coctWorker, 500_000_000, signed(coctWorkerPayout, 5000, coctWorker),
+				call(coctProxy, 490_000_000, req,
+					call(coctOwner, 400, opQuery(coctPayout, 9)).fails(0),
+					call(submitter, 480_000_000, opQuery(coctExcesses, 9))))), nil).only(t, "CocoonWorkerPayout:failed")
+		a.wantTxs(t, 5)
+		a.want(t, map[string]any{
 			"sender": submitter, "worker": coctWorker, "proxy": coctProxy, "worker_owner": coctOwner, "amount": "400",
 			"payout_type": "last", "query_id": "9", "new_tokens": "5000", "expected_address": coctWorker,
-			"worker_state": float64(2), "worker_tokens": "5000", "worker_part": "400", "proxy_part": "100", "excesses_to": submitter})
+			"worker_state": 2, "worker_tokens": "5000", "worker_part": "400", "proxy_part": "100", "excesses_to": submitter})
 	})
 	t.Run("charge rejected", func(t *testing.T) {
-		tr := lzsTrace(&lzsTx{account: submitter, external: true, kids: []*lzsTx{
-			{account: coctClient, from: submitter, op: coctCharge, value: 700_000_000, body: signed(coctCharge, 777, coctClient), failed: true,
-				kids: []*lzsTx{{account: submitter, from: coctClient, op: 0xffffffff, value: 690_000_000, bounced: true, body: opQuery(0xffffffff, 0)}}},
-		}})
-		checkOnlyAction(t, tr, "CocoonProxyCharge", chain.StatusFailed, 3, map[string]any{
+		a := classify(t, ext(submitter,
+			call(coctClient, 700_000_000, signed(coctCharge, 777, coctClient)).fails(0).
+				bouncesBack(690_000_000, opQuery(0xffffffff, 0))), nil).only(t, "CocoonProxyCharge:failed")
+		a.wantTxs(t, 3)
+		a.want(t, map[string]any{
 			"sender": submitter, "client": coctClient, "query_id": "9", "new_tokens_used": "777",
 			"expected_address": coctClient, "excesses_to": submitter})
 	})
-}
-
-// checkOnlyAction classifies tr and wants exactly one action: of the type,
-// with the status, over txs transactions, whose value has the fields want
-// names (and only those of its address and number fields).
-func checkOnlyAction(t *testing.T, tr *chain.Trace, typ, status string, txs int, want map[string]any) {
-	t.Helper()
-	got := actions.Classify(tr, nil)
-	if len(got) != 1 || got[0].Type != typ {
-		t.Fatalf("got %v, want one %s", kindsOf(got), typ)
-	}
-	a := got[0]
-	if a.Status != status || len(a.Transactions) != txs {
-		t.Errorf("%s over %d transactions, want %s over %d", a.Status, len(a.Transactions), status, txs)
-	}
-	var v map[string]any
-	if err := json.Unmarshal(a.Value, &v); err != nil {
-		t.Fatal(err)
-	}
-	for k, w := range want {
-		if v[k] != w {
-			t.Errorf("%s = %v, want %v (value %s)", k, v[k], w, a.Value)
-		}
-	}
-}
-
-// cocoonBody writes op, then query id (unless negative), then the parts.
-func cocoonBody(op uint32, queryID int64, parts ...func(*boc.Cell)) *boc.Cell {
-	c := boc.NewCell()
-	must(c.WriteUint(uint64(op), 32))
-	if queryID >= 0 {
-		must(c.WriteUint(uint64(queryID), 64))
-	}
-	for _, p := range parts {
-		p(c)
-	}
-	return c
-}
-
-func opQuery(op uint32, queryID uint64) *boc.Cell { return cocoonBody(op, int64(queryID)) }
-
-// cocoonProxyRequestBody: ClientProxyRequest{queryId ownerAddress
-// ^ClientStateData payload:(Maybe ^Cell)}.
-func cocoonProxyRequestBody(queryID uint64, owner string, payload *boc.Cell) *boc.Cell {
-	c := cocoonBody(coctProxyRequest, int64(queryID), addr(owner))
-	must(c.AddRef(boc.NewCell()))
-	must(c.WriteBit(payload != nil))
-	if payload != nil {
-		must(c.AddRef(payload))
-	}
-	return c
-}
-
-func addr(raw string) func(*boc.Cell) { return func(c *boc.Cell) { writeAddr(c, raw) } }
-
-func u64(v uint64) func(*boc.Cell) { return func(c *boc.Cell) { must(c.WriteUint(v, 64)) } }
-
-func uint2(v uint64) func(*boc.Cell) { return func(c *boc.Cell) { must(c.WriteUint(v, 2)) } }
-
-func u256(hexDigits string) func(*boc.Cell) {
-	v, _ := new(big.Int).SetString(hexDigits, 16)
-	return func(c *boc.Cell) { must(c.WriteBigUint(v, 256)) }
-}
-
-func bits512() func(*boc.Cell) {
-	return func(c *boc.Cell) { must(c.WriteBytes(make([]byte, 64))) }
-}
-
-// coins writes VarUInteger 16: a 4-bit byte length, then the bytes.
-func coins(v uint64) func(*boc.Cell) {
-	return func(c *boc.Cell) {
-		b := new(big.Int).SetUint64(v).Bytes()
-		must(c.WriteUint(uint64(len(b)), 4))
-		must(c.WriteBytes(b))
-	}
 }

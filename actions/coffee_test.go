@@ -1,18 +1,11 @@
 package actions_test
 
 import (
-	"encoding/json"
-	"math/big"
-	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/boc"
-	"github.com/tonkeeper/tongo/tlb"
-	"github.com/tonkeeper/tongo/ton"
 
-	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/testenv"
 )
@@ -100,40 +93,10 @@ func TestGoldenCoffee(t *testing.T) {
 	})
 }
 
-// coffeeClassify classifies a fixture trace after edit changed it.
-func coffeeClassify(t *testing.T, id string, edit func(tr *chain.ToncenterTrace)) []chain.Action {
+// coffeeClassify classifies a fixture trace after edit (nil: none) changed it.
+func coffeeClassify(t *testing.T, id string, edit func(tr *chain.ToncenterTrace)) results {
 	t.Helper()
-	tr, err := chain.ParseToncenterFile(filepath.Join(testenv.FixturesDir(t), coffeeTrace(id)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		edit(tr)
-	}
-	var out []chain.Action
-	for _, trace := range chain.NewAssembler().Add(tr.Transactions) {
-		out = append(out, actions.Classify(trace, tr.Known)...)
-	}
-	return out
-}
-
-// only returns the one action of the type, failing otherwise.
-func only(t *testing.T, list []chain.Action, typ string) (chain.Action, map[string]any) {
-	t.Helper()
-	var found []chain.Action
-	for _, a := range list {
-		if a.Type == typ {
-			found = append(found, a)
-		}
-	}
-	if len(found) != 1 {
-		t.Fatalf("%d %s actions, want 1", len(found), typ)
-	}
-	var v map[string]any
-	if err := json.Unmarshal(found[0].Value, &v); err != nil {
-		t.Fatal(err)
-	}
-	return found[0], v
+	return resultsOf(t, classifyFile(t, testenv.Fixture(t, coffeeTrace(id)), edit))
 }
 
 // TestCoffeeFactsWithoutIndexer: without the indexer's interfaces, the
@@ -142,12 +105,12 @@ func only(t *testing.T, list []chain.Action, typ string) (chain.Action, map[stri
 // item's initial data.
 func TestCoffeeFactsWithoutIndexer(t *testing.T) {
 	noKnown := func(tr *chain.ToncenterTrace) { tr.Known = nil }
-	_, v := only(t, coffeeClassify(t, "3uecEX5TvThuugPaMO4MqlOxGGHRQpNRErwAP7fL7J4=", noKnown), "CoffeeCreatePool")
+	v := coffeeClassify(t, "3uecEX5TvThuugPaMO4MqlOxGGHRQpNRErwAP7fL7J4=", noKnown).one(t, "CoffeeCreatePool").v
 	if v["asset_1"] != "0:67D4C65E197C2FAB68ADBADF4116E82D29200327152B6C8055F265009E8D2A7F" || v["amount_1"] != "2345368713954" ||
 		v["asset_2"] != nil || v["amount_2"] != "171205371318" || v["lp_amount"] != "633671618650" {
 		t.Errorf("create pool without interfaces: %v", v)
 	}
-	_, v = only(t, coffeeClassify(t, "K_PlZB5RlxrIdSTiEdvKqazSqLUWzQ8PB4NzDTxAHk8=", noKnown), "CoffeeStakingDeposit")
+	v = coffeeClassify(t, "K_PlZB5RlxrIdSTiEdvKqazSqLUWzQ8PB4NzDTxAHk8=", noKnown).one(t, "CoffeeStakingDeposit").v
 	if v["nft_index"] != "1317" || v["nft"] != "0:BC36AD7C77A596ABF16AB8BCE9D8B682D40B6EE1873D74114E9C151E63E435AC" {
 		t.Errorf("staking deposit without interfaces: %v", v)
 	}
@@ -183,11 +146,11 @@ func TestCoffeeStatus(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, _ := only(t, coffeeClassify(t, tc.id, nil), tc.typ)
+			a := coffeeClassify(t, tc.id, nil).one(t, tc.typ)
 			if a.Status != chain.StatusOK {
 				t.Fatalf("unchanged trace: %s", a.Status)
 			}
-			a, _ = only(t, coffeeClassify(t, tc.id, failAt(tc.op, tc.from)), tc.typ)
+			a = coffeeClassify(t, tc.id, failAt(tc.op, tc.from)).one(t, tc.typ)
 			if a.Status != chain.StatusFailed {
 				t.Errorf("status %s, want failed", a.Status)
 			}
@@ -211,178 +174,51 @@ const (
 	synMaster    = "0:7777777777777777777777777777777777777777777777777777777777777777"
 )
 
-type synTx struct {
-	account, source string
-	value           uint64
-	op              *uint32
-	body            []byte
-	fail            bool
-	children        []*synTx
-}
-
-func msgAddr(raw string) tlb.MsgAddress { id := ton.MustParseAccountID(raw); return id.ToMsgAddress() }
-
-func cellBOC(t *testing.T, v any) []byte {
-	t.Helper()
-	c := boc.NewCell()
-	if err := tlb.Marshal(c, v); err != nil {
-		t.Fatal(err)
-	}
-	b, err := c.ToBoc()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func bigInt(v int64) *big.Int { return big.NewInt(v) }
-
-func opPtr(op abi.MsgOpCode) *uint32 { o := uint32(op); return &o }
-
-// synTrace builds a trace from the tree: the root consumes an external
-// message; hashes and lts follow the order of the walk.
-func synTrace(root *synTx) *chain.Trace {
-	var lt uint64
-	var build func(s *synTx, ext bool) *chain.TraceNode
-	build = func(s *synTx, ext bool) *chain.TraceNode {
-		lt++
-		var h chain.Hash
-		h[0], h[31] = byte(lt), 0xc0
-		m := &chain.Message{Hash: h, Source: s.source, Destination: s.account, Value: s.value, Opcode: s.op, Body: s.body}
-		if ext {
-			m.Source, m.Value = "", 0
-		}
-		tx := &chain.Transaction{Hash: h, Account: s.account, Lt: lt * 1000, OrigStatus: chain.AccountActive, EndStatus: chain.AccountActive,
-			ComputeSuccess: !s.fail, ActionSuccess: !s.fail, InMsg: m}
-		if s.fail {
-			tx.ComputeExitCode = 100
-		}
-		n := &chain.TraceNode{Tx: tx}
-		for _, c := range s.children {
-			n.Children = append(n.Children, build(c, false))
-		}
-		return n
-	}
-	r := build(root, true)
-	return &chain.Trace{ID: r.Tx.Hash, Root: r, StartLt: r.Tx.Lt, EndLt: lt * 1000, Complete: true, Transactions: int(lt)}
-}
-
-func failedSwapPayload(recipient string) struct {
-	Op        uint32
-	QueryID   uint64
-	Recipient tlb.MsgAddress
-} {
-	return struct {
-		Op        uint32
-		QueryID   uint64
-		Recipient tlb.MsgAddress
-	}{uint32(abi.CoffeeMevProtectFailedSwapMsgOpCode), 77, msgAddr(recipient)}
+func failedSwapPayload(recipient string) *boc.Cell {
+	return cellOf(op(abi.CoffeeMevProtectFailedSwapMsgOpCode), u64(77), addr(recipient))
 }
 
 func TestCoffeeMevFailedSwapTON(t *testing.T) {
 	for _, fail := range []bool{false, true} {
-		refund := &synTx{account: synRecipient, source: synProtector, value: 4_900_000_000}
-		protector := &synTx{account: synProtector, source: synDex, value: 5_000_000_000,
-			op: opPtr(abi.CoffeeMevProtectFailedSwapMsgOpCode), body: cellBOC(t, failedSwapPayload(synRecipient)), fail: fail}
-		if !fail {
-			protector.children = []*synTx{refund}
+		protector := call(synProtector, 5_000_000_000, failedSwapPayload(synRecipient))
+		if fail {
+			protector.fails(100)
+		} else {
+			protector.then(call(synRecipient, 4_900_000_000, nil))
 		}
-		dex := &synTx{account: synDex, source: synWallet, value: 5_100_000_000, op: opPtr(0x12345678),
-			body: cellBOC(t, struct{ Op, X uint32 }{0x12345678, 1}), children: []*synTx{protector}}
-		root := &synTx{account: synWallet, children: []*synTx{dex}}
-		got := actions.Classify(synTrace(root), nil)
-		a, v := only(t, got, "CoffeeMevProtectFailedSwap")
-		want := map[string]any{"recipient": synRecipient, "mev_contract": synProtector, "sender": synDex,
-			"amount": "5000000000", "query_id": "77"}
-		for k, w := range want {
-			if v[k] != w {
-				t.Errorf("fail=%v: %s = %v, want %v", fail, k, v[k], w)
-			}
-		}
-		if v["asset"] != nil {
-			t.Errorf("TON asset %v", v["asset"])
-		}
-		if wantStatus := map[bool]string{false: chain.StatusOK, true: chain.StatusFailed}[fail]; a.Status != wantStatus {
-			t.Errorf("fail=%v: status %s", fail, a.Status)
-		}
-		if len(a.Transactions) != 1 {
-			t.Errorf("fail=%v: %d transactions, want the protector's only", fail, len(a.Transactions))
-		}
-		var kinds []string
-		for _, x := range got {
-			kinds = append(kinds, x.Type)
-		}
-		slices.Sort(kinds)
-		wantKinds := []string{"CoffeeMevProtectFailedSwap", "SmartContractExec"}
-		if !fail {
+		rs := classify(t, ext(synWallet, call(synDex, 5_100_000_000, cellOf(op(0x12345678), u(1, 32)), protector)), nil)
+		a := rs.one(t, "CoffeeMevProtectFailedSwap")
+		a.want(t, map[string]any{"recipient": synRecipient, "mev_contract": synProtector, "sender": synDex,
+			"amount": "5000000000", "query_id": "77", "asset": nil})
+		if fail {
+			rs.expect(t, "CoffeeMevProtectFailedSwap:failed", "SmartContractExec:ok")
+		} else {
 			// The protector's return of the funds stays a transfer of its own.
-			wantKinds = []string{"CoffeeMevProtectFailedSwap", "SmartContractExec", "TonTransfer"}
+			rs.expect(t, "CoffeeMevProtectFailedSwap:ok", "SmartContractExec:ok", "TonTransfer:ok")
 		}
-		if !slices.Equal(kinds, wantKinds) {
-			t.Errorf("fail=%v: actions %v, want %v", fail, kinds, wantKinds)
+		if a.txs() != 1 {
+			t.Errorf("fail=%v: %d transactions, want the protector's only", fail, a.txs())
 		}
 	}
 }
 
 func TestCoffeeMevFailedSwapJetton(t *testing.T) {
-	payload := boc.NewCell()
-	if err := tlb.Marshal(payload, failedSwapPayload(synRecipient)); err != nil {
-		t.Fatal(err)
-	}
-	transfer := struct {
-		Op       uint32
-		QueryID  uint64
-		Amount   tlb.VarUInteger16
-		Dest     tlb.MsgAddress
-		Response tlb.MsgAddress
-		Custom   tlb.Maybe[tlb.Ref[boc.Cell]]
-		Fwd      tlb.VarUInteger16
-		Payload  tlb.EitherRef[boc.Cell]
-	}{Op: uint32(abi.JettonTransferMsgOpCode), QueryID: 9, Amount: tlb.VarUInteger16(*bigInt(1234567)),
-		Dest: msgAddr(synProtector), Response: msgAddr(synProtector), Fwd: tlb.VarUInteger16(*bigInt(50_000_000)),
-		Payload: tlb.EitherRef[boc.Cell]{IsRight: true, Value: *payload}}
-	internal := struct {
-		Op       uint32
-		QueryID  uint64
-		Amount   tlb.VarUInteger16
-		From     tlb.MsgAddress
-		Response tlb.MsgAddress
-		Fwd      tlb.VarUInteger16
-		Payload  tlb.EitherRef[boc.Cell]
-	}{uint32(abi.JettonInternalTransferMsgOpCode), 9, transfer.Amount, msgAddr(synDex), msgAddr(synProtector), transfer.Fwd, transfer.Payload}
-	notify := struct {
-		Op      uint32
-		QueryID uint64
-		Amount  tlb.VarUInteger16
-		Sender  tlb.MsgAddress
-		Payload tlb.EitherRef[boc.Cell]
-	}{uint32(abi.JettonNotifyMsgOpCode), 9, transfer.Amount, msgAddr(synDex), transfer.Payload}
-
-	notified := &synTx{account: synProtector, source: synMevWallet, value: 50_000_000, op: opPtr(abi.JettonNotifyMsgOpCode), body: cellBOC(t, notify)}
-	receive := &synTx{account: synMevWallet, source: synDexWallet, value: 90_000_000, op: opPtr(abi.JettonInternalTransferMsgOpCode),
-		body: cellBOC(t, internal), children: []*synTx{notified}}
-	send := &synTx{account: synDexWallet, source: synDex, value: 100_000_000, op: opPtr(abi.JettonTransferMsgOpCode),
-		body: cellBOC(t, transfer), children: []*synTx{receive}}
-	dex := &synTx{account: synDex, source: synWallet, value: 200_000_000, op: opPtr(0x12345678),
-		body: cellBOC(t, struct{ Op, X uint32 }{0x12345678, 1}), children: []*synTx{send}}
-	root := &synTx{account: synWallet, children: []*synTx{dex}}
+	j := jetton{query: 9, amount: 1234567, to: synProtector, from: synDex, response: synProtector, forward: 50_000_000,
+		payload: failedSwapPayload(synRecipient)}
+	root := ext(synWallet,
+		call(synDex, 200_000_000, cellOf(op(0x12345678), u(1, 32)),
+			call(synDexWallet, 100_000_000, j.transfer(),
+				call(synMevWallet, 90_000_000, j.internal(),
+					call(synProtector, 50_000_000, j.notify())))))
 	known := chain.KnownContracts{synDexWallet: {Kind: "jetton_wallet", Jetton: synMaster, Owner: synDex}}
 
-	got := actions.Classify(synTrace(root), known)
-	a, v := only(t, got, "CoffeeMevProtectFailedSwap")
-	want := map[string]any{"recipient": synRecipient, "mev_contract": synProtector, "mev_contract_wallet": synMevWallet,
-		"sender": synDex, "sender_wallet": synDexWallet, "asset": synMaster, "amount": "1234567", "query_id": "77"}
-	for k, w := range want {
-		if v[k] != w {
-			t.Errorf("%s = %v, want %v", k, v[k], w)
-		}
-	}
-	if a.Status != chain.StatusOK || len(a.Transactions) != 3 {
-		t.Errorf("status %s over %d transactions, want ok over the 3 of the jetton leg", a.Status, len(a.Transactions))
-	}
-	for _, x := range got {
-		if x.Type == "JettonTransfer" {
-			t.Errorf("the leg is also a JettonTransfer: %s", x.Value)
-		}
+	rs := classify(t, root, known)
+	a := rs.one(t, "CoffeeMevProtectFailedSwap:ok")
+	a.want(t, map[string]any{"recipient": synRecipient, "mev_contract": synProtector, "mev_contract_wallet": synMevWallet,
+		"sender": synDex, "sender_wallet": synDexWallet, "asset": synMaster, "amount": "1234567", "query_id": "77"})
+	// Over the 3 of the jetton leg, which is no JettonTransfer too.
+	a.wantTxs(t, 3)
+	for _, x := range rs.ofKind("JettonTransfer") {
+		t.Errorf("the leg is also a JettonTransfer: %s", x.Value)
 	}
 }

@@ -1,12 +1,7 @@
 package actions_test
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"math/big"
-	"slices"
 	"testing"
 
 	"github.com/tonkeeper/tongo/abi"
@@ -15,7 +10,6 @@ import (
 	"github.com/tonkeeper/tongo/ton"
 	"github.com/tonkeeper/tongo/wallet"
 
-	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -84,180 +78,6 @@ func TestGoldenCore(t *testing.T) {
 	})
 }
 
-// ---- a small builder of synthetic traces ----
-
-type flow struct {
-	seq int
-	lt  uint64
-	txs []*chain.Transaction
-}
-
-func acct(i int) string { return fmt.Sprintf("0:%064X", i) }
-
-func (f *flow) hash() chain.Hash {
-	f.seq++
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(f.seq))
-	return sha256.Sum256(b[:])
-}
-
-func (f *flow) tx(account string, in *chain.Message) *chain.Transaction {
-	f.lt += 10
-	tx := &chain.Transaction{Hash: f.hash(), Account: account, Lt: f.lt, Utime: 1700000000,
-		OrigStatus: chain.AccountActive, EndStatus: chain.AccountActive,
-		ComputeSuccess: true, ActionSuccess: true, InMsg: in}
-	f.txs = append(f.txs, tx)
-	return tx
-}
-
-// ext is a transaction of account on an external message with body.
-func (f *flow) ext(account string, body *boc.Cell) *chain.Transaction {
-	m := &chain.Message{Hash: f.hash(), Destination: account}
-	setBody(m, body)
-	return f.tx(account, m)
-}
-
-// tickTock is a transaction with no in-message.
-func (f *flow) tickTock(account string) *chain.Transaction { return f.tx(account, nil) }
-
-// send adds an out-message of from and returns it.
-func (f *flow) send(from *chain.Transaction, to string, value uint64, body *boc.Cell, bounce bool) chain.Message {
-	m := chain.Message{Hash: f.hash(), Source: from.Account, Destination: to, Value: value, Bounce: bounce,
-		CreatedLt: from.Lt + uint64(len(from.OutMsgs)) + 1}
-	setBody(&m, body)
-	from.OutMsgs = append(from.OutMsgs, m)
-	return m
-}
-
-// call sends a message from from and returns the receiver's transaction.
-func (f *flow) call(from *chain.Transaction, to string, value uint64, body *boc.Cell, bounce bool) *chain.Transaction {
-	m := f.send(from, to, value, body, bounce)
-	return f.tx(to, &m)
-}
-
-// bounce makes tx abort and, for a bounceable message, bounce it back.
-func (f *flow) abort(tx *chain.Transaction, exitCode int32) {
-	tx.Aborted, tx.ComputeSuccess, tx.ComputeExitCode = true, false, exitCode
-	if tx.InMsg.Bounce {
-		tx.Bounced = true
-		b := boc.NewCell()
-		_ = b.WriteUint(0xffffffff, 32)
-		m := f.send(tx, tx.InMsg.Source, tx.InMsg.Value/2, b, false)
-		m.Bounced = true
-		tx.OutMsgs[len(tx.OutMsgs)-1].Bounced = true
-		f.tx(m.Destination, &m)
-	}
-}
-
-func setBody(m *chain.Message, body *boc.Cell) {
-	if body == nil {
-		return
-	}
-	body.ResetCounters()
-	if body.BitsAvailableForRead() >= 32 {
-		op, _ := body.PickUint(32)
-		v := uint32(op)
-		m.Opcode = &v
-	}
-	b, err := body.ToBoc()
-	if err != nil {
-		panic(err)
-	}
-	m.Body = b
-}
-
-// classify assembles the flow and decodes the trace rooted at its first
-// transaction.
-func (f *flow) classify(t *testing.T) []chain.Action {
-	t.Helper()
-	for _, tr := range chain.NewAssembler().Add(f.txs) {
-		if tr.ID == f.txs[0].Hash {
-			return actions.Classify(tr, nil)
-		}
-	}
-	t.Fatal("no trace rooted at the first transaction")
-	return nil
-}
-
-// got is the decoded actions as "Type:status" plus their values by type.
-type got struct {
-	kinds  []string
-	values map[string][]map[string]any
-}
-
-func decoded(t *testing.T, list []chain.Action) got {
-	t.Helper()
-	g := got{values: map[string][]map[string]any{}}
-	for _, a := range list {
-		g.kinds = append(g.kinds, a.Type+":"+a.Status)
-		var v map[string]any
-		if err := json.Unmarshal(a.Value, &v); err != nil {
-			t.Fatal(err)
-		}
-		g.values[a.Type] = append(g.values[a.Type], v)
-	}
-	slices.Sort(g.kinds)
-	return g
-}
-
-func (g got) expect(t *testing.T, kinds ...string) {
-	t.Helper()
-	slices.Sort(kinds)
-	if !slices.Equal(g.kinds, kinds) {
-		t.Fatalf("actions %v, want %v", g.kinds, kinds)
-	}
-}
-
-// field checks one value field of the only action of a type.
-func (g got) field(t *testing.T, typ, key string, want any) {
-	t.Helper()
-	vs := g.values[typ]
-	if len(vs) != 1 {
-		t.Fatalf("%d %s actions, want 1", len(vs), typ)
-	}
-	gotJSON, _ := json.Marshal(vs[0][key])
-	wantJSON, _ := json.Marshal(want)
-	if string(gotJSON) != string(wantJSON) {
-		t.Errorf("%s.%s = %s, want %s", typ, key, gotJSON, wantJSON)
-	}
-}
-
-func cell(write func(c *boc.Cell)) *boc.Cell {
-	c := boc.NewCell()
-	write(c)
-	return c
-}
-
-func opCell(op uint32, queryID uint64) *boc.Cell {
-	return cell(func(c *boc.Cell) {
-		_ = c.WriteUint(uint64(op), 32)
-		_ = c.WriteUint(queryID, 64)
-	})
-}
-
-func coreComment(text string) *boc.Cell {
-	return cell(func(c *boc.Cell) {
-		_ = c.WriteUint(0, 32)
-		_ = c.WriteBytes([]byte(text))
-	})
-}
-
-func marshal(t *testing.T, v any) *boc.Cell {
-	t.Helper()
-	c := boc.NewCell()
-	if err := tlb.Marshal(c, v); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func coreAddr(a string) tlb.MsgAddress {
-	id := ton.MustParseAccountID(a)
-	return id.ToMsgAddress()
-}
-
-func coreCoins(v uint64) tlb.VarUInteger16 { return tlb.VarUInteger16(*new(big.Int).SetUint64(v)) }
-
 // ---- status rules ----
 
 // TestCoreTonTransferStatus: toncenter fails a value transfer only when
@@ -265,33 +85,28 @@ func coreCoins(v uint64) tlb.VarUInteger16 { return tlb.VarUInteger16(*new(big.I
 // non-bounceable one, unless the recipient stayed uninit or could not buy
 // gas.
 func TestCoreTonTransferStatus(t *testing.T) {
+	skipped := func(tx *chain.Transaction) { tx.ComputeSkipped = true }
 	cases := []struct {
 		name   string
 		bounce bool
-		setup  func(f *flow, tx *chain.Transaction)
+		setup  func(to *stx)
 		want   string
 	}{
-		{"accepted", true, func(*flow, *chain.Transaction) {}, "ok"},
-		{"bounced", true, func(f *flow, tx *chain.Transaction) { f.abort(tx, 33) }, "failed"},
-		{"non-bounceable, recipient failed", false, func(f *flow, tx *chain.Transaction) { f.abort(tx, 33) }, "failed"},
-		{"non-bounceable to an empty account", false, func(f *flow, tx *chain.Transaction) {
-			f.abort(tx, 0)
-			tx.ComputeSkipped, tx.OrigStatus, tx.EndStatus = true, chain.AccountNonexist, chain.AccountUninit
+		{"accepted", true, func(*stx) {}, "ok"},
+		{"bounced", true, func(to *stx) { to.fails(33).bouncesBack(500_000_000, nil) }, "failed"},
+		{"non-bounceable, recipient failed", false, func(to *stx) { to.fails(33) }, "failed"},
+		{"non-bounceable to an empty account", false, func(to *stx) {
+			to.fails(0).status(chain.AccountNonexist, chain.AccountUninit).edit(skipped)
 		}, "ok"},
-		{"non-bounceable, no gas", false, func(f *flow, tx *chain.Transaction) {
-			f.abort(tx, 0)
-			tx.ComputeSkipped = true
-		}, "ok"},
+		{"non-bounceable, no gas", false, func(to *stx) { to.fails(0).edit(skipped) }, "ok"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &flow{}
-			w := f.ext(acct(1), nil)
-			to := f.call(w, acct(2), 1_000_000_000, coreComment("hi"), tc.bounce)
-			tc.setup(f, to)
-			g := decoded(t, f.classify(t))
-			g.expect(t, "TonTransfer:"+tc.want)
-			g.field(t, "TonTransfer", "comment", "hi")
+			to := call(acct(2), 1_000_000_000, comment("hi")).bounceable(tc.bounce)
+			tc.setup(to)
+			rs := classify(t, ext(acct(1), to), nil)
+			rs.expect(t, "TonTransfer:"+tc.want)
+			rs.one(t, "TonTransfer").want(t, map[string]any{"comment": "hi"})
 		})
 	}
 }
@@ -310,15 +125,13 @@ func TestCoreCallStatus(t *testing.T) {
 		{"aborted, free", 0, true, "ok"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &flow{}
-			w := f.ext(acct(1), nil)
-			to := f.call(w, acct(2), tc.value, opCell(0x12345678, 1), true)
+			to := call(acct(2), tc.value, opQuery(0x12345678, 1))
 			if tc.abort {
-				f.abort(to, 40)
+				to.fails(40).bouncesBack(tc.value/2, nil)
 			}
-			g := decoded(t, f.classify(t))
-			g.expect(t, "SmartContractExec:"+tc.want)
-			g.field(t, "SmartContractExec", "opcode", "0x12345678")
+			rs := classify(t, ext(acct(1), to), nil)
+			rs.expect(t, "SmartContractExec:"+tc.want)
+			rs.one(t, "SmartContractExec").want(t, map[string]any{"opcode": "0x12345678"})
 		})
 	}
 }
@@ -327,16 +140,12 @@ func TestCoreCallStatus(t *testing.T) {
 // ExtraCurrencyTransfer; a free call that aborted is failed when it carried
 // extra currencies.
 func TestCoreExtraCurrency(t *testing.T) {
-	f := &flow{}
-	w := f.ext(acct(1), nil)
-	plain := f.call(w, acct(2), 7, coreComment("ec"), true)
-	plain.InMsg.ExtraCurrencies = map[uint32]string{239: "1000"}
-	callTx := f.call(w, acct(3), 0, opCell(0x0badcafe, 1), true)
-	callTx.InMsg.ExtraCurrencies = map[uint32]string{100: "5", 7: "1"}
-	f.abort(callTx, 40)
-	g := decoded(t, f.classify(t))
-	g.expect(t, "ExtraCurrencyTransfer:ok", "ExtraCurrencyTransfer:failed")
-	for _, v := range g.values["ExtraCurrencyTransfer"] {
+	rs := classify(t, ext(acct(1),
+		call(acct(2), 7, comment("ec")).extra(map[uint32]string{239: "1000"}),
+		call(acct(3), 0, opQuery(0x0badcafe, 1)).extra(map[uint32]string{100: "5", 7: "1"}).fails(40).bouncesBack(0, nil)), nil)
+	rs.expect(t, "ExtraCurrencyTransfer:ok", "ExtraCurrencyTransfer:failed")
+	for _, a := range rs {
+		v := a.v
 		switch v["recipient"] {
 		case acct(2):
 			if v["comment"] != "ec" || v["amount"] != "7" || v["opcode"] != nil || fmt.Sprint(v["extra_currencies"]) != "[map[amount:1000 id:239]]" {
@@ -353,74 +162,49 @@ func TestCoreExtraCurrency(t *testing.T) {
 // TestCoreEncryptedComment: the encrypted bytes are kept, as toncenter
 // keeps them in its comment.
 func TestCoreEncryptedComment(t *testing.T) {
-	f := &flow{}
-	w := f.ext(acct(1), nil)
-	f.call(w, acct(2), 1, cell(func(c *boc.Cell) {
-		_ = c.WriteUint(uint64(abi.EncryptedTextCommentMsgOpCode), 32)
-		_ = c.WriteBytes([]byte{1, 2, 3})
-	}), false)
-	g := decoded(t, f.classify(t))
-	g.expect(t, "TonTransfer:ok")
-	g.field(t, "TonTransfer", "encrypted", true)
-	g.field(t, "TonTransfer", "encrypted_comment", "AQID")
+	rs := classify(t, ext(acct(1),
+		call(acct(2), 1, cellOf(op(abi.EncryptedTextCommentMsgOpCode), raw([]byte{1, 2, 3}))).bounceable(false)), nil)
+	rs.expect(t, "TonTransfer:ok")
+	rs.one(t, "TonTransfer").want(t, map[string]any{"encrypted": true, "encrypted_comment": "AQID"})
 }
 
 // TestCoreCommentBytes: a comment that is not UTF-8 shows its bytes as
 // \xNN and loses NUL characters, as toncenter writes it.
 func TestCoreCommentBytes(t *testing.T) {
-	f := &flow{}
-	w := f.ext(acct(1), nil)
-	f.call(w, acct(2), 1, cell(func(c *boc.Cell) {
-		_ = c.WriteUint(0, 32)
-		_ = c.WriteBytes([]byte{'a', 0xff, 0, 'b'})
-	}), false)
-	g := decoded(t, f.classify(t))
-	g.field(t, "TonTransfer", "comment", `a\xffb`)
+	rs := classify(t, ext(acct(1), call(acct(2), 1, cellOf(op(0), raw([]byte{'a', 0xff, 0, 'b'}))).bounceable(false)), nil)
+	rs.one(t, "TonTransfer").want(t, map[string]any{"comment": `a\xffb`})
 }
 
 // ---- Unknown and TickTock ----
 
 func TestCoreUnknown(t *testing.T) {
+	request := opQuery(0x01020304, 0)
 	t.Run("external that sent nothing", func(t *testing.T) {
-		f := &flow{}
-		f.ext(acct(1), opCell(0x01020304, 0))
-		g := decoded(t, f.classify(t))
-		g.expect(t, "Unknown:ok")
-		g.field(t, "Unknown", "account", acct(1))
+		rs := classify(t, ext(acct(1)).withBody(request), nil)
+		rs.expect(t, "Unknown:ok")
+		rs.one(t, "Unknown").want(t, map[string]any{"account": acct(1)})
 	})
 	t.Run("aborted", func(t *testing.T) {
-		f := &flow{}
-		root := f.ext(acct(1), opCell(0x01020304, 0))
-		root.Aborted = true
-		decoded(t, f.classify(t)).expect(t, "Unknown:failed")
+		classify(t, ext(acct(1)).withBody(request).fails(0), nil).expect(t, "Unknown:failed")
 	})
 	t.Run("deploy only", func(t *testing.T) {
-		f := &flow{}
-		root := f.ext(acct(1), opCell(0x01020304, 0))
-		root.OrigStatus = chain.AccountUninit
-		decoded(t, f.classify(t)).expect(t, "ContractDeploy:ok")
+		root := ext(acct(1)).withBody(request).status(chain.AccountUninit, chain.AccountActive)
+		classify(t, root, nil).expect(t, "ContractDeploy:ok")
 	})
 	t.Run("incomplete", func(t *testing.T) {
-		f := &flow{}
-		root := f.ext(acct(1), nil)
-		f.send(root, acct(2), 1, opCell(0x01020304, 0), true) // its receiver is not at hand
-		decoded(t, f.classify(t)).expect(t)
+		classify(t, ext(acct(1)).sendsUnseen(acct(2), 1, request), nil).expect(t)
 	})
 }
 
 func TestCoreTickTock(t *testing.T) {
+	config := "-1:" + fmt.Sprintf("%064X", 0x33)
 	t.Run("with messages", func(t *testing.T) {
-		f := &flow{}
-		tt := f.tickTock("-1:" + fmt.Sprintf("%064X", 0x33))
-		f.call(tt, acct(5), 10, opCell(0x4e73744b, 1), true)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "TickTock:ok", "SmartContractExec:ok")
-		g.field(t, "TickTock", "account", tt.Account)
+		rs := classify(t, tickTock(config, call(acct(5), 10, opQuery(0x4e73744b, 1))), nil)
+		rs.expect(t, "TickTock:ok", "SmartContractExec:ok")
+		rs.one(t, "TickTock").want(t, map[string]any{"account": config})
 	})
 	t.Run("alone", func(t *testing.T) {
-		f := &flow{}
-		f.tickTock("-1:" + fmt.Sprintf("%064X", 0x33))
-		decoded(t, f.classify(t)).expect(t)
+		classify(t, tickTock(config), nil).expect(t)
 	})
 }
 
@@ -429,81 +213,47 @@ func TestCoreTickTock(t *testing.T) {
 // reports the call it reads from the request.
 func TestCoreWalletIntentCall(t *testing.T) {
 	m, _, err := wallet.Message{Amount: 5_000_000, Address: ton.MustParseAccountID(acct(9)),
-		Body: opCell(0x0ddba11, 3), Bounce: true}.ToInternal()
+		Body: opQuery(0x0ddba11, 3), Bounce: true}.ToInternal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := cell(func(c *boc.Cell) {
-		_ = c.WriteBytes(make([]byte, 64)) // signature
-		_ = c.WriteUint(698983191, 32)     // subwallet
-		_ = c.WriteUint(1800000000, 32)
-		_ = c.WriteUint(4, 32) // seqno
-		_ = c.WriteUint(0, 8)  // v4: plain send
-		_ = c.WriteUint(3, 8)  // mode
-		_ = c.AddRef(marshal(t, m))
-	})
-	f := &flow{}
-	f.ext(acct(1), body)
-	g := decoded(t, f.classify(t))
-	g.expect(t, "SmartContractExec:failed")
-	g.field(t, "SmartContractExec", "opcode", "0x00ddba11")
-	g.field(t, "SmartContractExec", "contract", acct(9))
-	g.field(t, "SmartContractExec", "amount", "5000000")
+	body := cellOf(
+		raw(make([]byte, 64)), // signature
+		u(698983191, 32),      // subwallet
+		u(1800000000, 32),
+		u(4, 32), // seqno
+		u(0, 8),  // v4: plain send
+		u(3, 8),  // mode
+		ref(cellOf(tlbOf(m))))
+	rs := classify(t, ext(acct(1)).withBody(body), nil)
+	rs.expect(t, "SmartContractExec:failed")
+	rs.one(t, "SmartContractExec").want(t, map[string]any{"opcode": "0x00ddba11", "contract": acct(9), "amount": "5000000"})
 }
 
 // ---- JettonMint ----
 
 // standardMint is mint#642b7d07 (or #15) query_id to_address ton_amount
 // master_msg:^internal_transfer.
-func standardMint(t *testing.T, op uint32, to string, tonAmount, jettons uint64) *boc.Cell {
-	master := cell(func(c *boc.Cell) {
-		_ = c.WriteUint(uint64(abi.JettonInternalTransferMsgOpCode), 32)
-		_ = c.WriteUint(0, 64)
-		_ = tlb.Marshal(c, coreCoins(jettons))
-	})
-	return cell(func(c *boc.Cell) {
-		_ = c.WriteUint(uint64(op), 32)
-		_ = c.WriteUint(77, 64)
-		_ = tlb.Marshal(c, coreAddr(to))
-		_ = tlb.Marshal(c, coreCoins(tonAmount))
-		_ = c.AddRef(master)
-	})
+func standardMint(code uint32, to string, tonAmount, jettons uint64) *boc.Cell {
+	master := cellOf(op(abi.JettonInternalTransferMsgOpCode), u64(0), coins(jettons))
+	return cellOf(op(code), u64(77), addr(to), coins(tonAmount), ref(master))
 }
 
 func TestCoreJettonMintRequest(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(acct(1), nil)
-		master := f.call(w, acct(2), 100_000_000, standardMint(t, 0x642b7d07, acct(3), 50_000_000, 1000), true)
-		f.abort(master, 73)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "JettonMint:failed")
-		g.field(t, "JettonMint", "recipient", acct(3))
-		g.field(t, "JettonMint", "jetton_master", acct(2))
-		g.field(t, "JettonMint", "amount", "1000")
-		g.field(t, "JettonMint", "ton_amount", "50000000")
-		g.field(t, "JettonMint", "minter", acct(1))
+		rs := classify(t, ext(acct(1),
+			call(acct(2), 100_000_000, standardMint(0x642b7d07, acct(3), 50_000_000, 1000)).fails(73).bouncesBack(50_000_000, nil)), nil)
+		rs.expect(t, "JettonMint:failed")
+		rs.one(t, "JettonMint").want(t, map[string]any{"recipient": acct(3), "jetton_master": acct(2), "amount": "1000",
+			"ton_amount": "50000000", "minter": acct(1)})
 	})
 	t.Run("legacy op 0x15", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(acct(1), nil)
-		master := f.call(w, acct(2), 100_000_000, standardMint(t, 0x15, acct(3), 40_000_000, 1000), true)
-		it := cell(func(c *boc.Cell) {
-			_ = c.WriteUint(uint64(abi.JettonInternalTransferMsgOpCode), 32)
-			_ = c.WriteUint(0, 64)
-			_ = tlb.Marshal(c, coreCoins(1000))
-			_ = tlb.Marshal(c, coreAddr(acct(2)))
-			_ = tlb.Marshal(c, coreAddr(acct(1)))
-			_ = tlb.Marshal(c, coreCoins(0))
-			_ = c.WriteBit(false)
-		})
-		f.call(master, acct(4), 39_000_000, it, true)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "JettonMint:ok")
-		g.field(t, "JettonMint", "ton_amount", "40000000")
-		g.field(t, "JettonMint", "wallet_value", "39000000")
-		g.field(t, "JettonMint", "recipient_wallet", acct(4))
-		g.field(t, "JettonMint", "recipient", acct(3))
+		rs := classify(t, ext(acct(1),
+			call(acct(2), 100_000_000, standardMint(0x15, acct(3), 40_000_000, 1000),
+				call(acct(4), 39_000_000, jetton{amount: 1000, from: acct(2), response: acct(1)}.internal()))), nil)
+		rs.expect(t, "JettonMint:ok")
+		rs.one(t, "JettonMint").want(t, map[string]any{"ton_amount": "40000000", "wallet_value": "39000000",
+			"recipient_wallet": acct(4), "recipient": acct(3)})
 	})
 }
 
@@ -519,20 +269,12 @@ type testOrderInit struct {
 	SignerIndex tlb.Maybe[tlb.Uint8]
 }
 
-func multisigOrderCell() *boc.Cell {
-	return cell(func(c *boc.Cell) { _ = c.WriteUint(0xf1381e5b, 32) })
-}
+func multisigOrderCell() *boc.Cell { return cellOf(op(0xf1381e5b)) }
 
-func newOrderBody(t *testing.T) *boc.Cell {
-	return cell(func(c *boc.Cell) {
-		_ = c.WriteUint(uint64(abi.MultisigNewOrderMsgOpCode), 32)
-		_ = c.WriteUint(9, 64)
-		_ = tlb.Marshal(c, tlb.Uint256(*big.NewInt(3)))
-		_ = c.WriteBit(true) // a signer
-		_ = c.WriteUint(0, 8)
-		_ = c.WriteUint(1800000000, 48)
-		_ = c.AddRef(multisigOrderCell())
-	})
+func newOrderBody() *boc.Cell {
+	return cellOf(op(abi.MultisigNewOrderMsgOpCode), u64(9), u(3, 256),
+		bit(true), u(0, 8), // a signer, its index
+		u(1800000000, 48), ref(multisigOrderCell()))
 }
 
 // TestCoreMultisigCreateOrder: signer -> multisig new_order -> order init
@@ -541,50 +283,33 @@ func newOrderBody(t *testing.T) *boc.Cell {
 func TestCoreMultisigCreateOrder(t *testing.T) {
 	signer, other, ms, order, dest := acct(1), acct(2), acct(3), acct(4), acct(5)
 	var signers tlb.Hashmap[tlb.Uint8, tlb.MsgAddress]
-	signers.Put(0, coreAddr(signer))
-	signers.Put(1, coreAddr(other))
+	signers.Put(0, msgAddr(signer))
+	signers.Put(1, msgAddr(other))
 	init := testOrderInit{Op: uint32(abi.MultisigOrderInitMsgOpCode), QueryID: 9, Threshold: 1,
 		Expiration: 1800000000, SignerIndex: tlb.Maybe[tlb.Uint8]{Exists: true, Value: 0}}
 	init.Signers.Value = signers
 	init.Order.Value = *multisigOrderCell()
-	execute := cell(func(c *boc.Cell) {
-		_ = c.WriteUint(uint64(abi.MultisigExecuteMsgOpCode), 32)
-		_ = c.WriteUint(9, 64)
-		_ = tlb.Marshal(c, tlb.Uint256(*big.NewInt(3)))
-		_ = c.WriteUint(1800000000, 48)
-		_ = c.WriteUint(1, 8)
-		_ = c.WriteBytes(make([]byte, 32)) // signers hash
-		_ = c.AddRef(multisigOrderCell())
-	})
+	execute := cellOf(op(abi.MultisigExecuteMsgOpCode), u64(9), u(3, 256), u(1800000000, 48), u(1, 8),
+		raw(make([]byte, 32)), // signers hash
+		ref(multisigOrderCell()))
 
 	t.Run("created and executed", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(signer, nil)
-		m := f.call(w, ms, 200_000_000, newOrderBody(t), true)
-		o := f.call(m, order, 190_000_000, marshal(t, init), true)
-		o.OrigStatus = chain.AccountNonexist
-		m2 := f.call(o, ms, 180_000_000, execute, false)
-		f.call(m2, dest, 1, nil, false)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "MultisigCreateOrder:ok", "MultisigExecute:ok", "TonTransfer:ok", "ContractDeploy:ok")
-		for k, v := range map[string]any{"creator": signer, "multisig": ms, "order": order, "query_id": "9",
+		rs := classify(t, ext(signer,
+			call(ms, 200_000_000, newOrderBody(),
+				call(order, 190_000_000, cellOf(tlbOf(init)),
+					call(ms, 180_000_000, execute,
+						call(dest, 1, nil).bounceable(false)).bounceable(false)).status(chain.AccountNonexist, chain.AccountActive))), nil)
+		rs.expect(t, "MultisigCreateOrder:ok", "MultisigExecute:ok", "TonTransfer:ok", "ContractDeploy:ok")
+		rs.one(t, "MultisigCreateOrder").want(t, map[string]any{"creator": signer, "multisig": ms, "order": order, "query_id": "9",
 			"order_seqno": "3", "is_created_by_signer": true, "is_signed_by_creator": true, "creator_index": 0,
-			"expiration_date": 1800000000, "threshold": 1, "signers": []string{signer, other}} {
-			g.field(t, "MultisigCreateOrder", k, v)
-		}
-		g.field(t, "MultisigExecute", "approvals_num", 1)
-		g.field(t, "MultisigExecute", "order", order)
-		g.field(t, "MultisigExecute", "order_seqno", "3")
-		g.field(t, "MultisigExecute", "signers", []string{signer, other})
+			"expiration_date": 1800000000, "threshold": 1, "signers": []string{signer, other}})
+		rs.one(t, "MultisigExecute").want(t, map[string]any{"approvals_num": 1, "order": order, "order_seqno": "3",
+			"signers": []string{signer, other}})
 	})
 	t.Run("refused", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(signer, nil)
-		m := f.call(w, ms, 200_000_000, newOrderBody(t), true)
-		f.abort(m, 1007)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "MultisigCreateOrder:failed")
-		g.field(t, "MultisigCreateOrder", "multisig", ms)
+		rs := classify(t, ext(signer, call(ms, 200_000_000, newOrderBody()).fails(1007).bouncesBack(100_000_000, nil)), nil)
+		rs.expect(t, "MultisigCreateOrder:failed")
+		rs.one(t, "MultisigCreateOrder").want(t, map[string]any{"multisig": ms})
 	})
 }
 
@@ -592,41 +317,23 @@ func TestCoreMultisigCreateOrder(t *testing.T) {
 // or approve_rejected (exit code), and a comment "approve" to something
 // that does not answer (not an order).
 func TestCoreMultisigApprove(t *testing.T) {
-	approve := cell(func(c *boc.Cell) {
-		_ = c.WriteUint(uint64(abi.MultisigApproveMsgOpCode), 32)
-		_ = c.WriteUint(5, 64)
-		_ = c.WriteUint(2, 8)
-	})
+	approve := cellOf(op(abi.MultisigApproveMsgOpCode), u64(5), u(2, 8))
 	t.Run("rejected", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(acct(1), nil)
-		o := f.call(w, acct(2), 100_000_000, approve, true)
-		f.call(o, acct(1), 90_000_000, cell(func(c *boc.Cell) {
-			_ = c.WriteUint(uint64(abi.MultisigApproveRejectedMsgOpCode), 32)
-			_ = c.WriteUint(5, 64)
-			_ = c.WriteUint(107, 32)
-		}), false)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "MultisigApprove:failed")
-		g.field(t, "MultisigApprove", "exit_code", 107)
-		g.field(t, "MultisigApprove", "signer_index", 2)
-		g.field(t, "MultisigApprove", "signer", acct(1))
-		g.field(t, "MultisigApprove", "order", acct(2))
+		rs := classify(t, ext(acct(1),
+			call(acct(2), 100_000_000, approve,
+				call(acct(1), 90_000_000, cellOf(op(abi.MultisigApproveRejectedMsgOpCode), u64(5), u(107, 32))).bounceable(false))), nil)
+		rs.expect(t, "MultisigApprove:failed")
+		rs.one(t, "MultisigApprove").want(t, map[string]any{"exit_code": 107, "signer_index": 2, "signer": acct(1), "order": acct(2)})
 	})
 	t.Run("accepted", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(acct(1), nil)
-		o := f.call(w, acct(2), 100_000_000, approve, true)
-		f.call(o, acct(1), 90_000_000, opCell(uint32(abi.MultisigApproveAcceptedMsgOpCode), 5), false)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "MultisigApprove:ok")
-		g.field(t, "MultisigApprove", "exit_code", 0)
+		rs := classify(t, ext(acct(1),
+			call(acct(2), 100_000_000, approve,
+				call(acct(1), 90_000_000, opQuery(abi.MultisigApproveAcceptedMsgOpCode, 5)).bounceable(false))), nil)
+		rs.expect(t, "MultisigApprove:ok")
+		rs.one(t, "MultisigApprove").want(t, map[string]any{"exit_code": 0})
 	})
 	t.Run("comment to a non-order", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(acct(1), nil)
-		f.call(w, acct(2), 100_000_000, coreComment("approve"), true)
-		decoded(t, f.classify(t)).expect(t, "TonTransfer:ok")
+		classify(t, ext(acct(1), call(acct(2), 100_000_000, comment("approve"))), nil).expect(t, "TonTransfer:ok")
 	})
 }
 
@@ -638,129 +345,76 @@ func TestCoreVesting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	send := cell(func(c *boc.Cell) {
-		_ = c.WriteUint(0xa7733acd, 32)
-		_ = c.WriteUint(4, 64)
-		_ = c.WriteUint(3, 8)
-		_ = c.AddRef(marshal(t, inner))
-	})
+	send := cellOf(op(0xa7733acd), u64(4), u(3, 8), ref(cellOf(tlbOf(inner))))
 	t.Run("send refused", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(owner, nil)
-		f.call(w, vesting, 100_000_000, send, true) // not from the owner: accepted, no answer
-		g := decoded(t, f.classify(t))
-		g.expect(t, "VestingSendMessage:failed")
-		g.field(t, "VestingSendMessage", "destination", dest)
-		g.field(t, "VestingSendMessage", "amount", "7000000000")
-		g.field(t, "VestingSendMessage", "send_mode", 3)
+		// Not from the owner: accepted, no answer.
+		rs := classify(t, ext(owner, call(vesting, 100_000_000, send)), nil)
+		rs.expect(t, "VestingSendMessage:failed")
+		rs.one(t, "VestingSendMessage").want(t, map[string]any{"destination": dest, "amount": "7000000000", "send_mode": 3})
 	})
 	t.Run("add whitelist", func(t *testing.T) {
-		second := cell(func(c *boc.Cell) { _ = tlb.Marshal(c, coreAddr(acct(8))) })
-		body := cell(func(c *boc.Cell) {
-			_ = c.WriteUint(0x7258a69b, 32)
-			_ = c.WriteUint(6, 64)
-			_ = tlb.Marshal(c, coreAddr(acct(7)))
-			_ = c.AddRef(second)
-		})
-		f := &flow{}
-		w := f.ext(owner, nil)
-		v := f.call(w, vesting, 100_000_000, body, true)
-		f.call(v, owner, 90_000_000, opCell(0xf258a69b, 6), true)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "VestingAddWhitelist:ok")
-		g.field(t, "VestingAddWhitelist", "accounts_added", []string{acct(7), acct(8)})
-		g.field(t, "VestingAddWhitelist", "query_id", "6")
-		g.field(t, "VestingAddWhitelist", "vesting", vesting)
+		body := cellOf(op(0x7258a69b), u64(6), addr(acct(7)), ref(cellOf(addr(acct(8)))))
+		rs := classify(t, ext(owner, call(vesting, 100_000_000, body, call(owner, 90_000_000, opQuery(0xf258a69b, 6)))), nil)
+		rs.expect(t, "VestingAddWhitelist:ok")
+		rs.one(t, "VestingAddWhitelist").want(t, map[string]any{"accounts_added": []string{acct(7), acct(8)}, "query_id": "6",
+			"vesting": vesting})
 	})
 }
 
 // ---- subscriptions (wallet v4 plugins) ----
 
 func requestFunds(amount uint64) *boc.Cell {
-	return cell(func(c *boc.Cell) {
-		_ = c.WriteUint(uint64(abi.PaymentRequestMsgOpCode), 32)
-		_ = c.WriteUint(11, 64)
-		_ = tlb.Marshal(c, tlb.Grams(amount))
-		_ = c.WriteBit(false) // no extra currencies
-	})
+	return cellOf(op(abi.PaymentRequestMsgOpCode), u64(11), coins(amount),
+		bit(false)) // no extra currencies
 }
-
-func bareOp(op uint32) *boc.Cell { return cell(func(c *boc.Cell) { _ = c.WriteUint(uint64(op), 32) }) }
 
 func TestCoreSubscribe(t *testing.T) {
 	walletA, plugin, beneficiary := acct(1), acct(2), acct(3)
+	payment := cellOf(op(abi.SubscriptionPaymentMsgOpCode))
 	t.Run("periodic payment", func(t *testing.T) {
-		f := &flow{}
-		p := f.ext(plugin, nil)
-		w := f.call(p, walletA, 20_000_000, requestFunds(1_000_000_000), true)
-		p2 := f.call(w, plugin, 1_000_000_000, opCell(uint32(abi.PaymentConfirmedMsgOpCode), 11), true)
-		f.call(p2, beneficiary, 990_000_000, bareOp(uint32(abi.SubscriptionPaymentMsgOpCode)), false)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "Subscribe:ok")
-		for k, v := range map[string]any{"subscriber": walletA, "subscription": plugin, "beneficiary": beneficiary,
-			"amount": "1000000000", "query_id": "11"} {
-			g.field(t, "Subscribe", k, v)
-		}
+		rs := classify(t, ext(plugin,
+			call(walletA, 20_000_000, requestFunds(1_000_000_000),
+				call(plugin, 1_000_000_000, opQuery(abi.PaymentConfirmedMsgOpCode, 11),
+					call(beneficiary, 990_000_000, payment).bounceable(false)))), nil)
+		rs.expect(t, "Subscribe:ok")
+		rs.one(t, "Subscribe").want(t, map[string]any{"subscriber": walletA, "subscription": plugin, "beneficiary": beneficiary,
+			"amount": "1000000000", "query_id": "11"})
 	})
 	t.Run("wallet cannot pay", func(t *testing.T) {
-		f := &flow{}
-		p := f.ext(plugin, nil)
-		w := f.call(p, walletA, 20_000_000, requestFunds(1_000_000_000), true)
-		f.abort(w, 80)
-		decoded(t, f.classify(t)).expect(t, "Subscribe:failed")
+		rs := classify(t, ext(plugin, call(walletA, 20_000_000, requestFunds(1_000_000_000)).fails(80).bouncesBack(10_000_000, nil)), nil)
+		rs.expect(t, "Subscribe:failed")
 	})
 	t.Run("first payment with the plugin's deployment", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(walletA, nil)
-		p := f.call(w, plugin, 1_000_000_000, opCell(uint32(abi.PaymentConfirmedMsgOpCode), 0), true)
-		p.OrigStatus = chain.AccountNonexist
-		f.call(p, beneficiary, 990_000_000, bareOp(uint32(abi.SubscriptionPaymentMsgOpCode)), false)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "Subscribe:ok", "ContractDeploy:ok")
-		g.field(t, "Subscribe", "amount", "1000000000")
-		g.field(t, "Subscribe", "beneficiary", beneficiary)
+		rs := classify(t, ext(walletA,
+			call(plugin, 1_000_000_000, opQuery(abi.PaymentConfirmedMsgOpCode, 0),
+				call(beneficiary, 990_000_000, payment).bounceable(false)).status(chain.AccountNonexist, chain.AccountActive)), nil)
+		rs.expect(t, "Subscribe:ok", "ContractDeploy:ok")
+		rs.one(t, "Subscribe").want(t, map[string]any{"amount": "1000000000", "beneficiary": beneficiary})
 	})
 }
 
 func TestCoreUnsubscribe(t *testing.T) {
 	walletA, plugin, beneficiary := acct(1), acct(2), acct(3)
 	destruct := uint32(abi.WalletPluginDestructMsgOpCode)
+	// The plugin's balance to the beneficiary, and the notice to the wallet.
+	payout := func(value uint64) *stx { return call(beneficiary, value, cellOf(op(destruct))).bounceable(false) }
+	notice := call(walletA, 5_000_000, opQuery(destruct, 99)).bounceable(false)
 	t.Run("by the wallet", func(t *testing.T) {
-		f := &flow{}
-		w := f.ext(walletA, nil)
-		p := f.call(w, plugin, 50_000_000, opCell(destruct, 12), true)
-		p.EndStatus = chain.AccountNonexist
-		f.call(p, beneficiary, 60_000_000, bareOp(destruct), false)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "Unsubscribe:ok")
-		for k, v := range map[string]any{"subscriber": walletA, "subscription": plugin, "beneficiary": beneficiary,
-			"amount": "60000000", "query_id": "12", "initiated_by": nil} {
-			g.field(t, "Unsubscribe", k, v)
-		}
+		rs := classify(t, ext(walletA,
+			call(plugin, 50_000_000, opQuery(destruct, 12), payout(60_000_000)).status(chain.AccountActive, chain.AccountNonexist)), nil)
+		rs.expect(t, "Unsubscribe:ok")
+		rs.one(t, "Unsubscribe").want(t, map[string]any{"subscriber": walletA, "subscription": plugin, "beneficiary": beneficiary,
+			"amount": "60000000", "query_id": "12", "initiated_by": nil})
 	})
 	t.Run("by the beneficiary", func(t *testing.T) {
-		f := &flow{}
-		b := f.ext(beneficiary, nil)
-		p := f.call(b, plugin, 50_000_000, opCell(destruct, 13), true)
-		p.EndStatus = chain.AccountNonexist
-		f.call(p, walletA, 5_000_000, opCell(destruct, 99), false)
-		f.call(p, beneficiary, 40_000_000, bareOp(destruct), false)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "Unsubscribe:ok")
-		g.field(t, "Unsubscribe", "subscriber", walletA)
-		g.field(t, "Unsubscribe", "beneficiary", beneficiary)
-		g.field(t, "Unsubscribe", "initiated_by", beneficiary)
+		rs := classify(t, ext(beneficiary,
+			call(plugin, 50_000_000, opQuery(destruct, 13), notice, payout(40_000_000)).status(chain.AccountActive, chain.AccountNonexist)), nil)
+		rs.expect(t, "Unsubscribe:ok")
+		rs.one(t, "Unsubscribe").want(t, map[string]any{"subscriber": walletA, "beneficiary": beneficiary, "initiated_by": beneficiary})
 	})
 	t.Run("by the plugin after failed payments", func(t *testing.T) {
-		f := &flow{}
-		p := f.ext(plugin, nil)
-		p.EndStatus = chain.AccountNonexist
-		f.call(p, walletA, 5_000_000, opCell(destruct, 99), false)
-		f.call(p, beneficiary, 40_000_000, bareOp(destruct), false)
-		g := decoded(t, f.classify(t))
-		g.expect(t, "Unsubscribe:ok")
-		g.field(t, "Unsubscribe", "subscriber", walletA)
-		g.field(t, "Unsubscribe", "beneficiary", beneficiary)
-		g.field(t, "Unsubscribe", "initiated_by", plugin)
+		rs := classify(t, ext(plugin, notice, payout(40_000_000)).status(chain.AccountActive, chain.AccountNonexist), nil)
+		rs.expect(t, "Unsubscribe:ok")
+		rs.one(t, "Unsubscribe").want(t, map[string]any{"subscriber": walletA, "beneficiary": beneficiary, "initiated_by": plugin})
 	})
 }

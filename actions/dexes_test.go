@@ -30,7 +30,7 @@ func TestCoffeeToncoSwaps(t *testing.T) {
 			continue
 		}
 		seen[dex]++
-		got := classifyFile(t, f)
+		got := classifyFile(t, f, nil)
 		swaps := 0
 		for _, a := range got {
 			var v map[string]any

@@ -1,10 +1,9 @@
 package actions_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/tonql/tonql/chain"
 )
 
 const (
@@ -20,51 +19,33 @@ const (
 // query_id, answered by the stake (0xf96f7324) or 0xfffffffe when there is
 // none.
 func TestElections(t *testing.T) {
-	key, adnl := strings.Repeat("\x01", 32), strings.Repeat("\xab", 32)
-	newStake := func(value uint64, reply uint32, replyValue uint64) *synth {
-		b := body(uint32(0x4e73744b), uint64(42), key, uint32(1700000000), uint32(196608), adnl)
-		if err := b.AddRef(body(strings.Repeat("\x00", 64))); err != nil {
-			t.Fatal(err)
-		}
-		return &synth{account: elector, from: validatorWallet, value: value, body: b,
-			children: []*synth{{account: validatorWallet, from: elector, value: replyValue, body: body(reply, uint64(42))}}}
+	key, adnl := bytes.Repeat([]byte{0x01}, 32), bytes.Repeat([]byte{0xab}, 32)
+	newStake := func(value uint64, reply uint32, replyValue uint64) *stx {
+		b := cellOf(op(0x4e73744b), u64(42), raw(key), u(1700000000, 32), u(196608, 32), raw(adnl),
+			ref(cellOf(raw(make([]byte, 64))))) // signature
+		return call(elector, value, b, call(validatorWallet, replyValue, opQuery(reply, 42))).from(validatorWallet)
 	}
-	recoverStake := func(reply uint32, replyValue uint64) *synth {
-		return &synth{account: elector, from: validatorWallet, value: 1_000_000_000, body: body(uint32(0x47657424), uint64(43)),
-			children: []*synth{{account: validatorWallet, from: elector, value: replyValue, body: body(reply, uint64(43))}}}
+	recoverStake := func(reply uint32, replyValue uint64) *stx {
+		return call(elector, 1_000_000_000, opQuery(0x47657424, 43), call(validatorWallet, replyValue, opQuery(reply, 43))).from(validatorWallet)
 	}
-	cases := []struct {
-		name   string
-		root   *synth
-		typ    string
-		status string
-		want   map[string]any
-	}{
-		{"stake accepted", newStake(700_000_000_000_000, 0xf374484c, 1_000_000_000), "ElectionDeposit", chain.StatusOK,
+	// Each over both transactions.
+	runCases(t, nil, []actionCase{
+		{"stake accepted", newStake(700_000_000_000_000, 0xf374484c, 1_000_000_000), "ElectionDeposit:ok", 2,
 			map[string]any{"stake_holder": validatorWallet, "elector": elector, "amount": "700000000000000", "query_id": "42",
 				"validator_pubkey": strings.Repeat("01", 32), "adnl_address": strings.Repeat("ab", 32),
-				"election_id": float64(1700000000), "max_factor": float64(196608)}},
-		{"stake returned", newStake(10_000_000_000, 0xee6f454c, 9_900_000_000), "ElectionDeposit", chain.StatusFailed,
+				"election_id": 1700000000, "max_factor": 196608}},
+		{"stake returned", newStake(10_000_000_000, 0xee6f454c, 9_900_000_000), "ElectionDeposit:failed", 2,
 			map[string]any{"amount": "10000000000"}},
-		{"stake recovered", recoverStake(0xf96f7324, 712_000_000_000_000), "ElectionRecover", chain.StatusOK,
+		{"stake recovered", recoverStake(0xf96f7324, 712_000_000_000_000), "ElectionRecover:ok", 2,
 			map[string]any{"stake_holder": validatorWallet, "amount": "712000000000000", "query_id": "43"}},
-		{"nothing to recover", recoverStake(0xfffffffe, 990_000_000), "ElectionRecover", chain.StatusFailed,
+		{"nothing to recover", recoverStake(0xfffffffe, 990_000_000), "ElectionRecover:failed", 2,
 			map[string]any{"amount": nil}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := classifySynth(t, tc.root, nil)
-			if len(got) != 1 || got[0].typ != tc.typ || got[0].status != tc.status || got[0].txs != 2 {
-				t.Fatalf("got %v, want one %s %s over both transactions", got, tc.typ, tc.status)
-			}
-			expectValue(t, got[0], tc.want)
-		})
-	}
+	})
 	t.Run("the same op to another contract is no election", func(t *testing.T) {
 		root := recoverStake(0xf96f7324, 1)
-		root.account, root.children[0].from = validator, validator
-		if got := stakeOnly(classifySynth(t, root, nil), "ElectionRecover"); len(got) != 0 {
-			t.Fatalf("got %v", got)
+		root.account = validator
+		if got := classify(t, root, nil).ofKind("ElectionRecover"); len(got) != 0 {
+			t.Fatalf("got %v", got.kinds())
 		}
 	})
 }

@@ -1,18 +1,10 @@
 package actions_test
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
-	"math/big"
-	"strings"
 	"testing"
 
 	"github.com/tonkeeper/tongo/boc"
-	"github.com/tonkeeper/tongo/tlb"
-	"github.com/tonkeeper/tongo/ton"
 
-	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -67,177 +59,56 @@ func TestGoldenEvaa(t *testing.T) {
 
 // ---- synthetic traces, for flows the fixtures lack ----
 
-// evSynth builds a trace by hand: transactions with bodies written from the
-// protocol's documented layouts.
-type evSynth struct{ n uint64 }
-
-func (s *evSynth) hash() chain.Hash {
-	s.n++
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], s.n)
-	return chain.Hash(sha256.Sum256(b[:]))
-}
-
-// msg is an internal message (src "" makes it external) with a body cell.
-func (s *evSynth) msg(src, dst string, value uint64, body *boc.Cell) *chain.Message {
-	m := &chain.Message{Hash: s.hash(), Source: src, Destination: dst, Value: value, Bounce: true}
-	if body != nil {
-		body.ResetCounters()
-		if body.BitsAvailableForRead() >= 32 {
-			op, _ := body.PickUint(32)
-			op32 := uint32(op)
-			m.Opcode = &op32
-		}
-		b, err := body.ToBoc()
-		if err != nil {
-			panic(err)
-		}
-		m.Body = b
-	}
-	return m
-}
-
-// tx is a successful transaction of account that consumed in.
-func (s *evSynth) tx(account string, in *chain.Message, children ...*chain.TraceNode) *chain.TraceNode {
-	s.n++
-	tx := &chain.Transaction{Hash: s.hash(), Account: account, Lt: s.n * 10, Utime: 1700000000,
-		OrigStatus: chain.AccountActive, EndStatus: chain.AccountActive, ComputeSuccess: true, ActionSuccess: true, InMsg: in}
-	return &chain.TraceNode{Tx: tx, Children: children}
-}
-
-func (s *evSynth) trace(root *chain.TraceNode) *chain.Trace {
-	return &chain.Trace{ID: root.Tx.Hash, Root: root, Complete: true}
-}
-
-// evAcct makes a raw address from a name.
-func evAcct(name string) string {
-	h := sha256.Sum256([]byte(name))
-	return chain.RawAddress(ton.AccountID{Workchain: 0, Address: h})
-}
-
-func evMsgAddr(raw string) tlb.MsgAddress {
-	if raw == "" {
-		return tlb.MsgAddress{SumType: "AddrNone"}
-	}
-	id := ton.MustParseAccountID(raw)
-	return id.ToMsgAddress()
-}
-
-// evCell writes a cell field by field: unsigned integers of any width,
-// bits, addresses, 256-bit ids, coins, refs.
-type evCell struct{ c *boc.Cell }
-
-func evNewCell() *evCell                       { return &evCell{c: boc.NewCell()} }
-func (w *evCell) u(v uint64, bits int) *evCell { evMust(w.c.WriteUint(v, bits)); return w }
-func (w *evCell) bit(b bool) *evCell           { evMust(w.c.WriteBit(b)); return w }
-func (w *evCell) addr(raw string) *evCell      { evMust(tlb.Marshal(w.c, evMsgAddr(raw))); return w }
-func (w *evCell) id(hexID string) *evCell {
-	v, ok := new(big.Int).SetString(strings.TrimPrefix(hexID, "0x"), 16)
-	if !ok {
-		panic(hexID)
-	}
-	b := make([]byte, 32)
-	v.FillBytes(b)
-	evMust(w.c.WriteBytes(b))
-	return w
-}
-func (w *evCell) coins(v uint64) *evCell {
-	evMust(tlb.Marshal(w.c, tlb.VarUInteger16(*new(big.Int).SetUint64(v))))
-	return w
-}
-func (w *evCell) ref(r *evCell) *evCell { evMust(w.c.AddRef(r.c)); return w }
-func (w *evCell) empty() *evCell        { return w.ref(evNewCell()) }
-
-// userHeader: user_version:Coins upgrade_info:(Maybe ^Cell) upgrade_exec:uint2.
-func (w *evCell) userHeader() *evCell { return w.coins(6).bit(false).u(0, 2) }
-
-func evMust(err error) {
-	if err != nil {
-		panic(err)
-	}
-}
-
 const (
 	evaaTonID    = "0x1a4219fe5e60d63af2a3cc7dce6fec69b45c6b5718497a6148e7c232ac87bd8a"
 	evaaUsdtID   = "0xb387968236197958ca4ac55e9b5be38e688c7631af84c86756431f49a878ef33"
 	evUsdtMaster = "0:729C13B6DF2C07CBF0A06AB63D34AF454F3D320EC1BCD8FB5C6D24D0806A17C2"
 )
 
-// evJettonTransfer: transfer#0f8a7ea5 query_id amount destination
-// response_destination custom_payload:(Maybe ^Cell) forward_ton_amount
-// forward_payload:(Either Cell ^Cell).
-func evJettonTransfer(amount uint64, dest, response string, fwd *evCell) *evCell {
-	w := evNewCell().u(0x0f8a7ea5, 32).u(1, 64).coins(amount).addr(dest).addr(response).bit(false).coins(50000000)
-	if fwd == nil {
-		return w.bit(false)
-	}
-	return w.bit(true).ref(fwd)
+// evaaUser is a message to a user contract: the header user_version:Coins
+// upgrade_info:(Maybe ^Cell) upgrade_exec:uint2, then the parts.
+func evaaUser(parts ...part) *boc.Cell {
+	return cellOf(append([]part{coins(6), bit(false), u(0, 2)}, parts...)...)
 }
 
-func evInternalTransfer(amount uint64, from, response string, fwd *evCell) *evCell {
-	w := evNewCell().u(0x178d4519, 32).u(1, 64).coins(amount).addr(from).addr(response).coins(50000000)
-	if fwd == nil {
-		return w.bit(false)
-	}
-	return w.bit(true).ref(fwd)
-}
-
-func evNotify(amount uint64, sender string, fwd *evCell) *evCell {
-	w := evNewCell().u(0x7362d09c, 32).u(1, 64).coins(amount).addr(sender)
-	if fwd == nil {
-		return w.bit(false)
-	}
-	return w.bit(true).ref(fwd)
-}
-
-func evExcess() *evCell { return evNewCell().u(0xd53276db, 32).u(1, 64) }
-
-func evComment(text string) *evCell {
-	w := evNewCell().u(0, 32)
-	evMust(w.c.WriteBytes([]byte(text)))
-	return w
-}
-
-// jettonPayout is a jetton leg from wallet `from` (owned by `owner`) to `to`'s wallet.
-func (s *evSynth) jettonPayout(owner, from, to, toWallet string, amount uint64) *chain.TraceNode {
-	return s.tx(from, s.msg(owner, from, 100000000, evJettonTransfer(amount, to, to, nil).c),
-		s.tx(toWallet, s.msg(from, toWallet, 90000000, evInternalTransfer(amount, owner, to, nil).c),
-			s.tx(to, s.msg(toWallet, to, 50000000, evNotify(amount, owner, nil).c)),
-			s.tx(to, s.msg(toWallet, to, 10000000, evExcess().c))))
+// evaaPayout is the master's jetton payout of amount from its wallet to
+// to's wallet.
+func evaaPayout(masterWallet, to, toWallet string, amount uint64) *stx {
+	return jettonLeg(jetton{query: 1, amount: amount, from: evaaMaster, to: to, response: to, forward: 50000000}, masterWallet, toWallet)
 }
 
 // evLiquidateMasterTon is liquidate_master as EVAA v6 writes it for TON:
 // op query_id borrower liquidator collateral_asset_id min_collateral_amount
 // include_user_code liquidate_incoming_amount ^[forward_ton_amount
 // custom_response_payload] ^prices.
-func evLiquidateMasterTon(borrower, liquidator, collateral string, amount uint64) *evCell {
-	return evNewCell().u(3, 32).u(77, 64).addr(borrower).addr(liquidator).id(collateral).u(0, 64).u(0, 2).u(amount, 64).
-		ref(evNewCell().u(0, 64).empty()).empty()
+func evLiquidateMasterTon(borrower, liquidator, collateral string, amount uint64) *boc.Cell {
+	return cellOf(op(3), u64(77), addr(borrower), addr(liquidator), u256(collateral), u64(0), u(0, 2), u64(amount),
+		ref(cellOf(u64(0), ref(cellOf()))), ref(cellOf()))
 }
 
 // evLiquidateUser: header liquidate_user#31 query_id configs dynamics
 // ^[ ^prices collateral_asset_id min_collateral liquidator transferred_asset_id
 // transferred_amount forward_ton_amount ^custom ].
-func evLiquidateUser(collateral, liquidator, transferred string, amount uint64) *evCell {
-	return evNewCell().userHeader().u(0x31, 32).u(77, 64).bit(false).bit(false).
-		ref(evNewCell().empty().id(collateral).u(0, 64).addr(liquidator).id(transferred).u(amount, 64).u(0, 64).empty())
+func evLiquidateUser(collateral, liquidator, transferred string, amount uint64) *boc.Cell {
+	return evaaUser(op(0x31), u64(77), bit(false), bit(false),
+		ref(cellOf(ref(cellOf()), u256(collateral), u64(0), addr(liquidator), u256(transferred), u64(amount), u64(0), ref(cellOf()))))
 }
 
 // evLiquidateSatisfied: op query_id owner liquidator transferred_asset_id
 // ^[ delta_loan liquidatable gift new_loan collateral_asset_id
 // delta_collateral collateral_reward ... ].
-func evLiquidateSatisfied(owner, liquidator, transferred, collateral string, liquidatable, reward uint64) *evCell {
-	return evNewCell().u(0x311, 32).u(77, 64).addr(owner).addr(liquidator).id(transferred).
-		ref(evNewCell().u(liquidatable, 64).u(liquidatable, 64).u(0, 64).u(0, 64).id(collateral).u(reward, 64).u(reward, 64).
-			u(0, 64).u(0, 64).u(0, 64).empty())
+func evLiquidateSatisfied(owner, liquidator, transferred, collateral string, liquidatable, reward uint64) *boc.Cell {
+	return cellOf(op(0x311), u64(77), addr(owner), addr(liquidator), u256(transferred),
+		ref(cellOf(u64(liquidatable), u64(liquidatable), u64(0), u64(0), u256(collateral), u64(reward), u64(reward),
+			u64(0), u64(0), u64(0), ref(cellOf()))))
 }
 
 // evLiquidateUnsatisfied: op query_id owner liquidator transferred_asset_id
 // ^[ transferred_amount collateral_asset_id min_collateral forward_ton_amount
 // ^custom error:uint32 ].
-func evLiquidateUnsatisfied(owner, liquidator, transferred, collateral string, amount uint64, code uint64) *evCell {
-	return evNewCell().u(0x31f, 32).u(77, 64).addr(owner).addr(liquidator).id(transferred).
-		ref(evNewCell().u(amount, 64).id(collateral).u(0, 64).u(0, 64).empty().u(code, 32))
+func evLiquidateUnsatisfied(owner, liquidator, transferred, collateral string, amount uint64, code uint64) *boc.Cell {
+	return cellOf(op(0x31f), u64(77), addr(owner), addr(liquidator), u256(transferred),
+		ref(cellOf(u64(amount), u256(collateral), u64(0), u64(0), ref(cellOf()), u(code, 32))))
 }
 
 type evLiq struct {
@@ -256,101 +127,75 @@ type evLiq struct {
 	QueryID           string `json:"query_id"`
 }
 
-// evOnly returns the single action of the type, failing on anything else
-// but contract deploys.
-func evOnly(t *testing.T, got []chain.Action, typ string, v any) chain.Action {
-	t.Helper()
-	var found []chain.Action
-	for _, a := range got {
-		switch a.Type {
-		case typ:
-			found = append(found, a)
-		case "ContractDeploy":
-		default:
-			t.Errorf("unexpected %s %s: %s", a.Type, a.Status, a.Value)
-		}
-	}
-	if len(found) != 1 {
-		t.Fatalf("%d %s actions, want 1", len(found), typ)
-	}
-	t.Logf("%s %s over %d transactions: %s", typ, found[0].Status, len(found[0].Transactions), found[0].Value)
-	if err := json.Unmarshal(found[0].Value, v); err != nil {
-		t.Fatal(err)
-	}
-	return found[0]
-}
-
 // TestEvaaLiquidate: the fixtures hold no liquidation, so its flows are
 // built from the layouts toncenter reads and EVAA's SDK (v6) writes.
 func TestEvaaLiquidate(t *testing.T) {
-	liq, borrower, user := evAcct("liquidator"), evAcct("borrower"), evAcct("borrower user contract")
-	masterUsdt, liqUsdt, liqWallet2 := evAcct("master usdt wallet"), evAcct("liquidator usdt wallet"), evAcct("liquidator tsTON wallet")
-	masterTs := evAcct("master tsTON wallet")
+	liq, borrower, user := named("liquidator"), named("borrower"), named("borrower user contract")
+	masterUsdt, liqUsdt, liqWallet2 := named("master usdt wallet"), named("liquidator usdt wallet"), named("liquidator tsTON wallet")
+	masterTs := named("master tsTON wallet")
 
 	t.Run("ton debt, jetton collateral, satisfied", func(t *testing.T) {
-		s := &evSynth{}
-		root := s.tx(liq, s.msg("", liq, 0, nil),
-			s.tx(evaaMaster, s.msg(liq, evaaMaster, 5300000000, evLiquidateMasterTon(borrower, liq, evaaUsdtID, 5000000000).c),
-				s.tx(user, s.msg(evaaMaster, user, 300000000, evLiquidateUser(evaaUsdtID, liq, evaaTonID, 5000000000).c),
-					s.tx(evaaMaster, s.msg(user, evaaMaster, 250000000, evLiquidateSatisfied(borrower, liq, evaaTonID, evaaUsdtID, 4000000000, 1234).c),
-						s.tx(user, s.msg(evaaMaster, user, 50000000, evNewCell().userHeader().u(0x311a, 32).u(77, 64).c),
-							s.tx(liq, s.msg(user, liq, 10000000, evComment("EVAA liquidation.").c))),
-						s.jettonPayout(evaaMaster, masterUsdt, liq, liqUsdt, 1234)))))
+		root := ext(liq,
+			call(evaaMaster, 5300000000, evLiquidateMasterTon(borrower, liq, evaaUsdtID, 5000000000),
+				call(user, 300000000, evLiquidateUser(evaaUsdtID, liq, evaaTonID, 5000000000),
+					call(evaaMaster, 250000000, evLiquidateSatisfied(borrower, liq, evaaTonID, evaaUsdtID, 4000000000, 1234),
+						call(user, 50000000, evaaUser(op(0x311a), u64(77)),
+							call(liq, 10000000, comment("EVAA liquidation."))),
+						evaaPayout(masterUsdt, liq, liqUsdt, 1234)))))
 		var v evLiq
-		a := evOnly(t, actions.Classify(s.trace(root), nil), "EvaaLiquidate", &v)
+		a := classify(t, root, nil).only(t, "EvaaLiquidate")
+		a.decode(t, &v)
 		if a.Status != chain.StatusOK || v.Amount != "1234" || v.DebtAmount != "4000000000" || v.Borrower != borrower ||
 			v.BorrowerContract != user || v.Liquidator != liq || v.CollateralJetton != evUsdtMaster || v.DebtAssetID != evaaTonID ||
 			v.FailReason != "" || v.QueryID != "77" || v.CollateralIsTon == nil || *v.CollateralIsTon {
 			t.Errorf("got %s %s", a.Status, a.Value)
 		}
-		if len(a.Transactions) != 10 {
-			t.Errorf("%d transactions, want all 10", len(a.Transactions))
+		if a.txs() != 10 {
+			t.Errorf("%d transactions, want all 10", a.txs())
 		}
 	})
 
 	t.Run("ton debt, unsatisfied", func(t *testing.T) {
-		s := &evSynth{}
-		root := s.tx(evaaMaster, s.msg(liq, evaaMaster, 5300000000, evLiquidateMasterTon(borrower, liq, evaaUsdtID, 5000000000).c),
-			s.tx(user, s.msg(evaaMaster, user, 300000000, evLiquidateUser(evaaUsdtID, liq, evaaTonID, 5000000000).c),
-				s.tx(evaaMaster, s.msg(user, evaaMaster, 250000000, evLiquidateUnsatisfied(borrower, liq, evaaTonID, evaaUsdtID, 5000000000, 0x31F2).c),
-					s.tx(liq, s.msg(evaaMaster, liq, 5100000000, evNewCell().u(0x311f, 32).u(77, 64).c)))))
+		root := call(evaaMaster, 5300000000, evLiquidateMasterTon(borrower, liq, evaaUsdtID, 5000000000),
+			call(user, 300000000, evLiquidateUser(evaaUsdtID, liq, evaaTonID, 5000000000),
+				call(evaaMaster, 250000000, evLiquidateUnsatisfied(borrower, liq, evaaTonID, evaaUsdtID, 5000000000, 0x31F2),
+					call(liq, 5100000000, opQuery(0x311f, 77))))).from(liq)
 		var v evLiq
-		a := evOnly(t, actions.Classify(s.trace(root), nil), "EvaaLiquidate", &v)
+		a := classify(t, root, nil).only(t, "EvaaLiquidate")
+		a.decode(t, &v)
 		if a.Status != chain.StatusFailed || v.FailReason != "not_liquidatable" || v.Amount != "0" || v.DebtAmount != "5000000000" {
 			t.Errorf("got %s %s", a.Status, a.Value)
 		}
 	})
 
 	t.Run("rejected at once (bounce)", func(t *testing.T) {
-		s := &evSynth{}
-		m := s.tx(evaaMaster, s.msg(liq, evaaMaster, 5300000000, evLiquidateMasterTon(borrower, liq, evaaUsdtID, 5000000000).c))
-		m.Tx.ComputeSuccess, m.Tx.ComputeExitCode, m.Tx.Aborted, m.Tx.Bounced = false, 1234, true, true
-		back := s.msg(evaaMaster, liq, 5200000000, evNewCell().u(0xffffffff, 32).u(3, 32).u(77, 64).c)
-		back.Bounced = true
-		m.Children = append(m.Children, s.tx(liq, back))
+		root := call(evaaMaster, 5300000000, evLiquidateMasterTon(borrower, liq, evaaUsdtID, 5000000000)).from(liq).
+			fails(1234).bouncesBack(5200000000, cellOf(op(0xffffffff), op(3), u64(77)))
 		var v evLiq
-		a := evOnly(t, actions.Classify(s.trace(m), nil), "EvaaLiquidate", &v)
+		a := classify(t, root, nil).only(t, "EvaaLiquidate")
+		a.decode(t, &v)
 		if a.Status != chain.StatusFailed || v.FailReason != "immediate_rejection" || v.Borrower != borrower || v.BorrowerContract != "" {
 			t.Errorf("got %s %s", a.Status, a.Value)
 		}
 	})
 
 	t.Run("jetton debt (payload without query id), ton collateral", func(t *testing.T) {
-		s := &evSynth{}
 		// The jetton form of liquidate_master: op borrower liquidator
 		// collateral_asset_id min_collateral include_user_code 0 ^[...] ^prices.
-		payload := evNewCell().u(3, 32).addr(borrower).addr(liq).id(evaaTonID).u(0, 64).u(0, 2).u(0, 64).
-			ref(evNewCell().u(0, 64).empty()).empty()
+		payload := cellOf(op(3), addr(borrower), addr(liq), u256(evaaTonID), u64(0), u(0, 2), u64(0),
+			ref(cellOf(u64(0), ref(cellOf()))), ref(cellOf()))
 		tsID := "0x3313e2f57ba870af34480350c789b0987d15b43a53172bfce294de21e7d724e7"
-		root := s.tx(liqWallet2, s.msg(liq, liqWallet2, 1000000000, evJettonTransfer(7000, evaaMaster, liq, payload).c),
-			s.tx(masterTs, s.msg(liqWallet2, masterTs, 900000000, evInternalTransfer(7000, liq, liq, payload).c),
-				s.tx(evaaMaster, s.msg(masterTs, evaaMaster, 800000000, evNotify(7000, liq, payload).c),
-					s.tx(user, s.msg(evaaMaster, user, 300000000, evLiquidateUser(evaaTonID, liq, tsID, 7000).c),
-						s.tx(evaaMaster, s.msg(user, evaaMaster, 250000000, evLiquidateSatisfied(borrower, liq, tsID, evaaTonID, 6900, 555).c),
-							s.tx(user, s.msg(evaaMaster, user, 50000000, evNewCell().userHeader().u(0x311a, 32).u(77, 64).c)),
-							s.tx(liq, s.msg(evaaMaster, liq, 555, evNewCell().u(0x311d, 32).u(77, 64).c)))))))
+		j := jetton{query: 1, amount: 7000, to: evaaMaster, from: liq, response: liq, forward: 50000000, payload: payload}
+		root := call(liqWallet2, 1000000000, j.transfer(),
+			call(masterTs, 900000000, j.internal(),
+				call(evaaMaster, 800000000, j.notify(),
+					call(user, 300000000, evLiquidateUser(evaaTonID, liq, tsID, 7000),
+						call(evaaMaster, 250000000, evLiquidateSatisfied(borrower, liq, tsID, evaaTonID, 6900, 555),
+							call(user, 50000000, evaaUser(op(0x311a), u64(77))),
+							call(liq, 555, opQuery(0x311d, 77))))))).from(liq)
 		var v evLiq
-		a := evOnly(t, actions.Classify(s.trace(root), nil), "EvaaLiquidate", &v)
+		a := classify(t, root, nil).only(t, "EvaaLiquidate")
+		a.decode(t, &v)
 		if a.Status != chain.StatusOK || v.Liquidator != liq || v.LiquidatorWallet != liqWallet2 || v.Amount != "555" ||
 			v.DebtAmount != "6900" || v.DebtAssetID != tsID || v.CollateralIsTon == nil || !*v.CollateralIsTon || v.CollateralJetton != "" {
 			t.Errorf("got %s %s", a.Status, a.Value)
@@ -358,15 +203,11 @@ func TestEvaaLiquidate(t *testing.T) {
 	})
 
 	t.Run("v9 request without liquidator address, bounced", func(t *testing.T) {
-		s := &evSynth{}
-		body := evNewCell().u(3, 32).u(9, 64).addr(borrower).id(evaaUsdtID).u(0, 64).u(0, 2).u(1000, 64).empty().empty()
-		m := s.tx(evaaMaster, s.msg(liq, evaaMaster, 5300000000, body.c))
-		m.Tx.ComputeSuccess, m.Tx.Aborted, m.Tx.Bounced = false, true, true
-		back := s.msg(evaaMaster, liq, 5200000000, evNewCell().u(0xffffffff, 32).u(3, 32).c)
-		back.Bounced = true
-		m.Children = append(m.Children, s.tx(liq, back))
+		body := cellOf(op(3), u64(9), addr(borrower), u256(evaaUsdtID), u64(0), u(0, 2), u64(1000), ref(cellOf()), ref(cellOf()))
+		root := call(evaaMaster, 5300000000, body).from(liq).fails(0).bouncesBack(5200000000, cellOf(op(0xffffffff), op(3)))
 		var v evLiq
-		a := evOnly(t, actions.Classify(s.trace(m), nil), "EvaaLiquidate", &v)
+		a := classify(t, root, nil).only(t, "EvaaLiquidate")
+		a.decode(t, &v)
 		if a.Status != chain.StatusFailed || v.Borrower != borrower || v.DebtAmount != "1000" || v.CollateralAssetID != evaaUsdtID {
 			t.Errorf("got %s %s", a.Status, a.Value)
 		}
@@ -377,41 +218,41 @@ func TestEvaaLiquidate(t *testing.T) {
 // withdrawal paid with op 0x211a, and a TON supply refunded after
 // supply_fail.
 func TestEvaaTonPayouts(t *testing.T) {
-	owner, user := evAcct("owner"), evAcct("owner user contract")
+	owner, user := named("owner"), named("owner user contract")
 	t.Run("ton withdrawal paid", func(t *testing.T) {
-		s := &evSynth{}
-		req := evNewCell().u(2, 32).u(5, 64).id(evaaTonID).u(3000000000, 64).addr(owner).u(0, 2).u(0, 64).empty().empty()
-		root := s.tx(evaaMaster, s.msg(owner, evaaMaster, 400000000, req.c),
-			s.tx(user, s.msg(evaaMaster, user, 300000000, evNewCell().userHeader().u(0x21, 32).u(5, 64).id(evaaTonID).u(3000000000, 64).c),
-				s.tx(evaaMaster, s.msg(user, evaaMaster, 250000000, evNewCell().u(0x211, 32).u(5, 64).addr(owner).id(evaaTonID).u(2999999999, 64).c),
-					s.tx(owner, s.msg(evaaMaster, owner, 2999999999, evNewCell().u(0x211a, 32).u(5, 64).c)),
-					s.tx(user, s.msg(evaaMaster, user, 50000000, evNewCell().userHeader().u(0x211a, 32).u(5, 64).c),
-						s.tx(owner, s.msg(user, owner, 10000000, nil))))))
+		req := cellOf(op(2), u64(5), u256(evaaTonID), u64(3000000000), addr(owner), u(0, 2), u64(0), ref(cellOf()), ref(cellOf()))
+		root := call(evaaMaster, 400000000, req,
+			call(user, 300000000, evaaUser(op(0x21), u64(5), u256(evaaTonID), u64(3000000000)),
+				call(evaaMaster, 250000000, cellOf(op(0x211), u64(5), addr(owner), u256(evaaTonID), u64(2999999999)),
+					call(owner, 2999999999, opQuery(0x211a, 5)),
+					call(user, 50000000, evaaUser(op(0x211a), u64(5)),
+						call(owner, 10000000, nil))))).from(owner)
 		var v struct {
 			Amount string `json:"amount"`
 			IsTon  *bool  `json:"is_ton"`
 			Jetton string `json:"jetton_master"`
 		}
-		a := evOnly(t, actions.Classify(s.trace(root), nil), "EvaaWithdraw", &v)
-		if a.Status != chain.StatusOK || v.Amount != "2999999999" || v.IsTon == nil || !*v.IsTon || v.Jetton != "" || len(a.Transactions) != 6 {
-			t.Errorf("got %s %s over %d transactions", a.Status, a.Value, len(a.Transactions))
+		a := classify(t, root, nil).only(t, "EvaaWithdraw")
+		a.decode(t, &v)
+		if a.Status != chain.StatusOK || v.Amount != "2999999999" || v.IsTon == nil || !*v.IsTon || v.Jetton != "" || a.txs() != 6 {
+			t.Errorf("got %s %s over %d transactions", a.Status, a.Value, a.txs())
 		}
 	})
 	t.Run("ton supply refunded", func(t *testing.T) {
-		s := &evSynth{}
-		req := evNewCell().u(1, 32).u(8, 64).u(0, 2).u(2000000000, 64).addr(owner).u(0, 64).empty()
-		root := s.tx(evaaMaster, s.msg(owner, evaaMaster, 2300000000, req.c),
-			s.tx(user, s.msg(evaaMaster, user, 300000000, evNewCell().userHeader().u(0x11, 32).u(8, 64).id(evaaTonID).u(2000000000, 64).c),
-				s.tx(evaaMaster, s.msg(user, evaaMaster, 250000000, evNewCell().u(0x11f, 32).u(8, 64).addr(owner).id(evaaTonID).u(2000000000, 64).c),
-					s.tx(owner, s.msg(evaaMaster, owner, 2200000000, nil)))))
+		req := cellOf(op(1), u64(8), u(0, 2), u64(2000000000), addr(owner), u64(0), ref(cellOf()))
+		root := call(evaaMaster, 2300000000, req,
+			call(user, 300000000, evaaUser(op(0x11), u64(8), u256(evaaTonID), u64(2000000000)),
+				call(evaaMaster, 250000000, cellOf(op(0x11f), u64(8), addr(owner), u256(evaaTonID), u64(2000000000)),
+					call(owner, 2200000000, nil)))).from(owner)
 		var v struct {
 			Amount    string `json:"amount"`
 			Recipient string `json:"recipient"`
 			AssetID   string `json:"asset_id"`
 		}
-		a := evOnly(t, actions.Classify(s.trace(root), nil), "EvaaSupply", &v)
-		if a.Status != chain.StatusFailed || v.Amount != "2000000000" || v.Recipient != owner || v.AssetID != evaaTonID || len(a.Transactions) != 4 {
-			t.Errorf("got %s %s over %d transactions", a.Status, a.Value, len(a.Transactions))
+		a := classify(t, root, nil).only(t, "EvaaSupply")
+		a.decode(t, &v)
+		if a.Status != chain.StatusFailed || v.Amount != "2000000000" || v.Recipient != owner || v.AssetID != evaaTonID || a.txs() != 4 {
+			t.Errorf("got %s %s over %d transactions", a.Status, a.Value, a.txs())
 		}
 	})
 }

@@ -212,6 +212,19 @@ func hasTx(tr *chain.Trace, fn func(*chain.Transaction) bool) bool {
 	return found
 }
 
+// hasLog reports a transaction of the trace that logged the op code (an
+// external out-message).
+func hasLog(tr *chain.Trace, op uint32) bool {
+	return hasTx(tr, func(tx *chain.Transaction) bool {
+		for _, m := range tx.OutMsgs {
+			if m.Destination == "" && m.Opcode != nil && *m.Opcode == op {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 func opIs(m *chain.Message, op abi.MsgOpCode) bool {
 	return m != nil && !m.Bounced && m.Opcode != nil && *m.Opcode == uint32(op)
 }

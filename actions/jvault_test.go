@@ -3,7 +3,6 @@ package actions_test
 import (
 	"testing"
 
-	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
@@ -96,11 +95,9 @@ const (
 
 // rewardPayout is the pool paying a reward: transfer at its jetton wallet,
 // internal_transfer at the staker's.
-func rewardPayout(poolWallet, stakerWallet string, amount uint64) *synth {
-	return &synth{account: poolWallet, from: jvPool, value: 55_000_000,
-		body: body(uint32(abi.JettonTransferMsgOpCode), uint64(1), stakeCoins(amount), stakeAddr(jvStaker), stakeAddr(jvStaker), false, stakeCoins(1), false),
-		children: []*synth{{account: stakerWallet, from: poolWallet, value: 47_000_000,
-			body: body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(1), stakeCoins(amount), stakeAddr(jvPool), stakeAddr(jvStaker), stakeCoins(1), false)}}}
+func rewardPayout(poolWallet, stakerWallet string, amount uint64) *stx {
+	j := jetton{query: 1, amount: amount, to: jvStaker, from: jvPool, response: jvStaker, forward: 1}
+	return call(poolWallet, 55_000_000, j.transfer(), call(stakerWallet, 47_000_000, j.internal()))
 }
 
 // TestJvaultClaimTwoRewards: the fixture claims one reward; a claim names
@@ -108,25 +105,17 @@ func rewardPayout(poolWallet, stakerWallet string, amount uint64) *synth {
 // query_id jettons_to_claim:(HashmapE 267 Bit)) and the pool pays each.
 // Each reward gets the amount paid from its own wallet.
 func TestJvaultClaimTwoRewards(t *testing.T) {
-	claim := body(uint32(0x78d9f109), uint64(1))
-	dict := tlb.NewHashmapE([]testAddrKey{jvPoolWalletA, jvPoolWalletB}, []bool{true, true})
-	if err := tlb.Marshal(claim, dict); err != nil {
-		t.Fatal(err)
-	}
-	root := &synth{account: jvStakeWallet, from: jvStaker, value: 405_000_000, body: claim, children: []*synth{
-		{account: jvPool, from: jvStakeWallet, value: 400_000_000, body: body(uint32(0x44bc1fe3), uint64(1)), children: []*synth{
-			{account: jvStakeWallet, from: jvPool, value: 320_000_000, body: body(uint32(0xae9307ce), uint64(1))},
+	claim := cellOf(op(0x78d9f109), u64(1), tlbOf(tlb.NewHashmapE([]testAddrKey{jvPoolWalletA, jvPoolWalletB}, []bool{true, true})))
+	root := call(jvStakeWallet, 405_000_000, claim,
+		call(jvPool, 400_000_000, opQuery(0x44bc1fe3, 1),
+			call(jvStakeWallet, 320_000_000, opQuery(0xae9307ce, 1)),
 			rewardPayout(jvPoolWalletB, jvStakerB, 222),
-			rewardPayout(jvPoolWalletA, jvStakerA, 111),
-		}},
-	}}
+			rewardPayout(jvPoolWalletA, jvStakerA, 111))).from(jvStaker)
 	known := chain.KnownContracts{jvPoolWalletA: {Kind: chain.KindJettonWallet, Jetton: jvJettonA, Owner: jvPool}}
-	got := classifySynth(t, root, known)
-	if len(got) != 1 || got[0].typ != "JvaultClaim" || got[0].status != chain.StatusOK || got[0].txs != 7 {
-		t.Fatalf("got %v, want one JvaultClaim ok over 7 transactions", got)
-	}
-	expectValue(t, got[0], map[string]any{"sender": jvStaker, "stake_wallet": jvStakeWallet, "pool": jvPool})
-	rewards, _ := got[0].value["claimed_rewards"].([]any)
+	a := classify(t, root, known).only(t, "JvaultClaim:ok")
+	a.wantTxs(t, 7)
+	a.want(t, map[string]any{"sender": jvStaker, "stake_wallet": jvStakeWallet, "pool": jvPool})
+	rewards, _ := a.v["claimed_rewards"].([]any)
 	want := []map[string]any{
 		{"jetton": jvPoolWalletA, "jetton_master": jvJettonA, "amount": "111"},
 		{"jetton": jvPoolWalletB, "amount": "222"},
@@ -151,38 +140,24 @@ func TestJvaultClaimTwoRewards(t *testing.T) {
 // data nothing tells the pool: the call stays a call.
 func TestJvaultRefusedUnstake(t *testing.T) {
 	const lockWallet = "0:4734000000000000000000000000000000000000000000000000000000000001"
-	data := func(c *boc.Cell) []byte {
-		b, err := c.ToBoc()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
 	known := chain.KnownContracts{
-		jvStakeWallet: {DataBOC: data(body(stakeAddr(jvPool), stakeAddr(jvMinter)))},
-		jvPool:        {DataBOC: data(body(bits{0, 1}, uint32(5), stakeAddr(jvStaker), stakeAddr(jvStaker), stakeAddr(lockWallet)))},
+		jvStakeWallet: {DataBOC: bocOf(cellOf(addr(jvPool), addr(jvMinter)))},
+		jvPool:        {DataBOC: bocOf(cellOf(u(0, 1), u(5, 32), addr(jvStaker), addr(jvStaker), addr(lockWallet)))},
 		lockWallet:    {Kind: chain.KindJettonWallet, Jetton: jvJettonA, Owner: jvPool},
 	}
-	refused := func(b *boc.Cell) *synth {
-		return &synth{account: jvStakeWallet, from: jvStaker, value: 750_000_000, body: b, failed: true, exit: 709,
-			children: []*synth{{account: jvStaker, from: jvStakeWallet, value: 740_000_000, bounced: true, body: body(uint32(0xffffffff))}}}
+	refused := func(body *boc.Cell) *stx {
+		return call(jvStakeWallet, 750_000_000, body).from(jvStaker).fails(709).bouncesBack(740_000_000, nil)
 	}
-	unstake := refused(body(uint32(0x499a9262), uint64(1), stakeCoins(300), false))
-	got := classifySynth(t, unstake, known)
-	if len(got) != 1 || got[0].typ != "JvaultUnstake" || got[0].status != chain.StatusOK || got[0].txs != 2 {
-		t.Fatalf("got %v, want one JvaultUnstake ok over 2 transactions", got)
-	}
-	expectValue(t, got[0], map[string]any{"pool": jvPool, "amount": "300", "exit_code": float64(709),
+	unstake := refused(cellOf(op(0x499a9262), u64(1), coins(300), bit(false)))
+	a := classify(t, unstake, known).only(t, "JvaultUnstake:ok")
+	a.wantTxs(t, 2)
+	a.want(t, map[string]any{"pool": jvPool, "amount": "300", "exit_code": 709,
 		"asset": jvJettonA, "staking_asset": jvMinter, "force": false})
 
-	request := refused(body(uint32(0x0168d4b7), uint64(1), stakeCoins(400)))
-	got = classifySynth(t, request, known)
-	if len(got) != 1 || got[0].typ != "JvaultUnstakeRequest" || got[0].status != chain.StatusFailed {
-		t.Fatalf("got %v, want one JvaultUnstakeRequest failed", got)
-	}
-	expectValue(t, got[0], map[string]any{"pool": jvPool, "amount": "400", "exit_code": float64(709), "asset": jvJettonA})
+	a = classify(t, refused(cellOf(op(0x0168d4b7), u64(1), coins(400))), known).only(t, "JvaultUnstakeRequest:failed")
+	a.want(t, map[string]any{"pool": jvPool, "amount": "400", "exit_code": 709, "asset": jvJettonA})
 
-	if got := stakeOnly(classifySynth(t, unstake, nil), "JvaultUnstake"); len(got) != 0 {
-		t.Fatalf("got %v without the stake wallet's data", got)
+	if got := classify(t, unstake, nil).ofKind("JvaultUnstake"); len(got) != 0 {
+		t.Fatalf("got %v without the stake wallet's data", got.kinds())
 	}
 }

@@ -1,9 +1,6 @@
 package actions_test
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
 	"math/big"
 	"testing"
 
@@ -97,27 +94,21 @@ func TestLayerzeroDvnVerify(t *testing.T) {
 		sink  = "0:6666666666666666666666666666666666666666666666666666666666666666"
 	)
 	verification := clDeclare("UlnVerify", clUint(6, 194), clRef(clDeclare("attest", clUint(8, 7), clUint(6, 15))))
-	build := func(status uint64, connFails bool) *chain.Trace {
-		answer := &lzsTx{account: proxy, from: conn, op: lztVerifyCb, value: 5_000_000,
-			body: lzBody(lztVerifyCb, conn, clDeclare("MdObj",
-				clRef(clDeclare("veristatus", clUint(6, 194), clUint(5, status))), clRef(boc.NewCell())))}
-		connTx := &lzsTx{account: conn, from: uln, op: lztConnVerify, value: 20_000_000, failed: connFails,
-			body: lzBody(lztConnVerify, uln, clDeclare("extendedMd", clRef(verification), clRef(boc.NewCell()), clAddr(proxy)))}
-		if !connFails {
-			connTx.kids = []*lzsTx{
-				{account: sink, from: conn, op: lztEvent, failed: true, body: lzBody(lztEvent, conn, clDeclare("event", clUint(8, 1)))},
-				answer,
-			}
+	build := func(status uint64, connFails bool) *stx {
+		connTx := call(conn, 20_000_000, lzBody(lztConnVerify, uln, clDeclare("extendedMd", clRef(verification), clRef(boc.NewCell()), clAddr(proxy))))
+		if connFails {
+			connTx.fails(0)
+		} else {
+			connTx.then(
+				call(sink, 0, lzBody(lztEvent, conn, clDeclare("event", clUint(8, 1)))).fails(0),
+				call(proxy, 5_000_000, lzBody(lztVerifyCb, conn, clDeclare("MdObj",
+					clRef(clDeclare("veristatus", clUint(6, 194), clUint(5, status))), clRef(boc.NewCell())))))
 		}
-		return lzsTrace(&lzsTx{account: admin, external: true, kids: []*lzsTx{
-			{account: dvn, from: admin, op: lztDvnVerify, value: 100_000_000,
-				body: lzBody(lztDvnVerify, admin, clDeclare("signedReq", clRef(boc.NewCell()))),
-				kids: []*lzsTx{{account: proxy, from: dvn, op: lztProxyCall, value: 90_000_000,
-					body: lzBody(lztProxyCall, dvn, clDeclare("execParams", clAddr(uln))),
-					kids: []*lzsTx{{account: uln, from: proxy, op: lztUlnVerify, value: 80_000_000,
-						body: lzBody(lztUlnVerify, proxy, clDeclare("MdAddr", clRef(verification), clAddr(conn))),
-						kids: []*lzsTx{connTx}}}}}},
-		}})
+		return ext(admin,
+			call(dvn, 100_000_000, lzBody(lztDvnVerify, admin, clDeclare("signedReq", clRef(boc.NewCell()))),
+				call(proxy, 90_000_000, lzBody(lztProxyCall, dvn, clDeclare("execParams", clAddr(uln))),
+					call(uln, 80_000_000, lzBody(lztUlnVerify, proxy, clDeclare("MdAddr", clRef(verification), clAddr(conn))),
+						connTx))))
 	}
 	for _, tc := range []struct {
 		name, status, wantStatus string
@@ -131,18 +122,12 @@ func TestLayerzeroDvnVerify(t *testing.T) {
 		{"connection failed", chain.StatusFailed, "", 0, true, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := actions.Classify(build(tc.code, tc.connFails), nil)
-			if len(got) != 1 || got[0].Type != "LayerzeroDvnVerify" {
-				t.Fatalf("got %v, want one LayerzeroDvnVerify", kindsOf(got))
-			}
-			a := got[0]
+			a := classify(t, build(tc.code, tc.connFails), nil).only(t, "LayerzeroDvnVerify")
 			var v actions.LayerzeroDvnVerify
-			if err := json.Unmarshal(a.Value, &v); err != nil {
-				t.Fatal(err)
-			}
+			a.decode(t, &v)
 			want := actions.LayerzeroDvnVerify{Sender: admin, Dvn: dvn, Proxy: proxy, Uln: uln, UlnConnection: conn, Nonce: 194, Status: actions.Text(tc.wantStatus)}
-			if v != want || a.Status != tc.status || len(a.Transactions) != tc.txs {
-				t.Errorf("got %+v %s over %d txs, want %+v %s over %d", v, a.Status, len(a.Transactions), want, tc.status, tc.txs)
+			if v != want || a.Status != tc.status || a.txs() != tc.txs {
+				t.Errorf("got %+v %s over %d txs, want %+v %s over %d", v, a.Status, a.txs(), want, tc.status, tc.txs)
 			}
 		})
 	}
@@ -161,44 +146,23 @@ func TestLayerzeroSendRefused(t *testing.T) {
 		channel  = "0:4444444444444444444444444444444444444444444444444444444444444444"
 	)
 	path := clDeclare("path", clUint(5, 30343), clUint(8, 0x2222), clUint(5, 30101), clUint(8, 0xabcdef))
-	packet := clDeclare("Packet", clRef(path), clRef(bytesCell([]byte{1, 2, 3})), clUint(6, 0), clUint(8, 0))
+	packet := clDeclare("Packet", clRef(path), clRef(cellOf(raw([]byte{1, 2, 3}))), clUint(6, 0), clUint(8, 0))
 	lzSend := clDeclare("lzSend", clUint(6, 0), clUint(8, 0), clUint(8, 0), clUint(8, 0), clRef(packet),
 		clUint(7, 5_000_000_000), clUint(7, 0), clRef(boc.NewCell()), clRef(boc.NewCell()), clRef(boc.NewCell()))
 	receipt := clDeclare("MsgReceipt", clRef(lzSend), clUint(7, 0), clUint(7, 0), clUint(4, 1234))
-	tr := lzsTrace(&lzsTx{account: user, external: true, kids: []*lzsTx{
-		{account: oapp, from: user, op: 0x12345678, value: 6_000_000_000, body: lzBody(0x12345678, user, boc.NewCell()),
-			kids: []*lzsTx{{account: endpoint, from: oapp, op: lztEndpointSend, value: 5_900_000_000, body: lzBody(lztEndpointSend, oapp, lzSend),
-				kids: []*lzsTx{{account: channel, from: endpoint, op: lztChannelSend, value: 5_800_000_000,
-					body: lzBody(lztChannelSend, endpoint, clDeclare("MdObj", clRef(lzSend), clRef(boc.NewCell()))),
-					kids: []*lzsTx{{account: oapp, from: channel, op: lztOAppCallback, value: 5_700_000_000,
-						body: lzBody(lztOAppCallback, channel, clDeclare("MdObj", clRef(receipt), clRef(boc.NewCell())))}}}}}}},
-	}})
-	var send *chain.Action
-	for _, a := range actions.Classify(tr, nil) {
-		if a.Type == "LayerzeroSend" {
-			send = &a
-		}
-	}
-	if send == nil {
-		t.Fatal("no LayerzeroSend")
-	}
+	root := ext(user,
+		call(oapp, 6_000_000_000, lzBody(0x12345678, user, boc.NewCell()),
+			call(endpoint, 5_900_000_000, lzBody(lztEndpointSend, oapp, lzSend),
+				call(channel, 5_800_000_000, lzBody(lztChannelSend, endpoint, clDeclare("MdObj", clRef(lzSend), clRef(boc.NewCell()))),
+					call(oapp, 5_700_000_000, lzBody(lztOAppCallback, channel, clDeclare("MdObj", clRef(receipt), clRef(boc.NewCell()))))))))
+	send := classify(t, root, nil).one(t, "LayerzeroSend")
 	var v actions.LayerzeroSend
-	if err := json.Unmarshal(send.Value, &v); err != nil {
-		t.Fatal(err)
-	}
+	send.decode(t, &v)
 	if send.Status != chain.StatusFailed || v.ErrorCode != 1234 || v.Sender != oapp || v.Endpoint != endpoint ||
 		v.Channel != channel || v.NativeFee != "5000000000" || v.Packet == nil || v.Packet.DstOapp != "0xabcdef" ||
-		v.Packet.DstEid != 30101 || v.Packet.Message != "0x010203" || v.Packet.Nonce != 0 || len(send.Transactions) != 3 {
-		t.Errorf("got %s %+v %+v over %d txs", send.Status, v, v.Packet, len(send.Transactions))
+		v.Packet.DstEid != 30101 || v.Packet.Message != "0x010203" || v.Packet.Nonce != 0 || send.txs() != 3 {
+		t.Errorf("got %s %+v %+v over %d txs", send.Status, v, v.Packet, send.txs())
 	}
-}
-
-func kindsOf(list []chain.Action) []string {
-	var out []string
-	for _, a := range list {
-		out = append(out, a.Type+":"+a.Status)
-	}
-	return out
 }
 
 // clField is a field of a LayerZero classlib object under construction.
@@ -305,88 +269,8 @@ func clDeclare(name string, fields ...clField) *boc.Cell {
 	return root
 }
 
-func bytesCell(b []byte) *boc.Cell {
-	c := boc.NewCell()
-	must(c.WriteBytes(b))
-	return c
-}
-
 // lzBody is a LayerZero message body: op, query id, donation (0), origin
 // and the md object as the first reference.
-func lzBody(op uint32, origin string, md *boc.Cell) *boc.Cell {
-	c := boc.NewCell()
-	must(c.WriteUint(uint64(op), 32))
-	must(c.WriteUint(42, 64))
-	must(c.WriteUint(0, 4))
-	writeAddr(c, origin)
-	must(c.AddRef(md))
-	return c
-}
-
-// writeAddr writes addr_std$10 anycast:0 workchain:int8 address:bits256.
-func writeAddr(c *boc.Cell, raw string) {
-	id := ton.MustParseAccountID(raw)
-	must(c.WriteUint(0b100, 3))
-	must(c.WriteInt(int64(id.Workchain), 8))
-	must(c.WriteBytes(id.Address[:]))
-}
-
-func must(err error) {
-	if err != nil {
-		panic(err)
-	}
-}
-
-// lzsTx is a transaction of a trace built by a test: the account, who sent
-// its in-message (none: an external message), the op code and body, and
-// the transactions its out-messages caused.
-type lzsTx struct {
-	account, from string
-	external      bool
-	op            uint32
-	body          *boc.Cell
-	value         uint64
-	failed        bool
-	bounced       bool
-	kids          []*lzsTx
-}
-
-// lzsTrace builds a trace from a tree of transactions, with hashes and lts
-// in pre-order.
-func lzsTrace(root *lzsTx) *chain.Trace {
-	seq := 0
-	var build func(x *lzsTx) *chain.TraceNode
-	build = func(x *lzsTx) *chain.TraceNode {
-		seq++
-		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], uint64(seq))
-		tx := &chain.Transaction{Hash: sha256.Sum256(append([]byte("tx"), b[:]...)), Account: x.account,
-			Lt: uint64(1000 + seq), Utime: 1700000000, OrigStatus: chain.AccountActive, EndStatus: chain.AccountActive,
-			ComputeSuccess: !x.failed, ActionSuccess: !x.failed, Aborted: x.failed}
-		m := &chain.Message{Hash: sha256.Sum256(append([]byte("msg"), b[:]...)), Destination: x.account}
-		if !x.external {
-			m.Source, m.Value, m.Bounce, m.Bounced = x.from, x.value, true, x.bounced
-			if x.body != nil {
-				op := x.op
-				m.Opcode = &op
-				boc, err := x.body.ToBoc()
-				must(err)
-				m.Body = boc
-			}
-		}
-		tx.InMsg = m
-		n := &chain.TraceNode{Tx: tx}
-		for _, k := range x.kids {
-			n.Children = append(n.Children, build(k))
-		}
-		return n
-	}
-	tn := build(root)
-	tr := &chain.Trace{ID: tn.Tx.Hash, Root: tn, StartLt: tn.Tx.Lt, StartUtime: tn.Tx.Utime, Complete: true}
-	tn.Walk(func(n *chain.TraceNode) bool {
-		tr.Transactions++
-		tr.EndLt, tr.EndUtime = max(tr.EndLt, n.Tx.Lt), n.Tx.Utime
-		return true
-	})
-	return tr
+func lzBody(code uint32, origin string, md *boc.Cell) *boc.Cell {
+	return cellOf(op(code), u64(42), coins(0), addr(origin), ref(md))
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tonkeeper/tongo/abi"
+	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 
 	"github.com/tonql/tonql/chain"
@@ -11,15 +12,15 @@ import (
 
 // The parties of the synthetic STON.fi v2 traces.
 var (
-	stWallet   = liqAddr("stonfi user wallet")
-	stUserJA   = liqAddr("stonfi user jetton A wallet")
-	stRouter   = liqAddr("stonfi router")
-	stRouterJA = liqAddr("stonfi router jetton A wallet")
-	stPton     = liqAddr("stonfi router pTON wallet")
-	stPool     = liqAddr("stonfi pool")
-	stAccount  = liqAddr("stonfi LP account")
-	stLpWallet = liqAddr("stonfi user LP wallet")
-	stMasterA  = liqAddr("jetton A master")
+	stWallet   = named("stonfi user wallet")
+	stUserJA   = named("stonfi user jetton A wallet")
+	stRouter   = named("stonfi router")
+	stRouterJA = named("stonfi router jetton A wallet")
+	stPton     = named("stonfi router pTON wallet")
+	stPool     = named("stonfi pool")
+	stAccount  = named("stonfi LP account")
+	stLpWallet = named("stonfi user LP wallet")
+	stMasterA  = named("jetton A master")
 	// STON.fi's pTON v2 master, one of the wrapped-TON masters.
 	stPtonMaster = "0:671963027F7F85659AB55B821671688601CDCF1EE674FC7FBBB1A776A18D34A3"
 )
@@ -30,65 +31,68 @@ var stKnown = chain.KnownContracts{
 	stPton:     {Kind: chain.KindJettonWallet, Jetton: stPtonMaster, Owner: stRouter},
 }
 
-var liqNone = tlb.MsgAddress{SumType: "AddrNone"}
+// ptonTransfer is pTON's ton_transfer: TON sent to the router as a jetton.
+func ptonTransfer(amount uint64, refund string) *boc.Cell {
+	return cellOf(op(abi.PtonTonTransferMsgOpCode), tlbOf(abi.PtonTonTransferMsgBody{TonAmount: tlb.Grams(amount), RefundAddress: msgAddr(refund)}))
+}
 
-func stProvide(t testing.TB, left, right uint64, other string) []byte {
+func stProvide(left, right uint64, other string) *boc.Cell {
 	var b abi.StonfiProvideLpV2MsgBody
-	b.FromUser = liqMsgAddr(stWallet)
-	b.LeftAmount, b.RightAmount = tlb.VarUInteger16(*bigU(left)), tlb.VarUInteger16(*bigU(right))
+	b.FromUser = msgAddr(stWallet)
+	b.LeftAmount, b.RightAmount = varCoins(left), varCoins(right)
 	b.DexPayload.TransferredOp = uint32(abi.StonfiProvideLpV2MsgOpCode)
-	b.DexPayload.TokenWallet1 = liqMsgAddr(other)
-	b.DexPayload.RefundAddress, b.DexPayload.ExcessesAddress = liqMsgAddr(stWallet), liqMsgAddr(stWallet)
+	b.DexPayload.TokenWallet1 = msgAddr(other)
+	b.DexPayload.RefundAddress, b.DexPayload.ExcessesAddress = msgAddr(stWallet), msgAddr(stWallet)
 	b.DexPayload.TxDeadline = 2_000_000_000
-	b.DexPayload.ProvideLpBody.ToAddress = liqMsgAddr(stWallet)
+	b.DexPayload.ProvideLpBody.ToAddress = msgAddr(stWallet)
 	b.DexPayload.ProvideLpBody.BothPositive = 1
-	return liqBody(t, uint32(abi.StonfiProvideLpV2MsgOpCode), b)
+	return cellOf(op(abi.StonfiProvideLpV2MsgOpCode), tlbOf(b))
 }
 
-func stAddLiquidity(t testing.TB, a0, a1 uint64, to string) []byte {
+func stAddLiquidity(a0, a1 uint64, to string) *boc.Cell {
 	var b abi.StonfiAddLiquidityV2MsgBody
-	b.NewAmount0, b.NewAmount1 = tlb.VarUInteger16(*bigU(a0)), tlb.VarUInteger16(*bigU(a1))
+	b.NewAmount0, b.NewAmount1 = varCoins(a0), varCoins(a1)
 	b.BothPositive = 1
-	b.ToUser = liqMsgAddr(to)
-	b.AdditionalFields.RefundAddress, b.AdditionalFields.ExcessAddress = liqMsgAddr(stWallet), liqMsgAddr(stWallet)
-	return liqBody(t, uint32(abi.StonfiAddLiquidityV2MsgOpCode), b)
+	b.ToUser = msgAddr(to)
+	b.AdditionalFields.RefundAddress, b.AdditionalFields.ExcessAddress = msgAddr(stWallet), msgAddr(stWallet)
+	return cellOf(op(abi.StonfiAddLiquidityV2MsgOpCode), tlbOf(b))
 }
 
-func stCbAddLiquidity(t testing.TB, a0, a1 uint64) []byte {
+func stCbAddLiquidity(a0, a1 uint64) *boc.Cell {
 	var b abi.StonfiCbAddLiquidityV2MsgBody
-	b.TotAm0, b.TotAm1 = tlb.VarUInteger16(*bigU(a0)), tlb.VarUInteger16(*bigU(a1))
-	b.UserAddress = liqMsgAddr(stWallet)
-	b.AdditionalFields.ToUserAddress = liqMsgAddr(stWallet)
-	b.AdditionalFields.RefundAddress, b.AdditionalFields.ExcessAddress = liqMsgAddr(stWallet), liqMsgAddr(stWallet)
-	return liqBody(t, uint32(abi.StonfiCbAddLiquidityV2MsgOpCode), b)
+	b.TotAm0, b.TotAm1 = varCoins(a0), varCoins(a1)
+	b.UserAddress = msgAddr(stWallet)
+	b.AdditionalFields.ToUserAddress = msgAddr(stWallet)
+	b.AdditionalFields.RefundAddress, b.AdditionalFields.ExcessAddress = msgAddr(stWallet), msgAddr(stWallet)
+	return cellOf(op(abi.StonfiCbAddLiquidityV2MsgOpCode), tlbOf(b))
 }
 
 // stJettonBranch: the user sends 100 jetton A to the router with a
 // provide_lp payload; the router's provide_lp reaches the pool, which
 // records it in the LP account; then the account does what next says.
-func stJettonBranch(t testing.TB, next ...*liqTx) *liqTx {
-	return liqT(stUserJA, 300_000_000, liqJettonTransfer(t, 100, stRouter, stWallet),
-		liqT(stRouterJA, 290_000_000, liqInternalTransfer(t, 100, stWallet),
-			liqT(stRouter, 250_000_000, liqNotify(t, 100, stWallet, nil),
-				liqT(stPool, 240_000_000, stProvide(t, 100, 0, stPton),
-					liqT(stAccount, 230_000_000, stAddLiquidity(t, 100, 0, stWallet), next...))),
-			liqT(stWallet, 10_000_000, liqExcess(t))))
+func stJettonBranch(next ...*stx) *stx {
+	return call(stUserJA, 300_000_000, jetton{amount: 100, to: stRouter, response: stWallet}.transfer(),
+		call(stRouterJA, 290_000_000, jetton{amount: 100, from: stWallet, response: stWallet}.internal(),
+			call(stRouter, 250_000_000, jetton{amount: 100, from: stWallet}.notify(),
+				call(stPool, 240_000_000, stProvide(100, 0, stPton),
+					call(stAccount, 230_000_000, stAddLiquidity(100, 0, stWallet), next...))),
+			call(stWallet, 10_000_000, excesses(0))))
 }
 
 // stTonBranch: the user sends 50 TON through the router's pTON wallet.
-func stTonBranch(t testing.TB, next ...*liqTx) *liqTx {
-	return liqT(stPton, 400_000_000, liqPtonTransfer(t, 50, stWallet),
-		liqT(stRouter, 350_000_000, liqNotify(t, 50, stWallet, nil),
-			liqT(stPool, 340_000_000, stProvide(t, 0, 50, stRouterJA),
-				liqT(stAccount, 330_000_000, stAddLiquidity(t, 0, 50, stWallet), next...))))
+func stTonBranch(next ...*stx) *stx {
+	return call(stPton, 400_000_000, ptonTransfer(50, stWallet),
+		call(stRouter, 350_000_000, jetton{amount: 50, from: stWallet}.notify(),
+			call(stPool, 340_000_000, stProvide(0, 50, stRouterJA),
+				call(stAccount, 330_000_000, stAddLiquidity(0, 50, stWallet), next...))))
 }
 
 // stMint: the account calls the pool back with both amounts; the pool
 // mints 70 LP jettons to the user's LP wallet.
-func stMint(t testing.TB) *liqTx {
-	return liqT(stPool, 300_000_000, stCbAddLiquidity(t, 100, 50),
-		liqT(stLpWallet, 290_000_000, liqInternalTransfer(t, 70, stPool),
-			liqT(stWallet, 10_000_000, liqExcess(t))))
+func stMint() *stx {
+	return call(stPool, 300_000_000, stCbAddLiquidity(100, 50),
+		call(stLpWallet, 290_000_000, jetton{amount: 70, from: stPool, response: stPool}.internal(),
+			call(stWallet, 10_000_000, excesses(0))))
 }
 
 func TestStonfiV2Deposit(t *testing.T) {
@@ -97,51 +101,42 @@ func TestStonfiV2Deposit(t *testing.T) {
 		// branches sent by one wallet message); asset 1 is the pool's
 		// token0 (left amount): jetton A, 100, from the user's A wallet;
 		// asset 2 is TON (pTON), 50; the LP mint completes it.
-		tr := liqTrace(stWallet, stJettonBranch(t), stTonBranch(t, stMint(t)))
-		a := liqOnly(t, liqClassify(t, tr, stKnown), "DexDepositLiquidity")
-		if a.status != chain.StatusOK {
-			t.Errorf("status %s", a.status)
-		}
-		liqWant(t, a, map[string]string{"dex": "stonfi_v2", "sender": stWallet, "pool": stPool,
+		tr := ext(stWallet, stJettonBranch(), stTonBranch(stMint()))
+		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity:ok")
+		a.want(t, map[string]any{"dex": "stonfi_v2", "sender": stWallet, "pool": stPool,
 			"deposit_contract": stAccount, "asset_1": stMasterA, "amount_1": "100", "user_jetton_wallet_1": stUserJA,
-			"asset_2": "", "amount_2": "50", "user_jetton_wallet_2": "", "target_asset_1": stMasterA, "target_asset_2": "",
+			"asset_2": nil, "amount_2": "50", "user_jetton_wallet_2": nil, "target_asset_1": stMasterA, "target_asset_2": nil,
 			"lp_amount": "70", "lp_wallet": stLpWallet})
-		if a.txs != 14 {
-			t.Errorf("%d transactions, want every one of the trace (14)", a.txs)
+		if a.txs() != 14 {
+			t.Errorf("%d transactions, want every one of the trace (14)", a.txs())
 		}
 	})
 	t.Run("one asset, completed later", func(t *testing.T) {
 		// Right: the LP account holds the jettons until the other asset
 		// comes: a deposit that did what it could, ok, without LP.
-		tr := liqTrace(stWallet, stJettonBranch(t))
-		a := liqOnly(t, liqClassify(t, tr, stKnown), "DexDepositLiquidity")
-		if a.status != chain.StatusOK {
-			t.Errorf("status %s", a.status)
-		}
-		liqWant(t, a, map[string]string{"asset_1": stMasterA, "amount_1": "100", "amount_2": "", "lp_amount": "",
+		tr := ext(stWallet, stJettonBranch())
+		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity:ok")
+		a.want(t, map[string]any{"asset_1": stMasterA, "amount_1": "100", "amount_2": nil, "lp_amount": nil,
 			"target_asset_1": stMasterA, "deposit_contract": stAccount})
 	})
 	t.Run("pool refuses at the callback", func(t *testing.T) {
 		// The pool finds the LP out too low and hands both amounts to an
 		// LP account instead of minting (add_liquidity back): failed.
-		refund := liqT(stPool, 300_000_000, stCbAddLiquidity(t, 100, 50),
-			liqT(stAccount, 290_000_000, stAddLiquidity(t, 100, 50, stWallet)))
-		tr := liqTrace(stWallet, stJettonBranch(t), stTonBranch(t, refund))
-		a := liqOnly(t, liqClassify(t, tr, stKnown), "DexDepositLiquidity")
-		if a.status != chain.StatusFailed {
-			t.Errorf("status %s, want failed", a.status)
-		}
-		liqWant(t, a, map[string]string{"lp_amount": "", "amount_1": "100", "amount_2": "50"})
+		refund := call(stPool, 300_000_000, stCbAddLiquidity(100, 50),
+			call(stAccount, 290_000_000, stAddLiquidity(100, 50, stWallet)))
+		tr := ext(stWallet, stJettonBranch(), stTonBranch(refund))
+		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity:failed")
+		a.want(t, map[string]any{"lp_amount": nil, "amount_1": "100", "amount_2": "50"})
 	})
 	t.Run("a separate deposit at another pool stays separate", func(t *testing.T) {
 		// Two branches to different pools are two deposits.
-		other := liqT(stPton, 400_000_000, liqPtonTransfer(t, 50, stWallet),
-			liqT(stRouter, 350_000_000, liqNotify(t, 50, stWallet, nil),
-				liqT(liqAddr("another pool"), 340_000_000, stProvide(t, 0, 50, stRouterJA),
-					liqT(liqAddr("another LP account"), 330_000_000, stAddLiquidity(t, 0, 50, stWallet)))))
-		got := liqClassify(t, liqTrace(stWallet, stJettonBranch(t), other), stKnown)
-		if len(got) != 2 || got[0].typ != "DexDepositLiquidity" || got[1].typ != "DexDepositLiquidity" {
-			t.Fatalf("got %v, want two deposits", got)
+		other := call(stPton, 400_000_000, ptonTransfer(50, stWallet),
+			call(stRouter, 350_000_000, jetton{amount: 50, from: stWallet}.notify(),
+				call(named("another pool"), 340_000_000, stProvide(0, 50, stRouterJA),
+					call(named("another LP account"), 330_000_000, stAddLiquidity(0, 50, stWallet)))))
+		got := classify(t, ext(stWallet, stJettonBranch(), other), stKnown)
+		if len(got) != 2 || got[0].Type != "DexDepositLiquidity" || got[1].Type != "DexDepositLiquidity" {
+			t.Fatalf("got %v, want two deposits", got.kinds())
 		}
 	})
 }

@@ -41,7 +41,7 @@ func TestCoffeeToncoDeposits(t *testing.T) {
 		seen[dex]++
 		withLP, branches := 0, 0
 		firstHasLP := false
-		for _, a := range classifyFile(t, f) {
+		for _, a := range classifyFile(t, f, nil) {
 			var v map[string]any
 			_ = json.Unmarshal(a.Value, &v)
 			switch {
@@ -83,7 +83,7 @@ func TestDedustDeposits(t *testing.T) {
 		}
 		seen++
 		deposits := 0
-		for _, a := range classifyFile(t, f) {
+		for _, a := range classifyFile(t, f, nil) {
 			switch a.Type {
 			case "DexDepositLiquidity":
 				deposits++
@@ -156,14 +156,14 @@ func TestGoldenLiquidity(t *testing.T) {
 
 // The parties of the synthetic DeDust partial deposits.
 var (
-	ddWallet   = liqAddr("dedust user wallet")
-	ddTonVault = liqAddr("dedust TON vault")
-	ddJetVault = liqAddr("dedust jetton vault")
-	ddVaultJW  = liqAddr("dedust jetton vault's wallet")
-	ddUserJW   = liqAddr("dedust user jetton wallet")
-	ddFactory  = liqAddr("dedust factory")
-	ddDeposit  = liqAddr("dedust deposit contract")
-	ddMaster   = liqAddr("dedust jetton master")
+	ddWallet   = named("dedust user wallet")
+	ddTonVault = named("dedust TON vault")
+	ddJetVault = named("dedust jetton vault")
+	ddVaultJW  = named("dedust jetton vault's wallet")
+	ddUserJW   = named("dedust user jetton wallet")
+	ddFactory  = named("dedust factory")
+	ddDeposit  = named("dedust deposit contract")
+	ddMaster   = named("dedust jetton master")
 )
 
 func ddPoolParams() abi.DedustPoolParams {
@@ -179,10 +179,10 @@ func ddPoolParams() abi.DedustPoolParams {
 // ddFactoryStep: the vault asks the factory (0xf04ec526), which deploys
 // the deposit contract and tops it up (0x54240fe5); nothing more: the
 // other asset is still to come.
-func ddFactoryStep(t testing.TB) *liqTx {
-	return liqT(ddFactory, 100_000_000, liqBody(t, 0xf04ec526, struct{ QueryID uint64 }{}),
-		liqT(ddDeposit, 10_000_000, liqBody(t, 0x9b3aa3fa, struct{ QueryID uint64 }{})),
-		liqT(ddDeposit, 50_000_000, liqBody(t, 0x54240fe5, struct{ QueryID uint64 }{})))
+func ddFactoryStep() *stx {
+	return call(ddFactory, 100_000_000, opQuery(0xf04ec526, 0),
+		call(ddDeposit, 10_000_000, opQuery(0x9b3aa3fa, 0)),
+		call(ddDeposit, 50_000_000, opQuery(0x54240fe5, 0)))
 }
 
 func TestDedustPartialDeposit(t *testing.T) {
@@ -192,14 +192,11 @@ func TestDedustPartialDeposit(t *testing.T) {
 		var b abi.DedustDepositLiquidityMsgBody
 		b.Amount, b.PoolParams = 10, ddPoolParams()
 		b.Params.Asset0TargetBalance, b.Params.Asset1TargetBalance = 10, 20
-		tr := liqTrace(ddWallet, liqT(ddTonVault, 300_000_000, liqBody(t, uint32(abi.DedustDepositLiquidityMsgOpCode), b), ddFactoryStep(t)))
-		a := liqOnly(t, liqClassify(t, tr, nil), "DexDepositLiquidity")
-		if a.status != chain.StatusOK {
-			t.Errorf("status %s", a.status)
-		}
-		liqWant(t, a, map[string]string{"dex": "dedust", "sender": ddWallet, "pool": "", "deposit_contract": ddDeposit,
-			"asset_1": "", "amount_1": "10", "user_jetton_wallet_1": "", "target_asset_1": "", "target_amount_1": "10",
-			"target_asset_2": ddMaster, "target_amount_2": "20", "lp_amount": ""})
+		tr := ext(ddWallet, call(ddTonVault, 300_000_000, cellOf(op(abi.DedustDepositLiquidityMsgOpCode), tlbOf(b)), ddFactoryStep()))
+		a := classify(t, tr, nil).only(t, "DexDepositLiquidity:ok")
+		a.want(t, map[string]any{"dex": "dedust", "sender": ddWallet, "pool": nil, "deposit_contract": ddDeposit,
+			"asset_1": nil, "amount_1": "10", "user_jetton_wallet_1": nil, "target_asset_1": nil, "target_amount_1": "10",
+			"target_asset_2": ddMaster, "target_amount_2": "20", "lp_amount": nil})
 	})
 	t.Run("jetton first", func(t *testing.T) {
 		// The jetton's notification carries the deposit parameters; the
@@ -208,14 +205,11 @@ func TestDedustPartialDeposit(t *testing.T) {
 		p.PoolParams = ddPoolParams()
 		p.Asset0TargetBalance, p.Asset1TargetBalance = 10, 20
 		payload := abi.JettonPayload{SumType: abi.DedustDepositLiquidityJettonOp, Value: p}
-		tr := liqTrace(ddWallet, liqT(ddUserJW, 300_000_000, liqJettonTransfer(t, 20, ddJetVault, ddWallet),
-			liqT(ddVaultJW, 290_000_000, liqInternalTransfer(t, 20, ddWallet),
-				liqT(ddJetVault, 200_000_000, liqNotify(t, 20, ddWallet, &payload), ddFactoryStep(t)))))
-		a := liqOnly(t, liqClassify(t, tr, nil), "DexDepositLiquidity")
-		if a.status != chain.StatusOK {
-			t.Errorf("status %s", a.status)
-		}
-		liqWant(t, a, map[string]string{"sender": ddWallet, "deposit_contract": ddDeposit, "asset_1": ddMaster,
+		tr := ext(ddWallet, call(ddUserJW, 300_000_000, jetton{amount: 20, to: ddJetVault, response: ddWallet}.transfer(),
+			call(ddVaultJW, 290_000_000, jetton{amount: 20, from: ddWallet, response: ddWallet}.internal(),
+				call(ddJetVault, 200_000_000, jetton{amount: 20, from: ddWallet, payload: cellOf(tlbOf(payload))}.notify(), ddFactoryStep()))))
+		a := classify(t, tr, nil).only(t, "DexDepositLiquidity:ok")
+		a.want(t, map[string]any{"sender": ddWallet, "deposit_contract": ddDeposit, "asset_1": ddMaster,
 			"amount_1": "20", "user_jetton_wallet_1": ddUserJW, "target_asset_2": ddMaster})
 	})
 }

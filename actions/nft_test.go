@@ -69,35 +69,44 @@ const (
 )
 
 var (
-	aBuyer      = nftAcct(0xB1)
-	aSeller     = nftAcct(0x5E)
-	aSale       = nftAcct(0x5A)
-	aItem       = nftAcct(0x17)
-	aFee        = nftAcct(0xFE)
-	aMarket     = nftAcct(0x3A)
-	aCollection = nftAcct(0xC0)
-	aPrev       = nftAcct(0x9B)
-	aRoyalty    = nftAcct(0xA1)
-	aBenef      = nftAcct(0xBE)
-	aAuction    = nftAcct(0xAC)
-	aListing    = nftAcct(0x11)
-	aWinner     = nftAcct(0x33)
-	aOther      = nftAcct(0x44)
+	aBuyer      = acct(0xB1)
+	aSeller     = acct(0x5E)
+	aSale       = acct(0x5A)
+	aItem       = acct(0x17)
+	aFee        = acct(0xFE)
+	aMarket     = acct(0x3A)
+	aCollection = acct(0xC0)
+	aPrev       = acct(0x9B)
+	aRoyalty    = acct(0xA1)
+	aBenef      = acct(0xBE)
+	aAuction    = acct(0xAC)
+	aListing    = acct(0x11)
+	aWinner     = acct(0x33)
+	aOther      = acct(0x44)
 	aDnsCol     = "0:B774D95EB20543F186C06B371AB88AD704F7E256130CAF96189368A7D0CB6CCF"
 )
 
-func excessBody(t testing.TB, q uint64) *boc.Cell { return nftCell(t, op32(0xd53276db), nftU64(q)) }
+// nftTransfer is a TEP-62 transfer with an inline forward payload.
+func nftTransfer(queryID uint64, newOwner, response string, forward uint64, payload ...part) *boc.Cell {
+	return cellOf(append([]part{op(abi.NftTransferMsgOpCode), u64(queryID), addr(newOwner), addr(response),
+		bit(false), coins(forward), bit(false)}, payload...)...)
+}
+
+// ownershipAssigned is ownership_assigned with an inline payload.
+func ownershipAssigned(queryID uint64, prevOwner string, payload ...part) *boc.Cell {
+	return cellOf(append([]part{op(abi.NftOwnershipAssignedMsgOpCode), u64(queryID), addr(prevOwner), bit(false)}, payload...)...)
+}
 
 // getgemsSaleTrace: a buyer pays a sale contract, which pays the seller and
 // the marketplace and transfers the item (nft-fixprice-sale-v3r3.fc buy()).
-func getgemsSaleTrace(t testing.TB) *synthNode {
-	return tx(aBuyer, ext(aBuyer),
-		tx(aSale, in(aBuyer, aSale, 1_650_000_000, nftComment(t, "Bought on getgems.io")),
-			tx(aSeller, in(aSale, aSeller, 1_372_369_010, nil)),
-			tx(aFee, in(aSale, aFee, 67_500_000, nil)),
-			tx(aItem, in(aSale, aItem, 200_000_000, nftTransferBody(t, 0, aBuyer, aBuyer, 30_000_000)),
-				tx(aBuyer, in(aItem, aBuyer, 30_000_000, assignedBody(t, 0, aSale))),
-				tx(aBuyer, in(aItem, aBuyer, 150_000_000, excessBody(t, 0))))))
+func getgemsSaleTrace() *stx {
+	return ext(aBuyer,
+		call(aSale, 1_650_000_000, comment("Bought on getgems.io"),
+			call(aSeller, 1_372_369_010, nil),
+			call(aFee, 67_500_000, nil),
+			call(aItem, 200_000_000, nftTransfer(0, aBuyer, aBuyer, 30_000_000),
+				call(aBuyer, 30_000_000, ownershipAssigned(0, aSale)),
+				call(aBuyer, 150_000_000, excesses(0)))))
 }
 
 func TestNftSalePurchase(t *testing.T) {
@@ -106,49 +115,43 @@ func TestNftSalePurchase(t *testing.T) {
 			aSale: {Kind: chain.KindNftSale, Owner: aSeller, Item: aItem, Market: aMarket, Price: 1_350_000_000},
 			aItem: {Kind: chain.KindNftItem, Collection: aCollection, Index: "7", Owner: aBuyer},
 		}
-		got := nftClassifySynth(t, getgemsSaleTrace(t), known)
-		tr := nftOnly(t, got, "NftItemTransfer")
-		wantFields(t, tr, map[string]any{"sender": aSale, "recipient": aBuyer, "is_purchase": true, "price": "1350000000",
+		got := classify(t, getgemsSaleTrace(), known)
+		tr := got.one(t, "NftItemTransfer:ok")
+		tr.want(t, map[string]any{"sender": aSale, "recipient": aBuyer, "is_purchase": true, "price": "1350000000",
 			"seller": aSeller, "marketplace": aMarket, "marketplace_name": "getgems", "payout_amount": "1372369010",
 			"payout_address": aSeller, "collection": aCollection, "nft_index": "7", "forward_amount": "30000000"})
-		if tr.status != "ok" || tr.txs != 5 {
-			t.Errorf("transfer %s over %d txs, want ok over 5 (wallet, sale, item, assigned, excess)", tr.status, tr.txs)
-		}
-		p := nftOnly(t, got, "NftPurchase")
-		wantFields(t, p, map[string]any{"buyer": aBuyer, "seller": aSeller, "sale_contract": aSale, "price": "1350000000",
+		tr.wantTxs(t, 5) // wallet, sale, item, assigned, excess
+		p := got.one(t, "NftPurchase")
+		p.want(t, map[string]any{"buyer": aBuyer, "seller": aSeller, "sale_contract": aSale, "price": "1350000000",
 			"payout_amount": "1372369010", "marketplace_name": "getgems"})
-		if p.txs != 6 {
-			t.Errorf("purchase over %d txs, want 6 (the transfer's and the payout)", p.txs)
+		if p.txs() != 6 {
+			t.Errorf("purchase over %d txs, want 6 (the transfer's and the payout)", p.txs())
 		}
-		fee := nftOnly(t, got, "TonTransfer")
-		wantFields(t, fee, map[string]any{"recipient": aFee, "amount": "67500000"})
+		fee := got.one(t, "TonTransfer")
+		fee.want(t, map[string]any{"recipient": aFee, "amount": "67500000"})
 	})
 	t.Run("unknown sale", func(t *testing.T) {
-		got := nftClassifySynth(t, getgemsSaleTrace(t), nil)
-		wantFields(t, nftOnly(t, got, "NftItemTransfer"), map[string]any{"is_purchase": true, "seller": aSeller,
+		got := classify(t, getgemsSaleTrace(), nil)
+		got.one(t, "NftItemTransfer").want(t, map[string]any{"is_purchase": true, "seller": aSeller,
 			"price": "1650000000", "marketplace": nil, "marketplace_name": nil})
-		wantFields(t, nftOnly(t, got, "NftPurchase"), map[string]any{"buyer": aBuyer, "seller": aSeller, "payout_amount": "1372369010"})
+		got.one(t, "NftPurchase").want(t, map[string]any{"buyer": aBuyer, "seller": aSeller, "payout_amount": "1372369010"})
 	})
 	t.Run("item fails", func(t *testing.T) {
-		root := getgemsSaleTrace(t)
+		root := getgemsSaleTrace()
 		item := root.kids[0].kids[2]
 		item.kids = nil
-		item.fails()
-		got := nftClassifySynth(t, root, nil)
-		if a := nftOnly(t, got, "NftItemTransfer"); a.status != "failed" {
-			t.Errorf("transfer %s, want failed", a.status)
-		}
-		if a := nftOnly(t, got, "NftPurchase"); a.status != "failed" {
-			t.Errorf("purchase %s, want failed", a.status)
-		}
+		item.fails(0)
+		got := classify(t, root, nil)
+		got.one(t, "NftItemTransfer:failed")
+		got.one(t, "NftPurchase:failed")
 	})
 }
 
 // bidInfo is the Telemint teleitem_bid_info payload of ownership_assigned.
-func bidInfo(bid uint64) []any { return []any{op32(0x38127de1), grams(bid), op32(1_700_000_000)} }
+func bidInfo(bid uint64) []part { return []part{op(0x38127de1), coins(bid), u(1_700_000_000, 32)} }
 
-func fillUp(t testing.TB) *boc.Cell { return nftCell(t, op32(0x370fec51), nftU64(1)) }
-func outbid(t testing.TB) *boc.Cell { return nftCell(t, op32(0x557cea20), nftU64(1)) }
+func fillUp() *boc.Cell { return opQuery(0x370fec51, 1) }
+func outbid() *boc.Cell { return opQuery(0x557cea20, 1) }
 func teleitem() chain.KnownContract {
 	return chain.KnownContract{Kind: chain.KindNftItem, Collection: aCollection, Index: "99", Content: map[string]string{"uri": "https://nft.fragment.com/username/alice.json"}}
 }
@@ -164,94 +167,92 @@ func TestFragmentPurchase(t *testing.T) {
 	item := "0:62ABD9CB04ACCD71441A61CEB6D48D62C3323F4AA2AED89CAF3E3FFAFF6C9829"
 	seller := "0:6E9AE2FDB2C10E52B6711A64E0798E6A6C7187D42C1E1FBFDB2B2E9D1173E0C1"
 	royalty := "0:408DA3B28B6C065A593E10391269BAAA9C5F8CAEBC0C69D9F0AABBAB2A99256B"
-	purchase := func(prevBid bool) *synthNode {
-		bid := tx(item, in(buyer, item, 4500*tonN, nil),
-			tx(buyer, in(item, buyer, 10_000_000, assignedBody(t, 5, seller, bidInfo(4500*tonN)...))),
-			tx(royalty, in(item, royalty, 224_999_000_000, fillUp(t))),
-			tx(seller, in(item, seller, 4_274_977_607_063, fillUp(t))))
+	purchase := func(prevBid bool) *stx {
+		bid := call(item, 4500*tonN, nil,
+			call(buyer, 10_000_000, ownershipAssigned(5, seller, bidInfo(4500*tonN)...)),
+			call(royalty, 224_999_000_000, fillUp()),
+			call(seller, 4_274_977_607_063, fillUp()))
 		if prevBid {
-			bid.kids = append([]*synthNode{tx(aPrev, in(item, aPrev, 4000*tonN, outbid(t)))}, bid.kids...)
+			bid.kids = append([]*stx{call(aPrev, 4000*tonN, outbid())}, bid.kids...)
 		}
-		return tx(buyer, ext(buyer), bid)
+		return ext(buyer, bid)
 	}
 	for _, prevBid := range []bool{false, true} {
-		got := nftClassifySynth(t, purchase(prevBid), chain.KnownContracts{item: teleitem()})
-		tr := nftOnly(t, got, "NftItemTransfer")
-		wantFields(t, tr, map[string]any{"sender": seller, "recipient": buyer, "nft": item, "is_purchase": true,
+		got := classify(t, purchase(prevBid), chain.KnownContracts{item: teleitem()})
+		tr := got.one(t, "NftItemTransfer")
+		tr.want(t, map[string]any{"sender": seller, "recipient": buyer, "nft": item, "is_purchase": true,
 			"price": "4500000000000", "marketplace_name": "fragment", "royalty_amount": "224999000000", "royalty_address": royalty,
 			"payout_amount": "4274977607063", "payout_address": seller, "query_id": "5", "collection": aCollection})
-		if tr.txs != 5 {
-			t.Errorf("transfer over %d txs, want 5 (wallet, bid, assigned, two fill-ups)", tr.txs)
+		if tr.txs() != 5 {
+			t.Errorf("transfer over %d txs, want 5 (wallet, bid, assigned, two fill-ups)", tr.txs())
 		}
-		wantFields(t, nftOnly(t, got, "NftPurchase"), map[string]any{"buyer": buyer, "seller": seller, "price": "4500000000000",
+		got.one(t, "NftPurchase").want(t, map[string]any{"buyer": buyer, "seller": seller, "price": "4500000000000",
 			"marketplace_name": "fragment", "sale_contract": nil})
 		if !prevBid {
 			if len(got) != 2 {
-				t.Errorf("got %s, want the transfer and the purchase", kinds(got))
+				t.Errorf("got %s, want the transfer and the purchase", got.kinds())
 			}
 			continue
 		}
 		// The payback of the previous bid stays a call, as toncenter
 		// reports it (the bid belongs to the purchase).
-		wantFields(t, nftOnly(t, got, "SmartContractExec"), map[string]any{"opcode": "0x557cea20", "contract": aPrev})
+		got.one(t, "SmartContractExec").want(t, map[string]any{"opcode": "0x557cea20", "contract": aPrev})
 	}
 	// Without indexer knowledge the bid info payload is enough.
-	nftOnly(t, nftClassifySynth(t, purchase(false), nil), "NftPurchase")
+	classify(t, purchase(false), nil).one(t, "NftPurchase")
 }
 
 func TestAuctionBids(t *testing.T) {
 	t.Run("fragment", func(t *testing.T) {
-		root := tx(aBuyer, ext(aBuyer), tx(aItem, in(aBuyer, aItem, 60*tonN, nil), tx(aPrev, in(aItem, aPrev, 50*tonN, outbid(t)))))
+		root := ext(aBuyer, call(aItem, 60*tonN, nil, call(aPrev, 50*tonN, outbid())))
 		for _, known := range []chain.KnownContracts{{aItem: teleitem()}, nil} {
-			got := nftClassifySynth(t, root, known)
-			bid := nftOnly(t, got, "AuctionBid")
-			wantFields(t, bid, map[string]any{"bidder": aBuyer, "auction": aItem, "amount": "60000000000", "nft": aItem})
-			o := nftOnly(t, got, "AuctionOutbid")
-			wantFields(t, o, map[string]any{"auction": aItem, "bidder": aPrev, "new_bidder": aBuyer, "amount": "50000000000"})
+			got := classify(t, root, known)
+			bid := got.one(t, "AuctionBid")
+			bid.want(t, map[string]any{"bidder": aBuyer, "auction": aItem, "amount": "60000000000", "nft": aItem})
+			o := got.one(t, "AuctionOutbid")
+			o.want(t, map[string]any{"auction": aItem, "bidder": aPrev, "new_bidder": aBuyer, "amount": "50000000000"})
 			if known != nil {
-				wantFields(t, bid, map[string]any{"auction_type": "fragment", "collection": aCollection, "nft_index": "99"})
+				bid.want(t, map[string]any{"auction_type": "fragment", "collection": aCollection, "nft_index": "99"})
 			}
 			if len(got) != 2 {
-				t.Errorf("got %s, want the bid and the outbid nftOnly", kinds(got))
+				t.Errorf("got %s, want the bid and the outbid only", got.kinds())
 			}
 		}
 	})
 	t.Run("getgems", func(t *testing.T) {
-		root := tx(aBuyer, ext(aBuyer), tx(aAuction, in(aBuyer, aAuction, 12*tonN, nil),
-			tx(aPrev, in(aAuction, aPrev, 9_994_423_000, nftComment(t, "Your bid has been outbid by another user.")))))
+		root := ext(aBuyer, call(aAuction, 12*tonN, nil,
+			call(aPrev, 9_994_423_000, comment("Your bid has been outbid by another user."))))
 		known := chain.KnownContracts{aAuction: {Kind: chain.KindNftAuction, Item: aItem, Owner: aSeller, Market: aMarket},
 			aItem: {Kind: chain.KindNftItem, Collection: aCollection, Index: "3"}}
-		got := nftClassifySynth(t, root, known)
-		wantFields(t, nftOnly(t, got, "AuctionBid"), map[string]any{"auction": aAuction, "nft": aItem, "collection": aCollection,
+		got := classify(t, root, known)
+		got.one(t, "AuctionBid").want(t, map[string]any{"auction": aAuction, "nft": aItem, "collection": aCollection,
 			"nft_index": "3", "auction_type": "getgems", "amount": "12000000000"})
-		wantFields(t, nftOnly(t, got, "AuctionOutbid"), map[string]any{"bidder": aPrev, "new_bidder": aBuyer,
+		got.one(t, "AuctionOutbid").want(t, map[string]any{"bidder": aPrev, "new_bidder": aBuyer,
 			"amount": "9994423000", "comment": "Your bid has been outbid by another user.", "auction_type": "getgems"})
 	})
 	t.Run("rejected", func(t *testing.T) {
-		root := tx(aBuyer, ext(aBuyer), tx(aAuction, in(aBuyer, aAuction, tonN, nil)).fails())
+		root := ext(aBuyer, call(aAuction, tonN, nil).fails(0))
 		known := chain.KnownContracts{aAuction: {Kind: chain.KindNftAuction, Item: aItem}}
-		if a := nftOnly(t, nftClassifySynth(t, root, known), "AuctionBid"); a.status != "failed" {
-			t.Errorf("bid %s, want failed", a.status)
-		}
+		classify(t, root, known).one(t, "AuctionBid:failed")
 	})
 	t.Run("dns top-up is not a bid", func(t *testing.T) {
-		root := tx(aBuyer, ext(aBuyer), tx(aItem, in(aBuyer, aItem, tonN, nil)))
+		root := ext(aBuyer, call(aItem, tonN, nil))
 		known := chain.KnownContracts{aItem: {Kind: chain.KindNftItem, Collection: aDnsCol}}
-		got := nftClassifySynth(t, root, known)
-		nftOnly(t, got, "TonTransfer")
+		got := classify(t, root, known)
+		got.one(t, "TonTransfer")
 	})
 }
 
 // getgemsAuctionEnd: a command to a Getgems auction that ends it
 // (nft-auction-v3r3 handle::end_auction: fee, profit, then the item).
-func getgemsAuctionEnd(t testing.TB, command *boc.Cell, winner string) *synthNode {
-	return tx(aSeller, ext(aSeller),
-		tx(aAuction, in(aSeller, aAuction, tonN, command),
-			tx(aFee, in(aAuction, aFee, 500_000_000, nftComment(t, "Marketplace fee"))),
-			tx(aSeller, in(aAuction, aSeller, 9*tonN, nftComment(t, "Profit"))),
-			tx(aItem, in(aAuction, aItem, 400_000_000, nftTransferBody(t, 42, winner, aSeller, 1)),
-				tx(winner, in(aItem, winner, 1, assignedBody(t, 42, aAuction))),
-				tx(aSeller, in(aItem, aSeller, 300_000_000, excessBody(t, 42))))))
+func getgemsAuctionEnd(command *boc.Cell, winner string) *stx {
+	return ext(aSeller,
+		call(aAuction, tonN, command,
+			call(aFee, 500_000_000, comment("Marketplace fee")),
+			call(aSeller, 9*tonN, comment("Profit")),
+			call(aItem, 400_000_000, nftTransfer(42, winner, aSeller, 1),
+				call(winner, 1, ownershipAssigned(42, aAuction)),
+				call(aSeller, 300_000_000, excesses(42)))))
 }
 
 func TestGetgemsAuctionEnd(t *testing.T) {
@@ -259,31 +260,31 @@ func TestGetgemsAuctionEnd(t *testing.T) {
 	for _, cmd := range []struct {
 		name string
 		body *boc.Cell
-	}{{"comment", nftComment(t, "finish")}, {"op", nftCell(t, op32(0x20c9eb18), nftU64(0))}} {
+	}{{"comment", comment("finish")}, {"op", opQuery(0x20c9eb18, 0)}} {
 		t.Run("finish by "+cmd.name, func(t *testing.T) {
-			got := nftClassifySynth(t, getgemsAuctionEnd(t, cmd.body, aWinner), known)
-			wantFields(t, nftOnly(t, got, "NftFinishAuction"), map[string]any{"owner": aWinner, "auction_contract": aAuction,
+			got := classify(t, getgemsAuctionEnd(cmd.body, aWinner), known)
+			got.one(t, "NftFinishAuction").want(t, map[string]any{"owner": aWinner, "auction_contract": aAuction,
 				"nft": aItem, "marketplace": aMarket, "finisher": aSeller})
-			tr := nftOnly(t, got, "NftItemTransfer")
-			wantFields(t, tr, map[string]any{"is_purchase": true, "price": "10000000000", "seller": aSeller, "recipient": aWinner})
-			if tr.txs != 3 {
-				t.Errorf("transfer over %d txs, want 3 (the finish command is the auction's own action)", tr.txs)
+			tr := got.one(t, "NftItemTransfer")
+			tr.want(t, map[string]any{"is_purchase": true, "price": "10000000000", "seller": aSeller, "recipient": aWinner})
+			if tr.txs() != 3 {
+				t.Errorf("transfer over %d txs, want 3 (the finish command is the auction's own action)", tr.txs())
 			}
-			wantFields(t, nftOnly(t, got, "NftPurchase"), map[string]any{"payout_amount": "9000000000", "payout_comment": "Profit"})
-			wantFields(t, nftOnly(t, got, "TonTransfer"), map[string]any{"comment": "Marketplace fee"})
+			got.one(t, "NftPurchase").want(t, map[string]any{"payout_amount": "9000000000", "payout_comment": "Profit"})
+			got.one(t, "TonTransfer").want(t, map[string]any{"comment": "Marketplace fee"})
 		})
 	}
 	t.Run("cancel", func(t *testing.T) {
-		root := tx(aSeller, ext(aSeller),
-			tx(aAuction, in(aSeller, aAuction, tonN, nftComment(t, "cancel")),
-				tx(aItem, in(aAuction, aItem, 900_000_000, nftTransferBody(t, 1, aSeller, aSeller, 0)),
-					tx(aSeller, in(aItem, aSeller, 800_000_000, excessBody(t, 1))))))
-		got := nftClassifySynth(t, root, known)
-		wantFields(t, nftOnly(t, got, "NftCancelAuction"), map[string]any{"owner": aSeller, "auction_contract": aAuction,
+		root := ext(aSeller,
+			call(aAuction, tonN, comment("cancel"),
+				call(aItem, 900_000_000, nftTransfer(1, aSeller, aSeller, 0),
+					call(aSeller, 800_000_000, excesses(1)))))
+		got := classify(t, root, known)
+		got.one(t, "NftCancelAuction").want(t, map[string]any{"owner": aSeller, "auction_contract": aAuction,
 			"nft": aItem, "marketplace": aMarket, "marketplace_name": "getgems"})
-		wantFields(t, nftOnly(t, got, "NftItemTransfer"), map[string]any{"is_purchase": false, "recipient": aSeller})
+		got.one(t, "NftItemTransfer").want(t, map[string]any{"is_purchase": false, "recipient": aSeller})
 		if len(got) != 2 {
-			t.Errorf("got %s", kinds(got))
+			t.Errorf("got %s", got.kinds())
 		}
 	})
 }
@@ -295,40 +296,39 @@ func TestGetgemsSaleCancelUpdate(t *testing.T) {
 	owner := "0:E3E4DBD02B51E1E9C72DE4F017F1771BE882A8D479A3A1CD8B33535A83FD5FA4"
 	sale := "0:30635BDAA6736AD1ED89146B5A34E2CC21E9ECA51031A463FE4C89A537304547"
 	item := "0:8B281B8ADD972723536FABEDF3CCF203DAC9CA7CA8869FEDA03F69F5D6BFBC24"
-	cancel := tx(owner, ext(owner),
-		tx(sale, in(owner, sale, 1_100_000_000, nftCell(t, op32(3), nftU64(77))),
-			tx(item, in(sale, item, 1_000_000_000, nftTransferBody(t, 77, owner, owner, 0)),
-				tx(owner, in(item, owner, 900_000_000, excessBody(t, 77))))))
+	cancel := ext(owner,
+		call(sale, 1_100_000_000, opQuery(3, 77),
+			call(item, 1_000_000_000, nftTransfer(77, owner, owner, 0),
+				call(owner, 900_000_000, excesses(77)))))
 	known := chain.KnownContracts{sale: {Kind: chain.KindNftSale, Item: item, Owner: owner, Market: aMarket}}
-	got := nftClassifySynth(t, cancel, known)
-	wantFields(t, nftOnly(t, got, "NftCancelSale"), map[string]any{"owner": owner, "sale_contract": sale, "nft": item,
+	got := classify(t, cancel, known)
+	got.one(t, "NftCancelSale").want(t, map[string]any{"owner": owner, "sale_contract": sale, "nft": item,
 		"marketplace": aMarket, "marketplace_name": "getgems", "canceller": owner, "query_id": "77"})
-	wantFields(t, nftOnly(t, got, "NftItemTransfer"), map[string]any{"sender": sale, "recipient": owner, "nft": item})
+	got.one(t, "NftItemTransfer").want(t, map[string]any{"sender": sale, "recipient": owner, "nft": item})
 	if len(got) != 2 {
-		t.Errorf("got %s, want the cancel and the transfer", kinds(got))
+		t.Errorf("got %s, want the cancel and the transfer", got.kinds())
 	}
 	// Unknown to the indexer: the item going back to the canceller is enough.
-	wantFields(t, nftOnly(t, nftClassifySynth(t, cancel, nil), "NftCancelSale"), map[string]any{"owner": owner, "marketplace": nil})
+	classify(t, cancel, nil).one(t, "NftCancelSale").want(t, map[string]any{"owner": owner, "marketplace": nil})
 
-	update := tx(aSeller, ext(aSeller), tx(aSale, in(aSeller, aSale, 50_000_000,
-		nftCell(t, op32(0x6c6c2080), nftU64(5), grams(2*tonN), grams(100_000_000), grams(200_000_000)))))
+	update := ext(aSeller, call(aSale, 50_000_000, cellOf(op(0x6c6c2080), u64(5), coins(2*tonN), coins(100_000_000), coins(200_000_000))))
 	known = chain.KnownContracts{aSale: {Kind: chain.KindNftSale, Item: aItem, Owner: aSeller, Market: aMarket}}
-	got = nftClassifySynth(t, update, known)
-	wantFields(t, nftOnly(t, got, "NftUpdateSale"), map[string]any{"sender": aSeller, "sale_contract": aSale, "nft": aItem,
+	got = classify(t, update, known)
+	got.one(t, "NftUpdateSale").want(t, map[string]any{"sender": aSeller, "sale_contract": aSale, "nft": aItem,
 		"marketplace": aMarket, "full_price": "2000000000", "marketplace_fee": "100000000", "royalty_amount": "200000000", "query_id": "5"})
 }
 
 // listingTrace: the owner transfers the item to a marketplace contract,
 // which deploys the sale (or auction) and transfers the item on to it.
-func listingTrace(t testing.TB, saleData *boc.Cell, sale string) *synthNode {
-	return tx(aSeller, ext(aSeller),
-		tx(aItem, in(aSeller, aItem, 300_000_000, nftTransferBody(t, 9, aListing, aSeller, 200_000_000, text("x"))),
-			tx(aListing, in(aItem, aListing, 200_000_000, assignedBody(t, 9, aSeller)),
-				tx(sale, in(aListing, sale, 50_000_000, nil)).deploys(saleData),
-				tx(aItem, in(aListing, aItem, 100_000_000, nftTransferBody(t, 9, sale, aListing, 1)),
-					tx(sale, in(aItem, sale, 1, assignedBody(t, 9, aListing))),
-					tx(aListing, in(aItem, aListing, 50_000_000, excessBody(t, 9))))),
-			tx(aSeller, in(aItem, aSeller, 50_000_000, excessBody(t, 9)))))
+func listingTrace(saleData *boc.Cell, sale string) *stx {
+	return ext(aSeller,
+		call(aItem, 300_000_000, nftTransfer(9, aListing, aSeller, 200_000_000, text("x")),
+			call(aListing, 200_000_000, ownershipAssigned(9, aSeller),
+				call(sale, 50_000_000, nil).deploys(saleData),
+				call(aItem, 100_000_000, nftTransfer(9, sale, aListing, 1),
+					call(sale, 1, ownershipAssigned(9, aListing)),
+					call(aListing, 50_000_000, excesses(9)))),
+			call(aSeller, 50_000_000, excesses(9))))
 }
 
 func TestGetgemsListing(t *testing.T) {
@@ -336,100 +336,94 @@ func TestGetgemsListing(t *testing.T) {
 		// nft-fixprice-sale-v4r1.fc storage: is_complete marketplace owner
 		// full_price sold_at query_id ^(fee_address royalty_address
 		// fee_percent:17 royalty_percent:17 nft created_at) jetton_prices.
-		static := nftCell(t, aFee, aRoyalty, bits17(5000), bits17(10000), aItem, op32(1_700_000_000))
-		data := nftCell(t, bitv(false), aMarket, noAddr{}, grams(3*tonN), op32(0), nftU64(0), static, bitv(false))
+		static := cellOf(addr(aFee), addr(aRoyalty), u(5000, 17), u(10000, 17), addr(aItem), u(1_700_000_000, 32))
+		data := cellOf(bit(false), addr(aMarket), addr(""), coins(3*tonN), u(0, 32), u64(0), ref(static), bit(false))
 		known := chain.KnownContracts{aSale: {Kind: chain.KindNftSale, Item: aItem, Owner: aSeller, Market: aMarket}}
-		got := nftClassifySynth(t, listingTrace(t, data, aSale), known)
-		wantFields(t, nftOnly(t, got, "NftPutOnSale"), map[string]any{"owner": aSeller, "listing": aListing, "sale_contract": aSale,
+		got := classify(t, listingTrace(data, aSale), known)
+		got.one(t, "NftPutOnSale").want(t, map[string]any{"owner": aSeller, "listing": aListing, "sale_contract": aSale,
 			"nft": aItem, "marketplace": aMarket, "marketplace_name": "getgems", "full_price": "3000000000",
 			"marketplace_fee": "150000000", "royalty_amount": "300000000", "marketplace_fee_address": aFee,
 			"royalty_address": aRoyalty, "version": "v4r1"})
 		var transfers int
 		for _, a := range got {
-			if a.typ == "NftItemTransfer" {
+			if a.Type == "NftItemTransfer" {
 				transfers++
 			}
 		}
 		if transfers != 2 {
-			t.Errorf("got %s, want both item transfers beside the listing", kinds(got))
+			t.Errorf("got %s, want both item transfers beside the listing", got.kinds())
 		}
 	})
 	t.Run("auction v3r3", func(t *testing.T) {
-		fees := nftCell(t, aFee, aRoyalty)
-		constant := nftCell(t, aMarket, grams(tonN), grams(100*tonN), grams(100_000_000), op32(300))
-		data := nftCell(t, bitv(false), bitv(false), noAddr{}, grams(0), op32(0), op32(1_800_000_000), noAddr{}, nftU64(0),
-			op32(5), op32(100), op32(10), op32(100), fees, constant)
+		fees := cellOf(addr(aFee), addr(aRoyalty))
+		constant := cellOf(addr(aMarket), coins(tonN), coins(100*tonN), coins(100_000_000), u(300, 32))
+		data := cellOf(bit(false), bit(false), addr(""), coins(0), u(0, 32), u(1_800_000_000, 32), addr(""), u64(0), u(5, 32), u(100, 32), u(10, 32), u(100, 32), ref(fees), ref(constant))
 		known := chain.KnownContracts{aAuction: {Kind: chain.KindNftAuction, Item: aItem, Owner: aSeller, Market: aMarket}}
-		got := nftClassifySynth(t, listingTrace(t, data, aAuction), known)
-		wantFields(t, nftOnly(t, got, "NftPutOnAuction"), map[string]any{"owner": aSeller, "auction_contract": aAuction,
+		got := classify(t, listingTrace(data, aAuction), known)
+		got.one(t, "NftPutOnAuction").want(t, map[string]any{"owner": aSeller, "auction_contract": aAuction,
 			"marketplace": aMarket, "marketplace_fee_factor": "5", "marketplace_fee_base": "100", "royalty_fee_factor": "10",
 			"royalty_fee_base": "100", "min_bid": "1000000000", "max_bid": "100000000000", "min_step": "100000000",
 			"end_time": 1_800_000_000, "step_time": 300, "marketplace_fee_address": aFee, "royalty_address": aRoyalty})
 	})
 	t.Run("unknown contract", func(t *testing.T) {
-		got := nftClassifySynth(t, listingTrace(t, nftCell(t, nftU64(1)), aSale), nil)
+		got := classify(t, listingTrace(cellOf(u64(1)), aSale), nil)
 		for _, a := range got {
-			if a.typ == "NftPutOnSale" || a.typ == "NftPutOnAuction" {
-				t.Errorf("got %s for a contract of unknown code", a.typ)
+			if a.Type == "NftPutOnSale" || a.Type == "NftPutOnAuction" {
+				t.Errorf("got %s for a contract of unknown code", a.Type)
 			}
 		}
 	})
 }
 
-// bits17 is a 17-bit unsigned integer (v4 sale percents).
-type bits17 uint32
-
 func TestNftMintAndDiscovery(t *testing.T) {
 	// A standard collection deploys item #5: data index:uint256
 	// collection_address (getgems nft-collection.fc deploy_nft_item).
-	root := tx(aSeller, ext(aSeller),
-		tx(aCollection, in(aSeller, aCollection, 100_000_000, nftCell(t, op32(1), nftU64(0), nftU64(5))),
-			tx(aItem, in(aCollection, aItem, 50_000_000, nftCell(t, aSeller, nftCell(t, text("meta.json"))))).
-				deploys(nftCell(t, nftU256(5), aCollection))))
-	got := nftClassifySynth(t, root, nil)
-	wantFields(t, nftOnly(t, got, "NftMint"), map[string]any{"nft": aItem, "collection": aCollection, "nft_index": "5",
+	root := ext(aSeller,
+		call(aCollection, 100_000_000, cellOf(op(1), u64(0), u64(5)),
+			call(aItem, 50_000_000, cellOf(addr(aSeller), ref(cellOf(text("meta.json"))))).
+				deploys(cellOf(u(5, 256), addr(aCollection)))))
+	got := classify(t, root, nil)
+	got.one(t, "NftMint").want(t, map[string]any{"nft": aItem, "collection": aCollection, "nft_index": "5",
 		"sender": aCollection, "owner": nil})
-	nftOnly(t, got, "ContractDeploy")
+	got.one(t, "ContractDeploy")
 
 	// The .ton DNS collection deploys an item for a comment "alice".
-	dnsItem := nftAcct(0xD1)
-	root = tx(aBuyer, ext(aBuyer),
-		tx(aDnsCol, in(aBuyer, aDnsCol, 100*tonN, nftComment(t, "alice")),
-			tx(dnsItem, in(aDnsCol, dnsItem, 99*tonN, nftCell(t, aBuyer, nftCell(t, text("alice"))))).
-				deploys(nftCell(t, nftU256(12345), aDnsCol))))
-	wantFields(t, nftOnly(t, nftClassifySynth(t, root, nil), "NftMint"), map[string]any{"domain": "alice.ton", "collection": aDnsCol})
+	dnsItem := acct(0xD1)
+	root = ext(aBuyer,
+		call(aDnsCol, 100*tonN, comment("alice"),
+			call(dnsItem, 99*tonN, cellOf(addr(aBuyer), ref(cellOf(text("alice"))))).
+				deploys(cellOf(u(12345, 256), addr(aDnsCol)))))
+	classify(t, root, nil).one(t, "NftMint").want(t, map[string]any{"domain": "alice.ton", "collection": aDnsCol})
 
 	// get_static_data answered by report_static_data.
-	root = tx(aOther, ext(aOther),
-		tx(aItem, in(aOther, aItem, 50_000_000, nftCell(t, op32(0x2fcb26a2), nftU64(4))),
-			tx(aOther, in(aItem, aOther, 40_000_000, nftCell(t, op32(0x8b771735), nftU64(4), nftU256(77), aCollection)))))
-	got = nftClassifySynth(t, root, nil)
-	wantFields(t, nftOnly(t, got, "NftDiscovery"), map[string]any{"sender": aOther, "nft": aItem, "collection": aCollection,
+	root = ext(aOther,
+		call(aItem, 50_000_000, opQuery(0x2fcb26a2, 4),
+			call(aOther, 40_000_000, cellOf(op(0x8b771735), u64(4), u(77, 256), addr(aCollection)))))
+	got = classify(t, root, nil)
+	got.one(t, "NftDiscovery").want(t, map[string]any{"sender": aOther, "nft": aItem, "collection": aCollection,
 		"nft_index": "77", "query_id": "4"})
 	if len(got) != 1 {
-		t.Errorf("got %s", kinds(got))
+		t.Errorf("got %s", got.kinds())
 	}
 }
 
 func TestTeleitemAuctionCommands(t *testing.T) {
-	config := nftCell(t, aBenef, grams(10*tonN), grams(1000*tonN), u8(5), op32(3600), op32(86400))
-	start := tx(aSeller, ext(aSeller),
-		tx(aItem, in(aSeller, aItem, 100_000_000, nftCell(t, op32(0x487a8e81), nftU64(8), config)),
-			tx(aSeller, in(aItem, aSeller, 90_000_000, nftCell(t, op32(0xa37a0983), nftU64(8))))))
-	got := nftClassifySynth(t, start, chain.KnownContracts{aItem: teleitem()})
-	a := nftOnly(t, got, "TeleitemStartAuction")
-	wantFields(t, a, map[string]any{"owner": aSeller, "nft": aItem, "beneficiary": aBenef, "min_bid": "10000000000",
+	config := cellOf(addr(aBenef), coins(10*tonN), coins(1000*tonN), u(5, 8), u(3600, 32), u(86400, 32))
+	start := ext(aSeller,
+		call(aItem, 100_000_000, cellOf(op(0x487a8e81), u64(8), ref(config)),
+			call(aSeller, 90_000_000, opQuery(0xa37a0983, 8))))
+	got := classify(t, start, chain.KnownContracts{aItem: teleitem()})
+	a := got.one(t, "TeleitemStartAuction")
+	a.want(t, map[string]any{"owner": aSeller, "nft": aItem, "beneficiary": aBenef, "min_bid": "10000000000",
 		"max_bid": "1000000000000", "min_bid_step": 5, "min_extend_time": 3600, "duration": 86400,
 		"marketplace_name": "fragment", "collection": aCollection, "query_id": "8"})
-	if len(got) != 1 || a.txs != 3 {
-		t.Errorf("got %s over %d txs, want the start alone with teleitem_ok", kinds(got), a.txs)
+	if len(got) != 1 || a.txs() != 3 {
+		t.Errorf("got %s over %d txs, want the start alone with teleitem_ok", got.kinds(), a.txs())
 	}
-	cancel := tx(aSeller, ext(aSeller),
-		tx(aItem, in(aSeller, aItem, 100_000_000, nftCell(t, op32(0x371638ae), nftU64(8)))).fails())
-	wantFields(t, nftOnly(t, nftClassifySynth(t, cancel, nil), "TeleitemCancelAuction"), map[string]any{"owner": aSeller, "nft": aItem})
-	if a := nftOnly(t, nftClassifySynth(t, cancel, nil), "TeleitemCancelAuction"); a.status != "failed" {
-		t.Errorf("cancel %s, want failed", a.status)
-	}
+	cancel := ext(aSeller,
+		call(aItem, 100_000_000, opQuery(0x371638ae, 8)).fails(0))
+	classify(t, cancel, nil).one(t, "TeleitemCancelAuction").want(t, map[string]any{"owner": aSeller, "nft": aItem})
+	classify(t, cancel, nil).one(t, "TeleitemCancelAuction:failed")
 }
 
 func dnsKey(name string) []byte {
@@ -438,75 +432,75 @@ func dnsKey(name string) []byte {
 }
 
 func TestDnsActions(t *testing.T) {
-	dnsItem := nftAcct(0xD1)
+	dnsItem := acct(0xD1)
 	known := chain.KnownContracts{dnsItem: {Kind: chain.KindNftItem, Collection: aDnsCol, Index: "1",
 		Content: map[string]string{"domain": "alice.ton"}}}
-	change := func(key []byte, value *boc.Cell) *synthNode {
-		parts := []any{op32(0x4eb1f0f9), nftU64(3), key}
+	change := func(key []byte, value *boc.Cell) *stx {
+		parts := []part{op(0x4eb1f0f9), u64(3), raw(key)}
 		if value != nil {
-			parts = append(parts, value)
+			parts = append(parts, ref(value))
 		}
-		return tx(aSeller, ext(aSeller), tx(dnsItem, in(aSeller, dnsItem, 50_000_000, nftCell(t, parts...))))
+		return ext(aSeller, call(dnsItem, 50_000_000, cellOf(parts...)))
 	}
 	t.Run("wallet record", func(t *testing.T) {
-		got := nftClassifySynth(t, change(dnsKey("wallet"), nftCell(t, u16(0x9fd3), aOther, u8(0))), known)
-		wantFields(t, nftOnly(t, got, "ChangeDns"), map[string]any{"sender": aSeller, "nft": dnsItem, "collection": aDnsCol,
+		got := classify(t, change(dnsKey("wallet"), cellOf(u(0x9fd3, 16), addr(aOther), u(0, 8))), known)
+		got.one(t, "ChangeDns").want(t, map[string]any{"sender": aSeller, "nft": dnsItem, "collection": aDnsCol,
 			"category": "wallet", "value_schema": "DNSSmcAddress", "smc_address": aOther, "flags": 0, "domain": "alice.ton", "query_id": "3"})
 		// The wallet record names aOther alice.ton in the address book;
 		// without the item's domain, or for another record, nothing.
-		names := actions.DNSNames(actions.Classify(build(t, change(dnsKey("wallet"), nftCell(t, u16(0x9fd3), aOther, u8(0)))), known))
+		names := actions.DNSNames(actions.Classify(traceOf(change(dnsKey("wallet"), cellOf(u(0x9fd3, 16), addr(aOther), u(0, 8)))), known))
 		if len(names) != 1 || names[0] != (chain.DNSName{Domain: "alice.ton", Address: aOther}) {
 			t.Errorf("DNSNames = %v, want alice.ton -> %s", names, aOther)
 		}
-		if names := actions.DNSNames(actions.Classify(build(t, change(dnsKey("wallet"), nftCell(t, u16(0x9fd3), aOther, u8(0)))), nil)); len(names) != 0 {
+		if names := actions.DNSNames(actions.Classify(traceOf(change(dnsKey("wallet"), cellOf(u(0x9fd3, 16), addr(aOther), u(0, 8)))), nil)); len(names) != 0 {
 			t.Errorf("DNSNames without the domain = %v, want none", names)
 		}
 	})
 	t.Run("site and storage", func(t *testing.T) {
 		adnl := bytes.Repeat([]byte{0xAB}, 32)
-		got := nftClassifySynth(t, change(dnsKey("site"), nftCell(t, u16(0xad01), adnl, u8(0))), known)
-		wantFields(t, nftOnly(t, got, "ChangeDns"), map[string]any{"category": "site", "value_schema": "DNSAdnlAddress",
+		got := classify(t, change(dnsKey("site"), cellOf(u(0xad01, 16), raw(adnl), u(0, 8))), known)
+		got.one(t, "ChangeDns").want(t, map[string]any{"category": "site", "value_schema": "DNSAdnlAddress",
 			"adnl_address": "abababababababababababababababababababababababababababababababab"})
-		got = nftClassifySynth(t, change(dnsKey("storage"), nftCell(t, u16(0x7473), adnl)), known)
-		wantFields(t, nftOnly(t, got, "ChangeDns"), map[string]any{"value_schema": "DNSStorageAddress",
+		got = classify(t, change(dnsKey("storage"), cellOf(u(0x7473, 16), raw(adnl))), known)
+		got.one(t, "ChangeDns").want(t, map[string]any{"value_schema": "DNSStorageAddress",
 			"storage_address": "abababababababababababababababababababababababababababababababab"})
 	})
 	t.Run("resolver and text", func(t *testing.T) {
-		got := nftClassifySynth(t, change(dnsKey("dns_next_resolver"), nftCell(t, u16(0xba93), aOther)), nil)
-		wantFields(t, nftOnly(t, got, "ChangeDns"), map[string]any{"value_schema": "DNSNextResolver", "next_resolver": aOther,
+		got := classify(t, change(dnsKey("dns_next_resolver"), cellOf(u(0xba93, 16), addr(aOther))), nil)
+		got.one(t, "ChangeDns").want(t, map[string]any{"value_schema": "DNSNextResolver", "next_resolver": aOther,
 			"domain": nil, "collection": nil})
-		got = nftClassifySynth(t, change(dnsKey("text"), nftCell(t, u16(0x1eda), u8(1), u8(5), text("hello"))), nil)
-		wantFields(t, nftOnly(t, got, "ChangeDns"), map[string]any{"value_schema": "DNSText", "text": "hello", "category": nil})
+		got = classify(t, change(dnsKey("text"), cellOf(u(0x1eda, 16), u(1, 8), u(5, 8), text("hello"))), nil)
+		got.one(t, "ChangeDns").want(t, map[string]any{"value_schema": "DNSText", "text": "hello", "category": nil})
 	})
 	t.Run("delete", func(t *testing.T) {
-		wantFields(t, nftOnly(t, nftClassifySynth(t, change(dnsKey("site"), nil), known), "DeleteDns"),
+		classify(t, change(dnsKey("site"), nil), known).one(t, "DeleteDns").want(t,
 			map[string]any{"category": "site", "nft": dnsItem, "domain": "alice.ton"})
 	})
 	t.Run("renew after an auction", func(t *testing.T) {
 		// The winner's first request makes the item pay the bid to the
 		// collection (dns-contract nft-item.fc: fill_up on auction end).
 		root := change(make([]byte, 32), nil)
-		root.kids[0].kids = []*synthNode{tx(aDnsCol, in(dnsItem, aDnsCol, 160*tonN, fillUp(t)))}
-		got := nftClassifySynth(t, root, known)
-		wantFields(t, nftOnly(t, got, "RenewDns"), map[string]any{"sender": aSeller, "nft": dnsItem, "domain": "alice.ton"})
-		wantFields(t, nftOnly(t, got, "DnsPurchase"), map[string]any{"buyer": aSeller, "nft": dnsItem, "price": "160000000000",
+		root.kids[0].kids = []*stx{call(aDnsCol, 160*tonN, fillUp())}
+		got := classify(t, root, known)
+		got.one(t, "RenewDns").want(t, map[string]any{"sender": aSeller, "nft": dnsItem, "domain": "alice.ton"})
+		got.one(t, "DnsPurchase").want(t, map[string]any{"buyer": aSeller, "nft": dnsItem, "price": "160000000000",
 			"payout_amount": "160000000000", "collection": aDnsCol, "domain": "alice.ton"})
 		// Without indexer knowledge the DNS collection's address is enough.
-		nftOnly(t, nftClassifySynth(t, root, nil), "DnsPurchase")
+		classify(t, root, nil).one(t, "DnsPurchase")
 	})
 	t.Run("release", func(t *testing.T) {
-		root := tx(aBuyer, ext(aBuyer), tx(dnsItem, in(aBuyer, dnsItem, 10*tonN, nftCell(t, op32(0x4ed14b65), nftU64(6))),
-			tx(aPrev, in(dnsItem, aPrev, 2*tonN, nftCell(t, op32(0x4ed14b65), nftU64(6))))))
-		got := nftClassifySynth(t, root, known)
-		wantFields(t, nftOnly(t, got, "DnsRelease"), map[string]any{"sender": aBuyer, "nft": dnsItem, "amount": "10000000000",
+		root := ext(aBuyer, call(dnsItem, 10*tonN, opQuery(0x4ed14b65, 6),
+			call(aPrev, 2*tonN, opQuery(0x4ed14b65, 6))))
+		got := classify(t, root, known)
+		got.one(t, "DnsRelease").want(t, map[string]any{"sender": aBuyer, "nft": dnsItem, "amount": "10000000000",
 			"previous_owner": aPrev, "refund": "2000000000", "query_id": "6", "domain": "alice.ton"})
-		wantFields(t, nftOnly(t, got, "SmartContractExec"), map[string]any{"opcode": "0x4ed14b65", "contract": aPrev})
+		got.one(t, "SmartContractExec").want(t, map[string]any{"opcode": "0x4ed14b65", "contract": aPrev})
 	})
 	t.Run("bid", func(t *testing.T) {
-		root := tx(aBuyer, ext(aBuyer), tx(dnsItem, in(aBuyer, dnsItem, 20*tonN, nil), tx(aPrev, in(dnsItem, aPrev, 10*tonN, outbid(t)))))
-		got := nftClassifySynth(t, root, known)
-		wantFields(t, nftOnly(t, got, "AuctionBid"), map[string]any{"auction_type": "dns", "nft": dnsItem})
-		wantFields(t, nftOnly(t, got, "AuctionOutbid"), map[string]any{"bidder": aPrev, "auction_type": "dns"})
+		root := ext(aBuyer, call(dnsItem, 20*tonN, nil, call(aPrev, 10*tonN, outbid())))
+		got := classify(t, root, known)
+		got.one(t, "AuctionBid").want(t, map[string]any{"auction_type": "dns", "nft": dnsItem})
+		got.one(t, "AuctionOutbid").want(t, map[string]any{"bidder": aPrev, "auction_type": "dns"})
 	})
 }
 
@@ -529,21 +523,21 @@ func bodyOf(t testing.TB, b64 string) *boc.Cell {
 func TestDnsRealBodies(t *testing.T) {
 	owner := "0:2CF3B5B8C891E517C9ADDBDA1C0386A09CCACBB0E3FAF630B51CFC8152325ACB"
 	item := "0:0100DE01079EB32B1D469BF16BE45D18084282F8F9FBFE01916978A9E45463D1"
-	set := tx(owner, ext(owner), tx(item, in(owner, item, 50_000_000, bodyOf(t,
-		"te6ccgEBAgEAVgABWE6x8PkAAAAAAAAAAOjUQFCHPbqGWqfBcKtMzmTZCDmjTc/Wz3HRTgIFRDsbAQBJn9OABZ52txkSPKL5Nbt7Q4Bw1BOZWXYcf17GFqOfkCpGS1lgEA=="))))
-	wantFields(t, nftOnly(t, nftClassifySynth(t, set, nil), "ChangeDns"), map[string]any{"sender": owner, "nft": item,
+	set := ext(owner, call(item, 50_000_000, bodyOf(t,
+		"te6ccgEBAgEAVgABWE6x8PkAAAAAAAAAAOjUQFCHPbqGWqfBcKtMzmTZCDmjTc/Wz3HRTgIFRDsbAQBJn9OABZ52txkSPKL5Nbt7Q4Bw1BOZWXYcf17GFqOfkCpGS1lgEA==")))
+	classify(t, set, nil).one(t, "ChangeDns").want(t, map[string]any{"sender": owner, "nft": item,
 		"key": "e8d44050873dba865aa7c170ab4cce64d90839a34dcfd6cf71d14e0205443b1b", "category": "wallet",
 		"value_schema": "DNSSmcAddress", "smc_address": owner, "flags": 0, "query_id": "0"})
 
-	renew := tx(owner, ext(owner), tx(item, in(owner, item, 20_000_000, bodyOf(t,
-		"te6ccgEBAQEALgAAWE6x8PkAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")),
-		tx(aDnsCol, in(item, aDnsCol, 160_937_090_759, nftCell(t, op32(0x370fec51), nftU64(0))))))
-	got := nftClassifySynth(t, renew, nil)
-	wantFields(t, nftOnly(t, got, "RenewDns"), map[string]any{"sender": owner, "nft": item})
-	wantFields(t, nftOnly(t, got, "DnsPurchase"), map[string]any{"buyer": owner, "nft": item, "price": "160937090759",
+	renew := ext(owner, call(item, 20_000_000, bodyOf(t,
+		"te6ccgEBAQEALgAAWE6x8PkAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+		call(aDnsCol, 160_937_090_759, opQuery(0x370fec51, 0))))
+	got := classify(t, renew, nil)
+	got.one(t, "RenewDns").want(t, map[string]any{"sender": owner, "nft": item})
+	got.one(t, "DnsPurchase").want(t, map[string]any{"buyer": owner, "nft": item, "price": "160937090759",
 		"collection": aDnsCol, "query_id": "0"})
 	if len(got) != 2 {
-		t.Errorf("got %s, want the renewal and the purchase", kinds(got))
+		t.Errorf("got %s, want the renewal and the purchase", got.kinds())
 	}
 }
 
@@ -551,21 +545,21 @@ func TestDnsRealBodies(t *testing.T) {
 // and the payload are read from the rest of the body, not from the whole
 // body (whose first word is the transfer's own op code).
 func TestNftTransferInlineComment(t *testing.T) {
-	root := tx(aSeller, ext(aSeller),
-		tx(aItem, in(aSeller, aItem, 100_000_000, nftTransferBody(t, 1, aBuyer, aSeller, 10_000_000, op32(0), text("gift for you"))),
-			tx(aBuyer, in(aItem, aBuyer, 10_000_000, assignedBody(t, 1, aSeller, op32(0), text("gift for you")))),
-			tx(aSeller, in(aItem, aSeller, 50_000_000, excessBody(t, 1)))))
-	got := nftClassifySynth(t, root, nil)
-	a := nftOnly(t, got, "NftItemTransfer")
-	want, _ := nftComment(t, "gift for you").ToBocBase64()
-	wantFields(t, a, map[string]any{"sender": aSeller, "recipient": aBuyer, "comment": "gift for you", "forward_payload": want,
+	root := ext(aSeller,
+		call(aItem, 100_000_000, nftTransfer(1, aBuyer, aSeller, 10_000_000, op(0), text("gift for you")),
+			call(aBuyer, 10_000_000, ownershipAssigned(1, aSeller, op(0), text("gift for you"))),
+			call(aSeller, 50_000_000, excesses(1))))
+	got := classify(t, root, nil)
+	a := got.one(t, "NftItemTransfer")
+	want, _ := comment("gift for you").ToBocBase64()
+	a.want(t, map[string]any{"sender": aSeller, "recipient": aBuyer, "comment": "gift for you", "forward_payload": want,
 		"forward_amount": "10000000", "response_destination": aSeller, "is_purchase": false})
-	if a.txs != 4 || len(got) != 1 {
-		t.Errorf("got %s, transfer over %d txs; want one transfer over 4", kinds(got), a.txs)
+	if a.txs() != 4 || len(got) != 1 {
+		t.Errorf("got %s, transfer over %d txs; want one transfer over 4", got.kinds(), a.txs())
 	}
 	// An item that announces a new owner by itself keeps the comment too.
-	root = tx(aItem, in(aCollection, aItem, 100_000_000, nftCell(t, op32(0x12345678), nftU64(1))),
-		tx(aBuyer, in(aItem, aBuyer, 10_000_000, assignedBody(t, 1, aSeller, op32(0), text("hi")))))
-	got = nftClassifySynth(t, root, chain.KnownContracts{aItem: {Kind: chain.KindNftItem, Collection: aCollection}})
-	wantFields(t, nftOnly(t, got, "NftItemTransfer"), map[string]any{"sender": aSeller, "recipient": aBuyer, "comment": "hi", "collection": aCollection})
+	root = call(aItem, 100_000_000, opQuery(0x12345678, 1),
+		call(aBuyer, 10_000_000, ownershipAssigned(1, aSeller, op(0), text("hi")))).from(aCollection)
+	got = classify(t, root, chain.KnownContracts{aItem: {Kind: chain.KindNftItem, Collection: aCollection}})
+	got.one(t, "NftItemTransfer").want(t, map[string]any{"sender": aSeller, "recipient": aBuyer, "comment": "hi", "collection": aCollection})
 }

@@ -1,17 +1,11 @@
 package actions_test
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
 	"testing"
 
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/boc"
-	"github.com/tonkeeper/tongo/tlb"
-	"github.com/tonkeeper/tongo/ton"
 
-	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -59,142 +53,6 @@ func TestGoldenStaking(t *testing.T) {
 	})
 }
 
-// synth is one transaction of a constructed trace: the message that
-// reached account (from "" = an external message), and what it caused.
-type synth struct {
-	account, from string
-	value         uint64
-	body          *boc.Cell
-	failed        bool
-	exit          int32
-	bounced       bool
-	children      []*synth
-}
-
-// synthTrace builds a trace from constructed transactions, lts in
-// pre-order. Used where the fixtures have no real trace of a flow.
-func synthTrace(root *synth) *chain.Trace {
-	var lt uint64 = 1000
-	var build func(s *synth) *chain.TraceNode
-	build = func(s *synth) *chain.TraceNode {
-		lt += 10
-		var seed [8]byte
-		binary.BigEndian.PutUint64(seed[:], lt)
-		tx := &chain.Transaction{Hash: sha256.Sum256(seed[:]), Account: s.account, Lt: lt, Utime: 1700000000,
-			OrigStatus: chain.AccountActive, EndStatus: chain.AccountActive,
-			ComputeSuccess: !s.failed, ActionSuccess: !s.failed, Aborted: s.failed, ComputeExitCode: s.exit}
-		m := &chain.Message{Hash: sha256.Sum256(append(seed[:], 'm')), Source: s.from, Destination: s.account,
-			Value: s.value, Bounced: s.bounced, CreatedLt: lt - 1}
-		if s.body != nil {
-			b, err := s.body.ToBoc()
-			if err != nil {
-				panic(err)
-			}
-			m.Body = b
-			s.body.ResetCounters()
-			if s.body.BitSize() >= 32 {
-				op, _ := s.body.ReadUint(32)
-				o := uint32(op)
-				m.Opcode = &o
-			}
-		}
-		tx.InMsg = m
-		n := &chain.TraceNode{Tx: tx}
-		for _, ch := range s.children {
-			cn := build(ch)
-			tx.OutMsgs = append(tx.OutMsgs, *cn.Tx.InMsg)
-			n.Children = append(n.Children, cn)
-		}
-		return n
-	}
-	top := build(root)
-	return &chain.Trace{ID: top.Tx.Hash, Root: top, StartLt: top.Tx.Lt, EndLt: lt, Complete: true}
-}
-
-// body writes a message body: fields are uint32 op codes and other
-// unsigned values (written as uint64 unless wrapped), stakeCoins, addresses and
-// strings (text).
-type bits struct {
-	v uint64
-	n int
-}
-type stakeCoins uint64
-type stakeAddr string
-
-func body(fields ...any) *boc.Cell {
-	c := boc.NewCell()
-	for _, f := range fields {
-		var err error
-		switch x := f.(type) {
-		case uint32:
-			err = c.WriteUint(uint64(x), 32)
-		case uint64:
-			err = c.WriteUint(x, 64)
-		case bits:
-			err = c.WriteUint(x.v, x.n)
-		case bool:
-			err = c.WriteBit(x)
-		case stakeCoins:
-			err = tlb.Marshal(c, tlb.Grams(x))
-		case stakeAddr:
-			id := ton.MustParseAccountID(string(x))
-			err = tlb.Marshal(c, id.ToMsgAddress())
-		case string:
-			err = c.WriteBytes([]byte(x))
-		default:
-			panic("body: unsupported field")
-		}
-		if err != nil {
-			panic(err)
-		}
-	}
-	return c
-}
-
-func comment(text string) *boc.Cell { return body(uint32(0), text) }
-
-// classifySynth classifies a constructed trace and decodes each action's
-// value into a map.
-func classifySynth(t *testing.T, root *synth, known chain.KnownContracts) []synthAction {
-	t.Helper()
-	var out []synthAction
-	for _, a := range actions.Classify(synthTrace(root), known) {
-		var v map[string]any
-		if err := json.Unmarshal(a.Value, &v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, synthAction{typ: a.Type, status: a.Status, value: v, txs: len(a.Transactions)})
-	}
-	return out
-}
-
-type synthAction struct {
-	typ, status string
-	value       map[string]any
-	txs         int
-}
-
-// only returns the actions of a type.
-func stakeOnly(list []synthAction, typ string) []synthAction {
-	var out []synthAction
-	for _, a := range list {
-		if a.typ == typ {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// expectValue checks fields of an action's value.
-func expectValue(t *testing.T, a synthAction, want map[string]any) {
-	t.Helper()
-	for k, w := range want {
-		if got := a.value[k]; got != w {
-			t.Errorf("%s %s = %v, want %v", a.typ, k, got, w)
-		}
-	}
-}
-
 const (
 	tsPool       = "0:A45B17F28409229B78360E3290420F13E4FE20F90D7E2BF8C4AC6703259E22FA"
 	tsCollection = "0:0BA5C4C5C3A4896EB494116FBA4CDB83CE84ED3266FFA8C2859960F9D778669E"
@@ -213,27 +71,30 @@ const (
 // StakeWithdrawal, the pool found above the chain of burns.
 func TestTonstakersBillPayouts(t *testing.T) {
 	notify := func(amount uint64, owner string) *boc.Cell {
-		return body(uint32(abi.TonstakeNftBurnNotificationMsgOpCode), uint64(7), stakeCoins(amount), stakeAddr(owner), uint64(3))
+		return cellOf(op(abi.TonstakeNftBurnNotificationMsgOpCode), u64(7), coins(amount), addr(owner), u64(3))
 	}
-	payB := &synth{account: holderB, from: tsCollection, value: 2_000_000_000, body: body(uint32(abi.TonstakeNftPayoutMsgOpCode), uint64(7))}
-	burnB := &synth{account: billB, from: tsCollection, value: 50_000_000, body: body(uint32(abi.TonstakeNftBurnMsgOpCode), uint64(7)),
-		children: []*synth{{account: tsCollection, from: billB, value: 40_000_000, body: notify(1_900_000_000, holderB), children: []*synth{payB}}}}
-	payA := &synth{account: holderA, from: tsCollection, value: 5_000_000_000, body: body(uint32(abi.TonstakeNftPayoutMsgOpCode), uint64(7))}
-	burnA := &synth{account: billA, from: tsCollection, value: 100_000_000, body: body(uint32(abi.TonstakeNftBurnMsgOpCode), uint64(7)),
-		children: []*synth{{account: tsCollection, from: billA, value: 90_000_000, body: notify(4_800_000_000, holderA), children: []*synth{payA, burnB}}}}
-	start := &synth{account: tsCollection, from: tsPool, value: 7_100_000_000, body: body(uint32(0x1140a64f), uint64(7)), children: []*synth{burnA}}
-	got := stakeOnly(classifySynth(t, start, nil), "StakeWithdrawal")
+	burn, pay := opQuery(abi.TonstakeNftBurnMsgOpCode, 7), opQuery(abi.TonstakeNftPayoutMsgOpCode, 7)
+	burnB := call(billB, 50_000_000, burn,
+		call(tsCollection, 40_000_000, notify(1_900_000_000, holderB),
+			call(holderB, 2_000_000_000, pay)))
+	start := call(tsCollection, 7_100_000_000, opQuery(0x1140a64f, 7),
+		call(billA, 100_000_000, burn,
+			call(tsCollection, 90_000_000, notify(4_800_000_000, holderA),
+				call(holderA, 5_000_000_000, pay),
+				burnB))).from(tsPool)
+	got := classify(t, start, nil).ofKind("StakeWithdrawal")
 	if len(got) != 2 {
-		t.Fatalf("%d withdrawals, want 2: %v", len(got), got)
+		t.Fatalf("%d withdrawals, want 2: %v", len(got), got.kinds())
 	}
 	for i, w := range []map[string]any{
 		{"stake_holder": holderA, "pool": tsPool, "amount": "5000000000", "tokens_burnt": "4800000000", "payout_nft": billA, "payout_collection": tsCollection},
 		{"stake_holder": holderB, "pool": tsPool, "amount": "2000000000", "tokens_burnt": "1900000000", "payout_nft": billB, "payout_collection": tsCollection},
 	} {
-		if got[i].status != chain.StatusOK || got[i].txs != 3 {
-			t.Errorf("bill %d: %s over %d transactions, want ok over 3", i, got[i].status, got[i].txs)
+		if got[i].Status != chain.StatusOK {
+			t.Errorf("bill %d: %s", i, got[i].Status)
 		}
-		expectValue(t, got[i], w)
+		got[i].wantTxs(t, 3)
+		got[i].want(t, w)
 	}
 }
 
@@ -247,51 +108,31 @@ const (
 // basechain wallets to the masterchain pool (ton-blockchain/nominator-pool);
 // no fixture has one, so the flows are built from its documented answers.
 func TestNominatorPool(t *testing.T) {
-	cases := []struct {
-		name   string
-		root   *synth
-		typ    string
-		status string
-		want   map[string]any
-	}{
-		{"deposit", &synth{account: nomPool, from: nominator, value: 10_001_000_000_000, body: comment("d")},
-			"StakeDeposit", chain.StatusOK, map[string]any{"provider": "nominator", "stake_holder": nominator, "pool": nomPool, "amount": "10001000000000"}},
-		{"deposit refused", &synth{account: nomPool, from: nominator, value: 5_000_000_000, body: comment("d"), failed: true, exit: 101,
-			children: []*synth{{account: nominator, from: nomPool, value: 4_900_000_000, bounced: true, body: body(uint32(0xffffffff))}}},
-			"StakeDeposit", chain.StatusFailed, map[string]any{"amount": "5000000000"}},
+	runCases(t, nil, []actionCase{
+		{"deposit", call(nomPool, 10_001_000_000_000, comment("d")).from(nominator),
+			"StakeDeposit:ok", 0, map[string]any{"provider": "nominator", "stake_holder": nominator, "pool": nomPool, "amount": "10001000000000"}},
+		{"deposit refused", call(nomPool, 5_000_000_000, comment("d")).from(nominator).fails(101).bouncesBack(4_900_000_000, nil),
+			"StakeDeposit:failed", 0, map[string]any{"amount": "5000000000"}},
 		// The pool pays the stake, then the change (mode 64): both plain.
-		{"withdrawal paid at once", &synth{account: nomPool, from: nominator, value: 1_000_000_000, body: comment("w"),
-			children: []*synth{{account: nominator, from: nomPool, value: 400_000_000_000_000}, {account: nominator, from: nomPool, value: 990_000_000}}},
-			"StakeWithdrawal", chain.StatusOK, map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "400000000000000"}},
-		{"withdrawal requested", &synth{account: nomPool, from: nominator, value: 1_000_000_000, body: comment("w"),
-			children: []*synth{{account: nominator, from: nomPool, value: 990_000_000}}},
-			"StakeWithdrawalRequest", chain.StatusOK, map[string]any{"stake_holder": nominator, "pool": nomPool}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := classifySynth(t, tc.root, nil)
-			if len(got) != 1 || got[0].typ != tc.typ || got[0].status != tc.status {
-				t.Fatalf("got %v, want one %s %s", got, tc.typ, tc.status)
-			}
-			expectValue(t, got[0], tc.want)
-		})
-	}
+		{"withdrawal paid at once", call(nomPool, 1_000_000_000, comment("w"),
+			call(nominator, 400_000_000_000_000, nil), call(nominator, 990_000_000, nil)).from(nominator),
+			"StakeWithdrawal:ok", 0, map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "400000000000000"}},
+		{"withdrawal requested", call(nomPool, 1_000_000_000, comment("w"), call(nominator, 990_000_000, nil)).from(nominator),
+			"StakeWithdrawalRequest:ok", 0, map[string]any{"stake_holder": nominator, "pool": nomPool}},
+	})
 	t.Run("validator processes requests", func(t *testing.T) {
-		root := &synth{account: nomPool, from: validator, value: 1_000_000_000, body: body(uint32(2), uint64(0)),
-			children: []*synth{{account: nominator, from: nomPool, value: 300_000_000_000}, {account: holderA, from: nomPool, value: 200_000_000_000}}}
-		got := classifySynth(t, root, nil)
-		ws := stakeOnly(got, "StakeWithdrawal")
-		if len(ws) != 2 || len(stakeOnly(got, "SmartContractExec")) != 1 {
-			t.Fatalf("got %v, want two withdrawals and the validator's call", got)
+		root := call(nomPool, 1_000_000_000, opQuery(2, 0),
+			call(nominator, 300_000_000_000, nil), call(holderA, 200_000_000_000, nil)).from(validator)
+		got := classify(t, root, nil)
+		ws := got.ofKind("StakeWithdrawal")
+		if len(ws) != 2 || len(got.ofKind("SmartContractExec")) != 1 {
+			t.Fatalf("got %v, want two withdrawals and the validator's call", got.kinds())
 		}
-		expectValue(t, ws[0], map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "300000000000"})
-		expectValue(t, ws[1], map[string]any{"stake_holder": holderA, "amount": "200000000000"})
+		ws[0].want(t, map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "300000000000"})
+		ws[1].want(t, map[string]any{"stake_holder": holderA, "amount": "200000000000"})
 	})
 	t.Run("a d comment to a basechain account is a transfer", func(t *testing.T) {
-		got := classifySynth(t, &synth{account: holderA, from: nominator, value: 1, body: comment("d")}, nil)
-		if len(got) != 1 || got[0].typ != "TonTransfer" {
-			t.Fatalf("got %v, want a TonTransfer", got)
-		}
+		classify(t, call(holderA, 1, comment("d")).from(nominator), nil).only(t, "TonTransfer")
 	})
 }
 
@@ -311,35 +152,33 @@ const (
 // wallet with locked USDe (0xb2583ed5, internal_transfer's layout).
 func TestEthenaWithdrawalRequest(t *testing.T) {
 	const sent, locked = 1_000_000, 1_200_000
-	lockedMsg := &synth{account: ethenaHolderLocked, from: ethenaLockedMaster, value: 50_000_000,
-		body: body(uint32(0xb2583ed5), uint64(9), stakeCoins(locked), stakeAddr(ethenaPool), stakeAddr(ethenaHolder), stakeCoins(0), false)}
-	mint := &synth{account: ethenaLockedMaster, from: ethenaPool, value: 80_000_000,
-		body: body(uint32(abi.JettonMintMsgOpCode), uint64(9), stakeAddr(ethenaHolder)), children: []*synth{lockedMsg}}
-	notify := &synth{account: ethenaPool, from: ethenaPoolTs, value: 100_000_000,
-		body: body(uint32(abi.JettonNotifyMsgOpCode), uint64(9), stakeCoins(sent), stakeAddr(ethenaHolder), false), children: []*synth{mint}}
-	internal := &synth{account: ethenaPoolTs, from: ethenaHolderTs, value: 140_000_000,
-		body:     body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(9), stakeCoins(sent), stakeAddr(ethenaHolder), stakeAddr(ethenaHolder), stakeCoins(100_000_000), false),
-		children: []*synth{notify}}
-	transfer := &synth{account: ethenaHolderTs, from: ethenaHolder, value: 150_000_000,
-		body:     body(uint32(abi.JettonTransferMsgOpCode), uint64(9), stakeCoins(sent), stakeAddr(ethenaPool), stakeAddr(ethenaHolder), false, stakeCoins(100_000_000), false),
-		children: []*synth{internal}}
+	j := jetton{query: 9, amount: sent, to: ethenaPool, from: ethenaHolder, response: ethenaHolder, forward: 100_000_000}
+	transfer := call(ethenaHolderTs, 150_000_000, j.transfer(),
+		call(ethenaPoolTs, 140_000_000, j.internal(),
+			call(ethenaPool, 100_000_000, j.notify(),
+				call(ethenaLockedMaster, 80_000_000, cellOf(op(abi.JettonMintMsgOpCode), u64(9), addr(ethenaHolder)),
+					call(ethenaHolderLocked, 50_000_000, lockedTransfer(locked)))))).from(ethenaHolder)
 	known := chain.KnownContracts{
 		ethenaHolderTs:     {Kind: chain.KindJettonWallet, Jetton: tsUSDe, Owner: ethenaHolder},
 		ethenaHolderLocked: {Kind: chain.KindJettonWallet, Jetton: ethenaLockedMaster, Owner: ethenaHolder},
 	}
-	got := classifySynth(t, transfer, known)
-	if len(got) != 1 || got[0].typ != "StakeWithdrawalRequest" || got[0].status != chain.StatusOK || got[0].txs != 5 {
-		t.Fatalf("got %v, want one StakeWithdrawalRequest ok over 5 transactions", got)
-	}
-	expectValue(t, got[0], map[string]any{"provider": "ethena", "stake_holder": ethenaHolder, "pool": ethenaPool,
+	a := classify(t, transfer, known).only(t, "StakeWithdrawalRequest:ok")
+	a.wantTxs(t, 5)
+	a.want(t, map[string]any{"provider": "ethena", "stake_holder": ethenaHolder, "pool": ethenaPool,
 		"amount": "1000000", "tokens_minted": "1200000", "asset": tsUSDe, "source_wallet": ethenaHolderTs,
 		"tokens_wallet": ethenaHolderLocked})
 
 	// A locked wallet that is someone else's is not the holder's request.
 	known[ethenaHolderLocked] = chain.KnownContract{Kind: chain.KindJettonWallet, Jetton: ethenaLockedMaster, Owner: holderA}
-	if got := stakeOnly(classifySynth(t, transfer, known), "StakeWithdrawalRequest"); len(got) != 0 {
-		t.Fatalf("got %v for a wallet of another owner", got)
+	if got := classify(t, transfer, known).ofKind("StakeWithdrawalRequest"); len(got) != 0 {
+		t.Fatalf("got %v for a wallet of another owner", got.kinds())
 	}
+}
+
+// lockedTransfer is the pool's credit of locked USDe to the holder
+// (0xb2583ed5, internal_transfer's layout).
+func lockedTransfer(amount uint64) *boc.Cell {
+	return cellOf(op(0xb2583ed5), u64(9), coins(amount), addr(ethenaPool), addr(ethenaHolder), coins(0), bit(false))
 }
 
 // TestEthenaWithdrawalToMaster: toncenter's matcher expects the tsUSDe to
@@ -347,21 +186,12 @@ func TestEthenaWithdrawalRequest(t *testing.T) {
 // notifies the pool); the pool then has the tsUSDe master itself credit a
 // locked balance. The locked transfer, not the master, makes it a request.
 func TestEthenaWithdrawalToMaster(t *testing.T) {
-	lockedMsg := &synth{account: ethenaHolderLocked, from: tsUSDe, value: 50_000_000,
-		body: body(uint32(0xb2583ed5), uint64(9), stakeCoins(700), stakeAddr(ethenaPool), stakeAddr(ethenaHolder), stakeCoins(0), false)}
-	mint := &synth{account: tsUSDe, from: ethenaPool, value: 80_000_000,
-		body: body(uint32(abi.JettonMintMsgOpCode), uint64(9), stakeAddr(ethenaHolder)), children: []*synth{lockedMsg}}
-	notify := &synth{account: ethenaPool, from: tsUSDe, value: 100_000_000,
-		body: body(uint32(abi.JettonNotifyMsgOpCode), uint64(9), stakeCoins(500), stakeAddr(ethenaHolder), false), children: []*synth{mint}}
-	internal := &synth{account: tsUSDe, from: ethenaHolderTs, value: 140_000_000,
-		body:     body(uint32(abi.JettonInternalTransferMsgOpCode), uint64(9), stakeCoins(500), stakeAddr(ethenaHolder), stakeAddr(ethenaHolder), stakeCoins(100_000_000), false),
-		children: []*synth{notify}}
-	transfer := &synth{account: ethenaHolderTs, from: ethenaHolder, value: 150_000_000,
-		body:     body(uint32(abi.JettonTransferMsgOpCode), uint64(9), stakeCoins(500), stakeAddr(tsUSDe), stakeAddr(ethenaHolder), false, stakeCoins(100_000_000), false),
-		children: []*synth{internal}}
-	got := classifySynth(t, transfer, nil)
-	if len(got) != 1 || got[0].typ != "StakeWithdrawalRequest" || got[0].status != chain.StatusOK {
-		t.Fatalf("got %v, want one StakeWithdrawalRequest ok", got)
-	}
-	expectValue(t, got[0], map[string]any{"pool": ethenaPool, "amount": "500", "tokens_minted": "700"})
+	j := jetton{query: 9, amount: 500, to: tsUSDe, from: ethenaHolder, response: ethenaHolder, forward: 100_000_000}
+	transfer := call(ethenaHolderTs, 150_000_000, j.transfer(),
+		call(tsUSDe, 140_000_000, j.internal(),
+			call(ethenaPool, 100_000_000, j.notify(),
+				call(tsUSDe, 80_000_000, cellOf(op(abi.JettonMintMsgOpCode), u64(9), addr(ethenaHolder)),
+					call(ethenaHolderLocked, 50_000_000, lockedTransfer(700)))))).from(ethenaHolder)
+	a := classify(t, transfer, nil).only(t, "StakeWithdrawalRequest:ok")
+	a.want(t, map[string]any{"pool": ethenaPool, "amount": "500", "tokens_minted": "700"})
 }

@@ -3,18 +3,14 @@ package actions_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/tonkeeper/tongo/abi"
 
 	"github.com/tonql/tonql/chain"
-	"github.com/tonql/tonql/internal/testenv"
 )
 
 func init() {
@@ -32,75 +28,57 @@ const swapDetailFloor = 17
 // and asset2, field for field, with null meaning absent. The swap is the
 // JettonSwap of the labelled dex whose incoming amount is the labelled one.
 func TestSwapDetails(t *testing.T) {
-	dir := filepath.Join(testenv.FixturesDir(t), "toncenter-traces")
-	files, _ := filepath.Glob(filepath.Join(dir, "cases", "*.yaml"))
 	total, exact := 0, 0
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cf caseFile
-		if err := yaml.Unmarshal(raw, &cf); err != nil {
-			t.Fatal(err)
-		}
-		names := make([]string, 0, len(cf.Cases))
-		for n := range cf.Cases {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			cs := cf.Cases[name]
-			var ours []map[string]string
-			for _, exp := range cs.Expected {
-				if exp.Type != "jetton_swap" {
-					continue
-				}
-				if ours == nil {
-					for _, a := range classifyFile(t, traceFile(filepath.Join(dir, "traces"), cs.TraceID)) {
-						if a.Type == "JettonSwap" {
-							var v any
-							_ = json.Unmarshal(a.Value, &v)
-							flat := map[string]string{"@status": a.Status}
-							flatten("", v, flat)
-							ours = append(ours, flat)
-						}
+	forEachCase(t, func(f, name, trace string, cs labelledCase) {
+		var ours []map[string]string
+		for _, exp := range cs.Expected {
+			if exp.Type != "jetton_swap" {
+				continue
+			}
+			if ours == nil {
+				for _, a := range classifyFile(t, trace, nil) {
+					if a.Type == "JettonSwap" {
+						var v any
+						_ = json.Unmarshal(a.Value, &v)
+						flat := map[string]string{"@status": a.Status}
+						flatten("", v, flat)
+						ours = append(ours, flat)
 					}
-				}
-				want := labelledSwap(fromYAML(&exp.Values))
-				total++
-				got := pickSwap(ours, want)
-				if got == nil {
-					t.Logf("%s | %s: no JettonSwap of dex %s in %s", filepath.Base(f), name, want["dex"], want["dex_incoming_transfer.amount"])
-					continue
-				}
-				var diffs []string
-				keys := make([]string, 0, len(want))
-				for k := range want {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					if !strings.EqualFold(got[k], want[k]) {
-						diffs = append(diffs, fmt.Sprintf("%s=%q want %q", k, got[k], want[k]))
-					}
-				}
-				// Peer swaps we have beyond what the label lists.
-				for k := range got {
-					if strings.HasPrefix(k, "peer_swaps") {
-						if _, ok := want[k]; !ok && want["peer_swaps"] == "" {
-							diffs = append(diffs, fmt.Sprintf("%s=%q not labelled", k, got[k]))
-						}
-					}
-				}
-				if len(diffs) == 0 {
-					exact++
-				} else {
-					t.Logf("%s | %s | %s:\n  %s", filepath.Base(f), name, want["dex"], strings.Join(diffs, "\n  "))
 				}
 			}
+			want := labelledSwap(fromYAML(&exp.Values))
+			total++
+			got := pickSwap(ours, want)
+			if got == nil {
+				t.Logf("%s | %s: no JettonSwap of dex %s in %s", filepath.Base(f), name, want["dex"], want["dex_incoming_transfer.amount"])
+				continue
+			}
+			var diffs []string
+			keys := make([]string, 0, len(want))
+			for k := range want {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if !strings.EqualFold(got[k], want[k]) {
+					diffs = append(diffs, fmt.Sprintf("%s=%q want %q", k, got[k], want[k]))
+				}
+			}
+			// Peer swaps we have beyond what the label lists.
+			for k := range got {
+				if strings.HasPrefix(k, "peer_swaps") {
+					if _, ok := want[k]; !ok && want["peer_swaps"] == "" {
+						diffs = append(diffs, fmt.Sprintf("%s=%q not labelled", k, got[k]))
+					}
+				}
+			}
+			if len(diffs) == 0 {
+				exact++
+			} else {
+				t.Logf("%s | %s | %s:\n  %s", filepath.Base(f), name, want["dex"], strings.Join(diffs, "\n  "))
+			}
 		}
-	}
+	})
 	t.Logf("jetton_swap details: %d/%d field for field", exact, total)
 	if exact < swapDetailFloor {
 		t.Errorf("jetton_swap details fell to %d (floor %d)", exact, swapDetailFloor)

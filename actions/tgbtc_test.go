@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -14,17 +13,6 @@ func init() {
 	setFloor("TgbtcBurnFallback", 1, 1)
 	setFloor("TgbtcNewKey", 2, 2)
 	setFloor("TgbtcDkgLogFallback", 1, 1)
-}
-
-func evHasExtLog(tr *chain.Trace, op uint32) bool {
-	return hasTx(tr, func(tx *chain.Transaction) bool {
-		for _, m := range tx.OutMsgs {
-			if m.Destination == "" && m.Opcode != nil && *m.Opcode == op {
-				return true
-			}
-		}
-		return false
-	})
 }
 
 func TestGoldenTgbtc(t *testing.T) {
@@ -43,7 +31,7 @@ func TestGoldenTgbtc(t *testing.T) {
 			// ContractDeploy beside it.
 			name: "tgbtc_mint",
 			file: "toncenter-traces/traces/1rMRvEYh8TtCNox3P4VG6wcGLWX4YrU7jc55iqxzo6c=.json",
-			pick: func(tr *chain.Trace) bool { return evHasExtLog(tr, 0x77a80ef3) },
+			pick: func(tr *chain.Trace) bool { return hasLog(tr, 0x77a80ef3) },
 			want: []string{"ContractDeploy:ok", "TgbtcMint:ok"},
 		},
 		{
@@ -55,7 +43,7 @@ func TestGoldenTgbtc(t *testing.T) {
 			// pegout 15:8A69... as the bits stand (toncenter's form).
 			name: "tgbtc_burn_anycast_pegout",
 			file: "toncenter-traces/traces/TDsLHsBMnAQGQ0nLSoy5wfUXjMjc28aCc241U9U9D2M=.json",
-			pick: func(tr *chain.Trace) bool { return evHasExtLog(tr, 0xca444ce6) },
+			pick: func(tr *chain.Trace) bool { return hasLog(tr, 0xca444ce6) },
 			want: []string{"ContractDeploy:ok", "TgbtcBurn:ok"},
 		},
 	})
@@ -65,57 +53,29 @@ func TestGoldenTgbtc(t *testing.T) {
 // them (no labelled traces have them) are reported beside the call that
 // explains their transaction.
 func TestTgbtcLogFallbacks(t *testing.T) {
-	teleport, coordinator, caller, recipient, pegout := evAcct("teleport"), evAcct("coordinator"), evAcct("caller"), evAcct("recipient"), evAcct("pegout")
+	teleport, coordinator, caller, recipient, pegout := named("teleport"), named("coordinator"), named("caller"), named("recipient"), named("pegout")
 	txid := "00ff000000000000000000000000000000000000000000000000000000000011"
+	// fallback is the action of the log, beside the call's SmartContractExec.
+	fallback := func(root *stx, typ string) result {
+		t.Helper()
+		rs := classify(t, root, nil)
+		if len(rs) != 2 || len(rs.ofKind("SmartContractExec")) != 1 {
+			t.Fatalf("got %v, want a fallback beside the call", rs.kinds())
+		}
+		return rs.one(t, typ)
+	}
 
-	s := &evSynth{}
-	mint := s.tx(teleport, s.msg(caller, teleport, 1000000000, evNewCell().u(0x12345678, 32).c))
 	// mint#77a80ef3 amount:Coins recipient:MsgAddress bitcoin_txid:uint256
-	mint.Tx.OutMsgs = append(mint.Tx.OutMsgs, *s.msg(teleport, "", 0, evNewCell().u(0x77a80ef3, 32).coins(9700).addr(recipient).id("0x"+txid).c))
-	var mv struct {
-		Teleport    string `json:"teleport"`
-		Recipient   string `json:"recipient"`
-		Amount      string `json:"amount"`
-		BitcoinTxID string `json:"bitcoin_tx_id"`
-	}
-	got := actions.Classify(s.trace(mint), nil)
-	if len(got) != 2 || got[0].Type == got[1].Type {
-		t.Fatalf("got %v, want a fallback beside the call", got)
-	}
-	for _, a := range got {
-		if a.Type == "SmartContractExec" {
-			continue
-		}
-		evOnly(t, []chain.Action{a}, "TgbtcMintFallback", &mv)
-		// The txid is the logged number's bytes reversed.
-		if mv.Teleport != teleport || mv.Recipient != recipient || mv.Amount != "9700" ||
-			mv.BitcoinTxID != "11"+strings.Repeat("00", 29)+"ff00" {
-			t.Errorf("got %s", a.Value)
-		}
-	}
+	mint := call(teleport, 1000000000, cellOf(op(0x12345678))).from(caller).
+		logs(cellOf(op(0x77a80ef3), coins(9700), addr(recipient), u256(txid)))
+	// The txid is the logged number's bytes reversed.
+	fallback(mint, "TgbtcMintFallback").want(t, map[string]any{"teleport": teleport, "recipient": recipient, "amount": "9700",
+		"bitcoin_tx_id": "11" + strings.Repeat("00", 29) + "ff00"})
 
-	key := s.tx(coordinator, s.msg(caller, coordinator, 1000000000, evNewCell().u(0x12345678, 32).c))
 	// event 0x27756729 amount:Coins new_internal_pubkey:uint256 pegout_address:MsgAddress;
 	// the key has leading zeros, which toncenter's hex leaves out.
-	key.Tx.OutMsgs = append(key.Tx.OutMsgs, *s.msg(coordinator, "", 0,
-		evNewCell().u(0x27756729, 32).coins(425489053588).id("0x"+txid).addr(pegout).c))
-	var kv struct {
-		Coordinator string `json:"coordinator"`
-		Pegout      string `json:"pegout"`
-		Pubkey      string `json:"pubkey"`
-		Amount      string `json:"amount"`
-	}
-	got = actions.Classify(s.trace(key), nil)
-	if len(got) != 2 || got[0].Type == got[1].Type {
-		t.Fatalf("got %v, want a fallback beside the call", got)
-	}
-	for _, a := range got {
-		if a.Type == "SmartContractExec" {
-			continue
-		}
-		evOnly(t, []chain.Action{a}, "TgbtcNewKeyFallback", &kv)
-		if kv.Coordinator != coordinator || kv.Pegout != pegout || kv.Pubkey != "ff000000000000000000000000000000000000000000000000000000000011" || kv.Amount != "425489053588" {
-			t.Errorf("got %s", a.Value)
-		}
-	}
+	key := call(coordinator, 1000000000, cellOf(op(0x12345678))).from(caller).
+		logs(cellOf(op(0x27756729), coins(425489053588), u256(txid), addr(pegout)))
+	fallback(key, "TgbtcNewKeyFallback").want(t, map[string]any{"coordinator": coordinator, "pegout": pegout,
+		"pubkey": "ff000000000000000000000000000000000000000000000000000000000011", "amount": "425489053588"})
 }

@@ -42,37 +42,32 @@ type toncoPoolInitT struct {
 }
 
 func TestToncoDeployPool(t *testing.T) {
-	deployer, router, pool := liqAddr("tonco deployer"), liqAddr("tonco router"), liqAddr("tonco new pool")
-	w0, w1, m0, m1 := liqAddr("router wallet 0"), liqAddr("router wallet 1"), liqAddr("minter 0"), liqAddr("minter 1")
+	deployer, router, pool := named("tonco deployer"), named("tonco router"), named("tonco new pool")
+	w0, w1, m0, m1 := named("router wallet 0"), named("router wallet 1"), named("minter 0"), named("minter 1")
 	price := tlb.Uint160(*big.NewInt(79228162514264337))
-	create := toncoCreatePoolT{Wallet0: liqMsgAddr(w0), Wallet1: liqMsgAddr(w1), TickSpacing: 60, Price: price,
+	create := toncoCreatePoolT{Wallet0: msgAddr(w0), Wallet1: msgAddr(w1), TickSpacing: 60, Price: price,
 		ProtocolFee: 33268, Base: 15, Current: 10,
 		NftContent: tlb.Any(*boc.NewCell()), ItemContent: tlb.Any(*boc.NewCell())}
-	create.Minters.Minter0, create.Minters.Minter1, create.Minters.Controller = liqMsgAddr(m0), liqMsgAddr(m1), liqNone
-	initBody := toncoPoolInitT{Admin: liqNone, Controller: liqNone, TickSpacing: 60, Price: price, SetActive: true, PoolActive: true}
+	create.Minters.Minter0, create.Minters.Minter1, create.Minters.Controller = msgAddr(m0), msgAddr(m1), msgAddr("")
+	initBody := toncoPoolInitT{Admin: msgAddr(""), Controller: msgAddr(""), TickSpacing: 60, Price: price, SetActive: true, PoolActive: true}
 	for _, tc := range []struct {
 		name     string
 		initFail bool
 		want     string
 	}{{"initialized", false, chain.StatusOK}, {"init failed", true, chain.StatusFailed}} {
 		t.Run(tc.name, func(t *testing.T) {
-			initTx := liqT(pool, 60_000_000, liqBody(t, 0x441c39ed, initBody), liqT(router, 2_000_000, liqExcess(t)))
+			initTx := call(pool, 60_000_000, cellOf(op(0x441c39ed), tlbOf(initBody)))
 			if tc.initFail {
-				initTx = liqT(pool, 60_000_000, liqBody(t, 0x441c39ed, initBody)).failed()
+				initTx.fails(100)
+			} else {
+				initTx.then(call(router, 2_000_000, excesses(0)))
 			}
-			tr := liqTrace(deployer, liqT(router, 100_000_000, liqBody(t, 0x2e3034ef, create), initTx))
-			a := liqOnly(t, liqClassify(t, tr, nil), "ToncoDeployPool")
-			if a.status != tc.want {
-				t.Errorf("status %s, want %s", a.status, tc.want)
-			}
-			liqWant(t, a, map[string]string{"deployer": deployer, "router": router, "pool": pool,
+			tr := ext(deployer, call(router, 100_000_000, cellOf(op(0x2e3034ef), tlbOf(create)), initTx))
+			a := classify(t, tr, nil).only(t, "ToncoDeployPool:"+tc.want)
+			a.want(t, map[string]any{"deployer": deployer, "router": router, "pool": pool,
 				"router_jetton_wallet_1": w0, "router_jetton_wallet_2": w1, "jetton_minter_1": m0, "jetton_minter_2": m1,
-				"initial_price_x96": "79228162514264337", "pool_active": "true"})
-			for k, w := range map[string]float64{"tick_spacing": 60, "protocol_fee": 33268, "lp_fee_base": 15, "lp_fee_current": 10} {
-				if a.v[k] != w {
-					t.Errorf("%s = %v, want %v", k, a.v[k], w)
-				}
-			}
+				"initial_price_x96": "79228162514264337", "pool_active": true,
+				"tick_spacing": 60, "protocol_fee": 33268, "lp_fee_base": 15, "lp_fee_current": 10})
 		})
 	}
 }
