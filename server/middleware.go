@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -40,7 +41,8 @@ func recoverer(next http.Handler) http.Handler {
 // limitBody caps request bodies; REST handlers that read past the cap get
 // an error they report as 413. gqlgen would report an oversized body of
 // unknown length as a 400 decoding error, so /graphql bodies are read here
-// (they are small) to answer 413 in GraphQL's shape.
+// (they are small) to answer 413 in GraphQL's shape, and checked for the
+// shape gqlgen's transport expects (checkGraphQLBody).
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tooLarge := apperr.New(apperr.TooLarge, "request body over %d bytes", MaxBodyBytes)
@@ -58,6 +60,10 @@ func limitBody(next http.Handler) http.Handler {
 				return
 			case err != nil:
 				writeRouteError(w, r, r.URL.Path, apperr.Wrap(apperr.BadRequest, err, "could not read the request body"))
+				return
+			}
+			if err := checkGraphQLBody(raw); err != nil && isJSON(r) {
+				writeRouteError(w, r, r.URL.Path, err)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(raw))
@@ -103,4 +109,11 @@ func saneID(s string) bool {
 		}
 	}
 	return true
+}
+
+// isJSON tells a request gqlgen's POST transport would decode as JSON;
+// other content types get its "transport not supported" answer.
+func isJSON(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json"
 }

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/tonql/tonql/apperr"
+)
+
+// checkGraphQLBody rejects a POST /graphql body that gqlgen's transport
+// would mishandle: not an object (`null` made it panic), or members of
+// the wrong JSON type (its decode error echoed Go type names and the whole
+// body). What passes decodes cleanly into gqlgen's parameters.
+func checkGraphQLBody(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return apperr.New(apperr.BadRequest, "request body must be a JSON object with a \"query\" string")
+	}
+	var body struct {
+		Query         json.RawMessage `json:"query"`
+		OperationName json.RawMessage `json:"operationName"`
+		Variables     json.RawMessage `json:"variables"`
+		Extensions    json.RawMessage `json:"extensions"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return apperr.New(apperr.BadRequest, "request body is not valid JSON")
+	}
+	for _, m := range []struct {
+		name, want string
+		raw        json.RawMessage
+	}{
+		{"query", "a string", body.Query},
+		{"operationName", "a string", body.OperationName},
+		{"variables", "an object", body.Variables},
+		{"extensions", "an object", body.Extensions},
+	} {
+		if len(m.raw) == 0 || string(m.raw) == "null" {
+			continue
+		}
+		first := m.raw[0]
+		if m.want == "a string" && first != '"' || m.want == "an object" && first != '{' {
+			e := apperr.New(apperr.BadRequest, "%s: must be %s", m.name, m.want)
+			e.Field = m.name
+			return e
+		}
+	}
+	return nil
+}
