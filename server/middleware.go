@@ -29,7 +29,7 @@ func recoverer(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				slog.ErrorContext(r.Context(), "panic", "path", redactPath(r.URL.Path), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				slog.ErrorContext(r.Context(), "panic", "path", logPath(r.URL.Path), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				_, path, _ := splitKey(r.URL.Path)
 				writeRouteError(w, r, path, apperr.New(apperr.Internal, "internal error"))
 			}
