@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -270,4 +271,32 @@ func TestGraphQLInvalidArgumentsNameTheArgument(t *testing.T) {
 		}
 	}
 	require.NotContains(t, logs.String(), `"level":"ERROR"`)
+}
+
+// Defect 5: a NUL in action_id answered 500 and logged the database's
+// syntax error; bytes that are not UTF-8 did the same on Postgres, in the
+// filter and inside a cursor.
+func TestControlBytesInTextFiltersAreClientErrors(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			st := storetest.Open(t, db.URL)
+			h := server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}, Logger: slog.New(slog.DiscardHandler)})
+			logs := captureDefaultLog(t)
+			for _, q := range []string{"action_id=%00", "action_id=%FF", "action_id=a%0Ab", "action_id=ok&action_id=%00x"} {
+				rec := doRequest(h, http.MethodGet, "/api/v3/actions?"+q, "")
+				require.Equal(t, http.StatusUnprocessableEntity, rec.Code, q)
+				require.Contains(t, rec.Body.String(), "action_id", q)
+			}
+			_, a, raw := postGQL(t, h, `{ actions(filter: {action_id: "\u0000"}) { actions { action_id } } }`, nil)
+			requireCode(t, a, raw, "INVALID_INPUT")
+			require.Equal(t, "action_id", a.Errors[0].Extensions["field"])
+			for _, id := range []string{"\x00", "\xff\xfe"} {
+				cursor := base64.RawURLEncoding.EncodeToString([]byte("5:" + id))
+				_, a, raw = postGQL(t, h, `query($c: String) { account(address: "0:`+strings.Repeat("0", 64)+`") { actions(after: $c) { edges { node { type } } } } }`,
+					map[string]any{"c": cursor})
+				requireCode(t, a, raw, "INVALID_INPUT")
+			}
+			require.NotContains(t, logs.String(), `"level":"ERROR"`)
+		})
+	}
 }

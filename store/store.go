@@ -130,6 +130,8 @@ func unavailable(err error) error {
 		switch code := pgErr.Field('C'); {
 		case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"), strings.HasPrefix(code, "57"):
 			return apperr.Wrap(apperr.Unavailable, err, "database unavailable")
+		case code == "22021", code == "22P05": // NUL or bytes that are not UTF-8 in a value
+			return apperr.Wrap(apperr.Invalid, err, "a value holds characters that are not text")
 		}
 		return apperr.Wrap(apperr.Internal, err, "internal error")
 	}
