@@ -41,7 +41,8 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(url)),
-			pgdriver.WithTimeout(10*time.Second)))
+			pgdriver.WithTimeout(10*time.Second),
+			pgdriver.WithResetSessionFunc(func(_ context.Context, cn *pgdriver.Conn) error { return connAlive(cn.Conn()) })))
 		sqldb.SetMaxOpenConns(32)
 		sqldb.SetMaxIdleConns(32)
 		db = bun.NewDB(sqldb, pgdialect.New())
