@@ -122,6 +122,18 @@ func (m *Meter) Count(keyID string) {
 	m.mu.Unlock()
 }
 
+// CountN records n units for the key (a JSON-RPC batch of n+1 calls is
+// counted once by the middleware and n times by its handler).
+func (m *Meter) CountN(keyID string, n int64) {
+	if n <= 0 {
+		return
+	}
+	m.total.Add(n)
+	m.mu.Lock()
+	m.counted[keyID] += n
+	m.mu.Unlock()
+}
+
 // Counted is how many units this process has counted since it started
 // (for /metrics).
 func (m *Meter) Counted() int64 { return m.total.Load() }

@@ -2,10 +2,10 @@ package metering_test
 
 import (
 	"context"
-	"log/slog"
-	"strings"
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"

@@ -100,7 +100,7 @@ func (a *Access) guard(next http.Handler) http.Handler {
 		if a.Meter != nil {
 			a.Meter.Count(k.ID)
 		}
-		next.ServeHTTP(w, withPath(r, key, rest))
+		next.ServeHTTP(w, withPath(r.WithContext(a.withCharger(r.Context(), k)), key, rest))
 	})
 }
 
