@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -51,4 +53,28 @@ func TestJSONRPCBatchChargedPerCall(t *testing.T) {
 			require.EqualValues(t, 11, e.units(t, key), "ten calls and one request; refusals cost nothing")
 		})
 	}
+}
+
+// The sibling in GraphQL: aliases let one operation run estimateFee many
+// times (up to the alias limit); each one after the first is charged.
+func TestGraphQLEstimatesChargedPerField(t *testing.T) {
+	db := testenv.Databases(t)[0]
+	e := newAccessEnv(t, db, accessConfig{require: true, fees: true})
+	m := e.meter()
+	h := e.handler(m)
+	key, _ := e.newKey(t, "k", ratelimit.Limit{})
+	var deploy struct{ Address, Body, InitCode, InitData string }
+	require.NoError(t, json.Unmarshal([]byte(strings.NewReplacer(`"init_code"`, `"InitCode"`, `"init_data"`, `"InitData"`).Replace(walletDeploy(t))), &deploy))
+	field := fmt.Sprintf(`estimateFee(address: %q, body: %q, init_code: %q, init_data: %q) { source_fees { in_fwd_fee } }`,
+		deploy.Address, deploy.Body, deploy.InitCode, deploy.InitData)
+	q := "{ a: " + field + " b: " + field + " c: " + field + " }"
+	body, err := json.Marshal(map[string]string{"query": q})
+	require.NoError(t, err)
+	rec := doRequest(h, http.MethodPost, "/"+key+"/graphql", string(body))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.NotContains(t, rec.Body.String(), "errors")
+	rec = doRequest(h, http.MethodPost, "/"+key+"/graphql", `{"query":"{ __typename }"}`)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.NoError(t, m.Flush(t.Context()))
+	require.EqualValues(t, 3+1, e.units(t, key))
 }

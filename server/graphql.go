@@ -14,6 +14,7 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/internal/reqcost"
 	"github.com/tonql/tonql/resolvers"
 )
 
@@ -43,6 +44,14 @@ func NewGraphQL(res *resolvers.Resolver) http.Handler {
 	srv := handler.New(es)
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		return next(res.WithLoaders(ctx))
+	})
+	// Each estimateFee of an operation after the first is charged like a
+	// call of a JSON-RPC batch (a unit and a rate-limit token).
+	srv.AroundRootFields(func(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
+		if graphql.GetRootFieldContext(ctx).Field.Name == "estimateFee" {
+			reqcost.Call(ctx)
+		}
+		return next(ctx)
 	})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})

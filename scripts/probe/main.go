@@ -62,7 +62,7 @@ func main() {
 		client: &http.Client{Timeout: 120 * time.Second,
 			// a redirect is an answer to report, not to follow
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	fmt.Printf("%-44s %5s  %-28s %12s %12s\n", "class", "reqs", "answers", "worst ms", "worst CPU ms")
+	fmt.Printf("%-44s %5s  %-40s %10s %12s\n", "class", "reqs", "answers", "worst ms", "worst CPU ms")
 	rssBefore := p.rss()
 	for _, c := range classes(p) {
 		if *only != "" && !strings.Contains(c.name, *only) {
@@ -85,7 +85,7 @@ func (p *probe) run(c class) {
 		fmt.Printf("%-44s skipped (needs -key)\n", c.name)
 		return
 	}
-	codes := map[int]int{}
+	codes := map[string]int{}
 	var worst, worstCPU time.Duration
 	for _, r := range reqs {
 		cpu0 := p.cpu()
@@ -98,32 +98,55 @@ func (p *probe) run(c class) {
 	}
 	var answers []string
 	for code, n := range codes {
-		answers = append(answers, fmt.Sprintf("%dx%d", n, code))
+		answers = append(answers, fmt.Sprintf("%dx%s", n, code))
 	}
 	slices.Sort(answers)
 	cpu := "-"
 	if p.pid != 0 {
 		cpu = strconv.FormatFloat(float64(worstCPU.Microseconds())/1000, 'f', 0, 64)
 	}
-	fmt.Printf("%-44s %5d  %-28s %12.1f %12s\n", c.name, len(reqs), strings.Join(answers, " "),
+	fmt.Printf("%-44s %5d  %-40s %10.1f %12s\n", c.name, len(reqs), strings.Join(answers, " "),
 		float64(worst.Microseconds())/1000, cpu)
 }
 
-func (p *probe) do(r request) int {
+// do sends r and returns its answer as "status", or for GraphQL
+// "status/code" with the first error's extensions.code ("data" without
+// errors): GraphQL answers most errors with HTTP 200.
+func (p *probe) do(r request) string {
 	req, err := http.NewRequest(r.method, p.base+r.path, strings.NewReader(r.body))
 	if err != nil {
-		return -1
+		return "bad request"
 	}
 	if r.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return 0 // no answer (connection closed, timeout)
+		return "no answer" // connection closed, timeout
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	defer resp.Body.Close()
+	status := strconv.Itoa(resp.StatusCode)
+	if !strings.HasSuffix(r.path, "/graphql") {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return status
+	}
+	var a struct {
+		Errors []struct {
+			Extensions struct {
+				Code string `json:"code"`
+			} `json:"extensions"`
+		} `json:"errors"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&a) != nil {
+		return status + "/not JSON"
+	}
+	if len(a.Errors) == 0 {
+		return status + "/data"
+	}
+	if a.Errors[0].Extensions.Code == "" {
+		return status + "/no code"
+	}
+	return status + "/" + a.Errors[0].Extensions.Code
 }
 
 // cpu is the server's user+system time from /proc (10 ms resolution).
