@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"mime"
+	"net/http"
 
 	"github.com/tonql/tonql/apperr"
 )
@@ -45,4 +47,22 @@ func checkGraphQLBody(raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// checkGraphQLMethod answers, in GraphQL's shape and with a code, what
+// gqlgen would answer "transport not supported" without one: a POST that
+// is not JSON, or a method no transport takes. GET (and its websocket
+// upgrade), HEAD and OPTIONS go on to gqlgen and the middleware around it.
+func checkGraphQLMethod(w http.ResponseWriter, r *http.Request) error {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return nil
+	case http.MethodPost:
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			return apperr.New(apperr.BadRequest, "POST /graphql takes a JSON body with Content-Type: application/json")
+		}
+		return nil
+	}
+	w.Header().Set("Allow", "GET, POST")
+	return apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use POST or GET", apperr.Excerpt(r.Method))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -232,6 +233,19 @@ func TestGraphQLBodyOfWrongShape(t *testing.T) {
 	}
 	require.NotContains(t, logs.String(), "panic")
 	require.NotContains(t, logs.String(), `"level":"ERROR"`)
+	// What gqlgen answered "transport not supported" without a code.
+	for _, c := range []struct {
+		method, ctype string
+		status        int
+		code          string
+	}{{http.MethodPost, "", 400, "BAD_REQUEST"}, {http.MethodPost, "text/plain", 400, "BAD_REQUEST"}, {http.MethodPut, "application/json", 405, "METHOD_NOT_ALLOWED"}} {
+		req := httptest.NewRequest(c.method, "/graphql", strings.NewReader(`{"query":"{ __typename }"}`))
+		req.Header.Set("Content-Type", c.ctype)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		require.Equal(t, c.status, rec.Code, c.method+" "+c.ctype)
+		require.Contains(t, rec.Body.String(), `"code":"`+c.code+`"`)
+	}
 	// null members are absent members.
 	rec := doRequest(h, http.MethodPost, "/graphql", `{"query": "{ __typename }", "variables": null, "operationName": null}`)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -51,6 +50,12 @@ func limitBody(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if r.URL.Path == "/graphql" {
+			if err := checkGraphQLMethod(w, r); err != nil {
+				writeRouteError(w, r, r.URL.Path, err)
+				return
+			}
+		}
 		if r.URL.Path == "/graphql" && r.Method == http.MethodPost {
 			raw, err := io.ReadAll(r.Body)
 			var mbe *http.MaxBytesError
@@ -62,7 +67,7 @@ func limitBody(next http.Handler) http.Handler {
 				writeRouteError(w, r, r.URL.Path, apperr.Wrap(apperr.BadRequest, err, "could not read the request body"))
 				return
 			}
-			if err := checkGraphQLBody(raw); err != nil && isJSON(r) {
+			if err := checkGraphQLBody(raw); err != nil {
 				writeRouteError(w, r, r.URL.Path, err)
 				return
 			}
@@ -109,11 +114,4 @@ func saneID(s string) bool {
 		}
 	}
 	return true
-}
-
-// isJSON tells a request gqlgen's POST transport would decode as JSON;
-// other content types get its "transport not supported" answer.
-func isJSON(r *http.Request) bool {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return mt == "application/json"
 }
