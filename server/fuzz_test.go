@@ -128,6 +128,9 @@ func FuzzGraphQL(f *testing.F) {
 		}
 		rec := doRequest(h, http.MethodPost, "/graphql", string(raw))
 		checkGraphQLAnswer(t, rec, string(raw))
+		// The same by GET, variables as given.
+		rec = doRequest(h, http.MethodGet, "/graphql?"+url.Values{"query": {query}, "variables": {vars}}.Encode(), "")
+		checkGraphQLAnswer(t, rec, query+" "+vars)
 	})
 }
 

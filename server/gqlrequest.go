@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/tonql/tonql/apperr"
 )
@@ -55,7 +57,23 @@ func checkGraphQLBody(raw []byte) error {
 // upgrade), HEAD and OPTIONS go on to gqlgen and the middleware around it.
 func checkGraphQLMethod(w http.ResponseWriter, r *http.Request) error {
 	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	case http.MethodHead, http.MethodOptions:
+		return nil
+	case http.MethodGet:
+		if r.Header.Get("Upgrade") != "" {
+			return nil // a websocket
+		}
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return apperr.New(apperr.BadRequest, "the query string is malformed")
+		}
+		for _, name := range []string{"variables", "extensions"} {
+			if v := strings.TrimSpace(q.Get(name)); v != "" && !(v[0] == '{' && json.Valid([]byte(v))) && v != "null" {
+				e := apperr.New(apperr.BadRequest, "%s: must be a JSON object", name)
+				e.Field = name
+				return e
+			}
+		}
 		return nil
 	case http.MethodPost:
 		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
