@@ -43,8 +43,9 @@ const (
 	// linkListSize is what an action's participants or transactions count
 	// for in the complexity: about as many as a swap has.
 	linkListSize = 10
-	// docCacheBytes bounds the parsed documents kept (estimated memory).
-	docCacheBytes = 32 << 20
+	// docCacheBytes bounds the parsed documents kept (estimated memory):
+	// some 800 KB of query text, about a thousand typical queries.
+	docCacheBytes = 64 << 20
 )
 
 // codeTooComplex is the extensions.code of every limit; registered as a
