@@ -119,11 +119,11 @@ func (l *Lookup) Find(ctx context.Context, key string) (*store.APIKey, error) {
 	client := clientOf(ctx)
 	l.mu.Lock()
 	if el, ok := l.entries[h]; ok {
-		e := el.Value.(*entry)
-		if now.Before(e.expires) {
+		if e := el.Value.(*entry); now.Before(e.expires) {
 			l.order.MoveToFront(el)
+			k := e.key
 			l.mu.Unlock()
-			return e.key, nil
+			return k, nil
 		}
 	}
 	wait, ok := l.takeMiss(client, now)
@@ -153,7 +153,7 @@ func (l *Lookup) store(h string, k *store.APIKey, expires time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if el, ok := l.entries[h]; ok {
-		*el.Value.(*entry) = entry{hash: h, key: k, expires: expires}
+		el.Value = &entry{hash: h, key: k, expires: expires}
 		l.order.MoveToFront(el)
 		return
 	}
