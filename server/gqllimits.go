@@ -114,7 +114,7 @@ func (l *limits) MutateOperationContext(ctx context.Context, op *graphql.Operati
 		return timeoutError()
 	}
 	if c > maxComplexity {
-		return limitError("operation has complexity %d, which exceeds the limit of %d", c, maxComplexity)
+		return limitError("operation's complexity exceeds the limit of %d (every field counts 1, a list times its page size)", maxComplexity)
 	}
 	return nil
 }

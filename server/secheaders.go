@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -68,6 +70,19 @@ func (h *htmlWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (h *htmlWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+// Flush and Hijack pass through for streaming answers and websockets,
+// which are never HTML pages.
+func (h *htmlWriter) Flush() {
+	h.decide()
+	if !h.html {
+		_ = http.NewResponseController(h.ResponseWriter).Flush()
+	}
+}
+
+func (h *htmlWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(h.ResponseWriter).Hijack()
+}
 
 func (h *htmlWriter) finish() {
 	if !h.html {
