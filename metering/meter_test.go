@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/cache/cachetest"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/metering"
@@ -204,7 +205,7 @@ func TestRedisCrashLosesNoUnits(t *testing.T) {
 			ctx := context.Background()
 			st := storetest.Open(t, db.URL)
 			k := newKey(t, st, "k")
-			srv := testenv.StartRedis(t)
+			srv := cachetest.StartRedis(t)
 			rdb, err := metering.DialRedis("redis://" + srv.Addr + "/0")
 			require.NoError(t, err)
 			defer rdb.Close()
@@ -219,12 +220,12 @@ func TestRedisCrashLosesNoUnits(t *testing.T) {
 				require.NoError(t, a.Push(ctx))
 				require.NoError(t, b.Push(ctx))
 			}
-			srv.Kill() // 2,000 units in Redis only, before this change
+			srv.Stop() // 2,000 units in Redis only, before this change
 			for range 5 {
 				a.Count(k.ID)
 			}
 			require.NoError(t, a.Push(ctx), "the store takes the batch Redis refuses")
-			srv.Start() // empty
+			srv.Restart() // empty
 			require.NoError(t, b.Flush(ctx))
 			require.NoError(t, a.Flush(ctx))
 			require.Equal(t, int64(2005), units(t, st, k.Hash))

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun/driver/pgdriver"
 
+	"github.com/tonql/tonql/cache/cachetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/metering"
 	"github.com/tonql/tonql/ratelimit"
@@ -72,7 +73,7 @@ func TestPostgresConnectionsKilledThenRequestsSucceed(t *testing.T) {
 func TestRedisKilledUnderLoadUnitsEqualAnswers(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			srv := testenv.StartRedis(t)
+			srv := cachetest.StartRedis(t)
 			rdb, err := metering.DialRedis("redis://" + srv.Addr + "/0")
 			require.NoError(t, err)
 			defer rdb.Close()
@@ -98,9 +99,9 @@ func TestRedisKilledUnderLoadUnitsEqualAnswers(t *testing.T) {
 					for i := range each {
 						switch sent.Add(1) {
 						case workers * each / 3:
-							srv.Kill()
+							srv.Stop()
 						case 2 * workers * each / 3:
-							srv.Start()
+							srv.Restart()
 						}
 						rq := reqs[(w+i)%len(reqs)]
 						rec := doRequest(h, rq.method, "/"+key+rq.path, rq.body)

@@ -9,18 +9,19 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tonql/tonql/cache/cachetest"
 	"github.com/tonql/tonql/internal/redislog"
 	"github.com/tonql/tonql/internal/testenv"
 )
 
 // go-redis's own lines during an outage come out as JSON, once.
 func TestGoRedisLogsThroughOurLogger(t *testing.T) {
-	srv := testenv.StartRedis(t)
+	srv := cachetest.StartRedis(t)
 	buf := &testenv.SyncBuffer{}
 	redislog.Install(slog.New(slog.NewJSONHandler(buf, nil)))
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1})
 	defer rdb.Close()
-	srv.Kill()
+	srv.Stop()
 	for range 5 {
 		_ = rdb.Ping(context.Background()).Err()
 	}
