@@ -47,3 +47,23 @@ func WellFormed(s string) bool {
 	}
 	return true
 }
+
+// Redact replaces every path segment that could be a key (well formed, or
+// a long run with digits in it, such as a mistyped key) with "{key}", for
+// logs. Route names are words and survive.
+func Redact(path string) string {
+	if !strings.ContainsAny(path, "0123456789") {
+		return path // fast path: no segment can look like a key
+	}
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if looksLikeKey(s) {
+			segs[i] = "{key}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func looksLikeKey(s string) bool {
+	return WellFormed(s) || len(s) >= 16 && strings.ContainsAny(s, "0123456789")
+}

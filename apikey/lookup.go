@@ -1,10 +1,13 @@
 package apikey
 
 import (
+	"container/list"
 	"context"
+	"math"
 	"sync"
 	"time"
 
+	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/store"
 )
 
@@ -15,28 +18,54 @@ type Source interface {
 
 // Lookup resolves keys with a short-lived in-memory cache in front of the
 // store, so a request costs a hash and a map read instead of a query.
-// Unknown keys are cached too (a client retrying a bad key must not turn
-// into a query per request). The price is that a revocation made by another
-// process takes effect within TTL.
+// Unknown keys are cached too, and the cache drops its least recently used
+// entries when full, so a flood of random keys neither grows memory nor
+// pushes out the keys in use. Store lookups of keys not in the cache are
+// limited per client address (WithClient): every new well-formed key would
+// otherwise cost a query, and one client sent 4,199 of them a second.
+// A lookup that finds an active key does not count against the client. The
+// price of caching is that a revocation made by another process takes
+// effect within TTL.
 type Lookup struct {
-	src Source
-	ttl time.Duration
-	max int
-	now func() time.Time
+	src       Source
+	ttl       time.Duration
+	max       int
+	now       func() time.Time
+	missRate  float64
+	missBurst float64
+	clients   int
 
-	mu      sync.RWMutex
-	entries map[string]entry
+	mu      sync.Mutex
+	order   *list.List // of *entry, front: most recently used
+	entries map[string]*list.Element
+	buckets map[string]*list.Element // client address -> *clientBucket
+	lru     *list.List               // of *clientBucket
 }
 
 type entry struct {
+	hash    string
 	key     *store.APIKey // nil: unknown or revoked
 	expires time.Time
+}
+
+type clientBucket struct {
+	addr   string
+	tokens float64
+	last   time.Time
 }
 
 // LookupOptions tune the cache; zero values pick the defaults.
 type LookupOptions struct {
 	TTL        time.Duration // default 5s; negative disables caching
-	MaxEntries int           // default 100,000; the cache is emptied when full
+	MaxEntries int           // default 100,000; least recently used go first
+	// MissRate and MissBurst limit store lookups of uncached keys per
+	// client address: default 20 per second, 50 at once; a negative
+	// MissRate disables the limit.
+	MissRate  float64
+	MissBurst int
+	// MaxClients is how many client addresses are tracked (default 10,000;
+	// least recently seen go first).
+	MaxClients int
 	Now        func() time.Time
 }
 
@@ -48,43 +77,131 @@ func NewLookup(src Source, o LookupOptions) *Lookup {
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = 100_000
 	}
+	if o.MissRate == 0 {
+		o.MissRate = 20
+	}
+	if o.MissBurst <= 0 {
+		o.MissBurst = 50
+	}
+	if o.MaxClients <= 0 {
+		o.MaxClients = 10_000
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Lookup{src: src, ttl: o.TTL, max: o.MaxEntries, now: o.Now, entries: map[string]entry{}}
+	return &Lookup{src: src, ttl: o.TTL, max: o.MaxEntries, now: o.Now,
+		missRate: o.MissRate, missBurst: float64(o.MissBurst), clients: o.MaxClients,
+		order: list.New(), entries: map[string]*list.Element{}, buckets: map[string]*list.Element{}, lru: list.New()}
+}
+
+type clientKeyType struct{}
+
+// WithClient records the client's address for the miss limit.
+func WithClient(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientKeyType{}, addr)
+}
+
+func clientOf(ctx context.Context) string {
+	addr, _ := ctx.Value(clientKeyType{}).(string)
+	return addr
 }
 
 // Find returns the active key, or nil for a malformed, unknown or revoked
 // one. An error means the store could not answer (already classified by the
-// store as unavailable or timeout).
+// store as unavailable or timeout), or the client has looked up too many
+// uncached keys (RateLimited).
 func (l *Lookup) Find(ctx context.Context, key string) (*store.APIKey, error) {
 	if !WellFormed(key) {
 		return nil, nil
 	}
 	h := Hash(key)
 	now := l.now()
-	l.mu.RLock()
-	e, ok := l.entries[h]
-	l.mu.RUnlock()
-	if ok && now.Before(e.expires) {
-		return e.key, nil
+	client := clientOf(ctx)
+	l.mu.Lock()
+	if el, ok := l.entries[h]; ok {
+		if e := el.Value.(*entry); now.Before(e.expires) {
+			l.order.MoveToFront(el)
+			k := e.key
+			l.mu.Unlock()
+			return k, nil
+		}
+	}
+	wait, ok := l.takeMiss(client, now)
+	l.mu.Unlock()
+	if !ok {
+		return nil, apperr.New(apperr.RateLimited,
+			"too many lookups of unknown API keys from this address; retry after %s", max(time.Second, wait.Round(time.Second)))
 	}
 	k, err := l.src.KeyByHash(ctx, h)
 	if err != nil {
+		l.refundMiss(client)
 		return nil, err
 	}
 	if k != nil && !k.Active() {
 		k = nil
 	}
+	if k != nil {
+		l.refundMiss(client) // only unknown keys count against a client
+	}
 	if l.ttl > 0 {
-		l.mu.Lock()
-		if len(l.entries) >= l.max {
-			// Emptying beats an LRU here: the cache only saves a query, and a
-			// flood of random keys must not grow memory.
-			clear(l.entries)
-		}
-		l.entries[h] = entry{key: k, expires: now.Add(l.ttl)}
-		l.mu.Unlock()
+		l.store(h, k, now.Add(l.ttl))
 	}
 	return k, nil
+}
+
+func (l *Lookup) store(h string, k *store.APIKey, expires time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if el, ok := l.entries[h]; ok {
+		el.Value = &entry{hash: h, key: k, expires: expires}
+		l.order.MoveToFront(el)
+		return
+	}
+	for len(l.entries) >= l.max {
+		old := l.order.Back()
+		l.order.Remove(old)
+		delete(l.entries, old.Value.(*entry).hash)
+	}
+	l.entries[h] = l.order.PushFront(&entry{hash: h, key: k, expires: expires})
+}
+
+// takeMiss takes one token of the client's bucket; l.mu is held.
+func (l *Lookup) takeMiss(client string, now time.Time) (time.Duration, bool) {
+	if l.missRate < 0 || client == "" {
+		return 0, true
+	}
+	var b *clientBucket
+	if el, ok := l.buckets[client]; ok {
+		l.lru.MoveToFront(el)
+		b = el.Value.(*clientBucket)
+	} else {
+		for len(l.buckets) >= l.clients {
+			old := l.lru.Back()
+			l.lru.Remove(old)
+			delete(l.buckets, old.Value.(*clientBucket).addr)
+		}
+		b = &clientBucket{addr: client, tokens: l.missBurst, last: now}
+		l.buckets[client] = l.lru.PushFront(b)
+	}
+	if now.After(b.last) {
+		b.tokens = math.Min(l.missBurst, b.tokens+now.Sub(b.last).Seconds()*l.missRate)
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0, true
+	}
+	return time.Duration((1 - b.tokens) / l.missRate * float64(time.Second)), false
+}
+
+func (l *Lookup) refundMiss(client string) {
+	if l.missRate < 0 || client == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if el, ok := l.buckets[client]; ok {
+		b := el.Value.(*clientBucket)
+		b.tokens = math.Min(l.missBurst, b.tokens+1)
+	}
 }

@@ -19,9 +19,19 @@
 // the store but not yet deleted from Redis (a crash in between) is deleted
 // by the next move without being counted again.
 //
+// Redis is a buffer, never the only copy: a process keeps every batch it
+// pushed until the batch is in the store. Every FlushEvery it writes its
+// own pushed batches to the store (skipped if another process moved them
+// already) and deletes them from Redis, then moves what other processes
+// left listed (a process that died). So a Redis crash, which loses what
+// Redis held, loses no units; a killed process loses no pushed units.
+//
 // What is not covered: a process killed without a graceful stop loses the
 // units it counted since its last push (at most PushEvery with Redis,
-// FlushEvery without).
+// FlushEvery without), and if Redis dies in the same FlushEvery as the
+// process, the batches that process had pushed since its last flush.
+//
+// An outage is logged when it starts and when it ends, not per attempt.
 package metering
 
 import (
@@ -35,6 +45,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tonql/tonql/internal/ratelog"
 )
 
 // Store persists units: AddUnits adds them in one transaction and skips a
@@ -67,10 +79,13 @@ type Meter struct {
 	mu      sync.Mutex
 	counted map[string]int64 // counted since the last batch was cut
 
-	flushMu   sync.Mutex // one push or flush at a time; guards unsent
+	flushMu   sync.Mutex // one push or flush at a time; guards unsent, pushed
 	unsent    []batch    // cut but not yet in Redis or the store
+	pushed    []batch    // in Redis, and kept here until they are in the store
 	total     atomic.Int64
 	redisErrs atomic.Int64
+	redisDown atomic.Bool // the outage was logged, its end not yet
+	storeLog  *ratelog.Limiter
 }
 
 // batch is a set of unit counts with the id that makes applying it
@@ -95,7 +110,8 @@ func New(o Options) *Meter {
 		o.Logger = slog.Default()
 	}
 	return &Meter{store: o.Store, rdb: o.Redis, keys: newRedisKeys(o.Prefix), push: redis.NewScript(pushScript),
-		pushEvery: o.PushEvery, every: o.FlushEvery, log: o.Logger, counted: map[string]int64{}}
+		pushEvery: o.PushEvery, every: o.FlushEvery, log: o.Logger, counted: map[string]int64{},
+		storeLog: ratelog.New(o.Logger, time.Minute)}
 }
 
 // Count records one unit for the key.
@@ -103,6 +119,18 @@ func (m *Meter) Count(keyID string) {
 	m.total.Add(1)
 	m.mu.Lock()
 	m.counted[keyID]++
+	m.mu.Unlock()
+}
+
+// CountN records n units for the key (a JSON-RPC batch of n+1 calls is
+// counted once by the middleware and n times by its handler).
+func (m *Meter) CountN(keyID string, n int64) {
+	if n <= 0 {
+		return
+	}
+	m.total.Add(n)
+	m.mu.Lock()
+	m.counted[keyID] += n
 	m.mu.Unlock()
 }
 
@@ -137,9 +165,24 @@ func (m *Meter) Run(ctx context.Context) error {
 	}
 }
 
+// warn logs a failed store write at most once a minute (Redis failures
+// are logged by redisFailed and redisAnswered, once per outage).
 func (m *Meter) warn(ctx context.Context, err error) {
 	if err != nil && ctx.Err() == nil {
-		m.log.Warn("metering: will retry", "err", err)
+		m.storeLog.Warn("metering: the database did not take the units; they are kept and retried", err)
+	}
+}
+
+func (m *Meter) redisFailed(err error) {
+	m.redisErrs.Add(1)
+	if m.redisDown.CompareAndSwap(false, true) {
+		m.log.Warn("metering: Redis unavailable; units go to the database directly until it answers", "err", err.Error())
+	}
+}
+
+func (m *Meter) redisAnswered() {
+	if m.redisDown.Load() && m.redisDown.CompareAndSwap(true, false) {
+		m.log.Info("metering: Redis answers again")
 	}
 }
 
@@ -159,9 +202,31 @@ func (m *Meter) Flush(ctx context.Context) error {
 	defer m.flushMu.Unlock()
 	err := m.sendLocked(ctx)
 	if m.rdb != nil {
-		err = errors.Join(err, m.moveToStore(ctx))
+		err = errors.Join(err, m.persistPushed(ctx), m.moveToStore(ctx))
 	}
 	return err
+}
+
+// persistPushed writes this process's pushed batches to the store (a
+// batch another process moved already is skipped by its id), then deletes
+// them from Redis. A batch the store does not take stays for the next
+// flush; a failed delete only leaves a batch for a later move to skip.
+func (m *Meter) persistPushed(ctx context.Context) error {
+	var errs []error
+	kept := m.pushed[:0]
+	for _, b := range m.pushed {
+		if err := m.store.AddUnits(ctx, b.id, b.units); err != nil {
+			errs = append(errs, err)
+			kept = append(kept, b)
+			continue
+		}
+		if err := m.deleteBatch(ctx, b.id); err != nil {
+			m.redisFailed(err)
+		}
+	}
+	clear(m.pushed[len(kept):])
+	m.pushed = kept
+	return errors.Join(errs...)
 }
 
 func (m *Meter) sendLocked(ctx context.Context) error {
@@ -177,10 +242,11 @@ func (m *Meter) sendLocked(ctx context.Context) error {
 		if m.rdb != nil {
 			err := m.pushToRedis(ctx, b)
 			if err == nil {
+				m.redisAnswered()
+				m.pushed = append(m.pushed, b)
 				continue
 			}
-			m.redisErrs.Add(1)
-			errs = append(errs, err)
+			m.redisFailed(err)
 		}
 		if err := m.store.AddUnits(ctx, b.id, b.units); err != nil {
 			errs = append(errs, err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/cache/cachetest"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/metering"
@@ -170,16 +173,68 @@ func TestRedisDownCountsInMemory(t *testing.T) {
 			dead, err := metering.DialRedis("redis://127.0.0.1:1/0") // nothing listens on port 1
 			require.NoError(t, err)
 			defer dead.Close()
-			m := metering.New(metering.Options{Store: st, Redis: dead, Prefix: randomPrefix()})
+			logs := &testenv.SyncBuffer{}
+			m := metering.New(metering.Options{Store: st, Redis: dead, Prefix: randomPrefix(),
+				Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 			for range 500 {
 				m.Count(k.ID)
 			}
-			require.Error(t, m.Push(ctx), "Redis refuses the push; the store takes the batch")
+			// Redis refuses the push; the store takes the batch, so nothing failed.
+			require.NoError(t, m.Push(ctx))
 			require.Positive(t, m.RedisErrors())
 			require.Equal(t, int64(500), units(t, st, k.Hash))
-			require.Error(t, m.Flush(ctx), "listing Redis batches fails")
-			require.Equal(t, int64(500), units(t, st, k.Hash))
-			require.Equal(t, int64(500), m.Counted())
+			for range 20 {
+				m.Count(k.ID)
+				require.NoError(t, m.Flush(ctx))
+			}
+			require.Equal(t, int64(520), units(t, st, k.Hash))
+			require.Equal(t, int64(520), m.Counted())
+			// One line for the outage, not one per attempt.
+			require.Equal(t, 1, strings.Count(logs.String(), "\n"), logs.String())
+			require.Contains(t, logs.String(), "Redis unavailable")
+		})
+	}
+}
+
+// Defect 11: batches pushed to Redis and not yet moved to the store were
+// only in Redis; a Redis crash (no persistence, as in CI) lost them. Each
+// process now keeps what it pushed until the store has it.
+func TestRedisCrashLosesNoUnits(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := storetest.Open(t, db.URL)
+			k := newKey(t, st, "k")
+			srv := cachetest.StartRedis(t)
+			rdb, err := metering.DialRedis("redis://" + srv.Addr + "/0")
+			require.NoError(t, err)
+			defer rdb.Close()
+			logs := &testenv.SyncBuffer{}
+			opts := metering.Options{Store: st, Redis: rdb, Logger: slog.New(slog.NewJSONHandler(logs, nil))}
+			a, b := metering.New(opts), metering.New(opts) // two server processes
+			for range 10 {
+				for range 100 {
+					a.Count(k.ID)
+					b.Count(k.ID)
+				}
+				require.NoError(t, a.Push(ctx))
+				require.NoError(t, b.Push(ctx))
+			}
+			srv.Stop() // 2,000 units in Redis only, before this change
+			for range 5 {
+				a.Count(k.ID)
+			}
+			require.NoError(t, a.Push(ctx), "the store takes the batch Redis refuses")
+			srv.Restart() // empty
+			require.NoError(t, b.Flush(ctx))
+			require.NoError(t, a.Flush(ctx))
+			require.Equal(t, int64(2005), units(t, st, k.Hash))
+			// Flushing again changes nothing.
+			require.NoError(t, a.Flush(ctx))
+			require.NoError(t, b.Flush(ctx))
+			require.Equal(t, int64(2005), units(t, st, k.Hash))
+			require.Contains(t, logs.String(), "Redis unavailable")
+			require.Contains(t, logs.String(), "Redis answers again")
 		})
 	}
 }

@@ -56,9 +56,10 @@ func (m *Meter) pushToRedis(ctx context.Context, b batch) error {
 func (m *Meter) moveToStore(ctx context.Context) error {
 	ids, err := m.rdb.SMembers(ctx, m.keys.batches).Result()
 	if err != nil {
-		m.redisErrs.Add(1)
-		return fmt.Errorf("metering: list batches: %w", err)
+		m.redisFailed(err)
+		return nil // nothing listed can be moved; the pushers keep their copies
 	}
+	m.redisAnswered()
 	for _, id := range ids {
 		if err := m.moveBatch(ctx, id); err != nil {
 			return err
@@ -71,8 +72,8 @@ func (m *Meter) moveBatch(ctx context.Context, id string) error {
 	key := m.keys.batch + id
 	raw, err := m.rdb.HGetAll(ctx, key).Result()
 	if err != nil {
-		m.redisErrs.Add(1)
-		return fmt.Errorf("metering: read batch: %w", err)
+		m.redisFailed(err)
+		return nil
 	}
 	units := make(map[string]int64, len(raw))
 	for keyID, v := range raw {
@@ -85,9 +86,16 @@ func (m *Meter) moveBatch(ctx context.Context, id string) error {
 	if err := m.store.AddUnits(ctx, id, units); err != nil {
 		return fmt.Errorf("metering: persist batch: %w", err)
 	}
-	if err := m.rdb.Del(ctx, key).Err(); err != nil {
-		m.redisErrs.Add(1)
-		return fmt.Errorf("metering: delete batch: %w", err)
+	if err := m.deleteBatch(ctx, id); err != nil {
+		m.redisFailed(err)
+	}
+	return nil
+}
+
+// deleteBatch removes a batch the store has applied from Redis.
+func (m *Meter) deleteBatch(ctx context.Context, id string) error {
+	if err := m.rdb.Del(ctx, m.keys.batch+id).Err(); err != nil {
+		return err
 	}
 	return m.rdb.SRem(ctx, m.keys.batches, id).Err()
 }

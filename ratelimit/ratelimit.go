@@ -79,3 +79,34 @@ func (l *Limiter) allowLocal(key string, lim Limit, now time.Time) (bool, time.D
 	wait := time.Duration((1 - b.tokens) / lim.Rate * float64(time.Second))
 	return false, wait
 }
+
+// Charge takes n more tokens of the key's bucket for work already admitted
+// (the other calls of a JSON-RPC batch). It never refuses: the bucket may
+// go into debt, and the key's next requests wait until it has refilled, so
+// over time a key gets its rate in calls, not in requests.
+func (l *Limiter) Charge(key string, lim Limit, n int) {
+	if lim.Rate <= 0 || n <= 0 {
+		return
+	}
+	now := l.now()
+	if l.shared != nil && l.shared.charge(key, lim, n, now) {
+		return
+	}
+	l.chargeLocal(key, lim, n, now)
+}
+
+func (l *Limiter) chargeLocal(key string, lim Limit, n int, now time.Time) {
+	burst := float64(max(lim.Burst, 1))
+	v, ok := l.buckets.Load(key)
+	if !ok {
+		v, _ = l.buckets.LoadOrStore(key, &bucket{tokens: burst, last: now})
+	}
+	b := v.(*bucket)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now.After(b.last) {
+		b.tokens = math.Min(burst, b.tokens+now.Sub(b.last).Seconds()*lim.Rate)
+		b.last = now
+	}
+	b.tokens -= float64(n)
+}

@@ -124,6 +124,34 @@ func (s *shared) allow(key string, lim Limit, now time.Time) (ok bool, wait time
 	return false, wait, true
 }
 
+// charge takes n tokens, from the lease first, then from Redis even into
+// debt; false when Redis is unavailable (the local bucket is charged).
+func (s *shared) charge(key string, lim Limit, n int, now time.Time) bool {
+	if s.isDown(now) {
+		return false
+	}
+	v, found := s.leases.Load(key)
+	if !found {
+		v, _ = s.leases.LoadOrStore(key, &lease{})
+	}
+	ls := v.(*lease)
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	need := int64(n)
+	if ls.left >= need {
+		ls.left -= need
+		return true
+	}
+	need -= ls.left
+	ls.left = 0
+	if _, _, err := s.takeForced(key, lim, need, now); err != nil {
+		s.fail(now, err)
+		return false
+	}
+	s.recovered()
+	return true
+}
+
 func (s *shared) isDown(now time.Time) bool { return now.UnixNano() < s.downUntil.Load() }
 
 // fail switches to the local buckets for RetryEvery and logs the first

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/apperr"
@@ -143,8 +145,8 @@ func actionIDs(ids []string) ([]string, error) {
 		return nil, apperr.Field("action_id", "at most %d values", maxFilterValues)
 	}
 	for _, id := range ids {
-		if id == "" || len(id) > 128 {
-			return nil, apperr.Field("action_id", "must be a non-empty id of at most 128 characters")
+		if id == "" || len(id) > 128 || !plainText(id) {
+			return nil, apperr.Field("action_id", "must be a non-empty id of at most 128 printable characters")
 		}
 	}
 	return ids, nil
@@ -188,4 +190,11 @@ func actionTypes(field string, in []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// plainText tells text that can reach a query: UTF-8 without control
+// characters. A NUL ends SQLite's reading of a literal and Postgres
+// refuses both NUL and invalid UTF-8, which made 500s of client mistakes.
+func plainText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }

@@ -27,7 +27,7 @@ func decodeCursor(s string) (store.ActionKey, error) {
 		return store.ActionKey{}, errCursor
 	}
 	lt, id, ok := strings.Cut(string(b), ":")
-	if !ok || id == "" || len(id) > 128 || strings.ContainsRune(id, 0) {
+	if !ok || id == "" || len(id) > 128 || !plainText(id) {
 		return store.ActionKey{}, errCursor
 	}
 	n, err := strconv.ParseUint(lt, 10, 63)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
 )
 
@@ -65,9 +66,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, env Envelope, err error)
 	e := apperr.From(err)
 	status := e.Kind.Info().HTTPStatus
 	if e.Kind == apperr.Internal {
-		slog.ErrorContext(r.Context(), "internal error", "path", r.URL.Path, "err", err)
+		slog.ErrorContext(r.Context(), "internal error", "path", apikey.Redact(r.URL.Path), "err", err)
 	} else if e.Cause != nil {
-		slog.WarnContext(r.Context(), "request failed", "path", r.URL.Path, "kind", e.Kind.Info().GQLCode, "err", err)
+		slog.WarnContext(r.Context(), "request failed", "path", apikey.Redact(r.URL.Path), "kind", e.Kind.Info().GQLCode, "err", err)
 	}
 	writeJSON(w, status, ErrorBody(env, e))
 }
@@ -75,7 +76,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, env Envelope, err error)
 // WriteErrorLog logs an internal error of a request whose answer is
 // written elsewhere (a JSON-RPC batch element).
 func WriteErrorLog(r *http.Request, err error) {
-	slog.ErrorContext(r.Context(), "internal error", "path", r.URL.Path, "err", err)
+	slog.ErrorContext(r.Context(), "internal error", "path", apikey.Redact(r.URL.Path), "err", err)
 }
 
 // ErrorBody is the JSON object of an error in the route's envelope.

@@ -9,6 +9,7 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph"
+	"github.com/tonql/tonql/internal/reqcost"
 )
 
 // maxBatch bounds a JSON-RPC batch: each call may run the emulator.
@@ -54,6 +55,9 @@ func JSONRPC(q graph.QueryResolver) http.HandlerFunc {
 				writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
 				return
 			}
+			// Every call of a batch is a unit and a rate-limit token of the
+			// key, like a request of its own (the first was charged already).
+			reqcost.Charge(r.Context(), len(batch)-1)
 			out := make([]map[string]any, len(batch))
 			for i, one := range batch {
 				out[i], _ = call(r, q, one)

@@ -11,15 +11,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-	"github.com/tonkeeper/tongo/boc"
-	"github.com/tonkeeper/tongo/tlb"
-	"github.com/tonkeeper/tongo/ton"
-	"github.com/tonkeeper/tongo/wallet"
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/internal/walletmsg"
 	"github.com/tonql/tonql/metering"
 	"github.com/tonql/tonql/ratelimit"
 	"github.com/tonql/tonql/resolvers"
@@ -116,39 +113,10 @@ func (e *accessEnv) units(t testing.TB, key string) int64 {
 }
 
 // walletDeploy is the body of an estimateFee request that deploys a v3R2
-// wallet (code shipped by tongo) to its fresh address: an estimate that
-// succeeds on an empty store, with the embedded chain config.
+// wallet to its fresh address: an estimate that succeeds on an empty store.
 func walletDeploy(t testing.TB) string {
 	t.Helper()
-	code := wallet.GetCodeByVer(wallet.V3R2)
-	data := boc.NewCell()
-	_ = data.WriteUint(0, 32)
-	_ = data.WriteUint(698983191, 32)
-	_ = data.WriteBytes(make([]byte, 32))
-	si := tlb.StateInit{
-		Code: tlb.Maybe[tlb.Ref[boc.Cell]]{Exists: true, Value: tlb.Ref[boc.Cell]{Value: *code}},
-		Data: tlb.Maybe[tlb.Ref[boc.Cell]]{Exists: true, Value: tlb.Ref[boc.Cell]{Value: *data}},
-	}
-	siCell := boc.NewCell()
-	require.NoError(t, tlb.Marshal(siCell, si))
-	hash, err := siCell.Hash256()
+	body, err := walletmsg.Deploy(walletmsg.DefaultSubwallet)
 	require.NoError(t, err)
-	addr := ton.AccountID{Workchain: 0, Address: hash}
-	internal, mode, err := wallet.SimpleTransfer{Amount: 100_000_000, Address: ton.AccountID{Address: [32]byte{1}}}.ToInternal()
-	require.NoError(t, err)
-	ic := boc.NewCell()
-	require.NoError(t, tlb.Marshal(ic, internal))
-	body := boc.NewCell()
-	_ = body.WriteBytes(make([]byte, 64))
-	_ = body.WriteUint(698983191, 32)
-	_ = body.WriteUint(uint64(time.Now().Add(time.Hour).Unix()), 32)
-	_ = body.WriteUint(0, 32)
-	_ = body.WriteUint(uint64(mode), 8)
-	_ = body.AddRef(ic)
-	b64 := func(c *boc.Cell) string {
-		s, err := c.ToBocBase64()
-		require.NoError(t, err)
-		return s
-	}
-	return `{"address":"` + addr.ToRaw() + `","body":"` + b64(body) + `","init_code":"` + b64(code) + `","init_data":"` + b64(data) + `"}`
+	return body
 }

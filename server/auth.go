@@ -60,14 +60,6 @@ func splitKey(path string) (key, rest string, bare bool) {
 	return seg, "/" + tail, false
 }
 
-// redactPath hides the key of a personal endpoint path for logs.
-func redactPath(path string) string {
-	if _, rest, bare := splitKey(path); !bare {
-		return "/{key}" + rest
-	}
-	return path
-}
-
 // guard authenticates, rate-limits and meters requests, and strips the key
 // segment so the routes below see the bare path.
 func (a *Access) guard(next http.Handler) http.Handler {
@@ -108,7 +100,7 @@ func (a *Access) guard(next http.Handler) http.Handler {
 		if a.Meter != nil {
 			a.Meter.Count(k.ID)
 		}
-		next.ServeHTTP(w, withPath(r, key, rest))
+		next.ServeHTTP(w, withPath(r.WithContext(a.withCharger(r.Context(), k)), key, rest))
 	})
 }
 

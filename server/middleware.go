@@ -28,7 +28,7 @@ func recoverer(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				slog.ErrorContext(r.Context(), "panic", "path", redactPath(r.URL.Path), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				slog.ErrorContext(r.Context(), "panic", "path", logPath(r.URL.Path), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				_, path, _ := splitKey(r.URL.Path)
 				writeRouteError(w, r, path, apperr.New(apperr.Internal, "internal error"))
 			}
@@ -40,7 +40,8 @@ func recoverer(next http.Handler) http.Handler {
 // limitBody caps request bodies; REST handlers that read past the cap get
 // an error they report as 413. gqlgen would report an oversized body of
 // unknown length as a 400 decoding error, so /graphql bodies are read here
-// (they are small) to answer 413 in GraphQL's shape.
+// (they are small) to answer 413 in GraphQL's shape, and checked for the
+// shape gqlgen's transport expects (checkGraphQLBody).
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tooLarge := apperr.New(apperr.TooLarge, "request body over %d bytes", MaxBodyBytes)
@@ -49,6 +50,12 @@ func limitBody(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if r.URL.Path == "/graphql" {
+			if err := checkGraphQLMethod(w, r); err != nil {
+				writeRouteError(w, r, r.URL.Path, err)
+				return
+			}
+		}
 		if r.URL.Path == "/graphql" && r.Method == http.MethodPost {
 			raw, err := io.ReadAll(r.Body)
 			var mbe *http.MaxBytesError
@@ -58,6 +65,10 @@ func limitBody(next http.Handler) http.Handler {
 				return
 			case err != nil:
 				writeRouteError(w, r, r.URL.Path, apperr.Wrap(apperr.BadRequest, err, "could not read the request body"))
+				return
+			}
+			if err := checkGraphQLBody(raw); err != nil {
+				writeRouteError(w, r, r.URL.Path, err)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(raw))

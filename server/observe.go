@@ -69,7 +69,7 @@ func observe(log *slog.Logger, m *metrics, next http.Handler) http.Handler {
 		attrs := []slog.Attr{
 			slog.String("request_id", reqid.From(r.Context())),
 			slog.String("method", r.Method),
-			slog.String("path", redactPath(r.URL.Path)),
+			slog.String("path", logPath(r.URL.Path)),
 			slog.Int("status", sw.status),
 			slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 			slog.Int64("bytes", sw.bytes),

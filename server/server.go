@@ -31,8 +31,8 @@ type Options struct {
 	Metrics MetricsSources
 }
 
-// New returns the root handler. Middleware, outermost first: request id,
-// log line and metrics, panic recovery, key check/rate limit/metering,
+// New returns the root handler. Middleware, outermost first: canonical
+// paths, security headers, request id, log line and metrics, panic recovery, key check/rate limit/metering,
 // request timeout, body limit.
 func New(o Options) http.Handler {
 	mux := http.NewServeMux()
@@ -61,5 +61,5 @@ func New(o Options) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	return requestID(observe(log, m, h))
+	return canonical(secureHeaders(requestID(observe(log, m, h))))
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"log/slog"
 	"strings"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
-	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/tonql/tonql/apperr"
 )
@@ -68,11 +65,7 @@ func (s *Store) AddReplicas(ctx context.Context, urls []string, maxLag time.Dura
 		if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 			return errors.New("DATABASE_REPLICAS: each replica must be a postgres:// URL")
 		}
-		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(u)),
-			pgdriver.WithTimeout(5*time.Second)))
-		sqldb.SetMaxOpenConns(32)
-		sqldb.SetMaxIdleConns(32)
-		r := &replica{name: redactedName(u), db: bun.NewDB(sqldb, pgdialect.New())}
+		r := &replica{name: redactedName(u), db: openPostgres(u, 5*time.Second)}
 		r.status.Store(&ReplicaStatus{Name: r.name, Err: "not checked yet"})
 		set.all = append(set.all, r)
 	}

@@ -41,11 +41,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	var db *bun.DB
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(url)),
-			pgdriver.WithTimeout(10*time.Second)))
-		sqldb.SetMaxOpenConns(32)
-		sqldb.SetMaxIdleConns(32)
-		db = bun.NewDB(sqldb, pgdialect.New())
+		db = openPostgres(url, 10*time.Second)
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")
 		if path == "" || strings.HasPrefix(path, ":memory:") {
@@ -71,6 +67,18 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
 	return &Store{db: db}, nil
+}
+
+// openPostgres is a pool of checked connections to a Postgres server: each
+// pooled connection is tested before reuse (a server restart leaves dead
+// ones), and every statement is bounded on the server side.
+func openPostgres(url string, dialTimeout time.Duration) *bun.DB {
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(url)),
+		pgdriver.WithTimeout(dialTimeout),
+		pgdriver.WithResetSessionFunc(func(_ context.Context, cn *pgdriver.Conn) error { return connAlive(cn.Conn()) })))
+	sqldb.SetMaxOpenConns(32)
+	sqldb.SetMaxIdleConns(32)
+	return bun.NewDB(sqldb, pgdialect.New())
 }
 
 // Close releases the connections.
@@ -136,6 +144,8 @@ func unavailable(err error) error {
 		switch code := pgErr.Field('C'); {
 		case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"), strings.HasPrefix(code, "57"):
 			return apperr.Wrap(apperr.Unavailable, err, "database unavailable")
+		case code == "22021", code == "22P05": // NUL or bytes that are not UTF-8 in a value
+			return apperr.Wrap(apperr.Invalid, err, "a value holds characters that are not text")
 		}
 		return apperr.Wrap(apperr.Internal, err, "internal error")
 	}

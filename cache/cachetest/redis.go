@@ -18,6 +18,8 @@ import (
 // Server is a redis-server process owned by one test.
 type Server struct {
 	Addr string
+	t    testing.TB
+	args []string
 	cmd  *exec.Cmd
 }
 
@@ -33,29 +35,40 @@ func StartRedis(t testing.TB) *Server {
 		t.Skip("redis-server not found; private Redis tests skipped")
 	}
 	port := FreePort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), t: t,
+		args: []string{bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+			"--save", "", "--appendonly", "no", "--dir", t.TempDir()}}
 	t.Cleanup(s.Stop)
+	s.Restart()
+	return s
+}
+
+// Restart starts the server again on its port, empty (as a crashed Redis
+// without persistence comes back), and waits until it answers.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.cmd = exec.Command(s.args[0], s.args[1:]...)
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
 	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
 	defer c.Close()
 	for i := 0; ; i++ {
 		if c.Ping(context.Background()).Err() == nil {
-			return s
+			return
 		}
 		if i == 200 {
-			t.Fatal("private redis-server did not come up")
+			s.t.Fatal("private redis-server did not come up")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// Stop kills the server (idempotent) and waits for it to exit.
+// Stop kills the server with SIGKILL, as a crash would (idempotent), and
+// waits for it to exit.
 func (s *Server) Stop() {
-	if s.cmd.Process == nil || s.cmd.ProcessState != nil {
+	if s.cmd == nil || s.cmd.Process == nil || s.cmd.ProcessState != nil {
 		return
 	}
 	_ = s.cmd.Process.Kill()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/internal/redislog"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
@@ -29,6 +30,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	redislog.Install(slog.Default())
 	cfg.print(e.stdout)
 
 	st, err := openStore(ctx, cfg, e)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Replays issue 16's attacks against a tonql binary built from REV (default:
+# the work tree): SQLite in a temporary folder, one API key, the server's
+# CPU per request from /proc. Prints the probe's table, then what the
+# server logged (errors, panics, non-JSON lines, keys in clear text).
+#
+#   scripts/probe.sh            # this work tree
+#   scripts/probe.sh 8ad2939    # an older revision, for "before" figures
+#   ONLY=fragments scripts/probe.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+rev="${1:-}"
+tmp="$(mktemp -d)"
+pid=""
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+if [ -n "$rev" ]; then
+  mkdir "$tmp/src"
+  git archive "$rev" | tar -x -C "$tmp/src"
+  (cd "$tmp/src" && go build -o "$tmp/tonql" ./cmd/tonql)
+else
+  go build -o "$tmp/tonql" ./cmd/tonql
+fi
+export DATABASE_URL="sqlite:$tmp/tonql.db" LISTEN_ADDR="127.0.0.1:${PORT:-18080}" REQUEST_TIMEOUT="${REQUEST_TIMEOUT:-20s}"
+key="$("$tmp/tonql" keys create --name probe --rate -1 | tail -1)"
+"$tmp/tonql" serve >"$tmp/out.log" 2>"$tmp/err.log" &
+pid=$!
+for _ in $(seq 1 100); do curl -fs "http://$LISTEN_ADDR/healthz" >/dev/null && break; sleep 0.1; done
+
+go run ./scripts/probe -url "http://$LISTEN_ADDR" -pid "$pid" -key "$key" -only "${ONLY:-}"
+
+echo
+echo "server log: $(grep -c '"level":"ERROR"' "$tmp/err.log" || true) ERROR lines," \
+  "$(grep -c '"level":"WARN"' "$tmp/err.log" || true) WARN lines," \
+  "$(grep -c '"msg":"panic' "$tmp/err.log" || true) panics," \
+  "$(grep -vc '^{' "$tmp/err.log" || true) non-JSON lines," \
+  "$(grep -c "$key" "$tmp/err.log" || true) lines with the key in clear"

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tonql/tonql/apperr"
+)
+
+// checkGraphQLBody rejects a POST /graphql body that gqlgen's transport
+// would mishandle: not an object (`null` made it panic), or members of
+// the wrong JSON type (its decode error echoed Go type names and the whole
+// body). What passes decodes cleanly into gqlgen's parameters.
+func checkGraphQLBody(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return apperr.New(apperr.BadRequest, "request body must be a JSON object with a \"query\" string")
+	}
+	var body struct {
+		Query         json.RawMessage `json:"query"`
+		OperationName json.RawMessage `json:"operationName"`
+		Variables     json.RawMessage `json:"variables"`
+		Extensions    json.RawMessage `json:"extensions"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return apperr.New(apperr.BadRequest, "request body is not valid JSON")
+	}
+	for _, m := range []struct {
+		name, want string
+		raw        json.RawMessage
+	}{
+		{"query", "a string", body.Query},
+		{"operationName", "a string", body.OperationName},
+		{"variables", "an object", body.Variables},
+		{"extensions", "an object", body.Extensions},
+	} {
+		if len(m.raw) == 0 || string(m.raw) == "null" {
+			continue
+		}
+		first := m.raw[0]
+		if m.want == "a string" && first != '"' || m.want == "an object" && first != '{' {
+			e := apperr.New(apperr.BadRequest, "%s: must be %s", m.name, m.want)
+			e.Field = m.name
+			return e
+		}
+	}
+	return nil
+}
+
+// checkGraphQLMethod answers, in GraphQL's shape and with a code, what
+// gqlgen would answer "transport not supported" without one: a POST that
+// is not JSON, or a method no transport takes. GET (and its websocket
+// upgrade), HEAD and OPTIONS go on to gqlgen and the middleware around it.
+func checkGraphQLMethod(w http.ResponseWriter, r *http.Request) error {
+	switch r.Method {
+	case http.MethodHead, http.MethodOptions:
+		return nil
+	case http.MethodGet:
+		if r.Header.Get("Upgrade") != "" {
+			return nil // a websocket
+		}
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return apperr.New(apperr.BadRequest, "the query string is malformed")
+		}
+		for _, name := range []string{"variables", "extensions"} {
+			if v := strings.TrimSpace(q.Get(name)); v != "" && !(v[0] == '{' && json.Valid([]byte(v))) && v != "null" {
+				e := apperr.New(apperr.BadRequest, "%s: must be a JSON object", name)
+				e.Field = name
+				return e
+			}
+		}
+		return nil
+	case http.MethodPost:
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			return apperr.New(apperr.BadRequest, "POST /graphql takes a JSON body with Content-Type: application/json")
+		}
+		return nil
+	}
+	w.Header().Set("Allow", "GET, POST")
+	return apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use POST or GET", apperr.Excerpt(r.Method))
+}
