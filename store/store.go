@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -31,6 +32,9 @@ import (
 // Store is safe for concurrent use.
 type Store struct {
 	db *bun.DB
+
+	mu        sync.Mutex
+	committed []func(last uint64) // see OnActionsCommitted
 }
 
 // Open connects to "postgres://..." / "postgresql://..." or "sqlite:PATH"
