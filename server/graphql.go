@@ -60,6 +60,7 @@ func NewGraphQL(res *resolvers.Resolver) http.Handler {
 	})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
+	addSubscriptions(srv) // streams.go
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.FixedComplexityLimit(maxComplexity))

@@ -132,7 +132,7 @@ type SeqAction struct {
 // Limit, Offset and Asc do not); they are applied exactly as ListActions
 // applies them.
 func (s *Store) ActionsAfter(ctx context.Context, f ActionFilter, after uint64, limit int) ([]SeqAction, error) {
-	q := s.db.NewSelect().TableExpr("actions AS a").ColumnExpr(actionColumns + ", a.seq").
+	q := s.db.NewSelect().TableExpr("actions AS a").ColumnExpr(actionColumns+", a.seq").
 		Where("a.seq > ?", int64(after))
 	if f.Account != "" {
 		q.Where("a.action_id IN (SELECT aa.action_id FROM action_accounts AS aa WHERE aa.account = ?)", f.Account)
