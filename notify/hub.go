@@ -142,9 +142,9 @@ func (h *Hub) Close() {
 
 // Stats are the hub's counters for /metrics.
 type Stats struct {
-	Streams                   int
+	Streams                     int
 	Delivered, CutSlow, Revoked int64
-	Last                      uint64
+	Last                        uint64
 }
 
 // Stats returns a snapshot.

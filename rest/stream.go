@@ -198,4 +198,3 @@ func (s *sseWriter) flush() {
 		s.err = s.rc.Flush()
 	}
 }
-
