@@ -201,7 +201,9 @@ func (h *Hub) watch(ctx context.Context) {
 		}
 	}
 	ln := pgdriver.NewListener(h.o.Store.DB())
-	defer ln.Close()
+	// Closing the listener is what interrupts a wait for a notification.
+	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	defer stop()
 	listening := false
 	for ctx.Err() == nil {
 		if !listening {
