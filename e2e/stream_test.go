@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -248,4 +249,63 @@ func (c *sseClient) lastID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.last
+}
+
+// TestGraphQLWSClient: graphql-ws's own client (what browsers and GraphiQL
+// use) subscribes over /graphql to `tonql serve` and receives the actions
+// an import then writes, with their address book entries.
+func TestGraphQLWSClient(t *testing.T) {
+	nodeBin := node(t)
+	if _, err := os.Stat(filepath.Join("node_modules", "graphql-ws")); err != nil {
+		t.Skip("e2e/node_modules lacks graphql-ws (run: npm ci --prefix e2e)")
+	}
+	work := t.TempDir()
+	bin := buildTonql(t, work)
+	env := append(os.Environ(), "DATABASE_URL=sqlite:"+filepath.Join(work, "tonql.db"), "REDIS_URL=")
+	base, _ := startKillable(t, bin, env)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const want = 5
+	cmd := exec.CommandContext(ctx, nodeBin, "subscribe.mjs", "ws"+strings.TrimPrefix(base, "http")+"/graphql",
+		strconv.Itoa(want), `{"action_type":["TonTransfer"]}`)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(out)
+	require.True(t, sc.Scan())
+	require.Equal(t, "ready", sc.Text())
+	require.Eventually(t, func() bool { return streamsOpen(t, base) == 1 }, 30*time.Second, 10*time.Millisecond)
+	imp := exec.Command(bin, "import", filepath.Join(testenv.FixturesDir(t), "blocks"))
+	imp.Env = env
+	o, err := imp.CombinedOutput()
+	require.NoError(t, err, string(o))
+	var got []map[string]any
+	for sc.Scan() && sc.Text() != "done" {
+		var ev map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+		require.NotContains(t, ev, "error")
+		got = append(got, ev)
+	}
+	require.NoError(t, cmd.Wait())
+	require.Len(t, got, want)
+	for _, ev := range got {
+		require.Equal(t, "TonTransfer", ev["type"])
+		require.NotZero(t, ev["book"])
+	}
+}
+
+// streamsOpen reads tonql_streams_open from /metrics.
+func streamsOpen(t *testing.T, base string) int {
+	resp, err := http.Get(base + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "tonql_streams_open "); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return -1
 }
