@@ -229,7 +229,6 @@ func (c *loadClient) await(t *testing.T, n int) []streamEvent {
 	return out
 }
 
-
 func percentiles(d []time.Duration) string {
 	if len(d) == 0 {
 		return "no events"
