@@ -1,12 +1,14 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"math"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -378,4 +380,34 @@ func TestStreamRequestErrors(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+}
+
+// TestStreamHeartbeat: an idle stream sends comments, and its id moves past
+// commits with nothing for it, so a resume does not read them again.
+func TestStreamHeartbeat(t *testing.T) {
+	db := testenv.Databases(t)[0]
+	st := storetest.Open(t, db.URL)
+	res := &resolvers.Resolver{Store: st}
+	startHub(t, st, res, notify.Options{})
+	srv := streamServer(t, server.Options{Resolver: res, StreamHeartbeat: 50 * time.Millisecond})
+	resp, err := http.Get(srv.URL + "/api/v3/actions/stream?action_id=no-such-action")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "blocks", "*.bin"))
+	importFiles(t, st, files)
+	last, err := st.LastActionSeq(context.Background())
+	require.NoError(t, err)
+	sc := bufio.NewScanner(resp.Body)
+	beats := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if line == ": heartbeat" {
+			beats++
+		}
+		if id, ok := strings.CutPrefix(line, "id: "); ok && cursorSeq(t, id) >= last && beats > 0 {
+			return
+		}
+		require.NotContains(t, line, "data:", "nothing matches the filter")
+	}
+	t.Fatalf("stream ended: %v", sc.Err())
 }
