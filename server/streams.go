@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
@@ -95,13 +96,21 @@ func websocketTransport() transport.Websocket {
 func addSubscriptions(srv *handler.Server) {
 	srv.AddTransport(websocketTransport())
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		op := graphql.GetOperationContext(ctx)
+		subscription := op.Operation != nil && op.Operation.Operation == ast.Subscription
 		if on, _ := ctx.Value(socketContext{}).(bool); !on {
+			if subscription {
+				// Over POST a subscription would hold the request until its
+				// first event and then drop the rest.
+				return operationError(apperr.New(apperr.BadRequest,
+					"subscriptions are served over a websocket on /graphql (graphql-transport-ws); or use GET /api/v3/actions/stream"))
+			}
 			return next(ctx)
 		}
 		if err := admitOperation(ctx); err != nil {
-			return graphql.OneShot(graphql.ErrorResponse(ctx, "%s", apperr.From(err).Public()))
+			return operationError(err)
 		}
-		if op := graphql.GetOperationContext(ctx); op.Operation != nil && op.Operation.Operation != ast.Subscription {
+		if !subscription {
 			// A query or mutation over a socket gets no more time than over HTTP.
 			if d := requestTimeoutOf(ctx); d > 0 {
 				var cancel context.CancelFunc
@@ -141,4 +150,12 @@ type timeoutContext struct{}
 func requestTimeoutOf(ctx context.Context) time.Duration {
 	d, _ := ctx.Value(timeoutContext{}).(time.Duration)
 	return d
+}
+
+// operationError answers an operation with err, classified as resolvers'
+// errors are (message and extensions.code).
+func operationError(err error) graphql.ResponseHandler {
+	e := apperr.From(err)
+	return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{Message: e.Public(),
+		Extensions: map[string]any{"code": e.Kind.Info().GQLCode}}}})
 }

@@ -411,3 +411,22 @@ func TestStreamHeartbeat(t *testing.T) {
 	}
 	t.Fatalf("stream ended: %v", sc.Err())
 }
+
+// A subscription over HTTP POST is refused at once (it would hold the
+// request until its first event, then drop the rest).
+func TestSubscriptionNeedsWebsocket(t *testing.T) {
+	db := testenv.Databases(t)[0]
+	st := storetest.Open(t, db.URL)
+	res := &resolvers.Resolver{Store: st}
+	hub := startHub(t, st, res, notify.Options{})
+	srv := streamServer(t, server.Options{Resolver: res})
+	resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(`{"query":"subscription { actions { cursor } }"}`))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body gqlEvent
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	require.Len(t, body.Errors, 1)
+	require.Equal(t, "BAD_REQUEST", body.Errors[0].Extensions["code"])
+	require.Contains(t, body.Errors[0].Message, "websocket")
+	require.Equal(t, 0, hub.Stats().Streams)
+}
