@@ -123,6 +123,8 @@ func startKillable(t *testing.T, bin string, env []string) (string, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "-listen", "127.0.0.1:0", "-rate-limit", "0")
 	cmd.Env = env
+	stderr := &testenv.SyncBuffer{}
+	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -141,7 +143,8 @@ func startKillable(t *testing.T, bin string, env []string) (string, *exec.Cmd) {
 			return "http://" + m[1], cmd
 		}
 	}
-	t.Fatal("serve did not start")
+	_ = cmd.Wait()
+	t.Fatalf("serve did not start: %s", stderr.String())
 	return "", nil
 }
 

@@ -36,7 +36,7 @@ import (
 const (
 	DefaultMaxStreams       = 10_000
 	DefaultMaxStreamsPerKey = 20
-	DefaultQueue            = 1_000
+	DefaultQueue            = 10_000
 	DefaultPoll             = time.Second
 	DefaultRevokeCheck      = 2 * time.Second
 	// pageSize is how many actions one store read brings (live and replay).
@@ -53,7 +53,9 @@ type Options struct {
 	MaxStreamsPerKey int
 	// Queue is how many events may wait for a subscriber; one more and the
 	// subscriber is cut off (it resumes from its position), so a client that
-	// does not read cannot grow the server's memory.
+	// does not read cannot grow the server's memory. Events are shared, so a
+	// waiting event costs a subscriber a pointer; the default leaves room for
+	// a whole block file's actions (1,430 in one commit) many times over.
 	Queue int
 	// Poll is how often the store is checked for commits nobody announced
 	// (another process on SQLite, a missed Postgres notification).
