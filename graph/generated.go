@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -43,8 +44,10 @@ type Config struct {
 type ResolverRoot interface {
 	Account() AccountResolver
 	Action() ActionResolver
+	ActionEvent() ActionEventResolver
 	ActionList() ActionListResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -95,6 +98,13 @@ type ComplexityRoot struct {
 	ActionEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ActionEvent struct {
+		Action             func(childComplexity int) int
+		AddressBook        func(childComplexity int) int
+		AddressBookEntries func(childComplexity int) int
+		Cursor             func(childComplexity int) int
 	}
 
 	ActionList struct {
@@ -1021,6 +1031,10 @@ type ComplexityRoot struct {
 		Subscription func(childComplexity int) int
 	}
 
+	Subscription struct {
+		Actions func(childComplexity int, filter *model.ActionFilter, after *string) int
+	}
+
 	SwapTransfer struct {
 		Amount                  func(childComplexity int) int
 		Asset                   func(childComplexity int) int
@@ -1199,6 +1213,9 @@ type ActionResolver interface {
 	TransactionsFull(ctx context.Context, obj *chain.Action) ([]*model.Transaction, error)
 	Participants(ctx context.Context, obj *chain.Action) ([]*model.Participant, error)
 }
+type ActionEventResolver interface {
+	AddressBookEntries(ctx context.Context, obj *model.ActionEvent) ([]*chain.AddressBookEntry, error)
+}
 type ActionListResolver interface {
 	AddressBookEntries(ctx context.Context, obj *chain.ActionList) ([]*chain.AddressBookEntry, error)
 }
@@ -1206,6 +1223,9 @@ type QueryResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error)
 	Account(ctx context.Context, address string) (*model.Account, error)
 	EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*fees.Result, error)
+}
+type SubscriptionResolver interface {
+	Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error)
 }
 
 type executableSchema struct {
@@ -1469,6 +1489,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.ActionEdge.Node(childComplexity), true
+
+	case "ActionEvent.action":
+		if e.complexity.ActionEvent.Action == nil {
+			break
+		}
+
+		return e.complexity.ActionEvent.Action(childComplexity), true
+
+	case "ActionEvent.address_book":
+		if e.complexity.ActionEvent.AddressBook == nil {
+			break
+		}
+
+		return e.complexity.ActionEvent.AddressBook(childComplexity), true
+
+	case "ActionEvent.address_book_entries":
+		if e.complexity.ActionEvent.AddressBookEntries == nil {
+			break
+		}
+
+		return e.complexity.ActionEvent.AddressBookEntries(childComplexity), true
+
+	case "ActionEvent.cursor":
+		if e.complexity.ActionEvent.Cursor == nil {
+			break
+		}
+
+		return e.complexity.ActionEvent.Cursor(childComplexity), true
 
 	case "ActionList.actions":
 		if e.complexity.ActionList.Actions == nil {
@@ -6294,6 +6342,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Subscribe.Subscription(childComplexity), true
 
+	case "Subscription.actions":
+		if e.complexity.Subscription.Actions == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_actions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Subscription.Actions(childComplexity, args["filter"].(*model.ActionFilter), args["after"].(*string)), true
+
 	case "SwapTransfer.amount":
 		if e.complexity.SwapTransfer.Amount == nil {
 			break
@@ -7087,6 +7147,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 
 			return &response
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -7364,6 +7441,31 @@ type Fees {
   storage_fee: UInt64!
   gas_fee: UInt64!
   fwd_fee: UInt64!
+}
+
+type Subscription {
+  """
+  New actions as they are stored (by an import or the follower, on any
+  server of this database), each once, in the order their commits made
+  them visible (within one commit: end_lt, action_id), with the address
+  book of the addresses it shows. Filters as in Query.actions. Pass an
+  event's cursor as after to resume: the actions missed since are replayed
+  from the store first, with neither a gap nor a repeat. The stream ends
+  with an error whose extensions.cursor is where to resume (the client read
+  too slowly, the key was revoked, the server is shutting down).
+  """
+  actions(filter: ActionFilter, after: String): ActionEvent!
+}
+
+"One action of a subscription."
+type ActionEvent {
+  "resume point: pass as after (it is also the SSE event id)"
+  cursor: String!
+  action: Action!
+  "the REST address_book object of the action's addresses"
+  address_book: AddressBook!
+  "the same entries as a typed list, sorted by address"
+  address_book_entries: [AddressBookEntry!]!
 }
 `, BuiltIn: false},
 	{Name: "../actions.graphqls", Input: `# Generated by cmd/actionsgen from the declarations of package actions. DO NOT EDIT.
@@ -9448,6 +9550,22 @@ func (ec *executionContext) field_Query_estimateFee_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_actions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOActionFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionFilter)
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11069,6 +11187,232 @@ func (ec *executionContext) fieldContext_ActionEdge_node(_ context.Context, fiel
 				return ec.fieldContext_Action_participants(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionEvent_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ActionEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionEvent_cursor(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Cursor, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionEvent_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionEvent_action(ctx context.Context, field graphql.CollectedField, obj *model.ActionEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionEvent_action(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Action, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*chain.Action)
+	fc.Result = res
+	return ec.marshalNAction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAction(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionEvent_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Action_action_id(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Action_trace_id(ctx, field)
+			case "tx_hash":
+				return ec.fieldContext_Action_tx_hash(ctx, field)
+			case "type":
+				return ec.fieldContext_Action_type(ctx, field)
+			case "status":
+				return ec.fieldContext_Action_status(ctx, field)
+			case "value":
+				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Action_start_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Action_start_utime(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Action_end_lt(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionEvent_address_book(ctx context.Context, field graphql.CollectedField, obj *model.ActionEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionEvent_address_book(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AddressBook, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(chain.AddressBook)
+	fc.Result = res
+	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionEvent_address_book(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AddressBook does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionEvent_address_book_entries(ctx context.Context, field graphql.CollectedField, obj *model.ActionEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_ActionEvent_address_book_entries(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.ActionEvent().AddressBookEntries(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*chain.AddressBookEntry)
+	fc.Result = res
+	return ec.marshalNAddressBookEntry2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBookEntryᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_ActionEvent_address_book_entries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_AddressBookEntry_address(ctx, field)
+			case "user_friendly":
+				return ec.fieldContext_AddressBookEntry_user_friendly(ctx, field)
+			case "domain":
+				return ec.fieldContext_AddressBookEntry_domain(ctx, field)
+			case "interfaces":
+				return ec.fieldContext_AddressBookEntry_interfaces(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AddressBookEntry", field.Name)
 		},
 	}
 	return fc, nil
@@ -39725,6 +40069,85 @@ func (ec *executionContext) fieldContext_Subscribe_query_id(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_actions(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	fc, err := ec.fieldContext_Subscription_actions(ctx, field)
+	if err != nil {
+		return nil
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = nil
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Subscription().Actions(rctx, fc.Args["filter"].(*model.ActionFilter), fc.Args["after"].(*string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return nil
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return nil
+	}
+	return func(ctx context.Context) graphql.Marshaler {
+		select {
+		case res, ok := <-resTmp.(<-chan *model.ActionEvent):
+			if !ok {
+				return nil
+			}
+			return graphql.WriterFunc(func(w io.Writer) {
+				w.Write([]byte{'{'})
+				graphql.MarshalString(field.Alias).MarshalGQL(w)
+				w.Write([]byte{':'})
+				ec.marshalNActionEvent2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEvent(ctx, field.Selections, res).MarshalGQL(w)
+				w.Write([]byte{'}'})
+			})
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+func (ec *executionContext) fieldContext_Subscription_actions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "cursor":
+				return ec.fieldContext_ActionEvent_cursor(ctx, field)
+			case "action":
+				return ec.fieldContext_ActionEvent_action(ctx, field)
+			case "address_book":
+				return ec.fieldContext_ActionEvent_address_book(ctx, field)
+			case "address_book_entries":
+				return ec.fieldContext_ActionEvent_address_book_entries(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ActionEvent", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_actions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SwapTransfer_asset(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_SwapTransfer_asset(ctx, field)
 	if err != nil {
@@ -47512,6 +47935,91 @@ func (ec *executionContext) _ActionEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var actionEventImplementors = []string{"ActionEvent"}
+
+func (ec *executionContext) _ActionEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ActionEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, actionEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActionEvent")
+		case "cursor":
+			out.Values[i] = ec._ActionEvent_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "action":
+			out.Values[i] = ec._ActionEvent_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "address_book":
+			out.Values[i] = ec._ActionEvent_address_book(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "address_book_entries":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ActionEvent_address_book_entries(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var actionListImplementors = []string{"ActionList"}
 
 func (ec *executionContext) _ActionList(ctx context.Context, sel ast.SelectionSet, obj *chain.ActionList) graphql.Marshaler {
@@ -51730,6 +52238,26 @@ func (ec *executionContext) _Subscribe(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		ec.Errorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "actions":
+		return ec._Subscription_actions(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var swapTransferImplementors = []string{"SwapTransfer"}
 
 func (ec *executionContext) _SwapTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.SwapTransfer) graphql.Marshaler {
@@ -53062,6 +53590,20 @@ func (ec *executionContext) marshalNActionEdge2ᚖgithubᚗcomᚋtonqlᚋtonql�
 		return graphql.Null
 	}
 	return ec._ActionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActionEvent2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEvent(ctx context.Context, sel ast.SelectionSet, v model.ActionEvent) graphql.Marshaler {
+	return ec._ActionEvent(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNActionEvent2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEvent(ctx context.Context, sel ast.SelectionSet, v *model.ActionEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ActionEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNActionList2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionList(ctx context.Context, sel ast.SelectionSet, v chain.ActionList) graphql.Marshaler {

@@ -43,6 +43,11 @@ func dump(t *testing.T, st *store.Store) map[string][]string {
 			if err := rows.Scan(ptrs...); err != nil {
 				t.Fatal(err)
 			}
+			for i, c := range cols {
+				if c == "seq" { // the stream order: a fresh write gets fresh seqs (store/seq.go)
+					vals[i] = nil
+				}
+			}
 			b, _ := json.Marshal(vals)
 			out[name] = append(out[name], string(b))
 		}

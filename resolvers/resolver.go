@@ -5,6 +5,7 @@ package resolvers
 
 import (
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/store"
 )
 
@@ -13,4 +14,5 @@ type Resolver struct {
 	Store   *store.Store
 	Fees    *fees.Estimator // nil: estimateFee answers "unavailable"
 	Testnet bool
+	Notify  *notify.Hub // nil: streams answer "unavailable"
 }

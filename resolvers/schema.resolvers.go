@@ -90,6 +90,11 @@ func (r *actionResolver) Participants(ctx context.Context, obj *chain.Action) ([
 }
 
 // AddressBookEntries is the resolver for the address_book_entries field.
+func (r *actionEventResolver) AddressBookEntries(ctx context.Context, obj *model.ActionEvent) ([]*chain.AddressBookEntry, error) {
+	return obj.AddressBook.Entries(), nil
+}
+
+// AddressBookEntries is the resolver for the address_book_entries field.
 func (r *actionListResolver) AddressBookEntries(ctx context.Context, obj *chain.ActionList) ([]*chain.AddressBookEntry, error) {
 	return obj.AddressBook.Entries(), nil
 }
@@ -110,11 +115,19 @@ func (r *queryResolver) EstimateFee(ctx context.Context, address string, body st
 		InitCode: deref(initCode), InitData: deref(initData), IgnoreChksig: ignoreChksig})
 }
 
+// Actions is the resolver for the actions field.
+func (r *subscriptionResolver) Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error) {
+	return r.SubscribeActionEvents(ctx, filter, after)
+}
+
 // Account returns graph.AccountResolver implementation.
 func (r *Resolver) Account() graph.AccountResolver { return &accountResolver{r} }
 
 // Action returns graph.ActionResolver implementation.
 func (r *Resolver) Action() graph.ActionResolver { return &actionResolver{r} }
+
+// ActionEvent returns graph.ActionEventResolver implementation.
+func (r *Resolver) ActionEvent() graph.ActionEventResolver { return &actionEventResolver{r} }
 
 // ActionList returns graph.ActionListResolver implementation.
 func (r *Resolver) ActionList() graph.ActionListResolver { return &actionListResolver{r} }
@@ -122,7 +135,12 @@ func (r *Resolver) ActionList() graph.ActionListResolver { return &actionListRes
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
+// Subscription returns graph.SubscriptionResolver implementation.
+func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
+
 type accountResolver struct{ *Resolver }
 type actionResolver struct{ *Resolver }
+type actionEventResolver struct{ *Resolver }
 type actionListResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
+type subscriptionResolver struct{ *Resolver }

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
@@ -88,19 +87,15 @@ func (a *Access) guard(next http.Handler) http.Handler {
 			return
 		}
 		noteKey(r.Context(), k.ID)
-		if a.Limiter != nil {
-			if ok, wait := a.Limiter.Allow(k.ID, a.limitOf(k)); !ok {
-				// Retry-After has whole seconds; never tell a client "0".
-				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-				writeRouteError(w, r, rest, apperr.New(apperr.RateLimited,
-					"rate limit exceeded: %s; retry after %s", describeLimit(a.limitOf(k)), wait.Round(time.Millisecond)))
-				return
-			}
+		if wait, err := a.admit(k); err != nil {
+			retryAfterHeader(w, wait)
+			writeRouteError(w, r, rest, err)
+			return
 		}
-		if a.Meter != nil {
-			a.Meter.Count(k.ID)
-		}
-		next.ServeHTTP(w, withPath(r.WithContext(a.withCharger(r.Context(), k)), key, rest))
+		// The key rides the request: stream limits and revocation read it,
+		// and extra charges (batch calls) are made through it.
+		keyed := withKey(r.WithContext(a.withCharger(r.Context(), k)), a, key, k)
+		next.ServeHTTP(w, withPath(keyed, key, rest))
 	})
 }
 

@@ -55,6 +55,7 @@ func NewGraphQL(res *resolvers.Resolver) http.Handler {
 	})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
+	addSubscriptions(srv) // streams.go
 	cache := newDocCache(docCacheBytes)
 	srv.SetQueryCache(cache)
 	srv.SetParserTokenLimit(maxQueryTokens)

@@ -26,7 +26,7 @@ type Gauge struct {
 }
 
 // routeLabels bound the label set: any other path is "other".
-var routeLabels = [...]string{"/graphql", "/api/v3/actions", "/api/v2/estimateFee", "/api/v2/jsonRPC", "/",
+var routeLabels = [...]string{"/graphql", "/api/v3/actions", "/api/v3/actions/stream", "/api/v2/estimateFee", "/api/v2/jsonRPC", "/",
 	"/healthz", "/readyz", "/metrics", "other"}
 
 func routeIndex(path string) int {

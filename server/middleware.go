@@ -84,6 +84,10 @@ func withTimeout(d time.Duration, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isStream(r) { // open until the client or the stream ends (streams.go)
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), timeoutContext{}, d)))
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))

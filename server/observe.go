@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -45,6 +47,13 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += int64(n)
 	return n, err
+}
+
+// Hijack hands the connection to a websocket (its library asks the writer
+// itself, not through http.ResponseController).
+func (s *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	s.status = http.StatusSwitchingProtocols
+	return http.NewResponseController(s.ResponseWriter).Hijack()
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.

@@ -29,6 +29,9 @@ type Options struct {
 	// Ready lists the dependencies /readyz pings.
 	Ready   []ReadyCheck
 	Metrics MetricsSources
+	// StreamHeartbeat is how often idle SSE streams send a comment; 0 means
+	// rest.DefaultHeartbeat.
+	StreamHeartbeat time.Duration
 }
 
 // New returns the root handler. Middleware, outermost first: canonical
@@ -40,6 +43,7 @@ func New(o Options) http.Handler {
 	m := newMetrics(o.Metrics)
 	mux.Handle("/graphql", NewGraphQL(o.Resolver))
 	mux.Handle("/api/v3/actions", rest.Actions(q))
+	mux.Handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
 	mux.Handle("/api/v2/estimateFee", rest.EstimateFee(q))
 	mux.Handle("/api/v2/jsonRPC", rest.JSONRPC(q))
 	mux.Handle("GET /{$}", playground.Handler("tonql GraphQL", "graphql"))

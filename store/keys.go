@@ -194,3 +194,27 @@ func (s *Store) AddUnits(ctx context.Context, batch string, units map[string]int
 	})
 	return unavailable(err)
 }
+
+// RevokedKeyIDs returns which of the given key ids are revoked (or gone):
+// servers ask it every few seconds for the keys that hold open streams.
+func (s *Store) RevokedKeyIDs(ctx context.Context, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var active []string
+	if err := s.db.NewSelect().Model((*apiKeyRow)(nil)).Column("id").
+		Where("id IN (?) AND revoked_at IS NULL", bun.In(ids)).Scan(ctx, &active); err != nil {
+		return nil, unavailable(err)
+	}
+	live := make(map[string]bool, len(active))
+	for _, id := range active {
+		live[id] = true
+	}
+	var out []string
+	for _, id := range ids {
+		if !live[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}

@@ -86,6 +86,8 @@ type actionRow struct {
 	McSeqno               *int64  `bun:"mc_seqno"`
 	Addresses             string  `bun:"addresses,notnull"` // in the value: the address book's keys
 	Accounts              string  `bun:"accounts,notnull"`  // every participant
+	// Seq orders actions by the commit that first wrote them (see seq.go).
+	Seq int64 `bun:"seq,notnull"`
 }
 
 // actionAccountRow links an account to an action. The sort key and the

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -32,6 +33,9 @@ import (
 type Store struct {
 	db       *bun.DB     // the primary: every write, and reads when no replica serves
 	replicas *replicaSet // nil without DATABASE_REPLICAS
+
+	mu        sync.Mutex
+	committed []func(last uint64) // see OnActionsCommitted
 }
 
 // Open connects to "postgres://..." / "postgresql://..." or "sqlite:PATH"
@@ -106,7 +110,7 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 	if err := m.Init(ctx); err != nil {
 		return nil, fmt.Errorf("migrate init: %w", err)
 	}
-	if err := m.Lock(ctx); err != nil {
+	if err := lockMigrations(ctx, m); err != nil {
 		return nil, fmt.Errorf("migrate lock: %w", err)
 	}
 	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck // best effort; the lock row expires with the process otherwise
@@ -118,6 +122,26 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 		applied = append(applied, mig.Name+"_"+mig.Comment)
 	}
 	return applied, nil
+}
+
+// lockMigrations takes the migrator's lock, waiting while another process
+// holds it: a server starting while `tonql import` runs (each runs its
+// migration check) must wait its turn, not fail. The lock is a row, so a
+// process killed while holding it leaves it behind; after 30 s the error
+// says so.
+func lockMigrations(ctx context.Context, m *migrate.Migrator) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := m.Lock(ctx)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // unavailable classifies a database failure for clients. A database that

@@ -56,12 +56,20 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		return err
 	}
 	defer conn.Close()
-	return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	var last uint64 // the highest seq this batch gave; 0: no new action
+	err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// First, before any row is written: the counter's row lock orders
+		// this transaction's commit among the writers of actions (seq.go).
+		seqs, hi, err := assignSeqs(ctx, tx, b.Actions)
+		if err != nil {
+			return err
+		}
+		last = hi
 		w := newWriter(tx, conn)
 		if err := saveTransactions(ctx, w, b.Transactions); err != nil {
 			return err
 		}
-		if err := saveTraces(ctx, w, b.Traces, b.Actions); err != nil {
+		if err := saveTraces(ctx, w, b.Traces, b.Actions, seqs); err != nil {
 			return err
 		}
 		if err := saveAccounts(ctx, w, b.Accounts); err != nil {
@@ -89,6 +97,7 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 				return err
 			}
 		}
+		w.notify(last)
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
@@ -97,6 +106,10 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		}
 		return nil
 	})
+	if err == nil && last > 0 {
+		s.actionsCommitted(last)
+	}
+	return err
 }
 
 func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) error {
@@ -127,7 +140,7 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	return queueRows(ctx, w, "save messages", msgs, "CONFLICT (tx_hash, direction, seq) DO NOTHING")
 }
 
-func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions []chain.Action) error {
+func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions []chain.Action, seqs map[string]int64) error {
 	if len(traces) == 0 && len(actions) == 0 {
 		return nil
 	}
@@ -161,7 +174,9 @@ func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions [
 	var txLinks []actionTxRow
 	for i := range actions {
 		a := &actions[i]
-		arows = append(arows, newActionRow(a))
+		r := newActionRow(a)
+		r.Seq = seqs[a.ActionID]
+		arows = append(arows, r)
 		links = append(links, actionAccountRows(a)...)
 		txLinks = append(txLinks, actionTxRows(a)...)
 	}

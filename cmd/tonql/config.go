@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tonql/tonql/notify"
 )
 
 // config is the effective configuration: defaults that need no
@@ -27,6 +29,10 @@ type config struct {
 	RateLimit      float64 // requests per second per key; 0 = unlimited
 	RateBurst      int
 	RequestTimeout time.Duration
+
+	// Action streams (docs/OPERATIONS.md).
+	MaxStreams       int
+	MaxStreamsPerKey int
 
 	// Live chain (docs/LIVE.md).
 	LiteServersConfig string        // path or URL of a TON global config JSON
@@ -57,6 +63,10 @@ func bindConfig(fs *flag.FlagSet, e *env) *config {
 		"requests a key may send at once before RATE_LIMIT applies (RATE_BURST)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", envParse(c, e, "REQUEST_TIMEOUT", 20*time.Second, time.ParseDuration),
 		"time limit of one request; 0 = none (REQUEST_TIMEOUT)")
+	fs.IntVar(&c.MaxStreams, "max-streams", envParse(c, e, "MAX_STREAMS", notify.DefaultMaxStreams, strconv.Atoi),
+		"open action streams (SSE and GraphQL subscriptions) one server holds (MAX_STREAMS)")
+	fs.IntVar(&c.MaxStreamsPerKey, "max-streams-per-key", envParse(c, e, "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey, strconv.Atoi),
+		"open action streams one API key may hold on one server (MAX_STREAMS_PER_KEY)")
 	fs.StringVar(&c.LiteServersConfig, "lite-servers-config", envOr(e, "LITE_SERVERS_CONFIG", ""),
 		"path or URL of a TON global config JSON with lite servers (LITE_SERVERS_CONFIG)")
 	fs.StringVar(&c.LiteServers, "lite-servers", envOr(e, "LITE_SERVERS", ""),
@@ -98,6 +108,9 @@ func (c *config) validate() error {
 	if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
 		return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
 	}
+	if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 {
+		return errors.New("MAX_STREAMS and MAX_STREAMS_PER_KEY must be at least 1")
+	}
 	return nil
 }
 
@@ -107,6 +120,7 @@ func (c *config) print(w io.Writer) {
 		c.ListenAddr, redact(c.DatabaseURL), orNone(redact(c.RedisURL)), c.Network)
 	fmt.Fprintf(w, "  REQUIRE_API_KEY=%t\n  RATE_LIMIT=%g\n  RATE_BURST=%d\n  REQUEST_TIMEOUT=%s\n",
 		c.RequireAPIKey, c.RateLimit, c.RateBurst, c.RequestTimeout)
+	fmt.Fprintf(w, "  MAX_STREAMS=%d\n  MAX_STREAMS_PER_KEY=%d\n", c.MaxStreams, c.MaxStreamsPerKey)
 	fmt.Fprintf(w, "  LITE_SERVERS=%s\n  FOLLOW=%t\n  STATE_MAX_AGE=%s\n", c.liteDescription(), c.Follow, c.StateMaxAge)
 	var replicas []string
 	for _, r := range c.replicaURLs() {

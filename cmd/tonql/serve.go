@@ -14,6 +14,7 @@ import (
 	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/internal/redislog"
+	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
@@ -53,6 +54,16 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	est := fees.New(states, c, fees.Options{})
 	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet"}
+	// The hub tells streams about new actions; it is closed before the
+	// HTTP server drains, so open streams end (with a resume cursor) and do
+	// not hold the shutdown up.
+	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBook,
+		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey})
+	if err != nil {
+		return fmt.Errorf("streams: %w", err)
+	}
+	defer hub.Close()
+	res.Notify = hub
 	acc, err := openAccess(cfg, st, c)
 	if err != nil {
 		return err
@@ -61,6 +72,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	if live != nil {
 		acc.ready, acc.metrics = live.observe(acc.ready, acc.metrics)
 	}
+	acc.metrics = observeStreams(hub, acc.metrics)
 	// The meter's owner goroutine outlives the HTTP server: it is stopped
 	// (and makes its final flush) only after requests have drained.
 	mctx, stopMeter := context.WithCancel(context.WithoutCancel(ctx))
@@ -86,8 +98,8 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql\n  actions   %s/api/v3/actions\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n",
-		ln.Addr(), base, base, base, base, base)
+	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n",
+		ln.Addr(), base, base, ln.Addr(), base, base, base, base)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -100,6 +112,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// request units, then close Redis and the store (deferred) once
 	// nothing can use them.
 	fmt.Fprintln(e.stdout, "shutting down")
+	hub.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -149,4 +162,24 @@ func runMigrate(ctx context.Context, args []string, e *env) error {
 	defer st.Close()
 	fmt.Fprintln(e.stdout, "database is up to date")
 	return nil
+}
+
+// observeStreams adds the stream gauges to /metrics.
+func observeStreams(hub *notify.Hub, m server.MetricsSources) server.MetricsSources {
+	prev := m.Gauges
+	m.Gauges = func() []server.Gauge {
+		var g []server.Gauge
+		if prev != nil {
+			g = prev()
+		}
+		s := hub.Stats()
+		return append(g,
+			server.Gauge{Name: "tonql_streams_open", Help: "Open action streams (SSE and GraphQL subscriptions).", Value: float64(s.Streams)},
+			server.Gauge{Name: "tonql_stream_events_total", Help: "Events delivered to action streams.", Value: float64(s.Delivered)},
+			server.Gauge{Name: "tonql_streams_cut_slow_total", Help: "Streams ended because the client read too slowly.", Value: float64(s.CutSlow)},
+			server.Gauge{Name: "tonql_streams_revoked_total", Help: "Streams ended because their key was revoked.", Value: float64(s.Revoked)},
+			server.Gauge{Name: "tonql_stream_last_seq", Help: "Highest action seq the hub has told.", Value: float64(s.Last)},
+		)
+	}
+	return m
 }

@@ -58,6 +58,17 @@ type ActionEdge struct {
 	Node   *chain.Action `json:"node"`
 }
 
+// One action of a subscription.
+type ActionEvent struct {
+	// resume point: pass as after (it is also the SSE event id)
+	Cursor string        `json:"cursor"`
+	Action *chain.Action `json:"action"`
+	// the REST address_book object of the action's addresses
+	AddressBook chain.AddressBook `json:"address_book"`
+	// the same entries as a typed list, sorted by address
+	AddressBookEntries []*chain.AddressBookEntry `json:"address_book_entries"`
+}
+
 type ActionFilter struct {
 	ActionID []string `json:"action_id,omitempty"`
 	// base64 (either alphabet) or 64 hex digits
@@ -102,6 +113,9 @@ type Participant struct {
 }
 
 type Query struct {
+}
+
+type Subscription struct {
 }
 
 // One transaction, as a link from an action.

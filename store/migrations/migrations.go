@@ -20,6 +20,7 @@ func New() *migrate.Migrations {
 	registerAPIKeys(m)
 	registerFollowCursor(m)
 	registerActionModel(m)
+	registerActionSeq(m)
 	return m
 }
 

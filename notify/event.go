@@ -1,0 +1,108 @@
+package notify
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/store"
+)
+
+// Event is one action told to subscribers: read from the store once and
+// shared by every subscriber it matches, so it is never changed after it
+// is made. Its two views (with or without the accounts list) and their
+// JSON are made on first use.
+type Event struct {
+	Seq    uint64
+	Action *chain.Action // Accounts filled
+	facts  *store.MatchFacts
+	book   chain.AddressBook // entries of Addresses and Accounts
+
+	views [2]view // without, with accounts
+}
+
+type view struct {
+	once sync.Once
+	list chain.ActionList
+	json []byte
+	err  error
+}
+
+// List is the event as a /api/v3/actions page of one action: the action,
+// its accounts only when asked for, and the address book of what it shows.
+func (e *Event) List(includeAccounts bool) *chain.ActionList {
+	v := e.view(includeAccounts)
+	return &v.list
+}
+
+// JSON is List encoded as /api/v3/actions encodes a page.
+func (e *Event) JSON(includeAccounts bool) ([]byte, error) {
+	v := e.view(includeAccounts)
+	return v.json, v.err
+}
+
+func (e *Event) view(includeAccounts bool) *view {
+	i := 0
+	if includeAccounts {
+		i = 1
+	}
+	v := &e.views[i]
+	v.once.Do(func() {
+		a := *e.Action
+		if !includeAccounts {
+			a.Accounts = nil
+		}
+		v.list.Actions = []*chain.Action{&a}
+		addrs := v.list.BookAddresses()
+		v.list.AddressBook = make(chain.AddressBook, len(addrs))
+		for _, addr := range addrs {
+			if entry, ok := e.book[addr]; ok {
+				v.list.AddressBook[addr] = entry
+			}
+		}
+		v.json, v.err = v.list.AppendJSON(nil)
+	})
+	return v
+}
+
+// BookFunc makes the address book of addresses (resolvers' AddressBook:
+// the same entries /api/v3/actions shows).
+type BookFunc func(ctx context.Context, addrs []string) (chain.AddressBook, error)
+
+// prepare makes events of stored actions: one address book read for all of
+// them, and the match facts when a subscriber's filter needs them.
+func prepare(ctx context.Context, st *store.Store, book BookFunc, rows []store.SeqAction, lts, msgs bool) ([]*Event, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	var addrs, ids []string
+	for _, r := range rows {
+		ids = append(ids, r.ActionID)
+		for _, list := range [][]string{r.Addresses, r.Accounts} {
+			for _, a := range list {
+				if !seen[a] {
+					seen[a] = true
+					addrs = append(addrs, a)
+				}
+			}
+		}
+	}
+	sort.Strings(addrs)
+	b, err := book(ctx, addrs)
+	if err != nil {
+		return nil, err
+	}
+	var facts map[string]*store.MatchFacts
+	if lts || msgs {
+		if facts, err = st.ActionMatchFacts(ctx, ids, lts, msgs); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*Event, len(rows))
+	for i, r := range rows {
+		out[i] = &Event{Seq: r.Seq, Action: r.Action, book: b, facts: facts[r.ActionID]}
+	}
+	return out, nil
+}

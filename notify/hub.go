@@ -1,0 +1,448 @@
+// Package notify tells subscribers about new actions as they are
+// committed: the GraphQL subscription and the SSE route both read from a
+// Hub.
+//
+// The store is the source of truth. Every action carries a seq that grows
+// in commit order (store/seq.go), and a subscription's position is a seq:
+// everything that matches its filter up to there was delivered. A hub
+// learns that something was committed from this process's writers at once,
+// from other processes through Postgres LISTEN/NOTIFY, and in any case by
+// looking every Poll interval; whatever it learns, it reads the actions
+// after the last seq it told from the store, once for all subscribers, and
+// hands each subscriber what matches its filter. A missed or late
+// notification therefore only delays an event (by at most Poll), it never
+// loses one, and a client that reconnects with its last position gets the
+// missed actions from the store (replay) before the live ones, with neither
+// a gap nor a repeat.
+package notify
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/internal/ratelog"
+	"github.com/tonql/tonql/store"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxStreams       = 10_000
+	DefaultMaxStreamsPerKey = 20
+	DefaultQueue            = 10_000
+	DefaultPoll             = time.Second
+	DefaultRevokeCheck      = 2 * time.Second
+	// pageSize is how many actions one store read brings (live and replay).
+	pageSize = 500
+)
+
+// Options configure a Hub; Store and Book are required.
+type Options struct {
+	Store *store.Store
+	Book  BookFunc
+	// MaxStreams bounds the subscriptions of this server, MaxStreamsPerKey
+	// those of one API key on it.
+	MaxStreams       int
+	MaxStreamsPerKey int
+	// Queue is how many events may wait for a subscriber; one more and the
+	// subscriber is cut off (it resumes from its position), so a client that
+	// does not read cannot grow the server's memory. Events are shared, so a
+	// waiting event costs a subscriber a pointer; the default leaves room for
+	// a whole block file's actions (1,430 in one commit) many times over.
+	Queue int
+	// Poll is how often the store is checked for commits nobody announced
+	// (another process on SQLite, a missed Postgres notification).
+	Poll time.Duration
+	// RevokeCheck is how often the keys holding streams are checked.
+	RevokeCheck time.Duration
+	// NoListen leaves Postgres LISTEN off (tests: only polling then finds
+	// other processes' commits).
+	NoListen bool
+	Logger   *slog.Logger
+}
+
+// Hub fans new actions out to subscriptions.
+type Hub struct {
+	o      Options
+	log    *slog.Logger
+	warn   *ratelog.Limiter
+	wake   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	// round is held for one read-prepare-fan-out step, and by a
+	// subscription joining the live set, so a subscriber never joins
+	// between the read of a page and its fan-out.
+	round sync.Mutex
+
+	mu        sync.Mutex
+	last      uint64 // highest seq fanned out
+	closed    bool
+	subs      map[*Subscription]struct{} // every open subscription
+	perKey    map[string]int
+	others    map[*Subscription]struct{}            // live, no account filter
+	byAccount map[string]map[*Subscription]struct{} // live, by account filter
+	needLts   int
+	needMsgs  int
+
+	stats struct {
+		delivered, cutSlow, revoked atomic.Int64
+	}
+}
+
+// Start reads where the store stands and starts the hub's goroutines;
+// Close stops them.
+func Start(ctx context.Context, o Options) (*Hub, error) {
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.MaxStreamsPerKey <= 0 {
+		o.MaxStreamsPerKey = DefaultMaxStreamsPerKey
+	}
+	if o.Queue <= 0 {
+		o.Queue = DefaultQueue
+	}
+	if o.Poll <= 0 {
+		o.Poll = DefaultPoll
+	}
+	if o.RevokeCheck <= 0 {
+		o.RevokeCheck = DefaultRevokeCheck
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	last, err := o.Store.LastActionSeq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hub{
+		o: o, log: log, warn: ratelog.New(log, time.Minute), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		last: last, subs: map[*Subscription]struct{}{}, perKey: map[string]int{},
+		others: map[*Subscription]struct{}{}, byAccount: map[string]map[*Subscription]struct{}{},
+	}
+	o.Store.OnActionsCommitted(func(uint64) { h.poke() })
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.cancel = cancel
+	go h.run(rctx)
+	return h, nil
+}
+
+// Close ends every subscription (with ErrShutdown's message, so clients
+// reconnect elsewhere and resume) and stops the hub.
+func (h *Hub) Close() {
+	h.cancel()
+	<-h.done
+}
+
+// Stats are the hub's counters for /metrics.
+type Stats struct {
+	Streams                     int
+	Delivered, CutSlow, Revoked int64
+	Last                        uint64
+}
+
+// Stats returns a snapshot.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return Stats{Streams: len(h.subs), Delivered: h.stats.delivered.Load(), CutSlow: h.stats.cutSlow.Load(),
+		Revoked: h.stats.revoked.Load(), Last: h.last}
+}
+
+func (h *Hub) poke() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (h *Hub) run(ctx context.Context) {
+	defer close(h.done)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		h.watch(ctx)
+	}()
+	defer wg.Wait()
+	revoke := time.NewTicker(h.o.RevokeCheck)
+	defer revoke.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			h.shutdown()
+			return
+		case <-h.wake:
+			h.catchUp(ctx)
+		case <-revoke.C:
+			h.checkRevoked(ctx)
+		}
+	}
+}
+
+// watch pokes the hub on every notification and every Poll interval.
+func (h *Hub) watch(ctx context.Context) {
+	if !h.o.Store.IsPostgres() || h.o.NoListen {
+		t := time.NewTicker(h.o.Poll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				h.poke()
+			}
+		}
+	}
+	ln := pgdriver.NewListener(h.o.Store.DB())
+	// Closing the listener is what interrupts a wait for a notification.
+	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	defer stop()
+	listening := false
+	for ctx.Err() == nil {
+		if !listening {
+			if err := ln.Listen(ctx, store.NotifyChannel); err != nil {
+				h.warn.Warn("LISTEN failed; polling until it works", err)
+				sleep(ctx, h.o.Poll)
+				h.poke()
+				continue
+			}
+			listening = true
+			h.poke() // whatever committed before LISTEN took effect
+		}
+		// The listener reconnects (and listens again) by itself after a
+		// broken connection; what was announced meanwhile is found by the
+		// poke below, which also makes the Poll interval's look.
+		_, _, err := ln.ReceiveTimeout(ctx, h.o.Poll)
+		h.poke()
+		var ne net.Error
+		if err != nil && !(errors.As(err, &ne) && ne.Timeout()) && ctx.Err() == nil {
+			h.warn.Warn("notification connection failed; reconnecting", err)
+			sleep(ctx, h.o.Poll)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// catchUp reads what was committed after the last seq told and fans it
+// out, a page at a time.
+func (h *Hub) catchUp(ctx context.Context) {
+	for {
+		n, err := h.step(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.warn.Warn("reading new actions failed; retrying", err)
+			}
+			return
+		}
+		if n < pageSize {
+			return
+		}
+	}
+}
+
+func (h *Hub) step(ctx context.Context) (int, error) {
+	h.round.Lock()
+	defer h.round.Unlock()
+	h.mu.Lock()
+	after, lts, msgs := h.last, h.needLts > 0, h.needMsgs > 0
+	h.mu.Unlock()
+	rows, err := h.o.Store.ActionsAfter(ctx, store.ActionFilter{}, after, pageSize)
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	events, err := prepare(ctx, h.o.Store, h.o.Book, rows, lts, msgs)
+	if err != nil {
+		return 0, err
+	}
+	h.fanOut(events)
+	return len(rows), nil
+}
+
+// fanOut offers each event to the subscriptions that may want it: those
+// without an account filter and those of the accounts taking part.
+func (h *Hub) fanOut(events []*Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var cut []*Subscription
+	for _, e := range events {
+		for s := range h.others {
+			if !s.offer(e, h.o.Queue) {
+				cut = append(cut, s)
+			}
+		}
+		for _, acc := range e.Action.Accounts {
+			for s := range h.byAccount[acc] {
+				if !s.offer(e, h.o.Queue) {
+					cut = append(cut, s)
+				}
+			}
+		}
+	}
+	h.last = events[len(events)-1].Seq
+	for s := range h.others {
+		s.saw(h.last)
+	}
+	for _, set := range h.byAccount {
+		for s := range set {
+			s.saw(h.last)
+		}
+	}
+	for _, s := range cut {
+		h.stats.cutSlow.Add(1)
+		h.leaveLocked(s)
+	}
+}
+
+// shutdown ends every subscription.
+func (h *Hub) shutdown() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for s := range h.subs {
+		s.finish(errShutdown())
+		h.leaveLocked(s)
+	}
+}
+
+// checkRevoked ends the subscriptions of keys revoked since they opened.
+func (h *Hub) checkRevoked(ctx context.Context) {
+	h.mu.Lock()
+	owners := make([]string, 0, len(h.perKey))
+	for k := range h.perKey {
+		if k != "" {
+			owners = append(owners, k)
+		}
+	}
+	h.mu.Unlock()
+	if len(owners) == 0 {
+		return
+	}
+	revoked, err := h.o.Store.RevokedKeyIDs(ctx, owners)
+	if err != nil {
+		h.warn.Warn("checking keys of open streams failed", err)
+		return
+	}
+	if len(revoked) == 0 {
+		return
+	}
+	gone := make(map[string]bool, len(revoked))
+	for _, id := range revoked {
+		gone[id] = true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if gone[s.req.Owner] {
+			s.finish(apperr.New(apperr.Unauthorized, "API key revoked"))
+			h.stats.revoked.Add(1)
+			h.leaveLocked(s)
+		}
+	}
+}
+
+// admit counts a new subscription against the limits.
+func (h *Hub) admit(s *Subscription) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return errShutdown()
+	}
+	if len(h.subs) >= h.o.MaxStreams {
+		return apperr.New(apperr.RateLimited, "this server holds its limit of %d streams; retry later or elsewhere", h.o.MaxStreams)
+	}
+	if s.req.Owner != "" && h.perKey[s.req.Owner] >= h.o.MaxStreamsPerKey {
+		return apperr.New(apperr.RateLimited, "this key holds its limit of %d open streams on this server (MAX_STREAMS_PER_KEY); close one first", h.o.MaxStreamsPerKey)
+	}
+	h.subs[s] = struct{}{}
+	h.perKey[s.req.Owner]++
+	return nil
+}
+
+// join adds s to the live set, if the hub has told nothing after horizon
+// (everything the subscription needs up to horizon it has read from the
+// store); otherwise it reports false and s reads the store again.
+func (h *Hub) join(s *Subscription, horizon uint64, fromNow bool) (uint64, bool) {
+	h.round.Lock()
+	defer h.round.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, open := h.subs[s]; !open {
+		return horizon, true // ended meanwhile; Next reports why
+	}
+	if fromNow {
+		horizon = h.last
+	}
+	if h.last > horizon {
+		return horizon, false
+	}
+	s.skip = horizon
+	if f := &s.req.Filter; f.Account != "" {
+		set := h.byAccount[f.Account]
+		if set == nil {
+			set = map[*Subscription]struct{}{}
+			h.byAccount[f.Account] = set
+		}
+		set[s] = struct{}{}
+	} else {
+		h.others[s] = struct{}{}
+	}
+	lts, msgs := needsFacts(&s.req.Filter)
+	if lts {
+		h.needLts++
+	}
+	if msgs {
+		h.needMsgs++
+	}
+	s.live = true
+	return horizon, true
+}
+
+// leaveLocked forgets s (h.mu held); idempotent.
+func (h *Hub) leaveLocked(s *Subscription) {
+	if _, open := h.subs[s]; !open {
+		return
+	}
+	delete(h.subs, s)
+	if h.perKey[s.req.Owner]--; h.perKey[s.req.Owner] <= 0 {
+		delete(h.perKey, s.req.Owner)
+	}
+	if !s.live {
+		return
+	}
+	if acc := s.req.Filter.Account; acc != "" {
+		delete(h.byAccount[acc], s)
+		if len(h.byAccount[acc]) == 0 {
+			delete(h.byAccount, acc)
+		}
+	} else {
+		delete(h.others, s)
+	}
+	lts, msgs := needsFacts(&s.req.Filter)
+	if lts {
+		h.needLts--
+	}
+	if msgs {
+		h.needMsgs--
+	}
+}
+
+func errShutdown() error {
+	return apperr.New(apperr.Unavailable, "the server is shutting down; reconnect with the last event id to resume")
+}

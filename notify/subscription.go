@@ -1,0 +1,203 @@
+package notify
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/store"
+)
+
+// Request is what a subscriber asks for.
+type Request struct {
+	// Filter is a validated /api/v3/actions filter (only filters count).
+	Filter store.ActionFilter
+	// After resumes after this position (an event's Seq): the store's
+	// matching actions after it are replayed first. Nil starts from now.
+	After *uint64
+	// Owner is the id of the API key the stream was opened with; "" for a
+	// bare route. It counts against MaxStreamsPerKey, and the stream ends
+	// when the key is revoked.
+	Owner string
+}
+
+// Subscription is one subscriber's stream. One goroutine consumes it
+// (Next, Position, Ready); the hub feeds it from its own.
+type Subscription struct {
+	hub  *Hub
+	req  Request
+	wake chan struct{}
+
+	// The consumer's.
+	pos       uint64 // every matching action up to pos was delivered
+	replaying bool
+	buf       []*Event // a replayed page not yet delivered
+
+	// Set under hub.mu.
+	live bool
+	skip uint64 // live events up to here came from the replay
+
+	// Shared with the hub under mu.
+	mu    sync.Mutex
+	queue []*Event
+	seen  uint64 // the hub told everything up to here
+	end   error
+}
+
+// Subscribe opens a stream, or refuses it with a RateLimited error when
+// the server or the key holds its limit of streams.
+func (h *Hub) Subscribe(ctx context.Context, r Request) (*Subscription, error) {
+	s := &Subscription{hub: h, req: r, wake: make(chan struct{}, 1)}
+	if err := h.admit(s); err != nil {
+		return nil, err
+	}
+	if r.After != nil {
+		s.pos, s.replaying = *r.After, true
+		s.signal()
+		return s, nil
+	}
+	s.pos, _ = h.join(s, 0, true)
+	return s, nil
+}
+
+// Close ends the subscription and frees its place.
+func (s *Subscription) Close() {
+	s.hub.mu.Lock()
+	s.hub.leaveLocked(s)
+	s.hub.mu.Unlock()
+	s.finish(apperr.New(apperr.Unavailable, "stream closed"))
+}
+
+// Ready is signalled when Next may have something: an event or the end.
+func (s *Subscription) Ready() <-chan struct{} { return s.wake }
+
+// Next returns the next event; nil and no error when nothing is waiting
+// (wait for Ready); an error when the stream has ended (it says why, and
+// Position is where to resume).
+func (s *Subscription) Next(ctx context.Context) (*Event, error) {
+	if s.replaying {
+		return s.nextReplay(ctx)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.end != nil {
+		return nil, s.end
+	}
+	if len(s.queue) == 0 {
+		return nil, nil
+	}
+	e := s.queue[0]
+	s.queue[0] = nil
+	s.queue = s.queue[1:]
+	if len(s.queue) == 0 {
+		s.queue = nil
+	}
+	s.pos = e.Seq
+	s.hub.stats.delivered.Add(1)
+	return e, nil
+}
+
+// nextReplay delivers the store's matching actions after the position, a
+// page at a time, until it has caught up with the hub, then joins the live
+// set.
+func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
+	if err := s.ended(); err != nil {
+		return nil, err
+	}
+	st := s.hub.o.Store
+	for len(s.buf) == 0 {
+		// Every action up to head is visible to the read that follows.
+		head, err := st.LastActionSeq(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := st.ActionsAfter(ctx, s.req.Filter, s.pos, pageSize)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 {
+			if s.buf, err = prepare(ctx, st, s.hub.o.Book, rows, false, false); err != nil {
+				return nil, err
+			}
+			break
+		}
+		horizon, ok := s.hub.join(s, max(s.pos, head), false)
+		if ok {
+			s.replaying = false
+			s.pos = max(s.pos, horizon)
+			return s.Next(ctx)
+		}
+	}
+	e := s.buf[0]
+	s.buf = s.buf[1:]
+	s.pos = e.Seq
+	s.hub.stats.delivered.Add(1)
+	s.signal() // the replay goes on at once
+	return e, nil
+}
+
+// Position is where a client resumes: every action matching the filter
+// up to it has been delivered.
+func (s *Subscription) Position() uint64 {
+	if s.replaying {
+		return s.pos
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 && s.end == nil {
+		return max(s.pos, s.seen)
+	}
+	return s.pos
+}
+
+func (s *Subscription) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Subscription) ended() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.end
+}
+
+// offer queues e if it matches (hub.mu held). It reports false when this
+// offer cut the subscriber off for being too slow.
+func (s *Subscription) offer(e *Event, limit int) bool {
+	if e.Seq <= s.skip || !matches(&s.req.Filter, e) {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.end != nil {
+		return true
+	}
+	if len(s.queue) >= limit {
+		s.queue, s.end = nil, apperr.New(apperr.Unavailable,
+			"the client read too slowly (%d events were waiting); reconnect with the last event id to resume", limit)
+		s.signal()
+		return false
+	}
+	s.queue = append(s.queue, e)
+	s.signal()
+	return true
+}
+
+// saw records that the hub told everything up to seq.
+func (s *Subscription) saw(seq uint64) {
+	s.mu.Lock()
+	s.seen = seq
+	s.mu.Unlock()
+}
+
+// finish ends the stream with err, dropping what was waiting.
+func (s *Subscription) finish(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.end == nil {
+		s.end, s.queue = err, nil
+		s.signal()
+	}
+}

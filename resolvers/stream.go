@@ -1,0 +1,133 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/tonql/tonql/apikey"
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/notify"
+)
+
+// A stream cursor is a position in the stream (notify: an action's seq),
+// as opaque url-safe base64 ("seq:<n>" inside, so it is never mistaken for
+// a page cursor of Account.actions, which is "<end_lt>:<action_id>").
+
+// EncodeStreamCursor is the cursor of a stream position.
+func EncodeStreamCursor(seq uint64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("seq:" + strconv.FormatUint(seq, 10)))
+}
+
+func decodeStreamCursor(field, s string) (uint64, error) {
+	bad := apperr.Field(field, "not a stream cursor of this API (pass an event's id or cursor as it came)")
+	if len(s) > 64 {
+		return 0, bad
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return 0, bad
+	}
+	n, ok := strings.CutPrefix(string(b), "seq:")
+	if !ok {
+		return 0, bad
+	}
+	seq, err := strconv.ParseUint(n, 10, 63)
+	if err != nil {
+		return 0, bad
+	}
+	return seq, nil
+}
+
+// ActionStream is an open stream of actions and how its events are shown.
+type ActionStream struct {
+	*notify.Subscription
+	IncludeAccounts bool
+}
+
+// SubscribeActions checks a filter and a resume cursor exactly as
+// ListActions checks its filter, and opens a stream under the request's key.
+// field names the resume parameter in errors (after, Last-Event-ID). The SSE
+// route and the GraphQL subscription both end here.
+func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter, after *string, field string) (*ActionStream, error) {
+	if r.Notify == nil {
+		return nil, apperr.New(apperr.Unavailable, "streams are not enabled on this server")
+	}
+	f, err := storeFilter(in, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var from *uint64
+	if after != nil {
+		seq, err := decodeStreamCursor(field, *after)
+		if err != nil {
+			return nil, err
+		}
+		from = &seq
+	}
+	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from, Owner: apikey.KeyID(ctx)})
+	if err != nil {
+		return nil, err
+	}
+	return &ActionStream{Subscription: sub, IncludeAccounts: in != nil && in.IncludeAccounts != nil && *in.IncludeAccounts}, nil
+}
+
+// SubscribeActionEvents serves Subscription.actions: one goroutine per
+// subscription moves its events to gqlgen until the operation ends or the
+// stream does (then with an error that carries the resume cursor).
+func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error) {
+	st, err := r.SubscribeActions(ctx, in, after, "after")
+	if err != nil {
+		return nil, err
+	}
+	// Unbuffered: the subscription's own queue is the (bounded) buffer.
+	ch := make(chan *model.ActionEvent)
+	go func() {
+		defer close(ch)
+		defer st.Close()
+		for {
+			e, err := st.Next(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				transport.AddSubscriptionError(ctx, StreamEndError(err, st.Position()))
+				return
+			}
+			if e == nil {
+				select {
+				case <-ctx.Done():
+					return
+				case <-st.Ready():
+				}
+				continue
+			}
+			l := e.List(st.IncludeAccounts)
+			select {
+			case ch <- &model.ActionEvent{Cursor: EncodeStreamCursor(e.Seq), Action: l.Actions[0], AddressBook: l.AddressBook}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch, nil
+}
+
+// StreamEndError is how a subscription's end reads in GraphQL: the
+// classified message and code, and the cursor to resume from.
+func StreamEndError(err error, pos uint64) *gqlerror.Error {
+	e := apperr.From(err)
+	return &gqlerror.Error{Message: e.Public(), Extensions: map[string]any{
+		"code": e.Kind.Info().GQLCode, "cursor": EncodeStreamCursor(pos)}}
+}
+
+// AddressBook is the address book of addresses as /api/v3/actions shows it.
+func (r *Resolver) AddressBook(ctx context.Context, addrs []string) (chain.AddressBook, error) {
+	return r.addressBook(ctx, addrs)
+}
