@@ -48,7 +48,7 @@ func BenchmarkBareEmulator(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := setup(em, r.genUtime, true, req.Body); err != nil {
+	if err := setup(em, ChainTime{Unix: r.genUtime}, true, req.Body); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()

@@ -85,7 +85,7 @@ func TestCacheInvalidatedByDestinationChange(t *testing.T) {
 	if _, err := est.Estimate(context.Background(), x.request(t)); err != nil {
 		t.Fatal(err)
 	}
-	key := est.cacheKey(x.request(t), mustPrepared(t, est), mustAccount(t, src, chain.RawAddress(x.Account)), uint32(now.Unix()))
+	key := est.cacheKey(x.request(t), mustPrepared(t, est), mustAccount(t, src, chain.RawAddress(x.Account)), ChainTime{Unix: uint32(now.Unix())}, kindEstimate)
 	raw, ok := est.cache.Get(context.Background(), key)
 	if !ok {
 		t.Fatal("answer not cached")

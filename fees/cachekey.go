@@ -12,14 +12,20 @@ import (
 
 // keyVersion changes whenever the cached value's layout or the way numbers
 // are made changes, so old entries are never read back.
-const keyVersion = "fees/v1"
+const keyVersion = "fees/v2"
+
+// What a cache entry holds: an estimate, or an emulation with its trace.
+const (
+	kindEstimate  = "estimate"
+	kindEmulation = "emulation"
+)
 
 // cacheKey covers everything that changes the answer: the request, the
 // config (and libraries), the account's version (its last transaction), the
 // estimator's limits, and the time bucket (storage fees grow with time).
 // Destination accounts are not known before emulating; they are checked on
 // a hit instead (see lookup).
-func (e *Estimator) cacheKey(r Request, cfg *preparedConfig, st *chain.AccountState, utime uint32) string {
+func (e *Estimator) cacheKey(r Request, cfg *preparedConfig, st *chain.AccountState, at ChainTime, kind string) string {
 	h := sha256.New()
 	var n [8]byte
 	put := func(b []byte) {
@@ -32,10 +38,12 @@ func (e *Estimator) cacheKey(r Request, cfg *preparedConfig, st *chain.AccountSt
 		h.Write(n[:])
 	}
 	put([]byte(keyVersion))
+	put([]byte(kind))
 	put([]byte(chain.RawAddress(r.Account)))
 	put(r.Body)
 	put(r.InitCode)
 	put(r.InitData)
+	put(r.Message)
 	if r.IgnoreChksig {
 		putUint(1)
 	} else {
@@ -52,20 +60,31 @@ func (e *Estimator) cacheKey(r Request, cfg *preparedConfig, st *chain.AccountSt
 	putUint(uint64(e.opts.MaxDepth))
 	putUint(uint64(e.opts.MaxTransactions))
 	putUint(e.opts.AssumedBalance)
-	putUint(uint64(utime) / uint64(e.opts.TimeBucket.Seconds()))
+	putUint(uint64(at.Unix) / uint64(e.opts.TimeBucket.Seconds()))
+	putUint(at.Lt)
+	put([]byte(e.opts.ClockName))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// cached is the stored form of an answer.
+// cached is the stored form of an answer: an estimate or an emulation.
 type cached struct {
-	Result *Result `json:"r"`
-	Origin string  `json:"o"`
-	Utime  uint32  `json:"u"`
-	Deps   []dep   `json:"d"`
+	Result    *Result    `json:"r,omitempty"`
+	Emulation *Emulation `json:"e,omitempty"`
+	Origin    string     `json:"o"`
+	Utime     uint32     `json:"u"`
+	Deps      []dep      `json:"d"`
+}
+
+// result is the estimate the entry holds, directly or in its emulation.
+func (c *cached) result() *Result {
+	if c.Emulation != nil {
+		return c.Emulation.Result
+	}
+	return c.Result
 }
 
 // lookup returns a cached answer whose destination states are all unchanged.
-func (e *Estimator) lookup(ctx context.Context, key string) *Result {
+func (e *Estimator) lookup(ctx context.Context, key string) *cached {
 	if e.cache == nil {
 		return nil
 	}
@@ -74,7 +93,7 @@ func (e *Estimator) lookup(ctx context.Context, key string) *Result {
 		return nil
 	}
 	var c cached
-	if err := json.Unmarshal(b, &c); err != nil || c.Result == nil || c.Result.Type != "query.fees" {
+	if err := json.Unmarshal(b, &c); err != nil || c.result() == nil || c.result().Type != "query.fees" {
 		return nil
 	}
 	for _, d := range c.Deps {
@@ -91,18 +110,21 @@ func (e *Estimator) lookup(ctx context.Context, key string) *Result {
 			return nil
 		}
 	}
-	if c.Result.DestinationFees == nil {
-		c.Result.DestinationFees = []Fees{}
+	res := c.result()
+	if res.DestinationFees == nil {
+		res.DestinationFees = []Fees{}
 	}
-	c.Result.ConfigSource, c.Result.Utime, c.Result.Cached = c.Origin, c.Utime, true
-	return c.Result
+	res.ConfigSource, res.Utime, res.Clock, res.Cached = c.Origin, c.Utime, e.opts.ClockName, true
+	return &c
 }
 
-func (e *Estimator) remember(ctx context.Context, key string, res *Result, deps []dep) {
+func (e *Estimator) remember(ctx context.Context, key string, c *cached, deps []dep) {
 	if e.cache == nil {
 		return
 	}
-	b, err := json.Marshal(cached{Result: res, Origin: res.ConfigSource, Utime: res.Utime, Deps: deps})
+	res := c.result()
+	c.Origin, c.Utime, c.Deps = res.ConfigSource, res.Utime, deps
+	b, err := json.Marshal(c)
 	if err != nil {
 		return
 	}

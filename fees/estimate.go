@@ -23,6 +23,12 @@ type Options struct {
 	// Now is the chain time estimates run at (storage fees accrue up to it).
 	// Default time.Now; tests replaying a block use the block's time.
 	Now func() time.Time
+	// Clock, when set, is used instead of Now: a clock that must read
+	// something (HeadClock reads the database's newest block), whose
+	// failure fails the estimate, and that may also fix the logical time.
+	// ClockName names it in answers.
+	Clock     func(ctx context.Context) (ChainTime, error)
+	ClockName string
 	// Emulators bounds concurrent emulations (and emulators kept). Default GOMAXPROCS.
 	Emulators int
 	// MaxDepth bounds how many message hops of the trace are followed for
@@ -54,6 +60,9 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.ClockName == "" {
+		o.ClockName = ClockWall
 	}
 	if o.Emulators <= 0 {
 		o.Emulators = runtime.GOMAXPROCS(0)
@@ -94,6 +103,7 @@ type Result struct {
 	// Not part of the toncenter shape; a transport may show them elsewhere.
 	ConfigSource string `json:"-"` // ConfigFromSource or ConfigFromEmbedded
 	Utime        uint32 `json:"-"` // chain time the estimate ran at
+	Clock        string `json:"-"` // which clock gave Utime: ClockWall, ClockHead
 	Cached       bool   `json:"-"`
 }
 
@@ -120,33 +130,84 @@ func New(source StateSource, c cache.Cache, opts Options) *Estimator {
 	return e
 }
 
+// Limits are the bounds on a trace: hops from the root, and destination
+// transactions.
+func (e *Estimator) Limits() (maxDepth, maxTransactions int) {
+	return e.opts.MaxDepth, e.opts.MaxTransactions
+}
+
 // Estimate runs the request's external message on the account's current
 // state and follows the trace it starts.
 func (e *Estimator) Estimate(ctx context.Context, r Request) (*Result, error) {
-	utime := uint32(e.opts.Now().Unix())
+	at, err := e.now(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := e.config(ctx)
 	if err != nil {
 		return nil, err
 	}
-	raw := chain.RawAddress(r.Account)
-	st, err := e.account(ctx, raw)
+	st, err := e.account(ctx, chain.RawAddress(r.Account))
 	if err != nil {
 		return nil, err
 	}
 	if e.cache == nil {
-		res, _, err := e.run(ctx, r, cfg, st, utime)
-		return res, err
+		em, _, err := e.run(ctx, r, cfg, st, at, false)
+		if err != nil {
+			return nil, err
+		}
+		return em.Result, nil
 	}
-	key := e.cacheKey(r, cfg, st, utime)
-	if res := e.lookup(ctx, key); res != nil {
-		return res, nil
+	key := e.cacheKey(r, cfg, st, at, kindEstimate)
+	if c := e.lookup(ctx, key); c != nil && c.Result != nil {
+		return c.Result, nil
 	}
-	res, deps, err := e.run(ctx, r, cfg, st, utime)
+	em, deps, err := e.run(ctx, r, cfg, st, at, false)
 	if err != nil {
 		return nil, err
 	}
-	e.remember(ctx, key, res, deps)
-	return res, nil
+	e.remember(ctx, key, &cached{Result: em.Result}, deps)
+	return em.Result, nil
+}
+
+// Emulate is Estimate that also returns the trace it emulated: every
+// transaction and every message not followed. Its Result is the estimate
+// of the same request. Answers are cached like estimates, apart from them.
+func (e *Estimator) Emulate(ctx context.Context, r Request) (*Emulation, error) {
+	at, err := e.now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := e.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.account(ctx, chain.RawAddress(r.Account))
+	if err != nil {
+		return nil, err
+	}
+	if e.cache == nil {
+		em, _, err := e.run(ctx, r, cfg, st, at, true)
+		return em, err
+	}
+	key := e.cacheKey(r, cfg, st, at, kindEmulation)
+	if c := e.lookup(ctx, key); c != nil && c.Emulation != nil {
+		return c.Emulation, nil
+	}
+	em, deps, err := e.run(ctx, r, cfg, st, at, true)
+	if err != nil {
+		return nil, err
+	}
+	e.remember(ctx, key, &cached{Emulation: em}, deps)
+	return em, nil
+}
+
+// now is the chain time an estimate runs at.
+func (e *Estimator) now(ctx context.Context) (ChainTime, error) {
+	if e.opts.Clock == nil {
+		return ChainTime{Unix: uint32(e.opts.Now().Unix())}, nil
+	}
+	return e.opts.Clock(ctx)
 }
 
 func (e *Estimator) config(ctx context.Context) (*preparedConfig, error) {
@@ -193,13 +254,14 @@ func unavailable(err error, what string) error {
 	return apperr.Wrap(apperr.Unavailable, err, what+" is unavailable")
 }
 
-// run emulates the message and its trace on one leased emulator.
-func (e *Estimator) run(ctx context.Context, r Request, cfg *preparedConfig, st *chain.AccountState, utime uint32) (*Result, []dep, error) {
+// run emulates the message and its trace on one leased emulator; record
+// keeps every transaction for a preview.
+func (e *Estimator) run(ctx context.Context, r Request, cfg *preparedConfig, st *chain.AccountState, at ChainTime, record bool) (*Emulation, []dep, error) {
 	b, err := buildMessage(r)
 	if err != nil {
 		return nil, nil, apperr.Field("body", "%v", err)
 	}
-	sa, err := e.rootAccount(r, b, st, utime)
+	sa, err := e.rootAccount(r, b, st, at.Unix)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -208,7 +270,7 @@ func (e *Estimator) run(ctx context.Context, r Request, cfg *preparedConfig, st 
 		return nil, nil, unavailable(err, "emulator")
 	}
 	defer l.release()
-	if err := setup(l.e, utime, r.IgnoreChksig, r.Body); err != nil {
+	if err := setup(l.e, at, r.IgnoreChksig, r.Body); err != nil {
 		return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}
 	em, err := emulate(l.e, sa, b.msg)
@@ -222,13 +284,20 @@ func (e *Estimator) run(ctx context.Context, r Request, cfg *preparedConfig, st 
 	if err != nil {
 		return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}
+	out := &Emulation{}
 	t := &tracer{e: e, em: l.e, states: map[ton.AccountID]tlb.ShardAccount{r.Account: em.Emulation.ShardAccount}}
+	if record {
+		t.rec = out
+		t.record(-1, 0, r.Account, em.Emulation, src, sa)
+	}
 	dest, err := t.follow(ctx, &em.Emulation.Transaction)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Result{Type: "query.fees", SourceFees: src, DestinationFees: dest,
-		ConfigSource: cfg.origin, Utime: utime}, t.deps, nil
+	out.Result = &Result{Type: "query.fees", SourceFees: src, DestinationFees: dest,
+		ConfigSource: cfg.origin, Utime: at.Unix, Clock: e.opts.ClockName}
+	out.Stops = t.stops
+	return out, t.deps, nil
 }
 
 // rootAccount is the state the external message runs on. A nonexistent or
@@ -293,8 +362,13 @@ func (e *Estimator) checkInit(r Request, b *built) error {
 // setup prepares a leased emulator for one estimate. The random seed is
 // derived from the body so that contracts using RANDU256 get the same gas
 // every time for the same request.
-func setup(em *txemulator.Emulator, utime uint32, ignoreChksig bool, body []byte) error {
-	if err := em.SetUnixtime(utime); err != nil {
+func setup(em *txemulator.Emulator, at ChainTime, ignoreChksig bool, body []byte) error {
+	if err := em.SetUnixtime(at.Unix); err != nil {
+		return err
+	}
+	// 0 restores the emulator's default (the block after the account's
+	// last transaction); the setting outlives the lease otherwise
+	if err := em.SetLT(at.Lt); err != nil {
 		return err
 	}
 	if err := em.SetIgnoreSignatureCheck(ignoreChksig); err != nil {

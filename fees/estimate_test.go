@@ -77,21 +77,60 @@ func wantKind(t *testing.T, err error, kind apperr.Kind, contains string) {
 
 func TestDeployOfNonexistentAccount(t *testing.T) {
 	r := loadReplay(t)
-	est := r.estimator(Options{})
 	d := newV3Deploy(t, r.genUtime+60)
-	res, err := est.Estimate(context.Background(), mustParams(t, Params{
-		Address: d.addr.ToRaw(), Body: d.body, InitCode: d.code, InitData: d.data}))
+	req := mustParams(t, Params{Address: d.addr.ToRaw(), Body: d.body, InitCode: d.code, InitData: d.data})
+	receiver := ton.AccountID{Workchain: 0, Address: [32]byte{1, 2, 3}}
+
+	// The receiver is an account the source knows nothing of: the trace
+	// stops there instead of guessing that it does not exist.
+	est := r.estimator(Options{})
+	em, err := est.Emulate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := res.SourceFees
-	t.Logf("deploy: %+v dest=%+v", s, res.DestinationFees)
+	s := em.Result.SourceFees
+	t.Logf("deploy: %+v dest=%+v stops=%+v", s, em.Result.DestinationFees, em.Stops)
 	if s.GasFee == 0 || s.InFwdFee == 0 || s.FwdFee == 0 || s.StorageFee != 0 {
 		t.Errorf("deploy fees %+v: want gas, import and forwarding fees, no storage", s)
+	}
+	if len(em.Result.DestinationFees) != 0 || len(em.Stops) != 1 ||
+		em.Stops[0] != (Stop{Parent: 0, OutIndex: 0, Account: chain.RawAddress(receiver), Reason: StopUnknownAccount}) {
+		t.Fatalf("unknown receiver: destination fees %+v, stops %+v", em.Result.DestinationFees, em.Stops)
+	}
+	if len(em.Transactions) != 1 || em.Transactions[0].Parent != -1 || em.Transactions[0].Fees != s {
+		t.Fatalf("recorded transactions %+v", em.Transactions)
+	}
+
+	// Known not to exist (what a lite server answers): emulated.
+	src := r.copySource()
+	src.Put(nonexistent(t, receiver))
+	at := time.Unix(int64(r.genUtime), 0)
+	res, err := New(src, nil, Options{Now: func() time.Time { return at }}).Estimate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(res.DestinationFees) != 1 || res.DestinationFees[0].InFwdFee != 0 {
 		t.Errorf("destination fees %+v: want one transaction on the receiver", res.DestinationFees)
 	}
+}
+
+// nonexistent is the state of an account known not to exist.
+func nonexistent(t *testing.T, id ton.AccountID) *chain.AccountState {
+	t.Helper()
+	c := boc.NewCell()
+	if err := tlb.Marshal(c, tlb.ShardAccount{Account: tlb.Account{SumType: "AccountNone"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.ToBoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := AccountStateFromBOC(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Address = chain.RawAddress(id)
+	return st
 }
 
 func TestUninitializedWithoutInit(t *testing.T) {

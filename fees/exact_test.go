@@ -40,3 +40,30 @@ func TestExactReplay(t *testing.T) {
 		t.Errorf("%d messages with the body by reference, want 2", byRef)
 	}
 }
+
+// TestExactReplayWholeMessage estimates the same 12 messages given whole
+// (boc), as TON Connect hands them over: emulated in the sender's own
+// layout, every fee matches the chain, in_fwd_fee of the two by-reference
+// bodies included. The message names its account; the answer is the same
+// estimate.
+func TestExactReplayWholeMessage(t *testing.T) {
+	r := loadReplay(t)
+	est := r.estimator(Options{})
+	for _, x := range r.ext {
+		req, err := ParseParams(Params{Boc: x.Message})
+		if err != nil {
+			t.Fatalf("%s: %v", short(x.Account), err)
+		}
+		if req.Account != x.Account {
+			t.Fatalf("destination %s, want %s", req.Account.ToRaw(), x.Account.ToRaw())
+		}
+		res, err := est.Estimate(context.Background(), req)
+		if err != nil {
+			t.Errorf("%s: %v", short(x.Account), err)
+			continue
+		}
+		if res.SourceFees != x.Charged {
+			t.Errorf("%s (by ref: %v): %+v, chain charged %+v", short(x.Account), x.BodyByRef, res.SourceFees, x.Charged)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package fees
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -98,6 +99,18 @@ func readReplay(path string) (*replay, error) {
 		r.source.Put(st)
 	}
 	return r, nil
+}
+
+// copySource is a source with the replay's states that a test may add to.
+func (r *replay) copySource() *MemorySource {
+	cfg, _ := r.source.Config(context.Background())
+	src := NewMemorySource(cfg)
+	r.source.mu.RLock()
+	defer r.source.mu.RUnlock()
+	for _, st := range r.source.accounts {
+		src.Put(st)
+	}
+	return src
 }
 
 // estimator makes an Estimator over the replay at the block's time.

@@ -21,6 +21,9 @@ type built struct {
 // body by reference. tongo's ton.CreateExternalMessage always uses references,
 // which costs an extra cell of import fee the wallet apps do not pay.
 func buildMessage(r Request) (*built, error) {
+	if r.Message != nil {
+		return builtFromMessage(r)
+	}
 	body, err := r.decode(r.Body)
 	if err != nil {
 		return nil, fmt.Errorf("body: %w", err)

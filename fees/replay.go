@@ -19,6 +19,9 @@ type ExternalMessage struct {
 	Body      string // standard base64 of the body's BOC, as a client sends it
 	BodyByRef bool   // the sender put the body in a reference (see FEES.md, "one-cell limit")
 	Charged   Fees   // read from the transaction's phases, like an estimate
+	// Message is standard base64 of the whole external message as the
+	// chain received it (what TON Connect hands a dApp).
+	Message string
 }
 
 // ReplayExternals is BlockExternals over the block of a fee-replay JSON file
@@ -71,11 +74,20 @@ func BlockExternals(blockBOC []byte) (genUtime uint32, msgs []ExternalMessage, e
 		if err != nil {
 			return 0, nil, err
 		}
+		mc := boc.NewCell()
+		if err := tlb.Marshal(mc, in); err != nil {
+			return 0, nil, err
+		}
+		whole, err := mc.ToBocBase64()
+		if err != nil {
+			return 0, nil, err
+		}
 		msgs = append(msgs, ExternalMessage{
 			Account:   ton.AccountID{Workchain: block.Info.Shard.WorkchainID, Address: tx.AccountAddr},
 			Body:      b64,
 			BodyByRef: in.Body.IsRight,
 			Charged:   charged,
+			Message:   whole,
 		})
 	}
 	return block.Info.GenUtime, msgs, nil

@@ -24,6 +24,11 @@ type Request struct {
 	InitCode     []byte // BOC or nil when absent
 	InitData     []byte // BOC or nil when absent
 	IgnoreChksig bool
+	// Message is a whole external message (BOC), used as it is instead of
+	// one built from Body and the init fields: what TON Connect hands a
+	// dApp. Account is its destination; Body is the message's bytes too
+	// (the seed and the cache key read it).
+	Message []byte
 
 	// checked is set by ParseParams once every BOC passed decodeRoot, so
 	// that building the message does not check the same bytes again. A
@@ -47,6 +52,10 @@ type Params struct {
 	InitCode     string
 	InitData     string
 	IgnoreChksig *bool
+	// Boc is a whole signed external message, the other way to say what to
+	// emulate (POST /api/v3/emulate, GraphQL emulateMessage); it excludes
+	// the four fields above.
+	Boc string
 }
 
 // maxStringLen bounds every string field before it is decoded, so that no
@@ -96,6 +105,9 @@ func DecodeParams(raw []byte) (Params, error) {
 	if p.InitData, err = stringField(fields, "init_data"); err != nil {
 		return Params{}, err
 	}
+	if p.Boc, err = stringField(fields, "boc"); err != nil {
+		return Params{}, err
+	}
 	if v, ok := fields["ignore_chksig"]; ok && !isNull(v) {
 		var b bool
 		if err := json.Unmarshal(v, &b); err != nil {
@@ -131,6 +143,12 @@ func stringField(fields map[string]json.RawMessage, name string) (string, error)
 // ParseParams validates every field and decodes the BOCs once, so that a
 // request that passes here can only fail later for reasons of the chain.
 func ParseParams(p Params) (Request, error) {
+	if p.Boc != "" {
+		if p.Address != "" || p.Body != "" || p.InitCode != "" || p.InitData != "" {
+			return Request{}, apperr.Field("boc", "give either boc (a whole external message) or address and body, not both")
+		}
+		return parseMessage(p.Boc, p.IgnoreChksig)
+	}
 	var r Request
 	if p.Address == "" {
 		return r, apperr.Field("address", "required")

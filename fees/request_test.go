@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/apperr"
@@ -198,11 +199,23 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Add([]byte(`{"address":"` + goodRaw + `","body":"` + hexB64(f, twoRoots) + `"}`))
 	f.Add([]byte(`{"address":"` + goodRaw + `","body":"` + chainOf(f, 20) + `"}`))
 	f.Add([]byte(`[]`))
+	// whole messages (boc): an external message, a body alone, both forms at once
+	ext := externalMessage(ton.AccountID{Workchain: 0, Address: [32]byte{1}}, mustRoot(f, body), nil, false)
+	extBOC := marshalB64(f, ext)
+	f.Add([]byte(`{"boc":"` + extBOC + `"}`))
+	f.Add([]byte(`{"boc":"` + extBOC + `","ignore_chksig":false}`))
+	f.Add([]byte(`{"boc":"` + body + `"}`))
+	f.Add([]byte(`{"boc":"` + extBOC + `","address":"` + goodRaw + `"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := DecodeRequest(data)
 		if err == nil {
 			if r.Body == nil {
 				t.Fatal("accepted without a body")
+			}
+			if r.Message != nil {
+				if _, _, err := r.MessageHashes(); err != nil {
+					t.Fatalf("accepted a message that does not decode: %v", err)
+				}
 			}
 			if r.InitData != nil && r.InitCode == nil {
 				t.Fatal("accepted init_data without init_code")
@@ -231,4 +244,30 @@ func FuzzBOC(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = checkBOC("body", base64.StdEncoding.EncodeToString(data))
 	})
+}
+
+func mustRoot(t testing.TB, b64 string) *boc.Cell {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := decodeRoot(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func marshalB64(t testing.TB, m tlb.Message) string {
+	t.Helper()
+	c := boc.NewCell()
+	if err := tlb.Marshal(c, m); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.ToBocBase64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

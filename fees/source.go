@@ -101,6 +101,11 @@ func AccountStateFromBOC(shardAccountBOC []byte, readAt uint32) (*chain.AccountS
 	return st, nil
 }
 
+// DecodeShardAccount parses a ShardAccount BOC (what the store keeps) into
+// structures owned by the caller alone; malformed bytes are an error, never
+// a panic.
+func DecodeShardAccount(b []byte) (tlb.ShardAccount, error) { return decodeShardAccount(b) }
+
 // decodeShardAccount parses a ShardAccount BOC into structures owned by the
 // caller alone.
 func decodeShardAccount(b []byte) (sa tlb.ShardAccount, err error) {

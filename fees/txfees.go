@@ -8,12 +8,16 @@ import (
 
 // Fees is one fee object of the API, in nanotons.
 type Fees struct {
-	Type       string `json:"@type"` // always "fees"
+	Type       string `json:"@type,omitempty"` // "fees" in v2 answers; v3 shapes leave it out
 	InFwdFee   uint64 `json:"in_fwd_fee"`
 	StorageFee uint64 `json:"storage_fee"`
 	GasFee     uint64 `json:"gas_fee"`
 	FwdFee     uint64 `json:"fwd_fee"`
 }
+
+// TransactionFees reads the fees a transaction charged, the way an estimate
+// reads them from an emulated one (so a test can compare the two).
+func TransactionFees(tx *tlb.Transaction) (Fees, error) { return txFees(tx) }
 
 // txFees reads the fees a transaction charged from its phases:
 // storage from the storage phase, gas from the compute phase, forwarding of

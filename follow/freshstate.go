@@ -66,9 +66,8 @@ func (f *FreshState) Account(ctx context.Context, rawAddr string) (*chain.Accoun
 	if err != nil {
 		return nil, apperr.Wrap(apperr.Unavailable, err, "account state unavailable")
 	}
-	if st.Status == chain.AccountNonexist {
-		return nil, nil
-	}
+	// A state saying the account does not exist is kept as one: estimates
+	// tell it from an account nobody knows (which stops a preview's trace).
 	// Stored so the next estimate (and other API servers) skip the fetch;
 	// SaveBatch never moves an account back in time.
 	if err := f.store.SaveBatch(ctx, &store.Batch{Accounts: []chain.AccountState{st}}); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/preview"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -46,6 +47,7 @@ type ResolverRoot interface {
 	Action() ActionResolver
 	ActionEvent() ActionEventResolver
 	ActionList() ActionListResolver
+	FeeEstimate() FeeEstimateResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
 }
@@ -140,6 +142,11 @@ type ComplexityRoot struct {
 		Comment     func(childComplexity int) int
 		NewBidder   func(childComplexity int) int
 		Nft         func(childComplexity int) int
+	}
+
+	BalanceChanges struct {
+		Jettons func(childComplexity int) int
+		TON     func(childComplexity int) int
 	}
 
 	ChangeDns struct {
@@ -497,6 +504,19 @@ type ComplexityRoot struct {
 		StakeHolder func(childComplexity int) int
 	}
 
+	EmulatedTransaction struct {
+		Aborted         func(childComplexity int) int
+		Account         func(childComplexity int) int
+		ComputeExitCode func(childComplexity int) int
+		Fees            func(childComplexity int) int
+		Hash            func(childComplexity int) int
+		Lt              func(childComplexity int) int
+		Parent          func(childComplexity int) int
+		Success         func(childComplexity int) int
+		TotalFees       func(childComplexity int) int
+		Utime           func(childComplexity int) int
+	}
+
 	EvaaLiquidate struct {
 		Amount            func(childComplexity int) int
 		Borrower          func(childComplexity int) int
@@ -562,9 +582,16 @@ type ComplexityRoot struct {
 	}
 
 	FeeEstimate struct {
+		Actions         func(childComplexity int) int
+		AddressBook     func(childComplexity int) int
+		BalanceChanges  func(childComplexity int) int
+		Clock           func(childComplexity int) int
+		Complete        func(childComplexity int) int
 		ConfigSource    func(childComplexity int) int
 		DestinationFees func(childComplexity int) int
 		SourceFees      func(childComplexity int) int
+		Stopped         func(childComplexity int) int
+		Transactions    func(childComplexity int) int
 		Utime           func(childComplexity int) int
 	}
 
@@ -573,6 +600,13 @@ type ComplexityRoot struct {
 		GasFee     func(childComplexity int) int
 		InFwdFee   func(childComplexity int) int
 		StorageFee func(childComplexity int) int
+	}
+
+	JettonBalanceChange struct {
+		Change       func(childComplexity int) int
+		JettonMaster func(childComplexity int) int
+		JettonWallet func(childComplexity int) int
+		Owner        func(childComplexity int) int
 	}
 
 	JettonBurn struct {
@@ -962,9 +996,10 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Account     func(childComplexity int, address string) int
-		Actions     func(childComplexity int, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) int
-		EstimateFee func(childComplexity int, address string, body string, initCode *string, initData *string, ignoreChksig *bool) int
+		Account        func(childComplexity int, address string) int
+		Actions        func(childComplexity int, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) int
+		EmulateMessage func(childComplexity int, boc string, ignoreChksig *bool) int
+		EstimateFee    func(childComplexity int, address string, body string, initCode *string, initData *string, ignoreChksig *bool) int
 	}
 
 	RenewDns struct {
@@ -1127,6 +1162,11 @@ type ComplexityRoot struct {
 		Tock    func(childComplexity int) int
 	}
 
+	TonBalanceChange struct {
+		Account func(childComplexity int) int
+		Change  func(childComplexity int) int
+	}
+
 	TonTransfer struct {
 		Amount           func(childComplexity int) int
 		Comment          func(childComplexity int) int
@@ -1151,6 +1191,15 @@ type ComplexityRoot struct {
 		RouterJettonWallet1 func(childComplexity int) int
 		RouterJettonWallet2 func(childComplexity int) int
 		TickSpacing         func(childComplexity int) int
+	}
+
+	TraceStop struct {
+		Account     func(childComplexity int) int
+		Actions     func(childComplexity int) int
+		Message     func(childComplexity int) int
+		MessageHash func(childComplexity int) int
+		Reason      func(childComplexity int) int
+		Transaction func(childComplexity int) int
 	}
 
 	Transaction struct {
@@ -1219,10 +1268,19 @@ type ActionEventResolver interface {
 type ActionListResolver interface {
 	AddressBookEntries(ctx context.Context, obj *chain.ActionList) ([]*chain.AddressBookEntry, error)
 }
+type FeeEstimateResolver interface {
+	Complete(ctx context.Context, obj *preview.Estimate) (bool, error)
+	Stopped(ctx context.Context, obj *preview.Estimate) ([]*preview.Stop, error)
+	Transactions(ctx context.Context, obj *preview.Estimate) ([]*preview.Transaction, error)
+	Actions(ctx context.Context, obj *preview.Estimate) ([]*chain.Action, error)
+	AddressBook(ctx context.Context, obj *preview.Estimate) (chain.AddressBook, error)
+	BalanceChanges(ctx context.Context, obj *preview.Estimate) (*preview.BalanceChanges, error)
+}
 type QueryResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error)
 	Account(ctx context.Context, address string) (*model.Account, error)
-	EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*fees.Result, error)
+	EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*preview.Estimate, error)
+	EmulateMessage(ctx context.Context, boc string, ignoreChksig *bool) (*preview.Estimate, error)
 }
 type SubscriptionResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error)
@@ -1678,6 +1736,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.AuctionOutbid.Nft(childComplexity), true
+
+	case "BalanceChanges.jettons":
+		if e.complexity.BalanceChanges.Jettons == nil {
+			break
+		}
+
+		return e.complexity.BalanceChanges.Jettons(childComplexity), true
+
+	case "BalanceChanges.ton":
+		if e.complexity.BalanceChanges.TON == nil {
+			break
+		}
+
+		return e.complexity.BalanceChanges.TON(childComplexity), true
 
 	case "ChangeDns.adnl_address":
 		if e.complexity.ChangeDns.AdnlAddress == nil {
@@ -3534,6 +3606,76 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.ElectionRecover.StakeHolder(childComplexity), true
 
+	case "EmulatedTransaction.aborted":
+		if e.complexity.EmulatedTransaction.Aborted == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.Aborted(childComplexity), true
+
+	case "EmulatedTransaction.account":
+		if e.complexity.EmulatedTransaction.Account == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.Account(childComplexity), true
+
+	case "EmulatedTransaction.compute_exit_code":
+		if e.complexity.EmulatedTransaction.ComputeExitCode == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.ComputeExitCode(childComplexity), true
+
+	case "EmulatedTransaction.fees":
+		if e.complexity.EmulatedTransaction.Fees == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.Fees(childComplexity), true
+
+	case "EmulatedTransaction.hash":
+		if e.complexity.EmulatedTransaction.Hash == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.Hash(childComplexity), true
+
+	case "EmulatedTransaction.lt":
+		if e.complexity.EmulatedTransaction.Lt == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.Lt(childComplexity), true
+
+	case "EmulatedTransaction.parent":
+		if e.complexity.EmulatedTransaction.Parent == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.Parent(childComplexity), true
+
+	case "EmulatedTransaction.success":
+		if e.complexity.EmulatedTransaction.Success == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.Success(childComplexity), true
+
+	case "EmulatedTransaction.total_fees":
+		if e.complexity.EmulatedTransaction.TotalFees == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.TotalFees(childComplexity), true
+
+	case "EmulatedTransaction.utime":
+		if e.complexity.EmulatedTransaction.Utime == nil {
+			break
+		}
+
+		return e.complexity.EmulatedTransaction.Utime(childComplexity), true
+
 	case "EvaaLiquidate.amount":
 		if e.complexity.EvaaLiquidate.Amount == nil {
 			break
@@ -3877,6 +4019,41 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.ExtraCurrencyTransfer.Sender(childComplexity), true
 
+	case "FeeEstimate.actions":
+		if e.complexity.FeeEstimate.Actions == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.Actions(childComplexity), true
+
+	case "FeeEstimate.address_book":
+		if e.complexity.FeeEstimate.AddressBook == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.AddressBook(childComplexity), true
+
+	case "FeeEstimate.balance_changes":
+		if e.complexity.FeeEstimate.BalanceChanges == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.BalanceChanges(childComplexity), true
+
+	case "FeeEstimate.clock":
+		if e.complexity.FeeEstimate.Clock == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.Clock(childComplexity), true
+
+	case "FeeEstimate.complete":
+		if e.complexity.FeeEstimate.Complete == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.Complete(childComplexity), true
+
 	case "FeeEstimate.config_source":
 		if e.complexity.FeeEstimate.ConfigSource == nil {
 			break
@@ -3897,6 +4074,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.FeeEstimate.SourceFees(childComplexity), true
+
+	case "FeeEstimate.stopped":
+		if e.complexity.FeeEstimate.Stopped == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.Stopped(childComplexity), true
+
+	case "FeeEstimate.transactions":
+		if e.complexity.FeeEstimate.Transactions == nil {
+			break
+		}
+
+		return e.complexity.FeeEstimate.Transactions(childComplexity), true
 
 	case "FeeEstimate.utime":
 		if e.complexity.FeeEstimate.Utime == nil {
@@ -3932,6 +4123,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Fees.StorageFee(childComplexity), true
+
+	case "JettonBalanceChange.change":
+		if e.complexity.JettonBalanceChange.Change == nil {
+			break
+		}
+
+		return e.complexity.JettonBalanceChange.Change(childComplexity), true
+
+	case "JettonBalanceChange.jetton_master":
+		if e.complexity.JettonBalanceChange.JettonMaster == nil {
+			break
+		}
+
+		return e.complexity.JettonBalanceChange.JettonMaster(childComplexity), true
+
+	case "JettonBalanceChange.jetton_wallet":
+		if e.complexity.JettonBalanceChange.JettonWallet == nil {
+			break
+		}
+
+		return e.complexity.JettonBalanceChange.JettonWallet(childComplexity), true
+
+	case "JettonBalanceChange.owner":
+		if e.complexity.JettonBalanceChange.Owner == nil {
+			break
+		}
+
+		return e.complexity.JettonBalanceChange.Owner(childComplexity), true
 
 	case "JettonBurn.amount":
 		if e.complexity.JettonBurn.Amount == nil {
@@ -6008,6 +6227,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Query.Actions(childComplexity, args["filter"].(*model.ActionFilter), args["limit"].(*int), args["offset"].(*int), args["sort"].(*model.SortOrder)), true
 
+	case "Query.emulateMessage":
+		if e.complexity.Query.EmulateMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emulateMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.EmulateMessage(childComplexity, args["boc"].(string), args["ignore_chksig"].(*bool)), true
+
 	case "Query.estimateFee":
 		if e.complexity.Query.EstimateFee == nil {
 			break
@@ -6767,6 +6998,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.TickTock.Tock(childComplexity), true
 
+	case "TonBalanceChange.account":
+		if e.complexity.TonBalanceChange.Account == nil {
+			break
+		}
+
+		return e.complexity.TonBalanceChange.Account(childComplexity), true
+
+	case "TonBalanceChange.change":
+		if e.complexity.TonBalanceChange.Change == nil {
+			break
+		}
+
+		return e.complexity.TonBalanceChange.Change(childComplexity), true
+
 	case "TonTransfer.amount":
 		if e.complexity.TonTransfer.Amount == nil {
 			break
@@ -6906,6 +7151,48 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.ToncoDeployPool.TickSpacing(childComplexity), true
+
+	case "TraceStop.account":
+		if e.complexity.TraceStop.Account == nil {
+			break
+		}
+
+		return e.complexity.TraceStop.Account(childComplexity), true
+
+	case "TraceStop.actions":
+		if e.complexity.TraceStop.Actions == nil {
+			break
+		}
+
+		return e.complexity.TraceStop.Actions(childComplexity), true
+
+	case "TraceStop.message":
+		if e.complexity.TraceStop.Message == nil {
+			break
+		}
+
+		return e.complexity.TraceStop.Message(childComplexity), true
+
+	case "TraceStop.message_hash":
+		if e.complexity.TraceStop.MessageHash == nil {
+			break
+		}
+
+		return e.complexity.TraceStop.MessageHash(childComplexity), true
+
+	case "TraceStop.reason":
+		if e.complexity.TraceStop.Reason == nil {
+			break
+		}
+
+		return e.complexity.TraceStop.Reason(childComplexity), true
+
+	case "TraceStop.transaction":
+		if e.complexity.TraceStop.Transaction == nil {
+			break
+		}
+
+		return e.complexity.TraceStop.Transaction(childComplexity), true
 
 	case "Transaction.aborted":
 		if e.complexity.Transaction.Aborted == nil {
@@ -7466,6 +7753,97 @@ type ActionEvent {
   address_book: AddressBook!
   "the same entries as a typed list, sorted by address"
   address_book_entries: [AddressBookEntry!]!
+}
+
+extend type Query {
+  """
+  A whole signed external message (base64 BOC, as TON Connect hands it to
+  a dApp): its fees, estimated in the layout it was signed in (so the
+  import fee is exact), and with the preview fields what it will do.
+  """
+  emulateMessage(
+    "base64 BOC of the external message"
+    boc: String!
+    ignore_chksig: Boolean = true
+  ): FeeEstimate!
+}
+
+# The preview: asking for any of these fields (clock aside) emulates the
+# message's whole trace once (the fees come from the same run) and decodes
+# it like a stored trace.
+extend type FeeEstimate {
+  "wall or head (FEE_CLOCK): the clock utime was read from"
+  clock: String!
+  "true when every message of the trace was emulated; else stopped says where and why not"
+  complete: Boolean!
+  "messages of the trace that were not emulated"
+  stopped: [TraceStop!]!
+  "every emulated transaction: the external message's first, then in the order of destination_fees"
+  transactions: [EmulatedTransaction!]!
+  "what the trace does, decoded by the same matchers as stored traces (/api/v3/actions)"
+  actions: [Action!]!
+  "the REST address book of every address the preview shows"
+  address_book: AddressBook!
+  balance_changes: BalanceChanges!
+}
+
+"One emulated transaction."
+type EmulatedTransaction {
+  "standard base64"
+  hash: String!
+  "raw form"
+  account: String!
+  lt: UInt64!
+  utime: UInt32!
+  "the transaction whose message this one processed; null for the external message's"
+  parent: String
+  success: Boolean!
+  aborted: Boolean!
+  compute_exit_code: Int!
+  "nanotons"
+  total_fees: UInt64!
+  "as in destination_fees: in_fwd_fee 0 for internal messages"
+  fees: Fees!
+}
+
+"A message of the trace that was not emulated."
+type TraceStop {
+  "its destination, raw"
+  account: String!
+  "unknown_account, max_depth, max_transactions or not_emulated"
+  reason: String!
+  "the reason in words"
+  message: String!
+  "standard base64"
+  message_hash: String!
+  "the transaction that sent it"
+  transaction: String!
+  "ids of the actions that include that transaction: they show only what was emulated"
+  actions: [String!]!
+}
+
+"Net balance changes over the trace."
+type BalanceChanges {
+  "every account the trace touches"
+  ton: [TonBalanceChange!]!
+  "every jetton wallet whose balance the trace's messages move"
+  jettons: [JettonBalanceChange!]!
+}
+
+type TonBalanceChange {
+  account: String!
+  "nanotons, negative for a net payment"
+  change: BigInt!
+}
+
+type JettonBalanceChange {
+  "the wallet's owner, when the trace shows it"
+  owner: String
+  jetton_wallet: String!
+  "the jetton, when the trace shows it (a mint, a burn)"
+  jetton_master: String
+  "in the jetton's smallest units"
+  change: BigInt!
 }
 `, BuiltIn: false},
 	{Name: "../actions.graphqls", Input: `# Generated by cmd/actionsgen from the declarations of package actions. DO NOT EDIT.
@@ -9516,6 +9894,22 @@ func (ec *executionContext) field_Query_actions_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["sort"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emulateMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "boc", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["boc"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ignore_chksig", ec.unmarshalOBoolean2ᚖbool)
+	if err != nil {
+		return nil, err
+	}
+	args["ignore_chksig"] = arg1
 	return args, nil
 }
 
@@ -12424,6 +12818,110 @@ func (ec *executionContext) fieldContext_AuctionOutbid_auction_type(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BalanceChanges_ton(ctx context.Context, field graphql.CollectedField, obj *preview.BalanceChanges) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_BalanceChanges_ton(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TON, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]preview.TonChange)
+	fc.Result = res
+	return ec.marshalNTonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTonChangeᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_BalanceChanges_ton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BalanceChanges",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "account":
+				return ec.fieldContext_TonBalanceChange_account(ctx, field)
+			case "change":
+				return ec.fieldContext_TonBalanceChange_change(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TonBalanceChange", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BalanceChanges_jettons(ctx context.Context, field graphql.CollectedField, obj *preview.BalanceChanges) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_BalanceChanges_jettons(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Jettons, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]preview.JettonChange)
+	fc.Result = res
+	return ec.marshalNJettonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐJettonChangeᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_BalanceChanges_jettons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BalanceChanges",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "owner":
+				return ec.fieldContext_JettonBalanceChange_owner(ctx, field)
+			case "jetton_wallet":
+				return ec.fieldContext_JettonBalanceChange_jetton_wallet(ctx, field)
+			case "jetton_master":
+				return ec.fieldContext_JettonBalanceChange_jetton_master(ctx, field)
+			case "change":
+				return ec.fieldContext_JettonBalanceChange_change(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JettonBalanceChange", field.Name)
 		},
 	}
 	return fc, nil
@@ -23300,6 +23798,453 @@ func (ec *executionContext) fieldContext_ElectionRecover_query_id(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _EmulatedTransaction_hash(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_hash(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Hash, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_account(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_account(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Account, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_lt(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_lt(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Lt, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_utime(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_utime(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Utime, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint32)
+	fc.Result = res
+	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_parent(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_parent(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Parent, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*string)
+	fc.Result = res
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_parent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_success(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_success(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Success, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(bool)
+	fc.Result = res
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_aborted(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_aborted(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Aborted, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(bool)
+	fc.Result = res
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_aborted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_compute_exit_code(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_compute_exit_code(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.ComputeExitCode, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(int)
+	fc.Result = res
+	return ec.marshalNInt2int(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_compute_exit_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_total_fees(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_total_fees(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.TotalFees, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_total_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmulatedTransaction_fees(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_EmulatedTransaction_fees(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Fees, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(fees.Fees)
+	fc.Result = res
+	return ec.marshalNFees2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐFees(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_EmulatedTransaction_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmulatedTransaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "in_fwd_fee":
+				return ec.fieldContext_Fees_in_fwd_fee(ctx, field)
+			case "storage_fee":
+				return ec.fieldContext_Fees_storage_fee(ctx, field)
+			case "gas_fee":
+				return ec.fieldContext_Fees_gas_fee(ctx, field)
+			case "fwd_fee":
+				return ec.fieldContext_Fees_fwd_fee(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Fees", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _EvaaLiquidate_liquidator(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_EvaaLiquidate_liquidator(ctx, field)
 	if err != nil {
@@ -25315,7 +26260,7 @@ func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_encrypted_comment
 	return fc, nil
 }
 
-func (ec *executionContext) _FeeEstimate_source_fees(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
+func (ec *executionContext) _FeeEstimate_source_fees(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_FeeEstimate_source_fees(ctx, field)
 	if err != nil {
 		return graphql.Null
@@ -25369,7 +26314,7 @@ func (ec *executionContext) fieldContext_FeeEstimate_source_fees(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _FeeEstimate_destination_fees(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
+func (ec *executionContext) _FeeEstimate_destination_fees(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_FeeEstimate_destination_fees(ctx, field)
 	if err != nil {
 		return graphql.Null
@@ -25423,7 +26368,7 @@ func (ec *executionContext) fieldContext_FeeEstimate_destination_fees(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _FeeEstimate_config_source(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
+func (ec *executionContext) _FeeEstimate_config_source(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_FeeEstimate_config_source(ctx, field)
 	if err != nil {
 		return graphql.Null
@@ -25467,7 +26412,7 @@ func (ec *executionContext) fieldContext_FeeEstimate_config_source(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _FeeEstimate_utime(ctx context.Context, field graphql.CollectedField, obj *fees.Result) (ret graphql.Marshaler) {
+func (ec *executionContext) _FeeEstimate_utime(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_FeeEstimate_utime(ctx, field)
 	if err != nil {
 		return graphql.Null
@@ -25506,6 +26451,396 @@ func (ec *executionContext) fieldContext_FeeEstimate_utime(_ context.Context, fi
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_clock(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_clock(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Clock, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_clock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_complete(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_complete(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.FeeEstimate().Complete(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(bool)
+	fc.Result = res
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_complete(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_stopped(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_stopped(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.FeeEstimate().Stopped(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*preview.Stop)
+	fc.Result = res
+	return ec.marshalNTraceStop2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐStopᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_stopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "account":
+				return ec.fieldContext_TraceStop_account(ctx, field)
+			case "reason":
+				return ec.fieldContext_TraceStop_reason(ctx, field)
+			case "message":
+				return ec.fieldContext_TraceStop_message(ctx, field)
+			case "message_hash":
+				return ec.fieldContext_TraceStop_message_hash(ctx, field)
+			case "transaction":
+				return ec.fieldContext_TraceStop_transaction(ctx, field)
+			case "actions":
+				return ec.fieldContext_TraceStop_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TraceStop", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_transactions(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_transactions(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.FeeEstimate().Transactions(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*preview.Transaction)
+	fc.Result = res
+	return ec.marshalNEmulatedTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTransactionᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_transactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hash":
+				return ec.fieldContext_EmulatedTransaction_hash(ctx, field)
+			case "account":
+				return ec.fieldContext_EmulatedTransaction_account(ctx, field)
+			case "lt":
+				return ec.fieldContext_EmulatedTransaction_lt(ctx, field)
+			case "utime":
+				return ec.fieldContext_EmulatedTransaction_utime(ctx, field)
+			case "parent":
+				return ec.fieldContext_EmulatedTransaction_parent(ctx, field)
+			case "success":
+				return ec.fieldContext_EmulatedTransaction_success(ctx, field)
+			case "aborted":
+				return ec.fieldContext_EmulatedTransaction_aborted(ctx, field)
+			case "compute_exit_code":
+				return ec.fieldContext_EmulatedTransaction_compute_exit_code(ctx, field)
+			case "total_fees":
+				return ec.fieldContext_EmulatedTransaction_total_fees(ctx, field)
+			case "fees":
+				return ec.fieldContext_EmulatedTransaction_fees(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type EmulatedTransaction", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_actions(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_actions(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.FeeEstimate().Actions(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*chain.Action)
+	fc.Result = res
+	return ec.marshalNAction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_actions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Action_action_id(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Action_trace_id(ctx, field)
+			case "tx_hash":
+				return ec.fieldContext_Action_tx_hash(ctx, field)
+			case "type":
+				return ec.fieldContext_Action_type(ctx, field)
+			case "status":
+				return ec.fieldContext_Action_status(ctx, field)
+			case "value":
+				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Action_start_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Action_start_utime(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Action_end_lt(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_address_book(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_address_book(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.FeeEstimate().AddressBook(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(chain.AddressBook)
+	fc.Result = res
+	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_address_book(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AddressBook does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeeEstimate_balance_changes(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.FeeEstimate().BalanceChanges(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*preview.BalanceChanges)
+	fc.Result = res
+	return ec.marshalNBalanceChanges2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐBalanceChanges(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_balance_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "ton":
+				return ec.fieldContext_BalanceChanges_ton(ctx, field)
+			case "jettons":
+				return ec.fieldContext_BalanceChanges_jettons(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type BalanceChanges", field.Name)
 		},
 	}
 	return fc, nil
@@ -25682,6 +27017,176 @@ func (ec *executionContext) fieldContext_Fees_fwd_fee(_ context.Context, field g
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBalanceChange_owner(ctx context.Context, field graphql.CollectedField, obj *preview.JettonChange) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBalanceChange_owner(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Owner, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*string)
+	fc.Result = res
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBalanceChange_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBalanceChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBalanceChange_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *preview.JettonChange) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBalanceChange_jetton_wallet(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonWallet, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBalanceChange_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBalanceChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBalanceChange_jetton_master(ctx context.Context, field graphql.CollectedField, obj *preview.JettonChange) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBalanceChange_jetton_master(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonMaster, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*string)
+	fc.Result = res
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBalanceChange_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBalanceChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonBalanceChange_change(ctx context.Context, field graphql.CollectedField, obj *preview.JettonChange) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBalanceChange_change(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Change, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBalanceChange_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBalanceChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
 		},
 	}
 	return fc, nil
@@ -38007,9 +39512,9 @@ func (ec *executionContext) _Query_estimateFee(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	res := resTmp.(*fees.Result)
+	res := resTmp.(*preview.Estimate)
 	fc.Result = res
-	return ec.marshalNFeeEstimate2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋfeesᚐResult(ctx, field.Selections, res)
+	return ec.marshalNFeeEstimate2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐEstimate(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_Query_estimateFee(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -38028,6 +39533,20 @@ func (ec *executionContext) fieldContext_Query_estimateFee(ctx context.Context, 
 				return ec.fieldContext_FeeEstimate_config_source(ctx, field)
 			case "utime":
 				return ec.fieldContext_FeeEstimate_utime(ctx, field)
+			case "clock":
+				return ec.fieldContext_FeeEstimate_clock(ctx, field)
+			case "complete":
+				return ec.fieldContext_FeeEstimate_complete(ctx, field)
+			case "stopped":
+				return ec.fieldContext_FeeEstimate_stopped(ctx, field)
+			case "transactions":
+				return ec.fieldContext_FeeEstimate_transactions(ctx, field)
+			case "actions":
+				return ec.fieldContext_FeeEstimate_actions(ctx, field)
+			case "address_book":
+				return ec.fieldContext_FeeEstimate_address_book(ctx, field)
+			case "balance_changes":
+				return ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type FeeEstimate", field.Name)
 		},
@@ -38040,6 +39559,85 @@ func (ec *executionContext) fieldContext_Query_estimateFee(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_estimateFee_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emulateMessage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_emulateMessage(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().EmulateMessage(rctx, fc.Args["boc"].(string), fc.Args["ignore_chksig"].(*bool))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*preview.Estimate)
+	fc.Result = res
+	return ec.marshalNFeeEstimate2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐEstimate(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_emulateMessage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "source_fees":
+				return ec.fieldContext_FeeEstimate_source_fees(ctx, field)
+			case "destination_fees":
+				return ec.fieldContext_FeeEstimate_destination_fees(ctx, field)
+			case "config_source":
+				return ec.fieldContext_FeeEstimate_config_source(ctx, field)
+			case "utime":
+				return ec.fieldContext_FeeEstimate_utime(ctx, field)
+			case "clock":
+				return ec.fieldContext_FeeEstimate_clock(ctx, field)
+			case "complete":
+				return ec.fieldContext_FeeEstimate_complete(ctx, field)
+			case "stopped":
+				return ec.fieldContext_FeeEstimate_stopped(ctx, field)
+			case "transactions":
+				return ec.fieldContext_FeeEstimate_transactions(ctx, field)
+			case "actions":
+				return ec.fieldContext_FeeEstimate_actions(ctx, field)
+			case "address_book":
+				return ec.fieldContext_FeeEstimate_address_book(ctx, field)
+			case "balance_changes":
+				return ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type FeeEstimate", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emulateMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -42567,6 +44165,94 @@ func (ec *executionContext) fieldContext_TickTock_tock(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _TonBalanceChange_account(ctx context.Context, field graphql.CollectedField, obj *preview.TonChange) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonBalanceChange_account(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Account, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonBalanceChange_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonBalanceChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TonBalanceChange_change(ctx context.Context, field graphql.CollectedField, obj *preview.TonChange) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TonBalanceChange_change(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Change, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(actions.BigInt)
+	fc.Result = res
+	return ec.marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TonBalanceChange_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TonBalanceChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TonTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_TonTransfer_sender(ctx, field)
 	if err != nil {
@@ -43388,6 +45074,270 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_pool_active(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TraceStop_account(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TraceStop_account(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Account, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TraceStop_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TraceStop",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TraceStop_reason(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TraceStop_reason(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Reason, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TraceStop_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TraceStop",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TraceStop_message(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TraceStop_message(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Message, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TraceStop_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TraceStop",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TraceStop_message_hash(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TraceStop_message_hash(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MessageHash, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TraceStop_message_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TraceStop",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TraceStop_transaction(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TraceStop_transaction(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Transaction, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TraceStop_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TraceStop",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TraceStop_actions(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TraceStop_actions(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Actions, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]string)
+	fc.Result = res
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TraceStop_actions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TraceStop",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
 		},
 	}
 	return fc, nil
@@ -48251,6 +50201,50 @@ func (ec *executionContext) _AuctionOutbid(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var balanceChangesImplementors = []string{"BalanceChanges"}
+
+func (ec *executionContext) _BalanceChanges(ctx context.Context, sel ast.SelectionSet, obj *preview.BalanceChanges) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, balanceChangesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BalanceChanges")
+		case "ton":
+			out.Values[i] = ec._BalanceChanges_ton(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jettons":
+			out.Values[i] = ec._BalanceChanges_jettons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var changeDnsImplementors = []string{"ChangeDns", "ActionDetails"}
 
 func (ec *executionContext) _ChangeDns(ctx context.Context, sel ast.SelectionSet, obj *actions.ChangeDns) graphql.Marshaler {
@@ -49801,6 +51795,87 @@ func (ec *executionContext) _ElectionRecover(ctx context.Context, sel ast.Select
 	return out
 }
 
+var emulatedTransactionImplementors = []string{"EmulatedTransaction"}
+
+func (ec *executionContext) _EmulatedTransaction(ctx context.Context, sel ast.SelectionSet, obj *preview.Transaction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emulatedTransactionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmulatedTransaction")
+		case "hash":
+			out.Values[i] = ec._EmulatedTransaction_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "account":
+			out.Values[i] = ec._EmulatedTransaction_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lt":
+			out.Values[i] = ec._EmulatedTransaction_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "utime":
+			out.Values[i] = ec._EmulatedTransaction_utime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parent":
+			out.Values[i] = ec._EmulatedTransaction_parent(ctx, field, obj)
+		case "success":
+			out.Values[i] = ec._EmulatedTransaction_success(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "aborted":
+			out.Values[i] = ec._EmulatedTransaction_aborted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "compute_exit_code":
+			out.Values[i] = ec._EmulatedTransaction_compute_exit_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total_fees":
+			out.Values[i] = ec._EmulatedTransaction_total_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fees":
+			out.Values[i] = ec._EmulatedTransaction_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var evaaLiquidateImplementors = []string{"EvaaLiquidate", "ActionDetails"}
 
 func (ec *executionContext) _EvaaLiquidate(ctx context.Context, sel ast.SelectionSet, obj *actions.EvaaLiquidate) graphql.Marshaler {
@@ -50071,7 +52146,7 @@ func (ec *executionContext) _ExtraCurrencyTransfer(ctx context.Context, sel ast.
 
 var feeEstimateImplementors = []string{"FeeEstimate"}
 
-func (ec *executionContext) _FeeEstimate(ctx context.Context, sel ast.SelectionSet, obj *fees.Result) graphql.Marshaler {
+func (ec *executionContext) _FeeEstimate(ctx context.Context, sel ast.SelectionSet, obj *preview.Estimate) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, feeEstimateImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -50083,23 +52158,244 @@ func (ec *executionContext) _FeeEstimate(ctx context.Context, sel ast.SelectionS
 		case "source_fees":
 			out.Values[i] = ec._FeeEstimate_source_fees(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "destination_fees":
 			out.Values[i] = ec._FeeEstimate_destination_fees(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "config_source":
 			out.Values[i] = ec._FeeEstimate_config_source(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "utime":
 			out.Values[i] = ec._FeeEstimate_utime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "clock":
+			out.Values[i] = ec._FeeEstimate_clock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "complete":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FeeEstimate_complete(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "stopped":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FeeEstimate_stopped(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transactions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FeeEstimate_transactions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "actions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FeeEstimate_actions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "address_book":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FeeEstimate_address_book(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "balance_changes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FeeEstimate_balance_changes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -50151,6 +52447,54 @@ func (ec *executionContext) _Fees(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "fwd_fee":
 			out.Values[i] = ec._Fees_fwd_fee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jettonBalanceChangeImplementors = []string{"JettonBalanceChange"}
+
+func (ec *executionContext) _JettonBalanceChange(ctx context.Context, sel ast.SelectionSet, obj *preview.JettonChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonBalanceChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonBalanceChange")
+		case "owner":
+			out.Values[i] = ec._JettonBalanceChange_owner(ctx, field, obj)
+		case "jetton_wallet":
+			out.Values[i] = ec._JettonBalanceChange_jetton_wallet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jetton_master":
+			out.Values[i] = ec._JettonBalanceChange_jetton_master(ctx, field, obj)
+		case "change":
+			out.Values[i] = ec._JettonBalanceChange_change(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -51911,6 +54255,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emulateMessage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emulateMessage(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -52750,6 +55116,50 @@ func (ec *executionContext) _TickTock(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var tonBalanceChangeImplementors = []string{"TonBalanceChange"}
+
+func (ec *executionContext) _TonBalanceChange(ctx context.Context, sel ast.SelectionSet, obj *preview.TonChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tonBalanceChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TonBalanceChange")
+		case "account":
+			out.Values[i] = ec._TonBalanceChange_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "change":
+			out.Values[i] = ec._TonBalanceChange_change(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var tonTransferImplementors = []string{"TonTransfer", "ActionDetails"}
 
 func (ec *executionContext) _TonTransfer(ctx context.Context, sel ast.SelectionSet, obj *actions.TonTransfer) graphql.Marshaler {
@@ -52835,6 +55245,70 @@ func (ec *executionContext) _ToncoDeployPool(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._ToncoDeployPool_lp_fee_current(ctx, field, obj)
 		case "pool_active":
 			out.Values[i] = ec._ToncoDeployPool_pool_active(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var traceStopImplementors = []string{"TraceStop"}
+
+func (ec *executionContext) _TraceStop(ctx context.Context, sel ast.SelectionSet, obj *preview.Stop) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, traceStopImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TraceStop")
+		case "account":
+			out.Values[i] = ec._TraceStop_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._TraceStop_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._TraceStop_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message_hash":
+			out.Values[i] = ec._TraceStop_message_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transaction":
+			out.Values[i] = ec._TraceStop_transaction(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actions":
+			out.Values[i] = ec._TraceStop_actions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -53700,6 +56174,30 @@ func (ec *executionContext) marshalNAddressBookEntry2ᚖgithubᚗcomᚋtonqlᚋt
 	return ec._AddressBookEntry(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBalanceChanges2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐBalanceChanges(ctx context.Context, sel ast.SelectionSet, v preview.BalanceChanges) graphql.Marshaler {
+	return ec._BalanceChanges(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBalanceChanges2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐBalanceChanges(ctx context.Context, sel ast.SelectionSet, v *preview.BalanceChanges) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BalanceChanges(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx context.Context, v any) (actions.BigInt, error) {
+	var res actions.BigInt
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx context.Context, sel ast.SelectionSet, v actions.BigInt) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -53720,15 +56218,69 @@ func (ec *executionContext) marshalNDexDepositLiquidityExcess2githubᚗcomᚋton
 	return ec._DexDepositLiquidityExcess(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNEmulatedTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*preview.Transaction) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNEmulatedTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTransaction(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEmulatedTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTransaction(ctx context.Context, sel ast.SelectionSet, v *preview.Transaction) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmulatedTransaction(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNExtraCurrency2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrency(ctx context.Context, sel ast.SelectionSet, v actions.ExtraCurrency) graphql.Marshaler {
 	return ec._ExtraCurrency(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNFeeEstimate2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐResult(ctx context.Context, sel ast.SelectionSet, v fees.Result) graphql.Marshaler {
+func (ec *executionContext) marshalNFeeEstimate2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐEstimate(ctx context.Context, sel ast.SelectionSet, v preview.Estimate) graphql.Marshaler {
 	return ec._FeeEstimate(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNFeeEstimate2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋfeesᚐResult(ctx context.Context, sel ast.SelectionSet, v *fees.Result) graphql.Marshaler {
+func (ec *executionContext) marshalNFeeEstimate2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐEstimate(ctx context.Context, sel ast.SelectionSet, v *preview.Estimate) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
@@ -53816,6 +56368,54 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNJettonBalanceChange2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐJettonChange(ctx context.Context, sel ast.SelectionSet, v preview.JettonChange) graphql.Marshaler {
+	return ec._JettonBalanceChange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNJettonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐJettonChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []preview.JettonChange) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNJettonBalanceChange2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐJettonChange(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNJvaultClaimedReward2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedReward(ctx context.Context, sel ast.SelectionSet, v actions.JvaultClaimedReward) graphql.Marshaler {
@@ -53934,6 +56534,108 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNTonBalanceChange2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTonChange(ctx context.Context, sel ast.SelectionSet, v preview.TonChange) graphql.Marshaler {
+	return ec._TonBalanceChange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTonChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []preview.TonChange) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNTonBalanceChange2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTonChange(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTraceStop2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐStopᚄ(ctx context.Context, sel ast.SelectionSet, v []*preview.Stop) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNTraceStop2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐStop(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTraceStop2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐStop(ctx context.Context, sel ast.SelectionSet, v *preview.Stop) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TraceStop(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Transaction) graphql.Marshaler {

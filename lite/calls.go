@@ -120,3 +120,35 @@ func IsAnswer(err error) bool {
 	var answered liteclient.LiteServerErrorC
 	return errors.As(err, &answered)
 }
+
+// MasterchainInfo is the newest masterchain block a server knows, the hash
+// of its state, and the network's zero state.
+type MasterchainInfo struct {
+	Last          ton.BlockIDExt
+	StateRootHash ton.Bits256
+	InitRootHash  ton.Bits256
+	InitFileHash  ton.Bits256
+}
+
+// MasterchainInfo asks a server for the newest masterchain block.
+func (c *Client) MasterchainInfo(ctx context.Context) (MasterchainInfo, error) {
+	var out MasterchainInfo
+	err := c.do(ctx, "masterchain info", func(ctx context.Context, api *liteapi.Client) error {
+		info, err := api.GetMasterchainInfo(ctx)
+		if err == nil {
+			out = MasterchainInfo{Last: info.Last.ToBlockIdExt(), StateRootHash: ton.Bits256(info.StateRootHash),
+				InitRootHash: ton.Bits256(info.Init.RootHash), InitFileHash: ton.Bits256(info.Init.FileHash)}
+		}
+		return err
+	})
+	return out, err
+}
+
+// SendMessage hands an external message (a BOC) to a server for the
+// network. A server that refuses it answers an error (see IsAnswer).
+func (c *Client) SendMessage(ctx context.Context, boc []byte) error {
+	return c.do(ctx, "send message", func(ctx context.Context, api *liteapi.Client) error {
+		_, err := api.SendMessage(ctx, boc)
+		return err
+	})
+}

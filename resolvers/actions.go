@@ -53,9 +53,43 @@ func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAc
 }
 
 func (r *Resolver) addressBook(ctx context.Context, addrs []string) (chain.AddressBook, error) {
-	facts, err := r.Store.AddressFacts(ctx, addrs)
+	return r.addressBookWith(ctx, addrs, nil, r.facts)
+}
+
+// facts reads what the store knows of addresses; every address asked for
+// is a key (the zero facts when the store knows nothing of it).
+func (r *Resolver) facts(ctx context.Context, addrs []string) (map[string]chain.AddressFacts, error) {
+	out := map[string]chain.AddressFacts{}
+	if r.Store != nil && len(addrs) > 0 {
+		var err error
+		if out, err = r.Store.AddressFacts(ctx, addrs); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range addrs {
+		if _, ok := out[a]; !ok {
+			out[a] = chain.AddressFacts{}
+		}
+	}
+	return out, nil
+}
+
+// addressBookWith is addressBook for a caller that read some addresses'
+// facts already (have); only the others are read, by read.
+func (r *Resolver) addressBookWith(ctx context.Context, addrs []string, have map[string]chain.AddressFacts,
+	read func(context.Context, []string) (map[string]chain.AddressFacts, error)) (chain.AddressBook, error) {
+	var missing []string
+	for _, a := range addrs {
+		if _, ok := have[a]; !ok {
+			missing = append(missing, a)
+		}
+	}
+	facts, err := read(ctx, missing)
 	if err != nil {
 		return nil, err
+	}
+	for a, f := range have {
+		facts[a] = f
 	}
 	book := make(chain.AddressBook, len(addrs))
 	for _, a := range addrs {

@@ -2,22 +2,193 @@ package resolvers
 
 import (
 	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/cache"
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/preview"
+	"github.com/tonql/tonql/store"
 )
 
 // EstimateFee validates the params and runs the estimate. GraphQL's
-// estimateFee, POST /api/v2/estimateFee and the JSON-RPC method all end here.
-func (r *Resolver) EstimateFee(ctx context.Context, p fees.Params) (*fees.Result, error) {
+// estimateFee and emulateMessage, POST /api/v2/estimateFee, POST
+// /api/v3/estimateFee and the JSON-RPC method all end here. A GraphQL
+// operation that asks for a preview field gets the preview of the same run.
+func (r *Resolver) EstimateFee(ctx context.Context, p fees.Params) (*preview.Estimate, error) {
+	if wantsPreview(ctx) {
+		return r.Preview(ctx, p)
+	}
 	if r.Fees == nil {
-		return nil, apperr.New(apperr.Unavailable, "fee estimation is not configured on this server")
+		return nil, errNoFees
 	}
 	req, err := fees.ParseParams(p)
 	if err != nil {
 		return nil, err
 	}
-	return r.Fees.Estimate(ctx, req)
+	res, err := r.Fees.Estimate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &preview.Estimate{Result: res}, nil
+}
+
+var errNoFees = apperr.New(apperr.Unavailable, "fee estimation is not configured on this server")
+
+// Preview emulates the message's trace once and decodes it: fees, actions
+// with their address book, transactions, balance changes, and where the
+// trace stopped. POST /api/v3/emulate and GraphQL's preview fields.
+func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimate, error) {
+	if r.Fees == nil {
+		return nil, errNoFees
+	}
+	req, err := fees.ParseParams(p)
+	if err != nil {
+		return nil, err
+	}
+	em, err := r.Fees.Emulate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	// The facts of the trace's accounts are read while the trace is
+	// decoded (the store answers while the CPU classifies); the few
+	// addresses only the actions name are read after.
+	accounts := make([]string, 0, len(em.Transactions))
+	for _, t := range em.Transactions {
+		accounts = append(accounts, t.Account)
+	}
+	type read struct {
+		facts map[string]chain.AddressFacts
+		err   error
+	}
+	first := make(chan read, 1)
+	go func() {
+		f, err := r.previewFacts(ctx, accounts)
+		first <- read{f, err}
+	}()
+	depth, txs := r.Fees.Limits()
+	pv, err := preview.Build(em, nil, preview.Limits{MaxDepth: depth, MaxTransactions: txs})
+	got := <-first
+	if err != nil {
+		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
+	}
+	if got.err != nil {
+		return nil, got.err
+	}
+	book, err := r.addressBookWith(ctx, pv.Addresses(), got.facts, r.previewFacts)
+	if err != nil {
+		return nil, err
+	}
+	r.primeLinks(ctx, pv)
+	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book}, nil
+}
+
+// factsMaxAge is how long previews reuse the store's facts of an address
+// (what its address book entry shows: status, wallet or not, interfaces,
+// .ton name). Previews come in bursts for one wallet while its user edits
+// a transfer, and those facts change with new blocks, not between
+// keystrokes; reading them cost a fifth of a small trace's preview.
+const factsMaxAge = time.Second
+
+// previewFacts is facts through a short-lived per-process copy.
+func (r *Resolver) previewFacts(ctx context.Context, addrs []string) (map[string]chain.AddressFacts, error) {
+	r.factsOnce.Do(func() { r.factsCopy = cache.NewMemory(10_000) })
+	out := make(map[string]chain.AddressFacts, len(addrs))
+	var missing []string
+	for _, a := range addrs {
+		if b, ok := r.factsCopy.Get(ctx, a); ok {
+			var f chain.AddressFacts
+			if json.Unmarshal(b, &f) == nil {
+				out[a] = f
+				continue
+			}
+		}
+		missing = append(missing, a)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	fresh, err := r.facts(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for a, f := range fresh {
+		out[a] = f
+		if b, err := json.Marshal(f); err == nil {
+			r.factsCopy.Set(ctx, a, b, factsMaxAge)
+		}
+	}
+	return out, nil
+}
+
+// previewFields are FeeEstimate's fields that need the emulated trace.
+var previewFields = map[string]bool{"complete": true, "stopped": true, "transactions": true,
+	"actions": true, "address_book": true, "balance_changes": true}
+
+// wantsPreview reports a GraphQL selection of a preview field on the
+// estimate being resolved (outside GraphQL: no).
+func wantsPreview(ctx context.Context) bool {
+	if graphql.GetFieldContext(ctx) == nil || !graphql.HasOperationContext(ctx) {
+		return false
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if previewFields[f.Name] {
+			return true
+		}
+	}
+	return false
+}
+
+// primeLinks puts the preview's transactions and participants into the
+// request's loaders: they are in no store, and Action.transactions_full
+// and participants read through the loaders.
+func (r *Resolver) primeLinks(ctx context.Context, pv *preview.Preview) {
+	if r.Store == nil || !graphql.HasOperationContext(ctx) {
+		return // REST shows no links
+	}
+	l := r.loaders(ctx)
+	for _, t := range pv.Transactions {
+		l.transactions.Prime(t.Hash, t.Tx)
+	}
+	for _, a := range pv.Actions {
+		l.participants.Prime(a.ActionID, participants(a))
+	}
+}
+
+// participants groups an action's accounts with their roles, sorted by
+// account, as the store answers them.
+func participants(a *chain.Action) []store.Participant {
+	byAccount := map[string][]string{}
+	for _, p := range a.Participants {
+		if p.Address == "" {
+			continue
+		}
+		roles := byAccount[p.Address]
+		if !strings.Contains(","+strings.Join(roles, ",")+",", ","+p.Role+",") {
+			byAccount[p.Address] = append(roles, p.Role)
+		}
+	}
+	out := make([]store.Participant, 0, len(byAccount))
+	for acc, roles := range byAccount {
+		out = append(out, store.Participant{Account: acc, Roles: roles})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Account < out[j].Account })
+	return out
+}
+
+// previewOf is the estimate's preview. wantsPreview saw the field, so an
+// estimate without one is our bug, never an empty answer.
+func (r *Resolver) previewOf(obj *preview.Estimate) (*preview.Preview, error) {
+	if obj.Preview == nil {
+		return nil, apperr.New(apperr.Internal, "internal error")
+	}
+	return obj.Preview, nil
 }
 
 func deref(s *string) string {

@@ -4,8 +4,14 @@
 package resolvers
 
 import (
+	"context"
+	"sync"
+
+	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/notify"
+	"github.com/tonql/tonql/getmethod"
+	"github.com/tonql/tonql/lite"
 	"github.com/tonql/tonql/store"
 )
 
@@ -15,4 +21,30 @@ type Resolver struct {
 	Fees    *fees.Estimator // nil: estimateFee answers "unavailable"
 	Testnet bool
 	Notify  *notify.Hub // nil: streams answer "unavailable"
+	// Lite is the live chain, nil when no lite server is configured:
+	// sendBoc then says it needs one, and getMasterchainInfo answers
+	// from the store.
+	Lite LiteServers
+
+	getOnce   sync.Once
+	get       *getmethod.Runner
+	head      headCache
+	factsOnce sync.Once
+	factsCopy *cache.Memory // previews' address facts, for factsMaxAge
+}
+
+// LiteServers is what the wallet calls need of lite servers (lite.Client).
+type LiteServers interface {
+	MasterchainInfo(ctx context.Context) (lite.MasterchainInfo, error)
+	SendMessage(ctx context.Context, boc []byte) error
+}
+
+// getMethods runs get methods on the estimator's states, config and clock.
+func (r *Resolver) getMethods() *getmethod.Runner {
+	r.getOnce.Do(func() {
+		if r.Fees != nil {
+			r.get = getmethod.New(r.Fees)
+		}
+	})
+	return r.get
 }

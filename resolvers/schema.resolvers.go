@@ -13,6 +13,7 @@ import (
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/preview"
 )
 
 // UserFriendly is the resolver for the user_friendly field.
@@ -99,6 +100,59 @@ func (r *actionListResolver) AddressBookEntries(ctx context.Context, obj *chain.
 	return obj.AddressBook.Entries(), nil
 }
 
+// Complete is the resolver for the complete field.
+func (r *feeEstimateResolver) Complete(ctx context.Context, obj *preview.Estimate) (bool, error) {
+	p, err := r.previewOf(obj)
+	if err != nil {
+		return false, err
+	}
+	return p.Complete, nil
+}
+
+// Stopped is the resolver for the stopped field.
+func (r *feeEstimateResolver) Stopped(ctx context.Context, obj *preview.Estimate) ([]*preview.Stop, error) {
+	p, err := r.previewOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return p.Stopped, nil
+}
+
+// Transactions is the resolver for the transactions field.
+func (r *feeEstimateResolver) Transactions(ctx context.Context, obj *preview.Estimate) ([]*preview.Transaction, error) {
+	p, err := r.previewOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return p.Transactions, nil
+}
+
+// Actions is the resolver for the actions field.
+func (r *feeEstimateResolver) Actions(ctx context.Context, obj *preview.Estimate) ([]*chain.Action, error) {
+	p, err := r.previewOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return p.Actions, nil
+}
+
+// AddressBook is the resolver for the address_book field.
+func (r *feeEstimateResolver) AddressBook(ctx context.Context, obj *preview.Estimate) (chain.AddressBook, error) {
+	if _, err := r.previewOf(obj); err != nil {
+		return nil, err
+	}
+	return obj.AddressBook, nil
+}
+
+// BalanceChanges is the resolver for the balance_changes field.
+func (r *feeEstimateResolver) BalanceChanges(ctx context.Context, obj *preview.Estimate) (*preview.BalanceChanges, error) {
+	p, err := r.previewOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &p.BalanceChanges, nil
+}
+
 // Actions is the resolver for the actions field.
 func (r *queryResolver) Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error) {
 	return r.ListActions(ctx, filter, limit, offset, sort)
@@ -110,9 +164,14 @@ func (r *queryResolver) Account(ctx context.Context, address string) (*model.Acc
 }
 
 // EstimateFee is the resolver for the estimateFee field.
-func (r *queryResolver) EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*fees.Result, error) {
+func (r *queryResolver) EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*preview.Estimate, error) {
 	return r.Resolver.EstimateFee(ctx, fees.Params{Address: address, Body: body,
 		InitCode: deref(initCode), InitData: deref(initData), IgnoreChksig: ignoreChksig})
+}
+
+// EmulateMessage is the resolver for the emulateMessage field.
+func (r *queryResolver) EmulateMessage(ctx context.Context, boc string, ignoreChksig *bool) (*preview.Estimate, error) {
+	return r.Resolver.EstimateFee(ctx, fees.Params{Boc: boc, IgnoreChksig: ignoreChksig})
 }
 
 // Actions is the resolver for the actions field.
@@ -132,6 +191,9 @@ func (r *Resolver) ActionEvent() graph.ActionEventResolver { return &actionEvent
 // ActionList returns graph.ActionListResolver implementation.
 func (r *Resolver) ActionList() graph.ActionListResolver { return &actionListResolver{r} }
 
+// FeeEstimate returns graph.FeeEstimateResolver implementation.
+func (r *Resolver) FeeEstimate() graph.FeeEstimateResolver { return &feeEstimateResolver{r} }
+
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
@@ -142,5 +204,6 @@ type accountResolver struct{ *Resolver }
 type actionResolver struct{ *Resolver }
 type actionEventResolver struct{ *Resolver }
 type actionListResolver struct{ *Resolver }
+type feeEstimateResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
 type subscriptionResolver struct{ *Resolver }

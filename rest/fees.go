@@ -53,7 +53,7 @@ func estimate(r *http.Request, q graph.QueryResolver, p fees.Params) (*fees.Resu
 	if err != nil {
 		return nil, err
 	}
-	out := *res
+	out := *res.Result
 	out.Extra = reqid.From(r.Context())
 	return &out, nil
 }

@@ -7,9 +7,8 @@ import (
 	"net/http"
 
 	"github.com/tonql/tonql/apperr"
-	"github.com/tonql/tonql/fees"
-	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/internal/reqcost"
+	"github.com/tonql/tonql/resolvers"
 )
 
 // maxBatch bounds a JSON-RPC batch: each call may run the emulator.
@@ -27,7 +26,7 @@ type rpcRequest struct {
 // JSONRPC serves POST /api/v2/jsonRPC: the toncenter envelope plus
 // "jsonrpc" and the request's id, echoed with its JSON type, on success and
 // on every error. A JSON array is a batch, answered by an array in order.
-func JSONRPC(q graph.QueryResolver) http.HandlerFunc {
+func JSONRPC(q *resolvers.Resolver) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -71,7 +70,7 @@ func JSONRPC(q graph.QueryResolver) http.HandlerFunc {
 }
 
 // call answers one JSON-RPC request and returns it with its HTTP status.
-func call(r *http.Request, q graph.QueryResolver, raw json.RawMessage) (map[string]any, int) {
+func call(r *http.Request, q *resolvers.Resolver, raw json.RawMessage) (map[string]any, int) {
 	var req rpcRequest
 	err := json.Unmarshal(raw, &req)
 	var typeErr *json.UnmarshalTypeError
@@ -95,24 +94,19 @@ func call(r *http.Request, q graph.QueryResolver, raw json.RawMessage) (map[stri
 	if err := json.Unmarshal(req.Method, &method); err != nil {
 		return fail(apperr.Field("method", "must be a string"))
 	}
-	switch method {
-	case "estimateFee":
-		params := req.Params
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage("{}")
-		}
-		p, err := fees.DecodeParams(params)
-		if err != nil {
-			return fail(err)
-		}
-		res, err := estimate(r, q, p)
-		if err != nil {
-			return fail(err)
-		}
-		return map[string]any{"ok": true, "result": res, "jsonrpc": "2.0", "id": rawID(id)}, http.StatusOK
-	default:
-		return fail(apperr.Field("method", "unknown method %q; supported: estimateFee", apperr.Excerpt(method)))
+	m, ok := rpcMethods[method]
+	if !ok {
+		return fail(apperr.Field("method", "unknown method %q; supported: %s", apperr.Excerpt(method), methodNames()))
 	}
+	p, err := objectParams(req.Params)
+	if err != nil {
+		return fail(err)
+	}
+	res, err := m(r, q, p)
+	if err != nil {
+		return fail(err)
+	}
+	return map[string]any{"ok": true, "result": res, "jsonrpc": "2.0", "id": rawID(id)}, http.StatusOK
 }
 
 func rpcError(id json.RawMessage, e *apperr.Error) map[string]any {

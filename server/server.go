@@ -45,7 +45,10 @@ func New(o Options) http.Handler {
 	mux.Handle("/api/v3/actions", rest.Actions(q))
 	mux.Handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
 	mux.Handle("/api/v2/estimateFee", rest.EstimateFee(q))
-	mux.Handle("/api/v2/jsonRPC", rest.JSONRPC(q))
+	mux.Handle("/api/v2/jsonRPC", rest.JSONRPC(o.Resolver))
+	for path, h := range rest.Routes(o.Resolver) {
+		mux.Handle(path, h)
+	}
 	mux.Handle("GET /{$}", playground.Handler("tonql GraphQL", "graphql"))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		rest.WriteJSON(w, map[string]string{"status": "ok"})

@@ -40,6 +40,10 @@ type config struct {
 	Follow            bool          // serve also follows the chain
 	StateMaxAge       time.Duration // older stored states are refreshed from lite servers for fees
 
+	// FeeClock is the chain time estimates run at: "wall", or "head" (the
+	// newest block the database holds: for a server of an imported snapshot).
+	FeeClock string
+
 	envErrs []error // environment values that did not parse
 }
 
@@ -75,6 +79,8 @@ func bindConfig(fs *flag.FlagSet, e *env) *config {
 		"serve: also follow the chain from lite servers (FOLLOW)")
 	fs.DurationVar(&c.StateMaxAge, "state-max-age", envParse(c, e, "STATE_MAX_AGE", 30*time.Second, time.ParseDuration),
 		"fee estimates refresh stored account states older than this from lite servers (STATE_MAX_AGE)")
+	fs.StringVar(&c.FeeClock, "fee-clock", envOr(e, "FEE_CLOCK", "wall"),
+		"wall, or head: estimates run at the time of the newest block the database holds (FEE_CLOCK)")
 	return c
 }
 
@@ -105,6 +111,9 @@ func (c *config) validate() error {
 	if err := errors.Join(c.envErrs...); err != nil {
 		return err
 	}
+	if c.FeeClock != "wall" && c.FeeClock != "head" {
+		return fmt.Errorf("FEE_CLOCK must be wall or head, not %q", c.FeeClock)
+	}
 	if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
 		return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
 	}
@@ -121,7 +130,7 @@ func (c *config) print(w io.Writer) {
 	fmt.Fprintf(w, "  REQUIRE_API_KEY=%t\n  RATE_LIMIT=%g\n  RATE_BURST=%d\n  REQUEST_TIMEOUT=%s\n",
 		c.RequireAPIKey, c.RateLimit, c.RateBurst, c.RequestTimeout)
 	fmt.Fprintf(w, "  MAX_STREAMS=%d\n  MAX_STREAMS_PER_KEY=%d\n", c.MaxStreams, c.MaxStreamsPerKey)
-	fmt.Fprintf(w, "  LITE_SERVERS=%s\n  FOLLOW=%t\n  STATE_MAX_AGE=%s\n", c.liteDescription(), c.Follow, c.StateMaxAge)
+	fmt.Fprintf(w, "  LITE_SERVERS=%s\n  FOLLOW=%t\n  STATE_MAX_AGE=%s\n  FEE_CLOCK=%s\n", c.liteDescription(), c.Follow, c.StateMaxAge, c.FeeClock)
 	var replicas []string
 	for _, r := range c.replicaURLs() {
 		replicas = append(replicas, redact(r))

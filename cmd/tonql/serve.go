@@ -52,7 +52,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		defer live.stop() // before the store closes
 		states = live.state
 	}
-	est := fees.New(states, c, fees.Options{})
+	est := fees.New(states, c, feeOptions(cfg, st))
 	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet"}
 	// The hub tells streams about new actions; it is closed before the
 	// HTTP server drains, so open streams end (with a resume cursor) and do
@@ -64,6 +64,9 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	defer hub.Close()
 	res.Notify = hub
+	if live != nil {
+		res.Lite = live.lite
+	}
 	acc, err := openAccess(cfg, st, c)
 	if err != nil {
 		return err
@@ -98,8 +101,8 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n",
-		ln.Addr(), base, base, ln.Addr(), base, base, base, base)
+	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
+		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -182,4 +185,15 @@ func observeStreams(hub *notify.Hub, m server.MetricsSources) server.MetricsSour
 		)
 	}
 	return m
+}
+
+// feeOptions sets the estimator's clock: FEE_CLOCK=head runs estimates at
+// the newest block the database holds (an imported snapshot, whose signed
+// messages the wall clock would find expired), its time and logical time.
+func feeOptions(cfg *config, st *store.Store) fees.Options {
+	if cfg.FeeClock != fees.ClockHead {
+		return fees.Options{}
+	}
+	clock := fees.NewHeadClock(st.HeadTime, time.Second)
+	return fees.Options{Clock: clock.Now, ClockName: fees.ClockHead}
 }

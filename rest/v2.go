@@ -1,0 +1,74 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/resolvers"
+)
+
+// v2Routes are the wallet calls as toncenter's REST routes have them:
+// reads by GET with query parameters, the others by POST with a JSON body.
+// (POST /api/v2/estimateFee has its own handler, EstimateFee.)
+var v2Routes = map[string]string{
+	"getAddressInformation":         http.MethodGet,
+	"getExtendedAddressInformation": http.MethodGet,
+	"getWalletInformation":          http.MethodGet,
+	"getAddressBalance":             http.MethodGet,
+	"getAddressState":               http.MethodGet,
+	"getMasterchainInfo":            http.MethodGet,
+	"runGetMethod":                  http.MethodPost,
+	"sendBoc":                       http.MethodPost,
+	"sendBocReturnHash":             http.MethodPost,
+}
+
+// Routes returns the REST routes of this package beyond the ones the
+// server registers itself: path -> handler.
+func Routes(res *resolvers.Resolver) map[string]http.Handler {
+	out := map[string]http.Handler{
+		"/api/v3/estimateFee": EstimateFeeV3(res),
+		"/api/v3/emulate":     Emulate(res),
+	}
+	for name, verb := range v2Routes {
+		out["/api/v2/"+name] = v2Call(res, name, verb)
+	}
+	return out
+}
+
+// v2Call serves /api/v2/<name> in the v2 envelope.
+func v2Call(res *resolvers.Resolver, name, verb string) http.HandlerFunc {
+	m := rpcMethods[name]
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != verb && !(verb == http.MethodGet && r.Method == http.MethodHead) {
+			w.Header().Set("Allow", verb)
+			WriteError(w, r, V2, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use %s", r.Method, verb))
+			return
+		}
+		var p params
+		var err error
+		if verb == http.MethodGet {
+			p, err = queryParams(r.URL.Query())
+		} else {
+			var raw []byte
+			if raw, err = readBody(r); err == nil {
+				p, err = objectParams(raw)
+			}
+		}
+		if err != nil {
+			WriteError(w, r, V2, err)
+			return
+		}
+		result, err := m(r, res, p)
+		if err != nil {
+			WriteError(w, r, V2, err)
+			return
+		}
+		WriteJSON(w, v2Answer{OK: true, Result: result})
+	}
+}
+
+// v2Answer is the v2 success envelope.
+type v2Answer struct {
+	OK     bool `json:"ok"`
+	Result any  `json:"result"`
+}
