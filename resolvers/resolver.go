@@ -9,9 +9,9 @@ import (
 
 	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/fees"
-	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/getmethod"
 	"github.com/tonql/tonql/lite"
+	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/store"
 )
 

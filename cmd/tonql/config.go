@@ -22,7 +22,7 @@ type config struct {
 	// Read replicas of a Postgres DATABASE_URL (docs/OPERATIONS.md).
 	DatabaseReplicas string // comma-separated postgres:// URLs
 	ReplicaMaxLag    time.Duration
-	Network     string
+	Network          string
 
 	// Personal endpoints and hardening (docs/OPERATIONS.md).
 	RequireAPIKey  bool

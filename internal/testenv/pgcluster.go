@@ -70,7 +70,9 @@ func ReplicatedPostgres(t testing.TB) (primary, replica *PostgresNode) {
 	appendFile(t, filepath.Join(primary.dir, "postgresql.conf"), conf)
 	appendFile(t, filepath.Join(primary.dir, "pg_hba.conf"), "host replication all 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 trust\n")
 	primary.Start()
-	t.Cleanup(func() { _ = asPostgres(filepath.Join(bin, "pg_ctl"), "-D", primary.dir, "stop", "-m", "immediate").Run() })
+	t.Cleanup(func() {
+		_ = asPostgres(filepath.Join(bin, "pg_ctl"), "-D", primary.dir, "stop", "-m", "immediate").Run()
+	})
 
 	replica = &PostgresNode{t: t, bin: bin, dir: filepath.Join(root, "replica"), Port: freePort(t)}
 	if out, err := asPostgres(filepath.Join(bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", strconv.Itoa(primary.Port),
@@ -79,7 +81,9 @@ func ReplicatedPostgres(t testing.TB) (primary, replica *PostgresNode) {
 	}
 	appendFile(t, filepath.Join(replica.dir, "postgresql.conf"), fmt.Sprintf("port = %d\n", replica.Port))
 	replica.Start()
-	t.Cleanup(func() { _ = asPostgres(filepath.Join(bin, "pg_ctl"), "-D", replica.dir, "stop", "-m", "immediate").Run() })
+	t.Cleanup(func() {
+		_ = asPostgres(filepath.Join(bin, "pg_ctl"), "-D", replica.dir, "stop", "-m", "immediate").Run()
+	})
 	return primary, replica
 }
 
