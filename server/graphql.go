@@ -21,7 +21,7 @@ import (
 // NewGraphQL builds the /graphql handler: POST and GET, introspection on,
 // the limits of gqllimits.go, a query cache bounded in bytes, and errors
 // mapped through apperr (gqlerrors.go).
-func NewGraphQL(res *resolvers.Resolver) http.Handler {
+func NewGraphQL(res *resolvers.Resolver, origins Origins) http.Handler {
 	cfg := graph.Config{Resolvers: res}
 	cfg.Complexity.Query.Actions = func(child int, _ *model.ActionFilter, limit *int, _ *int, _ *model.SortOrder) int {
 		n := resolvers.DefaultActionsLimit
@@ -55,7 +55,7 @@ func NewGraphQL(res *resolvers.Resolver) http.Handler {
 	})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
-	addSubscriptions(srv) // streams.go
+	addSubscriptions(srv, origins) // streams.go
 	cache := newDocCache(docCacheBytes)
 	srv.SetQueryCache(cache)
 	srv.SetParserTokenLimit(maxQueryTokens)

@@ -29,6 +29,9 @@ type Options struct {
 	// Ready lists the dependencies /readyz pings.
 	Ready   []ReadyCheck
 	Metrics MetricsSources
+	// Origins may call the API from a browser (CORS_ORIGINS); the zero
+	// value allows any.
+	Origins Origins
 	// StreamHeartbeat is how often idle SSE streams send a comment; 0 means
 	// rest.DefaultHeartbeat.
 	StreamHeartbeat time.Duration
@@ -41,7 +44,7 @@ func New(o Options) http.Handler {
 	mux := http.NewServeMux()
 	q := o.Resolver.Query()
 	m := newMetrics(o.Metrics)
-	mux.Handle("/graphql", NewGraphQL(o.Resolver))
+	mux.Handle("/graphql", NewGraphQL(o.Resolver, o.Origins))
 	mux.Handle("/api/v3/actions", rest.Actions(q))
 	mux.Handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
 	mux.Handle("/api/v2/estimateFee", rest.EstimateFee(q))
@@ -54,6 +57,8 @@ func New(o Options) http.Handler {
 		rest.WriteJSON(w, map[string]string{"status": "ok"})
 	})
 	mux.Handle("/readyz", ready(o.Ready))
+	mux.HandleFunc("GET /robots.txt", robots)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /metrics", m)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w, r)
@@ -63,10 +68,18 @@ func New(o Options) http.Handler {
 	if o.Access != nil {
 		h = o.Access.guard(h)
 	}
+	h = cors(o.Origins, h)
 	h = recoverer(h)
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	return canonical(secureHeaders(requestID(observe(log, m, h))))
+}
+
+// robots keeps crawlers off every path: under a personal endpoint a
+// crawled URL would publish the key.
+func robots(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("User-agent: *\nDisallow: /\n"))
 }

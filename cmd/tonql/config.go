@@ -29,6 +29,7 @@ type config struct {
 	RateLimit      float64 // requests per second per key; 0 = unlimited
 	RateBurst      int
 	RequestTimeout time.Duration
+	CORSOrigins    string // comma-separated browser origins; "*" = any
 
 	// Action streams (docs/OPERATIONS.md).
 	MaxStreams       int
@@ -67,6 +68,8 @@ func bindConfig(fs *flag.FlagSet, e *env) *config {
 		"requests a key may send at once before RATE_LIMIT applies (RATE_BURST)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", envParse(c, e, "REQUEST_TIMEOUT", 20*time.Second, time.ParseDuration),
 		"time limit of one request; 0 = none (REQUEST_TIMEOUT)")
+	fs.StringVar(&c.CORSOrigins, "cors-origins", envOr(e, "CORS_ORIGINS", "*"),
+		"browser origins allowed to call the API, comma-separated; * = any (CORS_ORIGINS)")
 	fs.IntVar(&c.MaxStreams, "max-streams", envParse(c, e, "MAX_STREAMS", notify.DefaultMaxStreams, strconv.Atoi),
 		"open action streams (SSE and GraphQL subscriptions) one server holds (MAX_STREAMS)")
 	fs.IntVar(&c.MaxStreamsPerKey, "max-streams-per-key", envParse(c, e, "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey, strconv.Atoi),
@@ -117,6 +120,9 @@ func (c *config) validate() error {
 	if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
 		return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
 	}
+	if err := validOrigins(c.CORSOrigins); err != nil {
+		return err
+	}
 	if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 {
 		return errors.New("MAX_STREAMS and MAX_STREAMS_PER_KEY must be at least 1")
 	}
@@ -129,6 +135,7 @@ func (c *config) print(w io.Writer) {
 		c.ListenAddr, redact(c.DatabaseURL), orNone(redact(c.RedisURL)), c.Network)
 	fmt.Fprintf(w, "  REQUIRE_API_KEY=%t\n  RATE_LIMIT=%g\n  RATE_BURST=%d\n  REQUEST_TIMEOUT=%s\n",
 		c.RequireAPIKey, c.RateLimit, c.RateBurst, c.RequestTimeout)
+	fmt.Fprintf(w, "  CORS_ORIGINS=%s\n", c.CORSOrigins)
 	fmt.Fprintf(w, "  MAX_STREAMS=%d\n  MAX_STREAMS_PER_KEY=%d\n", c.MaxStreams, c.MaxStreamsPerKey)
 	fmt.Fprintf(w, "  LITE_SERVERS=%s\n  FOLLOW=%t\n  STATE_MAX_AGE=%s\n  FEE_CLOCK=%s\n", c.liteDescription(), c.Follow, c.StateMaxAge, c.FeeClock)
 	var replicas []string
@@ -182,4 +189,21 @@ func redact(s string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// validOrigins checks CORS_ORIGINS: "*" or origins as browsers send them
+// (scheme://host[:port], no path), so a typo fails at start instead of
+// silently blocking a frontend.
+func validOrigins(list string) error {
+	for _, o := range strings.Split(list, ",") {
+		o = strings.TrimRight(strings.TrimSpace(o), "/")
+		if o == "" || o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+			return fmt.Errorf("CORS_ORIGINS: %q is not an origin such as https://app.example.com", o)
+		}
+	}
+	return nil
 }

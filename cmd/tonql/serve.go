@@ -90,7 +90,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	srv := &http.Server{
 		Handler: server.New(server.Options{Resolver: res, Access: acc.access, RequestTimeout: cfg.RequestTimeout,
-			Ready: acc.ready, Metrics: acc.metrics}),
+			Ready: acc.ready, Metrics: acc.metrics, Origins: server.ParseOrigins(cfg.CORSOrigins)}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
