@@ -84,9 +84,5 @@ func requestRPCID(r *http.Request) json.RawMessage {
 	if json.NewDecoder(io.LimitReader(r.Body, rpcIDPeek)).Decode(&req) != nil || len(req.ID) == 0 {
 		return json.RawMessage("null")
 	}
-	switch req.ID[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'n':
-		return req.ID // a string, a number or null: what the spec allows
-	}
-	return json.RawMessage("null")
+	return req.ID // as the handler echoes it: raw, in its own JSON type
 }

@@ -136,6 +136,10 @@ func TestJSONRPCRefusalsEchoID(t *testing.T) {
 	b = call(good, "2")
 	require.EqualValues(t, 429, b["status"])
 	require.EqualValues(t, 2, b["id"])
-	// An id that JSON-RPC does not allow is answered null.
-	require.Nil(t, call("nope", `{"x":1}`)["id"])
+	// A batch's refusal cannot name one call: null.
+	req := httptest.NewRequest(http.MethodPost, "/api/v2/jsonRPC", strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"getMasterchainInfo"}]`))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusUnauthorized, rec.Code)
+	require.Contains(t, rec.Body.String(), `"id":null`)
 }
