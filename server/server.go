@@ -26,6 +26,8 @@ type Options struct {
 	RequestTimeout time.Duration
 	// Logger gets one line per request; nil means slog.Default().
 	Logger *slog.Logger
+	// AccessLog sets the level and sampling of those lines.
+	AccessLog AccessLog
 	// Ready lists the dependencies /readyz pings.
 	Ready   []ReadyCheck
 	Metrics MetricsSources
@@ -74,7 +76,7 @@ func New(o Options) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	return canonical(secureHeaders(requestID(observe(log, m, h))))
+	return canonical(secureHeaders(requestID(observe(log, o.AccessLog, m, h))))
 }
 
 // robots keeps crawlers off every path: under a personal endpoint a
