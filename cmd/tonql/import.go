@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"time"
 
@@ -18,19 +17,17 @@ import (
 // while walking a folder (a decoded config beside the blocks) are skipped
 // with a notice and do not fail the run; named explicitly, they do.
 func runImport(ctx context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := bindConfig(fs, e)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: tonql import [flags] PATH...  (files or folders: .bin/.boc blocks, toncenter trace or fee-replay .json)")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags(e, "import", "tonql import [flags] PATH...",
+		"Imports files or folders of them: raw blocks and blockchain configs (.bin, .boc),\ntoncenter trace JSON and fee-replay JSON. Idempotent: importing a file again changes nothing.")
+	cfg := bindConfig(fs, e, groupDatabase)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("no files given")
+		return usageError{err: errors.New("give the files or folders to import")}
+	}
+	if err := cfg.validate(); err != nil {
+		return err
 	}
 	files, err := ingest.Expand(fs.Args())
 	if err != nil {
