@@ -36,7 +36,7 @@ type Stats struct {
 	// held before (importing a file again finds all of them); known only
 	// after the file is saved.
 	FileTransactions, TransactionsPresent, ActionsPresent int
-	Config bool // the file held a blockchain config
+	Config                                                bool // the file held a blockchain config
 }
 
 // fileRows names a file's own transactions and its actions, to count
