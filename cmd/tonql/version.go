@@ -27,7 +27,8 @@ func runVersion(_ context.Context, args []string, e *env) error {
 }
 
 func versionLines() []string {
-	version, commit, built, tongo := "(unknown: built without module information)", "(unknown)", "", ""
+	version, commit, built, tongo := "(unknown: built without module information)",
+		"(unknown: built without VCS information: go run, a test, or -buildvcs=false)", "", ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		version = bi.Main.Version // "(devel)" for a build inside the work tree
 		settings := map[string]string{}
