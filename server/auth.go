@@ -9,6 +9,7 @@ import (
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/explorer"
 	"github.com/tonql/tonql/metering"
 	"github.com/tonql/tonql/ratelimit"
 	"github.com/tonql/tonql/store"
@@ -34,16 +35,18 @@ func errNoKey() error { return apperr.New(apperr.Unauthorized, "API key does not
 // reservedSegment tells first path segments that are routes, never keys.
 func reservedSegment(seg string) bool {
 	switch seg {
-	case "", "api", "graphql", "healthz", "readyz", "metrics":
+	case "", "api", "graphql", "healthz", "readyz", "metrics", "explorer":
 		return true
 	}
 	return false
 }
 
 // opsRoutes answer without a key even when keys are required: load
-// balancers and Prometheus have none.
+// balancers and Prometheus have none, and the explorer's static files are
+// the same for everyone (the page under /KEY/ loads them from here).
 func opsRoute(path string) bool {
-	return path == "/healthz" || path == "/readyz" || path == "/metrics"
+	return path == "/healthz" || path == "/readyz" || path == "/metrics" ||
+		strings.HasPrefix(path, explorer.AssetPrefix)
 }
 
 // splitKey splits "/{key}/rest" into the key and "/rest". bare is true for
