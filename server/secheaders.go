@@ -95,8 +95,10 @@ func (h *htmlWriter) finish() {
 var scriptTag = regexp.MustCompile(`(?is)<script\b([^>]*)>(.*?)</script>`)
 
 // pagePolicy allows exactly what the page uses: external scripts and
-// styles from this server ('self'), inline scripts by their hash. Styles
-// may be inline: GraphiQL's editors set style attributes.
+// styles from this server ('self'), inline scripts by their hash. Inline
+// styles stay allowed: GraphiQL's UI library may insert style elements
+// (its query and subscription views need none; its dialogs were not
+// checked without them), and a style cannot run code.
 func pagePolicy(page []byte) string {
 	scripts := []string{"'self'"}
 	for _, m := range scriptTag.FindAllSubmatch(page, -1) {
