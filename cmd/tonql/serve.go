@@ -103,7 +103,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
+	fmt.Fprintf(e.stdout, "listening on %s\n  explorer  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
 		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
 
 	if cfg.PprofAddr != "" {
