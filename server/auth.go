@@ -10,6 +10,7 @@ import (
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/metering"
+	"github.com/tonql/tonql/openapi"
 	"github.com/tonql/tonql/ratelimit"
 	"github.com/tonql/tonql/store"
 )
@@ -41,9 +42,14 @@ func reservedSegment(seg string) bool {
 }
 
 // opsRoutes answer without a key even when keys are required: load
-// balancers and Prometheus have none.
+// balancers and Prometheus have none, and the API's own documentation is
+// what a client reads before it has one.
 func opsRoute(path string) bool {
-	return path == "/healthz" || path == "/readyz" || path == "/metrics"
+	switch path {
+	case "/healthz", "/readyz", "/metrics", openapi.DocumentPath, openapi.DocsPath:
+		return true
+	}
+	return false
 }
 
 // splitKey splits "/{key}/rest" into the key and "/rest". bare is true for

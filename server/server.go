@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/playground"
 
+	"github.com/tonql/tonql/openapi"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/rest"
 )
@@ -55,6 +56,8 @@ func New(o Options) http.Handler {
 	})
 	mux.Handle("/readyz", ready(o.Ready))
 	mux.Handle("GET /metrics", m)
+	mux.Handle("GET "+openapi.DocumentPath, openapi.Document())
+	mux.Handle("GET "+openapi.DocsPath, openapi.Docs())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w, r)
 	})
