@@ -77,3 +77,17 @@ func TestEveryDocumentedOperationIsARoute(t *testing.T) {
 	}
 	require.Greater(t, n, 20)
 }
+
+// JSON-RPC member names are case-sensitive: "Method" is not the method
+// (encoding/json's struct decoding matched it, and the id as "ID").
+func TestJSONRPCMemberNamesAreExact(t *testing.T) {
+	e := newAccessEnv(t, testenv.Databases(t)[0], accessConfig{})
+	h := e.handler(nil)
+	rec := doRequest(h, http.MethodPost, "/api/v2/jsonRPC", `{"jsonrpc":"2.0","ID":7,"Method":"getMasterchainInfo"}`)
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+	require.JSONEq(t, `{"ok":false,"error":"method: must be a string","code":422,"jsonrpc":"2.0","id":null}`, rec.Body.String())
+	rec = doRequest(h, http.MethodPost, "/api/v2/jsonRPC", `{"jsonrpc":"2.0","id":7,"method":"getAddressState","Params":{"address":"x"}}`)
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), `"id":7`)
+	require.Contains(t, rec.Body.String(), `"error":"address:`)
+}

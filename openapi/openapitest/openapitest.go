@@ -14,9 +14,11 @@ import (
 	"math"
 	"net/http"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -139,6 +141,10 @@ func (v *Validator) Check(r *http.Request, reqBody []byte, status int, header ht
 		return nil // CORS, answered by the middleware for any path
 	}
 	req := routable(r, reqBody)
+	if p := r.URL.Path; !utf8.ValidString(p) || strings.ContainsFunc(p, isControl) {
+		// refused before the path is cleaned or routed (server/paths.go)
+		return v.checkNoRoute(req, status, header, body)
+	}
 	route, params, err := v.router.FindRoute(req)
 	switch {
 	case errors.Is(err, routers.ErrPathNotFound):
@@ -150,7 +156,10 @@ func (v *Validator) Check(r *http.Request, reqBody []byte, status int, header ht
 	}
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-	if accepted(status, body) {
+	// GraphQL requests are gqlgen's to accept: its decoder matches member
+	// names as encoding/json does, ignoring case ("querY" is a query).
+	if accepted(status, body) && route.Path != "/graphql" {
+		in.Request = decimalQuery(req)
 		if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
 			return fmt.Errorf("the server accepted a request the document does not allow: %w", err)
 		}
@@ -253,6 +262,33 @@ func routable(r *http.Request, body []byte) *http.Request {
 	return req
 }
 
+// leadingZeros are decimal numbers written with leading zeros.
+var leadingZeros = regexp.MustCompile(`^0+[0-9]`)
+
+// decimalQuery drops leading zeros of numbers in the query: the server
+// reads integers in base 10 ("010" is 10), kin-openapi in Go's base 0, where
+// "010" is octal and "08" no number at all.
+func decimalQuery(r *http.Request) *http.Request {
+	q := r.URL.Query()
+	changed := false
+	for _, vals := range q {
+		for i, v := range vals {
+			if leadingZeros.MatchString(v) && strings.Trim(v, "0123456789") == "" {
+				vals[i] = strings.TrimLeft(v[:len(v)-1], "0") + v[len(v)-1:]
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return r
+	}
+	req := r.Clone(r.Context())
+	u := *req.URL
+	u.RawQuery = q.Encode()
+	req.URL = &u
+	return req
+}
+
 // accepted tells answers that mean the request was valid: a 2xx that is
 // not a v2 or JSON-RPC failure (a batch answers 200 whatever its calls do).
 func accepted(status int, body []byte) bool {
@@ -277,6 +313,8 @@ func accepted(status int, body []byte) bool {
 	}
 	return true
 }
+
+func isControl(c rune) bool { return c < 0x20 || c == 0x7f }
 
 func isUpgrade(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")

@@ -50,6 +50,10 @@ func TestDocumentedAnswersPass(t *testing.T) {
 			`[{"ok":false,"error":"method: unknown","code":422,"jsonrpc":"2.0","id":1}]`},
 		{"GET", "/healthz", "", 200, "application/json", `{"status":"ok"}`},
 		{"GET", "/api/docs", "", 200, "text/html; charset=utf-8", "<!doctype html>"},
+		// integers are decimal: "08" is 8, as the server reads it
+		{"GET", "/api/v3/actions?mc_seqno=0000000008&limit=010", "", 200, "application/json", page},
+		// a path no route can have is refused before the routes
+		{"GET", "/abc%AD/", "", 400, "application/json", `{"error":"the path holds bytes no route has","code":400}`},
 	} {
 		require.NoError(t, exchange(t, c.method, c.target, c.reqBody, c.status, c.ct, c.body), "%s %s", c.method, c.target)
 	}
