@@ -71,8 +71,11 @@ func JSONRPC(q *resolvers.Resolver) http.HandlerFunc {
 
 // call answers one JSON-RPC request and returns it with its HTTP status.
 func call(r *http.Request, q *resolvers.Resolver, raw json.RawMessage) (map[string]any, int) {
-	var req rpcRequest
-	err := json.Unmarshal(raw, &req)
+	// Members by their exact names: JSON-RPC's are case-sensitive, and
+	// decoding into the struct would take "Method" or "ID" for them.
+	var members map[string]json.RawMessage
+	err := json.Unmarshal(raw, &members)
+	req := rpcRequest{JSONRPC: members["jsonrpc"], ID: members["id"], Method: members["method"], Params: members["params"]}
 	var typeErr *json.UnmarshalTypeError
 	if err != nil && !errors.As(err, &typeErr) { // only a whole body can be broken JSON
 		e := apperr.New(apperr.BadRequest, "request body is not valid JSON")

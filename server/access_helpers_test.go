@@ -27,6 +27,7 @@ import (
 // accessEnv is a server with personal endpoints over a real store, and
 // optionally real Redis for metering.
 type accessEnv struct {
+	tb      testing.TB
 	st      *store.Store
 	rdb     *redis.Client
 	prefix  string // Redis key namespace of this test
@@ -47,7 +48,7 @@ type accessConfig struct {
 func newAccessEnv(t testing.TB, db testenv.Database, c accessConfig) *accessEnv {
 	t.Helper()
 	st := storetest.Open(t, db.URL)
-	e := &accessEnv{st: st, logs: &testenv.SyncBuffer{}, res: &resolvers.Resolver{Store: st}}
+	e := &accessEnv{tb: t, st: st, logs: &testenv.SyncBuffer{}, res: &resolvers.Resolver{Store: st}}
 	if c.fees {
 		e.res.Fees = fees.New(st, nil, fees.Options{Emulators: 2})
 	}
@@ -89,7 +90,7 @@ func startMeter(m *metering.Meter) (stop func() error) {
 func (e *accessEnv) handler(m *metering.Meter) http.Handler {
 	a := *e.access
 	a.Meter = m
-	return server.New(server.Options{Resolver: e.res, Access: &a, RequestTimeout: 30 * time.Second,
+	return newServer(e.tb, server.Options{Resolver: e.res, Access: &a, RequestTimeout: 30 * time.Second,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil))})
 }
 

@@ -19,7 +19,7 @@ func TestAccessLogLevelAndSampling(t *testing.T) {
 	e := newAccessEnv(t, db, accessConfig{})
 	lines := func(al server.AccessLog, level slog.Level, ok, bad int) int {
 		buf := &testenv.SyncBuffer{}
-		h := server.New(server.Options{Resolver: e.res, AccessLog: al,
+		h := newServer(t, server.Options{Resolver: e.res, AccessLog: al,
 			Logger: slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: level}))})
 		for range ok {
 			require.Equal(t, http.StatusOK, doRequest(h, http.MethodGet, "/healthz", "").Code)

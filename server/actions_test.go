@@ -65,7 +65,7 @@ func newFixture(t *testing.T, db testenv.Database) *fixture {
 	require.NoError(t, st.SaveBatch(ctx, b))
 	// Saving the same batch again must change nothing.
 	require.NoError(t, st.SaveBatch(ctx, b))
-	f.h = server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}})
+	f.h = newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
 	return f
 }
 

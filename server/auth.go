@@ -11,6 +11,7 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/explorer"
 	"github.com/tonql/tonql/metering"
+	"github.com/tonql/tonql/openapi"
 	"github.com/tonql/tonql/ratelimit"
 	"github.com/tonql/tonql/store"
 )
@@ -48,7 +49,7 @@ func reservedSegment(seg string) bool {
 // none, the contract and the explorer's files are the same for everyone.
 func publicRoute(path string) bool {
 	switch path {
-	case "/healthz", "/readyz", "/metrics", "/favicon.ico", "/robots.txt", "/api/openapi.json", "/api/docs":
+	case "/healthz", "/readyz", "/metrics", "/favicon.ico", "/robots.txt", openapi.DocumentPath, openapi.DocsPath:
 		return true
 	}
 	return strings.HasPrefix(path, explorer.AssetPrefix)

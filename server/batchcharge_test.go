@@ -34,7 +34,7 @@ func TestJSONRPCBatchChargedPerCall(t *testing.T) {
 			}
 			m := e.meter()
 			a.Meter = m
-			h := server.New(server.Options{Resolver: e.res, Access: a, Logger: slog.New(slog.DiscardHandler)})
+			h := newServer(t, server.Options{Resolver: e.res, Access: a, Logger: slog.New(slog.DiscardHandler)})
 			key, _ := e.newKey(t, "k", ratelimit.Limit{})
 			call := `{"jsonrpc":"2.0","id":1,"method":"getNothing"}`
 			batch := "[" + strings.TrimSuffix(strings.Repeat(call+",", 10), ",") + "]"

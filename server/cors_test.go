@@ -22,7 +22,7 @@ func TestCORS(t *testing.T) {
 	a := *e.access
 	key, _ := e.newKey(t, "k", ratelimit.Limit{})
 	build := func(origins string) http.Handler {
-		return server.New(server.Options{Resolver: e.res, Access: &a, Origins: server.ParseOrigins(origins)})
+		return newServer(t, server.Options{Resolver: e.res, Access: &a, Origins: server.ParseOrigins(origins)})
 	}
 	preflight := func(h http.Handler, path, origin string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodOptions, path, nil)
@@ -81,7 +81,7 @@ func TestCORS(t *testing.T) {
 func TestCORSOriginsGuardWebsockets(t *testing.T) {
 	db := testenv.Databases(t)[0]
 	e := newAccessEnv(t, db, accessConfig{})
-	srv := httptest.NewServer(server.New(server.Options{Resolver: e.res, Access: e.access,
+	srv := httptest.NewServer(newServer(t, server.Options{Resolver: e.res, Access: e.access,
 		Origins: server.ParseOrigins("https://app.example")}))
 	t.Cleanup(srv.Close)
 	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/graphql"

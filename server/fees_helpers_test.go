@@ -26,6 +26,7 @@ import (
 // fee-replay file: the states before the block and its config) and the
 // block's external messages with what the chain charged.
 type feeReplay struct {
+	tb   testing.TB
 	st   *store.Store
 	now  time.Time // the block's time: estimates run where the chain ran them
 	msgs []fees.ExternalMessage
@@ -46,7 +47,7 @@ func importFeeReplay(t testing.TB, db testenv.Database) *feeReplay {
 	require.Len(t, msgs, 12, "external messages in the fixture block")
 	cfg, err := st.Config(ctx)
 	require.NoError(t, err)
-	return &feeReplay{st: st, now: time.Unix(int64(utime), 0), msgs: msgs, cfg: cfg.ConfigBOC}
+	return &feeReplay{tb: t, st: st, now: time.Unix(int64(utime), 0), msgs: msgs, cfg: cfg.ConfigBOC}
 }
 
 // handler is the production handler over the replay store, with the
@@ -59,7 +60,7 @@ func (r *feeReplay) handler(c cache.Cache) http.Handler {
 func (r *feeReplay) handlerWith(c cache.Cache, opts fees.Options) http.Handler {
 	opts.Now = func() time.Time { return r.now }
 	est := fees.New(r.st, c, opts)
-	return server.New(server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est},
+	return newServer(r.tb, server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 

@@ -73,6 +73,7 @@ func FuzzRESTActions(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, query string) {
+		h := checked(t, h)
 		rec := doRequest(h, http.MethodGet, "/api/v3/actions?"+url.PathEscape(query), "")
 		if rec.Code == 404 {
 			t.Fatalf("404 for %q", query)
@@ -89,6 +90,7 @@ func FuzzEstimateFee(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
+		h := checked(t, h)
 		rec := doRequest(h, http.MethodPost, "/api/v2/estimateFee", body)
 		checkEnvelope(t, rec, body)
 	})
@@ -102,6 +104,7 @@ func FuzzJSONRPC(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
+		h := checked(t, h)
 		rec := doRequest(h, http.MethodPost, "/api/v2/jsonRPC", body)
 		checkEnvelope(t, rec, body)
 	})
@@ -118,6 +121,7 @@ func FuzzGraphQL(f *testing.F) {
 		f.Add(q, `{"s":"DESC"}`)
 	}
 	f.Fuzz(func(t *testing.T, query, vars string) {
+		h := checked(t, h)
 		body := map[string]any{"query": query}
 		if json.Valid([]byte(vars)) {
 			body["variables"] = json.RawMessage(vars)
@@ -143,6 +147,7 @@ func FuzzGraphQLBody(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
+		h := checked(t, h)
 		rec := doRequest(h, http.MethodPost, "/graphql", body)
 		checkGraphQLAnswer(t, rec, body)
 	})
@@ -183,6 +188,7 @@ func FuzzPaths(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, tail string) {
+		h := checked(t, h)
 		tail = strings.ReplaceAll(tail, "KEY", key)
 		for _, p := range []string{"/" + key + tail, tail + "/" + key, "/" + tail + "/" + key + "/api/v3/actions"} {
 			target := (&url.URL{Path: p}).EscapedPath()

@@ -35,7 +35,7 @@ func importedServer(t *testing.T, db testenv.Database) *fixture {
 	require.NoError(t, ingest.New(st).ImportFiles(context.Background(), files, func(path string, _ ingest.Stats, err error) {
 		require.NoError(t, err, path)
 	}))
-	return &fixture{h: server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}})}
+	return &fixture{h: newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})}
 }
 
 // externalMessages lists the external messages of the fee-replay block

@@ -26,7 +26,7 @@ import (
 func gqlServer(t *testing.T) (http.Handler, *testenv.SyncBuffer) {
 	t.Helper()
 	st := storetest.Open(t, testenv.Databases(t)[0].URL)
-	return server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}, RequestTimeout: 20 * time.Second,
+	return newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}, RequestTimeout: 20 * time.Second,
 		Logger: slog.New(slog.DiscardHandler)}), captureDefaultLog(t)
 }
 
@@ -299,7 +299,7 @@ func TestControlBytesInTextFiltersAreClientErrors(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			st := storetest.Open(t, db.URL)
-			h := server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}, Logger: slog.New(slog.DiscardHandler)})
+			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}, Logger: slog.New(slog.DiscardHandler)})
 			logs := captureDefaultLog(t)
 			for _, q := range []string{"action_id=%00", "action_id=%FF", "action_id=a%0Ab", "action_id=ok&action_id=%00x"} {
 				rec := doRequest(h, http.MethodGet, "/api/v3/actions?"+q, "")

@@ -59,7 +59,7 @@ func TestImportedFixturesThroughTheAPI(t *testing.T) {
 			var stored int
 			require.NoError(t, st.DB().NewSelect().TableExpr("actions").ColumnExpr("count(*)").Scan(ctx, &stored))
 
-			f := &fixture{h: server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}})}
+			f := &fixture{h: newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})}
 			all := pageThrough(t, f)
 			require.GreaterOrEqual(t, len(all), 300, "several hundred actions expected from the fixtures")
 			require.Len(t, all, stored, "paging must return every stored action exactly once")

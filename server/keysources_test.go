@@ -120,6 +120,7 @@ func TestJSONRPCRefusalsEchoID(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/api/v2/jsonRPC",
 			strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"getMasterchainInfo","params":{}}`))
 		req.Header.Set("X-API-Key", key)
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		var body map[string]any

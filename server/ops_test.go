@@ -18,7 +18,7 @@ import (
 
 func TestReadyzNamesThePartDown(t *testing.T) {
 	e := newAccessEnv(t, testenv.Databases(t)[0], accessConfig{})
-	h := server.New(server.Options{Resolver: e.res, Ready: []server.ReadyCheck{
+	h := newServer(t, server.Options{Resolver: e.res, Ready: []server.ReadyCheck{
 		{Name: "database", Check: e.st.Ping},
 		{Name: "redis", Check: func(context.Context) error { return errors.New("dial tcp 10.0.0.1:6379: refused") }},
 	}})
@@ -63,7 +63,7 @@ func TestMetricsExposition(t *testing.T) {
 		require.Equal(t, http.StatusOK, doRequest(h, http.MethodGet, "/"+key+"/api/v3/actions?limit=1", "").Code)
 	}
 	doRequest(h, http.MethodGet, "/nope", "")
-	h = server.New(server.Options{Resolver: e.res, Metrics: server.MetricsSources{Units: m.Counted}})
+	h = newServer(t, server.Options{Resolver: e.res, Metrics: server.MetricsSources{Units: m.Counted}})
 	doRequest(h, http.MethodGet, "/api/v3/actions?limit=1", "")
 	body := doRequest(h, http.MethodGet, "/metrics", "").Body.String()
 	require.Contains(t, body, `tonql_http_requests_total{route="/api/v3/actions",status="200"} 1`)

@@ -23,7 +23,7 @@ import (
 func (r *feeReplay) headHandler() http.Handler {
 	clock := fees.NewHeadClock(r.st.HeadTime, time.Second)
 	est := fees.New(r.st, nil, fees.Options{Clock: clock.Now, ClockName: fees.ClockHead})
-	return server.New(server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est},
+	return newServer(r.tb, server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 

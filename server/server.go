@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tonql/tonql/explorer"
+	"github.com/tonql/tonql/openapi"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/rest"
 )
@@ -62,6 +63,8 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("GET /robots.txt", robots)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /metrics", m)
+	mux.Handle("GET "+openapi.DocumentPath, openapi.Document())
+	mux.Handle("GET "+openapi.DocsPath, openapi.Docs())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w, r)
 	})

@@ -31,7 +31,7 @@ func TestSharedRateLimitTwoServers(t *testing.T) {
 	key, _ := e.newKey(t, "shared", ratelimit.Limit{})
 	var servers []http.Handler
 	for range 2 {
-		servers = append(servers, server.New(server.Options{Resolver: e.res, Access: e.sharedAccess(clk.Now),
+		servers = append(servers, newServer(t, server.Options{Resolver: e.res, Access: e.sharedAccess(clk.Now),
 			Logger: slog.New(slog.DiscardHandler)}))
 	}
 	const window = 10 * time.Second

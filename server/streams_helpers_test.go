@@ -53,7 +53,7 @@ func streamServer(t testing.TB, o server.Options) *httptest.Server {
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = 2 * time.Second // streams must outlive it
 	}
-	srv := httptest.NewServer(server.New(o))
+	srv := httptest.NewServer(newServer(t, o))
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -59,13 +59,13 @@ func TestRequestTimeout(t *testing.T) {
 		t.Skip("the lock that makes queries slow needs Postgres")
 	}
 	e := newAccessEnv(t, testenv.Database{Name: "postgres", URL: url}, accessConfig{fees: true})
-	srv := httptest.NewServer(server.New(server.Options{Resolver: e.res, RequestTimeout: 500 * time.Millisecond}))
+	srv := httptest.NewServer(newServer(t, server.Options{Resolver: e.res, RequestTimeout: 500 * time.Millisecond}))
 	defer srv.Close()
 	calls := timeoutCalls(t)
 	// Warm the shared resolver (emulators, chain config, pooled connections)
 	// through a handler without a timeout, so one-time work on a loaded
 	// machine cannot turn into a timeout of its own.
-	warm := httptest.NewServer(server.New(server.Options{Resolver: e.res}))
+	warm := httptest.NewServer(newServer(t, server.Options{Resolver: e.res}))
 	sendAll(t, warm.URL, calls, "warm")
 	warm.Close()
 

@@ -34,6 +34,7 @@ func FuzzWalletCalls(f *testing.F) {
 		f.Add(uint8(i), []byte(`[]`))
 	}
 	f.Fuzz(func(t *testing.T, which uint8, params []byte) {
+		h := checked(t, h)
 		m := methods[int(which)%len(methods)]
 		var rec interface{ Result() *http.Response }
 		if strings.HasPrefix(m, "/") {

@@ -257,7 +257,7 @@ func checkSendBocLiteDown(t *testing.T, r *feeReplay) {
 		return []config.LiteServer{{Host: addr, Key: key}}, nil
 	}, lite.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	est := fees.New(r.st, nil, fees.Options{})
-	h := server.New(server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est, Lite: lc},
+	h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: r.st, Fees: est, Lite: lc},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	rec := doRequest(h, http.MethodPost, "/api/v2/sendBocReturnHash", fmt.Sprintf(`{"boc":%q}`, r.msgs[0].Message))
 	checkV2Error(t, rec, http.StatusServiceUnavailable, "lite servers are unavailable; the message was not sent", nil)
