@@ -15,6 +15,7 @@ require (
 	github.com/uptrace/bun/driver/sqliteshim v1.3.0
 	github.com/vektah/gqlparser/v2 v2.5.30
 	github.com/vikstrous/dataloadgen v0.0.10
+	golang.org/x/time v0.8.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
