@@ -31,19 +31,26 @@ type Access struct {
 // key (API.md), so a client learns nothing about which it was.
 func errNoKey() error { return apperr.New(apperr.Unauthorized, "API key does not exist") }
 
-// reservedSegment tells first path segments that are routes, never keys.
+// reservedSegment tells first path segments that are routes or public
+// files, never keys: a browser asks every host for /favicon.ico, a crawler
+// for /robots.txt, and neither may be looked up (or logged) as a key.
 func reservedSegment(seg string) bool {
 	switch seg {
-	case "", "api", "graphql", "healthz", "readyz", "metrics":
+	case "", "api", "graphql", "healthz", "readyz", "metrics", "favicon.ico", "robots.txt", "explorer":
 		return true
 	}
 	return false
 }
 
-// opsRoutes answer without a key even when keys are required: load
-// balancers and Prometheus have none.
-func opsRoute(path string) bool {
-	return path == "/healthz" || path == "/readyz" || path == "/metrics"
+// publicRoute answers without a key even when keys are required, and reads
+// no key from headers or the query: load balancers and Prometheus have
+// none, the contract and the explorer's files are the same for everyone.
+func publicRoute(path string) bool {
+	switch path {
+	case "/healthz", "/readyz", "/metrics", "/favicon.ico", "/robots.txt", "/api/openapi.json", "/api/docs":
+		return true
+	}
+	return strings.HasPrefix(path, "/explorer/")
 }
 
 // splitKey splits "/{key}/rest" into the key and "/rest". bare is true for
@@ -59,20 +66,59 @@ func splitKey(path string) (key, rest string, bare bool) {
 	return seg, "/" + tail, false
 }
 
+// KeyHeader and KeyParam carry a key on bare routes, as toncenter's
+// clients send it (API.md).
+const (
+	KeyHeader = "X-API-Key"
+	KeyParam  = "api_key"
+)
+
+// keyOutsidePath is the key of a bare route: the X-API-Key header, else the
+// api_key query parameter, which is taken out of the URL so that nothing
+// downstream (handlers, error messages, cursors) ever sees it.
+func keyOutsidePath(r *http.Request) (string, *http.Request) {
+	if k := r.Header.Get(KeyHeader); k != "" {
+		return k, r
+	}
+	if !strings.Contains(r.URL.RawQuery, KeyParam) {
+		return "", r
+	}
+	q := r.URL.Query()
+	k := q.Get(KeyParam)
+	if k == "" {
+		return "", r
+	}
+	q.Del(KeyParam)
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	r2.URL = &u
+	return k, r2
+}
+
 // guard authenticates, rate-limits and meters requests, and strips the key
-// segment so the routes below see the bare path.
+// segment so the routes below see the bare path. A key in the path wins
+// over one in a header or the query.
 func (a *Access) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key, rest, bare := splitKey(r.URL.Path)
-		if bare {
-			if a.RequireKey && !opsRoute(r.URL.Path) {
-				writeRouteError(w, r, r.URL.Path, errNoKey())
-				return
-			}
+		if publicRoute(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if rest == "" && apikey.WellFormed(key) {
+		key, rest, bare := splitKey(r.URL.Path)
+		inPath := !bare
+		if bare {
+			key, r = keyOutsidePath(r)
+			if key == "" {
+				if a.RequireKey {
+					writeRouteError(w, r, r.URL.Path, errNoKey())
+					return
+				}
+				next.ServeHTTP(w, r)
+				return
+			}
+		} else if rest == "" && apikey.WellFormed(key) {
 			// "/{key}" is GraphiQL; its relative links need the slash.
 			http.Redirect(w, r, r.URL.Path+"/", http.StatusPermanentRedirect)
 			return
@@ -95,7 +141,10 @@ func (a *Access) guard(next http.Handler) http.Handler {
 		// The key rides the request: stream limits and revocation read it,
 		// and extra charges (batch calls) are made through it.
 		keyed := withKey(r.WithContext(a.withCharger(r.Context(), k)), a, key, k)
-		next.ServeHTTP(w, withPath(keyed, key, rest))
+		if inPath {
+			keyed = withPath(keyed, key, rest)
+		}
+		next.ServeHTTP(w, keyed)
 	})
 }
 

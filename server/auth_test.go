@@ -28,7 +28,7 @@ func keyedRoutes(t testing.TB) []keyedRoute {
 		{"estimateFee", http.MethodPost, "/api/v2/estimateFee", deploy,
 			`{"ok":false,"error":"API key does not exist","code":401}`},
 		{"jsonRPC", http.MethodPost, "/api/v2/jsonRPC", `{"jsonrpc":"2.0","id":7,"method":"estimateFee","params":` + deploy + `}`,
-			`{"ok":false,"error":"API key does not exist","code":401,"jsonrpc":"2.0","id":null}`},
+			`{"ok":false,"error":"API key does not exist","code":401,"jsonrpc":"2.0","id":7}`},
 		{"graphql", http.MethodPost, "/graphql", `{"query":"{ __typename }"}`,
 			`{"errors":[{"message":"API key does not exist","extensions":{"code":"UNAUTHORIZED"}}],"data":null}`},
 		{"graphiql", http.MethodGet, "/", "",

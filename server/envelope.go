@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -47,7 +48,7 @@ func writeRouteError(w http.ResponseWriter, r *http.Request, path string, err er
 		e := apperr.From(err)
 		body := rest.ErrorBody(rest.V2, e)
 		body["jsonrpc"] = "2.0"
-		body["id"] = nil // the request was not read, so its id is unknown
+		body["id"] = requestRPCID(r)
 		writeJSONStatus(w, e.Kind.Info().HTTPStatus, body)
 	case familyGraphQL:
 		e := apperr.From(err)
@@ -63,4 +64,25 @@ func writeJSONStatus(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// rpcIDPeek bounds what an error raised before the handler (a missing key,
+// a rate limit) reads of a JSON-RPC body to find the id it must echo.
+const rpcIDPeek = 64 << 10
+
+// requestRPCID is the "id" of a JSON-RPC request that no handler has read
+// yet, so that clients matching answers by id (JSON-RPC 2.0, 5) can tell
+// which call was refused. A batch, an unreadable body or one past
+// rpcIDPeek gives null, as the spec says for an id that cannot be known.
+func requestRPCID(r *http.Request) json.RawMessage {
+	if r == nil || r.Body == nil || r.Method != http.MethodPost {
+		return json.RawMessage("null")
+	}
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.NewDecoder(io.LimitReader(r.Body, rpcIDPeek)).Decode(&req) != nil || len(req.ID) == 0 {
+		return json.RawMessage("null")
+	}
+	return req.ID // as the handler echoes it: raw, in its own JSON type
 }

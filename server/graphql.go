@@ -21,13 +21,13 @@ import (
 // NewGraphQL builds the /graphql handler: POST and GET, introspection on,
 // the limits of gqllimits.go, a query cache bounded in bytes, and errors
 // mapped through apperr (gqlerrors.go).
-func NewGraphQL(res *resolvers.Resolver) http.Handler {
-	h, _ := newGraphQL(res)
+func NewGraphQL(res *resolvers.Resolver, origins Origins) http.Handler {
+	h, _ := newGraphQL(res, origins)
 	return h
 }
 
 // newGraphQL is NewGraphQL that also returns its query cache, for /metrics.
-func newGraphQL(res *resolvers.Resolver) (http.Handler, *docCache) {
+func newGraphQL(res *resolvers.Resolver, origins Origins) (http.Handler, *docCache) {
 	cfg := graph.Config{Resolvers: res}
 	cfg.Complexity.Query.Actions = func(child int, _ *model.ActionFilter, limit *int, _ *int, _ *model.SortOrder) int {
 		n := resolvers.DefaultActionsLimit
@@ -61,7 +61,7 @@ func newGraphQL(res *resolvers.Resolver) (http.Handler, *docCache) {
 	})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
-	addSubscriptions(srv) // streams.go
+	addSubscriptions(srv, origins) // streams.go
 	cache := newDocCache(docCacheBytes)
 	srv.SetQueryCache(cache)
 	srv.SetParserTokenLimit(maxQueryTokens)

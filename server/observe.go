@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/tonql/tonql/internal/reqid"
@@ -63,7 +64,8 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 // path with the key redacted, status, duration, key id) and feeds the
 // metrics. It runs inside requestID and outside everything else, so it
 // sees panics already turned into 500s.
-func observe(log *slog.Logger, m *metrics, next http.Handler) http.Handler {
+func observe(log *slog.Logger, al AccessLog, m *metrics, next http.Handler) http.Handler {
+	var seen atomic.Uint64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		note := &requestNote{}
@@ -75,6 +77,9 @@ func observe(log *slog.Logger, m *metrics, next http.Handler) http.Handler {
 		took := time.Since(start)
 		_, rest, _ := splitKey(r.URL.Path)
 		m.observe(rest, sw.status, took)
+		if !al.wants(r.Context(), log, sw.status, &seen) {
+			return
+		}
 		attrs := []slog.Attr{
 			slog.String("request_id", reqid.From(r.Context())),
 			slog.String("method", r.Method),
@@ -86,6 +91,28 @@ func observe(log *slog.Logger, m *metrics, next http.Handler) http.Handler {
 		if note.keyID != "" {
 			attrs = append(attrs, slog.String("key_id", note.keyID))
 		}
-		log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		if al.Sample > 1 {
+			attrs = append(attrs, slog.Int("sample", al.Sample))
+		}
+		log.LogAttrs(r.Context(), al.Level, "request", attrs...)
 	})
+}
+
+// AccessLog says how requests are logged: at which level (LOG_LEVEL above
+// it silences them) and, under load, one in Sample answers below 400
+// (ACCESS_LOG_SAMPLE). Errors are always logged: they are what an operator
+// looks for, and sampling them would hide a key's failures.
+type AccessLog struct {
+	Level  slog.Level // zero: info
+	Sample int        // 0 or 1: every request
+}
+
+func (al AccessLog) wants(ctx context.Context, log *slog.Logger, status int, seen *atomic.Uint64) bool {
+	if !log.Enabled(ctx, al.Level) {
+		return false // no attributes built for a line nobody reads
+	}
+	if status >= 400 || al.Sample <= 1 {
+		return true
+	}
+	return seen.Add(1)%uint64(al.Sample) == 0
 }

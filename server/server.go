@@ -26,9 +26,14 @@ type Options struct {
 	RequestTimeout time.Duration
 	// Logger gets one line per request; nil means slog.Default().
 	Logger *slog.Logger
+	// AccessLog sets the level and sampling of those lines.
+	AccessLog AccessLog
 	// Ready lists the dependencies /readyz pings.
 	Ready   []ReadyCheck
 	Metrics MetricsSources
+	// Origins may call the API from a browser (CORS_ORIGINS); the zero
+	// value allows any.
+	Origins Origins
 	// StreamHeartbeat is how often idle SSE streams send a comment; 0 means
 	// rest.DefaultHeartbeat.
 	StreamHeartbeat time.Duration
@@ -40,7 +45,7 @@ type Options struct {
 func New(o Options) http.Handler {
 	mux := http.NewServeMux()
 	q := o.Resolver.Query()
-	gql, docs := newGraphQL(o.Resolver)
+	gql, docs := newGraphQL(o.Resolver, o.Origins)
 	m := newMetrics(o.Metrics)
 	m.addSources(o, docs)
 	mux.Handle("/graphql", gql)
@@ -56,6 +61,8 @@ func New(o Options) http.Handler {
 		rest.WriteJSON(w, map[string]string{"status": "ok"})
 	})
 	mux.Handle("/readyz", ready(o.Ready))
+	mux.HandleFunc("GET /robots.txt", robots)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /metrics", m)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w, r)
@@ -65,10 +72,18 @@ func New(o Options) http.Handler {
 	if o.Access != nil {
 		h = o.Access.guard(h)
 	}
+	h = cors(o.Origins, h)
 	h = recoverer(h)
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	return canonical(secureHeaders(requestID(observe(log, m, h))))
+	return canonical(secureHeaders(requestID(observe(log, o.AccessLog, m, h))))
+}
+
+// robots keeps crawlers off every path: under a personal endpoint a
+// crawled URL would publish the key.
+func robots(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("User-agent: *\nDisallow: /\n"))
 }

@@ -74,12 +74,15 @@ func withKey(r *http.Request, a *Access, key string, k *store.APIKey) *http.Requ
 type socketContext struct{}
 
 // websocketTransport serves graphql-transport-ws (graphql-ws clients) and
-// the older graphql-ws protocol. Keys come in the URL (/{key}/graphql, as
-// browsers' websockets can send no headers), so any origin may connect: no
-// cookie or other ambient credential is involved.
-func websocketTransport() transport.Websocket {
+// the older graphql-ws protocol. Keys come in the URL (/{key}/graphql or
+// ?api_key=, as browsers' websockets can send no headers), so no cookie or
+// other ambient credential is involved: origins are checked only against
+// CORS_ORIGINS, the same list that lets pages read our HTTP answers.
+func websocketTransport(origins Origins) transport.Websocket {
 	return transport.Websocket{
-		Upgrader:    websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
+		Upgrader: websocket.Upgrader{CheckOrigin: func(r *http.Request) bool {
+			return origins.Allows(r.Header.Get("Origin"))
+		}},
 		InitTimeout: 10 * time.Second,
 		InitFunc: func(ctx context.Context, _ transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			return context.WithValue(ctx, socketContext{}, true), nil, nil
@@ -93,8 +96,8 @@ func websocketTransport() transport.Websocket {
 
 // addSubscriptions lets srv serve subscriptions over websockets, each
 // operation on a socket admitted as a request.
-func addSubscriptions(srv *handler.Server) {
-	srv.AddTransport(websocketTransport())
+func addSubscriptions(srv *handler.Server, origins Origins) {
+	srv.AddTransport(websocketTransport(origins))
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		op := graphql.GetOperationContext(ctx)
 		subscription := op.Operation != nil && op.Operation.Operation == ast.Subscription

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"log/slog"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tonql/tonql/notify"
+	"github.com/tonql/tonql/server"
 )
 
 // config is the effective configuration: defaults that need no
@@ -29,6 +31,13 @@ type config struct {
 	RateLimit      float64 // requests per second per key; 0 = unlimited
 	RateBurst      int
 	RequestTimeout time.Duration
+	CORSOrigins    string // comma-separated browser origins; "*" = any
+
+	// Logs and profiling (docs/OPERATIONS.md).
+	LogLevel        string // debug, info, warn, error
+	AccessLog       string // the level of the per-request line: info or debug
+	AccessLogSample int    // log one in N answers below 400
+	PprofAddr       string // net/http/pprof on its own listener; empty = off
 
 	// Action streams (docs/OPERATIONS.md).
 	MaxStreams       int
@@ -67,6 +76,15 @@ func bindConfig(fs *flag.FlagSet, e *env) *config {
 		"requests a key may send at once before RATE_LIMIT applies (RATE_BURST)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", envParse(c, e, "REQUEST_TIMEOUT", 20*time.Second, time.ParseDuration),
 		"time limit of one request; 0 = none (REQUEST_TIMEOUT)")
+	fs.StringVar(&c.LogLevel, "log-level", envOr(e, "LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
+	fs.StringVar(&c.AccessLog, "access-log", envOr(e, "ACCESS_LOG", "info"),
+		"level of the one line per request: info, or debug to hide it unless LOG_LEVEL=debug (ACCESS_LOG)")
+	fs.IntVar(&c.AccessLogSample, "access-log-sample", envParse(c, e, "ACCESS_LOG_SAMPLE", 1, strconv.Atoi),
+		"log one request line in N for answers below 400; errors always (ACCESS_LOG_SAMPLE)")
+	fs.StringVar(&c.PprofAddr, "pprof-addr", envOr(e, "PPROF_ADDR", ""),
+		"serve Go's profiler (/debug/pprof/) on this separate address; empty = off (PPROF_ADDR)")
+	fs.StringVar(&c.CORSOrigins, "cors-origins", envOr(e, "CORS_ORIGINS", "*"),
+		"browser origins allowed to call the API, comma-separated; * = any (CORS_ORIGINS)")
 	fs.IntVar(&c.MaxStreams, "max-streams", envParse(c, e, "MAX_STREAMS", notify.DefaultMaxStreams, strconv.Atoi),
 		"open action streams (SSE and GraphQL subscriptions) one server holds (MAX_STREAMS)")
 	fs.IntVar(&c.MaxStreamsPerKey, "max-streams-per-key", envParse(c, e, "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey, strconv.Atoi),
@@ -117,6 +135,18 @@ func (c *config) validate() error {
 	if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
 		return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
 	}
+	if _, err := parseLevel("LOG_LEVEL", c.LogLevel); err != nil {
+		return err
+	}
+	if c.AccessLog != "info" && c.AccessLog != "debug" {
+		return fmt.Errorf("ACCESS_LOG must be info or debug, not %q", c.AccessLog)
+	}
+	if c.AccessLogSample < 1 {
+		return errors.New("ACCESS_LOG_SAMPLE must be at least 1")
+	}
+	if err := validOrigins(c.CORSOrigins); err != nil {
+		return err
+	}
 	if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 {
 		return errors.New("MAX_STREAMS and MAX_STREAMS_PER_KEY must be at least 1")
 	}
@@ -129,6 +159,9 @@ func (c *config) print(w io.Writer) {
 		c.ListenAddr, redact(c.DatabaseURL), orNone(redact(c.RedisURL)), c.Network)
 	fmt.Fprintf(w, "  REQUIRE_API_KEY=%t\n  RATE_LIMIT=%g\n  RATE_BURST=%d\n  REQUEST_TIMEOUT=%s\n",
 		c.RequireAPIKey, c.RateLimit, c.RateBurst, c.RequestTimeout)
+	fmt.Fprintf(w, "  CORS_ORIGINS=%s\n", c.CORSOrigins)
+	fmt.Fprintf(w, "  LOG_LEVEL=%s\n  ACCESS_LOG=%s\n  ACCESS_LOG_SAMPLE=%d\n  PPROF_ADDR=%s\n",
+		c.LogLevel, c.AccessLog, c.AccessLogSample, orNone(c.PprofAddr))
 	fmt.Fprintf(w, "  MAX_STREAMS=%d\n  MAX_STREAMS_PER_KEY=%d\n", c.MaxStreams, c.MaxStreamsPerKey)
 	fmt.Fprintf(w, "  LITE_SERVERS=%s\n  FOLLOW=%t\n  STATE_MAX_AGE=%s\n  FEE_CLOCK=%s\n", c.liteDescription(), c.Follow, c.StateMaxAge, c.FeeClock)
 	var replicas []string
@@ -182,4 +215,42 @@ func redact(s string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// validOrigins checks CORS_ORIGINS: "*" or origins as browsers send them
+// (scheme://host[:port], no path), so a typo fails at start instead of
+// silently blocking a frontend.
+func validOrigins(list string) error {
+	for _, o := range strings.Split(list, ",") {
+		o = strings.TrimRight(strings.TrimSpace(o), "/")
+		if o == "" || o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+			return fmt.Errorf("CORS_ORIGINS: %q is not an origin such as https://app.example.com", o)
+		}
+	}
+	return nil
+}
+
+// parseLevel reads a slog level by its name.
+func parseLevel(name, v string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		return 0, fmt.Errorf("%s must be debug, info, warn or error, not %q", name, v)
+	}
+	return l, nil
+}
+
+// accessLog is the server's access-line setting.
+func (c *config) accessLog() server.AccessLog {
+	l, _ := parseLevel("ACCESS_LOG", c.AccessLog) // validated
+	return server.AccessLog{Level: l, Sample: c.AccessLogSample}
+}
+
+// logger is the process's JSON logger at LOG_LEVEL.
+func (c *config) logger(w io.Writer) *slog.Logger {
+	l, _ := parseLevel("LOG_LEVEL", c.LogLevel) // validated
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }

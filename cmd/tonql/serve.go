@@ -30,7 +30,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	slog.SetDefault(cfg.logger(os.Stderr))
 	redislog.Install(slog.Default())
 	cfg.print(e.stdout)
 
@@ -90,7 +90,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	srv := &http.Server{
 		Handler: server.New(server.Options{Resolver: res, Access: acc.access, RequestTimeout: cfg.RequestTimeout,
-			Ready: acc.ready, Metrics: acc.metrics}),
+			Ready: acc.ready, Metrics: acc.metrics, Origins: server.ParseOrigins(cfg.CORSOrigins), AccessLog: cfg.accessLog()}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -104,6 +104,13 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
 		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
 
+	if cfg.PprofAddr != "" {
+		stopPprof, err := servePprof(cfg.PprofAddr, e)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -21,6 +21,7 @@ func New() *migrate.Migrations {
 	registerFollowCursor(m)
 	registerActionModel(m)
 	registerActionSeq(m)
+	registerTimeIndexes(m)
 	return m
 }
 

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+)
+
+// servePprof serves Go's profiler on its own listener (PPROF_ADDR), never
+// on the API's: profiles show memory contents and cost seconds of CPU to
+// take, so they belong on a loopback or admin address, not under any key.
+// Handlers are put on a private mux: importing net/http/pprof also adds
+// them to http.DefaultServeMux, which nothing here serves.
+func servePprof(addr string, e *env) (stop func(), err error) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("PPROF_ADDR: %w", err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+			slog.Error("pprof server stopped", "err", err)
+		}
+	}()
+	fmt.Fprintf(e.stdout, "  profiler  http://%s/debug/pprof/\n", ln.Addr())
+	return func() { _ = srv.Close() }, nil
+}
