@@ -9,7 +9,6 @@ import (
 
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
-	"github.com/tonkeeper/tongo/ton"
 	"github.com/tonkeeper/tongo/txemulator"
 
 	"github.com/tonql/tonql/chain"
@@ -31,49 +30,17 @@ type preparedConfig struct {
 	libs    []byte // BOC of the library dictionary, or nil
 }
 
-// requiredParams are the config params the emulator dereferences without
-// checking; a config without one of them aborts the process inside C++.
-// The fee params (18, 20, 21, 24, 25) must also decode in tongo; others may
-// be newer than tongo's TL-B (43 is, on mainnet in 2026) and need only exist.
-var requiredParams = []int{0, 1, 8, 12, 18, 20, 21, 24, 25}
-
-var feeParams = map[int]bool{18: true, 20: true, 21: true, 24: true, 25: true}
-
-// validateConfig decodes the whole config in Go so that nothing malformed
-// ever reaches the C++ side, where a bad config aborts the process.
+// validateConfig decodes the whole config and library dictionary in Go so
+// that nothing malformed ever reaches the C++ side, where a bad config
+// aborts the process.
 func validateConfig(cfgBOC, libsBOC []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("config does not decode: %v", r)
+			err = fmt.Errorf("libraries do not decode: %v", r)
 		}
 	}()
-	cells, err := boc.DeserializeBoc(cfgBOC)
-	if err != nil || len(cells) != 1 {
-		return errors.New("config is not a BOC with one root")
-	}
-	var params tlb.ConfigParams
-	if err := tlb.Unmarshal(cells[0], &params.Config); err != nil {
-		return fmt.Errorf("config dictionary: %w", err)
-	}
-	conf, broken, err := ton.ConvertBlockchainConfig(params, true)
-	if err != nil {
+	if err := chain.CheckConfig(cfgBOC); err != nil {
 		return err
-	}
-	brokenSet := map[int]bool{}
-	for _, p := range broken {
-		brokenSet[p] = true
-	}
-	present := map[int]bool{}
-	for _, item := range params.Config.Items() {
-		present[int(item.Key)] = true
-	}
-	for _, p := range requiredParams {
-		if !present[p] || (feeParams[p] && brokenSet[p]) {
-			return fmt.Errorf("config param %d missing or malformed", p)
-		}
-	}
-	if conf.ConfigParam24 == nil || conf.ConfigParam25 == nil || conf.ConfigParam20 == nil || conf.ConfigParam21 == nil {
-		return errors.New("config lacks gas or message prices")
 	}
 	if libsBOC != nil {
 		lc, err := boc.DeserializeBoc(libsBOC)

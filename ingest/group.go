@@ -28,11 +28,12 @@ type group struct {
 type groupFile struct {
 	path  string
 	stats Stats
+	rows  fileRows
 	err   error
 }
 
 // join adds b to the group, or tells that it cannot join.
-func (g *group) join(path string, b *store.Batch, st Stats) bool {
+func (g *group) join(path string, b *store.Batch, st Stats, rows fileRows) bool {
 	keys := rowKeys(b)
 	if g.batch != nil {
 		if alone(g.batch) || alone(b) || len(g.batch.Transactions)+len(b.Transactions) > groupTransactions {
@@ -44,7 +45,7 @@ func (g *group) join(path string, b *store.Batch, st Stats) bool {
 			}
 		}
 	}
-	g.files = append(g.files, groupFile{path: path, stats: st})
+	g.files = append(g.files, groupFile{path: path, stats: st, rows: rows})
 	if g.batch == nil {
 		g.batch, g.keys = b, map[string]bool{}
 	} else {

@@ -28,7 +28,48 @@ type Importer struct {
 
 // Stats counts what one file brought.
 type Stats struct {
+	Format string // of the file: "block", "config", "toncenter-trace", "fee-replay"
+	// Transactions counts those written, with the earlier transactions of
+	// the file's traces that are written again with them.
 	Transactions, Traces, Complete, Actions, Accounts int
+	// Of the file's own transactions and of Actions, how many the database
+	// held before (importing a file again finds all of them); known only
+	// after the file is saved.
+	FileTransactions, TransactionsPresent, ActionsPresent int
+	Config                                                bool // the file held a blockchain config
+}
+
+// fileRows names a file's own transactions and its actions, to count
+// which were stored before it.
+type fileRows struct {
+	txs, actions []string
+}
+
+func rowsOf(p *Parsed, b *store.Batch) fileRows {
+	r := fileRows{txs: make([]string, len(p.Transactions)), actions: make([]string, len(b.Actions))}
+	for i, t := range p.Transactions {
+		r.txs[i] = t.Hash.Base64()
+	}
+	for i := range b.Actions {
+		r.actions[i] = b.Actions[i].ActionID
+	}
+	return r
+}
+
+// countPresent fills st's Present counts from what the save found.
+func (r fileRows) countPresent(st *Stats, found *store.Present) {
+	st.FileTransactions = len(r.txs)
+	st.TransactionsPresent, st.ActionsPresent = 0, 0
+	for _, h := range r.txs {
+		if found.Transactions[h] {
+			st.TransactionsPresent++
+		}
+	}
+	for _, id := range r.actions {
+		if found.Actions[id] {
+			st.ActionsPresent++
+		}
+	}
 }
 
 func New(st *store.Store) *Importer {
@@ -60,7 +101,7 @@ func (im *Importer) Batch(p *Parsed) (*store.Batch, Stats) {
 	traces := im.asm.Add(p.Transactions)
 	b.Traces = traces
 	var merged []chain.Hash
-	st := Stats{Traces: len(traces), Accounts: len(p.Accounts)}
+	st := Stats{Format: p.Format, Traces: len(traces), Accounts: len(p.Accounts), Config: p.Config != nil}
 	for _, tr := range traces {
 		if tr.Complete {
 			st.Complete++
@@ -88,9 +129,12 @@ func (im *Importer) ImportFile(ctx context.Context, path string) (Stats, error) 
 
 func (im *Importer) save(ctx context.Context, path string, p *Parsed) (Stats, error) {
 	b, st := im.Batch(p)
+	rows := rowsOf(p, b)
+	b.Present = &store.Present{Lookup: rows.txs}
 	if err := im.store.SaveBatch(ctx, b); err != nil {
 		return Stats{}, fmt.Errorf("%s: save: %w", path, err)
 	}
+	rows.countPresent(&st, b.Present)
 	return st, nil
 }
 
@@ -121,7 +165,12 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 	var g group
 	flush := func() {
 		var err error
+		found := &store.Present{Lookup: []string{}}
+		for _, f := range g.files {
+			found.Lookup = append(found.Lookup, f.rows.txs...)
+		}
 		if g.batch != nil {
+			g.batch.Present = found
 			err = im.store.SaveBatch(ctx, g.batch)
 		}
 		for _, f := range g.files {
@@ -131,6 +180,7 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 			case err != nil:
 				report(f.path, Stats{}, fmt.Errorf("%s: save: %w", f.path, err))
 			default:
+				f.rows.countPresent(&f.stats, found)
 				report(f.path, f.stats, nil)
 			}
 		}
@@ -146,9 +196,10 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 			continue
 		}
 		b, st := im.Batch(r.p)
-		if !g.join(f, b, st) {
+		rows := rowsOf(r.p, b)
+		if !g.join(f, b, st, rows) {
 			flush()
-			g.join(f, b, st)
+			g.join(f, b, st, rows)
 		}
 		if g.full() {
 			flush()

@@ -19,7 +19,7 @@ import (
 
 // Parsed is what one file contributes, before trace assembly.
 type Parsed struct {
-	Format       string // "block", "toncenter-trace", "fee-replay"
+	Format       string // "block", "config", "toncenter-trace", "fee-replay"
 	Transactions []*chain.Transaction
 	Known        chain.KnownContracts
 	Accounts     []chain.AccountState
@@ -49,6 +49,15 @@ func Parse(name string, b []byte) (*Parsed, error) {
 	case ext == ".bin" || ext == ".boc":
 		blk, err := chain.ParseBlockBOC(b)
 		if err != nil {
+			// Not a block: a blockchain config (tonutils-go and others ship
+			// the mainnet config as a .boc beside blocks)?
+			cfg, isConfig, cerr := parseConfigBOC(b)
+			switch {
+			case cerr == nil:
+				return &Parsed{Format: "config", Config: cfg}, nil
+			case isConfig:
+				return nil, fmt.Errorf("blockchain config: %w", cerr)
+			}
 			return nil, err
 		}
 		return &Parsed{Format: "block", Transactions: blk.Transactions}, nil
@@ -59,9 +68,17 @@ func Parse(name string, b []byte) (*Parsed, error) {
 }
 
 // ErrUnknownFormat is a file that is none of the formats the importer
-// reads (as opposed to one of them, damaged): a folder may well hold such
-// files beside the data.
+// reads (as opposed to one of them, damaged). It is an error like a damaged
+// file, in a folder too: a file the user meant as data must not vanish
+// with a notice.
 var ErrUnknownFormat = errors.New("unknown format")
+
+// ErrNoChainData is a file of a kind known to sit beside chain data that
+// holds nothing to import: a decoded (JSON) blockchain config, or a
+// transaction-replay test vector (account states before and after one
+// transaction, without its block). Met in a folder it is skipped with a
+// notice; named explicitly it is an error.
+var ErrNoChainData = errors.New("no chain data to import")
 
 // jsonTop is the top level of a JSON file, decoded once: the keys that
 // tell the formats apart and, for a fee replay, the whole of it (a first
@@ -70,6 +87,11 @@ type jsonTop struct {
 	feeReplay
 	Trace        present `json:"trace"`
 	Transactions present `json:"transactions"`
+	// A decoded config (as tongo's JSON shows one) and a transaction
+	// replay's list of before/after states: known, nothing to import.
+	ConfigParam0  present `json:"ConfigParam0"`
+	ConfigParam20 present `json:"ConfigParam20"`
+	Accounts      present `json:"accounts"`
 }
 
 // present records that a key is there, whatever its value (null too),
@@ -114,6 +136,10 @@ func parseJSON(b []byte) (*Parsed, error) {
 			return nil, err
 		}
 		return &Parsed{Format: "toncenter-trace", Transactions: tr.Transactions, Known: tr.Known}, nil
+	case bool(top.ConfigParam0) || bool(top.ConfigParam20):
+		return nil, fmt.Errorf("%w: a decoded blockchain config (JSON); import the config's BOC instead", ErrNoChainData)
+	case bool(top.Accounts) && top.Config != nil && top.Config.Root != "":
+		return nil, fmt.Errorf("%w: a transaction replay (config and account states before and after, no block)", ErrNoChainData)
 	}
 	return nil, fmt.Errorf("%w: JSON that is neither a toncenter trace (trace, transactions) nor a fee-replay (block_boc_base64)", ErrUnknownFormat)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/explorer"
 	"github.com/tonql/tonql/metering"
 	"github.com/tonql/tonql/ratelimit"
 	"github.com/tonql/tonql/store"
@@ -50,7 +51,7 @@ func publicRoute(path string) bool {
 	case "/healthz", "/readyz", "/metrics", "/favicon.ico", "/robots.txt", "/api/openapi.json", "/api/docs":
 		return true
 	}
-	return strings.HasPrefix(path, "/explorer/")
+	return strings.HasPrefix(path, explorer.AssetPrefix)
 }
 
 // splitKey splits "/{key}/rest" into the key and "/rest". bare is true for

@@ -1,4 +1,4 @@
-// Package server assembles the HTTP surface: GraphQL, the GraphiQL page and
+// Package server assembles the HTTP surface: GraphQL, the explorer page and
 // the REST routes, behind the common middleware.
 package server
 
@@ -7,8 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/playground"
-
+	"github.com/tonql/tonql/explorer"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/rest"
 )
@@ -56,7 +55,8 @@ func New(o Options) http.Handler {
 	for path, h := range rest.Routes(o.Resolver) {
 		mux.Handle(path, h)
 	}
-	mux.Handle("GET /{$}", playground.Handler("tonql GraphQL", "graphql"))
+	mux.Handle("GET /{$}", explorer.Page())
+	mux.Handle("GET "+explorer.AssetPrefix, explorer.Assets())
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		rest.WriteJSON(w, map[string]string{"status": "ok"})
 	})

@@ -49,33 +49,34 @@ func (s *Store) actionsCommitted(last uint64) {
 
 // assignSeqs takes seqs for a batch's actions: kept ones for actions
 // already stored, new ones in page order (end_lt, action_id) for the rest.
-// hi is the highest new seq, 0 when every action was known.
-func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs map[string]int64, hi uint64, err error) {
+// hi is the highest new seq, 0 when every action was known; kept are the
+// ids of the actions stored already.
+func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs map[string]int64, kept map[string]bool, hi uint64, err error) {
 	if len(actions) == 0 {
-		return nil, 0, nil
+		return nil, nil, 0, nil
 	}
 	var last int64
 	// Numbers are taken for every action; those of kept actions stay unused
 	// (seqs need order, not density).
 	if err := tx.NewRaw("UPDATE action_seq SET last = last + ? WHERE id = 1 RETURNING last", len(actions)).
 		Scan(ctx, &last); err != nil {
-		return nil, 0, fmt.Errorf("take action seqs: %w", err)
+		return nil, nil, 0, fmt.Errorf("take action seqs: %w", err)
 	}
 	ids := make([]string, 0, len(actions))
 	for i := range actions {
 		ids = append(ids, actions[i].ActionID)
 	}
-	seqs = make(map[string]int64, len(actions))
+	seqs, kept = make(map[string]int64, len(actions)), map[string]bool{}
 	// Read after the counter's lock is held: a writer that committed while
 	// this one waited has its actions seen here.
 	for start := 0; start < len(ids); start += 1000 {
 		var rows []actionRow
 		if err := tx.NewSelect().Model(&rows).Column("action_id", "seq").
 			Where("action_id IN (?)", bun.In(ids[start:min(start+1000, len(ids))])).Scan(ctx); err != nil {
-			return nil, 0, fmt.Errorf("read action seqs: %w", err)
+			return nil, nil, 0, fmt.Errorf("read action seqs: %w", err)
 		}
 		for _, r := range rows {
-			seqs[r.ActionID] = r.Seq
+			seqs[r.ActionID], kept[r.ActionID] = r.Seq, true
 		}
 	}
 	order := make([]int, len(actions))
@@ -98,7 +99,7 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 		seqs[actions[i].ActionID] = next
 		hi = uint64(next)
 	}
-	return seqs, hi, nil
+	return seqs, kept, hi, nil
 }
 
 // notify queues the announcement of a commit's new actions (Postgres; on

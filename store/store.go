@@ -54,15 +54,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("sqlite: %w", err)
 		}
-		// WAL lets readers run beside the one writer; busy_timeout makes a
-		// second writer wait instead of failing.
-		dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL"
-		sqldb, err := sql.Open(sqliteshim.ShimName, dsn)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: %w", err)
+		var err error
+		if db, err = openSQLite(path, ""); err != nil {
+			return nil, err
 		}
-		sqldb.SetMaxOpenConns(8)
-		db = bun.NewDB(sqldb, sqlitedialect.New())
 	default:
 		return nil, errors.New(`DATABASE_URL must start with "postgres://", "postgresql://" or "sqlite:"`)
 	}
@@ -71,6 +66,22 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
 	return &Store{db: db}, nil
+}
+
+// openSQLite opens the file at path; mode "rw" never creates it.
+func openSQLite(path, mode string) (*bun.DB, error) {
+	// WAL lets readers run beside the one writer; busy_timeout makes a
+	// second writer wait instead of failing.
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL"
+	if mode != "" {
+		dsn += "&mode=" + mode
+	}
+	sqldb, err := sql.Open(sqliteshim.ShimName, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	sqldb.SetMaxOpenConns(8)
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
 }
 
 // openPostgres is a pool of checked connections to a Postgres server: each

@@ -32,6 +32,21 @@ type Batch struct {
 	// Extra runs inside the same database transaction after the batch is
 	// written (the follower moves its cursor here).
 	Extra func(ctx context.Context, tx bun.Tx) error
+	// Present, when set, is filled with the transactions and actions that
+	// were stored before the batch (an import reports new rows and rows
+	// already there apart). It costs one query per 1000 transactions.
+	Present *Present
+}
+
+// Present is what a batch found already stored: of the transactions named
+// in Lookup (base64 hashes, as chain.Hash.Base64 gives them; nil: the
+// batch's), and of the batch's actions by id. An importer names the
+// transactions of its files: one it holds already for an incomplete trace
+// is not in the batch again.
+type Present struct {
+	Lookup       []string
+	Transactions map[string]bool
+	Actions      map[string]bool
 }
 
 // SaveBatch writes b idempotently: saving the same batch twice leaves the
@@ -60,11 +75,16 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 	err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// First, before any row is written: the counter's row lock orders
 		// this transaction's commit among the writers of actions (seq.go).
-		seqs, hi, err := assignSeqs(ctx, tx, b.Actions)
+		seqs, kept, hi, err := assignSeqs(ctx, tx, b.Actions)
 		if err != nil {
 			return err
 		}
 		last = hi
+		if b.Present != nil {
+			if err := findPresent(ctx, tx, b, kept); err != nil {
+				return err
+			}
+		}
 		w := newWriter(tx, conn)
 		if err := saveTransactions(ctx, w, b.Transactions); err != nil {
 			return err
@@ -110,6 +130,34 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		s.actionsCommitted(last)
 	}
 	return err
+}
+
+// findPresent fills b.Present before anything of b is written; the stored
+// actions are those assignSeqs found (kept).
+func findPresent(ctx context.Context, tx bun.Tx, b *Batch, kept map[string]bool) error {
+	p := b.Present
+	p.Transactions, p.Actions = map[string]bool{}, kept
+	if p.Actions == nil {
+		p.Actions = map[string]bool{}
+	}
+	hashes := p.Lookup
+	if hashes == nil {
+		hashes = make([]string, 0, len(b.Transactions))
+		for _, t := range b.Transactions {
+			hashes = append(hashes, t.Hash.Base64())
+		}
+	}
+	for start := 0; start < len(hashes); start += 1000 {
+		var found []string
+		if err := tx.NewSelect().Model((*txRow)(nil)).Column("hash").
+			Where("hash IN (?)", bun.In(hashes[start:min(start+1000, len(hashes))])).Scan(ctx, &found); err != nil {
+			return fmt.Errorf("read stored transactions: %w", err)
+		}
+		for _, h := range found {
+			p.Transactions[h] = true
+		}
+	}
+	return nil
 }
 
 func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) error {

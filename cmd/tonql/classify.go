@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/tonql/tonql/actions"
@@ -18,14 +17,14 @@ import (
 // from the trace itself: its last status, and whether it signed an
 // external request (wallets do), which picks the user-friendly form.
 func runClassify(_ context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("classify", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := bindConfig(fs, e)
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags(e, "classify", "tonql classify [flags] FILE",
+		"Prints the actions of one toncenter trace JSON file as /api/v3/actions?include_accounts=true shows them; no database.")
+	cfg := bindConfig(fs, e, groupNetwork)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return errors.New("usage: tonql classify FILE (one toncenter trace JSON)")
+		return usageError{err: errors.New("give one toncenter trace JSON file: tonql classify FILE")}
 	}
 	if err := cfg.validate(); err != nil {
 		return err

@@ -2,10 +2,9 @@ package main
 
 import (
 	"errors"
-	"log/slog"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -53,52 +52,98 @@ type config struct {
 	// newest block the database holds: for a server of an imported snapshot).
 	FeeClock string
 
+	groups  group   // the settings bound to flags; only these are validated and printed
 	envErrs []error // environment values that did not parse
 }
 
-// bindConfig registers the shared flags on fs with defaults taken from the
-// environment.
-func bindConfig(fs *flag.FlagSet, e *env) *config {
-	c := &config{}
-	fs.StringVar(&c.ListenAddr, "listen", envOr(e, "LISTEN_ADDR", "127.0.0.1:8080"), "address to listen on (LISTEN_ADDR)")
-	fs.StringVar(&c.DatabaseURL, "database-url", envOr(e, "DATABASE_URL", "sqlite:./data/tonql.db"), "postgres://... or sqlite:PATH (DATABASE_URL)")
-	fs.StringVar(&c.RedisURL, "redis-url", envOr(e, "REDIS_URL", ""), "redis://... for the shared cache; empty = in-process (REDIS_URL)")
-	fs.StringVar(&c.DatabaseReplicas, "database-replicas", envOr(e, "DATABASE_REPLICAS", ""),
-		"comma-separated postgres:// URLs of streaming replicas that serve reads (DATABASE_REPLICAS)")
-	fs.DurationVar(&c.ReplicaMaxLag, "replica-max-lag", envParse(c, e, "REPLICA_MAX_LAG", 5*time.Second, time.ParseDuration),
-		"a replica whose replay lags more is skipped (REPLICA_MAX_LAG)")
-	fs.StringVar(&c.Network, "network", envOr(e, "NETWORK", "mainnet"), "mainnet or testnet (NETWORK)")
-	fs.BoolVar(&c.RequireAPIKey, "require-api-key", envParse(c, e, "REQUIRE_API_KEY", false, strconv.ParseBool),
-		"serve every API route only under /{api_key}/ (REQUIRE_API_KEY)")
-	fs.Float64Var(&c.RateLimit, "rate-limit", envParse(c, e, "RATE_LIMIT", 10, parseFloat),
-		"requests per second per API key unless the key has its own; 0 = unlimited (RATE_LIMIT)")
-	fs.IntVar(&c.RateBurst, "rate-burst", envParse(c, e, "RATE_BURST", 20, strconv.Atoi),
-		"requests a key may send at once before RATE_LIMIT applies (RATE_BURST)")
-	fs.DurationVar(&c.RequestTimeout, "request-timeout", envParse(c, e, "REQUEST_TIMEOUT", 20*time.Second, time.ParseDuration),
-		"time limit of one request; 0 = none (REQUEST_TIMEOUT)")
-	fs.StringVar(&c.LogLevel, "log-level", envOr(e, "LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
-	fs.StringVar(&c.AccessLog, "access-log", envOr(e, "ACCESS_LOG", "info"),
-		"level of the one line per request: info, or debug to hide it unless LOG_LEVEL=debug (ACCESS_LOG)")
-	fs.IntVar(&c.AccessLogSample, "access-log-sample", envParse(c, e, "ACCESS_LOG_SAMPLE", 1, strconv.Atoi),
-		"log one request line in N for answers below 400; errors always (ACCESS_LOG_SAMPLE)")
-	fs.StringVar(&c.PprofAddr, "pprof-addr", envOr(e, "PPROF_ADDR", ""),
-		"serve Go's profiler (/debug/pprof/) on this separate address; empty = off (PPROF_ADDR)")
-	fs.StringVar(&c.CORSOrigins, "cors-origins", envOr(e, "CORS_ORIGINS", "*"),
-		"browser origins allowed to call the API, comma-separated; * = any (CORS_ORIGINS)")
-	fs.IntVar(&c.MaxStreams, "max-streams", envParse(c, e, "MAX_STREAMS", notify.DefaultMaxStreams, strconv.Atoi),
-		"open action streams (SSE and GraphQL subscriptions) one server holds (MAX_STREAMS)")
-	fs.IntVar(&c.MaxStreamsPerKey, "max-streams-per-key", envParse(c, e, "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey, strconv.Atoi),
-		"open action streams one API key may hold on one server (MAX_STREAMS_PER_KEY)")
-	fs.StringVar(&c.LiteServersConfig, "lite-servers-config", envOr(e, "LITE_SERVERS_CONFIG", ""),
-		"path or URL of a TON global config JSON with lite servers (LITE_SERVERS_CONFIG)")
-	fs.StringVar(&c.LiteServers, "lite-servers", envOr(e, "LITE_SERVERS", ""),
-		"lite servers as ip:port:base64key,... (LITE_SERVERS)")
-	fs.BoolVar(&c.Follow, "follow", envParse(c, e, "FOLLOW", false, strconv.ParseBool),
-		"serve: also follow the chain from lite servers (FOLLOW)")
-	fs.DurationVar(&c.StateMaxAge, "state-max-age", envParse(c, e, "STATE_MAX_AGE", 30*time.Second, time.ParseDuration),
-		"fee estimates refresh stored account states older than this from lite servers (STATE_MAX_AGE)")
-	fs.StringVar(&c.FeeClock, "fee-clock", envOr(e, "FEE_CLOCK", "wall"),
-		"wall, or head: estimates run at the time of the newest block the database holds (FEE_CLOCK)")
+// group is a set of settings some commands use: each command binds the
+// groups it reads, so its help lists only flags that change what it does.
+type group uint16
+
+const (
+	groupDatabase group = 1 << iota // DATABASE_URL
+	groupReplicas                   // DATABASE_REPLICAS, REPLICA_MAX_LAG (serve's reads)
+	groupRedis                      // REDIS_URL: the shared cache and request units
+	groupNetwork                    // NETWORK
+	groupServer                     // LISTEN_ADDR, REQUIRE_API_KEY, RATE_*, REQUEST_TIMEOUT, MAX_STREAMS*
+	groupLite                       // LITE_SERVERS, LITE_SERVERS_CONFIG: the live chain
+	groupFollow                     // FOLLOW: serve also follows the chain
+	groupFees                       // STATE_MAX_AGE, FEE_CLOCK
+
+	groupAll = groupDatabase | groupReplicas | groupRedis | groupNetwork | groupServer | groupLite | groupFollow | groupFees
+)
+
+// bindConfig registers the flags of the given groups on f, with defaults
+// taken from the environment. Settings of other groups keep their zero
+// values and are neither validated nor printed.
+func bindConfig(f *flags, e *env, groups group) *config {
+	c := &config{groups: groups}
+	str := func(p *string, name, key, def, usage string) {
+		f.fromEnv(name, key, def)
+		f.StringVar(p, name, envOr(e, key, def), usage)
+	}
+	dur := func(p *time.Duration, name, key string, def time.Duration, usage string) {
+		f.fromEnv(name, key, def.String())
+		f.DurationVar(p, name, envParse(c, e, key, def, time.ParseDuration), usage)
+	}
+	boolean := func(p *bool, name, key, usage string) {
+		f.fromEnv(name, key, "false")
+		f.BoolVar(p, name, envParse(c, e, key, false, strconv.ParseBool), usage)
+	}
+	integer := func(p *int, name, key string, def int, usage string) {
+		f.fromEnv(name, key, strconv.Itoa(def))
+		f.IntVar(p, name, envParse(c, e, key, def, strconv.Atoi), usage)
+	}
+	if groups&groupServer != 0 {
+		str(&c.ListenAddr, "listen", "LISTEN_ADDR", "127.0.0.1:8080", "address to listen on")
+	}
+	if groups&groupDatabase != 0 {
+		str(&c.DatabaseURL, "database-url", "DATABASE_URL", "sqlite:./data/tonql.db", "postgres://... or sqlite:PATH")
+	}
+	if groups&groupRedis != 0 {
+		str(&c.RedisURL, "redis-url", "REDIS_URL", "", "redis://... for the shared cache and request units; empty = in-process")
+	}
+	if groups&groupReplicas != 0 {
+		str(&c.DatabaseReplicas, "database-replicas", "DATABASE_REPLICAS", "",
+			"comma-separated postgres:// URLs of streaming replicas that serve reads")
+		dur(&c.ReplicaMaxLag, "replica-max-lag", "REPLICA_MAX_LAG", 5*time.Second, "a replica whose replay lags more is skipped")
+	}
+	if groups&groupNetwork != 0 {
+		str(&c.Network, "network", "NETWORK", "mainnet", "mainnet or testnet")
+	}
+	if groups&groupServer != 0 {
+		boolean(&c.RequireAPIKey, "require-api-key", "REQUIRE_API_KEY", "serve every API route only under /{api_key}/")
+		f.fromEnv("rate-limit", "RATE_LIMIT", "10")
+		f.Float64Var(&c.RateLimit, "rate-limit", envParse(c, e, "RATE_LIMIT", 10, parseFloat),
+			"requests per second per API key unless the key has its own; 0 = unlimited")
+		integer(&c.RateBurst, "rate-burst", "RATE_BURST", 20, "requests a key may send at once before RATE_LIMIT applies")
+		dur(&c.RequestTimeout, "request-timeout", "REQUEST_TIMEOUT", 20*time.Second, "time limit of one request; 0 = none")
+		str(&c.CORSOrigins, "cors-origins", "CORS_ORIGINS", "*",
+			"browser origins allowed to call the API and open subscription sockets, comma-separated; * = any")
+		str(&c.LogLevel, "log-level", "LOG_LEVEL", "info", "debug, info, warn or error")
+		str(&c.AccessLog, "access-log", "ACCESS_LOG", "info",
+			"level of the one line per request: info, or debug to hide it unless LOG_LEVEL=debug")
+		integer(&c.AccessLogSample, "access-log-sample", "ACCESS_LOG_SAMPLE", 1,
+			"log one request line in N for answers below 400; errors always")
+		str(&c.PprofAddr, "pprof-addr", "PPROF_ADDR", "", "serve Go's profiler (/debug/pprof/) on this separate address; empty = off")
+		integer(&c.MaxStreams, "max-streams", "MAX_STREAMS", notify.DefaultMaxStreams,
+			"open action streams (SSE and GraphQL subscriptions) one server holds")
+		integer(&c.MaxStreamsPerKey, "max-streams-per-key", "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey,
+			"open action streams one API key may hold on one server")
+	}
+	if groups&groupLite != 0 {
+		str(&c.LiteServersConfig, "lite-servers-config", "LITE_SERVERS_CONFIG", "",
+			"path or URL of a TON global config JSON with lite servers; with neither this nor -lite-servers, the public config of NETWORK")
+		str(&c.LiteServers, "lite-servers", "LITE_SERVERS", "", "lite servers as ip:port:base64key,...")
+	}
+	if groups&groupFollow != 0 {
+		boolean(&c.Follow, "follow", "FOLLOW", "also follow the chain from lite servers into the database")
+	}
+	if groups&groupFees != 0 {
+		dur(&c.StateMaxAge, "state-max-age", "STATE_MAX_AGE", 30*time.Second,
+			"fee estimates refresh stored account states older than this from lite servers")
+		str(&c.FeeClock, "fee-clock", "FEE_CLOCK", "wall", "wall, or head: estimates run at the time of the newest block the database holds")
+	}
 	return c
 }
 
@@ -120,55 +165,78 @@ func envParse[T any](c *config, e *env, key string, def T, parse func(string) (T
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 func (c *config) validate() error {
-	if c.Network != "mainnet" && c.Network != "testnet" {
-		return fmt.Errorf("NETWORK must be mainnet or testnet, not %q", c.Network)
-	}
-	if c.DatabaseURL == "" {
-		return errors.New("DATABASE_URL is empty")
-	}
 	if err := errors.Join(c.envErrs...); err != nil {
 		return err
 	}
-	if c.FeeClock != "wall" && c.FeeClock != "head" {
+	if c.groups&groupNetwork != 0 && c.Network != "mainnet" && c.Network != "testnet" {
+		return fmt.Errorf("NETWORK must be mainnet or testnet, not %q", c.Network)
+	}
+	if c.groups&groupDatabase != 0 && c.DatabaseURL == "" {
+		return errors.New("DATABASE_URL is empty")
+	}
+	if c.groups&groupFees != 0 && c.FeeClock != "wall" && c.FeeClock != "head" {
 		return fmt.Errorf("FEE_CLOCK must be wall or head, not %q", c.FeeClock)
 	}
-	if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
-		return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
-	}
-	if _, err := parseLevel("LOG_LEVEL", c.LogLevel); err != nil {
-		return err
-	}
-	if c.AccessLog != "info" && c.AccessLog != "debug" {
-		return fmt.Errorf("ACCESS_LOG must be info or debug, not %q", c.AccessLog)
-	}
-	if c.AccessLogSample < 1 {
-		return errors.New("ACCESS_LOG_SAMPLE must be at least 1")
-	}
-	if err := validOrigins(c.CORSOrigins); err != nil {
-		return err
-	}
-	if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 {
-		return errors.New("MAX_STREAMS and MAX_STREAMS_PER_KEY must be at least 1")
+	if c.groups&groupServer != 0 {
+		if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
+			return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
+		}
+		if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 {
+			return errors.New("MAX_STREAMS and MAX_STREAMS_PER_KEY must be at least 1")
+		}
+		if _, err := parseLevel("LOG_LEVEL", c.LogLevel); err != nil {
+			return err
+		}
+		if c.AccessLog != "info" && c.AccessLog != "debug" {
+			return fmt.Errorf("ACCESS_LOG must be info or debug, not %q", c.AccessLog)
+		}
+		if c.AccessLogSample < 1 {
+			return errors.New("ACCESS_LOG_SAMPLE must be at least 1")
+		}
+		if err := validOrigins(c.CORSOrigins); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// print shows the effective configuration with passwords redacted.
+// print shows the effective configuration of the bound groups with
+// passwords redacted.
 func (c *config) print(w io.Writer) {
-	fmt.Fprintf(w, "config:\n  LISTEN_ADDR=%s\n  DATABASE_URL=%s\n  REDIS_URL=%s\n  NETWORK=%s\n",
-		c.ListenAddr, redact(c.DatabaseURL), orNone(redact(c.RedisURL)), c.Network)
-	fmt.Fprintf(w, "  REQUIRE_API_KEY=%t\n  RATE_LIMIT=%g\n  RATE_BURST=%d\n  REQUEST_TIMEOUT=%s\n",
-		c.RequireAPIKey, c.RateLimit, c.RateBurst, c.RequestTimeout)
-	fmt.Fprintf(w, "  CORS_ORIGINS=%s\n", c.CORSOrigins)
-	fmt.Fprintf(w, "  LOG_LEVEL=%s\n  ACCESS_LOG=%s\n  ACCESS_LOG_SAMPLE=%d\n  PPROF_ADDR=%s\n",
-		c.LogLevel, c.AccessLog, c.AccessLogSample, orNone(c.PprofAddr))
-	fmt.Fprintf(w, "  MAX_STREAMS=%d\n  MAX_STREAMS_PER_KEY=%d\n", c.MaxStreams, c.MaxStreamsPerKey)
-	fmt.Fprintf(w, "  LITE_SERVERS=%s\n  FOLLOW=%t\n  STATE_MAX_AGE=%s\n  FEE_CLOCK=%s\n", c.liteDescription(), c.Follow, c.StateMaxAge, c.FeeClock)
+	fmt.Fprintln(w, "config:")
+	line := func(g group, key string, v any) {
+		if c.groups&g != 0 {
+			fmt.Fprintf(w, "  %s=%v\n", key, v)
+		}
+	}
+	line(groupServer, "LISTEN_ADDR", c.ListenAddr)
+	line(groupDatabase, "DATABASE_URL", redact(c.DatabaseURL))
+	line(groupRedis, "REDIS_URL", orNone(redact(c.RedisURL)))
+	line(groupNetwork, "NETWORK", c.Network)
+	line(groupServer, "REQUIRE_API_KEY", c.RequireAPIKey)
+	line(groupServer, "RATE_LIMIT", strconv.FormatFloat(c.RateLimit, 'g', -1, 64))
+	line(groupServer, "RATE_BURST", c.RateBurst)
+	line(groupServer, "REQUEST_TIMEOUT", c.RequestTimeout)
+	line(groupServer, "CORS_ORIGINS", c.CORSOrigins)
+	line(groupServer, "LOG_LEVEL", c.LogLevel)
+	line(groupServer, "ACCESS_LOG", c.AccessLog)
+	line(groupServer, "ACCESS_LOG_SAMPLE", c.AccessLogSample)
+	line(groupServer, "PPROF_ADDR", orNone(c.PprofAddr))
+	line(groupServer, "MAX_STREAMS", c.MaxStreams)
+	line(groupServer, "MAX_STREAMS_PER_KEY", c.MaxStreamsPerKey)
+	line(groupLite, "LITE_SERVERS", c.liteDescription())
+	line(groupFollow, "FOLLOW", c.Follow)
+	line(groupFees, "STATE_MAX_AGE", c.StateMaxAge)
+	line(groupFees, "FEE_CLOCK", c.FeeClock)
 	var replicas []string
 	for _, r := range c.replicaURLs() {
 		replicas = append(replicas, redact(r))
 	}
-	fmt.Fprintf(w, "  DATABASE_REPLICAS=%s\n  REPLICA_MAX_LAG=%s\n", orNone(strings.Join(replicas, ",")), c.ReplicaMaxLag)
+	if len(replicas) == 0 {
+		replicas = []string{"(none)"}
+	}
+	line(groupReplicas, "DATABASE_REPLICAS", strings.Join(replicas, ","))
+	line(groupReplicas, "REPLICA_MAX_LAG", c.ReplicaMaxLag)
 }
 
 // replicaURLs splits DATABASE_REPLICAS.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"time"
@@ -33,13 +32,16 @@ func (c *config) liteDescription() string {
 }
 
 func runFollow(ctx context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("follow", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := bindConfig(fs, e)
+	fs := newFlags(e, "follow", "tonql follow [flags]",
+		"Follows the chain from lite servers into the database (docs/LIVE.md).")
+	cfg := bindConfig(fs, e, groupDatabase|groupNetwork|groupLite)
 	from := fs.Uint("from", 0, "first masterchain seqno on a first run; 0 = the latest block (a stored cursor always wins)")
 	maxRetries := fs.Int("max-retries", 0, "give up after this many failed attempts in a row; 0 = never")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	if err := cfg.validate(); err != nil {
 		return err

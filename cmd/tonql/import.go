@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tonql/tonql/ingest"
@@ -14,23 +16,22 @@ import (
 // files (or folders of them). Each file is written whole in one database
 // transaction (consecutive small files that share no row may share one, see
 // ingest.ImportFiles); a malformed file is reported and skipped, nothing of
-// it written, and the command fails at the end. Files of other formats met
-// while walking a folder (a decoded config beside the blocks) are skipped
-// with a notice and do not fail the run; named explicitly, they do.
+// it written, and the command fails at the end. So is a file of no format
+// the importer knows, in a folder too. Only files of a kind known to hold
+// no chain data (a decoded config JSON beside the blocks), met while
+// walking a folder, are skipped with a notice; named explicitly, they fail.
 func runImport(ctx context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := bindConfig(fs, e)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: tonql import [flags] PATH...  (files or folders: .bin/.boc blocks, toncenter trace or fee-replay .json)")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags(e, "import", "tonql import [flags] PATH...",
+		"Imports files or folders of them: raw blocks and blockchain configs (.bin, .boc),\ntoncenter trace JSON and fee-replay JSON. Idempotent: importing a file again changes nothing.")
+	cfg := bindConfig(fs, e, groupDatabase)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("no files given")
+		return usageError{err: errors.New("give the files or folders to import")}
+	}
+	if err := cfg.validate(); err != nil {
+		return err
 	}
 	files, err := ingest.Expand(fs.Args())
 	if err != nil {
@@ -47,7 +48,7 @@ func runImport(ctx context.Context, args []string, e *env) error {
 		return fmt.Errorf("load pending traces: %w", err)
 	}
 	start, lastReport := time.Now(), time.Now()
-	var total ingest.Stats
+	var sum importSummary
 	failed, skipped, done := 0, 0, 0
 	paths := make([]string, len(files))
 	found := make(map[string]bool, len(files))
@@ -57,32 +58,89 @@ func runImport(ctx context.Context, args []string, e *env) error {
 	err = im.ImportFiles(ctx, paths, func(path string, s ingest.Stats, err error) {
 		done++
 		switch {
-		case err != nil && found[path] && errors.Is(err, ingest.ErrUnknownFormat):
+		case err != nil && found[path] && errors.Is(err, ingest.ErrNoChainData):
 			skipped++
-			fmt.Fprintf(e.stderr, "not imported (not a block, trace or fee-replay file): %s\n", path)
+			fmt.Fprintf(e.stderr, "not imported (%v)\n", err)
 			return
 		case err != nil:
 			failed++
 			fmt.Fprintf(e.stderr, "skipped %v\n", err)
 			return
 		}
-		total.Transactions += s.Transactions
-		total.Actions += s.Actions
-		total.Accounts += s.Accounts
-		total.Complete += s.Complete
+		sum.add(s)
 		if time.Since(lastReport) > 2*time.Second || done == len(files) {
 			lastReport = time.Now()
 			fmt.Fprintf(e.stderr, "[%d/%d files] %d transactions, %d actions, %.0f tx/s\n",
-				done, len(files), total.Transactions, total.Actions, float64(total.Transactions)/time.Since(start).Seconds())
+				done, len(files), sum.txs, sum.actions, float64(sum.txs)/time.Since(start).Seconds())
 		}
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "imported %d files: %d transactions, %d actions, %d account states, %d complete traces (%d pending transactions resumed, %d still pending)\n",
-		len(files)-failed-skipped, total.Transactions, total.Actions, total.Accounts, total.Complete, seeded, im.Pending())
+	sum.print(e.stdout)
+	fmt.Fprintf(e.stdout, "traces: %d complete (%d pending transactions resumed, %d still pending)\n", sum.complete, seeded, im.Pending())
 	if failed > 0 {
 		return fmt.Errorf("%d of %d files could not be imported", failed, len(files))
 	}
 	return nil
+}
+
+// importSummary adds up the files of an import for its last lines.
+type importSummary struct {
+	files                       map[string]int // by format
+	txs, txsPresent             int            // the files' own transactions
+	actions, actionsPresent     int
+	accounts, configs, complete int
+}
+
+func (s *importSummary) add(st ingest.Stats) {
+	if s.files == nil {
+		s.files = map[string]int{}
+	}
+	s.files[st.Format]++
+	s.txs += st.FileTransactions
+	s.txsPresent += st.TransactionsPresent
+	s.actions += st.Actions
+	s.actionsPresent += st.ActionsPresent
+	s.accounts += st.Accounts
+	s.complete += st.Complete
+	if st.Config {
+		s.configs++
+	}
+}
+
+// print says what was new and what the database held already: importing
+// the same files again reports everything as already present.
+func (s *importSummary) print(w io.Writer) {
+	n := 0
+	var kinds []string
+	for _, k := range []struct{ format, one, many string }{
+		{"block", "block", "blocks"}, {"fee-replay", "fee-replay file", "fee-replay files"},
+		{"toncenter-trace", "toncenter trace", "toncenter traces"}, {"config", "blockchain config", "blockchain configs"},
+	} {
+		if c := s.files[k.format]; c > 0 {
+			n += c
+			kinds = append(kinds, plural(c, k.one, k.many))
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "imported 0 files")
+		return
+	}
+	fmt.Fprintf(w, "imported %s (%s)\n", plural(n, "file", "files"), strings.Join(kinds, ", "))
+	fmt.Fprintf(w, "transactions: %d new, %d already present\n", s.txs-s.txsPresent, s.txsPresent)
+	fmt.Fprintf(w, "actions: %d new, %d already present\n", s.actions-s.actionsPresent, s.actionsPresent)
+	if s.accounts > 0 {
+		fmt.Fprintf(w, "account states: %d (each kept only where newer than the stored one)\n", s.accounts)
+	}
+	if s.configs > 0 {
+		fmt.Fprintf(w, "blockchain configs: %d stored\n", s.configs)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -5,9 +5,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 )
 
@@ -20,35 +25,52 @@ func runImportIn(t *testing.T, db string, args ...string) (code int, stdout, std
 	return code, out.String(), errb.String()
 }
 
-func TestImportFolderSkipsOtherFiles(t *testing.T) {
-	block := testenv.Fixture(t, "blocks/block-2.bin")
+// In a folder, a file known to hold no chain data (the fixtures' decoded
+// config JSON) is skipped with a notice; a JSON file of no known format is
+// an error naming it, like a damaged block, while the rest is imported.
+func TestImportFolderOtherFiles(t *testing.T) {
 	dir := t.TempDir()
-	// The block by link (fixtures are never copied), beside a JSON file of
-	// another kind, like the decoded config in the fixtures' blocks folder.
-	if err := os.Symlink(block, filepath.Join(dir, "block-2.bin")); err != nil {
-		t.Fatal(err)
+	// Fixtures by link (they are never copied).
+	link := func(rel, name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(testenv.Fixture(t, rel), p); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	other := filepath.Join(dir, "config.decoded.json")
-	if err := os.WriteFile(other, []byte(`{"config": {"param_20": {}}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	link("blocks/block-2.bin", "block-2.bin")
+	decoded := link("blocks/config_65466080.decoded.json", "config.decoded.json")
 	db := filepath.Join(t.TempDir(), "tonql.db")
 
 	code, stdout, stderr := runImportIn(t, db, dir)
 	if code != 0 {
 		t.Fatalf("folder import failed (%d): %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "not imported") || !strings.Contains(stderr, other) {
+	if !strings.Contains(stderr, "not imported") || !strings.Contains(stderr, decoded) || !strings.Contains(stderr, "decoded blockchain config") {
 		t.Errorf("no notice naming the skipped file:\n%s", stderr)
 	}
-	if !strings.Contains(stdout, "imported 1 files") {
+	if !strings.Contains(stdout, "imported 1 file (1 block)") {
 		t.Errorf("summary: %s", stdout)
 	}
 
 	// Named explicitly, the same file is an error that names it.
-	code, _, stderr = runImportIn(t, db, other)
-	if code == 0 || !strings.Contains(stderr, other) {
-		t.Errorf("explicit unknown file: code %d, stderr:\n%s", code, stderr)
+	code, _, stderr = runImportIn(t, db, decoded)
+	if code != 1 || !strings.Contains(stderr, decoded) {
+		t.Errorf("explicit decoded config: code %d, stderr:\n%s", code, stderr)
+	}
+
+	// JSON of no known format fails the run, in a folder too, naming the
+	// file; the block beside it is still imported.
+	unknown := filepath.Join(dir, "notes.json")
+	if err := os.WriteFile(unknown, []byte(`{"config": {"param_20": {}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runImportIn(t, db, dir)
+	if code != 1 || !strings.Contains(stderr, unknown+": unknown format") || !strings.Contains(stdout, "imported 1 file (1 block)") {
+		t.Errorf("unknown JSON in a folder: code %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if err := os.Remove(unknown); err != nil {
+		t.Fatal(err)
 	}
 
 	// A damaged file of a known kind fails the run even inside a folder.
@@ -56,7 +78,100 @@ func TestImportFolderSkipsOtherFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = runImportIn(t, db, dir)
-	if code == 0 || !strings.Contains(stderr, "broken.bin") {
+	if code != 1 || !strings.Contains(stderr, "broken.bin") {
 		t.Errorf("damaged file in a folder: code %d, stderr:\n%s", code, stderr)
 	}
+}
+
+// summaryCounts reads "transactions: N new, M already present" (and the
+// same for actions) from an import's output.
+func summaryCounts(t *testing.T, stdout, what string) (fresh, present int) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + what + `: (\d+) new, (\d+) already present$`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no %s line in:\n%s", what, stdout)
+	}
+	fresh, _ = strconv.Atoi(m[1])
+	present, _ = strconv.Atoi(m[2])
+	return fresh, present
+}
+
+// An import says what was new and what the database held already; the
+// same files again are all already present, on both databases.
+func TestImportReportsNewAndPresent(t *testing.T) {
+	blocks := filepath.Join(testenv.FixturesDir(t), "blocks")
+	traces := testenv.Fixture(t, "toncenter-traces/traces")
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			imp := func(args ...string) string {
+				code, stdout, stderr := runCmd(map[string]string{"DATABASE_URL": db.URL}, append([]string{"import"}, args...)...)
+				require.Equal(t, 0, code, stderr)
+				return stdout
+			}
+			out := imp(blocks, traces)
+			require.Contains(t, out, "imported 84 files (7 blocks, 77 toncenter traces)")
+			txNew, txPresent := summaryCounts(t, out, "transactions")
+			actNew, actPresent := summaryCounts(t, out, "actions")
+			require.Zero(t, txPresent, out)
+			require.Zero(t, actPresent, out)
+			require.Positive(t, txNew)
+			require.Positive(t, actNew)
+			st := storetest.Open(t, db.URL)
+			var stored int
+			require.NoError(t, st.DB().NewRaw("SELECT count(*) FROM transactions").Scan(context.Background(), &stored))
+			require.Equal(t, stored, txNew, "new transactions are the rows written")
+
+			out = imp(blocks, traces)
+			again, present := summaryCounts(t, out, "transactions")
+			require.Zero(t, again, out)
+			require.Equal(t, txNew, present, out)
+			again, present = summaryCounts(t, out, "actions")
+			require.Zero(t, again, out)
+			require.Positive(t, present, out)
+
+			// One block again and one new: apart.
+			out = imp(filepath.Join(blocks, "block-2.bin"), testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json"))
+			txNew, txPresent = summaryCounts(t, out, "transactions")
+			require.Equal(t, 269, txNew, out)
+			require.Positive(t, txPresent, out)
+		})
+	}
+}
+
+// A folder holding a blockchain config BOC stores the config; a config of
+// a block (a fee-replay file's) is newer and is the one fees use.
+func TestImportConfigBOC(t *testing.T) {
+	cfgPath := testenv.Fixture(t, "fee-replay/blockchain_config_mainnet.boc")
+	want, err := os.ReadFile(cfgPath)
+	require.NoError(t, err)
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			vars := map[string]string{"DATABASE_URL": db.URL}
+			code, stdout, stderr := runCmd(vars, "import", cfgPath)
+			require.Equal(t, 0, code, stderr)
+			require.Contains(t, stdout, "imported 1 file (1 blockchain config)")
+			require.Contains(t, stdout, "blockchain configs: 1 stored")
+			st := storetest.Open(t, db.URL)
+			cfg, err := st.Config(context.Background())
+			require.NoError(t, err)
+			require.NotNil(t, cfg)
+			require.Equal(t, want, cfg.ConfigBOC)
+
+			// The whole folder: the config, a transaction replay (skipped
+			// with a notice) and the fee-replay block with its own config.
+			code, stdout, stderr = runCmd(vars, "import", filepath.Dir(cfgPath))
+			require.Equal(t, 0, code, stderr)
+			require.Contains(t, stdout, "imported 2 files (1 fee-replay file, 1 blockchain config)")
+			require.Contains(t, stderr, "transaction_replay_regression.json: no chain data to import")
+			cfg, err = st.Config(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, uint32(66519406), cfg.McSeqno, "the block's config is the newer")
+		})
+	}
+	// A BOC that is neither a block nor a config names the file.
+	bad := filepath.Join(t.TempDir(), "cell.boc")
+	require.NoError(t, os.WriteFile(bad, []byte("\xb5\xee\x9c\x72\x01\x01\x01\x01\x00\x03\x00\x00\x01\x80"), 0o644))
+	code, _, stderr := runImportIn(t, filepath.Join(t.TempDir(), "x.db"), bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, bad+": ")
 }

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -86,39 +89,98 @@ func newMeter(st *store.Store, rdb *redis.Client) *metering.Meter {
 	return metering.New(metering.Options{Store: st, Redis: rdb})
 }
 
-// runKeys is `tonql keys create|list|revoke|usage|limit`.
-func runKeys(ctx context.Context, args []string, e *env) error {
-	const usage = "usage: tonql keys create --name NAME [--rate R --burst B] | list | revoke KEY | usage KEY | limit KEY [--rate R] [--burst B]"
-	if len(args) == 0 {
-		return errors.New(usage)
+// keysCommands are the `tonql keys` subcommands: their usage line and the
+// settings each reads.
+type keysCommand struct {
+	name, usage, about string
+	groups             group
+}
+
+var keysCommands = []keysCommand{
+	{"create", "tonql keys create --name NAME [--rate R] [--burst B] [flags]",
+		"Makes an API key; the key is printed once, on the last line (only its hash is stored).\nCreates the database when missing.", groupDatabase},
+	{"list", "tonql keys list [flags]",
+		"Lists the keys with their limits and request units (units still in Redis are stored first).", groupDatabase | groupRedis},
+	{"revoke", "tonql keys revoke KEY [flags]", "Revokes a key; running servers refuse it within seconds.", groupDatabase},
+	{"usage", "tonql keys usage KEY [flags]",
+		"Prints a key's request units, the number last (units still in Redis are stored first).", groupDatabase | groupRedis},
+	{"limit", "tonql keys limit KEY [--rate R] [--burst B] [flags]",
+		"Changes a key's own rate limit; running servers apply it within 5 s.", groupDatabase},
+}
+
+func keysUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: tonql keys <command> [flags]\n\ncommands:")
+	for _, c := range keysCommands {
+		fmt.Fprintf(w, "  %s\n", strings.TrimPrefix(c.usage, "tonql keys "))
 	}
-	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := bindConfig(fs, e)
-	name := fs.String("name", "", "label of the new key (create)")
-	rate := fs.Float64("rate", 0, "the key's own requests per second; 0 = RATE_LIMIT of the server, -1 = unlimited (create, limit)")
-	burst := fs.Int("burst", 0, "the key's own burst; 0 = RATE_BURST of the server (create, limit)")
+	fmt.Fprintln(w, "\nRun 'tonql keys <command> -h' for the flags of a command.")
+}
+
+// runKeys is `tonql keys create|list|revoke|usage|limit`. Only create makes
+// a database; the others need one tonql made, and say which they looked for.
+func runKeys(ctx context.Context, args []string, e *env) error {
+	if len(args) == 0 {
+		keysUsage(e.stderr)
+		return usageError{err: errors.New("give a keys command"), printed: true}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		keysUsage(e.stdout)
+		return errHelp
+	}
+	i := slices.IndexFunc(keysCommands, func(c keysCommand) bool { return c.name == args[0] })
+	if i < 0 {
+		keysUsage(e.stderr)
+		return usageError{err: fmt.Errorf("unknown keys command %q", args[0])}
+	}
+	sub := keysCommands[i]
+	fs := newFlags(e, "keys "+sub.name, sub.usage, sub.about)
+	cfg := bindConfig(fs, e, sub.groups)
+	var name *string
+	var rate *float64
+	var burst *int
+	if sub.name == "create" {
+		name = fs.String("name", "", "label of the new key (required)")
+	}
+	if sub.name == "create" || sub.name == "limit" {
+		rate = fs.Float64("rate", 0, "the key's own requests per second; 0 = RATE_LIMIT of the server, -1 = unlimited")
+		burst = fs.Int("burst", 0, "the key's own burst; 0 = RATE_BURST of the server")
+	}
 	keyArgs, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return err
 	}
-	if err := validLimit(*rate, *burst); err != nil {
-		return err
+	if rate != nil {
+		if err := validLimit(*rate, *burst); err != nil {
+			return err
+		}
+	}
+	switch {
+	case sub.name == "create" || sub.name == "list":
+		if len(keyArgs) > 0 {
+			return usageError{err: fmt.Errorf("keys %s: unexpected argument %q", sub.name, keyArgs[0])}
+		}
+	case len(keyArgs) != 1:
+		return usageError{err: fmt.Errorf("keys %s: give exactly one key", sub.name)}
+	}
+	if sub.name == "create" && *name == "" {
+		return usageError{err: errors.New("keys create: --name is required")}
 	}
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, cfg, &env{stdout: e.stderr, stderr: e.stderr, getenv: e.getenv})
+	var st *store.Store
+	if sub.name == "create" {
+		st, err = openStore(ctx, cfg, &env{stdout: e.stderr, stderr: e.stderr, getenv: e.getenv})
+	} else {
+		st, err = openExisting(ctx, cfg)
+	}
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	switch args[0] {
+	switch sub.name {
 	case "create":
-		if *name == "" {
-			return errors.New("keys create: --name is required")
-		}
 		key, id := apikey.Generate()
 		k, err := st.CreateKey(ctx, store.APIKey{ID: id, Hash: apikey.Hash(key), Name: *name, RateLimit: *rate, RateBurst: *burst})
 		if err != nil {
@@ -147,40 +209,35 @@ func runKeys(ctx context.Context, args []string, e *env) error {
 		}
 		return tw.Flush()
 	case "limit":
-		return setLimit(ctx, st, fs, keyArgs, e)
-	case "revoke", "usage":
-		if len(keyArgs) != 1 {
-			return fmt.Errorf("keys %s: give exactly one key", args[0])
-		}
-		if args[0] == "revoke" {
-			k, err := st.RevokeKey(ctx, apikey.Hash(keyArgs[0]))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "revoked key %s (%s); servers refuse it within seconds\n", k.ID, k.Name)
-			return nil
-		}
-		if err := persistUnits(ctx, cfg, st); err != nil {
-			return err
-		}
-		k, err := st.KeyByHash(ctx, apikey.Hash(keyArgs[0]))
+		return setLimit(ctx, st, fs.FlagSet, keyArgs, e)
+	case "revoke":
+		k, err := st.RevokeKey(ctx, apikey.Hash(keyArgs[0]))
 		if err != nil {
 			return err
 		}
-		if k == nil {
-			return store.ErrKeyNotFound
-		}
-		fmt.Fprintf(e.stdout, "key %s (%s)\nunits %d\n", k.ID, k.Name, k.Units)
+		fmt.Fprintf(e.stdout, "revoked key %s (%s); servers refuse it within seconds\n", k.ID, k.Name)
 		return nil
 	}
-	return errors.New(usage)
+	// usage
+	if err := persistUnits(ctx, cfg, st); err != nil {
+		return err
+	}
+	k, err := st.KeyByHash(ctx, apikey.Hash(keyArgs[0]))
+	if err != nil {
+		return err
+	}
+	if k == nil {
+		return store.ErrKeyNotFound
+	}
+	fmt.Fprintf(e.stdout, "key %s (%s)\nunits %d\n", k.ID, k.Name, k.Units)
+	return nil
 }
 
 // parseInterspersed parses flags before and after the key (`keys limit KEY
 // --rate 5`); the flag package alone stops at the first non-flag argument.
-func parseInterspersed(fs *flag.FlagSet, args []string) (positional []string, err error) {
+func parseInterspersed(fs *flags, args []string) (positional []string, err error) {
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.parse(args); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {

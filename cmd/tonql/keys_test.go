@@ -126,7 +126,10 @@ func TestKeysLimit(t *testing.T) {
 			require.Contains(t, keysFail(t, vars, "limit", key), "give --rate, --burst or both")
 			require.Contains(t, keysFail(t, vars, "limit", key, "--rate", "-5"), "--rate -5")
 			require.Contains(t, keysFail(t, vars, "limit", key, "--burst", "-1"), "--burst -1")
-			require.Contains(t, keysFail(t, vars, "limit", "--rate", "1"), "give exactly one key")
+			// A command line without its key is a usage error (exit 2).
+			code, _, stderr := runCmd(vars, "keys", "limit", "--rate", "1")
+			require.Equal(t, 2, code)
+			require.Contains(t, stderr, "give exactly one key")
 			require.Contains(t, keysFail(t, vars, "limit", strings.Repeat("0", 64), "--rate", "1"), "API key does not exist")
 		})
 	}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,7 @@ func commands() []command {
 		{"import", "import block BOCs, toncenter traces, fee-replay files or folders", runImport},
 		{"reclassify", "decode every stored trace again and replace its actions (after an upgrade)", runReclassify},
 		{"classify", "print the actions of one toncenter trace JSON", runClassify},
+		{"version", "print the version of tonql, its build, Go and the TON emulator", runVersion},
 	}
 }
 
@@ -44,20 +46,32 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, e *env) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		usage(e.stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		usage(e.stdout)
 		return 0
+	case args[0] == "--version" || args[0] == "-version":
+		args = []string{"version"}
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			if err := c.run(ctx, args[1:], e); err != nil {
-				fmt.Fprintf(e.stderr, "tonql %s: %v\n", c.name, err)
-				return 1
+			err := c.run(ctx, args[1:], e)
+			var bad usageError
+			switch {
+			case err == nil, errors.Is(err, errHelp):
+				return 0
+			case errors.As(err, &bad):
+				// The flag package has printed its message already.
+				if !bad.printed {
+					fmt.Fprintf(e.stderr, "tonql %s: %v\n", c.name, err)
+				}
+				return 2
 			}
-			return 0
+			fmt.Fprintf(e.stderr, "tonql %s: %v\n", c.name, err)
+			return 1
 		}
 	}
 	fmt.Fprintf(e.stderr, "tonql: unknown command %q\n\n", args[0])
@@ -70,5 +84,5 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'tonql <command> -h' for the flags of a command.")
+	fmt.Fprintln(w, "\nRun 'tonql <command> -h' for the flags of a command, 'tonql version' for the build.")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"time"
 
@@ -12,12 +11,15 @@ import (
 // runReclassify decodes every stored trace again with this binary's
 // decoder and replaces the stored actions (after an upgrade).
 func runReclassify(ctx context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("reclassify", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := bindConfig(fs, e)
+	fs := newFlags(e, "reclassify", "tonql reclassify [flags]",
+		"Decodes every stored trace again with this binary and replaces its actions (run it after an upgrade).")
+	cfg := bindConfig(fs, e, groupDatabase)
 	after := fs.String("after", "", "resume after this trace id (the last one a previous run printed)")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	if err := cfg.validate(); err != nil {
 		return err

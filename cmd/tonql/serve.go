@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -21,11 +20,14 @@ import (
 )
 
 func runServe(ctx context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := bindConfig(fs, e)
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags(e, "serve", "tonql serve [flags]",
+		"Runs the API server (GraphQL, REST, JSON-RPC); SIGINT or SIGTERM shut it down gracefully.\nFlags override environment variables, which override the defaults.")
+	cfg := bindConfig(fs, e, groupAll)
+	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	if err := cfg.validate(); err != nil {
 		return err
@@ -101,7 +103,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stdout, "listening on %s\n  GraphiQL  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
+	fmt.Fprintf(e.stdout, "listening on %s\n  explorer  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
 		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
 
 	if cfg.PprofAddr != "" {
@@ -158,11 +160,35 @@ func openStore(ctx context.Context, cfg *config, e *env) (*store.Store, error) {
 	return st, nil
 }
 
+// openExisting opens a database that must be there already, created and
+// migrated (commands that only read, or change rows of, one); the error
+// names the database it looked for, its password hidden.
+func openExisting(ctx context.Context, cfg *config) (*store.Store, error) {
+	st, err := store.OpenExisting(ctx, cfg.DatabaseURL)
+	switch {
+	case errors.Is(err, store.ErrNoDatabase):
+		return nil, fmt.Errorf("no database at DATABASE_URL=%s (%w); create one with 'tonql migrate', or point DATABASE_URL or -database-url at yours",
+			redact(cfg.DatabaseURL), err)
+	case errors.Is(err, store.ErrNotMigrated):
+		return nil, fmt.Errorf("the database at DATABASE_URL=%s is not ready for this tonql (%w); run 'tonql migrate' first",
+			redact(cfg.DatabaseURL), err)
+	case err != nil:
+		return nil, fmt.Errorf("DATABASE_URL=%s: %w", redact(cfg.DatabaseURL), err)
+	}
+	return st, nil
+}
+
 func runMigrate(ctx context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := bindConfig(fs, e)
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags(e, "migrate", "tonql migrate [flags]",
+		"Creates the database when missing and applies its migrations (serve and import do too).")
+	cfg := bindConfig(fs, e, groupDatabase)
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if err := cfg.validate(); err != nil {
 		return err
 	}
 	st, err := openStore(ctx, cfg, e)

@@ -81,7 +81,7 @@ func TestServeZeroSetup(t *testing.T) {
 
 func TestConfigRedactsSecrets(t *testing.T) {
 	var b bytes.Buffer
-	c := &config{ListenAddr: "x", DatabaseURL: "postgres://u:hunter2@h/db", RedisURL: "redis://:s3cret@h:6379/0", Network: "mainnet"}
+	c := &config{ListenAddr: "x", DatabaseURL: "postgres://u:hunter2@h/db", RedisURL: "redis://:s3cret@h:6379/0", Network: "mainnet", groups: groupAll}
 	c.print(&b)
 	require.NotContains(t, b.String(), "hunter2")
 	require.NotContains(t, b.String(), "s3cret")

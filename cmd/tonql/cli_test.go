@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// runCmd runs tonql in-process with the given environment.
+func runCmd(vars map[string]string, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}
+	code = run(context.Background(), args, e)
+	return code, out.String(), errb.String()
+}
+
+// Each command's help lists its own flags, with their environment variable
+// and default, and none of the settings it does not use.
+func TestCommandHelpListsOwnFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		own  []string
+	}{
+		{[]string{"serve"}, []string{"listen", "database-url", "redis-url", "database-replicas", "replica-max-lag", "network",
+			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "max-streams", "max-streams-per-key",
+			"lite-servers-config", "lite-servers", "follow", "state-max-age", "fee-clock"}},
+		{[]string{"migrate"}, []string{"database-url"}},
+		{[]string{"follow"}, []string{"database-url", "network", "lite-servers-config", "lite-servers", "from", "max-retries"}},
+		{[]string{"import"}, []string{"database-url"}},
+		{[]string{"reclassify"}, []string{"database-url", "after"}},
+		{[]string{"classify"}, []string{"network"}},
+		{[]string{"version"}, nil},
+		{[]string{"keys", "create"}, []string{"database-url", "name", "rate", "burst"}},
+		{[]string{"keys", "list"}, []string{"database-url", "redis-url"}},
+		{[]string{"keys", "usage"}, []string{"database-url", "redis-url"}},
+		{[]string{"keys", "revoke"}, []string{"database-url"}},
+		{[]string{"keys", "limit"}, []string{"database-url", "rate", "burst"}},
+	}
+	// A password in the environment never shows in help.
+	vars := map[string]string{"DATABASE_URL": "postgres://u:hunter2@h/db", "REDIS_URL": "redis://:s3cret@h:6379/0"}
+	flagLine := regexp.MustCompile(`(?m)^  -([a-z-]+)`)
+	for _, c := range cases {
+		for _, h := range []string{"-h", "--help"} {
+			name := strings.Join(append(c.args, h), " ")
+			t.Run(name, func(t *testing.T) {
+				code, stdout, stderr := runCmd(vars, append(c.args, h)...)
+				require.Equal(t, 0, code, stderr)
+				require.Contains(t, stdout, "usage: tonql "+strings.Join(c.args, " "))
+				var listed []string
+				for _, m := range flagLine.FindAllStringSubmatch(stdout, -1) {
+					listed = append(listed, m[1])
+				}
+				// Exactly its own: no serve, live-chain or fee flag on a
+				// command that does not use them.
+				require.ElementsMatch(t, c.own, listed, stdout)
+				if contains(c.own, "database-url") {
+					require.Contains(t, stdout, "(env DATABASE_URL, default sqlite:./data/tonql.db)")
+				}
+				require.NotContains(t, stdout, "hunter2")
+				require.NotContains(t, stdout, "s3cret")
+			})
+		}
+	}
+	t.Run("keys -h", func(t *testing.T) {
+		code, stdout, _ := runCmd(nil, "keys", "-h")
+		require.Equal(t, 0, code)
+		for _, sub := range []string{"create --name NAME", "list", "revoke KEY", "usage KEY", "limit KEY"} {
+			require.Contains(t, stdout, sub)
+		}
+	})
+	t.Run("tonql -h", func(t *testing.T) {
+		code, stdout, _ := runCmd(nil, "-h")
+		require.Equal(t, 0, code)
+		require.Contains(t, stdout, "version")
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// A flag a command does not have is a usage error (exit 2) that names it,
+// also when another command has that flag.
+func TestUnknownFlagsExit2(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, args := range [][]string{
+		{"import", "-bogus", "x"},
+		{"import", "-listen", ":1", "x"}, // serve's
+		{"keys", "list", "-follow"},
+		{"keys", "usage", "KEY", "-name", "x"}, // create's
+		{"serve", "-bogus"},
+		{"version", "-v"},
+		{"classify", "-database-url", "sqlite:x.db", "f.json"},
+		{"keys", "frobnicate"},
+	} {
+		code, _, stderr := runCmd(nil, args...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Regexp(t, `flag provided but not defined|unknown keys command`, stderr, args)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "a command with a bad flag created files")
+}
+
+// `tonql version` and `tonql --version`: the module, the commit, Go and
+// the emulator library (its TON commit as the library reports it).
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, stdout, stderr := runCmd(nil, args...)
+		require.Equal(t, 0, code, stderr)
+		require.Regexp(t, `(?m)^tonql \S+`, stdout)
+		require.Regexp(t, `(?m)^commit: \S+`, stdout)
+		require.Regexp(t, `(?m)^go: go1\.\d+`, stdout)
+		require.Regexp(t, `(?m)^emulator: TON [0-9a-f]{40} \(\d{4}-\d\d-\d\d[^)]*\), from tongo v\d+\.\d+\.\d+`, stdout)
+	}
+}
+
+// The environment's settings of other commands are not read: a bad
+// RATE_LIMIT (a server setting) does not stop an import, and a command
+// prints only its own settings.
+func TestCommandsIgnoreOtherSettings(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "tonql.db")
+	vars := map[string]string{"DATABASE_URL": "sqlite:" + db, "RATE_LIMIT": "lots", "FEE_CLOCK": "noon"}
+	code, stdout, stderr := runCmd(vars, "migrate")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "database is up to date")
+	code, _, stderr = runCmd(vars, "serve")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `RATE_LIMIT: cannot use "lots"`)
+}
