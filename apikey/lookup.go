@@ -1,11 +1,13 @@
 package apikey
 
 import (
-	"container/list"
 	"context"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/store"
@@ -29,27 +31,28 @@ type Source interface {
 type Lookup struct {
 	src       Source
 	ttl       time.Duration
-	max       int
 	now       func() time.Time
 	missRate  float64
 	missBurst float64
-	clients   int
 
+	// Both LRUs are golang-lru's unlocked ones under mu: a lookup reads
+	// the entry and the client's bucket in one critical section.
 	mu      sync.Mutex
-	order   *list.List // of *entry, front: most recently used
-	entries map[string]*list.Element
-	buckets map[string]*list.Element // client address -> *clientBucket
-	lru     *list.List               // of *clientBucket
+	entries *simplelru.LRU[string, entry]         // key hash -> entry
+	buckets *simplelru.LRU[string, *clientBucket] // client address -> bucket
+
+	hits, misses atomic.Int64
 }
 
 type entry struct {
-	hash    string
 	key     *store.APIKey // nil: unknown or revoked
 	expires time.Time
 }
 
+// clientBucket is a token bucket kept by hand rather than with
+// golang.org/x/time/rate: a lookup that found an active key gives its
+// token back (refundMiss), which rate.Limiter cannot do once time moved.
 type clientBucket struct {
-	addr   string
 	tokens float64
 	last   time.Time
 }
@@ -89,9 +92,11 @@ func NewLookup(src Source, o LookupOptions) *Lookup {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Lookup{src: src, ttl: o.TTL, max: o.MaxEntries, now: o.Now,
-		missRate: o.MissRate, missBurst: float64(o.MissBurst), clients: o.MaxClients,
-		order: list.New(), entries: map[string]*list.Element{}, buckets: map[string]*list.Element{}, lru: list.New()}
+	// NewLRU fails only for a size below 1, excluded above.
+	entries, _ := simplelru.NewLRU[string, entry](o.MaxEntries, nil)
+	buckets, _ := simplelru.NewLRU[string, *clientBucket](o.MaxClients, nil)
+	return &Lookup{src: src, ttl: o.TTL, now: o.Now, missRate: o.MissRate, missBurst: float64(o.MissBurst),
+		entries: entries, buckets: buckets}
 }
 
 type clientKeyType struct{}
@@ -118,14 +123,12 @@ func (l *Lookup) Find(ctx context.Context, key string) (*store.APIKey, error) {
 	now := l.now()
 	client := clientOf(ctx)
 	l.mu.Lock()
-	if el, ok := l.entries[h]; ok {
-		if e := el.Value.(*entry); now.Before(e.expires) {
-			l.order.MoveToFront(el)
-			k := e.key
-			l.mu.Unlock()
-			return k, nil
-		}
+	if e, ok := l.entries.Get(h); ok && now.Before(e.expires) {
+		l.mu.Unlock()
+		l.hits.Add(1)
+		return e.key, nil
 	}
+	l.misses.Add(1)
 	wait, ok := l.takeMiss(client, now)
 	l.mu.Unlock()
 	if !ok {
@@ -151,37 +154,23 @@ func (l *Lookup) Find(ctx context.Context, key string) (*store.APIKey, error) {
 
 func (l *Lookup) store(h string, k *store.APIKey, expires time.Time) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if el, ok := l.entries[h]; ok {
-		el.Value = &entry{hash: h, key: k, expires: expires}
-		l.order.MoveToFront(el)
-		return
-	}
-	for len(l.entries) >= l.max {
-		old := l.order.Back()
-		l.order.Remove(old)
-		delete(l.entries, old.Value.(*entry).hash)
-	}
-	l.entries[h] = l.order.PushFront(&entry{hash: h, key: k, expires: expires})
+	l.entries.Add(h, entry{key: k, expires: expires})
+	l.mu.Unlock()
 }
+
+// Counts reports cache hits and misses (lookups that went to the store or
+// were refused by the miss limit) since start.
+func (l *Lookup) Counts() (hits, misses int64) { return l.hits.Load(), l.misses.Load() }
 
 // takeMiss takes one token of the client's bucket; l.mu is held.
 func (l *Lookup) takeMiss(client string, now time.Time) (time.Duration, bool) {
 	if l.missRate < 0 || client == "" {
 		return 0, true
 	}
-	var b *clientBucket
-	if el, ok := l.buckets[client]; ok {
-		l.lru.MoveToFront(el)
-		b = el.Value.(*clientBucket)
-	} else {
-		for len(l.buckets) >= l.clients {
-			old := l.lru.Back()
-			l.lru.Remove(old)
-			delete(l.buckets, old.Value.(*clientBucket).addr)
-		}
-		b = &clientBucket{addr: client, tokens: l.missBurst, last: now}
-		l.buckets[client] = l.lru.PushFront(b)
+	b, ok := l.buckets.Get(client)
+	if !ok {
+		b = &clientBucket{tokens: l.missBurst, last: now}
+		l.buckets.Add(client, b) // the least recently seen client goes when full
 	}
 	if now.After(b.last) {
 		b.tokens = math.Min(l.missBurst, b.tokens+now.Sub(b.last).Seconds()*l.missRate)
@@ -200,8 +189,7 @@ func (l *Lookup) refundMiss(client string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if el, ok := l.buckets[client]; ok {
-		b := el.Value.(*clientBucket)
+	if b, ok := l.buckets.Peek(client); ok {
 		b.tokens = math.Min(l.missBurst, b.tokens+1)
 	}
 }

@@ -19,6 +19,11 @@ type Cache interface {
 	Set(ctx context.Context, key string, value []byte, ttl time.Duration)
 }
 
+// Counter is a Cache that counts its lookups (both implementations here).
+type Counter interface {
+	Counts() (hits, misses int64)
+}
+
 // New returns a Redis cache when redisURL is set (redis://host:port/db), and
 // an in-process LRU of maxEntries otherwise.
 func New(redisURL string, maxEntries int) (Cache, error) {

@@ -1,24 +1,27 @@
 package cache
 
 import (
-	"container/list"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
 // Memory is an in-process LRU with per-entry expiry. Values are copied in and
-// out so callers can never alias each other's bytes.
+// out so callers can never alias each other's bytes. The LRU is
+// golang-lru's unlocked one under this mutex, so that checking an entry's
+// expiry and dropping it is one step.
 type Memory struct {
-	mu    sync.Mutex
-	max   int
-	ll    *list.List // front = most recently used
-	items map[string]*list.Element
-	now   func() time.Time
+	mu     sync.Mutex
+	lru    *simplelru.LRU[string, memEntry]
+	now    func() time.Time
+	hits   atomic.Int64
+	misses atomic.Int64
 }
 
 type memEntry struct {
-	key     string
 	value   []byte
 	expires time.Time
 }
@@ -31,26 +34,23 @@ func NewMemory(maxEntries int) *Memory {
 // NewMemoryClock is NewMemory with an injectable clock, so expiry can be
 // tested without sleeping.
 func NewMemoryClock(maxEntries int, now func() time.Time) *Memory {
-	if maxEntries < 1 {
-		maxEntries = 1
-	}
-	return &Memory{max: maxEntries, ll: list.New(), items: map[string]*list.Element{}, now: now}
+	l, _ := simplelru.NewLRU[string, memEntry](max(maxEntries, 1), nil) // errs only for a size < 1
+	return &Memory{lru: l, now: now}
 }
 
 func (m *Memory) Get(_ context.Context, key string) ([]byte, bool) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	el, ok := m.items[key]
+	e, ok := m.lru.Get(key)
+	if ok && !m.now().Before(e.expires) {
+		m.lru.Remove(key)
+		ok = false
+	}
+	m.mu.Unlock()
 	if !ok {
+		m.misses.Add(1)
 		return nil, false
 	}
-	e := el.Value.(*memEntry)
-	if !m.now().Before(e.expires) {
-		m.ll.Remove(el)
-		delete(m.items, key)
-		return nil, false
-	}
-	m.ll.MoveToFront(el)
+	m.hits.Add(1)
 	return append([]byte(nil), e.value...), true
 }
 
@@ -58,25 +58,18 @@ func (m *Memory) Set(_ context.Context, key string, value []byte, ttl time.Durat
 	if ttl <= 0 {
 		return
 	}
+	e := memEntry{value: append([]byte(nil), value...), expires: m.now().Add(ttl)}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	e := &memEntry{key: key, value: append([]byte(nil), value...), expires: m.now().Add(ttl)}
-	if el, ok := m.items[key]; ok {
-		el.Value = e
-		m.ll.MoveToFront(el)
-		return
-	}
-	m.items[key] = m.ll.PushFront(e)
-	for m.ll.Len() > m.max {
-		last := m.ll.Back()
-		m.ll.Remove(last)
-		delete(m.items, last.Value.(*memEntry).key)
-	}
+	m.lru.Add(key, e)
+	m.mu.Unlock()
 }
 
 // Len is the number of entries held (expired ones included until touched).
 func (m *Memory) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.ll.Len()
+	return m.lru.Len()
 }
+
+// Counts reports hits and misses since start (Counter).
+func (m *Memory) Counts() (hits, misses int64) { return m.hits.Load(), m.misses.Load() }

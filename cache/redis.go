@@ -124,5 +124,8 @@ func (r *Redis) Stats() (hits, misses, errs int64) {
 	return r.hits.Load(), r.misses.Load(), r.errors.Load()
 }
 
+// Counts reports hits and misses since start (Counter).
+func (r *Redis) Counts() (hits, misses int64) { return r.hits.Load(), r.misses.Load() }
+
 // Close releases the connection pool.
 func (r *Redis) Close() error { return r.client.Close() }

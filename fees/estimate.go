@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tonkeeper/tongo/tlb"
@@ -117,6 +118,7 @@ type Estimator struct {
 	configs configCache
 	source  configReader
 	reads   accountReads
+	onEmu   atomic.Pointer[func(time.Duration)] // see OnEmulation
 }
 
 // New makes an Estimator reading chain state from source. c may be nil.
@@ -269,7 +271,13 @@ func (e *Estimator) run(ctx context.Context, r Request, cfg *preparedConfig, st 
 	if err != nil {
 		return nil, nil, unavailable(err, "emulator")
 	}
-	defer l.release()
+	start := time.Now()
+	defer func() {
+		l.release()
+		if f := e.onEmu.Load(); f != nil {
+			(*f)(time.Since(start))
+		}
+	}()
 	if err := setup(l.e, at, r.IgnoreChksig, r.Body); err != nil {
 		return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/txemulator"
@@ -16,7 +17,8 @@ import (
 // the config, about 4 ms) and kept idle for reuse; when the config changes
 // the idle ones are dropped and those in use are dropped on return.
 type pool struct {
-	sem chan struct{} // one token per emulator in use
+	sem     chan struct{} // one token per emulator in use
+	waiting atomic.Int64  // estimates queued for a token
 
 	mu      sync.Mutex
 	key     [32]byte // config the idle emulators were made for
@@ -40,8 +42,15 @@ type lease struct {
 func (p *pool) acquire(ctx context.Context, cfg *preparedConfig) (*lease, error) {
 	select {
 	case p.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	default:
+		p.waiting.Add(1)
+		select {
+		case p.sem <- struct{}{}:
+			p.waiting.Add(-1)
+		case <-ctx.Done():
+			p.waiting.Add(-1)
+			return nil, ctx.Err()
+		}
 	}
 	p.mu.Lock()
 	if p.key != cfg.key {
@@ -73,6 +82,21 @@ func (l *lease) release() {
 	p.mu.Unlock()
 	l.e = nil
 	<-p.sem
+}
+
+// PoolStats is a snapshot of the emulator pool, for monitoring.
+type PoolStats struct {
+	Size    int // emulators that may run at once (Options.Emulators)
+	Busy    int // leased to an estimate now
+	Idle    int // made and kept for reuse
+	Waiting int // estimates queued for an emulator
+}
+
+func (p *pool) stats() PoolStats {
+	p.mu.Lock()
+	idle := len(p.idle)
+	p.mu.Unlock()
+	return PoolStats{Size: cap(p.sem), Busy: len(p.sem), Idle: idle, Waiting: int(p.waiting.Load())}
 }
 
 // create makes an emulator from fresh cells: the config bytes are decoded

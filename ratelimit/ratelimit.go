@@ -9,9 +9,10 @@
 package ratelimit
 
 import (
-	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Limit is a rate in requests per second and a bucket size. Rate <= 0 means
@@ -28,10 +29,14 @@ type Limiter struct {
 	shared  *shared  // nil: buckets are per process only
 }
 
+// bucket is a key's local token bucket: golang.org/x/time/rate's, given
+// the clock's time on every call so tests can run on a fake clock. lim is
+// what it was set to, so a key whose limit changed is re-set once, not
+// on every request.
 type bucket struct {
-	mu     sync.Mutex
-	tokens float64
-	last   time.Time
+	mu  sync.Mutex
+	lim Limit
+	rl  *rate.Limiter
 }
 
 // New makes a Limiter; now is the clock (time.Now in production, a fake
@@ -58,26 +63,33 @@ func (l *Limiter) Allow(key string, lim Limit) (bool, time.Duration) {
 	return l.allowLocal(key, lim, now)
 }
 
-// allowLocal is the per-process token bucket.
-func (l *Limiter) allowLocal(key string, lim Limit, now time.Time) (bool, time.Duration) {
-	burst := float64(max(lim.Burst, 1))
+// local returns the key's bucket set to lim, full when new.
+func (l *Limiter) local(key string, lim Limit, now time.Time) *bucket {
 	v, ok := l.buckets.Load(key)
 	if !ok {
-		v, _ = l.buckets.LoadOrStore(key, &bucket{tokens: burst, last: now})
+		burst := max(lim.Burst, 1)
+		v, _ = l.buckets.LoadOrStore(key, &bucket{lim: lim, rl: rate.NewLimiter(rate.Limit(lim.Rate), burst)})
 	}
 	b := v.(*bucket)
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if now.After(b.last) {
-		b.tokens = math.Min(burst, b.tokens+now.Sub(b.last).Seconds()*lim.Rate)
-		b.last = now
+	if b.lim != lim {
+		b.rl.SetLimitAt(now, rate.Limit(lim.Rate))
+		b.rl.SetBurstAt(now, max(lim.Burst, 1))
+		b.lim = lim
 	}
-	if b.tokens >= 1 {
-		b.tokens--
+	b.mu.Unlock()
+	return b
+}
+
+// allowLocal is the per-process token bucket. The wait is read after the
+// refusal, not reserved: a refused request takes nothing.
+func (l *Limiter) allowLocal(key string, lim Limit, now time.Time) (bool, time.Duration) {
+	b := l.local(key, lim, now)
+	if b.rl.AllowN(now, 1) {
 		return true, 0
 	}
-	wait := time.Duration((1 - b.tokens) / lim.Rate * float64(time.Second))
-	return false, wait
+	missing := 1 - b.rl.TokensAt(now)
+	return false, time.Duration(missing / lim.Rate * float64(time.Second))
 }
 
 // Charge takes n more tokens of the key's bucket for work already admitted
@@ -95,18 +107,15 @@ func (l *Limiter) Charge(key string, lim Limit, n int) {
 	l.chargeLocal(key, lim, n, now)
 }
 
+// chargeLocal goes into debt by reservations that are never cancelled;
+// rate.Limiter reserves at most a burst at once, so a larger charge is
+// taken a burst at a time.
 func (l *Limiter) chargeLocal(key string, lim Limit, n int, now time.Time) {
-	burst := float64(max(lim.Burst, 1))
-	v, ok := l.buckets.Load(key)
-	if !ok {
-		v, _ = l.buckets.LoadOrStore(key, &bucket{tokens: burst, last: now})
+	b := l.local(key, lim, now)
+	burst := max(lim.Burst, 1)
+	for n > 0 {
+		take := min(n, burst)
+		b.rl.ReserveN(now, take)
+		n -= take
 	}
-	b := v.(*bucket)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if now.After(b.last) {
-		b.tokens = math.Min(burst, b.tokens+now.Sub(b.last).Seconds()*lim.Rate)
-		b.last = now
-	}
-	b.tokens -= float64(n)
 }

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -12,13 +13,17 @@ import (
 // first, bounded by an estimate of their memory rather than their number:
 // a thousand small queries and a dozen of the largest allowed take about
 // the same room. gqlgen adds a document only after it passed the limits
-// (they run before it parses) and validation.
+// (they run before it parses) and validation. It stays a list and a map of
+// its own: golang-lru bounds a cache by its number of entries, not by
+// their cost.
 type docCache struct {
 	mu    sync.Mutex
 	max   int64
 	used  int64
 	order *list.List // front: most recently used
 	items map[string]*list.Element
+
+	hits, misses atomic.Int64
 }
 
 type cachedDoc struct {
@@ -49,8 +54,10 @@ func (c *docCache) Get(_ context.Context, query string) (*ast.QueryDocument, boo
 	defer c.mu.Unlock()
 	e, ok := c.items[query]
 	if !ok {
+		c.misses.Add(1)
 		return nil, false
 	}
+	c.hits.Add(1)
 	c.order.MoveToFront(e)
 	return e.Value.(*cachedDoc).doc, true
 }
@@ -92,3 +99,6 @@ func (c *docCache) usage() (int64, int) {
 	defer c.mu.Unlock()
 	return c.used, len(c.items)
 }
+
+// counts reports Get's hits and misses since start.
+func (c *docCache) counts() (hits, misses int64) { return c.hits.Load(), c.misses.Load() }

@@ -22,6 +22,12 @@ import (
 // the limits of gqllimits.go, a query cache bounded in bytes, and errors
 // mapped through apperr (gqlerrors.go).
 func NewGraphQL(res *resolvers.Resolver, origins Origins) http.Handler {
+	h, _ := newGraphQL(res, origins)
+	return h
+}
+
+// newGraphQL is NewGraphQL that also returns its query cache, for /metrics.
+func newGraphQL(res *resolvers.Resolver, origins Origins) (http.Handler, *docCache) {
 	cfg := graph.Config{Resolvers: res}
 	cfg.Complexity.Query.Actions = func(child int, _ *model.ActionFilter, limit *int, _ *int, _ *model.SortOrder) int {
 		n := resolvers.DefaultActionsLimit
@@ -66,5 +72,5 @@ func NewGraphQL(res *resolvers.Resolver, origins Origins) http.Handler {
 		slog.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(v))
 		return apperr.New(apperr.Internal, "internal error")
 	})
-	return srv
+	return srv, cache
 }

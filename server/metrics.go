@@ -1,21 +1,25 @@
 package server
 
 import (
-	"fmt"
-	"io"
+	"database/sql"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Metrics sources outside this package; any may be nil.
+// Metrics sources outside this package; any may be nil. The database
+// pools, the emulator pool and the fee cache are found through
+// Options.Resolver, the API key cache through Options.Access, so only what
+// those do not reach is listed here.
 type MetricsSources struct {
 	Units       func() int64                // request units counted by this process
 	RedisErrors func() int64                // failed metering calls to Redis
-	Cache       func() (hits, misses int64) // fee cache statistics
+	Cache       func() (hits, misses int64) // fee cache statistics; nil: the estimator's cache
 	Gauges      func() []Gauge              // e.g. the follower's cursor and lag
 }
 
@@ -40,119 +44,116 @@ func routeIndex(path string) int {
 
 // latencyBuckets are upper bounds in seconds, from a cached read to the
 // request timeout.
-var latencyBuckets = [...]float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
+var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
 
-type histogram struct {
-	counts [len(latencyBuckets) + 1]atomic.Int64 // last = above every bound
-	sumNs  atomic.Int64
-}
-
-type routeStatus struct {
-	route  int
-	status int
-}
-
-// metrics is the Prometheus text exposition of this handler, written by
-// hand: a few counters and one histogram do not justify a dependency.
+// metrics is this handler's Prometheus registry: its own, not the global
+// default, so two handlers in one process (tests) never share counts.
 type metrics struct {
-	src       MetricsSources
-	latency   [len(routeLabels)]histogram
-	limited   atomic.Int64
-	mu        sync.Mutex
-	responses map[routeStatus]int64
+	reg      *prometheus.Registry
+	handler  http.Handler
+	requests *prometheus.CounterVec
+	latency  [len(routeLabels)]prometheus.Observer // bound once: no label lookup per request
+	limited  prometheus.Counter
+
+	// responses caches the counter of each route and status seen, so a
+	// request costs a read-locked map lookup instead of hashing labels and
+	// formatting the status.
+	mu        sync.RWMutex
+	responses map[uint32]prometheus.Counter
 }
 
 func newMetrics(src MetricsSources) *metrics {
-	return &metrics{src: src, responses: map[routeStatus]int64{}}
+	reg := prometheus.NewRegistry()
+	m := &metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tonql_http_requests_total",
+			Help: "Requests answered, by route and HTTP status."}, []string{"route", "status"}),
+		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "tonql_rate_limited_total",
+			Help: "Requests refused with 429 by a key's rate limit."}),
+		responses: map[uint32]prometheus.Counter{},
+	}
+	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tonql_http_request_duration_seconds",
+		Help: "Time to answer a request, by route.", Buckets: latencyBuckets}, []string{"route"})
+	for i, r := range routeLabels {
+		m.latency[i] = latency.WithLabelValues(r) // every route shows, with zeros, from the start
+	}
+	reg.MustRegister(m.requests, latency, m.limited,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if src.Units != nil {
+		reg.MustRegister(counterFunc("tonql_request_units_total", "Request units counted by this process.", src.Units))
+	}
+	if src.RedisErrors != nil {
+		reg.MustRegister(counterFunc("tonql_metering_redis_errors_total",
+			"Metering pushes to or moves from Redis that failed (retried; a failed push goes to the store instead).", src.RedisErrors))
+	}
+	if src.Cache != nil {
+		registerHitsMisses(reg, "tonql_cache", "Fee cache", src.Cache)
+	}
+	if src.Gauges != nil {
+		reg.MustRegister(gaugeList(src.Gauges))
+	}
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return m
 }
 
 func (m *metrics) observe(path string, status int, took time.Duration) {
 	ri := routeIndex(path)
-	h := &m.latency[ri]
-	b := len(latencyBuckets)
-	for i, le := range latencyBuckets {
-		if took.Seconds() <= le {
-			b = i
-			break
-		}
-	}
-	h.counts[b].Add(1)
-	h.sumNs.Add(int64(took))
+	m.latency[ri].Observe(took.Seconds())
 	if status == http.StatusTooManyRequests {
-		m.limited.Add(1)
+		m.limited.Inc()
 	}
-	m.mu.Lock()
-	m.responses[routeStatus{ri, status}]++
-	m.mu.Unlock()
+	k := uint32(ri)<<16 | uint32(status)&0xffff
+	m.mu.RLock()
+	c, ok := m.responses[k]
+	m.mu.RUnlock()
+	if !ok {
+		c = m.requests.WithLabelValues(routeLabels[ri], strconv.Itoa(status))
+		m.mu.Lock()
+		m.responses[k] = c
+		m.mu.Unlock()
+	}
+	c.Inc()
 }
 
-func (m *metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	m.write(w)
+func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
+
+// addDBs exposes each pool's connection statistics (go_sql_*, by db_name).
+func (m *metrics) addDBs(dbs map[string]*sql.DB) {
+	for name, db := range dbs {
+		m.reg.MustRegister(collectors.NewDBStatsCollector(db, name))
+	}
 }
 
-func (m *metrics) write(w io.Writer) {
-	m.mu.Lock()
-	keys := make([]routeStatus, 0, len(m.responses))
-	for k := range m.responses {
-		keys = append(keys, k)
-	}
-	counts := make(map[routeStatus]int64, len(m.responses))
-	for k, v := range m.responses {
-		counts[k] = v
-	}
-	m.mu.Unlock()
-	slices.SortFunc(keys, func(a, b routeStatus) int {
-		if a.route != b.route {
-			return a.route - b.route
+func counterFunc(name, help string, f func() int64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(f()) })
+}
+
+func gaugeFunc(name, help string, f func() float64) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+}
+
+// registerHitsMisses adds prefix_hits_total and prefix_misses_total, read
+// from one call of counts per family.
+func registerHitsMisses(reg *prometheus.Registry, prefix, what string, counts func() (hits, misses int64)) {
+	reg.MustRegister(
+		counterFunc(prefix+"_hits_total", what+" hits.", func() int64 { h, _ := counts(); return h }),
+		counterFunc(prefix+"_misses_total", what+" misses.", func() int64 { _, m := counts(); return m }))
+}
+
+// gaugeList is an unchecked collector (it describes nothing up front): the
+// names come from MetricsSources.Gauges and are known only when sampled.
+// A name that clashes with a registered metric costs that sample, not the
+// scrape (ContinueOnError).
+type gaugeList func() []Gauge
+
+func (gaugeList) Describe(chan<- *prometheus.Desc) {}
+
+func (g gaugeList) Collect(ch chan<- prometheus.Metric) {
+	for _, v := range g() {
+		m, err := prometheus.NewConstMetric(prometheus.NewDesc(v.Name, v.Help, nil, nil), prometheus.GaugeValue, v.Value)
+		if err != nil {
+			m = prometheus.NewInvalidMetric(prometheus.NewDesc(v.Name, v.Help, nil, nil), err)
 		}
-		return a.status - b.status
-	})
-
-	header(w, "tonql_http_requests_total", "counter", "Requests answered, by route and HTTP status.")
-	for _, k := range keys {
-		fmt.Fprintf(w, "tonql_http_requests_total{route=%q,status=\"%d\"} %d\n", routeLabels[k.route], k.status, counts[k])
+		ch <- m
 	}
-	header(w, "tonql_http_request_duration_seconds", "histogram", "Time to answer a request, by route.")
-	for ri := range m.latency {
-		h := &m.latency[ri]
-		var cum int64
-		for i := range h.counts {
-			cum += h.counts[i].Load()
-			le := "+Inf"
-			if i < len(latencyBuckets) {
-				le = strconv.FormatFloat(latencyBuckets[i], 'g', -1, 64)
-			}
-			fmt.Fprintf(w, "tonql_http_request_duration_seconds_bucket{route=%q,le=%q} %d\n", routeLabels[ri], le, cum)
-		}
-		fmt.Fprintf(w, "tonql_http_request_duration_seconds_sum{route=%q} %g\n", routeLabels[ri], time.Duration(h.sumNs.Load()).Seconds())
-		fmt.Fprintf(w, "tonql_http_request_duration_seconds_count{route=%q} %d\n", routeLabels[ri], cum)
-	}
-	counter(w, "tonql_rate_limited_total", "Requests refused with 429 by a key's rate limit.", m.limited.Load())
-	if m.src.Units != nil {
-		counter(w, "tonql_request_units_total", "Request units counted by this process.", m.src.Units())
-	}
-	if m.src.RedisErrors != nil {
-		counter(w, "tonql_metering_redis_errors_total", "Metering pushes to or moves from Redis that failed (retried; a failed push goes to the store instead).", m.src.RedisErrors())
-	}
-	if m.src.Cache != nil {
-		hits, misses := m.src.Cache()
-		counter(w, "tonql_cache_hits_total", "Fee cache hits.", hits)
-		counter(w, "tonql_cache_misses_total", "Fee cache misses.", misses)
-	}
-	if m.src.Gauges != nil {
-		for _, g := range m.src.Gauges() {
-			header(w, g.Name, "gauge", g.Help)
-			fmt.Fprintf(w, "%s %g\n", g.Name, g.Value)
-		}
-	}
-}
-
-func header(w io.Writer, name, typ, help string) {
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-}
-
-func counter(w io.Writer, name, help string, v int64) {
-	header(w, name, "counter", help)
-	fmt.Fprintf(w, "%s %d\n", name, v)
 }

@@ -45,8 +45,10 @@ type Options struct {
 func New(o Options) http.Handler {
 	mux := http.NewServeMux()
 	q := o.Resolver.Query()
+	gql, docs := newGraphQL(o.Resolver, o.Origins)
 	m := newMetrics(o.Metrics)
-	mux.Handle("/graphql", NewGraphQL(o.Resolver, o.Origins))
+	m.addSources(o, docs)
+	mux.Handle("/graphql", gql)
 	mux.Handle("/api/v3/actions", rest.Actions(q))
 	mux.Handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
 	mux.Handle("/api/v2/estimateFee", rest.EstimateFee(q))

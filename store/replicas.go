@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"log/slog"
 	"strings"
@@ -215,4 +216,16 @@ func (s *Store) PingReads(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// Pools are the connection pools by name, for their statistics: "primary",
+// and each replica under its redacted name.
+func (s *Store) Pools() map[string]*sql.DB {
+	pools := map[string]*sql.DB{"primary": s.db.DB}
+	if s.replicas != nil {
+		for _, r := range s.replicas.all {
+			pools[r.name] = r.db.DB
+		}
+	}
+	return pools
 }
