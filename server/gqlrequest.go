@@ -15,28 +15,38 @@ import (
 // would mishandle: not an object (`null` made it panic), or members of
 // the wrong JSON type (its decode error echoed Go type names and the whole
 // body). What passes decodes cleanly into gqlgen's parameters.
+// graphQLMembers are the members of a GraphQL request body.
+var graphQLMembers = [...]string{"query", "operationName", "variables", "extensions"}
+
 func checkGraphQLBody(raw []byte) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return apperr.New(apperr.BadRequest, "request body must be a JSON object with a \"query\" string")
 	}
-	var body struct {
-		Query         json.RawMessage `json:"query"`
-		OperationName json.RawMessage `json:"operationName"`
-		Variables     json.RawMessage `json:"variables"`
-		Extensions    json.RawMessage `json:"extensions"`
-	}
-	if err := json.Unmarshal(raw, &body); err != nil {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
 		return apperr.New(apperr.BadRequest, "request body is not valid JSON")
+	}
+	// Member names are exact (GraphQL over HTTP): gqlgen decodes with Go's
+	// case-insensitive matching, which would take "Query" or "querY" for
+	// the query; they are refused here, naming the member meant.
+	for name := range members {
+		for _, known := range graphQLMembers {
+			if name != known && strings.EqualFold(name, known) {
+				e := apperr.New(apperr.BadRequest, "%s: unknown member; the name is %q (member names are case-sensitive)", name, known)
+				e.Field = name
+				return e
+			}
+		}
 	}
 	for _, m := range []struct {
 		name, want string
 		raw        json.RawMessage
 	}{
-		{"query", "a string", body.Query},
-		{"operationName", "a string", body.OperationName},
-		{"variables", "an object", body.Variables},
-		{"extensions", "an object", body.Extensions},
+		{"query", "a string", members["query"]},
+		{"operationName", "a string", members["operationName"]},
+		{"variables", "an object", members["variables"]},
+		{"extensions", "an object", members["extensions"]},
 	} {
 		if len(m.raw) == 0 || string(m.raw) == "null" {
 			continue

@@ -221,6 +221,10 @@ func TestGraphQLBodyOfWrongShape(t *testing.T) {
 		`{"query": "{ __typename }", "extensions": "x"}`:    `extensions: must be an object`,
 		`{"query": "{ __typename }"} trailing`:              `request body is not valid JSON`,
 		`{"query": "{ __typename }", "variables": {"a": }}`: `request body is not valid JSON`,
+		// Member names are exact; Go's decoder would take these for "query".
+		`{"Query": "{ __typename }"}`:                  `Query: unknown member; the name is "query"`,
+		`{"querY": "{ __typename }"}`:                  `querY: unknown member; the name is "query"`,
+		`{"query": "{ __typename }", "VARIABLES": {}}`: `VARIABLES: unknown member; the name is "variables"`,
 	} {
 		rec := doRequest(h, http.MethodPost, "/graphql", body)
 		require.Equal(t, http.StatusBadRequest, rec.Code, body)
