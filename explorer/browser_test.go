@@ -27,6 +27,7 @@ import (
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/notify"
+	"github.com/tonql/tonql/openapi"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
@@ -71,6 +72,29 @@ func TestExplorerInABrowser(t *testing.T) {
 		p.requireRequested(t, "POST", bare.URL+"/graphql")
 		p.requireOnlyLoopback(t)
 		p.screenshot(t)
+	})
+
+	t.Run("API docs", func(t *testing.T) {
+		// /api/docs renders the OpenAPI document offline: one section per
+		// operation it describes, nothing loaded from elsewhere.
+		var doc struct {
+			Paths map[string]map[string]json.RawMessage
+		}
+		require.NoError(t, json.Unmarshal(openapi.JSON, &doc))
+		ops := 0
+		for _, item := range doc.Paths {
+			for method := range item {
+				switch method {
+				case "get", "post", "put", "delete", "patch", "options", "head":
+					ops++
+				}
+			}
+		}
+		p := openPageUntil(t, browser, keyed.URL+"/api/docs", "section.op")
+		var shown int
+		require.NoError(t, chromedp.Run(p.ctx, chromedp.Evaluate(`document.querySelectorAll('section.op[id^="op-"]').length`, &shown)))
+		require.Equal(t, ops, shown, "one section per documented operation")
+		p.requireOnlyLoopback(t)
 	})
 
 	t.Run("key in the query", func(t *testing.T) {
@@ -220,6 +244,13 @@ type page struct {
 
 func openPage(t *testing.T, browser context.Context, u string) *page {
 	t.Helper()
+	return openPageUntil(t, browser, u, ".graphiql-execute-button")
+}
+
+// openPageUntil opens u in a new tab and waits until ready (a CSS
+// selector) is visible, recording requests, sockets and errors.
+func openPageUntil(t *testing.T, browser context.Context, u, ready string) *page {
+	t.Helper()
 	tab, cancelTab := chromedp.NewContext(browser)
 	// A bound for a page that never finishes loading, not a measurement.
 	ctx, cancel := context.WithTimeout(tab, 2*time.Minute)
@@ -253,7 +284,7 @@ func openPage(t *testing.T, browser context.Context, u string) *page {
 		network.Enable(), log.Enable(), runtime.Enable(),
 		chromedp.EmulateViewport(1400, 900),
 		chromedp.Navigate(u),
-		chromedp.WaitVisible(".graphiql-execute-button", chromedp.ByQuery),
+		chromedp.WaitVisible(ready, chromedp.ByQuery),
 	), "open %s", u)
 	return p
 }
