@@ -17,6 +17,7 @@ func (m *metrics) addSources(o Options, docs *docCache) {
 	reg := m.reg
 	if st := o.Resolver.Store; st != nil {
 		m.addDBs(st.Pools())
+		reg.MustRegister(newReplicaCollector(st))
 	}
 	if est := o.Resolver.Fees; est != nil {
 		reg.MustRegister(

@@ -3,14 +3,20 @@ package store_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/synth"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
 )
 
@@ -41,6 +47,10 @@ func TestReadReplicas(t *testing.T) {
 	})
 	if r := st.Replicas()[0]; r.Lag > time.Second || r.Err != "" {
 		t.Errorf("replica status %+v", r)
+	}
+	metrics := server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}})
+	if got := replicaGauge(t, metrics, "tonql_replica_healthy", st.Replicas()[0].Name); got != 1 {
+		t.Errorf("tonql_replica_healthy = %v for a serving replica", got)
 	}
 
 	// Primary down: reads answered (by the replica), writes unavailable.
@@ -76,6 +86,9 @@ func TestReadReplicas(t *testing.T) {
 	if st.Replicas()[0].Healthy {
 		t.Error("a stopped replica is still in use")
 	}
+	if got := replicaGauge(t, metrics, "tonql_replica_healthy", st.Replicas()[0].Name); got != 0 {
+		t.Errorf("tonql_replica_healthy = %v for a stopped replica", got)
+	}
 	if err := st.ReplicaError(st.Replicas()[0].Name); err == nil {
 		t.Error("ReplicaError says nothing of a stopped replica")
 	}
@@ -83,4 +96,25 @@ func TestReadReplicas(t *testing.T) {
 	// Back: it serves again once its check sees it.
 	replica.Start()
 	testenv.WaitFor(t, 30*time.Second, "the replica to be used again", func() bool { return st.Replicas()[0].Healthy })
+}
+
+// replicaGauge scrapes /metrics and returns the named family's value for
+// one replica (-1 when absent).
+func replicaGauge(t *testing.T, h http.Handler, family, replica string) float64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatalf("parse /metrics: %v", err)
+	}
+	for _, m := range fams[family].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "replica" && l.GetValue() == replica {
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	return -1
 }
