@@ -52,6 +52,11 @@ func run(dbURL string, p synth.Params, batchSize int) error {
 		return err
 	}
 	start := time.Now()
+	if err := loadDirectory(ctx, st, p, batchSize); err != nil {
+		return err
+	}
+	fmt.Printf("address book: %d accounts in %s\n", p.Accounts+p.HotAccounts, time.Since(start).Round(time.Millisecond))
+	start = time.Now()
 	b := &store.Batch{}
 	done := 0
 	flush := func() error {
@@ -83,6 +88,31 @@ func run(dbURL string, p synth.Params, batchSize int) error {
 	}
 	if st.IsPostgres() {
 		_, err = st.DB().ExecContext(ctx, "ANALYZE")
+	}
+	return err
+}
+
+// loadDirectory fills what the address book reads (account states, their
+// interfaces, .ton names) for every generated account.
+func loadDirectory(ctx context.Context, st *store.Store, p synth.Params, batchSize int) error {
+	b := &store.Batch{}
+	flush := func() error {
+		err := st.SaveBatch(ctx, b)
+		b.Accounts, b.DNS = b.Accounts[:0], b.DNS[:0]
+		return err
+	}
+	err := synth.Directory(p, func(a chain.AccountState, d *chain.DNSName) error {
+		b.Accounts = append(b.Accounts, a)
+		if d != nil {
+			b.DNS = append(b.DNS, *d)
+		}
+		if len(b.Accounts) >= batchSize {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(b.Accounts) > 0 {
+		err = flush()
 	}
 	return err
 }

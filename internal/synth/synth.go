@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
@@ -169,4 +170,39 @@ func build(r *rand.Rand, p Params, typ string, n, hotEvery int) *chain.Action {
 	a.Participants, a.Addresses = actions.Participants(v, nil)
 	a.Accounts = a.Addresses
 	return a
+}
+
+// walletKinds are the interfaces of the accounts Directory makes, about as
+// mainnet's active accounts split: mostly wallets, then jetton wallets.
+var walletKinds = [][]string{{"wallet_v4r2"}, {"wallet_v5r1"}, {"wallet_v3r2"}, {"jetton_wallet"}, {"nft_item"}, nil}
+
+// Directory calls emit with what the address book of the generated set
+// knows of each account (ordinary and hot): an active state with a
+// balance, what its code is, and for one account in twenty a .ton name,
+// so that the address book is measured at its real cost, not with empty
+// tables. Deterministic for the seed, like Generate.
+func Directory(p Params, emit func(chain.AccountState, *chain.DNSName) error) error {
+	r := rand.New(rand.NewPCG(p.Seed^0x5bd1e995, p.Seed))
+	one := func(addr string, i int) error {
+		kind := walletKinds[r.IntN(len(walletKinds))]
+		st := chain.AccountState{Address: addr, Status: "active", IsWallet: len(kind) > 0 && strings.HasPrefix(kind[0], "wallet"),
+			Balance: uint64(r.Int64N(1e13)), LastTxLt: 47_000_000_000_000 + uint64(r.Int64N(1e12)),
+			LastTxHash: chain.Hash(hash(p.Seed, "state", uint64(i))), ReadAtUtime: p.StartUtime, Interfaces: kind}
+		var dns *chain.DNSName
+		if i%20 == 0 {
+			dns = &chain.DNSName{Address: addr, Domain: fmt.Sprintf("user%d.ton", i)}
+		}
+		return emit(st, dns)
+	}
+	for i := 0; i < p.Accounts; i++ {
+		if err := one(Account(p.Seed, i), i); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < p.HotAccounts; i++ {
+		if err := one(HotAccount(p.Seed, i), p.Accounts+i); err != nil {
+			return err
+		}
+	}
+	return nil
 }
