@@ -26,6 +26,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "generator seed")
 	batch := flag.Int("batch", 5000, "actions per database transaction")
 	doExplain := flag.Bool("explain", false, "print the query plans of every filter shape instead of loading")
+	bulk := flag.Bool("bulk", true, "Postgres: drop the action tables' secondary indexes while loading and build them once at the end")
 	flag.Parse()
 	if *doExplain {
 		if err := explain(context.Background(), *dbURL, *seed); err != nil {
@@ -35,13 +36,13 @@ func main() {
 		return
 	}
 	if err := run(*dbURL, synth.Params{Seed: *seed, Actions: *n, Accounts: *accounts, HotAccounts: *hot,
-		HotActions: *hotActions, StartUtime: 1_760_000_000}, *batch); err != nil {
+		HotActions: *hotActions, StartUtime: 1_760_000_000}, *batch, *bulk); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dbURL string, p synth.Params, batchSize int) error {
+func run(dbURL string, p synth.Params, batchSize int, bulk bool) error {
 	ctx := context.Background()
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
@@ -50,6 +51,21 @@ func run(dbURL string, p synth.Params, batchSize int) error {
 	defer st.Close()
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
+	}
+	restore := func(context.Context) error { return nil }
+	if bulk {
+		if restore, err = st.DeferIndexes(ctx); err != nil {
+			return err
+		}
+		// A load that fails half way still leaves a usable database.
+		rebuilt := false
+		defer func() {
+			if !rebuilt {
+				_ = restore(ctx)
+			}
+		}()
+		inner := restore
+		restore = func(ctx context.Context) error { rebuilt = true; return inner(ctx) }
 	}
 	start := time.Now()
 	if err := loadDirectory(ctx, st, p, batchSize); err != nil {
@@ -82,7 +98,12 @@ func run(dbURL string, p synth.Params, batchSize int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nloaded %d actions in %s\nhot accounts:\n", done, time.Since(start).Round(time.Second))
+	fmt.Printf("\nloaded %d actions in %s\n", done, time.Since(start).Round(time.Second))
+	start = time.Now()
+	if err := restore(ctx); err != nil {
+		return err
+	}
+	fmt.Printf("indexes built in %s\nhot accounts:\n", time.Since(start).Round(time.Second))
 	for i := 0; i < p.HotAccounts; i++ {
 		fmt.Println(" ", synth.HotAccount(p.Seed, i))
 	}
