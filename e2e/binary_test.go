@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -65,6 +66,15 @@ func buildTonql(t *testing.T, dir string) string {
 // the process gets SIGTERM when the test ends and must exit cleanly.
 func startBinary(t *testing.T, bin string, env []string) string {
 	t.Helper()
+	base, _ := startBinaryStoppable(t, bin, env)
+	return base
+}
+
+// startBinaryStoppable is startBinary with a stop function that sends
+// SIGTERM and waits for a clean exit (idempotent; the test's end calls it
+// too).
+func startBinaryStoppable(t *testing.T, bin string, env []string) (string, func()) {
+	t.Helper()
 	cmd := exec.Command(bin, "serve", "-listen", "127.0.0.1:0", "-rate-limit", "0")
 	cmd.Env = env
 	cmd.Stderr = io.Discard // one JSON log line per request
@@ -85,23 +95,27 @@ func startBinary(t *testing.T, bin string, env []string) string {
 		waitErr = cmd.Wait()
 		close(exited)
 	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-			require.NoError(t, waitErr, "serve exit")
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Error("serve did not stop on SIGTERM")
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+				require.NoError(t, waitErr, "serve exit")
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Error("serve did not stop on SIGTERM")
+			}
+		})
+	}
+	t.Cleanup(stop)
 	re := regexp.MustCompile(`listening on (\S+)`)
 	timeout := time.After(60 * time.Second)
 	for {
 		select {
 		case l := <-lines:
 			if m := re.FindStringSubmatch(l); m != nil {
-				return "http://" + m[1]
+				return "http://" + m[1], stop
 			}
 		case <-exited:
 			t.Fatalf("serve exited: %v", waitErr)
