@@ -189,14 +189,24 @@ const windowProbe = 20_000
 // start), stopping past windowProbe. A larger window, or one near the head,
 // keeps the ordered walk, which then finds its rows soon.
 func smallWindow(ctx context.Context, db bun.IDB, f ActionFilter) (bool, error) {
-	if f.StartUtime == nil || f.EndUtime == nil || f.Account != "" || len(f.ActionIDs) > 0 || len(f.TraceIDs) > 0 ||
-		len(f.TxHashes) > 0 || f.TxLt != nil || len(f.MsgHashes) > 0 || f.McSeqno != nil {
+	q, ok := windowProbeSQL(db, f)
+	if !ok {
 		return false, nil
 	}
 	var n int
-	err := db.NewRaw("SELECT count(*) FROM (SELECT 1 FROM actions WHERE end_utime BETWEEN ? AND ? LIMIT ?) AS w",
-		int64(*f.StartUtime), int64(*f.EndUtime), windowProbe+1).Scan(ctx, &n)
+	err := db.NewRaw(q).Scan(ctx, &n)
 	return n <= windowProbe, err
+}
+
+// windowProbeSQL is smallWindow's count; ok is false for a filter that is
+// not a closed time window alone.
+func windowProbeSQL(db bun.IDB, f ActionFilter) (string, bool) {
+	if f.StartUtime == nil || f.EndUtime == nil || f.Account != "" || len(f.ActionIDs) > 0 || len(f.TraceIDs) > 0 ||
+		len(f.TxHashes) > 0 || f.TxLt != nil || len(f.MsgHashes) > 0 || f.McSeqno != nil {
+		return "", false
+	}
+	return db.NewRaw("SELECT count(*) FROM (SELECT 1 FROM actions WHERE end_utime BETWEEN ? AND ? LIMIT ?) AS w",
+		int64(*f.StartUtime), int64(*f.EndUtime), windowProbe+1).String(), true
 }
 
 // applyIDs adds the filters by action id and by transaction.

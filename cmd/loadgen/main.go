@@ -26,8 +26,16 @@ func main() {
 	seed := flag.Uint64("seed", 1, "generator seed")
 	batch := flag.Int("batch", 5000, "actions per database transaction")
 	doExplain := flag.Bool("explain", false, "print the query plans of every filter shape instead of loading")
+	pgbenchDir := flag.String("pgbench", "", "write pgbench scripts of the measured pages' SQL into this folder instead of loading")
 	bulk := flag.Bool("bulk", true, "Postgres: drop the action tables' secondary indexes while loading and build them once at the end")
 	flag.Parse()
+	if *pgbenchDir != "" {
+		if err := writePgbench(context.Background(), *dbURL, *seed, *pgbenchDir); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *doExplain {
 		if err := explain(context.Background(), *dbURL, *seed); err != nil {
 			fmt.Fprintln(os.Stderr, "loadgen:", err)

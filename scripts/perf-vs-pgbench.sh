@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Sets tonql's throughput and latency beside the database's own on the very
+# SQL one request sends (issue 17; docs/PERFORMANCE.md): for each measured
+# page, wrk against the server and pgbench running that page's statements
+# (written by `loadgen -pgbench`), at 4 and 16 connections, plus the
+# server's CPU per request.
+#
+#   go run ./cmd/loadgen -database-url "$DATABASE_URL" -actions 1000000   # once
+#   DATABASE_URL=... tonql serve -rate-limit 0 & SERVER_PID=$!
+#   DATABASE_URL=... SERVER_PID=... scripts/perf-vs-pgbench.sh http://127.0.0.1:8080
+set -euo pipefail
+base=${1:?base URL of a running tonql serve}
+db=${DATABASE_URL:?the server database}
+pid=${SERVER_PID:-}
+dur=${DURATION:-15}
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+(cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -pgbench "$dir") > "$dir/pages"
+hot=$(awk '$1=="hot"{print $2}' "$dir/pages" | sed 's/.*account=\([^&]*\).*/\1/; s/%3A/:/')
+after=$(awk '$1=="hot-cursor"{sub("after=","",$2); print $2}' "$dir/pages")
+cursor=$(printf '%s' "$after" | base64 -w0 | tr '+/' '-_' | tr -d '=')
+pgurl=${db%%\?*}
+
+# cpu_ticks: the server's user+system clock ticks so far (0 without SERVER_PID).
+cpu_ticks() { if [ -n "$pid" ]; then awk '{print $14+$15}' "/proc/$pid/stat"; else echo 0; fi; }
+# ms: a wrk latency ("850.00us", "1.23ms", "1.02s") in milliseconds.
+ms() { awk -v v="$1" 'BEGIN{ if (v ~ /us$/) printf "%.2f", v/1000; else if (v ~ /ms$/) printf "%.2f", v+0; else printf "%.2f", v*1000 }'; }
+
+wrk_run() { # conns, then wrk's arguments; prints "req/s p50 p99 cpu_ms_per_request"
+  local conns=$1; shift
+  local t0 out reqs
+  t0=$(cpu_ticks)
+  out=$(wrk -t2 -c"$conns" -d"${dur}s" --latency "$@")
+  reqs=$(awk '/requests in/{print $1}' <<<"$out")
+  local cpu=$(( $(cpu_ticks) - t0 ))
+  printf '%s %s %s %s\n' "$(awk '/Requests\/sec/{printf "%.0f", $2}' <<<"$out")" \
+    "$(ms "$(awk '$1=="50%"{print $2}' <<<"$out")")" "$(ms "$(awk '$1=="99%"{print $2}' <<<"$out")")" \
+    "$(awk -v c="$cpu" -v r="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (r>0 && c>0) printf "%.3f", c*1000/hz/r; else print "-" }')"
+}
+
+pgbench_run() { # conns, script; prints "tps p50 p99"
+  local conns=$1 script=$2
+  rm -f "$dir"/pgb.*
+  local out
+  out=$(cd "$dir" && pgbench -n -c "$conns" -j 2 -T "$dur" -f "$script" -l --log-prefix=pgb "$pgurl" 2>&1)
+  local tps
+  tps=$(awk '/^tps/{printf "%.0f", $3}' <<<"$out")
+  cat "$dir"/pgb.* | awk '{print $3}' | sort -n | awk -v tps="$tps" '{a[NR]=$1} END{printf "%s %.2f %.2f\n", tps, a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
+}
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; duration ${dur}s per run"
+printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s\n' page conns "req/s" p50ms p99ms cpu_ms "pg tps" p50ms p99ms ratio
+for conns in 4 16; do
+  while read -r name path; do
+    case $name in
+      hot-cursor)
+        t=$(HOT="$hot" AFTER="$cursor" wrk_run "$conns" -s "$here/wrk-cursor.lua" "$base/graphql") ;;
+      *)
+        t=$(wrk_run "$conns" "$base$path") ;;
+    esac
+    p=$(pgbench_run "$conns" "$dir/$name.sql")
+    read -r rps p50 p99 cpu <<<"$t"
+    read -r tps q50 q99 <<<"$p"
+    printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s\n' "$name" "$conns" "$rps" "$p50" "$p99" "$cpu" "$tps" "$q50" "$q99" \
+      "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')"
+  done < "$dir/pages"
+  t=$(HOT="$hot" wrk_run "$conns" -s "$here/wrk-graphql.lua" "$base/graphql")
+  read -r rps p50 p99 cpu <<<"$t"
+  p=$(pgbench_run "$conns" "$dir/hot.sql")
+  read -r tps q50 q99 <<<"$p"
+  printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s\n' "hot (GraphQL)" "$conns" "$rps" "$p50" "$p99" "$cpu" "$tps" "$q50" "$q99" \
+    "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
