@@ -125,7 +125,9 @@ func (s *Store) ExplainActions(ctx context.Context, f ActionFilter) (string, err
 // and only the page's rows are then read from actions. With an account
 // filter the inner query walks action_accounts, which carries the sort key
 // and the type and time columns, so a hot account's page comes straight off
-// the (account[, type], end_lt, action_id) index.
+// the (account[, type], end_lt, action_id) index. The join names the
+// page's end_lts too: on Postgres, where actions is partitioned by end_lt,
+// each row is then looked up in its own partition only.
 func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery {
 	dir := " DESC"
 	if f.Asc {
@@ -166,7 +168,7 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 	}
 	page.Limit(int64(f.Limit)).Offset(int64(f.Offset))
 	return s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr(actionColumns).
-		Join("JOIN (?) AS p ON p.action_id = a.action_id", page).
+		Join("JOIN (?) AS p ON p.action_id = a.action_id AND p.end_lt = a.end_lt", page).
 		OrderExpr("p.end_lt" + dir).OrderExpr("p.action_id" + dir)
 }
 

@@ -97,12 +97,12 @@ func PartitionName(t PartitionedTable, start int64) string {
 	return fmt.Sprintf("%s_p%d", t.Name, start)
 }
 
-// CreatePartitionSQL creates t's partition for [start, start+LtSpan), if it
-// is not there. It fails when t's DEFAULT partition holds rows of that
+// CreatePartitionSQL creates t's partition for [start, start+LtSpan). It
+// fails when t's DEFAULT partition holds rows of that
 // range (Postgres refuses, rather than move them): writers create
 // partitions before they write (store.ensurePartitions).
 func CreatePartitionSQL(t PartitionedTable, start int64) string {
-	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)",
+	return fmt.Sprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)",
 		PartitionName(t, start), t.Name, start, start+LtSpan)
 }
 
