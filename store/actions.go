@@ -231,6 +231,9 @@ func applyAfter(q *bun.SelectQuery, f ActionFilter, p string) {
 		op = ">"
 	}
 	q.Where("("+p+"end_lt, "+p+"action_id) "+op+" (?, ?)", int64(f.After.EndLt), f.After.ActionID)
+	// Implied by the row comparison, but only a plain bound on the
+	// partition key lets Postgres skip the partitions past the cursor.
+	q.Where(p+"end_lt "+op+"= ?", int64(f.After.EndLt))
 }
 
 // applyTypeTime adds the type, time and lt filters; both tables carry them.
@@ -243,6 +246,9 @@ func applyTypeTime(q *bun.SelectQuery, f ActionFilter, p string) {
 	}
 	if f.StartLt != nil {
 		q.Where(p+"start_lt >= ?", int64(*f.StartLt))
+		// Changes no answer (an action ends at or after it starts) and
+		// bounds the partition key, so older partitions are skipped.
+		q.Where(p+"end_lt >= ?", int64(*f.StartLt))
 	}
 	if f.EndLt != nil {
 		q.Where(p+"end_lt <= ?", int64(*f.EndLt))

@@ -162,7 +162,7 @@ func (s *Store) ensurePartitions(ctx context.Context, starts []int64) error {
 		return nil
 	})
 	if err != nil {
-		return unavailable(err)
+		return err // SaveBatch tells unavailability apart
 	}
 	s.mu.Lock()
 	for _, st := range need {

@@ -109,12 +109,20 @@ func CreatePartitionSQL(t PartitionedTable, start int64) string {
 // ltPartitionsUp turns each table into one partitioned by range of its lt,
 // on Postgres (SQLite keeps its tables: one file, one host, no need). The
 // rows are copied into a new partitioned table, with a partition for every
-// span that holds data, one for the span after the newest row, and a
-// DEFAULT partition that should stay empty; the indexes are then built on
-// the parent (each partition gets its own), after the copy, which is
-// faster than maintaining them row by row. One transaction: a failure
-// leaves the old tables as they were. The tables are locked meanwhile;
-// a large database should be migrated with writers stopped.
+// span that holds data and one for the span after the newest row; the
+// indexes are then built on the parent (each partition gets its own),
+// after the copy, which is faster than maintaining them row by row.
+//
+// There is no DEFAULT partition: writers make a span's partitions before
+// they write into it (store.ensurePartitions), so a row with no partition
+// is a bug, better refused than parked where it would stop its span's
+// partition from ever being made (Postgres cannot create a partition whose
+// range has rows in DEFAULT) and where every query that cannot prune would
+// read it.
+//
+// One transaction: a failure leaves the old tables as they were. The
+// tables are locked meanwhile; a large database should be migrated with
+// writers stopped (docs/OPERATIONS.md).
 func ltPartitionsUp(ctx context.Context, db *bun.DB) error {
 	if db.Dialect().Name() != dialect.PG {
 		return nil
@@ -140,7 +148,6 @@ func ltPartitionsUp(ctx context.Context, db *bun.DB) error {
 				stmts = append(stmts, CreatePartitionSQL(t, s))
 			}
 			stmts = append(stmts,
-				fmt.Sprintf("CREATE TABLE %s_default PARTITION OF %s DEFAULT", t.Name, t.Name),
 				fmt.Sprintf("INSERT INTO %s SELECT * FROM %s_unpartitioned", t.Name, t.Name),
 				fmt.Sprintf("DROP TABLE %s_unpartitioned", t.Name),
 				fmt.Sprintf("ALTER TABLE %s ADD PRIMARY KEY (%s)", t.Name, t.partPK))
