@@ -167,9 +167,32 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 		}
 	}
 	page.Limit(int64(f.Limit)).Offset(int64(f.Offset))
-	return s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr(actionColumns).
+	q := s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr(actionColumns).
 		Join("JOIN (?) AS p ON p.action_id = a.action_id AND p.end_lt = a.end_lt", page).
 		OrderExpr("p.end_lt" + dir).OrderExpr("p.action_id" + dir)
+	applyLtBounds(q, f, "a.")
+	return q
+}
+
+// applyLtBounds bounds end_lt by what the filter implies of it (the page's
+// rows meet these bounds already). On the outer query of the deferred join
+// they let Postgres leave the partitions outside them out of the plan
+// rather than prune them at run time: planning time grows with the
+// partitions a plan lists.
+func applyLtBounds(q *bun.SelectQuery, f ActionFilter, p string) {
+	if f.StartLt != nil {
+		q.Where(p+"end_lt >= ?", int64(*f.StartLt))
+	}
+	if f.EndLt != nil {
+		q.Where(p+"end_lt <= ?", int64(*f.EndLt))
+	}
+	if f.After != nil {
+		op := "<="
+		if f.Asc {
+			op = ">="
+		}
+		q.Where(p+"end_lt "+op+" ?", int64(f.After.EndLt))
+	}
 }
 
 // windowProbe is the most actions a time window may end with to be read

@@ -213,7 +213,7 @@ func TestPartitionMigration(t *testing.T) {
 	require.NoError(t, s.detectPartitions(ctx))
 	require.False(t, s.Partitioned())
 
-	const first = 76 * migrations.LtSpan
+	const first = 7 * migrations.LtSpan
 	b := partitionedBatch(t, first)
 	require.NoError(t, s.SaveBatch(ctx, b))
 	fs := partitionFilters(t, s, b)
