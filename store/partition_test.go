@@ -295,12 +295,23 @@ func TestPartitionMigration(t *testing.T) {
 	}
 
 	// A write far past the last partition makes its span's partitions and
-	// the next, before any row is written.
+	// the next, before any row is written, while another transaction reads
+	// actions and writes action_accounts (held open): attaching waits for
+	// neither (making the partitions with CREATE TABLE ... PARTITION OF
+	// would, and fail after ensurePartitions' 5 s lock timeout).
+	other, err := s.db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer other.Rollback() //nolint:errcheck
+	var seen int
+	require.NoError(t, other.NewRaw("SELECT count(*) FROM actions").Scan(ctx, &seen))
+	_, err = other.ExecContext(ctx, "LOCK TABLE action_accounts IN ROW EXCLUSIVE MODE")
+	require.NoError(t, err)
 	far := uint64(first + 10*migrations.LtSpan + 12345)
 	a := b.Actions[0]
 	a.ActionID, a.TraceID, a.EndLt, a.StartLt, a.TraceEndLt = "far-ahead", "far-trace", far, far-20, far
 	a.Transactions, a.TxLts, a.TxHash = []string{"far-tx"}, []uint64{far}, "far-tx"
 	require.NoError(t, s.SaveBatch(ctx, &Batch{Actions: []chain.Action{a}}))
+	require.NoError(t, other.Commit())
 	parts, err = s.Partitions(ctx)
 	require.NoError(t, err)
 	require.Len(t, parts, 7*4)
@@ -310,6 +321,10 @@ func TestPartitionMigration(t *testing.T) {
 	}
 	require.True(t, names[fmt.Sprintf("actions_p%d", first+10*migrations.LtSpan)])
 	require.True(t, names[fmt.Sprintf("action_transactions_p%d", first+11*migrations.LtSpan)])
+	var indexes int
+	require.NoError(t, s.db.NewRaw("SELECT count(*) FROM pg_indexes WHERE tablename = ?",
+		fmt.Sprintf("actions_p%d", first+10*migrations.LtSpan)).Scan(ctx, &indexes))
+	require.Equal(t, 8, indexes, "the primary key and the seven indexes of actions")
 	page, err := s.ListActions(ctx, ActionFilter{Limit: 1})
 	require.NoError(t, err)
 	require.Equal(t, "far-ahead", page[0].ActionID)

@@ -112,9 +112,9 @@ var partitionLockKey = func() int64 {
 
 // ensurePartitions makes the partitions of every table for the spans
 // starting at starts, unless this process made or saw them already. It
-// runs in a transaction of its own, before the batch's: creating a
-// partition locks its parent against readers, which must last
-// milliseconds, not a batch.
+// runs in a transaction of its own, before the batch's, and attaches each
+// partition (migrations.AddPartitionSQL), which neither waits for nor
+// blocks the readers and writers of the table.
 func (s *Store) ensurePartitions(ctx context.Context, starts []int64) error {
 	if !s.partitioned.Load() || len(starts) == 0 {
 		return nil
@@ -134,9 +134,9 @@ func (s *Store) ensurePartitions(ctx context.Context, starts []int64) error {
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", partitionLockKey); err != nil {
 			return err
 		}
-		// A long read holding the parent would otherwise queue every
-		// later reader behind this DDL; better fail the batch (importers
-		// and the follower retry) than stall the API.
+		// Attaching conflicts only with other DDL and manual VACUUM or
+		// ANALYZE of the parent; should one run long, fail the batch
+		// rather than wait behind it.
 		if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '5s'"); err != nil {
 			return err
 		}
@@ -154,8 +154,10 @@ func (s *Store) ensurePartitions(ctx context.Context, starts []int64) error {
 				// A table of that name that is not attached is a detached
 				// partition: creating fails, and so does the batch, rather
 				// than its rows going to the DEFAULT partition.
-				if _, err := tx.ExecContext(ctx, migrations.CreatePartitionSQL(t, st)); err != nil {
-					return fmt.Errorf("create partition %s (a detached partition of that range must be attached again or dropped): %w", name, err)
+				for _, q := range migrations.AddPartitionSQL(t, st) {
+					if _, err := tx.ExecContext(ctx, q); err != nil {
+						return fmt.Errorf("create partition %s (a detached partition of that range must be attached again or dropped): %w", name, err)
+					}
 				}
 			}
 		}

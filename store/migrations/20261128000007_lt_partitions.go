@@ -99,13 +99,25 @@ func PartitionName(t PartitionedTable, start int64) string {
 	return fmt.Sprintf("%s_p%d", t.Name, start)
 }
 
-// CreatePartitionSQL creates t's partition for [start, start+LtSpan). It
-// fails when t's DEFAULT partition holds rows of that
-// range (Postgres refuses, rather than move them): writers create
-// partitions before they write (store.ensurePartitions).
+// CreatePartitionSQL creates t's partition for [start, start+LtSpan).
+// CREATE TABLE ... PARTITION OF locks the parent against readers and
+// writers, which a migration holds anyway.
 func CreatePartitionSQL(t PartitionedTable, start int64) string {
 	return fmt.Sprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)",
 		PartitionName(t, start), t.Name, start, start+LtSpan)
+}
+
+// AddPartitionSQL makes the same partition while the table is in use: an
+// empty table shaped like the parent, then attached, which takes only a
+// SHARE UPDATE EXCLUSIVE lock on the parent (readers and writers go on)
+// and builds the parent's indexes on it (at once: it is empty). Run both
+// statements in one transaction.
+func AddPartitionSQL(t PartitionedTable, start int64) []string {
+	name := PartitionName(t, start)
+	return []string{
+		fmt.Sprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS)", name, t.Name),
+		fmt.Sprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%d) TO (%d)", t.Name, name, start, start+LtSpan),
+	}
 }
 
 // ltPartitionsUp turns each table into one partitioned by range of its lt,
