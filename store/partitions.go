@@ -64,6 +64,16 @@ func (s *Store) detectPartitions(ctx context.Context) error {
 	return nil
 }
 
+// partitioningChanged reads the partitioning again and tells whether it
+// differs from what the store assumed.
+func (s *Store) partitioningChanged(ctx context.Context) bool {
+	was := s.partitioned.Load()
+	if !s.IsPostgres() || s.detectPartitions(ctx) != nil {
+		return false
+	}
+	return s.partitioned.Load() != was
+}
+
 // Partitioned tells whether the chain's tables are partitioned by lt.
 func (s *Store) Partitioned() bool { return s.partitioned.Load() }
 

@@ -55,6 +55,12 @@ type Present struct {
 // replaced only by one at least as recent.
 func (s *Store) SaveBatch(ctx context.Context, b *Batch) error {
 	err := s.saveBatch(ctx, b)
+	if err != nil && s.partitioningChanged(ctx) {
+		// Another process migrated the tables to or from partitions since
+		// this one looked (the conflict targets and partitions differ):
+		// the batch was rolled back, so it is written again as they are now.
+		err = s.saveBatch(ctx, b)
+	}
 	if err != nil && isUnavailable(err) {
 		// A primary that does not answer is Unavailable to callers (the
 		// follower and importers retry; a request answers 503).
