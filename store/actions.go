@@ -125,7 +125,9 @@ func (s *Store) ExplainActions(ctx context.Context, f ActionFilter) (string, err
 // and only the page's rows are then read from actions. With an account
 // filter the inner query walks action_accounts, which carries the sort key
 // and the type and time columns, so a hot account's page comes straight off
-// the (account[, type], end_lt, action_id) index.
+// the (account[, type], end_lt, action_id) index. The join names the
+// page's end_lts too: on Postgres, where actions is partitioned by end_lt,
+// each row is then looked up in its own partition only.
 func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery {
 	dir := " DESC"
 	if f.Asc {
@@ -165,9 +167,32 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 		}
 	}
 	page.Limit(int64(f.Limit)).Offset(int64(f.Offset))
-	return s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr(actionColumns).
-		Join("JOIN (?) AS p ON p.action_id = a.action_id", page).
+	q := s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr(actionColumns).
+		Join("JOIN (?) AS p ON p.action_id = a.action_id AND p.end_lt = a.end_lt", page).
 		OrderExpr("p.end_lt" + dir).OrderExpr("p.action_id" + dir)
+	applyLtBounds(q, f, "a.")
+	return q
+}
+
+// applyLtBounds bounds end_lt by what the filter implies of it (the page's
+// rows meet these bounds already). On the outer query of the deferred join
+// they let Postgres leave the partitions outside them out of the plan
+// rather than prune them at run time: planning time grows with the
+// partitions a plan lists.
+func applyLtBounds(q *bun.SelectQuery, f ActionFilter, p string) {
+	if f.StartLt != nil {
+		q.Where(p+"end_lt >= ?", int64(*f.StartLt))
+	}
+	if f.EndLt != nil {
+		q.Where(p+"end_lt <= ?", int64(*f.EndLt))
+	}
+	if f.After != nil {
+		op := "<="
+		if f.Asc {
+			op = ">="
+		}
+		q.Where(p+"end_lt "+op+" ?", int64(f.After.EndLt))
+	}
 }
 
 // windowProbe is the most actions a time window may end with to be read
@@ -239,6 +264,9 @@ func applyAfter(q *bun.SelectQuery, f ActionFilter, p string) {
 		op = ">"
 	}
 	q.Where("("+p+"end_lt, "+p+"action_id) "+op+" (?, ?)", int64(f.After.EndLt), f.After.ActionID)
+	// Implied by the row comparison, but only a plain bound on the
+	// partition key lets Postgres skip the partitions past the cursor.
+	q.Where(p+"end_lt "+op+"= ?", int64(f.After.EndLt))
 }
 
 // applyTypeTime adds the type, time and lt filters; both tables carry them.
@@ -251,6 +279,9 @@ func applyTypeTime(q *bun.SelectQuery, f ActionFilter, p string) {
 	}
 	if f.StartLt != nil {
 		q.Where(p+"start_lt >= ?", int64(*f.StartLt))
+		// Changes no answer (an action ends at or after it starts) and
+		// bounds the partition key, so older partitions are skipped.
+		q.Where(p+"end_lt >= ?", int64(*f.StartLt))
 	}
 	if f.EndLt != nil {
 		q.Where(p+"end_lt <= ?", int64(*f.EndLt))

@@ -69,6 +69,10 @@ func OpenExisting(ctx context.Context, url string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.detectPartitions(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

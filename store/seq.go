@@ -67,12 +67,16 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 		ids = append(ids, actions[i].ActionID)
 	}
 	seqs, kept = make(map[string]int64, len(actions)), map[string]bool{}
+	// An id's end_lt is fixed by the id (partitions.go), so bounding it by
+	// the batch's end_lts changes no answer and prunes the lookup to the
+	// partitions of that range on Postgres.
+	ltLo, ltHi := ltRange(actions)
 	// Read after the counter's lock is held: a writer that committed while
 	// this one waited has its actions seen here.
 	for start := 0; start < len(ids); start += 1000 {
 		var rows []actionRow
 		if err := tx.NewSelect().Model(&rows).Column("action_id", "seq").
-			Where("action_id IN (?)", bun.In(ids[start:min(start+1000, len(ids))])).Scan(ctx); err != nil {
+			Where("action_id IN (?)", bun.In(ids[start:min(start+1000, len(ids))])).Where("end_lt BETWEEN ? AND ?", ltLo, ltHi).Scan(ctx); err != nil {
 			return nil, nil, 0, fmt.Errorf("read action seqs: %w", err)
 		}
 		for _, r := range rows {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -36,6 +37,9 @@ type Store struct {
 
 	mu        sync.Mutex
 	committed []func(last uint64) // see OnActionsCommitted
+
+	partitioned    atomic.Bool    // the chain's tables are partitioned by lt (partitions.go)
+	partitionsMade map[int64]bool // lt spans whose partitions exist; under mu
 }
 
 // Open connects to "postgres://..." / "postgresql://..." or "sqlite:PATH"
@@ -65,7 +69,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return &Store{db: db}, nil
+	s := &Store{db: db}
+	if err := s.detectPartitions(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // openSQLite opens the file at path; mode "rw" never creates it.
@@ -131,6 +140,12 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 	}
 	for _, mig := range group.Migrations {
 		applied = append(applied, mig.Name+"_"+mig.Comment)
+	}
+	if err := s.detectPartitions(ctx); err != nil {
+		return applied, err
+	}
+	if err := s.ensureHeadPartitions(ctx); err != nil {
+		return applied, fmt.Errorf("create partitions: %w", err)
 	}
 	return applied, nil
 }

@@ -55,6 +55,12 @@ type Present struct {
 // replaced only by one at least as recent.
 func (s *Store) SaveBatch(ctx context.Context, b *Batch) error {
 	err := s.saveBatch(ctx, b)
+	if err != nil && s.partitioningChanged(ctx) {
+		// Another process migrated the tables to or from partitions since
+		// this one looked (the conflict targets and partitions differ):
+		// the batch was rolled back, so it is written again as they are now.
+		err = s.saveBatch(ctx, b)
+	}
 	if err != nil && isUnavailable(err) {
 		// A primary that does not answer is Unavailable to callers (the
 		// follower and importers retry; a request answers 503).
@@ -64,6 +70,9 @@ func (s *Store) SaveBatch(ctx context.Context, b *Batch) error {
 }
 
 func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
+	if err := s.ensurePartitions(ctx, batchSpans(b)); err != nil {
+		return err
+	}
 	// A connection of our own, not just a transaction: COPY needs the
 	// connection, and runs inside the transaction open on it.
 	conn, err := s.db.Conn(ctx)
@@ -86,6 +95,7 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 			}
 		}
 		w := newWriter(tx, conn)
+		w.partitioned = s.partitioned.Load()
 		if err := saveTransactions(ctx, w, b.Transactions); err != nil {
 			return err
 		}
@@ -182,7 +192,7 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	// trace arrives later, so it is the one column updated on conflict; an
 	// unchanged row is not rewritten (a rewrite costs a new row version and
 	// an entry in every index, which made re-imports slow).
-	if err := queueRows(ctx, w, "save transactions", rows, "CONFLICT (hash) DO UPDATE SET trace_id = EXCLUDED.trace_id WHERE transactions.trace_id <> EXCLUDED.trace_id"); err != nil {
+	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+" DO UPDATE SET trace_id = EXCLUDED.trace_id WHERE transactions.trace_id <> EXCLUDED.trace_id"); err != nil {
 		return err
 	}
 	return queueRows(ctx, w, "save messages", msgs, "CONFLICT (tx_hash, direction, seq) DO NOTHING")
@@ -228,13 +238,13 @@ func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions [
 		links = append(links, actionAccountRows(a)...)
 		txLinks = append(txLinks, actionTxRows(a)...)
 	}
-	if err := queueRows(ctx, w, "save actions", arows, "CONFLICT (action_id) DO NOTHING"); err != nil {
+	if err := queueRows(ctx, w, "save actions", arows, w.conflict("actions")+" DO NOTHING"); err != nil {
 		return err
 	}
-	if err := queueRows(ctx, w, "save action accounts", links, "CONFLICT (account, action_id) DO NOTHING"); err != nil {
+	if err := queueRows(ctx, w, "save action accounts", links, w.conflict("action_accounts")+" DO NOTHING"); err != nil {
 		return err
 	}
-	return queueRows(ctx, w, "save action transactions", txLinks, "CONFLICT (action_id, tx_hash) DO NOTHING")
+	return queueRows(ctx, w, "save action transactions", txLinks, w.conflict("action_transactions")+" DO NOTHING")
 }
 
 func saveAccounts(ctx context.Context, w *writer, accounts []chain.AccountState) error {
@@ -328,7 +338,12 @@ type writer struct {
 	queue  bool
 	script []byte
 	copies []staged
+	// partitioned: the chain's tables are partitioned (conflictTarget).
+	partitioned bool
 }
+
+// conflict is "CONFLICT (<unique key>)" of a partitioned-on-Postgres table.
+func (w *writer) conflict(table string) string { return conflictTarget(w.partitioned, table) }
 
 func newWriter(tx bun.Tx, conn bun.Conn) *writer {
 	return &writer{tx: tx, conn: conn, queue: tx.Dialect().Name() == dialect.PG}

@@ -22,6 +22,7 @@ func New() *migrate.Migrations {
 	registerActionModel(m)
 	registerActionSeq(m)
 	registerTimeIndexes(m)
+	registerLtPartitions(m)
 	return m
 }
 
