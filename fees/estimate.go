@@ -141,34 +141,10 @@ func (e *Estimator) Limits() (maxDepth, maxTransactions int) {
 // Estimate runs the request's external message on the account's current
 // state and follows the trace it starts.
 func (e *Estimator) Estimate(ctx context.Context, r Request) (*Result, error) {
-	at, err := e.now(ctx)
+	em, err := e.emulation(ctx, r, false)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := e.config(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st, err := e.account(ctx, chain.RawAddress(r.Account))
-	if err != nil {
-		return nil, err
-	}
-	if e.cache == nil {
-		em, _, err := e.run(ctx, r, cfg, st, at, false)
-		if err != nil {
-			return nil, err
-		}
-		return em.Result, nil
-	}
-	key := e.cacheKey(r, cfg, st, at, kindEstimate)
-	if c := e.lookup(ctx, key); c != nil && c.Result != nil {
-		return c.Result, nil
-	}
-	em, deps, err := e.run(ctx, r, cfg, st, at, false)
-	if err != nil {
-		return nil, err
-	}
-	e.remember(ctx, key, &cached{Result: em.Result}, deps)
 	return em.Result, nil
 }
 
@@ -176,6 +152,14 @@ func (e *Estimator) Estimate(ctx context.Context, r Request) (*Result, error) {
 // transaction and every message not followed. Its Result is the estimate
 // of the same request. Answers are cached like estimates, apart from them.
 func (e *Estimator) Emulate(ctx context.Context, r Request) (*Emulation, error) {
+	return e.emulation(ctx, r, true)
+}
+
+// emulation is Estimate and Emulate: the clock, the config and the
+// account's state, then the cached answer or a run. An estimate caches
+// only its Result (a fraction of the trace's size), so the two are kept
+// under different keys.
+func (e *Estimator) emulation(ctx context.Context, r Request, trace bool) (*Emulation, error) {
 	at, err := e.now(ctx)
 	if err != nil {
 		return nil, err
@@ -189,18 +173,31 @@ func (e *Estimator) Emulate(ctx context.Context, r Request) (*Emulation, error) 
 		return nil, err
 	}
 	if e.cache == nil {
-		em, _, err := e.run(ctx, r, cfg, st, at, true)
+		em, _, err := e.run(ctx, r, cfg, st, at, trace)
 		return em, err
 	}
-	key := e.cacheKey(r, cfg, st, at, kindEmulation)
-	if c := e.lookup(ctx, key); c != nil && c.Emulation != nil {
-		return c.Emulation, nil
+	kind := kindEstimate
+	if trace {
+		kind = kindEmulation
 	}
-	em, deps, err := e.run(ctx, r, cfg, st, at, true)
+	key := e.cacheKey(r, cfg, st, at, kind)
+	if c := e.lookup(ctx, key); c != nil {
+		switch {
+		case trace && c.Emulation != nil:
+			return c.Emulation, nil
+		case !trace && c.Result != nil:
+			return &Emulation{Result: c.Result}, nil
+		}
+	}
+	em, deps, err := e.run(ctx, r, cfg, st, at, trace)
 	if err != nil {
 		return nil, err
 	}
-	e.remember(ctx, key, &cached{Emulation: em}, deps)
+	c := &cached{Emulation: em}
+	if !trace {
+		c = &cached{Result: em.Result}
+	}
+	e.remember(ctx, key, c, deps)
 	return em, nil
 }
 
