@@ -212,27 +212,31 @@ func runScript(t *testing.T, nodeBin, script string, input any) *scriptAnswers {
 	return a
 }
 
+// scriptAnswer is one case of a client script's answers.
+type scriptAnswer struct {
+	Value json.RawMessage `json:"value"`
+	Error string          `json:"error"`
+}
+
+func (a *scriptAnswers) answer(name string) scriptAnswer {
+	a.t.Helper()
+	var ans scriptAnswer
+	require.Contains(a.t, a.raw, name)
+	require.NoError(a.t, json.Unmarshal(a.raw[name], &ans))
+	return ans
+}
+
 // value decodes a case's value; the case must have succeeded.
 func (a *scriptAnswers) value(name string, v any) {
 	a.t.Helper()
-	var ans struct {
-		Value json.RawMessage `json:"value"`
-		Error string          `json:"error"`
-	}
-	require.Contains(a.t, a.raw, name)
-	require.NoError(a.t, json.Unmarshal(a.raw[name], &ans))
+	ans := a.answer(name)
 	require.Empty(a.t, ans.Error, name)
 	require.NoError(a.t, json.Unmarshal(ans.Value, v), name)
 }
 
 func (a *scriptAnswers) failed(name, want string) {
 	a.t.Helper()
-	var ans struct {
-		Value json.RawMessage `json:"value"`
-		Error string          `json:"error"`
-	}
-	require.Contains(a.t, a.raw, name)
-	require.NoError(a.t, json.Unmarshal(a.raw[name], &ans))
+	ans := a.answer(name)
 	require.Nil(a.t, ans.Value, name)
 	require.Contains(a.t, ans.Error, want, name)
 }

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
-	"time"
 
-	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
-	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/migrate"
 
 	"github.com/tonql/tonql/store/migrations"
@@ -29,51 +25,21 @@ var ErrNotMigrated = errors.New("database not migrated")
 // rows of, a database that must already be there (`keys list`). Unlike
 // Open it leaves no file behind when there is nothing to open.
 func OpenExisting(ctx context.Context, url string) (*Store, error) {
-	var db *bun.DB
+	return open(ctx, url, true)
+}
+
+// sqliteFileExists tells a missing database file from one that is there.
+func sqliteFileExists(path string) error {
+	info, err := os.Stat(path)
 	switch {
-	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		db = openPostgres(url, 10*time.Second)
-	case strings.HasPrefix(url, "sqlite:"):
-		path := strings.TrimPrefix(url, "sqlite:")
-		if path == "" || strings.HasPrefix(path, ":memory:") {
-			return nil, errors.New("sqlite: a file path is required, e.g. sqlite:./data/tonql.db")
-		}
-		info, err := os.Stat(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: file %s does not exist", ErrNoDatabase, path)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: %w", err)
-		}
-		if info.IsDir() {
-			return nil, fmt.Errorf("%w: %s is a folder", ErrNoDatabase, path)
-		}
-		// mode=rw: should the file vanish after the check, SQLite fails
-		// rather than creating an empty one.
-		if db, err = openSQLite(path, "rw"); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, errors.New(`DATABASE_URL must start with "postgres://", "postgresql://" or "sqlite:"`)
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: file %s does not exist", ErrNoDatabase, path)
+	case err != nil:
+		return fmt.Errorf("sqlite: %w", err)
+	case info.IsDir():
+		return fmt.Errorf("%w: %s is a folder", ErrNoDatabase, path)
 	}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		var pgErr pgdriver.Error
-		if errors.As(err, &pgErr) && pgErr.Field('C') == "3D000" { // invalid_catalog_name
-			return nil, fmt.Errorf("%w: %s", ErrNoDatabase, pgErr.Field('M'))
-		}
-		return nil, fmt.Errorf("database unreachable: %w", err)
-	}
-	s := &Store{db: db}
-	if err := s.checkMigrated(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := s.detectPartitions(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return nil
 }
 
 // checkMigrated reads the migrations table without creating it (the

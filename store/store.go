@@ -46,6 +46,12 @@ type Store struct {
 // (the file and its folder are created when missing; "sqlite::memory:" is
 // not supported because every pooled connection would see its own database).
 func Open(ctx context.Context, url string) (*Store, error) {
+	return open(ctx, url, false)
+}
+
+// open is Open, and OpenExisting when existing is set: then nothing is
+// created (no SQLite file or folder) and the schema must be migrated.
+func open(ctx context.Context, url string, existing bool) (*Store, error) {
 	var db *bun.DB
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
@@ -55,11 +61,19 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		if path == "" || strings.HasPrefix(path, ":memory:") {
 			return nil, errors.New("sqlite: a file path is required, e.g. sqlite:./data/tonql.db")
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		mode := ""
+		if existing {
+			if err := sqliteFileExists(path); err != nil {
+				return nil, err
+			}
+			// mode=rw: should the file vanish after the check, SQLite
+			// fails rather than creating an empty one.
+			mode = "rw"
+		} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("sqlite: %w", err)
 		}
 		var err error
-		if db, err = openSQLite(path, ""); err != nil {
+		if db, err = openSQLite(path, mode); err != nil {
 			return nil, err
 		}
 	default:
@@ -67,9 +81,19 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
+		var pgErr pgdriver.Error
+		if existing && errors.As(err, &pgErr) && pgErr.Field('C') == "3D000" { // invalid_catalog_name
+			return nil, fmt.Errorf("%w: %s", ErrNoDatabase, pgErr.Field('M'))
+		}
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
 	s := &Store{db: db}
+	if existing {
+		if err := s.checkMigrated(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	if err := s.detectPartitions(ctx); err != nil {
 		db.Close()
 		return nil, err
