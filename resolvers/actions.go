@@ -33,20 +33,25 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 	return r.listPage(ctx, f, in != nil && in.IncludeAccounts != nil && *in.IncludeAccounts)
 }
 
-// listPage reads a page and its address book; accounts are shown only when
-// asked for (and then the book names them too).
+// listPage reads a page with its address book's facts (one statement on
+// Postgres); accounts are shown only when asked for, and then the book
+// names them too.
 func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAccounts bool) (*chain.ActionList, error) {
-	page, err := r.Store.ListActions(ctx, f)
+	book := store.BookOfValues
+	if includeAccounts {
+		book = store.BookOfValuesAndAccounts
+	}
+	page, err := r.Store.ListActions(ctx, f, book)
 	if err != nil {
 		return nil, err
 	}
 	if !includeAccounts {
-		for _, a := range page {
+		for _, a := range page.Actions {
 			a.Accounts = nil
 		}
 	}
-	list := &chain.ActionList{Actions: page}
-	if list.AddressBook, err = r.addressBook(ctx, list.BookAddresses()); err != nil {
+	list := &chain.ActionList{Actions: page.Actions}
+	if list.AddressBook, err = r.addressBookWith(ctx, list.BookAddresses(), page.Facts, r.facts); err != nil {
 		return nil, err
 	}
 	return list, nil

@@ -205,17 +205,17 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 	}
 	want := f.Limit
 	f.Limit++ // one more tells whether a next page exists
-	page, err := r.Store.ListActions(ctx, f)
+	read, err := r.Store.ListActions(ctx, f, store.BookOfValues)
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.ActionConnection{PageInfo: &model.PageInfo{HasNextPage: len(page) > want}}
-	page = page[:min(len(page), want)]
+	conn := &model.ActionConnection{PageInfo: &model.PageInfo{HasNextPage: len(read.Actions) > want}}
+	page := read.Actions[:min(len(read.Actions), want)]
 	list := &chain.ActionList{Actions: page}
 	for _, a := range page {
 		a.Accounts = nil // REST shows them only when asked; so does the graph
 	}
-	if conn.AddressBook, err = r.addressBook(ctx, list.BookAddresses()); err != nil {
+	if conn.AddressBook, err = r.addressBookWith(ctx, list.BookAddresses(), read.Facts, r.facts); err != nil {
 		return nil, err
 	}
 	conn.Edges = make([]*model.ActionEdge, len(page))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -56,11 +55,12 @@ func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 // addressFactsQuery reads, in one round trip, what the address book needs
 // from three tables: each row says which table it came from (k), the
 // address, one text column (status, interfaces or a domain) and the two
-// columns only accounts have. Domains come sorted so that an address with
-// several names shows the same one every time.
-const addressFactsQuery = `SELECT 'a' AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address IN (?0)
-UNION ALL SELECT 'i', address, interfaces, FALSE, 0 FROM account_interfaces WHERE address IN (?0)
-UNION ALL SELECT 'd', address, domain, FALSE, 0 FROM dns_names WHERE address IN (?0)
+// columns only accounts have (the kinds are pageWithFactsSQL's). Domains
+// come sorted so that an address with several names shows the same one
+// every time.
+const addressFactsQuery = `SELECT 1 AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address IN (?0)
+UNION ALL SELECT 2, address, interfaces, FALSE, 0 FROM account_interfaces WHERE address IN (?0)
+UNION ALL SELECT 3, address, domain, FALSE, 0 FROM dns_names WHERE address IN (?0)
 ORDER BY 1, 3`
 
 // AddressFacts looks up the status, wallet flag, balance, interfaces and
@@ -87,24 +87,14 @@ func scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]c
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var kind, addr, text string
+		var kind int
+		var addr, text string
 		var wallet bool
 		var balance int64
 		if err := rows.Scan(&kind, &addr, &text, &wallet, &balance); err != nil {
 			return err
 		}
-		f := out[addr]
-		switch kind {
-		case "a":
-			f.Known, f.Status, f.IsWallet, f.Balance = true, text, wallet, uint64(balance)
-		case "i":
-			f.Interfaces = strings.Fields(text)
-		case "d":
-			if f.Domain == "" {
-				f.Domain = text
-			}
-		}
-		out[addr] = f
+		addFact(out, kind, addr, text, wallet, balance)
 	}
 	return rows.Err()
 }

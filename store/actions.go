@@ -44,44 +44,6 @@ type ActionKey struct {
 	ActionID string
 }
 
-// ListActions returns one page ordered by (end_lt, action_id); how the
-// page is found is explained at actionsQuery.
-//
-// It is the hot path of every page, so the rows are scanned into their
-// fields directly (actionColumns order) rather than by bun's reflection,
-// which cost about a third of the read.
-func (s *Store) ListActions(ctx context.Context, f ActionFilter) ([]*chain.Action, error) {
-	var rows []actionRow
-	var out []*chain.Action
-	err := s.read(func(db *bun.DB) error {
-		var err error
-		if f.readWindow, err = smallWindow(ctx, db, f); err != nil {
-			return err
-		}
-		query := s.actionsQuery(f, &rows).String()
-		out = make([]*chain.Action, 0, f.Limit)
-		res, err := db.QueryContext(ctx, query)
-		if err != nil {
-			return err
-		}
-		defer res.Close()
-		for res.Next() {
-			var r actionRow
-			if err := res.Scan(&r.ActionID, &r.TraceID, &r.TxHash, &r.Type, &r.Status, &r.Value,
-				&r.StartLt, &r.StartUtime, &r.EndLt, &r.EndUtime, &r.TxHashes, &r.TraceEndLt, &r.TraceEndUtime,
-				&r.TraceExternalHashNorm, &r.McSeqno, &r.Addresses, &r.Accounts); err != nil {
-				return err
-			}
-			out = append(out, r.toChain())
-		}
-		return res.Err()
-	})
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	return out, nil
-}
-
 // actionColumns are the columns ListActions scans, in its order.
 const actionColumns = `a.action_id, a.trace_id, a.tx_hash, a.type, a.status, a.value, a.start_lt, a.start_utime,
 	a.end_lt, a.end_utime, a.tx_hashes, a.trace_end_lt, a.trace_end_utime, a.trace_external_hash_norm,
@@ -90,17 +52,16 @@ const actionColumns = `a.action_id, a.trace_id, a.tx_hash, a.type, a.status, a.v
 // ExplainActions returns the database's plan for a query (EXPLAIN ANALYZE
 // on Postgres), for the performance docs and for operators.
 func (s *Store) ExplainActions(ctx context.Context, f ActionFilter) (string, error) {
-	var rows []actionRow
 	prefix := "EXPLAIN QUERY PLAN "
 	if s.IsPostgres() {
 		prefix = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "
 	}
 	var lines []string
 	var err error
-	if f.readWindow, err = smallWindow(ctx, s.db, f); err != nil {
+	if f.readWindow, err = s.smallWindow(ctx, s.db, f); err != nil {
 		return "", err
 	}
-	r, err := s.db.QueryContext(ctx, prefix+s.actionsQuery(f, &rows).String())
+	r, err := s.db.QueryContext(ctx, prefix+s.actionsQuery(f, inlineParams(s.db)).String())
 	if err != nil {
 		return "", err
 	}
@@ -128,7 +89,7 @@ func (s *Store) ExplainActions(ctx context.Context, f ActionFilter) (string, err
 // the (account[, type], end_lt, action_id) index. The join names the
 // page's end_lts too: on Postgres, where actions is partitioned by end_lt,
 // each row is then looked up in its own partition only.
-func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery {
+func (s *Store) actionsQuery(f ActionFilter, v *params) *bun.SelectQuery {
 	dir := " DESC"
 	if f.Asc {
 		dir = " ASC"
@@ -136,28 +97,28 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 	page := s.db.NewSelect()
 	if f.Account != "" {
 		page.TableExpr("action_accounts AS aa").ColumnExpr("aa.action_id, aa.end_lt").
-			Where("aa.account = ?", f.Account)
-		applyTypeTime(page, f, "aa.")
-		applyIDs(page, f, "aa.")
+			Where("aa.account = ?", v.add(f.Account))
+		applyTypeTime(page, f, v, "aa.")
+		applyIDs(page, f, v, "aa.")
 		if len(f.TraceIDs) > 0 {
-			page.Where("aa.action_id IN (SELECT action_id FROM actions WHERE trace_id IN (?))", bun.In(f.TraceIDs))
+			page.Where("aa.action_id IN (SELECT action_id FROM actions WHERE trace_id IN (?))", v.list(f.TraceIDs))
 		}
 		if f.McSeqno != nil {
-			page.Where("aa.action_id IN (SELECT action_id FROM actions WHERE mc_seqno = ?)", int64(*f.McSeqno))
+			page.Where("aa.action_id IN (SELECT action_id FROM actions WHERE mc_seqno = ?)", v.add(int64(*f.McSeqno)))
 		}
-		applyAfter(page, f, "aa.")
+		applyAfter(page, f, v, "aa.")
 		page.OrderExpr("aa.end_lt" + dir).OrderExpr("aa.action_id" + dir)
 	} else {
 		page.TableExpr("actions AS a").ColumnExpr("a.action_id, a.end_lt")
-		applyTypeTime(page, f, "a.")
-		applyIDs(page, f, "a.")
+		applyTypeTime(page, f, v, "a.")
+		applyIDs(page, f, v, "a.")
 		if len(f.TraceIDs) > 0 {
-			page.Where("a.trace_id IN (?)", bun.In(f.TraceIDs))
+			page.Where("a.trace_id IN (?)", v.list(f.TraceIDs))
 		}
 		if f.McSeqno != nil {
-			page.Where("a.mc_seqno = ?", int64(*f.McSeqno))
+			page.Where("a.mc_seqno = ?", v.add(int64(*f.McSeqno)))
 		}
-		applyAfter(page, f, "a.")
+		applyAfter(page, f, v, "a.")
 		if f.readWindow {
 			// "+ 0" keeps the planner off actions_order, whose walk from
 			// the head it wrongly thinks meets the window at once.
@@ -166,11 +127,13 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 			page.OrderExpr("a.end_lt" + dir).OrderExpr("a.action_id" + dir)
 		}
 	}
-	page.Limit(int64(f.Limit)).Offset(int64(f.Offset))
-	q := s.db.NewSelect().Model(rows).ModelTableExpr("actions AS a").ColumnExpr(actionColumns).
-		Join("JOIN (?) AS p ON p.action_id = a.action_id AND p.end_lt = a.end_lt", page).
+	// LIMIT and OFFSET are parameters too (bun's Limit would write them
+	// into the text): paging on does not make a new statement per offset.
+	q := s.db.NewSelect().TableExpr("actions AS a").ColumnExpr(actionColumns).
+		Join("JOIN (? LIMIT ? OFFSET ?) AS p ON p.action_id = a.action_id AND p.end_lt = a.end_lt",
+			page, v.add(int64(f.Limit)), v.add(int64(f.Offset))).
 		OrderExpr("p.end_lt" + dir).OrderExpr("p.action_id" + dir)
-	applyLtBounds(q, f, "a.")
+	applyLtBounds(q, f, v, "a.")
 	return q
 }
 
@@ -179,19 +142,19 @@ func (s *Store) actionsQuery(f ActionFilter, rows *[]actionRow) *bun.SelectQuery
 // they let Postgres leave the partitions outside them out of the plan
 // rather than prune them at run time: planning time grows with the
 // partitions a plan lists.
-func applyLtBounds(q *bun.SelectQuery, f ActionFilter, p string) {
+func applyLtBounds(q *bun.SelectQuery, f ActionFilter, v *params, p string) {
 	if f.StartLt != nil {
-		q.Where(p+"end_lt >= ?", int64(*f.StartLt))
+		q.Where(p+"end_lt >= ?", v.add(int64(*f.StartLt)))
 	}
 	if f.EndLt != nil {
-		q.Where(p+"end_lt <= ?", int64(*f.EndLt))
+		q.Where(p+"end_lt <= ?", v.add(int64(*f.EndLt)))
 	}
 	if f.After != nil {
 		op := "<="
 		if f.Asc {
 			op = ">="
 		}
-		q.Where(p+"end_lt "+op+" ?", int64(f.After.EndLt))
+		q.Where(p+"end_lt "+op+" ?", v.add(int64(f.After.EndLt)))
 	}
 }
 
@@ -213,49 +176,60 @@ const windowProbe = 20_000
 // which every action of the window is in (end_utime >= start_utime >=
 // start), stopping past windowProbe. A larger window, or one near the head,
 // keeps the ordered walk, which then finds its rows soon.
-func smallWindow(ctx context.Context, db bun.IDB, f ActionFilter) (bool, error) {
-	q, ok := windowProbeSQL(db, f)
+func (s *Store) smallWindow(ctx context.Context, db *bun.DB, f ActionFilter) (bool, error) {
+	v := newParams(db)
+	q, ok := windowProbeSQL(f, v)
 	if !ok {
 		return false, nil
 	}
+	rows, err := s.prepared(ctx, db, q, v.vals)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
 	var n int
-	err := db.NewRaw(q).Scan(ctx, &n)
+	for rows.Next() {
+		err = rows.Scan(&n)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
 	return n <= windowProbe, err
 }
 
 // windowProbeSQL is smallWindow's count; ok is false for a filter that is
 // not a closed time window alone.
-func windowProbeSQL(db bun.IDB, f ActionFilter) (string, bool) {
+func windowProbeSQL(f ActionFilter, v *params) (string, bool) {
 	if f.StartUtime == nil || f.EndUtime == nil || f.Account != "" || len(f.ActionIDs) > 0 || len(f.TraceIDs) > 0 ||
 		len(f.TxHashes) > 0 || f.TxLt != nil || len(f.MsgHashes) > 0 || f.McSeqno != nil {
 		return "", false
 	}
-	return db.NewRaw("SELECT count(*) FROM (SELECT 1 FROM actions WHERE end_utime BETWEEN ? AND ? LIMIT ?) AS w",
-		int64(*f.StartUtime), int64(*f.EndUtime), windowProbe+1).String(), true
+	return "SELECT count(*) FROM (SELECT 1 FROM actions WHERE end_utime BETWEEN " + string(v.add(int64(*f.StartUtime))) +
+		" AND " + string(v.add(int64(*f.EndUtime))) + " LIMIT " + string(v.add(int64(windowProbe+1))) + ") AS w", true
 }
 
 // applyIDs adds the filters by action id and by transaction.
-func applyIDs(q *bun.SelectQuery, f ActionFilter, p string) {
+func applyIDs(q *bun.SelectQuery, f ActionFilter, v *params, p string) {
 	if len(f.ActionIDs) > 0 {
-		q.Where(p+"action_id IN (?)", bun.In(f.ActionIDs))
+		q.Where(p+"action_id IN (?)", v.list(f.ActionIDs))
 	}
 	if len(f.TxHashes) > 0 {
-		q.Where(p+"action_id IN (SELECT action_id FROM action_transactions WHERE tx_hash IN (?))", bun.In(f.TxHashes))
+		q.Where(p+"action_id IN (SELECT action_id FROM action_transactions WHERE tx_hash IN (?))", v.list(f.TxHashes))
 	}
 	if f.TxLt != nil {
-		q.Where(p+"action_id IN (SELECT action_id FROM action_transactions WHERE tx_lt = ?)", int64(*f.TxLt))
+		q.Where(p+"action_id IN (SELECT action_id FROM action_transactions WHERE tx_lt = ?)", v.add(int64(*f.TxLt)))
 	}
 	if len(f.MsgHashes) > 0 {
 		// Messages are found by either hash through their own indexes, then
 		// the actions of the transactions that carry them.
 		q.Where(p+"action_id IN (SELECT at.action_id FROM action_transactions AS at WHERE at.tx_hash IN ("+
 			"SELECT m.tx_hash FROM messages AS m WHERE m.hash IN (?) UNION SELECT m.tx_hash FROM messages AS m WHERE m.hash_norm IN (?)))",
-			bun.In(f.MsgHashes), bun.In(f.MsgHashes))
+			v.list(f.MsgHashes), v.list(f.MsgHashes))
 	}
 }
 
 // applyAfter starts a keyset page after the given sort key.
-func applyAfter(q *bun.SelectQuery, f ActionFilter, p string) {
+func applyAfter(q *bun.SelectQuery, f ActionFilter, v *params, p string) {
 	if f.After == nil {
 		return
 	}
@@ -263,28 +237,28 @@ func applyAfter(q *bun.SelectQuery, f ActionFilter, p string) {
 	if f.Asc {
 		op = ">"
 	}
-	q.Where("("+p+"end_lt, "+p+"action_id) "+op+" (?, ?)", int64(f.After.EndLt), f.After.ActionID)
+	q.Where("("+p+"end_lt, "+p+"action_id) "+op+" (?, ?)", v.add(int64(f.After.EndLt)), v.add(f.After.ActionID))
 	// Implied by the row comparison, but only a plain bound on the
 	// partition key lets Postgres skip the partitions past the cursor.
-	q.Where(p+"end_lt "+op+"= ?", int64(f.After.EndLt))
+	q.Where(p+"end_lt "+op+"= ?", v.add(int64(f.After.EndLt)))
 }
 
 // applyTypeTime adds the type, time and lt filters; both tables carry them.
-func applyTypeTime(q *bun.SelectQuery, f ActionFilter, p string) {
+func applyTypeTime(q *bun.SelectQuery, f ActionFilter, v *params, p string) {
 	if len(f.Types) > 0 {
-		q.Where(p+"type IN (?)", bun.In(f.Types))
+		q.Where(p+"type IN (?)", v.list(f.Types))
 	}
 	if len(f.ExcludeTypes) > 0 {
-		q.Where(p+"type NOT IN (?)", bun.In(f.ExcludeTypes))
+		q.Where(p+"type NOT IN (?)", v.list(f.ExcludeTypes))
 	}
 	if f.StartLt != nil {
-		q.Where(p+"start_lt >= ?", int64(*f.StartLt))
+		q.Where(p+"start_lt >= ?", v.add(int64(*f.StartLt)))
 		// Changes no answer (an action ends at or after it starts) and
 		// bounds the partition key, so older partitions are skipped.
-		q.Where(p+"end_lt >= ?", int64(*f.StartLt))
+		q.Where(p+"end_lt >= ?", v.add(int64(*f.StartLt)))
 	}
 	if f.EndLt != nil {
-		q.Where(p+"end_lt <= ?", int64(*f.EndLt))
+		q.Where(p+"end_lt <= ?", v.add(int64(*f.EndLt)))
 	}
 	// Each time bound is also put on the other column, which changes no
 	// answer (an action's start_utime is one of its transactions' times and
@@ -292,12 +266,12 @@ func applyTypeTime(q *bun.SelectQuery, f ActionFilter, p string) {
 	// both utime indexes' ranges: a window is then read from either index
 	// without running on to the head of the table.
 	if f.StartUtime != nil {
-		q.Where(p+"start_utime >= ?", int64(*f.StartUtime))
-		q.Where(p+"end_utime >= ?", int64(*f.StartUtime))
+		q.Where(p+"start_utime >= ?", v.add(int64(*f.StartUtime)))
+		q.Where(p+"end_utime >= ?", v.add(int64(*f.StartUtime)))
 	}
 	if f.EndUtime != nil {
-		q.Where(p+"end_utime <= ?", int64(*f.EndUtime))
-		q.Where(p+"start_utime <= ?", int64(*f.EndUtime))
+		q.Where(p+"end_utime <= ?", v.add(int64(*f.EndUtime)))
+		q.Where(p+"start_utime <= ?", v.add(int64(*f.EndUtime)))
 	}
 }
 

@@ -12,15 +12,14 @@ import (
 // server's throughput beside the database's own (docs/PERFORMANCE.md).
 func (s *Store) PageSQL(ctx context.Context, f ActionFilter) ([]string, error) {
 	var out []string
-	if probe, ok := windowProbeSQL(s.db, f); ok {
+	if probe, ok := windowProbeSQL(f, inlineParams(s.db)); ok {
 		out = append(out, probe)
 	}
 	var err error
-	if f.readWindow, err = smallWindow(ctx, s.db, f); err != nil {
+	if f.readWindow, err = s.smallWindow(ctx, s.db, f); err != nil {
 		return nil, err
 	}
-	var rows []actionRow
-	return append(out, s.actionsQuery(f, &rows).String()), nil
+	return append(out, s.actionsQuery(f, inlineParams(s.db)).String()), nil
 }
 
 // AddressFactsSQL is the address book's one statement for addrs, inlined.

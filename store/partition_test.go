@@ -134,10 +134,10 @@ func answers(t *testing.T, s *Store, fs map[string]ActionFilter) map[string]stri
 	ctx := context.Background()
 	out := map[string]string{}
 	for name, f := range fs {
-		page, err := s.ListActions(ctx, f)
+		page, err := s.ListActions(ctx, f, BookOfValuesAndAccounts)
 		require.NoError(t, err, name)
 		var ids, hashes []string
-		for _, a := range page {
+		for _, a := range page.Actions {
 			ids = append(ids, a.ActionID)
 			hashes = append(hashes, a.Transactions...)
 		}
@@ -148,7 +148,7 @@ func answers(t *testing.T, s *Store, fs map[string]ActionFilter) map[string]stri
 		js, err := json.Marshal([]any{page, parts, txs})
 		require.NoError(t, err)
 		out[name] = string(js)
-		if len(page) == 0 && !strings.Contains(name, "after") && !strings.Contains(name, "offset=30") {
+		if len(page.Actions) == 0 && !strings.Contains(name, "after") && !strings.Contains(name, "offset=30") {
 			t.Errorf("%s: empty page (the filter should find rows)", name)
 		}
 	}
@@ -334,9 +334,9 @@ func TestPartitionMigration(t *testing.T) {
 	require.NoError(t, s.db.NewRaw("SELECT count(*) FROM pg_indexes WHERE tablename = ?",
 		fmt.Sprintf("actions_p%d", first+10*migrations.LtSpan)).Scan(ctx, &indexes))
 	require.Equal(t, 8, indexes, "the primary key and the seven indexes of actions")
-	page, err := s.ListActions(ctx, ActionFilter{Limit: 1})
+	page, err := s.ListActions(ctx, ActionFilter{Limit: 1}, NoBook)
 	require.NoError(t, err)
-	require.Equal(t, "far-ahead", page[0].ActionID)
+	require.Equal(t, "far-ahead", page.Actions[0].ActionID)
 
 	// Detaching the oldest span takes its actions out of every answer and
 	// leaves the tables for the operator.
@@ -344,9 +344,9 @@ func TestPartitionMigration(t *testing.T) {
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"actions_p" + fmt.Sprint(first), "action_accounts_p" + fmt.Sprint(first),
 		"action_transactions_p" + fmt.Sprint(first), "transactions_p" + fmt.Sprint(first)}, detached)
-	page, err = s.ListActions(ctx, ActionFilter{Limit: 5, Asc: true})
+	page, err = s.ListActions(ctx, ActionFilter{Limit: 5, Asc: true}, NoBook)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, page[0].EndLt, uint64(first+migrations.LtSpan))
+	require.GreaterOrEqual(t, page.Actions[0].EndLt, uint64(first+migrations.LtSpan))
 	var kept int
 	require.NoError(t, s.db.NewRaw(fmt.Sprintf("SELECT count(*) FROM actions_p%d", first)).Scan(ctx, &kept))
 	require.Equal(t, 1500, kept)

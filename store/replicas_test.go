@@ -40,7 +40,10 @@ func TestReadReplicas(t *testing.T) {
 	if err := st.SaveBatch(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	page := func() ([]*chain.Action, error) { return st.ListActions(ctx, store.ActionFilter{Limit: 1000}) }
+	page := func() ([]*chain.Action, error) {
+		p, err := st.ListActions(ctx, store.ActionFilter{Limit: 1000}, store.NoBook)
+		return p.Actions, err
+	}
 	testenv.WaitFor(t, 30*time.Second, "the replica to serve the 200 actions", func() bool {
 		got, err := page()
 		return err == nil && len(got) == 200 && st.Replicas()[0].Healthy

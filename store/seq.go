@@ -137,21 +137,22 @@ type SeqAction struct {
 // Limit, Offset and Asc do not); they are applied exactly as ListActions
 // applies them.
 func (s *Store) ActionsAfter(ctx context.Context, f ActionFilter, after uint64, limit int) ([]SeqAction, error) {
+	v := newParams(s.db)
 	q := s.db.NewSelect().TableExpr("actions AS a").ColumnExpr(actionColumns+", a.seq").
-		Where("a.seq > ?", int64(after))
+		Where("a.seq > ?", v.add(int64(after)))
 	if f.Account != "" {
-		q.Where("a.action_id IN (SELECT aa.action_id FROM action_accounts AS aa WHERE aa.account = ?)", f.Account)
+		q.Where("a.action_id IN (SELECT aa.action_id FROM action_accounts AS aa WHERE aa.account = ?)", v.add(f.Account))
 	}
-	applyTypeTime(q, f, "a.")
-	applyIDs(q, f, "a.")
+	applyTypeTime(q, f, v, "a.")
+	applyIDs(q, f, v, "a.")
 	if len(f.TraceIDs) > 0 {
-		q.Where("a.trace_id IN (?)", bun.In(f.TraceIDs))
+		q.Where("a.trace_id IN (?)", v.list(f.TraceIDs))
 	}
 	if f.McSeqno != nil {
-		q.Where("a.mc_seqno = ?", int64(*f.McSeqno))
+		q.Where("a.mc_seqno = ?", v.add(int64(*f.McSeqno)))
 	}
-	q.OrderExpr("a.seq ASC").Limit(int64(limit))
-	res, err := s.db.QueryContext(ctx, q.String())
+	q.OrderExpr("a.seq ASC")
+	res, err := s.prepared(ctx, s.db, q.String()+" LIMIT "+string(v.add(int64(limit))), v.vals)
 	if err != nil {
 		return nil, unavailable(err)
 	}

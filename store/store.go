@@ -38,6 +38,8 @@ type Store struct {
 	mu        sync.Mutex
 	committed []func(last uint64) // see OnActionsCommitted
 
+	statements sync.Map // *sql.DB -> *statements: prepared reads per database (params.go)
+
 	partitioned    atomic.Bool    // the chain's tables are partitioned by lt (partitions.go)
 	partitionsMade map[int64]bool // lt spans whose partitions exist; under mu
 }

@@ -35,11 +35,14 @@ func TestTimeWindowPlansAgree(t *testing.T) {
 			require.NoError(t, s.db.NewRaw("SELECT min(start_utime), max(end_utime) FROM actions").Scan(ctx, &lo, &hi))
 			page := func(f ActionFilter, window bool) []string {
 				f.readWindow = window
-				var rows []actionRow
-				require.NoError(t, s.actionsQuery(f, &rows).Scan(ctx))
-				ids := make([]string, len(rows))
-				for i, r := range rows {
-					ids[i] = r.ActionID
+				var p Page
+				v := newParams(s.db)
+				res, err := s.prepared(ctx, s.db, s.actionsQuery(f, v).String(), v.vals)
+				require.NoError(t, err)
+				require.NoError(t, scanPage(res, &p))
+				ids := make([]string, len(p.Actions))
+				for i, a := range p.Actions {
+					ids[i] = a.ActionID
 				}
 				return ids
 			}
@@ -58,10 +61,10 @@ func TestTimeWindowPlansAgree(t *testing.T) {
 				}
 			}
 			su, eu := lo, hi
-			small, err := smallWindow(ctx, s.db, ActionFilter{StartUtime: &su, EndUtime: &eu})
+			small, err := s.smallWindow(ctx, s.db, ActionFilter{StartUtime: &su, EndUtime: &eu})
 			require.NoError(t, err)
 			require.True(t, small, "4,000 actions are under the probe")
-			small, err = smallWindow(ctx, s.db, ActionFilter{StartUtime: &su})
+			small, err = s.smallWindow(ctx, s.db, ActionFilter{StartUtime: &su})
 			require.NoError(t, err)
 			require.False(t, small, "an open window keeps the ordered walk")
 		})

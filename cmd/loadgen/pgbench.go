@@ -61,14 +61,14 @@ func writePgbench(ctx context.Context, dbURL string, seed uint64, dir string) er
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		page, err := st.ListActions(ctx, c.f)
+		page, err := st.ListActions(ctx, c.f, store.NoBook)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		for _, a := range page {
+		for _, a := range page.Actions {
 			a.Accounts = nil // the REST default, include_accounts=false
 		}
-		list := chain.ActionList{Actions: page}
+		list := chain.ActionList{Actions: page.Actions}
 		stmts = append(stmts, st.AddressFactsSQL(list.BookAddresses()))
 		for i := range stmts {
 			stmts[i] = strings.Join(strings.Fields(stmts[i]), " ") + ";\n"

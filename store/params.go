@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// params numbers a query's values as placeholders ($n on Postgres, ?n on
+// SQLite) instead of writing them into its text, so that the text depends
+// on the query's shape alone: it is then prepared once per connection and
+// Postgres plans it once, where planning a page on partitioned tables
+// took several times longer than running it (docs/PERFORMANCE.md).
+type params struct {
+	pg     bool
+	inline *bun.DB // when set, values are written into the text after all
+	vals   []any
+}
+
+func newParams(db *bun.DB) *params { return &params{pg: db.Dialect().Name() == dialect.PG} }
+
+// inlineParams writes the values into the text, as literals: for EXPLAIN,
+// and for the pgbench scripts that replay what a server without prepared
+// statements sent (PageSQL).
+func inlineParams(db *bun.DB) *params { return &params{inline: db} }
+
+// add returns the placeholder of v.
+func (p *params) add(v any) bun.Safe {
+	if p.inline != nil {
+		return bun.Safe(p.inline.QueryGen().FormatQuery("?", v))
+	}
+	p.vals = append(p.vals, v)
+	if p.pg {
+		return bun.Safe("$" + strconv.Itoa(len(p.vals)))
+	}
+	return bun.Safe("?" + strconv.Itoa(len(p.vals)))
+}
+
+// list returns the placeholders of vs, comma-separated, for IN (...).
+func (p *params) list(vs []string) bun.Safe {
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(p.add(v)))
+	}
+	return bun.Safe(b.String())
+}
+
+// maxPrepared bounds the statements kept prepared per database. Shapes are
+// few (a filter's fields, its lists' lengths, the sort) but not bounded
+// by the code, so the least recently used ones are closed.
+const maxPrepared = 512
+
+// statements keeps the prepared statements of one database handle.
+// database/sql prepares a statement again on each pooled connection it
+// runs on and drops it with the connection.
+type statements struct {
+	db    *sql.DB
+	mu    sync.Mutex // held while preparing, so a shape is prepared once
+	cache *lru.Cache[string, *sql.Stmt]
+}
+
+func newStatements(db *sql.DB) *statements {
+	c, _ := lru.NewWithEvict[string, *sql.Stmt](maxPrepared, func(_ string, st *sql.Stmt) { _ = st.Close() })
+	return &statements{db: db, cache: c}
+}
+
+// query runs a parametrized query through its prepared statement.
+func (s *statements) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
+	rows, err := s.run(ctx, query, args)
+	if err != nil && err.Error() == "sql: statement is closed" {
+		// Evicted and closed between the lookup and the query: again,
+		// preparing it anew.
+		rows, err = s.run(ctx, query, args)
+	}
+	return rows, err
+}
+
+func (s *statements) run(ctx context.Context, query string, args []any) (*sql.Rows, error) {
+	st, ok := s.cache.Get(query)
+	if !ok {
+		s.mu.Lock()
+		if st, ok = s.cache.Get(query); !ok {
+			var err error
+			if st, err = s.db.PrepareContext(ctx, query); err != nil {
+				s.mu.Unlock()
+				return nil, err
+			}
+			s.cache.Add(query, st)
+		}
+		s.mu.Unlock()
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// prepared runs a parametrized query on db through the statement the
+// store keeps prepared for it.
+func (s *Store) prepared(ctx context.Context, db *bun.DB, query string, args []any) (*sql.Rows, error) {
+	st, ok := s.statements.Load(db.DB)
+	if !ok {
+		st, _ = s.statements.LoadOrStore(db.DB, newStatements(db.DB))
+	}
+	return st.(*statements).query(ctx, query, args)
+}
