@@ -15,9 +15,9 @@ import (
 type Book int
 
 const (
-	NoBook                Book = iota // the page alone
-	BookOfValues                      // the addresses its values name
-	BookOfValuesAndAccounts           // those and every participant (include_accounts)
+	NoBook                  Book = iota // the page alone
+	BookOfValues                        // the addresses its values name
+	BookOfValuesAndAccounts             // those and every participant (include_accounts)
 )
 
 // Page is one page of actions and, unless NoBook, the facts of every
