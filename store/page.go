@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -96,9 +97,10 @@ func bookAddresses(page []*chain.Action, book Book) []string {
 // scanPage reads the rows of actionsQuery into p.
 func scanPage(res *sql.Rows, p *Page) error {
 	defer res.Close()
+	var r actionRow
+	dest := r.fields()
 	for res.Next() {
-		var r actionRow
-		if err := res.Scan(r.fields()...); err != nil {
+		if err := res.Scan(dest...); err != nil {
 			return err
 		}
 		p.Actions = append(p.Actions, r.toChain())
@@ -106,11 +108,48 @@ func scanPage(res *sql.Rows, p *Page) error {
 	return res.Err()
 }
 
-// fields are the scan targets of actionColumns, in order.
+// fields are the scan targets of actionColumns, in order. They take NULL
+// as the zero value: pageWithFactsSQL's fact rows leave the action
+// columns NULL, which the driver reads without allocating.
 func (r *actionRow) fields() []any {
-	return []any{&r.ActionID, &r.TraceID, &r.TxHash, &r.Type, &r.Status, &r.Value,
-		&r.StartLt, &r.StartUtime, &r.EndLt, &r.EndUtime, &r.TxHashes, &r.TraceEndLt, &r.TraceEndUtime,
-		&r.TraceExternalHashNorm, &r.McSeqno, &r.Addresses, &r.Accounts}
+	return []any{(*nullString)(&r.ActionID), (*nullString)(&r.TraceID), (*nullString)(&r.TxHash),
+		(*nullString)(&r.Type), (*nullString)(&r.Status), (*nullString)(&r.Value),
+		(*nullInt)(&r.StartLt), (*nullInt)(&r.StartUtime), (*nullInt)(&r.EndLt), (*nullInt)(&r.EndUtime),
+		(*nullString)(&r.TxHashes), (*nullInt)(&r.TraceEndLt), (*nullInt)(&r.TraceEndUtime),
+		&r.TraceExternalHashNorm, &r.McSeqno, (*nullString)(&r.Addresses), (*nullString)(&r.Accounts)}
+}
+
+// nullString and nullInt scan a column, NULL as the zero value, without
+// database/sql's reflection.
+type (
+	nullString string
+	nullInt    int64
+)
+
+func (s *nullString) Scan(v any) error {
+	switch v := v.(type) {
+	case string:
+		*s = nullString(v)
+	case []byte:
+		*s = nullString(v)
+	case nil:
+		*s = ""
+	default:
+		return fmt.Errorf("cannot scan %T into a string", v)
+	}
+	return nil
+}
+
+func (n *nullInt) Scan(v any) error {
+	switch v := v.(type) {
+	case int64:
+		*n = nullInt(v)
+	case nil:
+		*n = 0
+	default:
+		return fmt.Errorf("cannot scan %T into an integer", v)
+	}
+	return nil
 }
 
 // Row kinds of pageWithFactsSQL, in the order they come.
@@ -126,7 +165,7 @@ const (
 // book's addresses are split out of its stored lists, and the three fact
 // tables are read for them. Rows of both kinds share one column list:
 // an action's columns, then three fact columns; each kind leaves the
-// other's columns empty (the fact's address stands in action_id). Order:
+// other's columns NULL (the fact's address stands in action_id). Order:
 // the page's rows in page order, then the facts, an address's domains
 // sorted so that the one shown is the same every time.
 func pageWithFactsSQL(page string, book Book, asc bool) string {
@@ -138,17 +177,17 @@ func pageWithFactsSQL(page string, book Book, asc bool) string {
 	if asc {
 		dir = " ASC"
 	}
-	const noAction = `'', '', '', '', '', 0, 0, 0, 0, '', 0, 0, NULL, NULL, '', ''`
+	const noAction = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 	var b strings.Builder
 	b.WriteString("WITH page AS MATERIALIZED (")
 	b.WriteString(page)
 	b.WriteString("), book AS (SELECT DISTINCT x.address FROM page, unnest(string_to_array(")
 	b.WriteString(lists)
 	b.WriteString(", ' ')) AS x(address) WHERE x.address <> '')\n")
-	b.WriteString("SELECT 0 AS k, page.*, '' AS ft, FALSE AS fw, 0::bigint AS fb FROM page\n")
+	b.WriteString("SELECT 0 AS k, page.*, NULL AS ft, NULL::boolean AS fw, NULL::bigint AS fb FROM page\n")
 	b.WriteString("UNION ALL SELECT 1, address, " + noAction + ", status, is_wallet, balance FROM accounts WHERE address IN (SELECT address FROM book)\n")
-	b.WriteString("UNION ALL SELECT 2, address, " + noAction + ", interfaces, FALSE, 0 FROM account_interfaces WHERE address IN (SELECT address FROM book)\n")
-	b.WriteString("UNION ALL SELECT 3, address, " + noAction + ", domain, FALSE, 0 FROM dns_names WHERE address IN (SELECT address FROM book)\n")
+	b.WriteString("UNION ALL SELECT 2, address, " + noAction + ", interfaces, NULL, NULL FROM account_interfaces WHERE address IN (SELECT address FROM book)\n")
+	b.WriteString("UNION ALL SELECT 3, address, " + noAction + ", domain, NULL, NULL FROM dns_names WHERE address IN (SELECT address FROM book)\n")
 	b.WriteString("ORDER BY k, end_lt" + dir + ", action_id" + dir + ", ft")
 	return b.String()
 }
@@ -156,20 +195,21 @@ func pageWithFactsSQL(page string, book Book, asc bool) string {
 // scanPageWithFacts reads the rows of pageWithFactsSQL into p.
 func scanPageWithFacts(res *sql.Rows, p *Page) error {
 	defer res.Close()
+	var r actionRow
+	var kind nullInt
+	var text nullString
+	var wallet sql.NullBool
+	var balance nullInt
+	dest := append(append([]any{&kind}, r.fields()...), &text, &wallet, &balance)
 	for res.Next() {
-		var r actionRow
-		var kind int
-		var text string
-		var wallet bool
-		var balance int64
-		if err := res.Scan(append(append([]any{&kind}, r.fields()...), &text, &wallet, &balance)...); err != nil {
+		if err := res.Scan(dest...); err != nil {
 			return err
 		}
 		if kind == rowAction {
 			p.Actions = append(p.Actions, r.toChain())
 			continue
 		}
-		addFact(p.Facts, kind, r.ActionID, text, wallet, balance)
+		addFact(p.Facts, int(kind), r.ActionID, string(text), wallet.Bool, int64(balance))
 	}
 	return res.Err()
 }
