@@ -65,12 +65,8 @@ func (l *ActionList) AppendJSON(b []byte) ([]byte, error) {
 		}
 		b = a.AppendJSON(b)
 	}
-	bb, err := json.Marshal(map[string]AddressBookEntry(l.AddressBook))
-	if err != nil {
-		return nil, err
-	}
 	b = append(b, `],"address_book":`...)
-	b = append(b, bb...)
+	b = l.AddressBook.AppendJSON(b)
 	return append(b, '}'), nil
 }
 

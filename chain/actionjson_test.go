@@ -42,3 +42,29 @@ func TestActionJSONMatchesMarshal(t *testing.T) {
 		t.Errorf("empty list:\n got %s\nwant %s", got, want)
 	}
 }
+
+// The address book writes what json.Marshal writes of the plain map: keys
+// sorted, null and set domains, nil and empty interfaces, escaping.
+func TestAddressBookJSON(t *testing.T) {
+	d, odd := "alice.ton", "<b>&\"é\u2028"
+	books := []chain.AddressBook{
+		nil,
+		{},
+		{"0:CD": {UserFriendly: "UQ..", Domain: &d, Interfaces: []string{"wallet_v5r1", "x"}},
+			"0:AB": {UserFriendly: "EQ..", Interfaces: []string{}},
+			"-1:00": {UserFriendly: odd, Domain: &odd},
+			odd:     {}},
+	}
+	for i, b := range books {
+		want, err := json.Marshal(map[string]chain.AddressBookEntry(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("book %d:\n got %s\nwant %s", i, got, want)
+		}
+		if got, _ := json.Marshal(b); string(got) != string(want) {
+			t.Errorf("book %d through MarshalJSON:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}

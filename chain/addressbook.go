@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"encoding/json"
 	"io"
 	"slices"
 	"sort"
@@ -26,8 +25,44 @@ func (b AddressBook) MarshalGQL(w io.Writer) {
 	if b == nil {
 		b = AddressBook{}
 	}
-	out, _ := json.Marshal(map[string]AddressBookEntry(b))
-	_, _ = w.Write(out)
+	_, _ = w.Write(b.AppendJSON(nil))
+}
+
+// MarshalJSON writes the book as json.Marshal writes the plain map.
+func (b AddressBook) MarshalJSON() ([]byte, error) { return b.AppendJSON(nil), nil }
+
+// AppendJSON appends the book as json.Marshal writes the plain map (keys
+// sorted), without reflection: it is on every page. TestAddressBookJSON
+// keeps the two identical.
+func (b AddressBook) AppendJSON(dst []byte) []byte {
+	if b == nil {
+		return append(dst, "null"...)
+	}
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		e := b[k]
+		dst = appendJSONString(dst, k)
+		dst = append(dst, `:{"user_friendly":`...)
+		dst = appendJSONString(dst, e.UserFriendly)
+		dst = append(dst, `,"domain":`...)
+		if e.Domain == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = appendJSONString(dst, *e.Domain)
+		}
+		dst = append(dst, `,"interfaces":`...)
+		dst = appendJSONStrings(dst, e.Interfaces)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
 }
 
 // UnmarshalGQL exists to satisfy gqlgen; the address book is output only.

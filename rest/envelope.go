@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/tonql/tonql/apikey"
@@ -55,6 +56,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"internal error","code":500}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	// The whole body is at hand: its length spares net/http the chunked
+	// encoding (and the client its parsing).
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
