@@ -28,6 +28,12 @@ func NewGraphQL(res *resolvers.Resolver, origins Origins) http.Handler {
 
 // newGraphQL is NewGraphQL that also returns its query cache, for /metrics.
 func newGraphQL(res *resolvers.Resolver, origins Origins) (http.Handler, *docCache) {
+	return newGraphQLWith(res, origins, postTransport{})
+}
+
+// newGraphQLWith is newGraphQL with the given POST transport (tests
+// compare ours with gqlgen's).
+func newGraphQLWith(res *resolvers.Resolver, origins Origins, post graphql.Transport) (http.Handler, *docCache) {
 	cfg := graph.Config{Resolvers: res}
 	cfg.Complexity.Query.Actions = func(child int, _ *model.ActionFilter, limit *int, _ *int, _ *model.SortOrder) int {
 		n := resolvers.DefaultActionsLimit
@@ -60,7 +66,7 @@ func newGraphQL(res *resolvers.Resolver, origins Origins) (http.Handler, *docCac
 		return next(ctx)
 	})
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(post)
 	addSubscriptions(srv, origins) // streams.go
 	cache := newDocCache(docCacheBytes)
 	srv.SetQueryCache(cache)
