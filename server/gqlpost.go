@@ -79,7 +79,7 @@ func plainJSONAccepted(accept string) bool {
 // writes its data compact, so that is all the second pass would change.
 func writeGraphQLResponse(w http.ResponseWriter, resp *graphql.Response) {
 	var b []byte
-	if len(resp.Errors) == 0 && resp.Extensions == nil && resp.Label == "" && resp.Path == nil &&
+	if len(resp.Errors) == 0 && len(resp.Extensions) == 0 && resp.Label == "" && resp.Path == nil &&
 		resp.HasNext == nil && resp.Data != nil && !needsEscape(resp.Data) {
 		b = make([]byte, 0, len(resp.Data)+10)
 		b = append(b, `{"data":`...)

@@ -71,10 +71,16 @@ func TestGraphQLPostWritesWhatGqlgenWrites(t *testing.T) {
 // marshaller left with characters json.Marshal escapes.
 func TestWriteGraphQLResponseMatchesMarshal(t *testing.T) {
 	for _, data := range []string{`{"a":"b"}`, `{"a":"<b> & c"}`, "{\"a\":\"\u2028 \u2029 é\"}", `null`} {
-		resp := &graphql.Response{Data: json.RawMessage(data)}
+		// gqlgen leaves Extensions an empty map when no extension added any.
+		resp := &graphql.Response{Data: json.RawMessage(data), Extensions: map[string]any{}}
 		want, err := json.Marshal(resp)
 		require.NoError(t, err)
 		rec := httptest.NewRecorder()
+		writeGraphQLResponse(rec, resp)
+		require.Equal(t, string(want), rec.Body.String())
+		resp.Extensions = map[string]any{"cost": 1}
+		want, _ = json.Marshal(resp)
+		rec = httptest.NewRecorder()
 		writeGraphQLResponse(rec, resp)
 		require.Equal(t, string(want), rec.Body.String())
 	}
