@@ -96,13 +96,19 @@ func writeGraphQLResponse(w http.ResponseWriter, resp *graphql.Response) {
 }
 
 func needsEscape(b []byte) bool {
-	for i, c := range b {
-		switch {
-		case c == '<' || c == '>' || c == '&':
-			return true
-		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+	// IndexByte is vectorized: four passes are cheaper than one loop.
+	if bytes.IndexByte(b, '<') >= 0 || bytes.IndexByte(b, '>') >= 0 || bytes.IndexByte(b, '&') >= 0 {
+		return true
+	}
+	for i := bytes.IndexByte(b, 0xE2); i >= 0 && i+2 < len(b); {
+		if b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
 			return true
 		}
+		j := bytes.IndexByte(b[i+1:], 0xE2)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
 	return false
 }

@@ -70,7 +70,8 @@ func TestGraphQLPostWritesWhatGqlgenWrites(t *testing.T) {
 // A response is written as json.Marshal writes it, also for data that a
 // marshaller left with characters json.Marshal escapes.
 func TestWriteGraphQLResponseMatchesMarshal(t *testing.T) {
-	for _, data := range []string{`{"a":"b"}`, `{"a":"<b> & c"}`, "{\"a\":\"\u2028 \u2029 é\"}", `null`} {
+	for _, data := range []string{`{"a":"b"}`, `{"a":"<b> & c"}`, "{\"a\":\"\u2028 \u2029 é\"}", `null`,
+		"{\"a\":\"€ ‐ \u2029\"}", "{\"a\":\"€ ‐ ✓\"}", `{"a":"x>"}`, `{"a":"&"}`} {
 		// gqlgen leaves Extensions an empty map when no extension added any.
 		resp := &graphql.Response{Data: json.RawMessage(data), Extensions: map[string]any{}}
 		want, err := json.Marshal(resp)
