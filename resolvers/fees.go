@@ -153,11 +153,18 @@ func (r *Resolver) primeLinks(ctx context.Context, pv *preview.Preview) {
 		return // REST shows no links
 	}
 	l := r.loaders(ctx)
+	txs := make(map[string]*chain.Transaction, len(pv.Transactions))
 	for _, t := range pv.Transactions {
-		l.transactions.Prime(t.Hash, t.Tx)
+		txs[t.Hash] = t.Tx
 	}
+	// Under the keys the links ask with (TransactionsFull, Participants).
 	for _, a := range pv.Actions {
-		l.participants.Prime(a.ActionID, participants(a))
+		for _, h := range a.Transactions {
+			if tx, ok := txs[h]; ok {
+				l.transactions.Prime(store.TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt}, tx)
+			}
+		}
+		l.participants.Prime(store.ActionRef{ID: a.ActionID, EndLt: a.EndLt}, participants(a))
 	}
 }
 

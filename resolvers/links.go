@@ -21,8 +21,8 @@ import (
 // hundreds.
 type loaders struct {
 	facts        *dataloadgen.Loader[string, chain.AddressFacts]
-	participants *dataloadgen.Loader[string, []store.Participant]
-	transactions *dataloadgen.Loader[string, *chain.Transaction]
+	participants *dataloadgen.Loader[store.ActionRef, []store.Participant]
+	transactions *dataloadgen.Loader[store.TxRef, *chain.Transaction]
 }
 
 type loadersKey struct{}
@@ -36,22 +36,23 @@ func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
 	l := &loaders{
 		facts: dataloadgen.NewLoader(func(ctx context.Context, addrs []string) ([]chain.AddressFacts, []error) {
 			m, err := r.Store.AddressFacts(ctx, addrs)
-			return ordered(addrs, m, err)
+			return ordered(addrs, func(a string) string { return a }, m, err)
 		}, dataloadgen.WithWait(loaderWait)),
-		participants: dataloadgen.NewLoader(func(ctx context.Context, ids []string) ([][]store.Participant, []error) {
-			m, err := r.Store.Participants(ctx, ids)
-			return ordered(ids, m, err)
+		participants: dataloadgen.NewLoader(func(ctx context.Context, refs []store.ActionRef) ([][]store.Participant, []error) {
+			m, err := r.Store.Participants(ctx, refs)
+			return ordered(refs, func(r store.ActionRef) string { return r.ID }, m, err)
 		}, dataloadgen.WithWait(loaderWait)),
-		transactions: dataloadgen.NewLoader(func(ctx context.Context, hashes []string) ([]*chain.Transaction, []error) {
-			m, err := r.Store.Transactions(ctx, hashes)
-			return ordered(hashes, m, err)
+		transactions: dataloadgen.NewLoader(func(ctx context.Context, refs []store.TxRef) ([]*chain.Transaction, []error) {
+			m, err := r.Store.Transactions(ctx, refs)
+			return ordered(refs, func(r store.TxRef) string { return r.Hash }, m, err)
 		}, dataloadgen.WithWait(loaderWait)),
 	}
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 
-// ordered lays a map out in key order; a missing key gets the zero value.
-func ordered[K comparable, V any](keys []K, m map[K]V, err error) ([]V, []error) {
+// ordered lays a map out in key order (id is the map key of a loader
+// key); a missing key gets the zero value.
+func ordered[K any, V any](keys []K, id func(K) string, m map[string]V, err error) ([]V, []error) {
 	out := make([]V, len(keys))
 	if err != nil {
 		errs := make([]error, len(keys))
@@ -61,7 +62,7 @@ func ordered[K comparable, V any](keys []K, m map[K]V, err error) ([]V, []error)
 		return out, errs
 	}
 	for i, k := range keys {
-		out[i] = m[k]
+		out[i] = m[id(k)]
 	}
 	return out, nil
 }
@@ -122,7 +123,11 @@ func (r *Resolver) Details(_ context.Context, a *chain.Action) (actions.Details,
 
 // TransactionsFull links an action to its transactions, in its order.
 func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*model.Transaction, error) {
-	txs, err := r.loaders(ctx).transactions.LoadAll(ctx, a.Transactions)
+	refs := make([]store.TxRef, len(a.Transactions))
+	for i, h := range a.Transactions {
+		refs[i] = store.TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt}
+	}
+	txs, err := r.loaders(ctx).transactions.LoadAll(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +154,7 @@ func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*mo
 
 // Participants links an action to the accounts taking part and their roles.
 func (r *Resolver) Participants(ctx context.Context, a *chain.Action) ([]*model.Participant, error) {
-	ps, err := r.loaders(ctx).participants.Load(ctx, a.ActionID)
+	ps, err := r.loaders(ctx).participants.Load(ctx, store.ActionRef{ID: a.ActionID, EndLt: a.EndLt})
 	if err != nil {
 		return nil, err
 	}

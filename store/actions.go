@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -281,17 +282,43 @@ type Participant struct {
 	Roles   []string
 }
 
+// ActionRef names an action with its partition key (end_lt), so that its
+// links are read from its own partition rather than probed for in every
+// one.
+type ActionRef struct {
+	ID    string
+	EndLt uint64
+}
+
+// TxRef names a transaction with the lt range of the action that links to
+// it (the transaction's lt lies in [StartLt, EndLt]): transactions are
+// partitioned by lt.
+type TxRef struct {
+	Hash           string
+	StartLt, EndLt uint64
+}
+
+// ltSpan is the smallest [lo, hi] holding every range given.
+func ltSpan(n int, at func(i int) (lo, hi uint64)) (int64, int64) {
+	lo, hi := uint64(math.MaxInt64), uint64(0)
+	for i := 0; i < n; i++ {
+		l, h := at(i)
+		lo, hi = min(lo, l), max(hi, h)
+	}
+	return int64(min(lo, math.MaxInt64)), int64(min(hi, math.MaxInt64))
+}
+
 // Participants returns, per action id, the accounts taking part in it,
-// sorted by address.
-func (s *Store) Participants(ctx context.Context, actionIDs []string) (map[string][]Participant, error) {
-	out := make(map[string][]Participant, len(actionIDs))
-	if len(actionIDs) == 0 {
+// sorted by address. The actions' end_lts bound the read to the
+// partitions that hold them.
+func (s *Store) Participants(ctx context.Context, refs []ActionRef) (map[string][]Participant, error) {
+	out := make(map[string][]Participant, len(refs))
+	if len(refs) == 0 {
 		return out, nil
 	}
 	var rows []actionAccountRow
 	if err := s.read(func(db *bun.DB) error {
-		return db.NewSelect().Model(&rows).Column("account", "action_id", "roles").
-			Where("action_id IN (?)", bun.In(actionIDs)).OrderExpr("action_id, account").Scan(ctx)
+		return participantsQuery(db, refs, &rows).Scan(ctx)
 	}); err != nil {
 		return nil, unavailable(err)
 	}
@@ -301,16 +328,16 @@ func (s *Store) Participants(ctx context.Context, actionIDs []string) (map[strin
 	return out, nil
 }
 
-// Transactions returns the stored transactions with these hashes (without
-// their messages), by hash.
-func (s *Store) Transactions(ctx context.Context, hashes []string) (map[string]*chain.Transaction, error) {
-	out := make(map[string]*chain.Transaction, len(hashes))
-	if len(hashes) == 0 {
+// Transactions returns the stored transactions named (without their
+// messages), by hash, read from the partitions of their lt ranges.
+func (s *Store) Transactions(ctx context.Context, refs []TxRef) (map[string]*chain.Transaction, error) {
+	out := make(map[string]*chain.Transaction, len(refs))
+	if len(refs) == 0 {
 		return out, nil
 	}
 	var rows []txRow
 	if err := s.read(func(db *bun.DB) error {
-		return db.NewSelect().Model(&rows).ExcludeColumn("boc").Where("hash IN (?)", bun.In(hashes)).Scan(ctx)
+		return transactionsQuery(db, refs, &rows).Scan(ctx)
 	}); err != nil {
 		return nil, unavailable(err)
 	}
@@ -318,4 +345,25 @@ func (s *Store) Transactions(ctx context.Context, hashes []string) (map[string]*
 		out[rows[i].Hash] = rows[i].summary()
 	}
 	return out, nil
+}
+
+func participantsQuery(db *bun.DB, refs []ActionRef, rows *[]actionAccountRow) *bun.SelectQuery {
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
+	}
+	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].EndLt, refs[i].EndLt })
+	return db.NewSelect().Model(rows).Column("account", "action_id", "roles").
+		Where("action_id IN (?)", bun.In(ids)).Where("end_lt BETWEEN ? AND ?", lo, hi).
+		OrderExpr("action_id, account")
+}
+
+func transactionsQuery(db *bun.DB, refs []TxRef, rows *[]txRow) *bun.SelectQuery {
+	hashes := make([]string, len(refs))
+	for i, r := range refs {
+		hashes[i] = r.Hash
+	}
+	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
+	return db.NewSelect().Model(rows).ExcludeColumn("boc").Where("hash IN (?)", bun.In(hashes)).
+		Where("lt BETWEEN ? AND ?", lo, hi)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 
 	"github.com/tonql/tonql/chain"
@@ -136,10 +137,13 @@ func answers(t *testing.T, s *Store, fs map[string]ActionFilter) map[string]stri
 	for name, f := range fs {
 		page, err := s.ListActions(ctx, f, BookOfValuesAndAccounts)
 		require.NoError(t, err, name)
-		var ids, hashes []string
+		var ids []ActionRef
+		var hashes []TxRef
 		for _, a := range page.Actions {
-			ids = append(ids, a.ActionID)
-			hashes = append(hashes, a.Transactions...)
+			ids = append(ids, ActionRef{ID: a.ActionID, EndLt: a.EndLt})
+			for _, h := range a.Transactions {
+				hashes = append(hashes, TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt})
+			}
 		}
 		parts, err := s.Participants(ctx, ids)
 		require.NoError(t, err)
@@ -301,6 +305,32 @@ func TestPartitionMigration(t *testing.T) {
 		t.Logf("%s: reads %v\n%s", c.name, read, plan)
 		require.NotEmpty(t, read, c.name)
 		require.Subset(t, c.may, read, c.name)
+	}
+
+	// An action's links (GraphQL's participants and transactions_full) are
+	// read from the partitions of its lts alone.
+	inSpan1, err := s.ListActions(ctx, ActionFilter{StartLt: lt(s2Lo + 1000), EndLt: lt(s2Lo + migrations.LtSpan - 1000), Limit: 20}, NoBook)
+	require.NoError(t, err)
+	require.NotEmpty(t, inSpan1.Actions)
+	var arefs []ActionRef
+	var trefs []TxRef
+	for _, a := range inSpan1.Actions {
+		arefs = append(arefs, ActionRef{ID: a.ActionID, EndLt: a.EndLt})
+		for _, h := range a.Transactions {
+			trefs = append(trefs, TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt})
+		}
+	}
+	var arows []actionAccountRow
+	var trows []txRow
+	for name, q := range map[string]*bun.SelectQuery{
+		"participants": participantsQuery(s.db, arefs, &arows), "transactions": transactionsQuery(s.db, trefs, &trows)} {
+		var plan []string
+		require.NoError(t, s.db.NewRaw("EXPLAIN (ANALYZE, COSTS OFF) "+q.String()).Scan(ctx, &plan))
+		read := partitionsScanned(strings.Join(plan, "\n"))
+		require.NotEmpty(t, read, name)
+		for _, p := range read {
+			require.True(t, strings.HasSuffix(p, "_p"+fmt.Sprint(s2Lo)), "%s reads %s:\n%s", name, p, strings.Join(plan, "\n"))
+		}
 	}
 
 	// A write far past the last partition makes its span's partitions and
