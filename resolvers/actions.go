@@ -51,7 +51,7 @@ func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAc
 		}
 	}
 	list := &chain.ActionList{Actions: page.Actions}
-	if list.AddressBook, err = r.addressBookWith(ctx, list.BookAddresses(), page.Facts, r.facts); err != nil {
+	if list.AddressBook, err = r.addressBookWith(ctx, page.Book, page.Facts, r.facts); err != nil {
 		return nil, err
 	}
 	return list, nil

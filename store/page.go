@@ -21,10 +21,12 @@ const (
 	BookOfValuesAndAccounts             // those and every participant (include_accounts)
 )
 
-// Page is one page of actions and, unless NoBook, the facts of every
-// address its book names (the zero facts for one the store knows nothing of).
+// Page is one page of actions and, unless NoBook, its book's addresses
+// (sorted) with the facts of each (the zero facts for one the store knows
+// nothing of).
 type Page struct {
 	Actions []*chain.Action
+	Book    []string
 	Facts   map[string]chain.AddressFacts
 }
 
@@ -72,7 +74,8 @@ func (s *Store) ListActions(ctx context.Context, f ActionFilter, book Book) (Pag
 		return Page{}, unavailable(err)
 	}
 	if book != NoBook {
-		for _, a := range bookAddresses(p.Actions, book) {
+		p.Book = bookAddresses(p.Actions, book)
+		for _, a := range p.Book {
 			if _, ok := p.Facts[a]; !ok {
 				p.Facts[a] = chain.AddressFacts{}
 			}

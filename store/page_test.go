@@ -74,6 +74,16 @@ func TestPageWithFactsAgreesWithSeparateReads(t *testing.T) {
 						}
 					}
 					require.Equal(t, want, got.Facts, "%s (book %d): the facts", name, book)
+					require.Equal(t, addrs, got.Book, "%s (book %d): the book", name, book)
+					if book == BookOfValues {
+						var list chain.ActionList
+						for _, a := range alone.Actions {
+							c := *a
+							c.Accounts = nil // as a page without include_accounts shows it
+							list.Actions = append(list.Actions, &c)
+						}
+						require.Equal(t, list.BookAddresses(), got.Book, "%s: the book a page shows", name)
+					}
 					if name == "hot" {
 						require.Equal(t, "aaa-hot.ton", got.Facts[hot].Domain, "the first domain in order")
 						require.Contains(t, got.Facts, hot)
