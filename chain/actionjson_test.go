@@ -51,7 +51,7 @@ func TestAddressBookJSON(t *testing.T) {
 		nil,
 		{},
 		{"0:CD": {UserFriendly: "UQ..", Domain: &d, Interfaces: []string{"wallet_v5r1", "x"}},
-			"0:AB": {UserFriendly: "EQ..", Interfaces: []string{}},
+			"0:AB":  {UserFriendly: "EQ..", Interfaces: []string{}},
 			"-1:00": {UserFriendly: odd, Domain: &odd},
 			odd:     {}},
 	}

@@ -25,7 +25,8 @@ func (b AddressBook) MarshalGQL(w io.Writer) {
 	if b == nil {
 		b = AddressBook{}
 	}
-	_, _ = w.Write(b.AppendJSON(nil))
+	// About 150 bytes an entry: one allocation rather than a doubling series.
+	_, _ = w.Write(b.AppendJSON(make([]byte, 0, 160*len(b)+2)))
 }
 
 // MarshalJSON writes the book as json.Marshal writes the plain map.

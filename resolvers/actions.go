@@ -89,12 +89,16 @@ func (r *Resolver) addressBookWith(ctx context.Context, addrs []string, have map
 			missing = append(missing, a)
 		}
 	}
-	facts, err := read(ctx, missing)
-	if err != nil {
-		return nil, err
-	}
-	for a, f := range have {
-		facts[a] = f
+	facts := have
+	if len(missing) > 0 || have == nil {
+		got, err := read(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for a, f := range have {
+			got[a] = f
+		}
+		facts = got
 	}
 	book := make(chain.AddressBook, len(addrs))
 	for _, a := range addrs {

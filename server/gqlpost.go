@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
@@ -81,8 +82,14 @@ func writeGraphQLResponse(w http.ResponseWriter, resp *graphql.Response) {
 	var b []byte
 	if len(resp.Errors) == 0 && len(resp.Extensions) == 0 && resp.Label == "" && resp.Path == nil &&
 		resp.HasNext == nil && resp.Data != nil && !needsEscape(resp.Data) {
-		b = make([]byte, 0, len(resp.Data)+10)
-		b = append(b, `{"data":`...)
+		buf := answerBuffers.Get().(*[]byte)
+		defer func() {
+			if cap(b) <= 1<<20 { // a huge answer is not kept
+				*buf = b[:0]
+				answerBuffers.Put(buf)
+			}
+		}()
+		b = append((*buf)[:0], `{"data":`...)
 		b = append(b, resp.Data...)
 		b = append(b, '}')
 	} else {
@@ -94,6 +101,10 @@ func writeGraphQLResponse(w http.ResponseWriter, resp *graphql.Response) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	_, _ = w.Write(b)
 }
+
+// answerBuffers are reused for answers (a page is tens of KB; allocating
+// one per request fed the collector).
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
 func needsEscape(b []byte) bool {
 	// IndexByte is vectorized: four passes are cheaper than one loop.
