@@ -43,10 +43,11 @@ func recoverer(next http.Handler) http.Handler {
 // (they are small) to answer 413 in GraphQL's shape, and checked for the
 // shape gqlgen's transport expects (checkGraphQLBody).
 func limitBody(next http.Handler) http.Handler {
+	// Made when needed: formatting it cost every request an allocation.
+	tooLarge := func() error { return apperr.New(apperr.TooLarge, "request body over %d bytes", MaxBodyBytes) }
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tooLarge := apperr.New(apperr.TooLarge, "request body over %d bytes", MaxBodyBytes)
 		if r.ContentLength > MaxBodyBytes {
-			writeRouteError(w, r, r.URL.Path, tooLarge)
+			writeRouteError(w, r, r.URL.Path, tooLarge())
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
@@ -61,7 +62,7 @@ func limitBody(next http.Handler) http.Handler {
 			var mbe *http.MaxBytesError
 			switch {
 			case errors.As(err, &mbe):
-				writeRouteError(w, r, r.URL.Path, tooLarge)
+				writeRouteError(w, r, r.URL.Path, tooLarge())
 				return
 			case err != nil:
 				writeRouteError(w, r, r.URL.Path, apperr.Wrap(apperr.BadRequest, err, "could not read the request body"))
