@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Sets tonql's throughput and latency beside the database's own on the very
-# SQL one request sends (issue 17; docs/PERFORMANCE.md): for each measured
-# page, wrk against the server and pgbench running that page's statements
-# (written by `loadgen -pgbench`), at 4 and 16 connections, plus the
-# server's CPU per request.
+# Sets tonql's throughput and latency beside the database's own (issue 17;
+# docs/PERFORMANCE.md): for each measured page, wrk against the server and
+# pgbench on the same page's SQL (written by `loadgen -pgbench`), at 4 and
+# 16 connections, plus the server's CPU per request. Two pgbench figures:
+# "pg tps" runs the statements a request sent before the one-statement page
+# (page, then address book; simple protocol, as the server sent them), the
+# issue's baseline; "now tps" runs the one statement the server sends now,
+# prepared (the database's own speed on the server's work).
 #
 #   go run ./cmd/loadgen -database-url "$DATABASE_URL" -actions 1000000   # once
 #   DATABASE_URL=... tonql serve -rate-limit 0 & SERVER_PID=$!
@@ -39,18 +42,18 @@ wrk_run() { # conns, then wrk's arguments; prints "req/s p50 p99 cpu_ms_per_requ
     "$(awk -v c="$cpu" -v r="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (r>0 && c>0) printf "%.3f", c*1000/hz/r; else print "-" }')"
 }
 
-pgbench_run() { # conns, script; prints "tps p50 p99"
-  local conns=$1 script=$2
+pgbench_run() { # conns, script[, protocol]; prints "tps p50 p99"
+  local conns=$1 script=$2 mode=${3:-simple}
   rm -f "$dir"/pgb.*
   local out
-  out=$(cd "$dir" && pgbench -n -c "$conns" -j 2 -T "$dur" -f "$script" -l --log-prefix=pgb "$pgurl" 2>&1)
+  out=$(cd "$dir" && pgbench -n -M "$mode" -c "$conns" -j 2 -T "$dur" -f "$script" -l --log-prefix=pgb "$pgurl" 2>&1)
   local tps
   tps=$(awk '/^tps/{printf "%.0f", $3}' <<<"$out")
   cat "$dir"/pgb.* | awk '{print $3}' | sort -n | awk -v tps="$tps" '{a[NR]=$1} END{printf "%s %.2f %.2f\n", tps, a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; duration ${dur}s per run"
-printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s\n' page conns "req/s" p50ms p99ms cpu_ms "pg tps" p50ms p99ms ratio
+printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s | %8s %5s\n' page conns "req/s" p50ms p99ms cpu_ms "pg tps" p50ms p99ms ratio "now tps" ratio
 for conns in 4 16; do
   while read -r name path; do
     case $name in
@@ -60,16 +63,20 @@ for conns in 4 16; do
         t=$(wrk_run "$conns" "$base$path") ;;
     esac
     p=$(pgbench_run "$conns" "$dir/$name.sql")
+    n=$(pgbench_run "$conns" "$dir/$name-now.sql" prepared)
     read -r rps p50 p99 cpu <<<"$t"
     read -r tps q50 q99 <<<"$p"
-    printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s\n' "$name" "$conns" "$rps" "$p50" "$p99" "$cpu" "$tps" "$q50" "$q99" \
-      "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')"
+    read -r ntps _ _ <<<"$n"
+    printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s | %8s %5s\n' "$name" "$conns" "$rps" "$p50" "$p99" "$cpu" "$tps" "$q50" "$q99" \
+      "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{printf "%.2f", a/b}')"
   done < "$dir/pages"
   t=$(HOT="$hot" wrk_run "$conns" -s "$here/wrk-graphql.lua" "$base/graphql")
   read -r rps p50 p99 cpu <<<"$t"
   p=$(pgbench_run "$conns" "$dir/hot.sql")
+  n=$(pgbench_run "$conns" "$dir/hot-now.sql" prepared)
   read -r tps q50 q99 <<<"$p"
-  printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s\n' "hot (GraphQL)" "$conns" "$rps" "$p50" "$p99" "$cpu" "$tps" "$q50" "$q99" \
-    "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')"
+  read -r ntps _ _ <<<"$n"
+  printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s | %8s %5s\n' "hot (GraphQL)" "$conns" "$rps" "$p50" "$p99" "$cpu" "$tps" "$q50" "$q99" \
+    "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{printf "%.2f", a/b}')"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

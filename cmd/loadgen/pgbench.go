@@ -21,11 +21,13 @@ type pgbenchCase struct {
 	f     store.ActionFilter
 }
 
-// writePgbench writes, for each measured page of docs/PERFORMANCE.md, a
-// pgbench script holding exactly the statements one request sends (the
-// page, then its address book) and prints the matching REST path, so that
-// scripts/perf-vs-pgbench.sh sets tonql's throughput beside the database's
-// own on the same SQL.
+// writePgbench writes, for each measured page of docs/PERFORMANCE.md, two
+// pgbench scripts and prints the matching REST path, so that
+// scripts/perf-vs-pgbench.sh sets tonql's throughput beside the
+// database's own: NAME.sql holds the statements a request sent before the
+// one-statement page (the page, then its address book; the issue's
+// baseline), NAME-now.sql the statement the server sends now, for
+// pgbench's prepared mode (the database's own speed on the same work).
 func writePgbench(ctx context.Context, dbURL string, seed uint64, dir string) error {
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
@@ -70,10 +72,14 @@ func writePgbench(ctx context.Context, dbURL string, seed uint64, dir string) er
 		}
 		list := chain.ActionList{Actions: page.Actions}
 		stmts = append(stmts, st.AddressFactsSQL(list.BookAddresses()))
-		for i := range stmts {
-			stmts[i] = strings.Join(strings.Fields(stmts[i]), " ") + ";\n"
+		now, err := st.PageWithBookSQL(ctx, c.f, store.BookOfValues)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, c.name+".sql"), []byte(strings.Join(stmts, "")), 0o644); err != nil {
+		if err := writeScript(filepath.Join(dir, c.name+".sql"), stmts); err != nil {
+			return err
+		}
+		if err := writeScript(filepath.Join(dir, c.name+"-now.sql"), now); err != nil {
 			return err
 		}
 		if c.query != nil {
@@ -84,4 +90,13 @@ func writePgbench(ctx context.Context, dbURL string, seed uint64, dir string) er
 		}
 	}
 	return nil
+}
+
+// writeScript writes statements as a pgbench script, one per line.
+func writeScript(path string, stmts []string) error {
+	lines := make([]string, len(stmts))
+	for i, st := range stmts {
+		lines[i] = strings.Join(strings.Fields(st), " ") + ";\n"
+	}
+	return os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
 }
