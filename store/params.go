@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"strconv"
 	"strings"
-	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/uptrace/bun"
@@ -64,41 +63,46 @@ const maxPrepared = 512
 // runs on and drops it with the connection.
 type statements struct {
 	db    *sql.DB
-	mu    sync.Mutex // held while preparing, so a shape is prepared once
 	cache *lru.Cache[string, *sql.Stmt]
 }
 
-func newStatements(db *sql.DB) *statements {
-	c, _ := lru.NewWithEvict[string, *sql.Stmt](maxPrepared, func(_ string, st *sql.Stmt) { _ = st.Close() })
+func newStatements(db *sql.DB, size int) *statements {
+	c, _ := lru.NewWithEvict[string, *sql.Stmt](size, func(_ string, st *sql.Stmt) { _ = st.Close() })
 	return &statements{db: db, cache: c}
 }
 
 // query runs a parametrized query through its prepared statement.
 func (s *statements) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
-	rows, err := s.run(ctx, query, args)
+	st, err := s.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil && err.Error() == "sql: statement is closed" {
-		// Evicted and closed between the lookup and the query: again,
-		// preparing it anew.
-		rows, err = s.run(ctx, query, args)
+		// Evicted (and closed) by other shapes between the lookup and the
+		// query: this once, run unprepared (the next ask prepares again).
+		return s.db.QueryContext(ctx, query, args...)
 	}
 	return rows, err
 }
 
-func (s *statements) run(ctx context.Context, query string, args []any) (*sql.Rows, error) {
-	st, ok := s.cache.Get(query)
-	if !ok {
-		s.mu.Lock()
-		if st, ok = s.cache.Get(query); !ok {
-			var err error
-			if st, err = s.db.PrepareContext(ctx, query); err != nil {
-				s.mu.Unlock()
-				return nil, err
-			}
-			s.cache.Add(query, st)
-		}
-		s.mu.Unlock()
+// get returns the statement of query, prepared now if it is not cached.
+func (s *statements) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.cache.Get(query); ok {
+		return st, nil
 	}
-	return st.QueryContext(ctx, args...)
+	// Prepared without a lock held (a stalled database must not queue
+	// other requests behind a mutex that ignores their deadlines); of two
+	// goroutines preparing one shape, the first to store it wins.
+	fresh, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded, _ := s.cache.PeekOrAdd(query, fresh); loaded {
+		_ = fresh.Close()
+		return prev, nil
+	}
+	return fresh, nil
 }
 
 // prepared runs a parametrized query on db through the statement the
@@ -106,7 +110,7 @@ func (s *statements) run(ctx context.Context, query string, args []any) (*sql.Ro
 func (s *Store) prepared(ctx context.Context, db *bun.DB, query string, args []any) (*sql.Rows, error) {
 	st, ok := s.statements.Load(db.DB)
 	if !ok {
-		st, _ = s.statements.LoadOrStore(db.DB, newStatements(db.DB))
+		st, _ = s.statements.LoadOrStore(db.DB, newStatements(db.DB, maxPrepared))
 	}
 	return st.(*statements).query(ctx, query, args)
 }
