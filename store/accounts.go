@@ -55,7 +55,7 @@ func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 // addressFactsQuery reads, in one round trip, what the address book needs
 // from three tables: each row says which table it came from (k), the
 // address, one text column (status, interfaces or a domain) and the two
-// columns only accounts have (the kinds are pageWithFactsSQL's). Domains
+// columns only accounts have (the kinds are pageRowsSQL's). Domains
 // come sorted so that an address with several names shows the same one
 // every time.
 const addressFactsQuery = `SELECT 1 AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address IN (?0)

@@ -95,6 +95,24 @@ func (s *Store) actionsQuery(f ActionFilter, v *params) *bun.SelectQuery {
 	if f.Asc {
 		dir = " ASC"
 	}
+	// LIMIT and OFFSET are parameters too (bun's Limit would write them
+	// into the text): paging on does not make a new statement per offset.
+	q := s.db.NewSelect().TableExpr("actions AS a").ColumnExpr(actionColumns).
+		Join("JOIN (? LIMIT ? OFFSET ?) AS p ON p.action_id = a.action_id AND p.end_lt = a.end_lt",
+			s.pageKeysQuery(f, v), v.add(int64(f.Limit)), v.add(int64(f.Offset))).
+		OrderExpr("p.end_lt" + dir).OrderExpr("p.action_id" + dir)
+	applyLtBounds(q, f, v, "a.")
+	return q
+}
+
+// pageKeysQuery finds the keys (action_id, end_lt) of the page's actions
+// in order, without LIMIT and OFFSET: the inner query of actionsQuery, and
+// on Postgres the first statement of a page (page.go).
+func (s *Store) pageKeysQuery(f ActionFilter, v *params) *bun.SelectQuery {
+	dir := " DESC"
+	if f.Asc {
+		dir = " ASC"
+	}
 	page := s.db.NewSelect()
 	if f.Account != "" {
 		page.TableExpr("action_accounts AS aa").ColumnExpr("aa.action_id, aa.end_lt").
@@ -128,14 +146,7 @@ func (s *Store) actionsQuery(f ActionFilter, v *params) *bun.SelectQuery {
 			page.OrderExpr("a.end_lt" + dir).OrderExpr("a.action_id" + dir)
 		}
 	}
-	// LIMIT and OFFSET are parameters too (bun's Limit would write them
-	// into the text): paging on does not make a new statement per offset.
-	q := s.db.NewSelect().TableExpr("actions AS a").ColumnExpr(actionColumns).
-		Join("JOIN (? LIMIT ? OFFSET ?) AS p ON p.action_id = a.action_id AND p.end_lt = a.end_lt",
-			page, v.add(int64(f.Limit)), v.add(int64(f.Offset))).
-		OrderExpr("p.end_lt" + dir).OrderExpr("p.action_id" + dir)
-	applyLtBounds(q, f, v, "a.")
-	return q
+	return page
 }
 
 // applyLtBounds bounds end_lt by what the filter implies of it (the page's

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -34,11 +35,10 @@ type Page struct {
 // page is found is explained at actionsQuery, with the facts its address
 // book needs.
 //
-// It is the hot path of every page. On Postgres the page and its facts
-// come in one statement (pageWithFactsSQL): a second round trip cost the
-// server as much CPU as reading the page. Rows are scanned into their
-// fields directly rather than by bun's reflection, which cost about a
-// third of the read.
+// It is the hot path of every page; on Postgres it takes two statements
+// (pgPage), on SQLite the deferred join of actionsQuery and the facts.
+// Rows are scanned into their fields directly rather than by bun's
+// reflection, which cost about a third of the read.
 func (s *Store) ListActions(ctx context.Context, f ActionFilter, book Book) (Page, error) {
 	var p Page
 	err := s.read(func(db *bun.DB) error {
@@ -47,17 +47,11 @@ func (s *Store) ListActions(ctx context.Context, f ActionFilter, book Book) (Pag
 			return err
 		}
 		p = Page{Actions: make([]*chain.Action, 0, f.Limit)}
-		v := newParams(db)
-		query := s.actionsQuery(f, v).String()
-		if book != NoBook && s.IsPostgres() {
-			p.Facts = map[string]chain.AddressFacts{}
-			res, err := s.prepared(ctx, db, pageWithFactsSQL(query, book, f.Asc), v.vals)
-			if err != nil {
-				return err
-			}
-			return scanPageWithFacts(res, &p)
+		if s.IsPostgres() {
+			return s.pgPage(ctx, db, f, book, &p)
 		}
-		res, err := s.prepared(ctx, db, query, v.vals)
+		v := newParams(db)
+		res, err := s.prepared(ctx, db, s.actionsQuery(f, v).String(), v.vals)
 		if err != nil {
 			return err
 		}
@@ -112,7 +106,7 @@ func scanPage(res *sql.Rows, p *Page) error {
 }
 
 // fields are the scan targets of actionColumns, in order. They take NULL
-// as the zero value: pageWithFactsSQL's fact rows leave the action
+// as the zero value: pageRowsSQL's fact rows leave the action
 // columns NULL, which the driver reads without allocating.
 func (r *actionRow) fields() []any {
 	return []any{(*nullString)(&r.ActionID), (*nullString)(&r.TraceID), (*nullString)(&r.TxHash),
@@ -155,7 +149,7 @@ func (n *nullInt) Scan(v any) error {
 	return nil
 }
 
-// Row kinds of pageWithFactsSQL, in the order they come.
+// Row kinds of pageRowsSQL, in the order they come.
 const (
 	rowAction     = 0
 	rowAccount    = 1 // accounts: status, is_wallet, balance
@@ -163,47 +157,134 @@ const (
 	rowDomain     = 3 // dns_names: one domain per row, sorted
 )
 
-// pageWithFactsSQL wraps a page query so that one statement returns the
-// page and the address book's facts: the page is materialized once, the
-// book's addresses are split out of its stored lists, and the three fact
-// tables are read for them. Rows of both kinds share one column list:
-// an action's columns, then three fact columns; each kind leaves the
-// other's columns NULL (the fact's address stands in action_id). Order:
-// the page's rows in page order, then the facts, an address's domains
-// sorted so that the one shown is the same every time.
-func pageWithFactsSQL(page string, book Book, asc bool) string {
-	lists := "page.addresses"
-	if book == BookOfValuesAndAccounts {
-		lists = "page.addresses || ' ' || page.accounts"
+// pgPage reads a page on Postgres in two statements, each planned where
+// it is cheap and safe:
+//
+//  1. the page's keys (pageKeysQuery with LIMIT and OFFSET), planned for
+//     its values every time: a plan made once for any account (a generic
+//     plan) guessed an average account's few rows and sorted them, which
+//     for a hot account meant reading 100,000 rows for a cursor page. It
+//     reads one table, so planning it is cheap;
+//  2. the actions of those keys with the address book's facts
+//     (pageRowsSQL), prepared once per connection and planned once: exact
+//     keys leave the plan nothing to guess, and planning the join of two
+//     partitioned tables cost more than running it.
+//
+// Two round trips where the old deferred join and the book took two as
+// well, with none of their planning on the hot path (docs/PERFORMANCE.md).
+func (s *Store) pgPage(ctx context.Context, db *bun.DB, f ActionFilter, book Book, p *Page) error {
+	v := newParams(db)
+	keys := s.pageKeysQuery(f, v).String() + " LIMIT " + strconv.Itoa(f.Limit) + " OFFSET " + strconv.Itoa(f.Offset)
+	rows, err := db.DB.QueryContext(ctx, keys, v.vals...)
+	if err != nil {
+		return err
 	}
-	dir := " DESC"
-	if asc {
-		dir = " ASC"
+	var ids []string
+	var lts []int64
+	for rows.Next() {
+		var id string
+		var lt int64
+		if err := rows.Scan(&id, &lt); err != nil {
+			rows.Close()
+			return err
+		}
+		ids, lts = append(ids, id), append(lts, lt)
 	}
-	const noAction = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if book != NoBook {
+		p.Facts = map[string]chain.AddressFacts{}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	res, err := s.prepared(ctx, db, pageRowsSQL(book), []any{textArray(ids), intArray(lts)})
+	if err != nil {
+		return err
+	}
+	return scanPageWithFacts(res, p)
+}
+
+// textArray and intArray write Postgres array literals, for parameters
+// cast to text[] and bigint[].
+func textArray(vs []string) string {
 	var b strings.Builder
-	b.WriteString("WITH page AS MATERIALIZED (")
-	b.WriteString(page)
-	b.WriteString("), book AS (SELECT DISTINCT x.address FROM page, unnest(string_to_array(")
-	b.WriteString(lists)
-	b.WriteString(", ' ')) AS x(address) WHERE x.address <> '')\n")
-	b.WriteString("SELECT 0 AS k, page.*, NULL AS ft, NULL::boolean AS fw, NULL::bigint AS fb FROM page\n")
-	b.WriteString("UNION ALL SELECT 1, address, " + noAction + ", status, is_wallet, balance FROM accounts WHERE address IN (SELECT address FROM book)\n")
-	b.WriteString("UNION ALL SELECT 2, address, " + noAction + ", interfaces, NULL, NULL FROM account_interfaces WHERE address IN (SELECT address FROM book)\n")
-	b.WriteString("UNION ALL SELECT 3, address, " + noAction + ", domain, NULL, NULL FROM dns_names WHERE address IN (SELECT address FROM book)\n")
-	b.WriteString("ORDER BY k, end_lt" + dir + ", action_id" + dir + ", ft")
+	b.WriteByte('{')
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for _, c := range []byte(v) {
+			if c == '"' || c == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
 	return b.String()
 }
 
-// scanPageWithFacts reads the rows of pageWithFactsSQL into p.
+func intArray(vs []int64) string {
+	b := []byte{'{'}
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return string(append(b, '}'))
+}
+
+// pageRowsSQL reads, in one statement, the actions of the keys in $1
+// (action_ids) and $2 (their end_lts), in that order, and unless NoBook
+// the address book's facts: the page is materialized once, the book's
+// addresses are split out of its stored lists, and the three fact tables
+// are read for them. Rows of both kinds share one column list: the row
+// kind, the action's place in the page, its columns, then three fact
+// columns; each kind leaves the other's columns NULL (the fact's address
+// stands in action_id). Order: the page's rows in page order, then the
+// facts, an address's domains sorted so that the one shown is the same
+// every time.
+func pageRowsSQL(book Book) string {
+	const noAction = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+	var b strings.Builder
+	b.WriteString("WITH page AS MATERIALIZED (SELECT k.n, " + actionColumns +
+		" FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(action_id, end_lt, n)" +
+		" JOIN actions AS a ON a.action_id = k.action_id AND a.end_lt = k.end_lt)")
+	if book != NoBook {
+		lists := "page.addresses"
+		if book == BookOfValuesAndAccounts {
+			lists = "page.addresses || ' ' || page.accounts"
+		}
+		b.WriteString(", book AS (SELECT DISTINCT x.address FROM page, unnest(string_to_array(" + lists +
+			", ' ')) AS x(address) WHERE x.address <> '')")
+	}
+	b.WriteString("\nSELECT 0 AS k, page.*, NULL AS ft, NULL::boolean AS fw, NULL::bigint AS fb FROM page\n")
+	if book != NoBook {
+		b.WriteString("UNION ALL SELECT 1, 0, address, " + noAction + ", status, is_wallet, balance FROM accounts WHERE address IN (SELECT address FROM book)\n")
+		b.WriteString("UNION ALL SELECT 2, 0, address, " + noAction + ", interfaces, NULL, NULL FROM account_interfaces WHERE address IN (SELECT address FROM book)\n")
+		b.WriteString("UNION ALL SELECT 3, 0, address, " + noAction + ", domain, NULL, NULL FROM dns_names WHERE address IN (SELECT address FROM book)\n")
+	}
+	b.WriteString("ORDER BY 1, 2, 3, ft")
+	return b.String()
+}
+
+// scanPageWithFacts reads the rows of pageRowsSQL into p.
 func scanPageWithFacts(res *sql.Rows, p *Page) error {
 	defer res.Close()
 	var r actionRow
-	var kind nullInt
+	var kind, place nullInt
 	var text nullString
 	var wallet sql.NullBool
 	var balance nullInt
-	dest := append(append([]any{&kind}, r.fields()...), &text, &wallet, &balance)
+	dest := append(append([]any{&kind, &place}, r.fields()...), &text, &wallet, &balance)
 	for res.Next() {
 		if err := res.Scan(dest...); err != nil {
 			return err

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/uptrace/bun"
 )
@@ -30,15 +32,36 @@ func (s *Store) AddressFactsSQL(addrs []string) string {
 
 // PageWithBookSQL returns, with every value inlined, what ListActions now
 // sends for the page of f with book on Postgres: the window probe when
-// there is one, then the page and its facts in one statement. Replayed by
-// pgbench with prepared statements, it is the database's own speed on the
-// server's work.
+// there is one, the page's keys, then the page's rows with their facts
+// (pgPage). Replayed by pgbench with prepared statements, it is the
+// database's own speed on the server's work at best (pgbench keeps the
+// keys' plan, which the server makes anew each time).
 func (s *Store) PageWithBookSQL(ctx context.Context, f ActionFilter, book Book) ([]string, error) {
-	stmts, err := s.PageSQL(ctx, f)
-	if err != nil || len(stmts) == 0 {
-		return stmts, err
+	var out []string
+	if probe, ok := windowProbeSQL(f, inlineParams(s.db)); ok {
+		out = append(out, probe)
 	}
-	last := len(stmts) - 1
-	stmts[last] = pageWithFactsSQL(stmts[last], book, f.Asc)
-	return stmts, nil
+	var err error
+	if f.readWindow, err = s.smallWindow(ctx, s.db, f); err != nil {
+		return nil, err
+	}
+	keys := s.pageKeysQuery(f, inlineParams(s.db)).String() + fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
+	var ids []string
+	var lts []int64
+	rows, err := s.db.QueryContext(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var lt int64
+		if err := rows.Scan(&id, &lt); err != nil {
+			return nil, err
+		}
+		ids, lts = append(ids, id), append(lts, lt)
+	}
+	page := s.db.NewRaw(strings.NewReplacer("$1", "?0", "$2", "?1").Replace(pageRowsSQL(book)),
+		textArray(ids), intArray(lts)).String()
+	return append(out, keys, page), rows.Err()
 }

@@ -63,3 +63,30 @@ func TestPreparedStatements(t *testing.T) {
 		})
 	}
 }
+
+// The array literals of pgPage's parameters read back as the values given.
+func TestArrayLiterals(t *testing.T) {
+	dsn := testenv.NewPostgresDatabase(t)
+	if dsn == "" {
+		t.Skip("array parameters are Postgres's")
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, dsn)
+	require.NoError(t, err)
+	defer s.Close()
+	texts := []string{"a", `q"uote`, `back\slash`, "sp ace", "{brace}", "comma,", "NULL", "", "é+/="}
+	var got []string
+	require.NoError(t, s.db.DB.QueryRowContext(ctx, "SELECT array_to_json($1::text[])::text", textArray(texts)).Scan(new(string)))
+	rows, err := s.db.DB.QueryContext(ctx, "SELECT unnest($1::text[])", textArray(texts))
+	require.NoError(t, err)
+	for rows.Next() {
+		var v string
+		require.NoError(t, rows.Scan(&v))
+		got = append(got, v)
+	}
+	require.NoError(t, rows.Close())
+	require.Equal(t, texts, got)
+	var sum int64
+	require.NoError(t, s.db.DB.QueryRowContext(ctx, "SELECT sum(x) FROM unnest($1::bigint[]) AS x", intArray([]int64{1, -2, 9_000_000_000_000_000})).Scan(&sum))
+	require.Equal(t, int64(8_999_999_999_999_999), sum)
+}
