@@ -194,7 +194,7 @@ func (s *Store) smallWindow(ctx context.Context, db *bun.DB, f ActionFilter) (bo
 	if !ok {
 		return false, nil
 	}
-	rows, err := s.prepared(ctx, db, q, v.vals)
+	rows, err := perValue(ctx, db, q, v.vals)
 	if err != nil {
 		return false, err
 	}

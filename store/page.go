@@ -175,7 +175,7 @@ const (
 func (s *Store) pgPage(ctx context.Context, db *bun.DB, f ActionFilter, book Book, p *Page) error {
 	v := newParams(db)
 	keys := s.pageKeysQuery(f, v).String() + " LIMIT " + strconv.Itoa(f.Limit) + " OFFSET " + strconv.Itoa(f.Offset)
-	rows, err := db.DB.QueryContext(ctx, keys, v.vals...)
+	rows, err := perValue(ctx, db, keys, v.vals)
 	if err != nil {
 		return err
 	}

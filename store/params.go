@@ -114,3 +114,10 @@ func (s *Store) prepared(ctx context.Context, db *bun.DB, query string, args []a
 	}
 	return st.(*statements).query(ctx, query, args)
 }
+
+// perValue runs a parametrized query unprepared: Postgres plans it for the
+// values given, as statements whose best plan depends on them need (an
+// account's page, a time window, a stream's catch-up; see pgPage).
+func perValue(ctx context.Context, db *bun.DB, query string, args []any) (*sql.Rows, error) {
+	return db.DB.QueryContext(ctx, query, args...)
+}

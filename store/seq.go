@@ -152,7 +152,7 @@ func (s *Store) ActionsAfter(ctx context.Context, f ActionFilter, after uint64, 
 		q.Where("a.mc_seqno = ?", v.add(int64(*f.McSeqno)))
 	}
 	q.OrderExpr("a.seq ASC")
-	res, err := s.prepared(ctx, s.db, q.String()+" LIMIT "+string(v.add(int64(limit))), v.vals)
+	res, err := perValue(ctx, s.db, q.String()+" LIMIT "+string(v.add(int64(limit))), v.vals)
 	if err != nil {
 		return nil, unavailable(err)
 	}
