@@ -14,15 +14,23 @@ import (
 // load test can replay that SQL with pgbench and set the server's
 // throughput beside the database's own (docs/PERFORMANCE.md).
 func (s *Store) PageSQL(ctx context.Context, f ActionFilter) ([]string, error) {
+	out, f, err := s.probeSQL(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, s.actionsQuery(f, inlineParams(s.db)).String()), nil
+}
+
+// probeSQL is the window probe of f, inlined, when f has one, and f as the
+// probe leaves it (read whole or walked).
+func (s *Store) probeSQL(ctx context.Context, f ActionFilter) ([]string, ActionFilter, error) {
 	var out []string
 	if probe, ok := windowProbeSQL(f, inlineParams(s.db)); ok {
 		out = append(out, probe)
 	}
 	var err error
-	if f.readWindow, err = s.smallWindow(ctx, s.db, f); err != nil {
-		return nil, err
-	}
-	return append(out, s.actionsQuery(f, inlineParams(s.db)).String()), nil
+	f.readWindow, err = s.smallWindow(ctx, s.db, f)
+	return out, f, err
 }
 
 // AddressFactsSQL is the address book's one statement for addrs, inlined.
@@ -37,12 +45,8 @@ func (s *Store) AddressFactsSQL(addrs []string) string {
 // database's own speed on the server's work at best (pgbench keeps the
 // keys' plan, which the server makes anew each time).
 func (s *Store) PageWithBookSQL(ctx context.Context, f ActionFilter, book Book) ([]string, error) {
-	var out []string
-	if probe, ok := windowProbeSQL(f, inlineParams(s.db)); ok {
-		out = append(out, probe)
-	}
-	var err error
-	if f.readWindow, err = s.smallWindow(ctx, s.db, f); err != nil {
+	out, f, err := s.probeSQL(ctx, f)
+	if err != nil {
 		return nil, err
 	}
 	keys := s.pageKeysQuery(f, inlineParams(s.db)).String() + fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
