@@ -159,12 +159,12 @@ func (r *Resolver) primeLinks(ctx context.Context, pv *preview.Preview) {
 	}
 	// Under the keys the links ask with (TransactionsFull, Participants).
 	for _, a := range pv.Actions {
-		for _, h := range a.Transactions {
-			if tx, ok := txs[h]; ok {
-				l.transactions.Prime(store.TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt}, tx)
+		for _, ref := range store.TxRefsOf(a) {
+			if tx, ok := txs[ref.Hash]; ok {
+				l.transactions.Prime(ref, tx)
 			}
 		}
-		l.participants.Prime(store.ActionRef{ID: a.ActionID, EndLt: a.EndLt}, participants(a))
+		l.participants.Prime(store.RefOf(a), participants(a))
 	}
 }
 

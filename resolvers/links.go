@@ -123,11 +123,7 @@ func (r *Resolver) Details(_ context.Context, a *chain.Action) (actions.Details,
 
 // TransactionsFull links an action to its transactions, in its order.
 func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*model.Transaction, error) {
-	refs := make([]store.TxRef, len(a.Transactions))
-	for i, h := range a.Transactions {
-		refs[i] = store.TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt}
-	}
-	txs, err := r.loaders(ctx).transactions.LoadAll(ctx, refs)
+	txs, err := r.loaders(ctx).transactions.LoadAll(ctx, store.TxRefsOf(a))
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +150,7 @@ func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*mo
 
 // Participants links an action to the accounts taking part and their roles.
 func (r *Resolver) Participants(ctx context.Context, a *chain.Action) ([]*model.Participant, error) {
-	ps, err := r.loaders(ctx).participants.Load(ctx, store.ActionRef{ID: a.ActionID, EndLt: a.EndLt})
+	ps, err := r.loaders(ctx).participants.Load(ctx, store.RefOf(a))
 	if err != nil {
 		return nil, err
 	}

@@ -309,6 +309,18 @@ type TxRef struct {
 	StartLt, EndLt uint64
 }
 
+// RefOf names the action a.
+func RefOf(a *chain.Action) ActionRef { return ActionRef{ID: a.ActionID, EndLt: a.EndLt} }
+
+// TxRefsOf names the transactions of a, with its lt range.
+func TxRefsOf(a *chain.Action) []TxRef {
+	refs := make([]TxRef, len(a.Transactions))
+	for i, h := range a.Transactions {
+		refs[i] = TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt}
+	}
+	return refs
+}
+
 // ltSpan is the smallest [lo, hi] holding every range given.
 func ltSpan(n int, at func(i int) (lo, hi uint64)) (int64, int64) {
 	lo, hi := uint64(math.MaxInt64), uint64(0)

@@ -137,14 +137,7 @@ func answers(t *testing.T, s *Store, fs map[string]ActionFilter) map[string]stri
 	for name, f := range fs {
 		page, err := s.ListActions(ctx, f, BookOfValuesAndAccounts)
 		require.NoError(t, err, name)
-		var ids []ActionRef
-		var hashes []TxRef
-		for _, a := range page.Actions {
-			ids = append(ids, ActionRef{ID: a.ActionID, EndLt: a.EndLt})
-			for _, h := range a.Transactions {
-				hashes = append(hashes, TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt})
-			}
-		}
+		ids, hashes := linkRefs(page.Actions)
 		parts, err := s.Participants(ctx, ids)
 		require.NoError(t, err)
 		txs, err := s.Transactions(ctx, hashes)
@@ -312,14 +305,7 @@ func TestPartitionMigration(t *testing.T) {
 	inSpan1, err := s.ListActions(ctx, ActionFilter{StartLt: lt(s2Lo + 1000), EndLt: lt(s2Lo + migrations.LtSpan - 1000), Limit: 20}, NoBook)
 	require.NoError(t, err)
 	require.NotEmpty(t, inSpan1.Actions)
-	var arefs []ActionRef
-	var trefs []TxRef
-	for _, a := range inSpan1.Actions {
-		arefs = append(arefs, ActionRef{ID: a.ActionID, EndLt: a.EndLt})
-		for _, h := range a.Transactions {
-			trefs = append(trefs, TxRef{Hash: h, StartLt: a.StartLt, EndLt: a.EndLt})
-		}
-	}
+	arefs, trefs := linkRefs(inSpan1.Actions)
 	var arows []actionAccountRow
 	var trows []txRow
 	for name, q := range map[string]*bun.SelectQuery{
@@ -388,4 +374,15 @@ func TestPartitionMigration(t *testing.T) {
 	defer s2.Close()
 	err = s2.SaveBatch(ctx, &Batch{Actions: []chain.Action{a}})
 	require.ErrorContains(t, err, "detached")
+}
+
+// linkRefs names the actions of a page and their transactions.
+func linkRefs(page []*chain.Action) ([]ActionRef, []TxRef) {
+	var as []ActionRef
+	var ts []TxRef
+	for _, a := range page {
+		as = append(as, RefOf(a))
+		ts = append(ts, TxRefsOf(a)...)
+	}
+	return as, ts
 }
