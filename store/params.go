@@ -13,9 +13,9 @@ import (
 
 // params numbers a query's values as placeholders ($n on Postgres, ?n on
 // SQLite) instead of writing them into its text, so that the text depends
-// on the query's shape alone: it is then prepared once per connection and
-// Postgres plans it once, where planning a page on partitioned tables
-// took several times longer than running it (docs/PERFORMANCE.md).
+// on the query's shape alone and can be prepared (SQLite's pages; on
+// Postgres only statements whose plan cannot depend on the values are:
+// pageRowsSQL; the others run per value, see perValue and pgPage).
 type params struct {
 	pg     bool
 	inline *bun.DB // when set, values are written into the text after all
@@ -54,8 +54,9 @@ func (p *params) list(vs []string) bun.Safe {
 }
 
 // maxPrepared bounds the statements kept prepared per database. Shapes are
-// few (a filter's fields, its lists' lengths, the sort) but not bounded
-// by the code, so the least recently used ones are closed.
+// few (on SQLite a filter's fields, its lists' lengths and the sort; on
+// Postgres three) but not bounded by the code, so the least recently used
+// ones are closed.
 const maxPrepared = 512
 
 // statements keeps the prepared statements of one database handle.
