@@ -50,8 +50,9 @@ const actionColumns = `a.action_id, a.trace_id, a.tx_hash, a.type, a.status, a.v
 	a.end_lt, a.end_utime, a.tx_hashes, a.trace_end_lt, a.trace_end_utime, a.trace_external_hash_norm,
 	a.mc_seqno, a.addresses, a.accounts`
 
-// ExplainActions returns the database's plan for a query (EXPLAIN ANALYZE
-// on Postgres), for the performance docs and for operators.
+// ExplainActions returns the database's plan for the statement that finds
+// the page of f (EXPLAIN ANALYZE on Postgres), for the performance docs
+// and for operators.
 func (s *Store) ExplainActions(ctx context.Context, f ActionFilter) (string, error) {
 	prefix := "EXPLAIN QUERY PLAN "
 	if s.IsPostgres() {
@@ -62,7 +63,14 @@ func (s *Store) ExplainActions(ctx context.Context, f ActionFilter) (string, err
 	if f.readWindow, err = s.smallWindow(ctx, s.db, f); err != nil {
 		return "", err
 	}
-	r, err := s.db.QueryContext(ctx, prefix+s.actionsQuery(f, inlineParams(s.db)).String())
+	// The statement whose plan depends on the filter: on Postgres the
+	// page's keys (pgPage; its second statement reads them by exact key),
+	// on SQLite the deferred join.
+	query := s.actionsQuery(f, inlineParams(s.db)).String()
+	if s.IsPostgres() {
+		query = s.pageKeysSQL(f, inlineParams(s.db))
+	}
+	r, err := s.db.QueryContext(ctx, prefix+query)
 	if err != nil {
 		return "", err
 	}

@@ -174,8 +174,7 @@ const (
 // well, with none of their planning on the hot path (docs/PERFORMANCE.md).
 func (s *Store) pgPage(ctx context.Context, db *bun.DB, f ActionFilter, book Book, p *Page) error {
 	v := newParams(db)
-	keys := s.pageKeysQuery(f, v).String() + " LIMIT " + strconv.Itoa(f.Limit) + " OFFSET " + strconv.Itoa(f.Offset)
-	rows, err := perValue(ctx, db, keys, v.vals)
+	rows, err := perValue(ctx, db, s.pageKeysSQL(f, v), v.vals)
 	if err != nil {
 		return err
 	}
@@ -207,6 +206,13 @@ func (s *Store) pgPage(ctx context.Context, db *bun.DB, f ActionFilter, book Boo
 		return err
 	}
 	return scanPageWithFacts(res, p)
+}
+
+// pageKeysSQL is pgPage's first statement: the page's keys, LIMIT and
+// OFFSET written into the text (as parameters they would leave Postgres
+// planning for a tenth of the rows).
+func (s *Store) pageKeysSQL(f ActionFilter, v *params) string {
+	return s.pageKeysQuery(f, v).String() + " LIMIT " + strconv.Itoa(f.Limit) + " OFFSET " + strconv.Itoa(f.Offset)
 }
 
 // textArray and intArray write Postgres array literals, for parameters

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -49,7 +48,7 @@ func (s *Store) PageWithBookSQL(ctx context.Context, f ActionFilter, book Book) 
 	if err != nil {
 		return nil, err
 	}
-	keys := s.pageKeysQuery(f, inlineParams(s.db)).String() + fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
+	keys := s.pageKeysSQL(f, inlineParams(s.db))
 	var ids []string
 	var lts []int64
 	rows, err := s.db.QueryContext(ctx, keys)
