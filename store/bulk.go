@@ -1,55 +1,224 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/tonql/tonql/chain"
 )
 
-// bulkTables are the tables a bulk load fills row by row; their secondary
-// indexes are rebuilt once at the end instead of kept up to date per row.
+// bulkTables are the tables a bulk load fills row by row; their indexes are
+// built once at the end instead of kept up to date per row.
 var bulkTables = []string{"actions", "action_accounts", "action_transactions"}
 
-// DeferIndexes drops the secondary indexes of the action tables (primary
-// keys stay: inserts still resolve conflicts) and returns a function that
-// builds them again from the definitions Postgres held, so that the load
-// tool need not repeat the migrations' DDL. Building an index once over
-// millions of rows is several times cheaper than maintaining it per
-// insert. Only for loading an empty or offline database: reads without the
-// indexes are slow until restore returns. SQLite: a no-op.
-func (s *Store) DeferIndexes(ctx context.Context) (restore func(context.Context) error, err error) {
+// BulkLoad fills the action tables of a database that nothing reads or
+// writes meanwhile (a load test's, or a backfill before the server starts):
+// it drops the tables' indexes and builds them once at the end, which is
+// several times cheaper than maintaining them per row. On Postgres with
+// the three tables empty it also drops their primary keys and COPYs rows
+// straight into the tables from any number of goroutines; otherwise the
+// keys stay and actions are written by SaveBatch. SQLite: SaveBatch, no
+// index is touched.
+//
+// What a direct load gives up, and why that is only for a database no one
+// uses yet: rows are not checked against stored ones (the keys come back
+// in Finish, which fails naming the key if two actions share an id), and
+// seqs are taken outside the commit order, so a stream subscriber could
+// miss actions committed out of turn (seq.go).
+type BulkLoad struct {
+	s       *Store
+	direct  bool
+	indexes []deferredIndex
+}
+
+// deferredIndex is an index dropped for the load: the statement that makes
+// it again, as Postgres itself spells it.
+type deferredIndex struct {
+	name, table, create string
+	key                 bool // a primary key: dropped and added with its constraint
+}
+
+// BeginBulkLoad drops the indexes of the action tables (and their primary
+// keys when the tables are empty) until Finish.
+func (s *Store) BeginBulkLoad(ctx context.Context) (*BulkLoad, error) {
+	b := &BulkLoad{s: s}
 	if !s.IsPostgres() {
-		return func(context.Context) error { return nil }, nil
+		return b, nil
 	}
+	var stored bool
+	if err := s.db.NewRaw(`SELECT EXISTS (SELECT 1 FROM actions) OR EXISTS (SELECT 1 FROM action_accounts)
+		OR EXISTS (SELECT 1 FROM action_transactions)`).Scan(ctx, &stored); err != nil {
+		return nil, err
+	}
+	b.direct = !stored
 	var defs []struct {
-		Name string `bun:"indexname"`
-		Def  string `bun:"indexdef"`
+		Name  string `bun:"name"`
+		Table string `bun:"tbl"`
+		Def   string `bun:"def"`
+		Key   bool   `bun:"key"`
 	}
-	err = s.db.NewRaw(`SELECT i.indexname, i.indexdef FROM pg_indexes i
-		WHERE i.schemaname = current_schema() AND i.tablename IN (?)
-		  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
-		bun.In(bulkTables)).Scan(ctx, &defs)
+	// Only the parents' own indexes: a partition's index goes with its
+	// parent's, and comes back with it.
+	err := s.db.NewRaw(`SELECT i.indexrelid::regclass::text AS name, t.relname AS tbl,
+			COALESCE(pg_get_constraintdef(c.oid), pg_get_indexdef(i.indexrelid)) AS def, c.oid IS NOT NULL AS key
+		FROM pg_index i
+		JOIN pg_class t ON t.oid = i.indrelid
+		LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = t.oid AND c.contype = 'p'
+		WHERE t.relnamespace = current_schema()::regnamespace AND t.relname IN (?)
+		ORDER BY c.oid IS NULL, t.relname, 1`, bun.In(bulkTables)).Scan(ctx, &defs)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range defs {
-		if _, err := s.db.ExecContext(ctx, `DROP INDEX IF EXISTS "`+strings.ReplaceAll(d.Name, `"`, `""`)+`"`); err != nil {
-			return nil, fmt.Errorf("drop index %s: %w", d.Name, err)
+		if d.Key && !b.direct {
+			continue // stored rows: inserts resolve conflicts on the keys
 		}
-	}
-	return func(ctx context.Context) error {
-		for _, d := range defs {
+		ix := deferredIndex{name: d.Name, table: d.Table, create: d.Def, key: d.Key}
+		drop := `DROP INDEX IF EXISTS ` + d.Name
+		if d.Key {
+			ix.create = fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s %s", d.Table, d.Name, d.Def)
+			drop = fmt.Sprintf("ALTER TABLE %s DROP CONSTRAINT %s", d.Table, d.Name)
+		} else {
 			// Postgres spells a partitioned table's index "ON ONLY", which
 			// made an invalid index on the parent alone, none on its
-			// partitions (every read then scanned them whole); without
-			// ONLY the index is built on each partition and attached.
-			def := strings.Replace(d.Def, " ON ONLY ", " ON ", 1)
-			if _, err := s.db.ExecContext(ctx, def); err != nil {
-				return fmt.Errorf("rebuild index %s: %w", d.Name, err)
+			// partitions (every read then scanned them whole); without ONLY
+			// the index is built on each partition and attached.
+			ix.create = strings.Replace(ix.create, " ON ONLY ", " ON ", 1)
+		}
+		if _, err := s.db.ExecContext(ctx, drop); err != nil {
+			return nil, fmt.Errorf("drop index %s: %w", d.Name, err)
+		}
+		b.indexes = append(b.indexes, ix)
+	}
+	return b, nil
+}
+
+// Direct tells whether actions go straight into the tables by COPY.
+func (b *BulkLoad) Direct() bool { return b.direct }
+
+// SaveActions writes actions that are not stored yet, in one transaction.
+// It is safe for concurrent use: each call takes its own connection.
+func (b *BulkLoad) SaveActions(ctx context.Context, actions []chain.Action) error {
+	if !b.direct {
+		return b.s.SaveBatch(ctx, &Batch{Actions: actions})
+	}
+	if len(actions) == 0 {
+		return nil
+	}
+	s := b.s
+	if err := s.ensurePartitions(ctx, batchSpans(&Batch{Actions: actions})); err != nil {
+		return err
+	}
+	// Numbers taken and committed at once, not under a lock held to the
+	// batch's commit as SaveBatch does: that lock is what serializes
+	// writers, and a bulk load wants them side by side.
+	var last int64
+	if err := s.db.NewRaw("UPDATE action_seq SET last = last + ? WHERE id = 1 RETURNING last", len(actions)).
+		Scan(ctx, &last); err != nil {
+		return fmt.Errorf("take action seqs: %w", err)
+	}
+	seqs := make(map[string]int64, len(actions))
+	numberNew(actions, seqs, last-int64(len(actions)))
+	arows, links, txLinks := actionTableRows(actions, seqs)
+	var copies [3]staged
+	var err error
+	if copies[0], err = encodeRows(s.db, arows); err != nil {
+		return err
+	}
+	if copies[1], err = encodeRows(s.db, links); err != nil {
+		return err
+	}
+	if copies[2], err = encodeRows(s.db, txLinks); err != nil {
+		return err
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// Generated or re-read data: a crash loses the last batches, never
+		// their consistency, and the load is simply run again.
+		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+			return err
+		}
+		for _, c := range copies {
+			query := fmt.Sprintf("COPY %s (%s) FROM STDIN (FORMAT binary)", c.table.SQLName, columns(c.table))
+			if _, err := pgdriver.CopyFrom(ctx, conn, bytes.NewReader(c.data), query); err != nil {
+				return fmt.Errorf("copy %s: %w", c.table.Name, err)
 			}
 		}
 		return nil
-	}, nil
+	})
+}
+
+// Finish builds the dropped indexes again on up to workers connections at
+// once (Postgres builds one index per backend), then refreshes the
+// planner's statistics of the tables.
+func (b *BulkLoad) Finish(ctx context.Context, workers int) error {
+	if !b.s.IsPostgres() {
+		return nil
+	}
+	todo := make(chan deferredIndex, len(b.indexes))
+	for _, ix := range b.indexes { // keys first: other builds on their table wait for them
+		todo <- ix
+	}
+	close(todo)
+	workers = max(1, workers)
+	// An index of tens of millions of rows takes minutes: built without the
+	// serving pool's statement bounds.
+	err := b.s.maintenance(ctx, workers, func(db *bun.DB) error {
+		var mu sync.Mutex
+		var errs []error
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := buildIndexes(ctx, db, todo); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		_, err := db.ExecContext(ctx, "ANALYZE "+strings.Join(bulkTables, ", "))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	b.indexes = nil
+	return nil
+}
+
+// buildIndexes makes the indexes it takes from todo on one connection of
+// db, with the memory to sort an index of millions of rows at once.
+func buildIndexes(ctx context.Context, db *bun.DB, todo <-chan deferredIndex) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET maintenance_work_mem = '512MB'"); err != nil {
+		return err
+	}
+	var errs []error
+	for ix := range todo {
+		if _, err := conn.ExecContext(ctx, ix.create); err != nil {
+			errs = append(errs, fmt.Errorf("rebuild index %s: %w", ix.name, err))
+		}
+	}
+	return errors.Join(errs...)
 }

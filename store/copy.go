@@ -50,23 +50,32 @@ var copyNull = []byte{0xff, 0xff, 0xff, 0xff}
 // stage encodes rows for COPY and returns the statement that moves them
 // from the staging table into the target.
 func stage[T any](db bun.IDB, rows []T, on string) (staged, string, error) {
+	s, err := encodeRows(db, rows)
+	if err != nil {
+		return staged{}, "", err
+	}
+	cols := columns(s.table)
+	insert := fmt.Sprintf("INSERT INTO %s AS %s (%s) SELECT %s FROM %s ON %s",
+		s.table.SQLName, s.table.SQLAlias, cols, cols, stageName(s.table), on)
+	return s, insert, nil
+}
+
+// encodeRows writes rows as binary COPY data of their table, columns in
+// struct order.
+func encodeRows[T any](db bun.IDB, rows []T) (staged, error) {
 	t := db.Dialect().Tables().Get(reflect.TypeFor[T]())
-	s := staged{table: t, data: append([]byte(nil), copyHeader...)}
+	data := append([]byte(nil), copyHeader...)
 	for i := range rows {
 		v := reflect.ValueOf(&rows[i]).Elem()
-		s.data = binary.BigEndian.AppendUint16(s.data, uint16(len(t.Fields)))
+		data = binary.BigEndian.AppendUint16(data, uint16(len(t.Fields)))
 		for _, f := range t.Fields {
 			var err error
-			if s.data, err = appendCopyValue(s.data, f, v); err != nil {
-				return staged{}, "", fmt.Errorf("%s.%s: %w", t.Name, f.Name, err)
+			if data, err = appendCopyValue(data, f, v); err != nil {
+				return staged{}, fmt.Errorf("%s.%s: %w", t.Name, f.Name, err)
 			}
 		}
 	}
-	s.data = binary.BigEndian.AppendUint16(s.data, 0xffff) // end of data
-	cols := columns(t)
-	insert := fmt.Sprintf("INSERT INTO %s AS %s (%s) SELECT %s FROM %s ON %s",
-		t.SQLName, t.SQLAlias, cols, cols, stageName(t), on)
-	return s, insert, nil
+	return staged{table: t, data: binary.BigEndian.AppendUint16(data, 0xffff)}, nil // 0xffff: end of data
 }
 
 // stageType is the staging column type of a field, by its Go kind; binary

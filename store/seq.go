@@ -83,6 +83,14 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 			seqs[r.ActionID], kept[r.ActionID] = r.Seq, true
 		}
 	}
+	hi = numberNew(actions, seqs, last-int64(len(actions)))
+	return seqs, kept, hi, nil
+}
+
+// numberNew gives the actions without a seq in seqs the numbers after
+// base, in page order (end_lt, action_id), and returns the highest given
+// (0 when none was).
+func numberNew(actions []chain.Action, seqs map[string]int64, base int64) (hi uint64) {
 	order := make([]int, len(actions))
 	for i := range order {
 		order[i] = i
@@ -94,7 +102,7 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 		}
 		return a.ActionID < b.ActionID
 	})
-	next := last - int64(len(actions))
+	next := base
 	for _, i := range order {
 		if _, ok := seqs[actions[i].ActionID]; ok {
 			continue
@@ -103,7 +111,7 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 		seqs[actions[i].ActionID] = next
 		hi = uint64(next)
 	}
-	return seqs, kept, hi, nil
+	return hi
 }
 
 // notify queues the announcement of a commit's new actions (Postgres; on

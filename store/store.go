@@ -33,6 +33,7 @@ import (
 // Store is safe for concurrent use.
 type Store struct {
 	db       *bun.DB     // the primary: every write, and reads when no replica serves
+	url      string      // the primary's, for maintenance connections (maintenance.go)
 	replicas *replicaSet // nil without DATABASE_REPLICAS
 
 	mu        sync.Mutex
@@ -89,7 +90,7 @@ func open(ctx context.Context, url string, existing bool) (*Store, error) {
 		}
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, url: url}
 	if existing {
 		if err := s.checkMigrated(ctx); err != nil {
 			db.Close()
@@ -152,20 +153,28 @@ func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 // Migrate applies every pending migration under the migrator's lock, so
 // several servers starting at once against one Postgres do not race.
 func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
-	m := migrate.NewMigrator(s.db, migrations.New())
-	if err := m.Init(ctx); err != nil {
-		return nil, fmt.Errorf("migrate init: %w", err)
-	}
-	if err := lockMigrations(ctx, m); err != nil {
-		return nil, fmt.Errorf("migrate lock: %w", err)
-	}
-	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck // best effort; the lock row expires with the process otherwise
-	group, err := m.Migrate(ctx)
+	// A migration may copy a table of millions of rows: it runs without the
+	// serving pool's statement bounds.
+	err = s.maintenance(ctx, 1, func(db *bun.DB) error {
+		m := migrate.NewMigrator(db, migrations.New())
+		if err := m.Init(ctx); err != nil {
+			return fmt.Errorf("migrate init: %w", err)
+		}
+		if err := lockMigrations(ctx, m); err != nil {
+			return fmt.Errorf("migrate lock: %w", err)
+		}
+		defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck // best effort; the lock row expires with the process otherwise
+		group, err := m.Migrate(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		for _, mig := range group.Migrations {
+			applied = append(applied, mig.Name+"_"+mig.Comment)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
-	for _, mig := range group.Migrations {
-		applied = append(applied, mig.Name+"_"+mig.Comment)
+		return applied, err
 	}
 	if err := s.detectPartitions(ctx); err != nil {
 		return applied, err

@@ -227,6 +227,19 @@ func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions [
 			return err
 		}
 	}
+	arows, links, txLinks := actionTableRows(actions, seqs)
+	if err := queueRows(ctx, w, "save actions", arows, w.conflict("actions")+" DO NOTHING"); err != nil {
+		return err
+	}
+	if err := queueRows(ctx, w, "save action accounts", links, w.conflict("action_accounts")+" DO NOTHING"); err != nil {
+		return err
+	}
+	return queueRows(ctx, w, "save action transactions", txLinks, w.conflict("action_transactions")+" DO NOTHING")
+}
+
+// actionTableRows are the rows of actions in the three action tables, with
+// the actions' seqs.
+func actionTableRows(actions []chain.Action, seqs map[string]int64) ([]actionRow, []actionAccountRow, []actionTxRow) {
 	arows := make([]actionRow, 0, len(actions))
 	var links []actionAccountRow
 	var txLinks []actionTxRow
@@ -238,13 +251,7 @@ func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions [
 		links = append(links, actionAccountRows(a)...)
 		txLinks = append(txLinks, actionTxRows(a)...)
 	}
-	if err := queueRows(ctx, w, "save actions", arows, w.conflict("actions")+" DO NOTHING"); err != nil {
-		return err
-	}
-	if err := queueRows(ctx, w, "save action accounts", links, w.conflict("action_accounts")+" DO NOTHING"); err != nil {
-		return err
-	}
-	return queueRows(ctx, w, "save action transactions", txLinks, w.conflict("action_transactions")+" DO NOTHING")
+	return arows, links, txLinks
 }
 
 func saveAccounts(ctx context.Context, w *writer, accounts []chain.AccountState) error {

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/tonql/tonql/chain"
@@ -27,7 +28,8 @@ func main() {
 	batch := flag.Int("batch", 5000, "actions per database transaction")
 	doExplain := flag.Bool("explain", false, "print the query plans of every filter shape instead of loading")
 	pgbenchDir := flag.String("pgbench", "", "write pgbench scripts of the measured pages' SQL into this folder instead of loading")
-	bulk := flag.Bool("bulk", true, "Postgres: drop the action tables' secondary indexes while loading and build them once at the end")
+	bulk := flag.Bool("bulk", true, "Postgres: drop the action tables' indexes while loading and build them once at the end; into empty tables, COPY rows straight in")
+	workers := flag.Int("workers", 2, "connections loading at once (a direct bulk load only)")
 	flag.Parse()
 	if *pgbenchDir != "" {
 		if err := writePgbench(context.Background(), *dbURL, *seed, *pgbenchDir); err != nil {
@@ -44,13 +46,13 @@ func main() {
 		return
 	}
 	if err := run(*dbURL, synth.Params{Seed: *seed, Actions: *n, Accounts: *accounts, HotAccounts: *hot,
-		HotActions: *hotActions, StartUtime: 1_760_000_000}, *batch, *bulk); err != nil {
+		HotActions: *hotActions, StartUtime: 1_760_000_000}, *batch, *workers, *bulk); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dbURL string, p synth.Params, batchSize int, bulk bool) error {
+func run(dbURL string, p synth.Params, batchSize, workers int, bulk bool) error {
 	ctx := context.Background()
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
@@ -60,20 +62,28 @@ func run(dbURL string, p synth.Params, batchSize int, bulk bool) error {
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	restore := func(context.Context) error { return nil }
+	save := func(ctx context.Context, actions []chain.Action) error {
+		return st.SaveBatch(ctx, &store.Batch{Actions: actions})
+	}
+	finish := func(context.Context) error { return nil }
 	if bulk {
-		if restore, err = st.DeferIndexes(ctx); err != nil {
+		bl, err := st.BeginBulkLoad(ctx)
+		if err != nil {
 			return err
 		}
+		fmt.Printf("bulk load: indexes dropped until the end; rows by COPY straight into the tables: %v\n", bl.Direct())
+		save = bl.SaveActions
+		finished := false
+		finish = func(ctx context.Context) error { finished = true; return bl.Finish(ctx, workers) }
 		// A load that fails half way still leaves a usable database.
-		rebuilt := false
 		defer func() {
-			if !rebuilt {
-				_ = restore(ctx)
+			if !finished {
+				_ = bl.Finish(ctx, workers)
 			}
 		}()
-		inner := restore
-		restore = func(ctx context.Context) error { rebuilt = true; return inner(ctx) }
+		if !bl.Direct() {
+			workers = 1 // SaveBatch writers commit one at a time anyway (store/seq.go)
+		}
 	}
 	start := time.Now()
 	if err := loadDirectory(ctx, st, p, batchSize); err != nil {
@@ -81,34 +91,16 @@ func run(dbURL string, p synth.Params, batchSize int, bulk bool) error {
 	}
 	fmt.Printf("address book: %d accounts in %s\n", p.Accounts+p.HotAccounts, time.Since(start).Round(time.Millisecond))
 	start = time.Now()
-	b := &store.Batch{}
-	done := 0
-	flush := func() error {
-		if err := st.SaveBatch(ctx, b); err != nil {
-			return err
-		}
-		done += len(b.Actions)
-		b.Actions = b.Actions[:0]
+	done, err := loadActions(ctx, p, batchSize, workers, save, func(done int) {
 		el := time.Since(start).Seconds()
 		fmt.Printf("\r%d/%d actions, %.0f/s   ", done, p.Actions, float64(done)/el)
-		return nil
-	}
-	err = synth.Generate(p, func(a *chain.Action) error {
-		b.Actions = append(b.Actions, *a)
-		if len(b.Actions) >= batchSize {
-			return flush()
-		}
-		return nil
 	})
-	if err == nil && len(b.Actions) > 0 {
-		err = flush()
-	}
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nloaded %d actions in %s\n", done, time.Since(start).Round(time.Second))
+	fmt.Printf("\nloaded %d actions in %s on %d connections\n", done, time.Since(start).Round(time.Second), workers)
 	start = time.Now()
-	if err := restore(ctx); err != nil {
+	if err := finish(ctx); err != nil {
 		return err
 	}
 	fmt.Printf("indexes built in %s\nhot accounts:\n", time.Since(start).Round(time.Second))
@@ -119,6 +111,61 @@ func run(dbURL string, p synth.Params, batchSize int, bulk bool) error {
 		_, err = st.DB().ExecContext(ctx, "ANALYZE")
 	}
 	return err
+}
+
+// loadActions generates the actions on this goroutine and saves them in
+// batches on workers others, returning how many were saved.
+func loadActions(ctx context.Context, p synth.Params, batchSize, workers int,
+	save func(context.Context, []chain.Action) error, progress func(done int)) (int, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	batches := make(chan []chain.Action, workers)
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				if err := save(ctx, b); err != nil {
+					cancel(err)
+					return
+				}
+				mu.Lock()
+				done += len(b)
+				progress(done)
+				mu.Unlock()
+			}
+		}()
+	}
+	send := func(b []chain.Action) error {
+		select {
+		case batches <- b:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	batch := make([]chain.Action, 0, batchSize)
+	err := synth.Generate(p, func(a *chain.Action) error {
+		batch = append(batch, *a)
+		if len(batch) < batchSize {
+			return nil
+		}
+		err := send(batch)
+		batch = make([]chain.Action, 0, batchSize)
+		return err
+	})
+	if err == nil && len(batch) > 0 {
+		err = send(batch)
+	}
+	close(batches)
+	wg.Wait()
+	if err == nil {
+		err = context.Cause(ctx) // a worker's error; nil when none failed
+	}
+	return done, err
 }
 
 // loadDirectory fills what the address book reads (account states, their
