@@ -10024,22 +10024,13 @@ func (ec *executionContext) _Account_address(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Address, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Address
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -10112,22 +10103,13 @@ func (ec *executionContext) _Account_bounceable(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Bounceable, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Bounceable
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -10156,22 +10138,13 @@ func (ec *executionContext) _Account_non_bounceable(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NonBounceable, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.NonBounceable
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -10471,22 +10444,13 @@ func (ec *executionContext) _Action_action_id(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ActionID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.ActionID
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -10515,22 +10479,13 @@ func (ec *executionContext) _Action_trace_id(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TraceID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.TraceID
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -10559,22 +10514,13 @@ func (ec *executionContext) _Action_tx_hash(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TxHash, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.TxHash
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -10603,22 +10549,13 @@ func (ec *executionContext) _Action_type(ctx context.Context, field graphql.Coll
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Type, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Type
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -10647,22 +10584,13 @@ func (ec *executionContext) _Action_status(ctx context.Context, field graphql.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Status, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Status
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -10691,22 +10619,13 @@ func (ec *executionContext) _Action_value(ctx context.Context, field graphql.Col
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Value, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Value
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(chain.RawJSON)
-	fc.Result = res
 	return ec.marshalNJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐRawJSON(ctx, field.Selections, res)
 }
 
@@ -10779,22 +10698,13 @@ func (ec *executionContext) _Action_start_lt(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StartLt, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.StartLt
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -10823,22 +10733,13 @@ func (ec *executionContext) _Action_start_utime(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StartUtime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.StartUtime
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -10867,22 +10768,13 @@ func (ec *executionContext) _Action_end_lt(ctx context.Context, field graphql.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.EndLt, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.EndLt
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -10911,22 +10803,13 @@ func (ec *executionContext) _Action_end_utime(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.EndUtime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.EndUtime
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -10955,22 +10838,13 @@ func (ec *executionContext) _Action_transactions(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Transactions, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Transactions
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.([]string)
-	fc.Result = res
 	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
 }
 
@@ -10999,22 +10873,13 @@ func (ec *executionContext) _Action_trace_end_lt(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TraceEndLt, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.TraceEndLt
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -11043,22 +10908,13 @@ func (ec *executionContext) _Action_trace_end_utime(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TraceEndUtime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.TraceEndUtime
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -11087,19 +10943,10 @@ func (ec *executionContext) _Action_trace_external_hash_norm(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TraceExternalHashNorm, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TraceExternalHashNorm
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*string)
-	fc.Result = res
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
 }
 
@@ -11128,19 +10975,10 @@ func (ec *executionContext) _Action_mc_seqno(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.McSeqno, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.McSeqno
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*uint32)
-	fc.Result = res
 	return ec.marshalOUInt322ᚖuint32(ctx, field.Selections, res)
 }
 
@@ -11169,19 +11007,10 @@ func (ec *executionContext) _Action_accounts(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Accounts, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Accounts
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.([]string)
-	fc.Result = res
 	return ec.marshalOString2ᚕstringᚄ(ctx, field.Selections, res)
 }
 
@@ -11426,22 +11255,13 @@ func (ec *executionContext) _ActionConnection_address_book(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AddressBook, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.AddressBook
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(chain.AddressBook)
-	fc.Result = res
 	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
 }
 
@@ -11470,22 +11290,13 @@ func (ec *executionContext) _ActionEdge_cursor(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Cursor, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Cursor
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -11598,22 +11409,13 @@ func (ec *executionContext) _ActionEvent_cursor(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Cursor, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Cursor
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -11726,22 +11528,13 @@ func (ec *executionContext) _ActionEvent_address_book(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AddressBook, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.AddressBook
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(chain.AddressBook)
-	fc.Result = res
 	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
 }
 
@@ -11908,22 +11701,13 @@ func (ec *executionContext) _ActionList_address_book(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AddressBook, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.AddressBook
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(chain.AddressBook)
-	fc.Result = res
 	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
 }
 
@@ -12006,22 +11790,13 @@ func (ec *executionContext) _AddressBookEntry_address(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Address, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Address
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -12050,22 +11825,13 @@ func (ec *executionContext) _AddressBookEntry_user_friendly(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UserFriendly, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.UserFriendly
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -12094,19 +11860,10 @@ func (ec *executionContext) _AddressBookEntry_domain(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Domain, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Domain
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*string)
-	fc.Result = res
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
 }
 
@@ -12135,22 +11892,13 @@ func (ec *executionContext) _AddressBookEntry_interfaces(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Interfaces, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Interfaces
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.([]string)
-	fc.Result = res
 	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
 }
 
@@ -12179,19 +11927,10 @@ func (ec *executionContext) _AuctionBid_bidder(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Bidder, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Bidder
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12220,19 +11959,10 @@ func (ec *executionContext) _AuctionBid_auction(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Auction, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Auction
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12261,19 +11991,10 @@ func (ec *executionContext) _AuctionBid_amount(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -12302,19 +12023,10 @@ func (ec *executionContext) _AuctionBid_nft(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12343,19 +12055,10 @@ func (ec *executionContext) _AuctionBid_collection(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12384,19 +12087,10 @@ func (ec *executionContext) _AuctionBid_nft_index(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -12425,19 +12119,10 @@ func (ec *executionContext) _AuctionBid_auction_type(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AuctionType, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AuctionType
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -12466,19 +12151,10 @@ func (ec *executionContext) _AuctionBid_domain(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Domain, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Domain
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -12507,19 +12183,10 @@ func (ec *executionContext) _AuctionOutbid_auction(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Auction, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Auction
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12548,19 +12215,10 @@ func (ec *executionContext) _AuctionOutbid_bidder(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Bidder, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Bidder
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12589,19 +12247,10 @@ func (ec *executionContext) _AuctionOutbid_new_bidder(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NewBidder, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NewBidder
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12630,19 +12279,10 @@ func (ec *executionContext) _AuctionOutbid_amount(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -12671,19 +12311,10 @@ func (ec *executionContext) _AuctionOutbid_nft(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12712,19 +12343,10 @@ func (ec *executionContext) _AuctionOutbid_collection(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12753,19 +12375,10 @@ func (ec *executionContext) _AuctionOutbid_comment(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Comment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Comment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -12794,19 +12407,10 @@ func (ec *executionContext) _AuctionOutbid_auction_type(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AuctionType, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AuctionType
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -12939,19 +12543,10 @@ func (ec *executionContext) _ChangeDns_sender(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -12980,19 +12575,10 @@ func (ec *executionContext) _ChangeDns_nft(ctx context.Context, field graphql.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13021,19 +12607,10 @@ func (ec *executionContext) _ChangeDns_collection(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13062,19 +12639,10 @@ func (ec *executionContext) _ChangeDns_key(ctx context.Context, field graphql.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Key, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Key
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -13103,19 +12671,10 @@ func (ec *executionContext) _ChangeDns_category(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Category, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Category
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -13144,19 +12703,10 @@ func (ec *executionContext) _ChangeDns_value_schema(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ValueSchema, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ValueSchema
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -13185,19 +12735,10 @@ func (ec *executionContext) _ChangeDns_smc_address(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SmcAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SmcAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13226,19 +12767,10 @@ func (ec *executionContext) _ChangeDns_adnl_address(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AdnlAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AdnlAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -13267,19 +12799,10 @@ func (ec *executionContext) _ChangeDns_storage_address(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StorageAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StorageAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -13308,19 +12831,10 @@ func (ec *executionContext) _ChangeDns_next_resolver(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NextResolver, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NextResolver
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13349,19 +12863,10 @@ func (ec *executionContext) _ChangeDns_text(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Text, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Text
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -13390,19 +12895,10 @@ func (ec *executionContext) _ChangeDns_flags(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Flags, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Flags
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -13431,19 +12927,10 @@ func (ec *executionContext) _ChangeDns_query_id(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -13472,19 +12959,10 @@ func (ec *executionContext) _ChangeDns_domain(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Domain, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Domain
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -13513,19 +12991,10 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_owner(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13554,19 +13023,10 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_client(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Client, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Client
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13595,19 +13055,10 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_proxy(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13636,19 +13087,10 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_query_id(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -13677,19 +13119,10 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_new_secret_hash(ctx co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NewSecretHash, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NewSecretHash
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -13718,19 +13151,10 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_excesses_to(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13759,19 +13183,10 @@ func (ec *executionContext) _CocoonClientIncreaseStake_owner(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13800,19 +13215,10 @@ func (ec *executionContext) _CocoonClientIncreaseStake_client(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Client, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Client
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13841,19 +13247,10 @@ func (ec *executionContext) _CocoonClientIncreaseStake_proxy(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -13882,19 +13279,10 @@ func (ec *executionContext) _CocoonClientIncreaseStake_query_id(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -13923,19 +13311,10 @@ func (ec *executionContext) _CocoonClientIncreaseStake_new_stake(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NewStake, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NewStake
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -13964,19 +13343,10 @@ func (ec *executionContext) _CocoonClientIncreaseStake_excesses_to(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14005,19 +13375,10 @@ func (ec *executionContext) _CocoonClientRegister_owner(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14046,19 +13407,10 @@ func (ec *executionContext) _CocoonClientRegister_client(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Client, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Client
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14087,19 +13439,10 @@ func (ec *executionContext) _CocoonClientRegister_proxy(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14128,19 +13471,10 @@ func (ec *executionContext) _CocoonClientRegister_query_id(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -14169,19 +13503,10 @@ func (ec *executionContext) _CocoonClientRegister_nonce(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nonce, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nonce
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -14210,19 +13535,10 @@ func (ec *executionContext) _CocoonClientRegister_excesses_to(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14251,19 +13567,10 @@ func (ec *executionContext) _CocoonClientRequestRefund_owner(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14292,19 +13599,10 @@ func (ec *executionContext) _CocoonClientRequestRefund_client(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Client, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Client
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14333,19 +13631,10 @@ func (ec *executionContext) _CocoonClientRequestRefund_proxy(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14374,19 +13663,10 @@ func (ec *executionContext) _CocoonClientRequestRefund_query_id(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -14415,19 +13695,10 @@ func (ec *executionContext) _CocoonClientRequestRefund_via_wallet(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ViaWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ViaWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -14456,19 +13727,10 @@ func (ec *executionContext) _CocoonClientRequestRefund_refund_amount(ctx context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RefundAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RefundAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -14497,19 +13759,10 @@ func (ec *executionContext) _CocoonClientRequestRefund_forced(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Forced, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Forced
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -14538,19 +13791,10 @@ func (ec *executionContext) _CocoonClientRequestRefund_excesses_to(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14579,19 +13823,10 @@ func (ec *executionContext) _CocoonClientTopUp_sender(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14620,19 +13855,10 @@ func (ec *executionContext) _CocoonClientTopUp_client(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Client, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Client
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14661,19 +13887,10 @@ func (ec *executionContext) _CocoonClientTopUp_proxy(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14702,19 +13919,10 @@ func (ec *executionContext) _CocoonClientTopUp_amount(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -14743,19 +13951,10 @@ func (ec *executionContext) _CocoonClientTopUp_query_id(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -14784,19 +13983,10 @@ func (ec *executionContext) _CocoonClientTopUp_excesses_to(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14825,19 +14015,10 @@ func (ec *executionContext) _CocoonClientWithdraw_owner(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14866,19 +14047,10 @@ func (ec *executionContext) _CocoonClientWithdraw_client(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Client, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Client
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14907,19 +14079,10 @@ func (ec *executionContext) _CocoonClientWithdraw_proxy(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -14948,19 +14111,10 @@ func (ec *executionContext) _CocoonClientWithdraw_amount(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -14989,19 +14143,10 @@ func (ec *executionContext) _CocoonClientWithdraw_query_id(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -15030,19 +14175,10 @@ func (ec *executionContext) _CocoonClientWithdraw_excesses_to(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15071,19 +14207,10 @@ func (ec *executionContext) _CocoonGrantRefund_sender(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15112,19 +14239,10 @@ func (ec *executionContext) _CocoonGrantRefund_client(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Client, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Client
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15153,19 +14271,10 @@ func (ec *executionContext) _CocoonGrantRefund_proxy(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15194,19 +14303,10 @@ func (ec *executionContext) _CocoonGrantRefund_recipient(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15235,19 +14335,10 @@ func (ec *executionContext) _CocoonGrantRefund_amount(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -15276,19 +14367,10 @@ func (ec *executionContext) _CocoonGrantRefund_query_id(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -15317,19 +14399,10 @@ func (ec *executionContext) _CocoonGrantRefund_new_tokens_used(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NewTokensUsed, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NewTokensUsed
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -15358,19 +14431,10 @@ func (ec *executionContext) _CocoonGrantRefund_expected_address(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExpectedAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExpectedAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15399,19 +14463,10 @@ func (ec *executionContext) _CocoonGrantRefund_excesses_to(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15440,19 +14495,10 @@ func (ec *executionContext) _CocoonProxyCharge_sender(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15481,19 +14527,10 @@ func (ec *executionContext) _CocoonProxyCharge_client(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Client, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Client
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15522,19 +14559,10 @@ func (ec *executionContext) _CocoonProxyCharge_proxy(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15563,19 +14591,10 @@ func (ec *executionContext) _CocoonProxyCharge_query_id(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -15604,19 +14623,10 @@ func (ec *executionContext) _CocoonProxyCharge_new_tokens_used(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NewTokensUsed, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NewTokensUsed
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -15645,19 +14655,10 @@ func (ec *executionContext) _CocoonProxyCharge_expected_address(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExpectedAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExpectedAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15686,19 +14687,10 @@ func (ec *executionContext) _CocoonProxyCharge_excesses_to(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15727,19 +14719,10 @@ func (ec *executionContext) _CocoonProxyPayout_sender(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15768,19 +14751,10 @@ func (ec *executionContext) _CocoonProxyPayout_proxy(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15809,19 +14783,10 @@ func (ec *executionContext) _CocoonProxyPayout_proxy_owner(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ProxyOwner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ProxyOwner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15850,19 +14815,10 @@ func (ec *executionContext) _CocoonProxyPayout_excesses_to(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -15891,19 +14847,10 @@ func (ec *executionContext) _CocoonProxyPayout_amount(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -15932,19 +14879,10 @@ func (ec *executionContext) _CocoonProxyPayout_query_id(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -15973,19 +14911,10 @@ func (ec *executionContext) _CocoonRegisterProxy_sender(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16014,19 +14943,10 @@ func (ec *executionContext) _CocoonRegisterProxy_root(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Root, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Root
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16055,19 +14975,10 @@ func (ec *executionContext) _CocoonRegisterProxy_query_id(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -16096,19 +15007,10 @@ func (ec *executionContext) _CocoonRegisterProxy_proxy_address(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ProxyAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ProxyAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -16137,19 +15039,10 @@ func (ec *executionContext) _CocoonUnregisterProxy_sender(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16178,19 +15071,10 @@ func (ec *executionContext) _CocoonUnregisterProxy_root(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Root, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Root
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16219,19 +15103,10 @@ func (ec *executionContext) _CocoonUnregisterProxy_query_id(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -16260,19 +15135,10 @@ func (ec *executionContext) _CocoonUnregisterProxy_seqno(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Seqno, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Seqno
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -16301,19 +15167,10 @@ func (ec *executionContext) _CocoonWorkerPayout_sender(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16342,19 +15199,10 @@ func (ec *executionContext) _CocoonWorkerPayout_worker(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Worker, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Worker
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16383,19 +15231,10 @@ func (ec *executionContext) _CocoonWorkerPayout_proxy(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16424,19 +15263,10 @@ func (ec *executionContext) _CocoonWorkerPayout_worker_owner(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.WorkerOwner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.WorkerOwner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16465,19 +15295,10 @@ func (ec *executionContext) _CocoonWorkerPayout_amount(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -16506,19 +15327,10 @@ func (ec *executionContext) _CocoonWorkerPayout_payout_type(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutType, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutType
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -16547,19 +15359,10 @@ func (ec *executionContext) _CocoonWorkerPayout_query_id(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -16588,19 +15391,10 @@ func (ec *executionContext) _CocoonWorkerPayout_new_tokens(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NewTokens, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NewTokens
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -16629,19 +15423,10 @@ func (ec *executionContext) _CocoonWorkerPayout_expected_address(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExpectedAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExpectedAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16670,19 +15455,10 @@ func (ec *executionContext) _CocoonWorkerPayout_worker_state(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.WorkerState, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.WorkerState
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -16711,19 +15487,10 @@ func (ec *executionContext) _CocoonWorkerPayout_worker_tokens(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.WorkerTokens, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.WorkerTokens
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -16752,19 +15519,10 @@ func (ec *executionContext) _CocoonWorkerPayout_worker_part(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.WorkerPart, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.WorkerPart
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -16793,19 +15551,10 @@ func (ec *executionContext) _CocoonWorkerPayout_proxy_part(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ProxyPart, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ProxyPart
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -16834,19 +15583,10 @@ func (ec *executionContext) _CocoonWorkerPayout_excesses_to(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExcessesTo, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExcessesTo
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16875,19 +15615,10 @@ func (ec *executionContext) _CoffeeCreatePool_sender(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16916,19 +15647,10 @@ func (ec *executionContext) _CoffeeCreatePool_sender_wallet(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16957,19 +15679,10 @@ func (ec *executionContext) _CoffeeCreatePool_vault(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Vault, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Vault
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -16998,19 +15711,10 @@ func (ec *executionContext) _CoffeeCreatePool_pool_creator_contract(ctx context.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PoolCreatorContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PoolCreatorContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17039,19 +15743,10 @@ func (ec *executionContext) _CoffeeCreatePool_pool(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17080,19 +15775,10 @@ func (ec *executionContext) _CoffeeCreatePool_provided_asset(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ProvidedAsset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ProvidedAsset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17121,19 +15807,10 @@ func (ec *executionContext) _CoffeeCreatePool_amount(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -17162,19 +15839,10 @@ func (ec *executionContext) _CoffeeCreatePool_asset_1(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17203,19 +15871,10 @@ func (ec *executionContext) _CoffeeCreatePool_amount_1(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -17244,19 +15903,10 @@ func (ec *executionContext) _CoffeeCreatePool_asset_2(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17285,19 +15935,10 @@ func (ec *executionContext) _CoffeeCreatePool_amount_2(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -17326,19 +15967,10 @@ func (ec *executionContext) _CoffeeCreatePool_initiator_1(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Initiator1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Initiator1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17367,19 +15999,10 @@ func (ec *executionContext) _CoffeeCreatePool_initiator_2(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Initiator2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Initiator2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17408,19 +16031,10 @@ func (ec *executionContext) _CoffeeCreatePool_lp_amount(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -17449,19 +16063,10 @@ func (ec *executionContext) _CoffeeCreatePool_deposit_recipient(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DepositRecipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DepositRecipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17490,19 +16095,10 @@ func (ec *executionContext) _CoffeeCreatePool_lp_wallet(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17531,19 +16127,10 @@ func (ec *executionContext) _CoffeeCreatePool_amm(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amm, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amm
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -17572,19 +16159,10 @@ func (ec *executionContext) _CoffeeCreatePool_query_id(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -17613,19 +16191,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_sender(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17654,19 +16223,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_sender_wallet(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17695,19 +16255,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_vault(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Vault, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Vault
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17736,19 +16287,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_pool_creator_contract(ctx c
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PoolCreatorContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PoolCreatorContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17777,19 +16319,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_deposit_recipient(ctx conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DepositRecipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DepositRecipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17818,19 +16351,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_provided_asset(ctx context.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ProvidedAsset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ProvidedAsset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17859,19 +16383,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_amount(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -17900,19 +16415,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_pool_asset_1(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PoolAsset1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PoolAsset1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17941,19 +16447,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_pool_asset_2(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PoolAsset2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PoolAsset2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -17982,19 +16479,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_amm(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amm, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amm
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -18023,19 +16511,10 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_query_id(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -18064,19 +16543,10 @@ func (ec *executionContext) _CoffeeCreateVault_sender(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18105,19 +16575,10 @@ func (ec *executionContext) _CoffeeCreateVault_factory(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Factory, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Factory
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18146,19 +16607,10 @@ func (ec *executionContext) _CoffeeCreateVault_vault(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Vault, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Vault
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18187,19 +16639,10 @@ func (ec *executionContext) _CoffeeCreateVault_asset(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18228,19 +16671,10 @@ func (ec *executionContext) _CoffeeCreateVault_amount(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -18269,19 +16703,10 @@ func (ec *executionContext) _CoffeeCreateVault_query_id(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -18310,19 +16735,10 @@ func (ec *executionContext) _CoffeeCreateVault_vault_wallet(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.VaultWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.VaultWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18351,19 +16767,10 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_recipient(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18392,19 +16799,10 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_mev_contract(ctx context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MevContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MevContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18433,19 +16831,10 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_mev_contract_wallet(ctx 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MevContractWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MevContractWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18474,19 +16863,10 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_sender(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18515,19 +16895,10 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_sender_wallet(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18556,19 +16927,10 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_asset(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18597,19 +16959,10 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_amount(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -18638,19 +16991,10 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_query_id(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -18679,19 +17023,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_sender(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18720,19 +17055,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_sender_wallet(ctx context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18761,19 +17087,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_mev_contract(ctx context.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MevContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MevContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18802,19 +17119,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_mev_contract_wallet(ctx c
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MevContractWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MevContractWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18843,19 +17151,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_asset(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -18884,19 +17183,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_amount(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -18925,19 +17215,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_query_id(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -18966,19 +17247,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_service_fee(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ServiceFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ServiceFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -19007,19 +17279,10 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_service_fee_recipient(ctx
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ServiceFeeRecipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ServiceFeeRecipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19048,19 +17311,10 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_pool(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19089,19 +17343,10 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_pool_wallet(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PoolWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PoolWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19130,19 +17375,10 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_recipient(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19171,19 +17407,10 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_recipient_wallet(ctx cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RecipientWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RecipientWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19212,19 +17439,10 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_asset(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19253,19 +17471,10 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_amount(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -19294,19 +17503,10 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_admin(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Admin, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Admin
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19335,19 +17535,10 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_query_id(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -19376,19 +17567,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_sender(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19417,19 +17599,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_sender_wallet(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19458,19 +17631,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_pool(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19499,19 +17663,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_vault(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Vault, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Vault
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19540,19 +17695,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_vault_wallet(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.VaultWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.VaultWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19581,19 +17727,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_asset(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19622,19 +17759,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_amount(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -19663,19 +17791,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_nft(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19704,19 +17823,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_nft_index(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -19745,19 +17855,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_period_id(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PeriodID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PeriodID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -19786,19 +17887,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_points(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Points, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Points
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -19827,19 +17919,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_unlock_time(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UnlockTime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.UnlockTime
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(int64)
-	fc.Result = res
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
 }
 
@@ -19868,19 +17951,10 @@ func (ec *executionContext) _CoffeeStakingDeposit_query_id(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -19909,19 +17983,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_owner(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19950,19 +18015,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_owner_wallet(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.OwnerWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.OwnerWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -19991,19 +18047,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_pool(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20032,19 +18079,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_vault(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Vault, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Vault
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20073,19 +18111,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_vault_wallet(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.VaultWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.VaultWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20114,19 +18143,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_asset(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20155,19 +18175,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_amount(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -20196,19 +18207,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_nft(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20237,19 +18239,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_nft_index(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -20278,19 +18271,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_points(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Points, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Points
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -20319,19 +18303,10 @@ func (ec *executionContext) _CoffeeStakingWithdraw_query_id(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -20360,19 +18335,10 @@ func (ec *executionContext) _ContractDeploy_address(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Address, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Address
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20401,19 +18367,10 @@ func (ec *executionContext) _ContractDeploy_deployer(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Deployer, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Deployer
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20442,19 +18399,10 @@ func (ec *executionContext) _ContractDeploy_opcode(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Opcode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Opcode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -20483,19 +18431,10 @@ func (ec *executionContext) _ContractDeploy_amount(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -20524,19 +18463,10 @@ func (ec *executionContext) _DeleteDns_sender(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20565,19 +18495,10 @@ func (ec *executionContext) _DeleteDns_nft(ctx context.Context, field graphql.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20606,19 +18527,10 @@ func (ec *executionContext) _DeleteDns_collection(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20647,19 +18559,10 @@ func (ec *executionContext) _DeleteDns_key(ctx context.Context, field graphql.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Key, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Key
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -20688,19 +18591,10 @@ func (ec *executionContext) _DeleteDns_category(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Category, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Category
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -20729,19 +18623,10 @@ func (ec *executionContext) _DeleteDns_query_id(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -20770,19 +18655,10 @@ func (ec *executionContext) _DeleteDns_domain(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Domain, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Domain
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -20811,19 +18687,10 @@ func (ec *executionContext) _DexDepositLiquidity_dex(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Dex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Dex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -20852,19 +18719,10 @@ func (ec *executionContext) _DexDepositLiquidity_sender(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20893,19 +18751,10 @@ func (ec *executionContext) _DexDepositLiquidity_pool(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20934,19 +18783,10 @@ func (ec *executionContext) _DexDepositLiquidity_deposit_contract(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DepositContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DepositContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -20975,19 +18815,10 @@ func (ec *executionContext) _DexDepositLiquidity_asset_1(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21016,19 +18847,10 @@ func (ec *executionContext) _DexDepositLiquidity_amount_1(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -21057,19 +18879,10 @@ func (ec *executionContext) _DexDepositLiquidity_user_jetton_wallet_1(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UserJettonWallet1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.UserJettonWallet1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21098,19 +18911,10 @@ func (ec *executionContext) _DexDepositLiquidity_asset_2(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21139,19 +18943,10 @@ func (ec *executionContext) _DexDepositLiquidity_amount_2(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -21180,19 +18975,10 @@ func (ec *executionContext) _DexDepositLiquidity_user_jetton_wallet_2(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UserJettonWallet2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.UserJettonWallet2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21221,19 +19007,10 @@ func (ec *executionContext) _DexDepositLiquidity_target_asset_1(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TargetAsset1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TargetAsset1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21262,19 +19039,10 @@ func (ec *executionContext) _DexDepositLiquidity_target_amount_1(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TargetAmount1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TargetAmount1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -21303,19 +19071,10 @@ func (ec *executionContext) _DexDepositLiquidity_target_asset_2(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TargetAsset2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TargetAsset2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21344,19 +19103,10 @@ func (ec *executionContext) _DexDepositLiquidity_target_amount_2(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TargetAmount2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TargetAmount2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -21385,19 +19135,10 @@ func (ec *executionContext) _DexDepositLiquidity_lp_amount(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -21426,19 +19167,10 @@ func (ec *executionContext) _DexDepositLiquidity_lp_wallet(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21514,19 +19246,10 @@ func (ec *executionContext) _DexDepositLiquidity_tick_lower(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TickLower, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TickLower
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -21555,19 +19278,10 @@ func (ec *executionContext) _DexDepositLiquidity_tick_upper(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TickUpper, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TickUpper
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -21596,19 +19310,10 @@ func (ec *executionContext) _DexDepositLiquidity_nft(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21637,19 +19342,10 @@ func (ec *executionContext) _DexDepositLiquidity_nft_index(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -21678,19 +19374,10 @@ func (ec *executionContext) _DexDepositLiquidityExcess_asset(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21719,19 +19406,10 @@ func (ec *executionContext) _DexDepositLiquidityExcess_amount(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -21760,19 +19438,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Dex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Dex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -21801,19 +19470,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_sender(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21842,19 +19502,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_lp_wallet(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21883,19 +19534,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_pool(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21924,19 +19566,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_lp_master(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -21965,19 +19598,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_lp_amount(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -22006,19 +19630,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_is_refund(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.IsRefund, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.IsRefund
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -22047,19 +19662,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_asset_1(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22088,19 +19694,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_amount_1(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -22129,19 +19726,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_user_jetton_wallet_1(ctx conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UserJettonWallet1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.UserJettonWallet1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22170,19 +19758,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex_wallet_1(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DexWallet1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DexWallet1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22211,19 +19790,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex_jetton_wallet_1(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DexJettonWallet1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DexJettonWallet1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22252,19 +19822,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_asset_2(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22293,19 +19854,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_amount_2(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -22334,19 +19886,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_user_jetton_wallet_2(ctx conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UserJettonWallet2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.UserJettonWallet2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22375,19 +19918,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex_wallet_2(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DexWallet2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DexWallet2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22416,19 +19950,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex_jetton_wallet_2(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DexJettonWallet2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DexJettonWallet2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22457,19 +19982,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_burnt_nft(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.BurntNft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.BurntNft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22498,19 +20014,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_burnt_nft_index(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.BurntNftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.BurntNftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -22539,19 +20046,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_tick_lower(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TickLower, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TickLower
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -22580,19 +20078,10 @@ func (ec *executionContext) _DexWithdrawLiquidity_tick_upper(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TickUpper, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TickUpper
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -22621,19 +20110,10 @@ func (ec *executionContext) _DnsPurchase_buyer(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Buyer, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Buyer
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22662,19 +20142,10 @@ func (ec *executionContext) _DnsPurchase_nft(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22703,19 +20174,10 @@ func (ec *executionContext) _DnsPurchase_collection(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22744,19 +20206,10 @@ func (ec *executionContext) _DnsPurchase_nft_index(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -22785,19 +20238,10 @@ func (ec *executionContext) _DnsPurchase_price(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Price, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Price
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -22826,19 +20270,10 @@ func (ec *executionContext) _DnsPurchase_payout_amount(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -22867,19 +20302,10 @@ func (ec *executionContext) _DnsPurchase_query_id(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -22908,19 +20334,10 @@ func (ec *executionContext) _DnsPurchase_domain(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Domain, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Domain
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -22949,19 +20366,10 @@ func (ec *executionContext) _DnsRelease_sender(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -22990,19 +20398,10 @@ func (ec *executionContext) _DnsRelease_nft(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -23031,19 +20430,10 @@ func (ec *executionContext) _DnsRelease_collection(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -23072,19 +20462,10 @@ func (ec *executionContext) _DnsRelease_nft_index(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -23113,19 +20494,10 @@ func (ec *executionContext) _DnsRelease_amount(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -23154,19 +20526,10 @@ func (ec *executionContext) _DnsRelease_query_id(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -23195,19 +20558,10 @@ func (ec *executionContext) _DnsRelease_previous_owner(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PreviousOwner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PreviousOwner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -23236,19 +20590,10 @@ func (ec *executionContext) _DnsRelease_refund(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Refund, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Refund
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -23277,19 +20622,10 @@ func (ec *executionContext) _DnsRelease_domain(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Domain, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Domain
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -23318,19 +20654,10 @@ func (ec *executionContext) _ElectionDeposit_stake_holder(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeHolder, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeHolder
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -23359,19 +20686,10 @@ func (ec *executionContext) _ElectionDeposit_elector(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Elector, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Elector
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -23400,19 +20718,10 @@ func (ec *executionContext) _ElectionDeposit_amount(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -23441,19 +20750,10 @@ func (ec *executionContext) _ElectionDeposit_query_id(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -23482,19 +20782,10 @@ func (ec *executionContext) _ElectionDeposit_validator_pubkey(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ValidatorPubkey, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ValidatorPubkey
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -23523,19 +20814,10 @@ func (ec *executionContext) _ElectionDeposit_election_id(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ElectionID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ElectionID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(int64)
-	fc.Result = res
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
 }
 
@@ -23564,19 +20846,10 @@ func (ec *executionContext) _ElectionDeposit_max_factor(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MaxFactor, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MaxFactor
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(int64)
-	fc.Result = res
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
 }
 
@@ -23605,19 +20878,10 @@ func (ec *executionContext) _ElectionDeposit_adnl_address(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AdnlAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AdnlAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -23646,19 +20910,10 @@ func (ec *executionContext) _ElectionRecover_stake_holder(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeHolder, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeHolder
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -23687,19 +20942,10 @@ func (ec *executionContext) _ElectionRecover_elector(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Elector, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Elector
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -23728,19 +20974,10 @@ func (ec *executionContext) _ElectionRecover_amount(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -23769,19 +21006,10 @@ func (ec *executionContext) _ElectionRecover_query_id(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -23810,22 +21038,13 @@ func (ec *executionContext) _EmulatedTransaction_hash(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Hash, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Hash
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -23854,22 +21073,13 @@ func (ec *executionContext) _EmulatedTransaction_account(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Account, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Account
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -23898,22 +21108,13 @@ func (ec *executionContext) _EmulatedTransaction_lt(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Lt, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Lt
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -23942,22 +21143,13 @@ func (ec *executionContext) _EmulatedTransaction_utime(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Utime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Utime
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -23986,19 +21178,10 @@ func (ec *executionContext) _EmulatedTransaction_parent(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Parent, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Parent
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*string)
-	fc.Result = res
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
 }
 
@@ -24027,22 +21210,13 @@ func (ec *executionContext) _EmulatedTransaction_success(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Success, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Success
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(bool)
-	fc.Result = res
 	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
 }
 
@@ -24071,22 +21245,13 @@ func (ec *executionContext) _EmulatedTransaction_aborted(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Aborted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Aborted
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(bool)
-	fc.Result = res
 	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
 }
 
@@ -24115,22 +21280,13 @@ func (ec *executionContext) _EmulatedTransaction_compute_exit_code(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ComputeExitCode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.ComputeExitCode
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(int)
-	fc.Result = res
 	return ec.marshalNInt2int(ctx, field.Selections, res)
 }
 
@@ -24159,22 +21315,13 @@ func (ec *executionContext) _EmulatedTransaction_total_fees(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TotalFees, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.TotalFees
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -24257,19 +21404,10 @@ func (ec *executionContext) _EvaaLiquidate_liquidator(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Liquidator, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Liquidator
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24298,19 +21436,10 @@ func (ec *executionContext) _EvaaLiquidate_liquidator_wallet(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LiquidatorWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LiquidatorWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24339,19 +21468,10 @@ func (ec *executionContext) _EvaaLiquidate_borrower(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Borrower, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Borrower
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24380,19 +21500,10 @@ func (ec *executionContext) _EvaaLiquidate_borrower_contract(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.BorrowerContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.BorrowerContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24421,19 +21532,10 @@ func (ec *executionContext) _EvaaLiquidate_master(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Master, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Master
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24462,19 +21564,10 @@ func (ec *executionContext) _EvaaLiquidate_collateral_asset_id(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.CollateralAssetID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.CollateralAssetID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -24503,19 +21596,10 @@ func (ec *executionContext) _EvaaLiquidate_collateral_jetton(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.CollateralJetton, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.CollateralJetton
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24544,19 +21628,10 @@ func (ec *executionContext) _EvaaLiquidate_collateral_is_ton(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.CollateralIsTon, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.CollateralIsTon
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -24585,19 +21660,10 @@ func (ec *executionContext) _EvaaLiquidate_amount(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -24626,19 +21692,10 @@ func (ec *executionContext) _EvaaLiquidate_debt_asset_id(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DebtAssetID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DebtAssetID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -24667,19 +21724,10 @@ func (ec *executionContext) _EvaaLiquidate_debt_jetton(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DebtJetton, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DebtJetton
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24708,19 +21756,10 @@ func (ec *executionContext) _EvaaLiquidate_debt_amount(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DebtAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DebtAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -24749,19 +21788,10 @@ func (ec *executionContext) _EvaaLiquidate_fail_reason(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.FailReason, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.FailReason
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -24790,19 +21820,10 @@ func (ec *executionContext) _EvaaLiquidate_query_id(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -24831,19 +21852,10 @@ func (ec *executionContext) _EvaaSupply_sender(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24872,19 +21884,10 @@ func (ec *executionContext) _EvaaSupply_sender_wallet(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24913,19 +21916,10 @@ func (ec *executionContext) _EvaaSupply_recipient(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24954,19 +21948,10 @@ func (ec *executionContext) _EvaaSupply_recipient_contract(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RecipientContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RecipientContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -24995,19 +21980,10 @@ func (ec *executionContext) _EvaaSupply_recipient_wallet(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RecipientWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RecipientWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25036,19 +22012,10 @@ func (ec *executionContext) _EvaaSupply_master(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Master, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Master
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25077,19 +22044,10 @@ func (ec *executionContext) _EvaaSupply_master_wallet(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MasterWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MasterWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25118,19 +22076,10 @@ func (ec *executionContext) _EvaaSupply_jetton_master(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25159,19 +22108,10 @@ func (ec *executionContext) _EvaaSupply_asset_id(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AssetID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AssetID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -25200,19 +22140,10 @@ func (ec *executionContext) _EvaaSupply_is_ton(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.IsTon, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.IsTon
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -25241,19 +22172,10 @@ func (ec *executionContext) _EvaaSupply_amount(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -25282,19 +22204,10 @@ func (ec *executionContext) _EvaaSupply_query_id(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -25323,19 +22236,10 @@ func (ec *executionContext) _EvaaWithdraw_owner(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25364,19 +22268,10 @@ func (ec *executionContext) _EvaaWithdraw_recipient(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25405,19 +22300,10 @@ func (ec *executionContext) _EvaaWithdraw_owner_contract(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.OwnerContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.OwnerContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25446,19 +22332,10 @@ func (ec *executionContext) _EvaaWithdraw_master(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Master, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Master
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25487,19 +22364,10 @@ func (ec *executionContext) _EvaaWithdraw_master_wallet(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MasterWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MasterWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25528,19 +22396,10 @@ func (ec *executionContext) _EvaaWithdraw_recipient_wallet(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RecipientWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RecipientWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25569,19 +22428,10 @@ func (ec *executionContext) _EvaaWithdraw_jetton_master(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25610,19 +22460,10 @@ func (ec *executionContext) _EvaaWithdraw_asset_id(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AssetID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AssetID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -25651,19 +22492,10 @@ func (ec *executionContext) _EvaaWithdraw_is_ton(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.IsTon, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.IsTon
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -25692,19 +22524,10 @@ func (ec *executionContext) _EvaaWithdraw_amount(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -25733,19 +22556,10 @@ func (ec *executionContext) _EvaaWithdraw_requested_amount(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RequestedAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RequestedAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -25774,19 +22588,10 @@ func (ec *executionContext) _EvaaWithdraw_fail_reason(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.FailReason, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.FailReason
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -25815,19 +22620,10 @@ func (ec *executionContext) _EvaaWithdraw_query_id(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -25856,19 +22652,10 @@ func (ec *executionContext) _ExtraCurrency_id(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -25897,19 +22684,10 @@ func (ec *executionContext) _ExtraCurrency_amount(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -25938,19 +22716,10 @@ func (ec *executionContext) _ExtraCurrencyTransfer_sender(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -25979,19 +22748,10 @@ func (ec *executionContext) _ExtraCurrencyTransfer_recipient(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -26067,19 +22827,10 @@ func (ec *executionContext) _ExtraCurrencyTransfer_amount(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -26108,19 +22859,10 @@ func (ec *executionContext) _ExtraCurrencyTransfer_opcode(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Opcode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Opcode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -26149,19 +22891,10 @@ func (ec *executionContext) _ExtraCurrencyTransfer_comment(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Comment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Comment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -26190,19 +22923,10 @@ func (ec *executionContext) _ExtraCurrencyTransfer_encrypted(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Encrypted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Encrypted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -26231,19 +22955,10 @@ func (ec *executionContext) _ExtraCurrencyTransfer_encrypted_comment(ctx context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.EncryptedComment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.EncryptedComment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -26380,22 +23095,13 @@ func (ec *executionContext) _FeeEstimate_config_source(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ConfigSource, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.ConfigSource
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -26424,22 +23130,13 @@ func (ec *executionContext) _FeeEstimate_utime(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Utime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Utime
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -26468,22 +23165,13 @@ func (ec *executionContext) _FeeEstimate_clock(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Clock, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Clock
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -26858,22 +23546,13 @@ func (ec *executionContext) _Fees_in_fwd_fee(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.InFwdFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.InFwdFee
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -26902,22 +23581,13 @@ func (ec *executionContext) _Fees_storage_fee(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StorageFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.StorageFee
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -26946,22 +23616,13 @@ func (ec *executionContext) _Fees_gas_fee(ctx context.Context, field graphql.Col
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.GasFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.GasFee
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -26990,22 +23651,13 @@ func (ec *executionContext) _Fees_fwd_fee(ctx context.Context, field graphql.Col
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.FwdFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.FwdFee
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -27034,19 +23686,10 @@ func (ec *executionContext) _JettonBalanceChange_owner(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*string)
-	fc.Result = res
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
 }
 
@@ -27075,22 +23718,13 @@ func (ec *executionContext) _JettonBalanceChange_jetton_wallet(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.JettonWallet
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -27119,19 +23753,10 @@ func (ec *executionContext) _JettonBalanceChange_jetton_master(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*string)
-	fc.Result = res
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
 }
 
@@ -27160,22 +23785,13 @@ func (ec *executionContext) _JettonBalanceChange_change(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Change, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Change
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -27204,19 +23820,10 @@ func (ec *executionContext) _JettonBurn_owner(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27245,19 +23852,10 @@ func (ec *executionContext) _JettonBurn_jetton_wallet(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27286,19 +23884,10 @@ func (ec *executionContext) _JettonBurn_jetton_master(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27327,19 +23916,10 @@ func (ec *executionContext) _JettonBurn_amount(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -27368,19 +23948,10 @@ func (ec *executionContext) _JettonBurn_query_id(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -27409,19 +23980,10 @@ func (ec *executionContext) _JettonBurn_response_destination(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ResponseDestination, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ResponseDestination
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27450,19 +24012,10 @@ func (ec *executionContext) _JettonMint_recipient(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27491,19 +24044,10 @@ func (ec *executionContext) _JettonMint_recipient_wallet(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RecipientWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RecipientWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27532,19 +24076,10 @@ func (ec *executionContext) _JettonMint_jetton_master(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27573,19 +24108,10 @@ func (ec *executionContext) _JettonMint_amount(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -27614,19 +24140,10 @@ func (ec *executionContext) _JettonMint_query_id(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -27655,19 +24172,10 @@ func (ec *executionContext) _JettonMint_ton_amount(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TonAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TonAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -27696,19 +24204,10 @@ func (ec *executionContext) _JettonMint_minter(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Minter, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Minter
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27737,19 +24236,10 @@ func (ec *executionContext) _JettonMint_wallet_value(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.WalletValue, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.WalletValue
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -27778,19 +24268,10 @@ func (ec *executionContext) _JettonSwap_dex(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Dex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Dex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -27819,19 +24300,10 @@ func (ec *executionContext) _JettonSwap_sender(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27860,19 +24332,10 @@ func (ec *executionContext) _JettonSwap_recipient(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27901,19 +24364,10 @@ func (ec *executionContext) _JettonSwap_pool(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -27942,19 +24396,10 @@ func (ec *executionContext) _JettonSwap_amount_in(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AmountIn, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AmountIn
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -27983,19 +24428,10 @@ func (ec *executionContext) _JettonSwap_amount_out(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AmountOut, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AmountOut
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -28024,19 +24460,10 @@ func (ec *executionContext) _JettonSwap_jetton_master_in(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMasterIn, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMasterIn
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28065,19 +24492,10 @@ func (ec *executionContext) _JettonSwap_jetton_master_out(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMasterOut, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMasterOut
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28106,19 +24524,10 @@ func (ec *executionContext) _JettonSwap_sender_wallet(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28147,19 +24556,10 @@ func (ec *executionContext) _JettonSwap_dex_wallet_in(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DexWalletIn, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DexWalletIn
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28188,19 +24588,10 @@ func (ec *executionContext) _JettonSwap_dex_wallet_out(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DexWalletOut, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DexWalletOut
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28229,19 +24620,10 @@ func (ec *executionContext) _JettonSwap_recipient_wallet(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RecipientWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RecipientWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28270,19 +24652,10 @@ func (ec *executionContext) _JettonSwap_dex_wallet_target(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DexWalletTarget, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DexWalletTarget
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28472,19 +24845,10 @@ func (ec *executionContext) _JettonSwap_min_out_amount(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MinOutAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MinOutAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -28513,19 +24877,10 @@ func (ec *executionContext) _JettonTransfer_sender(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28554,19 +24909,10 @@ func (ec *executionContext) _JettonTransfer_recipient(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28595,19 +24941,10 @@ func (ec *executionContext) _JettonTransfer_sender_wallet(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28636,19 +24973,10 @@ func (ec *executionContext) _JettonTransfer_recipient_wallet(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RecipientWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RecipientWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28677,19 +25005,10 @@ func (ec *executionContext) _JettonTransfer_jetton_master(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28718,19 +25037,10 @@ func (ec *executionContext) _JettonTransfer_amount(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -28759,19 +25069,10 @@ func (ec *executionContext) _JettonTransfer_query_id(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -28800,19 +25101,10 @@ func (ec *executionContext) _JettonTransfer_forward_amount(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ForwardAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ForwardAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -28841,19 +25133,10 @@ func (ec *executionContext) _JettonTransfer_response_destination(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ResponseDestination, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ResponseDestination
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -28882,19 +25165,10 @@ func (ec *executionContext) _JettonTransfer_comment(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Comment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Comment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -28923,19 +25197,10 @@ func (ec *executionContext) _JettonTransfer_encrypted(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Encrypted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Encrypted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -28964,19 +25229,10 @@ func (ec *executionContext) _JettonTransfer_forward_payload(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ForwardPayload, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ForwardPayload
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -29005,19 +25261,10 @@ func (ec *executionContext) _JettonTransfer_custom_payload(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.CustomPayload, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.CustomPayload
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -29046,19 +25293,10 @@ func (ec *executionContext) _JvaultClaim_sender(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29087,19 +25325,10 @@ func (ec *executionContext) _JvaultClaim_stake_wallet(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29128,19 +25357,10 @@ func (ec *executionContext) _JvaultClaim_pool(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29218,19 +25438,10 @@ func (ec *executionContext) _JvaultClaimedReward_jetton(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Jetton, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Jetton
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29259,19 +25470,10 @@ func (ec *executionContext) _JvaultClaimedReward_jetton_master(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29300,19 +25502,10 @@ func (ec *executionContext) _JvaultClaimedReward_amount(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -29341,19 +25534,10 @@ func (ec *executionContext) _JvaultStake_sender(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29382,19 +25566,10 @@ func (ec *executionContext) _JvaultStake_sender_wallet(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29423,19 +25598,10 @@ func (ec *executionContext) _JvaultStake_pool(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29464,19 +25630,10 @@ func (ec *executionContext) _JvaultStake_stake_wallet(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29505,19 +25662,10 @@ func (ec *executionContext) _JvaultStake_asset(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29546,19 +25694,10 @@ func (ec *executionContext) _JvaultStake_staking_asset(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakingAsset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakingAsset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29587,19 +25726,10 @@ func (ec *executionContext) _JvaultStake_amount(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -29628,19 +25758,10 @@ func (ec *executionContext) _JvaultStake_period(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Period, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Period
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -29669,19 +25790,10 @@ func (ec *executionContext) _JvaultStake_minted_stake_jettons(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MintedStakeJettons, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MintedStakeJettons
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -29710,19 +25822,10 @@ func (ec *executionContext) _JvaultUnstake_sender(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29751,19 +25854,10 @@ func (ec *executionContext) _JvaultUnstake_stake_wallet(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29792,19 +25886,10 @@ func (ec *executionContext) _JvaultUnstake_pool(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29833,19 +25918,10 @@ func (ec *executionContext) _JvaultUnstake_amount(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -29874,19 +25950,10 @@ func (ec *executionContext) _JvaultUnstake_asset(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29915,19 +25982,10 @@ func (ec *executionContext) _JvaultUnstake_staking_asset(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakingAsset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakingAsset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -29956,19 +26014,10 @@ func (ec *executionContext) _JvaultUnstake_unstake_fee(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UnstakeFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.UnstakeFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -29997,19 +26046,10 @@ func (ec *executionContext) _JvaultUnstake_force(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Force, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Force
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -30038,19 +26078,10 @@ func (ec *executionContext) _JvaultUnstake_exit_code(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExitCode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExitCode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -30079,19 +26110,10 @@ func (ec *executionContext) _JvaultUnstakeRequest_sender(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30120,19 +26142,10 @@ func (ec *executionContext) _JvaultUnstakeRequest_stake_wallet(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30161,19 +26174,10 @@ func (ec *executionContext) _JvaultUnstakeRequest_pool(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30202,19 +26206,10 @@ func (ec *executionContext) _JvaultUnstakeRequest_amount(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -30243,19 +26238,10 @@ func (ec *executionContext) _JvaultUnstakeRequest_asset(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30284,19 +26270,10 @@ func (ec *executionContext) _JvaultUnstakeRequest_staking_asset(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakingAsset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakingAsset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30325,19 +26302,10 @@ func (ec *executionContext) _JvaultUnstakeRequest_exit_code(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExitCode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExitCode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -30366,19 +26334,10 @@ func (ec *executionContext) _LayerzeroCommitPacket_executor(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Executor, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Executor
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30407,19 +26366,10 @@ func (ec *executionContext) _LayerzeroCommitPacket_uln(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Uln, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Uln
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30448,19 +26398,10 @@ func (ec *executionContext) _LayerzeroCommitPacket_uln_connection(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UlnConnection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.UlnConnection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30489,19 +26430,10 @@ func (ec *executionContext) _LayerzeroCommitPacket_endpoint(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Endpoint, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Endpoint
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30530,19 +26462,10 @@ func (ec *executionContext) _LayerzeroCommitPacket_channel(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Channel, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Channel
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30571,19 +26494,10 @@ func (ec *executionContext) _LayerzeroCommitPacket_msglib_connection(ctx context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MsglibConnection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MsglibConnection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30669,19 +26583,10 @@ func (ec *executionContext) _LayerzeroDvnVerify_sender(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30710,19 +26615,10 @@ func (ec *executionContext) _LayerzeroDvnVerify_dvn(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Dvn, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Dvn
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30751,19 +26647,10 @@ func (ec *executionContext) _LayerzeroDvnVerify_proxy(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Proxy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Proxy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30792,19 +26679,10 @@ func (ec *executionContext) _LayerzeroDvnVerify_uln(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Uln, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Uln
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30833,19 +26711,10 @@ func (ec *executionContext) _LayerzeroDvnVerify_uln_connection(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.UlnConnection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.UlnConnection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -30874,19 +26743,10 @@ func (ec *executionContext) _LayerzeroDvnVerify_nonce(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nonce, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nonce
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalOUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -30915,19 +26775,10 @@ func (ec *executionContext) _LayerzeroDvnVerify_status(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Status, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Status
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -30956,19 +26807,10 @@ func (ec *executionContext) _LayerzeroPacket_src_oapp(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SrcOapp, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SrcOapp
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -30997,19 +26839,10 @@ func (ec *executionContext) _LayerzeroPacket_dst_oapp(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DstOapp, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DstOapp
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -31038,19 +26871,10 @@ func (ec *executionContext) _LayerzeroPacket_src_eid(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SrcEid, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SrcEid
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -31079,19 +26903,10 @@ func (ec *executionContext) _LayerzeroPacket_dst_eid(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DstEid, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DstEid
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -31120,19 +26935,10 @@ func (ec *executionContext) _LayerzeroPacket_nonce(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nonce, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nonce
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalOUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -31161,19 +26967,10 @@ func (ec *executionContext) _LayerzeroPacket_guid(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Guid, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Guid
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -31202,19 +26999,10 @@ func (ec *executionContext) _LayerzeroPacket_message(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Message, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Message
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -31243,19 +27031,10 @@ func (ec *executionContext) _LayerzeroReceive_executor(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Executor, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Executor
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31284,19 +27063,10 @@ func (ec *executionContext) _LayerzeroReceive_oapp(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Oapp, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Oapp
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31325,19 +27095,10 @@ func (ec *executionContext) _LayerzeroReceive_channel(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Channel, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Channel
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31423,19 +27184,10 @@ func (ec *executionContext) _LayerzeroSend_sender(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31464,19 +27216,10 @@ func (ec *executionContext) _LayerzeroSend_endpoint(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Endpoint, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Endpoint
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31505,19 +27248,10 @@ func (ec *executionContext) _LayerzeroSend_channel(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Channel, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Channel
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31546,19 +27280,10 @@ func (ec *executionContext) _LayerzeroSend_msglib_connection(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MsglibConnection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MsglibConnection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31587,19 +27312,10 @@ func (ec *executionContext) _LayerzeroSend_uln(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Uln, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Uln
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31628,19 +27344,10 @@ func (ec *executionContext) _LayerzeroSend_msglib_manager(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MsglibManager, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MsglibManager
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31669,19 +27376,10 @@ func (ec *executionContext) _LayerzeroSend_msglib(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Msglib, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Msglib
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -31710,19 +27408,10 @@ func (ec *executionContext) _LayerzeroSend_send_request_id(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SendRequestID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SendRequestID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -31751,19 +27440,10 @@ func (ec *executionContext) _LayerzeroSend_native_fee(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NativeFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NativeFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -31792,19 +27472,10 @@ func (ec *executionContext) _LayerzeroSend_zro_fee(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ZroFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ZroFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -31833,19 +27504,10 @@ func (ec *executionContext) _LayerzeroSend_native_fee_quoted(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NativeFeeQuoted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NativeFeeQuoted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -31874,19 +27536,10 @@ func (ec *executionContext) _LayerzeroSend_zro_fee_quoted(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ZroFeeQuoted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ZroFeeQuoted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -31915,19 +27568,10 @@ func (ec *executionContext) _LayerzeroSend_error_code(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ErrorCode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ErrorCode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -32013,19 +27657,10 @@ func (ec *executionContext) _LayerzeroSendTokens_sender(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32054,19 +27689,10 @@ func (ec *executionContext) _LayerzeroSendTokens_sender_wallet(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32095,19 +27721,10 @@ func (ec *executionContext) _LayerzeroSendTokens_oapp(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Oapp, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Oapp
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32136,19 +27753,10 @@ func (ec *executionContext) _LayerzeroSendTokens_oapp_wallet(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.OappWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.OappWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32177,19 +27785,10 @@ func (ec *executionContext) _LayerzeroSendTokens_jetton_master(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32218,19 +27817,10 @@ func (ec *executionContext) _LayerzeroSendTokens_amount(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -32259,19 +27849,10 @@ func (ec *executionContext) _LayerzeroSendTokens_endpoint(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Endpoint, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Endpoint
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32300,19 +27881,10 @@ func (ec *executionContext) _LayerzeroSendTokens_channel(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Channel, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Channel
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32341,19 +27913,10 @@ func (ec *executionContext) _LayerzeroSendTokens_msglib_connection(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MsglibConnection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MsglibConnection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32382,19 +27945,10 @@ func (ec *executionContext) _LayerzeroSendTokens_uln(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Uln, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Uln
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32423,19 +27977,10 @@ func (ec *executionContext) _LayerzeroSendTokens_msglib_manager(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MsglibManager, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MsglibManager
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32464,19 +28009,10 @@ func (ec *executionContext) _LayerzeroSendTokens_msglib(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Msglib, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Msglib
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32505,19 +28041,10 @@ func (ec *executionContext) _LayerzeroSendTokens_send_request_id(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SendRequestID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SendRequestID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -32546,19 +28073,10 @@ func (ec *executionContext) _LayerzeroSendTokens_native_fee(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NativeFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NativeFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -32587,19 +28105,10 @@ func (ec *executionContext) _LayerzeroSendTokens_zro_fee(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ZroFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ZroFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -32628,19 +28137,10 @@ func (ec *executionContext) _LayerzeroSendTokens_native_fee_quoted(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NativeFeeQuoted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NativeFeeQuoted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -32669,19 +28169,10 @@ func (ec *executionContext) _LayerzeroSendTokens_zro_fee_quoted(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ZroFeeQuoted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ZroFeeQuoted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -32710,19 +28201,10 @@ func (ec *executionContext) _LayerzeroSendTokens_error_code(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ErrorCode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ErrorCode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -32808,19 +28290,10 @@ func (ec *executionContext) _MultisigApprove_signer(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Signer, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Signer
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32849,19 +28322,10 @@ func (ec *executionContext) _MultisigApprove_order(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Order, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Order
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -32890,19 +28354,10 @@ func (ec *executionContext) _MultisigApprove_signer_index(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SignerIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SignerIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -32931,19 +28386,10 @@ func (ec *executionContext) _MultisigApprove_exit_code(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExitCode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExitCode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -32972,19 +28418,10 @@ func (ec *executionContext) _MultisigApprove_query_id(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -33013,19 +28450,10 @@ func (ec *executionContext) _MultisigApprove_signers(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Signers, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Signers
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.([]actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx, field.Selections, res)
 }
 
@@ -33054,19 +28482,10 @@ func (ec *executionContext) _MultisigCreateOrder_creator(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Creator, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Creator
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -33095,19 +28514,10 @@ func (ec *executionContext) _MultisigCreateOrder_multisig(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Multisig, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Multisig
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -33136,19 +28546,10 @@ func (ec *executionContext) _MultisigCreateOrder_order(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Order, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Order
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -33177,19 +28578,10 @@ func (ec *executionContext) _MultisigCreateOrder_query_id(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -33218,19 +28610,10 @@ func (ec *executionContext) _MultisigCreateOrder_order_seqno(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.OrderSeqno, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.OrderSeqno
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -33259,19 +28642,10 @@ func (ec *executionContext) _MultisigCreateOrder_is_created_by_signer(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.IsCreatedBySigner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.IsCreatedBySigner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -33300,19 +28674,10 @@ func (ec *executionContext) _MultisigCreateOrder_is_signed_by_creator(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.IsSignedByCreator, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.IsSignedByCreator
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -33341,19 +28706,10 @@ func (ec *executionContext) _MultisigCreateOrder_creator_index(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.CreatorIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.CreatorIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -33382,19 +28738,10 @@ func (ec *executionContext) _MultisigCreateOrder_expiration_date(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExpirationDate, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExpirationDate
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -33423,19 +28770,10 @@ func (ec *executionContext) _MultisigCreateOrder_order_boc(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.OrderBoc, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.OrderBoc
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -33464,19 +28802,10 @@ func (ec *executionContext) _MultisigCreateOrder_threshold(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Threshold, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Threshold
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -33505,19 +28834,10 @@ func (ec *executionContext) _MultisigCreateOrder_signers(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Signers, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Signers
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.([]actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx, field.Selections, res)
 }
 
@@ -33546,19 +28866,10 @@ func (ec *executionContext) _MultisigExecute_order(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Order, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Order
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -33587,19 +28898,10 @@ func (ec *executionContext) _MultisigExecute_multisig(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Multisig, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Multisig
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -33628,19 +28930,10 @@ func (ec *executionContext) _MultisigExecute_query_id(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -33669,19 +28962,10 @@ func (ec *executionContext) _MultisigExecute_order_seqno(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.OrderSeqno, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.OrderSeqno
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -33710,19 +28994,10 @@ func (ec *executionContext) _MultisigExecute_expiration_date(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ExpirationDate, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ExpirationDate
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -33751,19 +29026,10 @@ func (ec *executionContext) _MultisigExecute_approvals_num(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ApprovalsNum, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ApprovalsNum
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -33792,19 +29058,10 @@ func (ec *executionContext) _MultisigExecute_signers_hash(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SignersHash, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SignersHash
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -33833,19 +29090,10 @@ func (ec *executionContext) _MultisigExecute_order_boc(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.OrderBoc, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.OrderBoc
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -33874,19 +29122,10 @@ func (ec *executionContext) _MultisigExecute_signers(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Signers, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Signers
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.([]actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx, field.Selections, res)
 }
 
@@ -33915,19 +29154,10 @@ func (ec *executionContext) _NftCancelAuction_owner(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -33956,19 +29186,10 @@ func (ec *executionContext) _NftCancelAuction_auction_contract(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AuctionContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AuctionContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -33997,19 +29218,10 @@ func (ec *executionContext) _NftCancelAuction_nft(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34038,19 +29250,10 @@ func (ec *executionContext) _NftCancelAuction_collection(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34079,19 +29282,10 @@ func (ec *executionContext) _NftCancelAuction_marketplace(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Marketplace, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Marketplace
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34120,19 +29314,10 @@ func (ec *executionContext) _NftCancelAuction_marketplace_name(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -34161,19 +29346,10 @@ func (ec *executionContext) _NftCancelAuction_canceller(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Canceller, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Canceller
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34202,19 +29378,10 @@ func (ec *executionContext) _NftCancelSale_owner(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34243,19 +29410,10 @@ func (ec *executionContext) _NftCancelSale_sale_contract(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SaleContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SaleContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34284,19 +29442,10 @@ func (ec *executionContext) _NftCancelSale_nft(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34325,19 +29474,10 @@ func (ec *executionContext) _NftCancelSale_collection(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34366,19 +29506,10 @@ func (ec *executionContext) _NftCancelSale_marketplace(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Marketplace, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Marketplace
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34407,19 +29538,10 @@ func (ec *executionContext) _NftCancelSale_marketplace_name(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -34448,19 +29570,10 @@ func (ec *executionContext) _NftCancelSale_canceller(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Canceller, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Canceller
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34489,19 +29602,10 @@ func (ec *executionContext) _NftCancelSale_query_id(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -34530,19 +29634,10 @@ func (ec *executionContext) _NftDiscovery_sender(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34571,19 +29666,10 @@ func (ec *executionContext) _NftDiscovery_nft(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34612,19 +29698,10 @@ func (ec *executionContext) _NftDiscovery_collection(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34653,19 +29730,10 @@ func (ec *executionContext) _NftDiscovery_nft_index(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -34694,19 +29762,10 @@ func (ec *executionContext) _NftDiscovery_query_id(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -34735,19 +29794,10 @@ func (ec *executionContext) _NftFinishAuction_owner(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34776,19 +29826,10 @@ func (ec *executionContext) _NftFinishAuction_auction_contract(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AuctionContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AuctionContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34817,19 +29858,10 @@ func (ec *executionContext) _NftFinishAuction_nft(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34858,19 +29890,10 @@ func (ec *executionContext) _NftFinishAuction_collection(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34899,19 +29922,10 @@ func (ec *executionContext) _NftFinishAuction_marketplace(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Marketplace, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Marketplace
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -34940,19 +29954,10 @@ func (ec *executionContext) _NftFinishAuction_marketplace_name(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -34981,19 +29986,10 @@ func (ec *executionContext) _NftFinishAuction_finisher(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Finisher, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Finisher
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35022,19 +30018,10 @@ func (ec *executionContext) _NftItemTransfer_sender(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35063,19 +30050,10 @@ func (ec *executionContext) _NftItemTransfer_recipient(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35104,19 +30082,10 @@ func (ec *executionContext) _NftItemTransfer_nft(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35145,19 +30114,10 @@ func (ec *executionContext) _NftItemTransfer_collection(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35186,19 +30146,10 @@ func (ec *executionContext) _NftItemTransfer_nft_index(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -35227,19 +30178,10 @@ func (ec *executionContext) _NftItemTransfer_query_id(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -35268,19 +30210,10 @@ func (ec *executionContext) _NftItemTransfer_forward_amount(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ForwardAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ForwardAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -35309,19 +30242,10 @@ func (ec *executionContext) _NftItemTransfer_response_destination(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ResponseDestination, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ResponseDestination
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35350,19 +30274,10 @@ func (ec *executionContext) _NftItemTransfer_comment(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Comment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Comment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -35391,19 +30306,10 @@ func (ec *executionContext) _NftItemTransfer_encrypted(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Encrypted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Encrypted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -35432,19 +30338,10 @@ func (ec *executionContext) _NftItemTransfer_forward_payload(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ForwardPayload, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ForwardPayload
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -35473,19 +30370,10 @@ func (ec *executionContext) _NftItemTransfer_custom_payload(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.CustomPayload, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.CustomPayload
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -35514,19 +30402,10 @@ func (ec *executionContext) _NftItemTransfer_is_purchase(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.IsPurchase, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.IsPurchase
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -35555,19 +30434,10 @@ func (ec *executionContext) _NftItemTransfer_price(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Price, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Price
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -35596,19 +30466,10 @@ func (ec *executionContext) _NftItemTransfer_seller(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Seller, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Seller
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35637,19 +30498,10 @@ func (ec *executionContext) _NftItemTransfer_marketplace(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Marketplace, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Marketplace
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35678,19 +30530,10 @@ func (ec *executionContext) _NftItemTransfer_marketplace_name(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -35719,19 +30562,10 @@ func (ec *executionContext) _NftItemTransfer_payout_amount(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -35760,19 +30594,10 @@ func (ec *executionContext) _NftItemTransfer_payout_address(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35801,19 +30626,10 @@ func (ec *executionContext) _NftItemTransfer_payout_comment(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutComment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutComment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -35842,19 +30658,10 @@ func (ec *executionContext) _NftItemTransfer_payout_encrypted(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutEncrypted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutEncrypted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -35883,19 +30690,10 @@ func (ec *executionContext) _NftItemTransfer_royalty_amount(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -35924,19 +30722,10 @@ func (ec *executionContext) _NftItemTransfer_royalty_address(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -35965,19 +30754,10 @@ func (ec *executionContext) _NftMint_nft(ctx context.Context, field graphql.Coll
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36006,19 +30786,10 @@ func (ec *executionContext) _NftMint_collection(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36047,19 +30818,10 @@ func (ec *executionContext) _NftMint_nft_index(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -36088,19 +30850,10 @@ func (ec *executionContext) _NftMint_sender(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36129,19 +30882,10 @@ func (ec *executionContext) _NftMint_owner(ctx context.Context, field graphql.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36170,19 +30914,10 @@ func (ec *executionContext) _NftMint_opcode(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Opcode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Opcode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -36211,19 +30946,10 @@ func (ec *executionContext) _NftMint_domain(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Domain, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Domain
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -36252,19 +30978,10 @@ func (ec *executionContext) _NftPurchase_buyer(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Buyer, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Buyer
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36293,19 +31010,10 @@ func (ec *executionContext) _NftPurchase_seller(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Seller, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Seller
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36334,19 +31042,10 @@ func (ec *executionContext) _NftPurchase_nft(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36375,19 +31074,10 @@ func (ec *executionContext) _NftPurchase_collection(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36416,19 +31106,10 @@ func (ec *executionContext) _NftPurchase_nft_index(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -36457,19 +31138,10 @@ func (ec *executionContext) _NftPurchase_sale_contract(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SaleContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SaleContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36498,19 +31170,10 @@ func (ec *executionContext) _NftPurchase_marketplace(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Marketplace, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Marketplace
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36539,19 +31202,10 @@ func (ec *executionContext) _NftPurchase_marketplace_name(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -36580,19 +31234,10 @@ func (ec *executionContext) _NftPurchase_price(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Price, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Price
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -36621,19 +31266,10 @@ func (ec *executionContext) _NftPurchase_query_id(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -36662,19 +31298,10 @@ func (ec *executionContext) _NftPurchase_forward_amount(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ForwardAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ForwardAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -36703,19 +31330,10 @@ func (ec *executionContext) _NftPurchase_response_destination(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ResponseDestination, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ResponseDestination
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36744,19 +31362,10 @@ func (ec *executionContext) _NftPurchase_comment(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Comment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Comment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -36785,19 +31394,10 @@ func (ec *executionContext) _NftPurchase_encrypted(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Encrypted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Encrypted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -36826,19 +31426,10 @@ func (ec *executionContext) _NftPurchase_forward_payload(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ForwardPayload, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ForwardPayload
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -36867,19 +31458,10 @@ func (ec *executionContext) _NftPurchase_custom_payload(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.CustomPayload, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.CustomPayload
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -36908,19 +31490,10 @@ func (ec *executionContext) _NftPurchase_payout_amount(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -36949,19 +31522,10 @@ func (ec *executionContext) _NftPurchase_payout_address(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -36990,19 +31554,10 @@ func (ec *executionContext) _NftPurchase_payout_comment(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutComment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutComment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -37031,19 +31586,10 @@ func (ec *executionContext) _NftPurchase_payout_encrypted(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutEncrypted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutEncrypted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -37072,19 +31618,10 @@ func (ec *executionContext) _NftPurchase_royalty_amount(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37113,19 +31650,10 @@ func (ec *executionContext) _NftPurchase_royalty_address(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37154,19 +31682,10 @@ func (ec *executionContext) _NftPutOnAuction_owner(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37195,19 +31714,10 @@ func (ec *executionContext) _NftPutOnAuction_listing(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Listing, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Listing
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37236,19 +31746,10 @@ func (ec *executionContext) _NftPutOnAuction_auction_contract(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AuctionContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AuctionContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37277,19 +31778,10 @@ func (ec *executionContext) _NftPutOnAuction_nft(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37318,19 +31810,10 @@ func (ec *executionContext) _NftPutOnAuction_collection(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37359,19 +31842,10 @@ func (ec *executionContext) _NftPutOnAuction_nft_index(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37400,19 +31874,10 @@ func (ec *executionContext) _NftPutOnAuction_marketplace(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Marketplace, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Marketplace
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37441,19 +31906,10 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_name(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -37482,19 +31938,10 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_fee_address(ctx context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceFeeAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceFeeAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37523,19 +31970,10 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_fee_factor(ctx context.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceFeeFactor, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceFeeFactor
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37564,19 +32002,10 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_fee_base(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceFeeBase, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceFeeBase
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37605,19 +32034,10 @@ func (ec *executionContext) _NftPutOnAuction_royalty_address(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -37646,19 +32066,10 @@ func (ec *executionContext) _NftPutOnAuction_royalty_fee_factor(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyFeeFactor, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyFeeFactor
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37687,19 +32098,10 @@ func (ec *executionContext) _NftPutOnAuction_royalty_fee_base(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyFeeBase, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyFeeBase
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37728,19 +32130,10 @@ func (ec *executionContext) _NftPutOnAuction_min_bid(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MinBid, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MinBid
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37769,19 +32162,10 @@ func (ec *executionContext) _NftPutOnAuction_max_bid(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MaxBid, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MaxBid
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37810,19 +32194,10 @@ func (ec *executionContext) _NftPutOnAuction_min_step(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MinStep, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MinStep
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -37851,19 +32226,10 @@ func (ec *executionContext) _NftPutOnAuction_end_time(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.EndTime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.EndTime
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -37892,19 +32258,10 @@ func (ec *executionContext) _NftPutOnAuction_step_time(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StepTime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StepTime
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -37933,19 +32290,10 @@ func (ec *executionContext) _NftPutOnAuction_version(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Version, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Version
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -37974,19 +32322,10 @@ func (ec *executionContext) _NftPutOnSale_owner(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38015,19 +32354,10 @@ func (ec *executionContext) _NftPutOnSale_listing(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Listing, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Listing
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38056,19 +32386,10 @@ func (ec *executionContext) _NftPutOnSale_sale_contract(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SaleContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SaleContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38097,19 +32418,10 @@ func (ec *executionContext) _NftPutOnSale_nft(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38138,19 +32450,10 @@ func (ec *executionContext) _NftPutOnSale_collection(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38179,19 +32482,10 @@ func (ec *executionContext) _NftPutOnSale_nft_index(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -38220,19 +32514,10 @@ func (ec *executionContext) _NftPutOnSale_marketplace(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Marketplace, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Marketplace
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38261,19 +32546,10 @@ func (ec *executionContext) _NftPutOnSale_marketplace_name(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -38302,19 +32578,10 @@ func (ec *executionContext) _NftPutOnSale_full_price(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.FullPrice, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.FullPrice
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -38343,19 +32610,10 @@ func (ec *executionContext) _NftPutOnSale_marketplace_fee(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -38384,19 +32642,10 @@ func (ec *executionContext) _NftPutOnSale_marketplace_fee_address(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceFeeAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceFeeAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38425,19 +32674,10 @@ func (ec *executionContext) _NftPutOnSale_royalty_amount(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -38466,19 +32706,10 @@ func (ec *executionContext) _NftPutOnSale_royalty_address(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyAddress, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyAddress
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38507,19 +32738,10 @@ func (ec *executionContext) _NftPutOnSale_marketplace_fee_percent(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceFeePercent, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceFeePercent
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -38548,19 +32770,10 @@ func (ec *executionContext) _NftPutOnSale_royalty_percent(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyPercent, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyPercent
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -38589,19 +32802,10 @@ func (ec *executionContext) _NftPutOnSale_version(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Version, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Version
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -38630,19 +32834,10 @@ func (ec *executionContext) _NftUpdateSale_sender(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38671,19 +32866,10 @@ func (ec *executionContext) _NftUpdateSale_sale_contract(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SaleContract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SaleContract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38712,19 +32898,10 @@ func (ec *executionContext) _NftUpdateSale_nft(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38753,19 +32930,10 @@ func (ec *executionContext) _NftUpdateSale_marketplace(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Marketplace, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Marketplace
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -38794,19 +32962,10 @@ func (ec *executionContext) _NftUpdateSale_marketplace_name(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -38835,19 +32994,10 @@ func (ec *executionContext) _NftUpdateSale_full_price(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.FullPrice, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.FullPrice
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -38876,19 +33026,10 @@ func (ec *executionContext) _NftUpdateSale_marketplace_fee(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -38917,19 +33058,10 @@ func (ec *executionContext) _NftUpdateSale_royalty_amount(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RoyaltyAmount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RoyaltyAmount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -38958,19 +33090,10 @@ func (ec *executionContext) _NftUpdateSale_query_id(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -38999,22 +33122,13 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.HasNextPage, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.HasNextPage
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(bool)
-	fc.Result = res
 	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
 }
 
@@ -39043,19 +33157,10 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.EndCursor, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.EndCursor
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*string)
-	fc.Result = res
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
 }
 
@@ -39150,22 +33255,13 @@ func (ec *executionContext) _Participant_roles(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Roles, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Roles
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.([]string)
-	fc.Result = res
 	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
 }
 
@@ -39194,19 +33290,10 @@ func (ec *executionContext) _PeerSwap_asset_in(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AssetIn, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AssetIn
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -39235,19 +33322,10 @@ func (ec *executionContext) _PeerSwap_amount_in(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AmountIn, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AmountIn
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -39276,19 +33354,10 @@ func (ec *executionContext) _PeerSwap_asset_out(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AssetOut, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AssetOut
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -39317,19 +33386,10 @@ func (ec *executionContext) _PeerSwap_amount_out(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AmountOut, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AmountOut
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -39787,19 +33847,10 @@ func (ec *executionContext) _RenewDns_sender(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -39828,19 +33879,10 @@ func (ec *executionContext) _RenewDns_nft(ctx context.Context, field graphql.Col
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -39869,19 +33911,10 @@ func (ec *executionContext) _RenewDns_collection(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -39910,19 +33943,10 @@ func (ec *executionContext) _RenewDns_query_id(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -39951,19 +33975,10 @@ func (ec *executionContext) _RenewDns_domain(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Domain, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Domain
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -39992,19 +34007,10 @@ func (ec *executionContext) _SmartContractExec_sender(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40033,19 +34039,10 @@ func (ec *executionContext) _SmartContractExec_contract(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Contract, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Contract
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40074,19 +34071,10 @@ func (ec *executionContext) _SmartContractExec_opcode(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Opcode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Opcode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -40115,19 +34103,10 @@ func (ec *executionContext) _SmartContractExec_amount(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -40203,19 +34182,10 @@ func (ec *executionContext) _StakeDeposit_provider(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Provider, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Provider
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -40244,19 +34214,10 @@ func (ec *executionContext) _StakeDeposit_stake_holder(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeHolder, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeHolder
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40285,19 +34246,10 @@ func (ec *executionContext) _StakeDeposit_pool(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40326,19 +34278,10 @@ func (ec *executionContext) _StakeDeposit_amount(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -40367,19 +34310,10 @@ func (ec *executionContext) _StakeDeposit_tokens_minted(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TokensMinted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TokensMinted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -40408,19 +34342,10 @@ func (ec *executionContext) _StakeDeposit_asset(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40449,19 +34374,10 @@ func (ec *executionContext) _StakeDeposit_source_asset(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SourceAsset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SourceAsset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40490,19 +34406,10 @@ func (ec *executionContext) _StakeDeposit_source_wallet(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SourceWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SourceWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40531,19 +34438,10 @@ func (ec *executionContext) _StakeDeposit_tokens_wallet(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TokensWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TokensWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40572,19 +34470,10 @@ func (ec *executionContext) _StakeDeposit_payout_nft(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutNft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutNft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40613,19 +34502,10 @@ func (ec *executionContext) _StakeDeposit_payout_collection(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40654,19 +34534,10 @@ func (ec *executionContext) _StakeWithdrawal_provider(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Provider, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Provider
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -40695,19 +34566,10 @@ func (ec *executionContext) _StakeWithdrawal_stake_holder(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeHolder, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeHolder
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40736,19 +34598,10 @@ func (ec *executionContext) _StakeWithdrawal_pool(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40777,19 +34630,10 @@ func (ec *executionContext) _StakeWithdrawal_amount(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -40818,19 +34662,10 @@ func (ec *executionContext) _StakeWithdrawal_payout_nft(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutNft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutNft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40859,19 +34694,10 @@ func (ec *executionContext) _StakeWithdrawal_payout_collection(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40900,19 +34726,10 @@ func (ec *executionContext) _StakeWithdrawal_tokens_burnt(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TokensBurnt, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TokensBurnt
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -40941,19 +34758,10 @@ func (ec *executionContext) _StakeWithdrawal_asset(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -40982,19 +34790,10 @@ func (ec *executionContext) _StakeWithdrawal_source_wallet(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SourceWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SourceWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41023,19 +34822,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_provider(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Provider, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Provider
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -41064,19 +34854,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_stake_holder(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.StakeHolder, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.StakeHolder
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41105,19 +34886,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_pool(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41146,19 +34918,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_amount(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -41187,19 +34950,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_tokens_burnt(ctx context.Con
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TokensBurnt, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TokensBurnt
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -41228,19 +34982,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_tokens_minted(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TokensMinted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TokensMinted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -41269,19 +35014,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_asset(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41310,19 +35046,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_payout_nft(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PayoutNft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PayoutNft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41351,19 +35078,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_payout_collection(ctx contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41392,19 +35110,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_source_wallet(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SourceWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SourceWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41433,19 +35142,10 @@ func (ec *executionContext) _StakeWithdrawalRequest_tokens_wallet(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TokensWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TokensWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41474,19 +35174,10 @@ func (ec *executionContext) _Subscribe_subscriber(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Subscriber, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Subscriber
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41515,19 +35206,10 @@ func (ec *executionContext) _Subscribe_subscription(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Subscription, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Subscription
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41556,19 +35238,10 @@ func (ec *executionContext) _Subscribe_beneficiary(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Beneficiary, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Beneficiary
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41597,19 +35270,10 @@ func (ec *executionContext) _Subscribe_amount(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -41638,19 +35302,10 @@ func (ec *executionContext) _Subscribe_query_id(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -41758,19 +35413,10 @@ func (ec *executionContext) _SwapTransfer_asset(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Asset, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Asset
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41799,19 +35445,10 @@ func (ec *executionContext) _SwapTransfer_amount(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -41840,19 +35477,10 @@ func (ec *executionContext) _SwapTransfer_source(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Source, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Source
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41881,19 +35509,10 @@ func (ec *executionContext) _SwapTransfer_destination(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Destination, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Destination
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41922,19 +35541,10 @@ func (ec *executionContext) _SwapTransfer_source_jetton_wallet(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SourceJettonWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SourceJettonWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -41963,19 +35573,10 @@ func (ec *executionContext) _SwapTransfer_destination_jetton_wallet(ctx context.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DestinationJettonWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DestinationJettonWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42004,19 +35605,10 @@ func (ec *executionContext) _TeleitemCancelAuction_owner(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42045,19 +35637,10 @@ func (ec *executionContext) _TeleitemCancelAuction_nft(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42086,19 +35669,10 @@ func (ec *executionContext) _TeleitemCancelAuction_collection(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42127,19 +35701,10 @@ func (ec *executionContext) _TeleitemCancelAuction_nft_index(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -42168,19 +35733,10 @@ func (ec *executionContext) _TeleitemCancelAuction_query_id(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -42209,19 +35765,10 @@ func (ec *executionContext) _TeleitemStartAuction_owner(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Owner, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Owner
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42250,19 +35797,10 @@ func (ec *executionContext) _TeleitemStartAuction_nft(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Nft, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Nft
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42291,19 +35829,10 @@ func (ec *executionContext) _TeleitemStartAuction_collection(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Collection, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Collection
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42332,19 +35861,10 @@ func (ec *executionContext) _TeleitemStartAuction_nft_index(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.NftIndex, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.NftIndex
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -42373,19 +35893,10 @@ func (ec *executionContext) _TeleitemStartAuction_marketplace_name(ctx context.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MarketplaceName, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MarketplaceName
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -42414,19 +35925,10 @@ func (ec *executionContext) _TeleitemStartAuction_beneficiary(ctx context.Contex
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Beneficiary, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Beneficiary
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42455,19 +35957,10 @@ func (ec *executionContext) _TeleitemStartAuction_min_bid(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MinBid, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MinBid
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -42496,19 +35989,10 @@ func (ec *executionContext) _TeleitemStartAuction_max_bid(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MaxBid, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MaxBid
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -42537,19 +36021,10 @@ func (ec *executionContext) _TeleitemStartAuction_min_bid_step(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MinBidStep, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MinBidStep
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -42578,19 +36053,10 @@ func (ec *executionContext) _TeleitemStartAuction_min_extend_time(ctx context.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MinExtendTime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MinExtendTime
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -42619,19 +36085,10 @@ func (ec *executionContext) _TeleitemStartAuction_duration(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Duration, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Duration
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -42660,19 +36117,10 @@ func (ec *executionContext) _TeleitemStartAuction_query_id(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -42701,19 +36149,10 @@ func (ec *executionContext) _TgbtcBurn_sender(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42742,19 +36181,10 @@ func (ec *executionContext) _TgbtcBurn_sender_wallet(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SenderWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SenderWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42783,19 +36213,10 @@ func (ec *executionContext) _TgbtcBurn_pegout(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pegout, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pegout
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42824,19 +36245,10 @@ func (ec *executionContext) _TgbtcBurn_jetton_master(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42865,19 +36277,10 @@ func (ec *executionContext) _TgbtcBurn_teleport(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Teleport, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Teleport
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42906,19 +36309,10 @@ func (ec *executionContext) _TgbtcBurn_amount(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -42947,19 +36341,10 @@ func (ec *executionContext) _TgbtcBurnFallback_sender(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -42988,19 +36373,10 @@ func (ec *executionContext) _TgbtcBurnFallback_pegout(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pegout, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pegout
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43029,19 +36405,10 @@ func (ec *executionContext) _TgbtcBurnFallback_teleport(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Teleport, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Teleport
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43070,19 +36437,10 @@ func (ec *executionContext) _TgbtcBurnFallback_amount(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -43111,19 +36469,10 @@ func (ec *executionContext) _TgbtcDkgLogFallback_coordinator(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Coordinator, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Coordinator
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43152,19 +36501,10 @@ func (ec *executionContext) _TgbtcDkgLogFallback_pubkey(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pubkey, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pubkey
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -43193,19 +36533,10 @@ func (ec *executionContext) _TgbtcDkgLogFallback_timestamp(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Timestamp, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Timestamp
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(int64)
-	fc.Result = res
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
 }
 
@@ -43234,19 +36565,10 @@ func (ec *executionContext) _TgbtcMint_sender(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43275,19 +36597,10 @@ func (ec *executionContext) _TgbtcMint_recipient(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43316,19 +36629,10 @@ func (ec *executionContext) _TgbtcMint_recipient_wallet(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RecipientWallet, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RecipientWallet
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43357,19 +36661,10 @@ func (ec *executionContext) _TgbtcMint_jetton_master(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMaster, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMaster
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43398,19 +36693,10 @@ func (ec *executionContext) _TgbtcMint_teleport(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Teleport, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Teleport
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43439,19 +36725,10 @@ func (ec *executionContext) _TgbtcMint_amount(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -43480,19 +36757,10 @@ func (ec *executionContext) _TgbtcMint_bitcoin_tx_id(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.BitcoinTxID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.BitcoinTxID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -43521,19 +36789,10 @@ func (ec *executionContext) _TgbtcMintFallback_teleport(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Teleport, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Teleport
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43562,19 +36821,10 @@ func (ec *executionContext) _TgbtcMintFallback_recipient(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43603,19 +36853,10 @@ func (ec *executionContext) _TgbtcMintFallback_amount(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -43644,19 +36885,10 @@ func (ec *executionContext) _TgbtcMintFallback_bitcoin_tx_id(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.BitcoinTxID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.BitcoinTxID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -43685,19 +36917,10 @@ func (ec *executionContext) _TgbtcNewKey_teleport(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Teleport, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Teleport
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43726,19 +36949,10 @@ func (ec *executionContext) _TgbtcNewKey_coordinator(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Coordinator, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Coordinator
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43767,19 +36981,10 @@ func (ec *executionContext) _TgbtcNewKey_pegout(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pegout, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pegout
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43808,19 +37013,10 @@ func (ec *executionContext) _TgbtcNewKey_pubkey(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pubkey, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pubkey
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -43849,19 +37045,10 @@ func (ec *executionContext) _TgbtcNewKey_amount(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -43890,19 +37077,10 @@ func (ec *executionContext) _TgbtcNewKey_timestamp(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Timestamp, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Timestamp
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(int64)
-	fc.Result = res
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
 }
 
@@ -43931,19 +37109,10 @@ func (ec *executionContext) _TgbtcNewKeyFallback_coordinator(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Coordinator, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Coordinator
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -43972,19 +37141,10 @@ func (ec *executionContext) _TgbtcNewKeyFallback_pegout(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pegout, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pegout
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44013,19 +37173,10 @@ func (ec *executionContext) _TgbtcNewKeyFallback_pubkey(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pubkey, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pubkey
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -44054,19 +37205,10 @@ func (ec *executionContext) _TgbtcNewKeyFallback_amount(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -44095,19 +37237,10 @@ func (ec *executionContext) _TickTock_account(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Account, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Account
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44136,19 +37269,10 @@ func (ec *executionContext) _TickTock_tock(ctx context.Context, field graphql.Co
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Tock, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Tock
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -44177,22 +37301,13 @@ func (ec *executionContext) _TonBalanceChange_account(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Account, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Account
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -44221,22 +37336,13 @@ func (ec *executionContext) _TonBalanceChange_change(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Change, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Change
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -44265,19 +37371,10 @@ func (ec *executionContext) _TonTransfer_sender(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44306,19 +37403,10 @@ func (ec *executionContext) _TonTransfer_recipient(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Recipient, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Recipient
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44347,19 +37435,10 @@ func (ec *executionContext) _TonTransfer_amount(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -44388,19 +37467,10 @@ func (ec *executionContext) _TonTransfer_comment(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Comment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Comment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -44429,19 +37499,10 @@ func (ec *executionContext) _TonTransfer_encrypted(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Encrypted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Encrypted
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -44517,19 +37578,10 @@ func (ec *executionContext) _TonTransfer_encrypted_comment(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.EncryptedComment, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.EncryptedComment
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -44558,19 +37610,10 @@ func (ec *executionContext) _ToncoDeployPool_deployer(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Deployer, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Deployer
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44599,19 +37642,10 @@ func (ec *executionContext) _ToncoDeployPool_router(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Router, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Router
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44640,19 +37674,10 @@ func (ec *executionContext) _ToncoDeployPool_pool(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Pool, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Pool
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44681,19 +37706,10 @@ func (ec *executionContext) _ToncoDeployPool_router_jetton_wallet_1(ctx context.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RouterJettonWallet1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RouterJettonWallet1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44722,19 +37738,10 @@ func (ec *executionContext) _ToncoDeployPool_router_jetton_wallet_2(ctx context.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.RouterJettonWallet2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.RouterJettonWallet2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44763,19 +37770,10 @@ func (ec *executionContext) _ToncoDeployPool_jetton_minter_1(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMinter1, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMinter1
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44804,19 +37802,10 @@ func (ec *executionContext) _ToncoDeployPool_jetton_minter_2(ctx context.Context
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.JettonMinter2, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.JettonMinter2
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -44845,19 +37834,10 @@ func (ec *executionContext) _ToncoDeployPool_tick_spacing(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TickSpacing, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.TickSpacing
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -44886,19 +37866,10 @@ func (ec *executionContext) _ToncoDeployPool_initial_price_x96(ctx context.Conte
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.InitialPriceX96, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.InitialPriceX96
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -44927,19 +37898,10 @@ func (ec *executionContext) _ToncoDeployPool_protocol_fee(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ProtocolFee, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.ProtocolFee
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -44968,19 +37930,10 @@ func (ec *executionContext) _ToncoDeployPool_lp_fee_base(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpFeeBase, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpFeeBase
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -45009,19 +37962,10 @@ func (ec *executionContext) _ToncoDeployPool_lp_fee_current(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.LpFeeCurrent, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.LpFeeCurrent
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -45050,19 +37994,10 @@ func (ec *executionContext) _ToncoDeployPool_pool_active(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PoolActive, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.PoolActive
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*bool)
-	fc.Result = res
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
 }
 
@@ -45091,22 +38026,13 @@ func (ec *executionContext) _TraceStop_account(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Account, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Account
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -45135,22 +38061,13 @@ func (ec *executionContext) _TraceStop_reason(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Reason, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Reason
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -45179,22 +38096,13 @@ func (ec *executionContext) _TraceStop_message(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Message, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Message
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -45223,22 +38131,13 @@ func (ec *executionContext) _TraceStop_message_hash(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MessageHash, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.MessageHash
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -45267,22 +38166,13 @@ func (ec *executionContext) _TraceStop_transaction(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Transaction, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Transaction
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -45311,22 +38201,13 @@ func (ec *executionContext) _TraceStop_actions(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Actions, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Actions
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.([]string)
-	fc.Result = res
 	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
 }
 
@@ -45355,22 +38236,13 @@ func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Hash, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Hash
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -45399,22 +38271,13 @@ func (ec *executionContext) _Transaction_lt(ctx context.Context, field graphql.C
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Lt, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Lt
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -45443,22 +38306,13 @@ func (ec *executionContext) _Transaction_utime(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Utime, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Utime
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint32)
-	fc.Result = res
 	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
 }
 
@@ -45553,22 +38407,13 @@ func (ec *executionContext) _Transaction_trace_id(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TraceID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.TraceID
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -45597,22 +38442,13 @@ func (ec *executionContext) _Transaction_success(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Success, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Success
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(bool)
-	fc.Result = res
 	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
 }
 
@@ -45641,22 +38477,13 @@ func (ec *executionContext) _Transaction_aborted(ctx context.Context, field grap
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Aborted, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Aborted
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(bool)
-	fc.Result = res
 	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
 }
 
@@ -45685,22 +38512,13 @@ func (ec *executionContext) _Transaction_compute_exit_code(ctx context.Context, 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.ComputeExitCode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.ComputeExitCode
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(int)
-	fc.Result = res
 	return ec.marshalNInt2int(ctx, field.Selections, res)
 }
 
@@ -45729,22 +38547,13 @@ func (ec *executionContext) _Transaction_total_fees(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.TotalFees, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.TotalFees
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(uint64)
-	fc.Result = res
 	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
 }
 
@@ -45773,19 +38582,10 @@ func (ec *executionContext) _Transaction_mc_seqno(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.McSeqno, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.McSeqno
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*uint32)
-	fc.Result = res
 	return ec.marshalOUInt322ᚖuint32(ctx, field.Selections, res)
 }
 
@@ -45814,19 +38614,10 @@ func (ec *executionContext) _Unknown_account(ctx context.Context, field graphql.
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Account, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Account
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -45855,19 +38646,10 @@ func (ec *executionContext) _Unsubscribe_subscriber(ctx context.Context, field g
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Subscriber, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Subscriber
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -45896,19 +38678,10 @@ func (ec *executionContext) _Unsubscribe_subscription(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Subscription, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Subscription
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -45937,19 +38710,10 @@ func (ec *executionContext) _Unsubscribe_beneficiary(ctx context.Context, field 
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Beneficiary, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Beneficiary
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -45978,19 +38742,10 @@ func (ec *executionContext) _Unsubscribe_amount(ctx context.Context, field graph
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -46019,19 +38774,10 @@ func (ec *executionContext) _Unsubscribe_query_id(ctx context.Context, field gra
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -46060,19 +38806,10 @@ func (ec *executionContext) _Unsubscribe_initiated_by(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.InitiatedBy, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.InitiatedBy
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -46101,19 +38838,10 @@ func (ec *executionContext) _VestingAddWhitelist_sender(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -46142,19 +38870,10 @@ func (ec *executionContext) _VestingAddWhitelist_vesting(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Vesting, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Vesting
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -46183,19 +38902,10 @@ func (ec *executionContext) _VestingAddWhitelist_accounts_added(ctx context.Cont
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.AccountsAdded, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.AccountsAdded
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.([]actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddressᚄ(ctx, field.Selections, res)
 }
 
@@ -46224,19 +38934,10 @@ func (ec *executionContext) _VestingAddWhitelist_query_id(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -46265,19 +38966,10 @@ func (ec *executionContext) _VestingSendMessage_sender(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Sender, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Sender
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -46306,19 +38998,10 @@ func (ec *executionContext) _VestingSendMessage_vesting(ctx context.Context, fie
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Vesting, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Vesting
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -46347,19 +39030,10 @@ func (ec *executionContext) _VestingSendMessage_destination(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Destination, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Destination
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Address)
-	fc.Result = res
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
 }
 
@@ -46388,19 +39062,10 @@ func (ec *executionContext) _VestingSendMessage_amount(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Amount, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.Amount
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -46429,19 +39094,10 @@ func (ec *executionContext) _VestingSendMessage_query_id(ctx context.Context, fi
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.QueryID, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.QueryID
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.BigInt)
-	fc.Result = res
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
 }
 
@@ -46470,19 +39126,10 @@ func (ec *executionContext) _VestingSendMessage_message_boc(ctx context.Context,
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MessageBoc, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.MessageBoc
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(actions.Text)
-	fc.Result = res
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
 }
 
@@ -46511,19 +39158,10 @@ func (ec *executionContext) _VestingSendMessage_send_mode(ctx context.Context, f
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.SendMode, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.SendMode
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*int64)
-	fc.Result = res
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
 }
 
@@ -46552,22 +39190,13 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Name, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Name
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -46637,22 +39266,13 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.IsRepeatable, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.IsRepeatable
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(bool)
-	fc.Result = res
 	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
 }
 
@@ -46681,22 +39301,13 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Locations, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Locations
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.([]string)
-	fc.Result = res
 	return ec.marshalN__DirectiveLocation2ᚕstringᚄ(ctx, field.Selections, res)
 }
 
@@ -46794,22 +39405,13 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Name, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Name
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -46964,22 +39566,13 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Name, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Name
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -47271,22 +39864,13 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Name, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
+	res := obj.Name
+	if any(res) == nil {
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
 		return graphql.Null
 	}
-	res := resTmp.(string)
-	fc.Result = res
 	return ec.marshalNString2string(ctx, field.Selections, res)
 }
 
@@ -47424,19 +40008,10 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 			ret = graphql.Null
 		}
 	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.DefaultValue, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
+	res := obj.DefaultValue
+	if any(res) == nil {
 		return graphql.Null
 	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*string)
-	fc.Result = res
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
 }
 

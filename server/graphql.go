@@ -54,6 +54,8 @@ func newGraphQLWith(res *resolvers.Resolver, origins Origins, post graphql.Trans
 	cfg.Complexity.Action.TransactionsFull = func(child int) int { return 1 + linkListSize*child }
 	es := graph.NewExecutableSchema(cfg)
 	srv := handler.New(es)
+	// No field middleware (AroundFields) here: fields that read a scalar
+	// from a struct skip it (cmd/gqlleaf), so one would see only some fields.
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		return next(res.WithLoaders(ctx))
 	})

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"sort"
+	"strings"
+)
+
+// leafMarker is what gqlgen's field context of a scalar or enum field says
+// when asked for a child: such a field has no selections of its own.
+const leafMarker = "does not have child fields"
+
+// edit replaces src[from:to] with text.
+type edit struct {
+	from, to int
+	text     string
+}
+
+// rewrite turns the field functions of gqlgen's generated code that read a
+// scalar or enum straight from a struct field into direct reads (see
+// main.go for why and what stays). It returns the new source and how many
+// functions it changed; source already rewritten comes back unchanged.
+func rewrite(src []byte) ([]byte, int, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "generated.go", src, parser.ParseComments)
+	if err != nil {
+		return nil, 0, err
+	}
+	leaf := leafContexts(file, src, fset)
+	var edits []edit
+	n := 0
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Recv == nil || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "_") {
+			continue
+		}
+		if !leaf["fieldContext"+fn.Name.Name] {
+			continue
+		}
+		e, ok := leafEdits(fn, src, fset)
+		if !ok {
+			continue
+		}
+		edits = append(edits, e...)
+		n++
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].from > edits[j].from })
+	out := append([]byte(nil), src...)
+	for _, e := range edits {
+		out = append(out[:e.from], append([]byte(e.text), out[e.to:]...)...)
+	}
+	formatted, err := format.Source(out)
+	if err != nil {
+		return nil, 0, fmt.Errorf("rewritten source does not format: %w", err)
+	}
+	return formatted, n, nil
+}
+
+// leafContexts names the fieldContext_* functions of leaf fields that no
+// resolver computes.
+func leafContexts(file *ast.File, src []byte, fset *token.FileSet) map[string]bool {
+	out := map[string]bool{}
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Recv == nil || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "fieldContext_") {
+			continue
+		}
+		body := src[fset.Position(fn.Body.Pos()).Offset:fset.Position(fn.Body.End()).Offset]
+		if bytes.Contains(body, []byte(leafMarker)) && bytes.Contains(body, []byte("IsResolver: false")) &&
+			bytes.Contains(body, []byte("IsMethod:   false")) {
+			out[fn.Name.Name] = true
+		}
+	}
+	return out
+}
+
+// leafEdits finds, in one field function, the resolver-middleware call
+// whose closure only returns obj.<Field>, nil, and the lines that unbox its
+// result; ok is false unless the function has exactly gqlgen's shape.
+func leafEdits(fn *ast.FuncDecl, src []byte, fset *token.FileSet) ([]edit, bool) {
+	off := func(p token.Pos) int { return fset.Position(p).Offset }
+	var field string
+	var call, unbox, result ast.Stmt
+	var nilCheck *ast.BinaryExpr
+	for _, st := range fn.Body.List {
+		switch s := st.(type) {
+		case *ast.AssignStmt:
+			if f, ok := middlewareRead(s); ok {
+				field, call = f, s
+				continue
+			}
+			if isUnbox(s) {
+				unbox = s
+				continue
+			}
+			if len(s.Lhs) == 1 && exprText(s.Lhs[0], src, fset) == "fc.Result" {
+				result = s
+			}
+		case *ast.IfStmt:
+			if be, ok := s.Cond.(*ast.BinaryExpr); ok && exprText(be, src, fset) == "resTmp == nil" {
+				nilCheck = be
+			}
+		}
+	}
+	if field == "" || unbox == nil || result == nil || nilCheck == nil {
+		return nil, false
+	}
+	// The statement after the call is gqlgen's "if err != nil" on the
+	// middleware's error, which a struct read cannot return.
+	var errCheck ast.Stmt
+	for i, st := range fn.Body.List {
+		if st == call && i+1 < len(fn.Body.List) {
+			errCheck = fn.Body.List[i+1]
+		}
+	}
+	ifErr, ok := errCheck.(*ast.IfStmt)
+	if !ok || exprText(ifErr.Cond, src, fset) != "err != nil" {
+		return nil, false
+	}
+	return []edit{
+		{off(call.Pos()), off(ifErr.End()), "res := obj." + field},
+		// any(res) == nil is what resTmp == nil tested: false for every
+		// type but an interface holding nil, and free to compute.
+		{off(nilCheck.Pos()), off(nilCheck.End()), "any(res) == nil"},
+		wholeLine(src, off(unbox.Pos()), off(unbox.End())),
+		wholeLine(src, off(result.Pos()), off(result.End())),
+	}, true
+}
+
+// wholeLine is the edit that deletes the statement at src[from:to] with its
+// indentation and line break.
+func wholeLine(src []byte, from, to int) edit {
+	for from > 0 && src[from-1] == '\t' {
+		from--
+	}
+	if to < len(src) && src[to] == '\n' {
+		to++
+	}
+	return edit{from, to, ""}
+}
+
+// middlewareRead matches
+//
+//	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+//		ctx = rctx // use context from middleware stack in children
+//		return obj.Field, nil
+//	})
+//
+// and returns Field (a plain field of obj, not a path through pointers).
+func middlewareRead(s *ast.AssignStmt) (string, bool) {
+	if len(s.Lhs) != 2 || len(s.Rhs) != 1 || ident(s.Lhs[0]) != "resTmp" {
+		return "", false
+	}
+	c, ok := s.Rhs[0].(*ast.CallExpr)
+	if !ok || len(c.Args) != 2 {
+		return "", false
+	}
+	if sel, ok := c.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "ResolverMiddleware" {
+		return "", false
+	}
+	lit, ok := c.Args[1].(*ast.FuncLit)
+	if !ok || len(lit.Body.List) != 2 {
+		return "", false
+	}
+	ret, ok := lit.Body.List[1].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 2 || ident(ret.Results[1]) != "nil" {
+		return "", false
+	}
+	sel, ok := ret.Results[0].(*ast.SelectorExpr)
+	if !ok || ident(sel.X) != "obj" {
+		return "", false
+	}
+	return sel.Sel.Name, true
+}
+
+// isUnbox matches res := resTmp.(T).
+func isUnbox(s *ast.AssignStmt) bool {
+	if len(s.Lhs) != 1 || len(s.Rhs) != 1 || ident(s.Lhs[0]) != "res" {
+		return false
+	}
+	ta, ok := s.Rhs[0].(*ast.TypeAssertExpr)
+	return ok && ident(ta.X) == "resTmp"
+}
+
+func ident(e ast.Expr) string {
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+func exprText(n ast.Node, src []byte, fset *token.FileSet) string {
+	return string(src[fset.Position(n.Pos()).Offset:fset.Position(n.End()).Offset])
+}

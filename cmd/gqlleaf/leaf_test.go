@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// field is one field function and its field context as gqlgen 0.17.78
+// writes them; read is what the resolver middleware's closure returns.
+func field(name, read, isResolver, child string) string {
+	return strings.NewReplacer("NAME", name, "READ", read, "ISRESOLVER", isResolver, "CHILD", child).Replace(`
+func (ec *executionContext) _Action_NAME(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_NAME(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return READ
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(uint64)
+	fc.Result = res
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_NAME(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: ISRESOLVER,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			CHILD
+		},
+	}
+	return fc, nil
+}
+`)
+}
+
+const leafChild = `return nil, errors.New("field of type UInt64 does not have child fields")`
+
+func TestRewriteReadsLeafFieldsDirectly(t *testing.T) {
+	src := "package graph\n" +
+		field("start_lt", "obj.StartLt, nil", "false", leafChild) +
+		field("details", "ec.resolvers.Action().Details(rctx, obj)", "true", leafChild) +
+		field("nested", "obj.Inner.Lt, nil", "false", leafChild) +
+		field("object", "obj.Page, nil", "false", `switch field.Name { }
+			return nil, nil`)
+	out, n, err := rewrite([]byte(src))
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "only the leaf read straight from a field of obj")
+	got := string(out)
+	start := got[strings.Index(got, "func (ec *executionContext) _Action_start_lt("):]
+	start = start[:strings.Index(start, "\n}\n")]
+	require.Contains(t, start, "res := obj.StartLt\n\tif any(res) == nil {")
+	require.Contains(t, start, "ctx = graphql.WithFieldContext(ctx, fc)", "error paths keep the field")
+	require.Contains(t, start, "recover()", "a panic stays a field error")
+	require.NotContains(t, start, "ResolverMiddleware")
+	require.NotContains(t, start, "resTmp")
+	require.NotContains(t, start, "fc.Result")
+	require.Equal(t, 3, strings.Count(got, "ec.ResolverMiddleware("), "resolver, nested read and object field untouched")
+
+	again, n, err := rewrite(out)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Equal(t, string(out), string(again), "a second run changes nothing")
+}
+
+// The committed executor is gqlleaf's output: go generate ./graph was run
+// whole (CI regenerates it and fails on a diff too).
+func TestCommittedExecutorIsRewritten(t *testing.T) {
+	src, err := os.ReadFile("../../graph/generated.go")
+	require.NoError(t, err)
+	out, n, err := rewrite(src)
+	require.NoError(t, err)
+	require.Zero(t, n, "run go generate ./graph")
+	require.Equal(t, string(src), string(out))
+	require.Greater(t, strings.Count(string(src), "res := obj."), 800)
+}
