@@ -48512,7 +48512,7 @@ func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgr
 func (ec *executionContext) marshalNAction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.Action) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -48536,6 +48536,9 @@ func (ec *executionContext) marshalNAction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 			ret[i] = ec.marshalNAction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAction(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -48590,7 +48593,7 @@ func (ec *executionContext) marshalNActionDetails2githubᚗcomᚋtonqlᚋtonql�
 func (ec *executionContext) marshalNActionEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ActionEdge) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -48614,6 +48617,9 @@ func (ec *executionContext) marshalNActionEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonq
 			ret[i] = ec.marshalNActionEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEdge(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -48698,7 +48704,7 @@ func (ec *executionContext) marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋc
 func (ec *executionContext) marshalNAddressBookEntry2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBookEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.AddressBookEntry) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -48722,6 +48728,9 @@ func (ec *executionContext) marshalNAddressBookEntry2ᚕᚖgithubᚗcomᚋtonql�
 			ret[i] = ec.marshalNAddressBookEntry2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBookEntry(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -48796,7 +48805,7 @@ func (ec *executionContext) marshalNDexDepositLiquidityExcess2githubᚗcomᚋton
 func (ec *executionContext) marshalNEmulatedTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*preview.Transaction) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -48820,6 +48829,9 @@ func (ec *executionContext) marshalNEmulatedTransaction2ᚕᚖgithubᚗcomᚋton
 			ret[i] = ec.marshalNEmulatedTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTransaction(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -48872,7 +48884,7 @@ func (ec *executionContext) marshalNFees2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐF
 func (ec *executionContext) marshalNFees2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋfeesᚐFeesᚄ(ctx context.Context, sel ast.SelectionSet, v []fees.Fees) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -48896,6 +48908,9 @@ func (ec *executionContext) marshalNFees2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋfees�
 			ret[i] = ec.marshalNFees2githubᚗcomᚋtonqlᚋtonqlᚋfeesᚐFees(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -48952,7 +48967,7 @@ func (ec *executionContext) marshalNJettonBalanceChange2githubᚗcomᚋtonqlᚋt
 func (ec *executionContext) marshalNJettonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐJettonChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []preview.JettonChange) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -48976,6 +48991,9 @@ func (ec *executionContext) marshalNJettonBalanceChange2ᚕgithubᚗcomᚋtonql�
 			ret[i] = ec.marshalNJettonBalanceChange2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐJettonChange(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49010,7 +49028,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋg
 func (ec *executionContext) marshalNParticipant2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐParticipantᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Participant) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49034,6 +49052,9 @@ func (ec *executionContext) marshalNParticipant2ᚕᚖgithubᚗcomᚋtonqlᚋton
 			ret[i] = ec.marshalNParticipant2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐParticipant(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49118,7 +49139,7 @@ func (ec *executionContext) marshalNTonBalanceChange2githubᚗcomᚋtonqlᚋtonq
 func (ec *executionContext) marshalNTonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTonChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []preview.TonChange) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49142,6 +49163,9 @@ func (ec *executionContext) marshalNTonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋt
 			ret[i] = ec.marshalNTonBalanceChange2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTonChange(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49162,7 +49186,7 @@ func (ec *executionContext) marshalNTonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋt
 func (ec *executionContext) marshalNTraceStop2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐStopᚄ(ctx context.Context, sel ast.SelectionSet, v []*preview.Stop) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49186,6 +49210,9 @@ func (ec *executionContext) marshalNTraceStop2ᚕᚖgithubᚗcomᚋtonqlᚋtonql
 			ret[i] = ec.marshalNTraceStop2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐStop(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49216,7 +49243,7 @@ func (ec *executionContext) marshalNTraceStop2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Transaction) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49240,6 +49267,9 @@ func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋton
 			ret[i] = ec.marshalNTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransaction(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49306,7 +49336,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49330,6 +49360,9 @@ func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgq
 			ret[i] = ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49381,7 +49414,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49405,6 +49438,9 @@ func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context
 			ret[i] = ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49437,7 +49473,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49461,6 +49497,9 @@ func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 			ret[i] = ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49485,7 +49524,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49509,6 +49548,9 @@ func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 			ret[i] = ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49676,7 +49718,7 @@ func (ec *executionContext) marshalODexDepositLiquidityExcess2ᚕgithubᚗcomᚋ
 	}
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49700,6 +49742,9 @@ func (ec *executionContext) marshalODexDepositLiquidityExcess2ᚕgithubᚗcomᚋ
 			ret[i] = ec.marshalNDexDepositLiquidityExcess2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDexDepositLiquidityExcess(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49723,7 +49768,7 @@ func (ec *executionContext) marshalOExtraCurrency2ᚕgithubᚗcomᚋtonqlᚋtonq
 	}
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49747,6 +49792,9 @@ func (ec *executionContext) marshalOExtraCurrency2ᚕgithubᚗcomᚋtonqlᚋtonq
 			ret[i] = ec.marshalNExtraCurrency2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐExtraCurrency(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49818,7 +49866,7 @@ func (ec *executionContext) marshalOJvaultClaimedReward2ᚕgithubᚗcomᚋtonql�
 	}
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49842,6 +49890,9 @@ func (ec *executionContext) marshalOJvaultClaimedReward2ᚕgithubᚗcomᚋtonql�
 			ret[i] = ec.marshalNJvaultClaimedReward2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedReward(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -49872,7 +49923,7 @@ func (ec *executionContext) marshalOPeerSwap2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋa
 	}
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -49896,6 +49947,9 @@ func (ec *executionContext) marshalOPeerSwap2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋa
 			ret[i] = ec.marshalNPeerSwap2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐPeerSwap(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -50066,7 +50120,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	}
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -50090,6 +50144,9 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 			ret[i] = ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -50113,7 +50170,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	}
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -50137,6 +50194,9 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 			ret[i] = ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -50160,7 +50220,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	}
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -50184,6 +50244,9 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 			ret[i] = ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)
@@ -50214,7 +50277,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	}
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
-	isLen1 := len(v) == 1
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
 	if !isLen1 {
 		wg.Add(len(v))
 	}
@@ -50238,6 +50301,9 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 			ret[i] = ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
 		}
 		if isLen1 {
+			if ret == nil {
+				break
+			}
 			f(i)
 		} else {
 			go f(i)

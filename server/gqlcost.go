@@ -69,7 +69,10 @@ func (w *costWalk) set(ss ast.SelectionSet) int {
 }
 
 func (w *costWalk) field(f *ast.Field, child int) int {
-	args := f.ArgumentMap(w.vars)
+	var args map[string]any // a field without arguments reads none: no map to build
+	if len(f.Definition.Arguments) > 0 {
+		args = f.ArgumentMap(w.vars)
+	}
 	if f.ObjectDefinition.Kind != ast.Interface {
 		return w.one(f.ObjectDefinition.Name, f.Name, child, args)
 	}

@@ -160,8 +160,8 @@ func (b *BulkLoad) SaveActions(ctx context.Context, actions []chain.Action) erro
 }
 
 // Finish builds the dropped indexes again on up to workers connections at
-// once (Postgres builds one index per backend), then refreshes the
-// planner's statistics of the tables.
+// once (Postgres builds one index per backend), then vacuums and analyzes
+// the tables.
 func (b *BulkLoad) Finish(ctx context.Context, workers int) error {
 	if !b.s.IsPostgres() {
 		return nil
@@ -193,7 +193,11 @@ func (b *BulkLoad) Finish(ctx context.Context, workers int) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		_, err := db.ExecContext(ctx, "ANALYZE "+strings.Join(bulkTables, ", "))
+		// VACUUM as well as ANALYZE: rows copied in are not yet marked
+		// visible to all in the visibility map, so index-only scans would
+		// read the heap, and the first readers would write hint bits into
+		// every page; autovacuum gets to tables filled this way late.
+		_, err := db.ExecContext(ctx, "VACUUM (ANALYZE) "+strings.Join(bulkTables, ", "))
 		return err
 	})
 	if err != nil {

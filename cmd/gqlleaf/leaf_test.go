@@ -97,4 +97,12 @@ func TestCommittedExecutorIsRewritten(t *testing.T) {
 	require.Zero(t, n, "run go generate ./graph")
 	require.Equal(t, string(src), string(out))
 	require.Greater(t, strings.Count(string(src), "res := obj."), 800)
+	require.Equal(t, strings.Count(string(src), "go f(i)"), strings.Count(string(src), sequential),
+		"every list marshaler that spawns goroutines asks sequentialSelection first")
+	extra, err := companion(src)
+	require.NoError(t, err)
+	committed, err := os.ReadFile("../../graph/" + CompanionFile)
+	require.NoError(t, err)
+	require.Equal(t, string(extra), string(committed))
+	require.Regexp(t, `"Action":\s+\{"details": true, "participants": true, "transactions_full": true\}`, string(extra))
 }

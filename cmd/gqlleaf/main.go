@@ -24,7 +24,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 )
+
+// CompanionFile is written beside the executor: the table of computed
+// fields that sequentialSelection reads.
+const CompanionFile = "gqlleaf_gen.go"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -47,6 +52,15 @@ func main() {
 				fmt.Fprintln(os.Stderr, "gqlleaf:", err)
 				os.Exit(1)
 			}
+		}
+		extra, err := companion(out)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gqlleaf: %s: %v\n", path, err)
+			os.Exit(1)
+		}
+		if err := os.WriteFile(filepath.Join(filepath.Dir(path), CompanionFile), extra, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "gqlleaf:", err)
+			os.Exit(1)
 		}
 		fmt.Printf("gqlleaf: %s: %d leaf fields read directly\n", path, n)
 	}
