@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
@@ -30,16 +32,38 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 	if err != nil {
 		return nil, err
 	}
-	return r.listPage(ctx, f, in != nil && in.IncludeAccounts != nil && *in.IncludeAccounts)
+	return r.listPage(ctx, f, in != nil && in.IncludeAccounts != nil && *in.IncludeAccounts, selects(ctx, bookFields))
+}
+
+// bookFields are the fields of a page that show its address book.
+var bookFields = map[string]bool{"address_book": true, "address_book_entries": true}
+
+// selects tells whether the GraphQL field being resolved selects any of
+// fields; outside GraphQL (REST, JSON-RPC), whose answers have every
+// field, it does.
+func selects(ctx context.Context, fields map[string]bool) bool {
+	if graphql.GetFieldContext(ctx) == nil || !graphql.HasOperationContext(ctx) {
+		return true
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if fields[f.Name] {
+			return true
+		}
+	}
+	return false
 }
 
 // listPage reads a page with its address book's facts (one statement on
 // Postgres); accounts are shown only when asked for, and then the book
-// names them too.
-func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAccounts bool) (*chain.ActionList, error) {
+// names them too. Without withBook (a GraphQL page that does not select
+// its book) no book is read or built.
+func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAccounts, withBook bool) (*chain.ActionList, error) {
 	book := store.BookOfValues
 	if includeAccounts {
 		book = store.BookOfValuesAndAccounts
+	}
+	if !withBook {
+		book = store.NoBook
 	}
 	page, err := r.Store.ListActions(ctx, f, book)
 	if err != nil {
@@ -51,6 +75,9 @@ func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAc
 		}
 	}
 	list := &chain.ActionList{Actions: page.Actions}
+	if !withBook {
+		return list, nil
+	}
 	if list.AddressBook, err = r.addressBookWith(ctx, page.Book, page.Facts, r.facts); err != nil {
 		return nil, err
 	}

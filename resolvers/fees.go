@@ -134,15 +134,7 @@ var previewFields = map[string]bool{"complete": true, "stopped": true, "transact
 // wantsPreview reports a GraphQL selection of a preview field on the
 // estimate being resolved (outside GraphQL: no).
 func wantsPreview(ctx context.Context) bool {
-	if graphql.GetFieldContext(ctx) == nil || !graphql.HasOperationContext(ctx) {
-		return false
-	}
-	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
-		if previewFields[f.Name] {
-			return true
-		}
-	}
-	return false
+	return graphql.GetFieldContext(ctx) != nil && selects(ctx, previewFields)
 }
 
 // primeLinks puts the preview's transactions and participants into the

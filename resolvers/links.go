@@ -206,7 +206,12 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 	}
 	want := f.Limit
 	f.Limit++ // one more tells whether a next page exists
-	read, err := r.Store.ListActions(ctx, f, store.BookOfValues)
+	withBook := selects(ctx, bookFields)
+	book := store.BookOfValues
+	if !withBook {
+		book = store.NoBook
+	}
+	read, err := r.Store.ListActions(ctx, f, book)
 	if err != nil {
 		return nil, err
 	}
@@ -216,8 +221,10 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 	for _, a := range page {
 		a.Accounts = nil // REST shows them only when asked; so does the graph
 	}
-	if conn.AddressBook, err = r.addressBookWith(ctx, list.BookAddresses(), read.Facts, r.facts); err != nil {
-		return nil, err
+	if withBook {
+		if conn.AddressBook, err = r.addressBookWith(ctx, list.BookAddresses(), read.Facts, r.facts); err != nil {
+			return nil, err
+		}
 	}
 	conn.Edges = make([]*model.ActionEdge, len(page))
 	for i, a := range page {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -21,11 +22,19 @@ import (
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
+	"github.com/tonql/tonql/store"
 )
 
 // importedServer imports the fee-replay block and every toncenter trace
 // (real mainnet data) into a fresh database and serves it.
 func importedServer(t *testing.T, db testenv.Database) *fixture {
+	t.Helper()
+	f, _ := importedStore(t, db)
+	return f
+}
+
+// importedStore is importedServer with its store.
+func importedStore(t *testing.T, db testenv.Database) (*fixture, *store.Store) {
 	t.Helper()
 	dir := testenv.FixturesDir(t)
 	files := []string{testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")}
@@ -35,7 +44,7 @@ func importedServer(t *testing.T, db testenv.Database) *fixture {
 	require.NoError(t, ingest.New(st).ImportFiles(context.Background(), files, func(path string, _ ingest.Stats, err error) {
 		require.NoError(t, err, path)
 	}))
-	return &fixture{h: newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})}
+	return &fixture{h: newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})}, st
 }
 
 // externalMessages lists the external messages of the fee-replay block
@@ -297,4 +306,40 @@ func isObject(v any) bool {
 		return true
 	}
 	return false
+}
+
+// A page that does not select its address book reads none (resolvers'
+// selects), and its actions, edges and paging are those of the page that
+// does; a book selected through a fragment counts as selected.
+func TestGraphQLPageWithoutItsBook(t *testing.T) {
+	f, st := importedStore(t, testenv.Databases(t)[0])
+	account, _ := busyAccount(t, f)
+	const page = `actions(filter:{account:$a}, limit: 5) { actions { action_id type value } %s }
+		account(address:$a) { actions(first: 5) { edges { cursor node { action_id } } pageInfo { hasNextPage endCursor } %s } }`
+	run := func(listBook, connBook, fragments string) map[string]any {
+		q := "query($a:String!) { " + fmt.Sprintf(page, listBook, connBook) + " }" + fragments
+		var out struct {
+			Data   map[string]any
+			Errors []any
+		}
+		require.NoError(t, json.Unmarshal(f.graphql(t, q, map[string]any{"a": account}), &out))
+		require.Empty(t, out.Errors, q)
+		return out.Data
+	}
+	with, without := run("address_book", "address_book", ""), run("", "", "")
+	viaFragment := run("...Book", "... on ActionConnection { address_book }", " fragment Book on ActionList { address_book }")
+	require.NotEmpty(t, with["actions"].(map[string]any)["address_book"])
+	require.Equal(t, with, viaFragment)
+	delete(with["actions"].(map[string]any), "address_book")
+	delete(with["account"].(map[string]any)["actions"].(map[string]any), "address_book")
+	require.Equal(t, with, without)
+
+	// Proof that no book is read: with a table of the book's facts gone,
+	// the page without it still answers.
+	_, err := st.DB().ExecContext(context.Background(), "ALTER TABLE dns_names RENAME TO dns_names_gone")
+	require.NoError(t, err)
+	require.Equal(t, without, run("", "", ""))
+	var broken struct{ Errors []any }
+	require.NoError(t, json.Unmarshal(f.graphql(t, "query($a:String!) { "+fmt.Sprintf(page, "address_book", "")+" }", map[string]any{"a": account}), &broken))
+	require.NotEmpty(t, broken.Errors, "a page with its book reads dns_names")
 }
