@@ -13,7 +13,6 @@ import (
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/graph"
-	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/internal/reqcost"
 	"github.com/tonql/tonql/resolvers"
 )
@@ -35,23 +34,6 @@ func newGraphQL(res *resolvers.Resolver, origins Origins) (http.Handler, *docCac
 // compare ours with gqlgen's).
 func newGraphQLWith(res *resolvers.Resolver, origins Origins, post graphql.Transport) (http.Handler, *docCache) {
 	cfg := graph.Config{Resolvers: res}
-	cfg.Complexity.Query.Actions = func(child int, _ *model.ActionFilter, limit *int, _ *int, _ *model.SortOrder) int {
-		n := resolvers.DefaultActionsLimit
-		if limit != nil && *limit > 0 {
-			n = *limit
-		}
-		return 1 + n*child
-	}
-	cfg.Complexity.Account.Actions = func(child int, _ *model.AccountActionFilter, first *int, _ *string, _ *model.SortOrder) int {
-		n := resolvers.DefaultActionsLimit
-		if first != nil && *first > 0 {
-			n = *first
-		}
-		return 1 + n*child
-	}
-	// An action's links are short lists; counted as typical sizes.
-	cfg.Complexity.Action.Participants = func(child int) int { return 1 + linkListSize*child }
-	cfg.Complexity.Action.TransactionsFull = func(child int) int { return 1 + linkListSize*child }
 	es := graph.NewExecutableSchema(cfg)
 	srv := handler.New(es)
 	// No field middleware (AroundFields) here: fields that read a scalar

@@ -323,3 +323,37 @@ func TestControlBytesInTextFiltersAreClientErrors(t *testing.T) {
 		})
 	}
 }
+
+// A list costs its page size times its children, whether the size is
+// written in the document or passed as a variable; an action's links
+// count as ten each. 1,000 actions with participants and transactions
+// cost 54,001 (past the 50,000 limit); 900 of them 48,601.
+func TestGraphQLComplexityCountsPageSizes(t *testing.T) {
+	h, _ := gqlServer(t)
+	const sel = `{ actions { action_id participants { roles account { address } } transactions_full { hash lt } } } }`
+	for _, tc := range []struct {
+		query string
+		vars  map[string]any
+	}{
+		{"{ actions(limit: %d) " + sel, nil},
+		{"query($n: Int) { actions(limit: $n) " + sel, map[string]any{"n": "%d"}},
+	} {
+		for size, tooComplex := range map[int]bool{1000: true, 900: false} {
+			q, vars := tc.query, map[string]any(nil)
+			if tc.vars == nil {
+				q = fmt.Sprintf(q, size)
+			} else {
+				vars = map[string]any{"n": size}
+			}
+			code, a, raw := postGQL(t, h, q, vars)
+			if tooComplex {
+				require.Equal(t, http.StatusUnprocessableEntity, code, raw)
+				requireCode(t, a, raw, "QUERY_TOO_COMPLEX")
+				require.Contains(t, a.Errors[0].Message, "complexity")
+			} else {
+				require.Equal(t, http.StatusOK, code, raw)
+				require.Empty(t, a.Errors, raw)
+			}
+		}
+	}
+}
