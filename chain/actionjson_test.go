@@ -1,7 +1,9 @@
 package chain_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/tonql/tonql/chain"
@@ -65,6 +67,21 @@ func TestAddressBookJSON(t *testing.T) {
 		}
 		if got, _ := json.Marshal(b); string(got) != string(want) {
 			t.Errorf("book %d through MarshalJSON:\n got %s\nwant %s", i, got, want)
+		}
+		// MarshalGQL appends after what a bytes.Buffer holds, and writes the
+		// same to any other writer; GraphQL's book is never null.
+		if b == nil {
+			want = []byte("{}")
+		}
+		buf := bytes.NewBufferString(`{"address_book":`)
+		b.MarshalGQL(buf)
+		if got := buf.String(); got != `{"address_book":`+string(want) {
+			t.Errorf("book %d through MarshalGQL into a buffer:\n got %s", i, got)
+		}
+		var sb strings.Builder
+		b.MarshalGQL(&sb)
+		if got := sb.String(); got != string(want) {
+			t.Errorf("book %d through MarshalGQL:\n got %s\nwant %s", i, got, want)
 		}
 	}
 }

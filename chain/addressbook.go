@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"bytes"
 	"io"
 	"slices"
 	"sort"
@@ -25,8 +26,16 @@ func (b AddressBook) MarshalGQL(w io.Writer) {
 	if b == nil {
 		b = AddressBook{}
 	}
-	// About 150 bytes an entry: one allocation rather than a doubling series.
-	_, _ = w.Write(b.AppendJSON(make([]byte, 0, 160*len(b)+2)))
+	// About 150 bytes an entry. gqlgen writes into a bytes.Buffer: the book
+	// is appended in the buffer's own spare room (one growth, no copy of
+	// our own); any other writer gets it from one allocation.
+	size := 160*len(b) + 2
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Grow(size)
+		_, _ = buf.Write(b.AppendJSON(buf.AvailableBuffer()))
+		return
+	}
+	_, _ = w.Write(b.AppendJSON(make([]byte, 0, size)))
 }
 
 // MarshalJSON writes the book as json.Marshal writes the plain map.
