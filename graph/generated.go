@@ -2738,19 +2738,13 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _Account_address(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Account_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Address
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Account_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -2817,19 +2811,13 @@ func (ec *executionContext) fieldContext_Account_user_friendly(_ context.Context
 }
 
 func (ec *executionContext) _Account_bounceable(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Account_bounceable(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Bounceable
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Account_bounceable(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -2852,19 +2840,13 @@ func (ec *executionContext) fieldContext_Account_bounceable(_ context.Context, f
 }
 
 func (ec *executionContext) _Account_non_bounceable(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Account_non_bounceable(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NonBounceable
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Account_non_bounceable(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3158,19 +3140,13 @@ func (ec *executionContext) fieldContext_Account_actions(ctx context.Context, fi
 }
 
 func (ec *executionContext) _Action_action_id(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_action_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ActionID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_action_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3193,19 +3169,13 @@ func (ec *executionContext) fieldContext_Action_action_id(_ context.Context, fie
 }
 
 func (ec *executionContext) _Action_trace_id(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_trace_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TraceID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_trace_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3228,19 +3198,13 @@ func (ec *executionContext) fieldContext_Action_trace_id(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Action_tx_hash(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_tx_hash(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TxHash
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_tx_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3263,19 +3227,13 @@ func (ec *executionContext) fieldContext_Action_tx_hash(_ context.Context, field
 }
 
 func (ec *executionContext) _Action_type(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_type(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Type
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_type(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3298,19 +3256,13 @@ func (ec *executionContext) fieldContext_Action_type(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Action_status(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_status(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Status
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_status(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3412,19 +3364,13 @@ func (ec *executionContext) fieldContext_Action_details(_ context.Context, field
 }
 
 func (ec *executionContext) _Action_start_lt(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_start_lt(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StartLt
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_start_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3447,19 +3393,13 @@ func (ec *executionContext) fieldContext_Action_start_lt(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Action_start_utime(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_start_utime(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StartUtime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_start_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3482,19 +3422,13 @@ func (ec *executionContext) fieldContext_Action_start_utime(_ context.Context, f
 }
 
 func (ec *executionContext) _Action_end_lt(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_end_lt(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.EndLt
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_end_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3517,19 +3451,13 @@ func (ec *executionContext) fieldContext_Action_end_lt(_ context.Context, field 
 }
 
 func (ec *executionContext) _Action_end_utime(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_end_utime(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.EndUtime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_end_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3552,19 +3480,13 @@ func (ec *executionContext) fieldContext_Action_end_utime(_ context.Context, fie
 }
 
 func (ec *executionContext) _Action_transactions(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_transactions(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Transactions
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_transactions(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3587,19 +3509,13 @@ func (ec *executionContext) fieldContext_Action_transactions(_ context.Context, 
 }
 
 func (ec *executionContext) _Action_trace_end_lt(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_trace_end_lt(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TraceEndLt
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_trace_end_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3622,19 +3538,13 @@ func (ec *executionContext) fieldContext_Action_trace_end_lt(_ context.Context, 
 }
 
 func (ec *executionContext) _Action_trace_end_utime(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_trace_end_utime(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TraceEndUtime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_trace_end_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -3657,19 +3567,13 @@ func (ec *executionContext) fieldContext_Action_trace_end_utime(_ context.Contex
 }
 
 func (ec *executionContext) _Action_trace_external_hash_norm(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TraceExternalHashNorm
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
@@ -3689,19 +3593,13 @@ func (ec *executionContext) fieldContext_Action_trace_external_hash_norm(_ conte
 }
 
 func (ec *executionContext) _Action_mc_seqno(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_mc_seqno(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.McSeqno
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_mc_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt322ᚖuint32(ctx, field.Selections, res)
@@ -3721,19 +3619,13 @@ func (ec *executionContext) fieldContext_Action_mc_seqno(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Action_accounts(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_accounts(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Accounts
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_accounts(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2ᚕstringᚄ(ctx, field.Selections, res)
@@ -4004,19 +3896,13 @@ func (ec *executionContext) fieldContext_ActionConnection_address_book(_ context
 }
 
 func (ec *executionContext) _ActionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ActionEdge) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ActionEdge_cursor(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Cursor
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ActionEdge_cursor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -4123,19 +4009,13 @@ func (ec *executionContext) fieldContext_ActionEdge_node(_ context.Context, fiel
 }
 
 func (ec *executionContext) _ActionEvent_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ActionEvent) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ActionEvent_cursor(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Cursor
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ActionEvent_cursor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -4504,19 +4384,13 @@ func (ec *executionContext) fieldContext_ActionList_address_book_entries(_ conte
 }
 
 func (ec *executionContext) _AddressBookEntry_address(ctx context.Context, field graphql.CollectedField, obj *chain.AddressBookEntry) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AddressBookEntry_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Address
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AddressBookEntry_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -4539,19 +4413,13 @@ func (ec *executionContext) fieldContext_AddressBookEntry_address(_ context.Cont
 }
 
 func (ec *executionContext) _AddressBookEntry_user_friendly(ctx context.Context, field graphql.CollectedField, obj *chain.AddressBookEntry) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AddressBookEntry_user_friendly(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UserFriendly
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AddressBookEntry_user_friendly(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -4574,19 +4442,13 @@ func (ec *executionContext) fieldContext_AddressBookEntry_user_friendly(_ contex
 }
 
 func (ec *executionContext) _AddressBookEntry_domain(ctx context.Context, field graphql.CollectedField, obj *chain.AddressBookEntry) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AddressBookEntry_domain(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Domain
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AddressBookEntry_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
@@ -4606,19 +4468,13 @@ func (ec *executionContext) fieldContext_AddressBookEntry_domain(_ context.Conte
 }
 
 func (ec *executionContext) _AddressBookEntry_interfaces(ctx context.Context, field graphql.CollectedField, obj *chain.AddressBookEntry) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AddressBookEntry_interfaces(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Interfaces
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AddressBookEntry_interfaces(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -4641,19 +4497,13 @@ func (ec *executionContext) fieldContext_AddressBookEntry_interfaces(_ context.C
 }
 
 func (ec *executionContext) _AuctionBid_bidder(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionBid_bidder(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Bidder
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionBid_bidder(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -4673,19 +4523,13 @@ func (ec *executionContext) fieldContext_AuctionBid_bidder(_ context.Context, fi
 }
 
 func (ec *executionContext) _AuctionBid_auction(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionBid_auction(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Auction
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionBid_auction(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -4705,19 +4549,13 @@ func (ec *executionContext) fieldContext_AuctionBid_auction(_ context.Context, f
 }
 
 func (ec *executionContext) _AuctionBid_amount(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionBid_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionBid_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -4737,19 +4575,13 @@ func (ec *executionContext) fieldContext_AuctionBid_amount(_ context.Context, fi
 }
 
 func (ec *executionContext) _AuctionBid_nft(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionBid_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionBid_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -4769,19 +4601,13 @@ func (ec *executionContext) fieldContext_AuctionBid_nft(_ context.Context, field
 }
 
 func (ec *executionContext) _AuctionBid_collection(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionBid_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionBid_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -4801,19 +4627,13 @@ func (ec *executionContext) fieldContext_AuctionBid_collection(_ context.Context
 }
 
 func (ec *executionContext) _AuctionBid_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionBid_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionBid_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -4833,19 +4653,13 @@ func (ec *executionContext) fieldContext_AuctionBid_nft_index(_ context.Context,
 }
 
 func (ec *executionContext) _AuctionBid_auction_type(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionBid_auction_type(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AuctionType
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionBid_auction_type(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -4865,19 +4679,13 @@ func (ec *executionContext) fieldContext_AuctionBid_auction_type(_ context.Conte
 }
 
 func (ec *executionContext) _AuctionBid_domain(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionBid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionBid_domain(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Domain
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionBid_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -4897,19 +4705,13 @@ func (ec *executionContext) fieldContext_AuctionBid_domain(_ context.Context, fi
 }
 
 func (ec *executionContext) _AuctionOutbid_auction(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionOutbid_auction(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Auction
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionOutbid_auction(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -4929,19 +4731,13 @@ func (ec *executionContext) fieldContext_AuctionOutbid_auction(_ context.Context
 }
 
 func (ec *executionContext) _AuctionOutbid_bidder(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionOutbid_bidder(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Bidder
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionOutbid_bidder(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -4961,19 +4757,13 @@ func (ec *executionContext) fieldContext_AuctionOutbid_bidder(_ context.Context,
 }
 
 func (ec *executionContext) _AuctionOutbid_new_bidder(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionOutbid_new_bidder(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NewBidder
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionOutbid_new_bidder(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -4993,19 +4783,13 @@ func (ec *executionContext) fieldContext_AuctionOutbid_new_bidder(_ context.Cont
 }
 
 func (ec *executionContext) _AuctionOutbid_amount(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionOutbid_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionOutbid_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -5025,19 +4809,13 @@ func (ec *executionContext) fieldContext_AuctionOutbid_amount(_ context.Context,
 }
 
 func (ec *executionContext) _AuctionOutbid_nft(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionOutbid_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionOutbid_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5057,19 +4835,13 @@ func (ec *executionContext) fieldContext_AuctionOutbid_nft(_ context.Context, fi
 }
 
 func (ec *executionContext) _AuctionOutbid_collection(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionOutbid_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionOutbid_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5089,19 +4861,13 @@ func (ec *executionContext) fieldContext_AuctionOutbid_collection(_ context.Cont
 }
 
 func (ec *executionContext) _AuctionOutbid_comment(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionOutbid_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Comment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionOutbid_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5121,19 +4887,13 @@ func (ec *executionContext) fieldContext_AuctionOutbid_comment(_ context.Context
 }
 
 func (ec *executionContext) _AuctionOutbid_auction_type(ctx context.Context, field graphql.CollectedField, obj *actions.AuctionOutbid) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_AuctionOutbid_auction_type(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AuctionType
 	if any(res) == nil {
+		fc, err := ec.fieldContext_AuctionOutbid_auction_type(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5257,19 +5017,13 @@ func (ec *executionContext) fieldContext_BalanceChanges_jettons(_ context.Contex
 }
 
 func (ec *executionContext) _ChangeDns_sender(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5289,19 +5043,13 @@ func (ec *executionContext) fieldContext_ChangeDns_sender(_ context.Context, fie
 }
 
 func (ec *executionContext) _ChangeDns_nft(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5321,19 +5069,13 @@ func (ec *executionContext) fieldContext_ChangeDns_nft(_ context.Context, field 
 }
 
 func (ec *executionContext) _ChangeDns_collection(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5353,19 +5095,13 @@ func (ec *executionContext) fieldContext_ChangeDns_collection(_ context.Context,
 }
 
 func (ec *executionContext) _ChangeDns_key(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_key(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Key
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_key(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5385,19 +5121,13 @@ func (ec *executionContext) fieldContext_ChangeDns_key(_ context.Context, field 
 }
 
 func (ec *executionContext) _ChangeDns_category(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_category(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Category
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_category(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5417,19 +5147,13 @@ func (ec *executionContext) fieldContext_ChangeDns_category(_ context.Context, f
 }
 
 func (ec *executionContext) _ChangeDns_value_schema(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_value_schema(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ValueSchema
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_value_schema(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5449,19 +5173,13 @@ func (ec *executionContext) fieldContext_ChangeDns_value_schema(_ context.Contex
 }
 
 func (ec *executionContext) _ChangeDns_smc_address(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_smc_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SmcAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_smc_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5481,19 +5199,13 @@ func (ec *executionContext) fieldContext_ChangeDns_smc_address(_ context.Context
 }
 
 func (ec *executionContext) _ChangeDns_adnl_address(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_adnl_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AdnlAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_adnl_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5513,19 +5225,13 @@ func (ec *executionContext) fieldContext_ChangeDns_adnl_address(_ context.Contex
 }
 
 func (ec *executionContext) _ChangeDns_storage_address(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_storage_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StorageAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_storage_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5545,19 +5251,13 @@ func (ec *executionContext) fieldContext_ChangeDns_storage_address(_ context.Con
 }
 
 func (ec *executionContext) _ChangeDns_next_resolver(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_next_resolver(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NextResolver
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_next_resolver(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5577,19 +5277,13 @@ func (ec *executionContext) fieldContext_ChangeDns_next_resolver(_ context.Conte
 }
 
 func (ec *executionContext) _ChangeDns_text(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_text(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Text
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_text(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5609,19 +5303,13 @@ func (ec *executionContext) fieldContext_ChangeDns_text(_ context.Context, field
 }
 
 func (ec *executionContext) _ChangeDns_flags(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_flags(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Flags
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_flags(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -5641,19 +5329,13 @@ func (ec *executionContext) fieldContext_ChangeDns_flags(_ context.Context, fiel
 }
 
 func (ec *executionContext) _ChangeDns_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -5673,19 +5355,13 @@ func (ec *executionContext) fieldContext_ChangeDns_query_id(_ context.Context, f
 }
 
 func (ec *executionContext) _ChangeDns_domain(ctx context.Context, field graphql.CollectedField, obj *actions.ChangeDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ChangeDns_domain(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Domain
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ChangeDns_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5705,19 +5381,13 @@ func (ec *executionContext) fieldContext_ChangeDns_domain(_ context.Context, fie
 }
 
 func (ec *executionContext) _CocoonClientChangeSecretHash_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientChangeSecretHash_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5737,19 +5407,13 @@ func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_owner(_ co
 }
 
 func (ec *executionContext) _CocoonClientChangeSecretHash_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_client(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Client
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientChangeSecretHash_client(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5769,19 +5433,13 @@ func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_client(_ c
 }
 
 func (ec *executionContext) _CocoonClientChangeSecretHash_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientChangeSecretHash_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5801,19 +5459,13 @@ func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_proxy(_ co
 }
 
 func (ec *executionContext) _CocoonClientChangeSecretHash_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientChangeSecretHash_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -5833,19 +5485,13 @@ func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_query_id(_
 }
 
 func (ec *executionContext) _CocoonClientChangeSecretHash_new_secret_hash(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_new_secret_hash(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NewSecretHash
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientChangeSecretHash_new_secret_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -5865,19 +5511,13 @@ func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_new_secret
 }
 
 func (ec *executionContext) _CocoonClientChangeSecretHash_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientChangeSecretHash) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientChangeSecretHash_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientChangeSecretHash_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5897,19 +5537,13 @@ func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_excesses_t
 }
 
 func (ec *executionContext) _CocoonClientIncreaseStake_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientIncreaseStake_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientIncreaseStake_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5929,19 +5563,13 @@ func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_owner(_ conte
 }
 
 func (ec *executionContext) _CocoonClientIncreaseStake_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientIncreaseStake_client(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Client
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientIncreaseStake_client(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5961,19 +5589,13 @@ func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_client(_ cont
 }
 
 func (ec *executionContext) _CocoonClientIncreaseStake_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientIncreaseStake_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientIncreaseStake_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -5993,19 +5615,13 @@ func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_proxy(_ conte
 }
 
 func (ec *executionContext) _CocoonClientIncreaseStake_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientIncreaseStake_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientIncreaseStake_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6025,19 +5641,13 @@ func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_query_id(_ co
 }
 
 func (ec *executionContext) _CocoonClientIncreaseStake_new_stake(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientIncreaseStake_new_stake(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NewStake
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientIncreaseStake_new_stake(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6057,19 +5667,13 @@ func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_new_stake(_ c
 }
 
 func (ec *executionContext) _CocoonClientIncreaseStake_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientIncreaseStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientIncreaseStake_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientIncreaseStake_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6089,19 +5693,13 @@ func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_excesses_to(_
 }
 
 func (ec *executionContext) _CocoonClientRegister_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRegister_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRegister_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6121,19 +5719,13 @@ func (ec *executionContext) fieldContext_CocoonClientRegister_owner(_ context.Co
 }
 
 func (ec *executionContext) _CocoonClientRegister_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRegister_client(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Client
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRegister_client(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6153,19 +5745,13 @@ func (ec *executionContext) fieldContext_CocoonClientRegister_client(_ context.C
 }
 
 func (ec *executionContext) _CocoonClientRegister_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRegister_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRegister_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6185,19 +5771,13 @@ func (ec *executionContext) fieldContext_CocoonClientRegister_proxy(_ context.Co
 }
 
 func (ec *executionContext) _CocoonClientRegister_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRegister_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRegister_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6217,19 +5797,13 @@ func (ec *executionContext) fieldContext_CocoonClientRegister_query_id(_ context
 }
 
 func (ec *executionContext) _CocoonClientRegister_nonce(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRegister_nonce(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nonce
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRegister_nonce(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6249,19 +5823,13 @@ func (ec *executionContext) fieldContext_CocoonClientRegister_nonce(_ context.Co
 }
 
 func (ec *executionContext) _CocoonClientRegister_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRegister) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRegister_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRegister_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6281,19 +5849,13 @@ func (ec *executionContext) fieldContext_CocoonClientRegister_excesses_to(_ cont
 }
 
 func (ec *executionContext) _CocoonClientRequestRefund_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRequestRefund_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRequestRefund_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6313,19 +5875,13 @@ func (ec *executionContext) fieldContext_CocoonClientRequestRefund_owner(_ conte
 }
 
 func (ec *executionContext) _CocoonClientRequestRefund_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRequestRefund_client(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Client
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRequestRefund_client(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6345,19 +5901,13 @@ func (ec *executionContext) fieldContext_CocoonClientRequestRefund_client(_ cont
 }
 
 func (ec *executionContext) _CocoonClientRequestRefund_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRequestRefund_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRequestRefund_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6377,19 +5927,13 @@ func (ec *executionContext) fieldContext_CocoonClientRequestRefund_proxy(_ conte
 }
 
 func (ec *executionContext) _CocoonClientRequestRefund_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRequestRefund_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRequestRefund_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6409,19 +5953,13 @@ func (ec *executionContext) fieldContext_CocoonClientRequestRefund_query_id(_ co
 }
 
 func (ec *executionContext) _CocoonClientRequestRefund_via_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRequestRefund_via_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ViaWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRequestRefund_via_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -6441,19 +5979,13 @@ func (ec *executionContext) fieldContext_CocoonClientRequestRefund_via_wallet(_ 
 }
 
 func (ec *executionContext) _CocoonClientRequestRefund_refund_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRequestRefund_refund_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RefundAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRequestRefund_refund_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6473,19 +6005,13 @@ func (ec *executionContext) fieldContext_CocoonClientRequestRefund_refund_amount
 }
 
 func (ec *executionContext) _CocoonClientRequestRefund_forced(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRequestRefund_forced(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Forced
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRequestRefund_forced(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -6505,19 +6031,13 @@ func (ec *executionContext) fieldContext_CocoonClientRequestRefund_forced(_ cont
 }
 
 func (ec *executionContext) _CocoonClientRequestRefund_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientRequestRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientRequestRefund_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientRequestRefund_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6537,19 +6057,13 @@ func (ec *executionContext) fieldContext_CocoonClientRequestRefund_excesses_to(_
 }
 
 func (ec *executionContext) _CocoonClientTopUp_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientTopUp_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientTopUp_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6569,19 +6083,13 @@ func (ec *executionContext) fieldContext_CocoonClientTopUp_sender(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonClientTopUp_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientTopUp_client(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Client
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientTopUp_client(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6601,19 +6109,13 @@ func (ec *executionContext) fieldContext_CocoonClientTopUp_client(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonClientTopUp_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientTopUp_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientTopUp_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6633,19 +6135,13 @@ func (ec *executionContext) fieldContext_CocoonClientTopUp_proxy(_ context.Conte
 }
 
 func (ec *executionContext) _CocoonClientTopUp_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientTopUp_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientTopUp_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6665,19 +6161,13 @@ func (ec *executionContext) fieldContext_CocoonClientTopUp_amount(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonClientTopUp_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientTopUp_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientTopUp_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6697,19 +6187,13 @@ func (ec *executionContext) fieldContext_CocoonClientTopUp_query_id(_ context.Co
 }
 
 func (ec *executionContext) _CocoonClientTopUp_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientTopUp) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientTopUp_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientTopUp_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6729,19 +6213,13 @@ func (ec *executionContext) fieldContext_CocoonClientTopUp_excesses_to(_ context
 }
 
 func (ec *executionContext) _CocoonClientWithdraw_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientWithdraw_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientWithdraw_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6761,19 +6239,13 @@ func (ec *executionContext) fieldContext_CocoonClientWithdraw_owner(_ context.Co
 }
 
 func (ec *executionContext) _CocoonClientWithdraw_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientWithdraw_client(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Client
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientWithdraw_client(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6793,19 +6265,13 @@ func (ec *executionContext) fieldContext_CocoonClientWithdraw_client(_ context.C
 }
 
 func (ec *executionContext) _CocoonClientWithdraw_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientWithdraw_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientWithdraw_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6825,19 +6291,13 @@ func (ec *executionContext) fieldContext_CocoonClientWithdraw_proxy(_ context.Co
 }
 
 func (ec *executionContext) _CocoonClientWithdraw_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientWithdraw_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientWithdraw_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6857,19 +6317,13 @@ func (ec *executionContext) fieldContext_CocoonClientWithdraw_amount(_ context.C
 }
 
 func (ec *executionContext) _CocoonClientWithdraw_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientWithdraw_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientWithdraw_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -6889,19 +6343,13 @@ func (ec *executionContext) fieldContext_CocoonClientWithdraw_query_id(_ context
 }
 
 func (ec *executionContext) _CocoonClientWithdraw_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonClientWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonClientWithdraw_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonClientWithdraw_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6921,19 +6369,13 @@ func (ec *executionContext) fieldContext_CocoonClientWithdraw_excesses_to(_ cont
 }
 
 func (ec *executionContext) _CocoonGrantRefund_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6953,19 +6395,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_sender(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonGrantRefund_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_client(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Client
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_client(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -6985,19 +6421,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_client(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonGrantRefund_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7017,19 +6447,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_proxy(_ context.Conte
 }
 
 func (ec *executionContext) _CocoonGrantRefund_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7049,19 +6473,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_recipient(_ context.C
 }
 
 func (ec *executionContext) _CocoonGrantRefund_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7081,19 +6499,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_amount(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonGrantRefund_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7113,19 +6525,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_query_id(_ context.Co
 }
 
 func (ec *executionContext) _CocoonGrantRefund_new_tokens_used(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_new_tokens_used(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NewTokensUsed
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_new_tokens_used(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7145,19 +6551,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_new_tokens_used(_ con
 }
 
 func (ec *executionContext) _CocoonGrantRefund_expected_address(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_expected_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExpectedAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_expected_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7177,19 +6577,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_expected_address(_ co
 }
 
 func (ec *executionContext) _CocoonGrantRefund_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonGrantRefund) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonGrantRefund_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonGrantRefund_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7209,19 +6603,13 @@ func (ec *executionContext) fieldContext_CocoonGrantRefund_excesses_to(_ context
 }
 
 func (ec *executionContext) _CocoonProxyCharge_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyCharge_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyCharge_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7241,19 +6629,13 @@ func (ec *executionContext) fieldContext_CocoonProxyCharge_sender(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonProxyCharge_client(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyCharge_client(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Client
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyCharge_client(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7273,19 +6655,13 @@ func (ec *executionContext) fieldContext_CocoonProxyCharge_client(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonProxyCharge_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyCharge_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyCharge_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7305,19 +6681,13 @@ func (ec *executionContext) fieldContext_CocoonProxyCharge_proxy(_ context.Conte
 }
 
 func (ec *executionContext) _CocoonProxyCharge_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyCharge_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyCharge_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7337,19 +6707,13 @@ func (ec *executionContext) fieldContext_CocoonProxyCharge_query_id(_ context.Co
 }
 
 func (ec *executionContext) _CocoonProxyCharge_new_tokens_used(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyCharge_new_tokens_used(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NewTokensUsed
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyCharge_new_tokens_used(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7369,19 +6733,13 @@ func (ec *executionContext) fieldContext_CocoonProxyCharge_new_tokens_used(_ con
 }
 
 func (ec *executionContext) _CocoonProxyCharge_expected_address(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyCharge_expected_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExpectedAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyCharge_expected_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7401,19 +6759,13 @@ func (ec *executionContext) fieldContext_CocoonProxyCharge_expected_address(_ co
 }
 
 func (ec *executionContext) _CocoonProxyCharge_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyCharge) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyCharge_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyCharge_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7433,19 +6785,13 @@ func (ec *executionContext) fieldContext_CocoonProxyCharge_excesses_to(_ context
 }
 
 func (ec *executionContext) _CocoonProxyPayout_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyPayout_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyPayout_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7465,19 +6811,13 @@ func (ec *executionContext) fieldContext_CocoonProxyPayout_sender(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonProxyPayout_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyPayout_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyPayout_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7497,19 +6837,13 @@ func (ec *executionContext) fieldContext_CocoonProxyPayout_proxy(_ context.Conte
 }
 
 func (ec *executionContext) _CocoonProxyPayout_proxy_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyPayout_proxy_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ProxyOwner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyPayout_proxy_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7529,19 +6863,13 @@ func (ec *executionContext) fieldContext_CocoonProxyPayout_proxy_owner(_ context
 }
 
 func (ec *executionContext) _CocoonProxyPayout_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyPayout_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyPayout_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7561,19 +6889,13 @@ func (ec *executionContext) fieldContext_CocoonProxyPayout_excesses_to(_ context
 }
 
 func (ec *executionContext) _CocoonProxyPayout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyPayout_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyPayout_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7593,19 +6915,13 @@ func (ec *executionContext) fieldContext_CocoonProxyPayout_amount(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonProxyPayout_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonProxyPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonProxyPayout_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonProxyPayout_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7625,19 +6941,13 @@ func (ec *executionContext) fieldContext_CocoonProxyPayout_query_id(_ context.Co
 }
 
 func (ec *executionContext) _CocoonRegisterProxy_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonRegisterProxy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonRegisterProxy_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonRegisterProxy_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7657,19 +6967,13 @@ func (ec *executionContext) fieldContext_CocoonRegisterProxy_sender(_ context.Co
 }
 
 func (ec *executionContext) _CocoonRegisterProxy_root(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonRegisterProxy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonRegisterProxy_root(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Root
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonRegisterProxy_root(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7689,19 +6993,13 @@ func (ec *executionContext) fieldContext_CocoonRegisterProxy_root(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonRegisterProxy_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonRegisterProxy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonRegisterProxy_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonRegisterProxy_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7721,19 +7019,13 @@ func (ec *executionContext) fieldContext_CocoonRegisterProxy_query_id(_ context.
 }
 
 func (ec *executionContext) _CocoonRegisterProxy_proxy_address(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonRegisterProxy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonRegisterProxy_proxy_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ProxyAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonRegisterProxy_proxy_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -7753,19 +7045,13 @@ func (ec *executionContext) fieldContext_CocoonRegisterProxy_proxy_address(_ con
 }
 
 func (ec *executionContext) _CocoonUnregisterProxy_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonUnregisterProxy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonUnregisterProxy_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonUnregisterProxy_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7785,19 +7071,13 @@ func (ec *executionContext) fieldContext_CocoonUnregisterProxy_sender(_ context.
 }
 
 func (ec *executionContext) _CocoonUnregisterProxy_root(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonUnregisterProxy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonUnregisterProxy_root(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Root
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonUnregisterProxy_root(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7817,19 +7097,13 @@ func (ec *executionContext) fieldContext_CocoonUnregisterProxy_root(_ context.Co
 }
 
 func (ec *executionContext) _CocoonUnregisterProxy_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonUnregisterProxy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonUnregisterProxy_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonUnregisterProxy_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -7849,19 +7123,13 @@ func (ec *executionContext) fieldContext_CocoonUnregisterProxy_query_id(_ contex
 }
 
 func (ec *executionContext) _CocoonUnregisterProxy_seqno(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonUnregisterProxy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonUnregisterProxy_seqno(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Seqno
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonUnregisterProxy_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -7881,19 +7149,13 @@ func (ec *executionContext) fieldContext_CocoonUnregisterProxy_seqno(_ context.C
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7913,19 +7175,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_sender(_ context.Con
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_worker(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_worker(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Worker
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_worker(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7945,19 +7201,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker(_ context.Con
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -7977,19 +7227,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_proxy(_ context.Cont
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_worker_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_worker_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.WorkerOwner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_worker_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8009,19 +7253,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_owner(_ conte
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8041,19 +7279,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_amount(_ context.Con
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_payout_type(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_payout_type(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutType
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_payout_type(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -8073,19 +7305,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_payout_type(_ contex
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8105,19 +7331,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_query_id(_ context.C
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_new_tokens(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_new_tokens(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NewTokens
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_new_tokens(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8137,19 +7357,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_new_tokens(_ context
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_expected_address(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_expected_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExpectedAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_expected_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8169,19 +7383,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_expected_address(_ c
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_worker_state(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_worker_state(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.WorkerState
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_worker_state(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -8201,19 +7409,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_state(_ conte
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_worker_tokens(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_worker_tokens(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.WorkerTokens
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_worker_tokens(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8233,19 +7435,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_tokens(_ cont
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_worker_part(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_worker_part(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.WorkerPart
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_worker_part(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8265,19 +7461,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_part(_ contex
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_proxy_part(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_proxy_part(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ProxyPart
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_proxy_part(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8297,19 +7487,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_proxy_part(_ context
 }
 
 func (ec *executionContext) _CocoonWorkerPayout_excesses_to(ctx context.Context, field graphql.CollectedField, obj *actions.CocoonWorkerPayout) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CocoonWorkerPayout_excesses_to(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExcessesTo
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CocoonWorkerPayout_excesses_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8329,19 +7513,13 @@ func (ec *executionContext) fieldContext_CocoonWorkerPayout_excesses_to(_ contex
 }
 
 func (ec *executionContext) _CoffeeCreatePool_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8361,19 +7539,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_sender(_ context.Conte
 }
 
 func (ec *executionContext) _CoffeeCreatePool_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8393,19 +7565,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_sender_wallet(_ contex
 }
 
 func (ec *executionContext) _CoffeeCreatePool_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_vault(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Vault
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_vault(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8425,19 +7591,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_vault(_ context.Contex
 }
 
 func (ec *executionContext) _CoffeeCreatePool_pool_creator_contract(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_pool_creator_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PoolCreatorContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_pool_creator_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8457,19 +7617,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_pool_creator_contract(
 }
 
 func (ec *executionContext) _CoffeeCreatePool_pool(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8489,19 +7643,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_pool(_ context.Context
 }
 
 func (ec *executionContext) _CoffeeCreatePool_provided_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_provided_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ProvidedAsset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_provided_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8521,19 +7669,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_provided_asset(_ conte
 }
 
 func (ec *executionContext) _CoffeeCreatePool_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8553,19 +7695,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_amount(_ context.Conte
 }
 
 func (ec *executionContext) _CoffeeCreatePool_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_asset_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_asset_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8585,19 +7721,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_asset_1(_ context.Cont
 }
 
 func (ec *executionContext) _CoffeeCreatePool_amount_1(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_amount_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_amount_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8617,19 +7747,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_amount_1(_ context.Con
 }
 
 func (ec *executionContext) _CoffeeCreatePool_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_asset_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_asset_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8649,19 +7773,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_asset_2(_ context.Cont
 }
 
 func (ec *executionContext) _CoffeeCreatePool_amount_2(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_amount_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_amount_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8681,19 +7799,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_amount_2(_ context.Con
 }
 
 func (ec *executionContext) _CoffeeCreatePool_initiator_1(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_initiator_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Initiator1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_initiator_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8713,19 +7825,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_initiator_1(_ context.
 }
 
 func (ec *executionContext) _CoffeeCreatePool_initiator_2(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_initiator_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Initiator2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_initiator_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8745,19 +7851,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_initiator_2(_ context.
 }
 
 func (ec *executionContext) _CoffeeCreatePool_lp_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_lp_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_lp_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8777,19 +7877,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_lp_amount(_ context.Co
 }
 
 func (ec *executionContext) _CoffeeCreatePool_deposit_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_deposit_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DepositRecipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_deposit_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8809,19 +7903,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_deposit_recipient(_ co
 }
 
 func (ec *executionContext) _CoffeeCreatePool_lp_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_lp_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_lp_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8841,19 +7929,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_lp_wallet(_ context.Co
 }
 
 func (ec *executionContext) _CoffeeCreatePool_amm(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_amm(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amm
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_amm(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -8873,19 +7955,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_amm(_ context.Context,
 }
 
 func (ec *executionContext) _CoffeeCreatePool_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePool_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePool_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -8905,19 +7981,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePool_query_id(_ context.Con
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8937,19 +8007,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_sender(_ contex
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -8969,19 +8033,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_sender_wallet(_
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_vault(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Vault
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_vault(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9001,19 +8059,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_vault(_ context
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_pool_creator_contract(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_creator_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PoolCreatorContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_creator_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9033,19 +8085,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_creator_co
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_deposit_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_deposit_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DepositRecipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_deposit_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9065,19 +8111,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_deposit_recipie
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_provided_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_provided_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ProvidedAsset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_provided_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9097,19 +8137,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_provided_asset(
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9129,19 +8163,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_amount(_ contex
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_pool_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_asset_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PoolAsset1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_asset_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9161,19 +8189,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_asset_1(_ 
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_pool_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_asset_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PoolAsset2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_pool_asset_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9193,19 +8215,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_asset_2(_ 
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_amm(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_amm(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amm
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_amm(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -9225,19 +8241,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_amm(_ context.C
 }
 
 func (ec *executionContext) _CoffeeCreatePoolCreator_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreatePoolCreator) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreatePoolCreator_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreatePoolCreator_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9257,19 +8267,13 @@ func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_query_id(_ cont
 }
 
 func (ec *executionContext) _CoffeeCreateVault_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreateVault_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreateVault_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9289,19 +8293,13 @@ func (ec *executionContext) fieldContext_CoffeeCreateVault_sender(_ context.Cont
 }
 
 func (ec *executionContext) _CoffeeCreateVault_factory(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreateVault_factory(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Factory
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreateVault_factory(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9321,19 +8319,13 @@ func (ec *executionContext) fieldContext_CoffeeCreateVault_factory(_ context.Con
 }
 
 func (ec *executionContext) _CoffeeCreateVault_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreateVault_vault(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Vault
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreateVault_vault(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9353,19 +8345,13 @@ func (ec *executionContext) fieldContext_CoffeeCreateVault_vault(_ context.Conte
 }
 
 func (ec *executionContext) _CoffeeCreateVault_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreateVault_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreateVault_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9385,19 +8371,13 @@ func (ec *executionContext) fieldContext_CoffeeCreateVault_asset(_ context.Conte
 }
 
 func (ec *executionContext) _CoffeeCreateVault_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreateVault_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreateVault_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9417,19 +8397,13 @@ func (ec *executionContext) fieldContext_CoffeeCreateVault_amount(_ context.Cont
 }
 
 func (ec *executionContext) _CoffeeCreateVault_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreateVault_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreateVault_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9449,19 +8423,13 @@ func (ec *executionContext) fieldContext_CoffeeCreateVault_query_id(_ context.Co
 }
 
 func (ec *executionContext) _CoffeeCreateVault_vault_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeCreateVault) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeCreateVault_vault_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.VaultWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeCreateVault_vault_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9481,19 +8449,13 @@ func (ec *executionContext) fieldContext_CoffeeCreateVault_vault_wallet(_ contex
 }
 
 func (ec *executionContext) _CoffeeMevProtectFailedSwap_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9513,19 +8475,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_recipient(_ 
 }
 
 func (ec *executionContext) _CoffeeMevProtectFailedSwap_mev_contract(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_mev_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MevContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_mev_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9545,19 +8501,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_mev_contract
 }
 
 func (ec *executionContext) _CoffeeMevProtectFailedSwap_mev_contract_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_mev_contract_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MevContractWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_mev_contract_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9577,19 +8527,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_mev_contract
 }
 
 func (ec *executionContext) _CoffeeMevProtectFailedSwap_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9609,19 +8553,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_sender(_ con
 }
 
 func (ec *executionContext) _CoffeeMevProtectFailedSwap_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9641,19 +8579,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_sender_walle
 }
 
 func (ec *executionContext) _CoffeeMevProtectFailedSwap_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9673,19 +8605,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_asset(_ cont
 }
 
 func (ec *executionContext) _CoffeeMevProtectFailedSwap_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9705,19 +8631,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_amount(_ con
 }
 
 func (ec *executionContext) _CoffeeMevProtectFailedSwap_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectFailedSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectFailedSwap_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9737,19 +8657,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_query_id(_ c
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9769,19 +8683,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_sender(_ cont
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9801,19 +8709,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_sender_wallet
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_mev_contract(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_mev_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MevContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_mev_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9833,19 +8735,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_mev_contract(
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_mev_contract_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_mev_contract_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MevContractWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_mev_contract_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9865,19 +8761,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_mev_contract_
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -9897,19 +8787,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_asset(_ conte
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9929,19 +8813,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_amount(_ cont
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9961,19 +8839,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_query_id(_ co
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_service_fee(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_service_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ServiceFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_service_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -9993,19 +8865,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_service_fee(_
 }
 
 func (ec *executionContext) _CoffeeMevProtectHoldFunds_service_fee_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeMevProtectHoldFunds) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_service_fee_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ServiceFeeRecipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeMevProtectHoldFunds_service_fee_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10025,19 +8891,13 @@ func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_service_fee_r
 }
 
 func (ec *executionContext) _CoffeeStakingClaimRewards_pool(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingClaimRewards_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10057,19 +8917,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_pool(_ contex
 }
 
 func (ec *executionContext) _CoffeeStakingClaimRewards_pool_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_pool_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PoolWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingClaimRewards_pool_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10089,19 +8943,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_pool_wallet(_
 }
 
 func (ec *executionContext) _CoffeeStakingClaimRewards_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingClaimRewards_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10121,19 +8969,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_recipient(_ c
 }
 
 func (ec *executionContext) _CoffeeStakingClaimRewards_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_recipient_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RecipientWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingClaimRewards_recipient_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10153,19 +8995,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_recipient_wal
 }
 
 func (ec *executionContext) _CoffeeStakingClaimRewards_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingClaimRewards_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10185,19 +9021,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_asset(_ conte
 }
 
 func (ec *executionContext) _CoffeeStakingClaimRewards_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingClaimRewards_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -10217,19 +9047,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_amount(_ cont
 }
 
 func (ec *executionContext) _CoffeeStakingClaimRewards_admin(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_admin(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Admin
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingClaimRewards_admin(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10249,19 +9073,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_admin(_ conte
 }
 
 func (ec *executionContext) _CoffeeStakingClaimRewards_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingClaimRewards) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingClaimRewards_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingClaimRewards_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -10281,19 +9099,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_query_id(_ co
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_sender(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10313,19 +9125,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_sender(_ context.C
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10345,19 +9151,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_sender_wallet(_ co
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_pool(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10377,19 +9177,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_pool(_ context.Con
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_vault(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Vault
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_vault(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10409,19 +9203,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_vault(_ context.Co
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_vault_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_vault_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.VaultWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_vault_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10441,19 +9229,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_vault_wallet(_ con
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10473,19 +9255,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_asset(_ context.Co
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -10505,19 +9281,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_amount(_ context.C
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_nft(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10537,19 +9307,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_nft(_ context.Cont
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -10569,19 +9333,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_nft_index(_ contex
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_period_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_period_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PeriodID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_period_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -10601,19 +9359,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_period_id(_ contex
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_points(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_points(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Points
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_points(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -10633,19 +9385,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_points(_ context.C
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_unlock_time(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_unlock_time(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UnlockTime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_unlock_time(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
@@ -10665,19 +9411,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_unlock_time(_ cont
 }
 
 func (ec *executionContext) _CoffeeStakingDeposit_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingDeposit_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingDeposit_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -10697,19 +9437,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingDeposit_query_id(_ context
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_owner(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10729,19 +9463,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_owner(_ context.C
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_owner_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_owner_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.OwnerWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_owner_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10761,19 +9489,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_owner_wallet(_ co
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_pool(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10793,19 +9515,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_pool(_ context.Co
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_vault(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_vault(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Vault
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_vault(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10825,19 +9541,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_vault(_ context.C
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_vault_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_vault_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.VaultWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_vault_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10857,19 +9567,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_vault_wallet(_ co
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_asset(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10889,19 +9593,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_asset(_ context.C
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_amount(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -10921,19 +9619,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_amount(_ context.
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_nft(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -10953,19 +9645,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_nft(_ context.Con
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -10985,19 +9671,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_nft_index(_ conte
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_points(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_points(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Points
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_points(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11017,19 +9697,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_points(_ context.
 }
 
 func (ec *executionContext) _CoffeeStakingWithdraw_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.CoffeeStakingWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_CoffeeStakingWithdraw_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_CoffeeStakingWithdraw_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11049,19 +9723,13 @@ func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_query_id(_ contex
 }
 
 func (ec *executionContext) _ContractDeploy_address(ctx context.Context, field graphql.CollectedField, obj *actions.ContractDeploy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ContractDeploy_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Address
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ContractDeploy_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11081,19 +9749,13 @@ func (ec *executionContext) fieldContext_ContractDeploy_address(_ context.Contex
 }
 
 func (ec *executionContext) _ContractDeploy_deployer(ctx context.Context, field graphql.CollectedField, obj *actions.ContractDeploy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ContractDeploy_deployer(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Deployer
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ContractDeploy_deployer(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11113,19 +9775,13 @@ func (ec *executionContext) fieldContext_ContractDeploy_deployer(_ context.Conte
 }
 
 func (ec *executionContext) _ContractDeploy_opcode(ctx context.Context, field graphql.CollectedField, obj *actions.ContractDeploy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ContractDeploy_opcode(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Opcode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ContractDeploy_opcode(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -11145,19 +9801,13 @@ func (ec *executionContext) fieldContext_ContractDeploy_opcode(_ context.Context
 }
 
 func (ec *executionContext) _ContractDeploy_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ContractDeploy) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ContractDeploy_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ContractDeploy_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11177,19 +9827,13 @@ func (ec *executionContext) fieldContext_ContractDeploy_amount(_ context.Context
 }
 
 func (ec *executionContext) _DeleteDns_sender(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DeleteDns_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DeleteDns_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11209,19 +9853,13 @@ func (ec *executionContext) fieldContext_DeleteDns_sender(_ context.Context, fie
 }
 
 func (ec *executionContext) _DeleteDns_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DeleteDns_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DeleteDns_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11241,19 +9879,13 @@ func (ec *executionContext) fieldContext_DeleteDns_nft(_ context.Context, field 
 }
 
 func (ec *executionContext) _DeleteDns_collection(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DeleteDns_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DeleteDns_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11273,19 +9905,13 @@ func (ec *executionContext) fieldContext_DeleteDns_collection(_ context.Context,
 }
 
 func (ec *executionContext) _DeleteDns_key(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DeleteDns_key(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Key
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DeleteDns_key(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -11305,19 +9931,13 @@ func (ec *executionContext) fieldContext_DeleteDns_key(_ context.Context, field 
 }
 
 func (ec *executionContext) _DeleteDns_category(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DeleteDns_category(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Category
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DeleteDns_category(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -11337,19 +9957,13 @@ func (ec *executionContext) fieldContext_DeleteDns_category(_ context.Context, f
 }
 
 func (ec *executionContext) _DeleteDns_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DeleteDns_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DeleteDns_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11369,19 +9983,13 @@ func (ec *executionContext) fieldContext_DeleteDns_query_id(_ context.Context, f
 }
 
 func (ec *executionContext) _DeleteDns_domain(ctx context.Context, field graphql.CollectedField, obj *actions.DeleteDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DeleteDns_domain(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Domain
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DeleteDns_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -11401,19 +10009,13 @@ func (ec *executionContext) fieldContext_DeleteDns_domain(_ context.Context, fie
 }
 
 func (ec *executionContext) _DexDepositLiquidity_dex(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_dex(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Dex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_dex(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -11433,19 +10035,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_dex(_ context.Conte
 }
 
 func (ec *executionContext) _DexDepositLiquidity_sender(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11465,19 +10061,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_sender(_ context.Co
 }
 
 func (ec *executionContext) _DexDepositLiquidity_pool(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11497,19 +10087,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_pool(_ context.Cont
 }
 
 func (ec *executionContext) _DexDepositLiquidity_deposit_contract(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_deposit_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DepositContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_deposit_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11529,19 +10113,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_deposit_contract(_ 
 }
 
 func (ec *executionContext) _DexDepositLiquidity_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_asset_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_asset_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11561,19 +10139,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_asset_1(_ context.C
 }
 
 func (ec *executionContext) _DexDepositLiquidity_amount_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_amount_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_amount_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11593,19 +10165,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_amount_1(_ context.
 }
 
 func (ec *executionContext) _DexDepositLiquidity_user_jetton_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_user_jetton_wallet_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UserJettonWallet1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_user_jetton_wallet_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11625,19 +10191,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_user_jetton_wallet_
 }
 
 func (ec *executionContext) _DexDepositLiquidity_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_asset_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_asset_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11657,19 +10217,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_asset_2(_ context.C
 }
 
 func (ec *executionContext) _DexDepositLiquidity_amount_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_amount_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_amount_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11689,19 +10243,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_amount_2(_ context.
 }
 
 func (ec *executionContext) _DexDepositLiquidity_user_jetton_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_user_jetton_wallet_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UserJettonWallet2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_user_jetton_wallet_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11721,19 +10269,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_user_jetton_wallet_
 }
 
 func (ec *executionContext) _DexDepositLiquidity_target_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_target_asset_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TargetAsset1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_target_asset_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11753,19 +10295,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_target_asset_1(_ co
 }
 
 func (ec *executionContext) _DexDepositLiquidity_target_amount_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_target_amount_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TargetAmount1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_target_amount_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11785,19 +10321,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_target_amount_1(_ c
 }
 
 func (ec *executionContext) _DexDepositLiquidity_target_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_target_asset_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TargetAsset2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_target_asset_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11817,19 +10347,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_target_asset_2(_ co
 }
 
 func (ec *executionContext) _DexDepositLiquidity_target_amount_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_target_amount_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TargetAmount2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_target_amount_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11849,19 +10373,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_target_amount_2(_ c
 }
 
 func (ec *executionContext) _DexDepositLiquidity_lp_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_lp_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_lp_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -11881,19 +10399,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_lp_amount(_ context
 }
 
 func (ec *executionContext) _DexDepositLiquidity_lp_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_lp_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_lp_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -11960,19 +10472,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_vault_excesses(_ co
 }
 
 func (ec *executionContext) _DexDepositLiquidity_tick_lower(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_tick_lower(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TickLower
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_tick_lower(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -11992,19 +10498,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_tick_lower(_ contex
 }
 
 func (ec *executionContext) _DexDepositLiquidity_tick_upper(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_tick_upper(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TickUpper
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_tick_upper(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -12024,19 +10524,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_tick_upper(_ contex
 }
 
 func (ec *executionContext) _DexDepositLiquidity_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12056,19 +10550,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_nft(_ context.Conte
 }
 
 func (ec *executionContext) _DexDepositLiquidity_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidity_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidity_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -12088,19 +10576,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidity_nft_index(_ context
 }
 
 func (ec *executionContext) _DexDepositLiquidityExcess_asset(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidityExcess) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidityExcess_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidityExcess_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12120,19 +10602,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidityExcess_asset(_ conte
 }
 
 func (ec *executionContext) _DexDepositLiquidityExcess_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DexDepositLiquidityExcess) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexDepositLiquidityExcess_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexDepositLiquidityExcess_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -12152,19 +10628,13 @@ func (ec *executionContext) fieldContext_DexDepositLiquidityExcess_amount(_ cont
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_dex(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Dex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_dex(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -12184,19 +10654,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex(_ context.Cont
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_sender(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12216,19 +10680,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_sender(_ context.C
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_lp_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12248,19 +10706,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_wallet(_ contex
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_pool(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12280,19 +10732,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_pool(_ context.Con
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_lp_master(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12312,19 +10758,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_master(_ contex
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_lp_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_lp_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -12344,19 +10784,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_amount(_ contex
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_is_refund(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_is_refund(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.IsRefund
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_is_refund(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -12376,19 +10810,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_is_refund(_ contex
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_asset_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_asset_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_asset_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12408,19 +10836,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_asset_1(_ context.
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_amount_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_amount_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_amount_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -12440,19 +10862,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_amount_1(_ context
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_user_jetton_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_user_jetton_wallet_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UserJettonWallet1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_user_jetton_wallet_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12472,19 +10888,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_user_jetton_wallet
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_dex_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_wallet_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DexWallet1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_wallet_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12504,19 +10914,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_wallet_1(_ con
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_dex_jetton_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DexJettonWallet1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12536,19 +10940,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_asset_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_asset_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_asset_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12568,19 +10966,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_asset_2(_ context.
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_amount_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_amount_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_amount_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -12600,19 +10992,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_amount_2(_ context
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_user_jetton_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_user_jetton_wallet_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UserJettonWallet2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_user_jetton_wallet_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12632,19 +11018,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_user_jetton_wallet
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_dex_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_wallet_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DexWallet2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_wallet_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12664,19 +11044,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_wallet_2(_ con
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_dex_jetton_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DexJettonWallet2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12696,19 +11070,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_burnt_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_burnt_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.BurntNft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_burnt_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12728,19 +11096,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_burnt_nft(_ contex
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_burnt_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_burnt_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.BurntNftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_burnt_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -12760,19 +11122,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_burnt_nft_index(_ 
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_tick_lower(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_tick_lower(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TickLower
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_tick_lower(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -12792,19 +11148,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_tick_lower(_ conte
 }
 
 func (ec *executionContext) _DexWithdrawLiquidity_tick_upper(ctx context.Context, field graphql.CollectedField, obj *actions.DexWithdrawLiquidity) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DexWithdrawLiquidity_tick_upper(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TickUpper
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DexWithdrawLiquidity_tick_upper(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -12824,19 +11174,13 @@ func (ec *executionContext) fieldContext_DexWithdrawLiquidity_tick_upper(_ conte
 }
 
 func (ec *executionContext) _DnsPurchase_buyer(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsPurchase_buyer(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Buyer
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsPurchase_buyer(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12856,19 +11200,13 @@ func (ec *executionContext) fieldContext_DnsPurchase_buyer(_ context.Context, fi
 }
 
 func (ec *executionContext) _DnsPurchase_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsPurchase_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsPurchase_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12888,19 +11226,13 @@ func (ec *executionContext) fieldContext_DnsPurchase_nft(_ context.Context, fiel
 }
 
 func (ec *executionContext) _DnsPurchase_collection(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsPurchase_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsPurchase_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -12920,19 +11252,13 @@ func (ec *executionContext) fieldContext_DnsPurchase_collection(_ context.Contex
 }
 
 func (ec *executionContext) _DnsPurchase_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsPurchase_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsPurchase_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -12952,19 +11278,13 @@ func (ec *executionContext) fieldContext_DnsPurchase_nft_index(_ context.Context
 }
 
 func (ec *executionContext) _DnsPurchase_price(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsPurchase_price(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Price
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsPurchase_price(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -12984,19 +11304,13 @@ func (ec *executionContext) fieldContext_DnsPurchase_price(_ context.Context, fi
 }
 
 func (ec *executionContext) _DnsPurchase_payout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsPurchase_payout_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsPurchase_payout_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13016,19 +11330,13 @@ func (ec *executionContext) fieldContext_DnsPurchase_payout_amount(_ context.Con
 }
 
 func (ec *executionContext) _DnsPurchase_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsPurchase_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsPurchase_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13048,19 +11356,13 @@ func (ec *executionContext) fieldContext_DnsPurchase_query_id(_ context.Context,
 }
 
 func (ec *executionContext) _DnsPurchase_domain(ctx context.Context, field graphql.CollectedField, obj *actions.DnsPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsPurchase_domain(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Domain
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsPurchase_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -13080,19 +11382,13 @@ func (ec *executionContext) fieldContext_DnsPurchase_domain(_ context.Context, f
 }
 
 func (ec *executionContext) _DnsRelease_sender(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -13112,19 +11408,13 @@ func (ec *executionContext) fieldContext_DnsRelease_sender(_ context.Context, fi
 }
 
 func (ec *executionContext) _DnsRelease_nft(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -13144,19 +11434,13 @@ func (ec *executionContext) fieldContext_DnsRelease_nft(_ context.Context, field
 }
 
 func (ec *executionContext) _DnsRelease_collection(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -13176,19 +11460,13 @@ func (ec *executionContext) fieldContext_DnsRelease_collection(_ context.Context
 }
 
 func (ec *executionContext) _DnsRelease_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13208,19 +11486,13 @@ func (ec *executionContext) fieldContext_DnsRelease_nft_index(_ context.Context,
 }
 
 func (ec *executionContext) _DnsRelease_amount(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13240,19 +11512,13 @@ func (ec *executionContext) fieldContext_DnsRelease_amount(_ context.Context, fi
 }
 
 func (ec *executionContext) _DnsRelease_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13272,19 +11538,13 @@ func (ec *executionContext) fieldContext_DnsRelease_query_id(_ context.Context, 
 }
 
 func (ec *executionContext) _DnsRelease_previous_owner(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_previous_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PreviousOwner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_previous_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -13304,19 +11564,13 @@ func (ec *executionContext) fieldContext_DnsRelease_previous_owner(_ context.Con
 }
 
 func (ec *executionContext) _DnsRelease_refund(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_refund(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Refund
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_refund(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13336,19 +11590,13 @@ func (ec *executionContext) fieldContext_DnsRelease_refund(_ context.Context, fi
 }
 
 func (ec *executionContext) _DnsRelease_domain(ctx context.Context, field graphql.CollectedField, obj *actions.DnsRelease) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_DnsRelease_domain(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Domain
 	if any(res) == nil {
+		fc, err := ec.fieldContext_DnsRelease_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -13368,19 +11616,13 @@ func (ec *executionContext) fieldContext_DnsRelease_domain(_ context.Context, fi
 }
 
 func (ec *executionContext) _ElectionDeposit_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionDeposit_stake_holder(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeHolder
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionDeposit_stake_holder(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -13400,19 +11642,13 @@ func (ec *executionContext) fieldContext_ElectionDeposit_stake_holder(_ context.
 }
 
 func (ec *executionContext) _ElectionDeposit_elector(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionDeposit_elector(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Elector
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionDeposit_elector(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -13432,19 +11668,13 @@ func (ec *executionContext) fieldContext_ElectionDeposit_elector(_ context.Conte
 }
 
 func (ec *executionContext) _ElectionDeposit_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionDeposit_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionDeposit_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13464,19 +11694,13 @@ func (ec *executionContext) fieldContext_ElectionDeposit_amount(_ context.Contex
 }
 
 func (ec *executionContext) _ElectionDeposit_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionDeposit_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionDeposit_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13496,19 +11720,13 @@ func (ec *executionContext) fieldContext_ElectionDeposit_query_id(_ context.Cont
 }
 
 func (ec *executionContext) _ElectionDeposit_validator_pubkey(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionDeposit_validator_pubkey(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ValidatorPubkey
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionDeposit_validator_pubkey(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -13528,19 +11746,13 @@ func (ec *executionContext) fieldContext_ElectionDeposit_validator_pubkey(_ cont
 }
 
 func (ec *executionContext) _ElectionDeposit_election_id(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionDeposit_election_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ElectionID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionDeposit_election_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
@@ -13560,19 +11772,13 @@ func (ec *executionContext) fieldContext_ElectionDeposit_election_id(_ context.C
 }
 
 func (ec *executionContext) _ElectionDeposit_max_factor(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionDeposit_max_factor(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MaxFactor
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionDeposit_max_factor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
@@ -13592,19 +11798,13 @@ func (ec *executionContext) fieldContext_ElectionDeposit_max_factor(_ context.Co
 }
 
 func (ec *executionContext) _ElectionDeposit_adnl_address(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionDeposit_adnl_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AdnlAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionDeposit_adnl_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -13624,19 +11824,13 @@ func (ec *executionContext) fieldContext_ElectionDeposit_adnl_address(_ context.
 }
 
 func (ec *executionContext) _ElectionRecover_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionRecover) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionRecover_stake_holder(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeHolder
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionRecover_stake_holder(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -13656,19 +11850,13 @@ func (ec *executionContext) fieldContext_ElectionRecover_stake_holder(_ context.
 }
 
 func (ec *executionContext) _ElectionRecover_elector(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionRecover) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionRecover_elector(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Elector
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionRecover_elector(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -13688,19 +11876,13 @@ func (ec *executionContext) fieldContext_ElectionRecover_elector(_ context.Conte
 }
 
 func (ec *executionContext) _ElectionRecover_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionRecover) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionRecover_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionRecover_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13720,19 +11902,13 @@ func (ec *executionContext) fieldContext_ElectionRecover_amount(_ context.Contex
 }
 
 func (ec *executionContext) _ElectionRecover_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.ElectionRecover) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ElectionRecover_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ElectionRecover_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -13752,19 +11928,13 @@ func (ec *executionContext) fieldContext_ElectionRecover_query_id(_ context.Cont
 }
 
 func (ec *executionContext) _EmulatedTransaction_hash(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_hash(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Hash
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -13787,19 +11957,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_hash(_ context.Cont
 }
 
 func (ec *executionContext) _EmulatedTransaction_account(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_account(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Account
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_account(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -13822,19 +11986,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_account(_ context.C
 }
 
 func (ec *executionContext) _EmulatedTransaction_lt(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_lt(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Lt
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -13857,19 +12015,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_lt(_ context.Contex
 }
 
 func (ec *executionContext) _EmulatedTransaction_utime(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_utime(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Utime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -13892,19 +12044,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_utime(_ context.Con
 }
 
 func (ec *executionContext) _EmulatedTransaction_parent(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_parent(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Parent
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_parent(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
@@ -13924,19 +12070,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_parent(_ context.Co
 }
 
 func (ec *executionContext) _EmulatedTransaction_success(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_success(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Success
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_success(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -13959,19 +12099,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_success(_ context.C
 }
 
 func (ec *executionContext) _EmulatedTransaction_aborted(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_aborted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Aborted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_aborted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -13994,19 +12128,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_aborted(_ context.C
 }
 
 func (ec *executionContext) _EmulatedTransaction_compute_exit_code(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_compute_exit_code(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ComputeExitCode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_compute_exit_code(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -14029,19 +12157,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_compute_exit_code(_
 }
 
 func (ec *executionContext) _EmulatedTransaction_total_fees(ctx context.Context, field graphql.CollectedField, obj *preview.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EmulatedTransaction_total_fees(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TotalFees
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EmulatedTransaction_total_fees(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -14118,19 +12240,13 @@ func (ec *executionContext) fieldContext_EmulatedTransaction_fees(_ context.Cont
 }
 
 func (ec *executionContext) _EvaaLiquidate_liquidator(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_liquidator(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Liquidator
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_liquidator(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14150,19 +12266,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_liquidator(_ context.Cont
 }
 
 func (ec *executionContext) _EvaaLiquidate_liquidator_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_liquidator_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LiquidatorWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_liquidator_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14182,19 +12292,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_liquidator_wallet(_ conte
 }
 
 func (ec *executionContext) _EvaaLiquidate_borrower(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_borrower(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Borrower
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_borrower(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14214,19 +12318,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_borrower(_ context.Contex
 }
 
 func (ec *executionContext) _EvaaLiquidate_borrower_contract(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_borrower_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.BorrowerContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_borrower_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14246,19 +12344,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_borrower_contract(_ conte
 }
 
 func (ec *executionContext) _EvaaLiquidate_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Master
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14278,19 +12370,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_master(_ context.Context,
 }
 
 func (ec *executionContext) _EvaaLiquidate_collateral_asset_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_collateral_asset_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.CollateralAssetID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_collateral_asset_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -14310,19 +12396,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_asset_id(_ con
 }
 
 func (ec *executionContext) _EvaaLiquidate_collateral_jetton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_collateral_jetton(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.CollateralJetton
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_collateral_jetton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14342,19 +12422,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_jetton(_ conte
 }
 
 func (ec *executionContext) _EvaaLiquidate_collateral_is_ton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_collateral_is_ton(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.CollateralIsTon
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_collateral_is_ton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -14374,19 +12448,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_is_ton(_ conte
 }
 
 func (ec *executionContext) _EvaaLiquidate_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -14406,19 +12474,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_amount(_ context.Context,
 }
 
 func (ec *executionContext) _EvaaLiquidate_debt_asset_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_debt_asset_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DebtAssetID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_debt_asset_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -14438,19 +12500,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_debt_asset_id(_ context.C
 }
 
 func (ec *executionContext) _EvaaLiquidate_debt_jetton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_debt_jetton(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DebtJetton
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_debt_jetton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14470,19 +12526,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_debt_jetton(_ context.Con
 }
 
 func (ec *executionContext) _EvaaLiquidate_debt_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_debt_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DebtAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_debt_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -14502,19 +12552,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_debt_amount(_ context.Con
 }
 
 func (ec *executionContext) _EvaaLiquidate_fail_reason(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_fail_reason(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.FailReason
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_fail_reason(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -14534,19 +12578,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_fail_reason(_ context.Con
 }
 
 func (ec *executionContext) _EvaaLiquidate_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaLiquidate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaLiquidate_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaLiquidate_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -14566,19 +12604,13 @@ func (ec *executionContext) fieldContext_EvaaLiquidate_query_id(_ context.Contex
 }
 
 func (ec *executionContext) _EvaaSupply_sender(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14598,19 +12630,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_sender(_ context.Context, fi
 }
 
 func (ec *executionContext) _EvaaSupply_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14630,19 +12656,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_sender_wallet(_ context.Cont
 }
 
 func (ec *executionContext) _EvaaSupply_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14662,19 +12682,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_recipient(_ context.Context,
 }
 
 func (ec *executionContext) _EvaaSupply_recipient_contract(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_recipient_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RecipientContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_recipient_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14694,19 +12708,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_recipient_contract(_ context
 }
 
 func (ec *executionContext) _EvaaSupply_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_recipient_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RecipientWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_recipient_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14726,19 +12734,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_recipient_wallet(_ context.C
 }
 
 func (ec *executionContext) _EvaaSupply_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Master
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14758,19 +12760,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_master(_ context.Context, fi
 }
 
 func (ec *executionContext) _EvaaSupply_master_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_master_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MasterWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_master_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14790,19 +12786,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_master_wallet(_ context.Cont
 }
 
 func (ec *executionContext) _EvaaSupply_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14822,19 +12812,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_jetton_master(_ context.Cont
 }
 
 func (ec *executionContext) _EvaaSupply_asset_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_asset_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AssetID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_asset_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -14854,19 +12838,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_asset_id(_ context.Context, 
 }
 
 func (ec *executionContext) _EvaaSupply_is_ton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_is_ton(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.IsTon
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_is_ton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -14886,19 +12864,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_is_ton(_ context.Context, fi
 }
 
 func (ec *executionContext) _EvaaSupply_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -14918,19 +12890,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_amount(_ context.Context, fi
 }
 
 func (ec *executionContext) _EvaaSupply_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaSupply) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaSupply_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaSupply_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -14950,19 +12916,13 @@ func (ec *executionContext) fieldContext_EvaaSupply_query_id(_ context.Context, 
 }
 
 func (ec *executionContext) _EvaaWithdraw_owner(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -14982,19 +12942,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_owner(_ context.Context, f
 }
 
 func (ec *executionContext) _EvaaWithdraw_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -15014,19 +12968,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_recipient(_ context.Contex
 }
 
 func (ec *executionContext) _EvaaWithdraw_owner_contract(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_owner_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.OwnerContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_owner_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -15046,19 +12994,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_owner_contract(_ context.C
 }
 
 func (ec *executionContext) _EvaaWithdraw_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Master
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -15078,19 +13020,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_master(_ context.Context, 
 }
 
 func (ec *executionContext) _EvaaWithdraw_master_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_master_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MasterWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_master_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -15110,19 +13046,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_master_wallet(_ context.Co
 }
 
 func (ec *executionContext) _EvaaWithdraw_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_recipient_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RecipientWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_recipient_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -15142,19 +13072,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_recipient_wallet(_ context
 }
 
 func (ec *executionContext) _EvaaWithdraw_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -15174,19 +13098,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_jetton_master(_ context.Co
 }
 
 func (ec *executionContext) _EvaaWithdraw_asset_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_asset_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AssetID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_asset_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -15206,19 +13124,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_asset_id(_ context.Context
 }
 
 func (ec *executionContext) _EvaaWithdraw_is_ton(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_is_ton(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.IsTon
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_is_ton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -15238,19 +13150,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_is_ton(_ context.Context, 
 }
 
 func (ec *executionContext) _EvaaWithdraw_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -15270,19 +13176,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_amount(_ context.Context, 
 }
 
 func (ec *executionContext) _EvaaWithdraw_requested_amount(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_requested_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RequestedAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_requested_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -15302,19 +13202,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_requested_amount(_ context
 }
 
 func (ec *executionContext) _EvaaWithdraw_fail_reason(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_fail_reason(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.FailReason
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_fail_reason(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -15334,19 +13228,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_fail_reason(_ context.Cont
 }
 
 func (ec *executionContext) _EvaaWithdraw_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.EvaaWithdraw) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_EvaaWithdraw_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_EvaaWithdraw_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -15366,19 +13254,13 @@ func (ec *executionContext) fieldContext_EvaaWithdraw_query_id(_ context.Context
 }
 
 func (ec *executionContext) _ExtraCurrency_id(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrency) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrency_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrency_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
@@ -15398,19 +13280,13 @@ func (ec *executionContext) fieldContext_ExtraCurrency_id(_ context.Context, fie
 }
 
 func (ec *executionContext) _ExtraCurrency_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrency) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrency_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrency_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -15430,19 +13306,13 @@ func (ec *executionContext) fieldContext_ExtraCurrency_amount(_ context.Context,
 }
 
 func (ec *executionContext) _ExtraCurrencyTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrencyTransfer_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrencyTransfer_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -15462,19 +13332,13 @@ func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_sender(_ context.
 }
 
 func (ec *executionContext) _ExtraCurrencyTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrencyTransfer_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrencyTransfer_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -15541,19 +13405,13 @@ func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_extra_currencies(
 }
 
 func (ec *executionContext) _ExtraCurrencyTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrencyTransfer_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrencyTransfer_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -15573,19 +13431,13 @@ func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_amount(_ context.
 }
 
 func (ec *executionContext) _ExtraCurrencyTransfer_opcode(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrencyTransfer_opcode(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Opcode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrencyTransfer_opcode(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -15605,19 +13457,13 @@ func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_opcode(_ context.
 }
 
 func (ec *executionContext) _ExtraCurrencyTransfer_comment(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrencyTransfer_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Comment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrencyTransfer_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -15637,19 +13483,13 @@ func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_comment(_ context
 }
 
 func (ec *executionContext) _ExtraCurrencyTransfer_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrencyTransfer_encrypted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Encrypted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrencyTransfer_encrypted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -15669,19 +13509,13 @@ func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_encrypted(_ conte
 }
 
 func (ec *executionContext) _ExtraCurrencyTransfer_encrypted_comment(ctx context.Context, field graphql.CollectedField, obj *actions.ExtraCurrencyTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ExtraCurrencyTransfer_encrypted_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.EncryptedComment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ExtraCurrencyTransfer_encrypted_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -15809,19 +13643,13 @@ func (ec *executionContext) fieldContext_FeeEstimate_destination_fees(_ context.
 }
 
 func (ec *executionContext) _FeeEstimate_config_source(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_FeeEstimate_config_source(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ConfigSource
 	if any(res) == nil {
+		fc, err := ec.fieldContext_FeeEstimate_config_source(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -15844,19 +13672,13 @@ func (ec *executionContext) fieldContext_FeeEstimate_config_source(_ context.Con
 }
 
 func (ec *executionContext) _FeeEstimate_utime(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_FeeEstimate_utime(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Utime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_FeeEstimate_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -15879,19 +13701,13 @@ func (ec *executionContext) fieldContext_FeeEstimate_utime(_ context.Context, fi
 }
 
 func (ec *executionContext) _FeeEstimate_clock(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_FeeEstimate_clock(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Clock
 	if any(res) == nil {
+		fc, err := ec.fieldContext_FeeEstimate_clock(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -16260,19 +14076,13 @@ func (ec *executionContext) fieldContext_FeeEstimate_balance_changes(_ context.C
 }
 
 func (ec *executionContext) _Fees_in_fwd_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Fees_in_fwd_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.InFwdFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Fees_in_fwd_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -16295,19 +14105,13 @@ func (ec *executionContext) fieldContext_Fees_in_fwd_fee(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Fees_storage_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Fees_storage_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StorageFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Fees_storage_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -16330,19 +14134,13 @@ func (ec *executionContext) fieldContext_Fees_storage_fee(_ context.Context, fie
 }
 
 func (ec *executionContext) _Fees_gas_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Fees_gas_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.GasFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Fees_gas_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -16365,19 +14163,13 @@ func (ec *executionContext) fieldContext_Fees_gas_fee(_ context.Context, field g
 }
 
 func (ec *executionContext) _Fees_fwd_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Fees_fwd_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.FwdFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Fees_fwd_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -16400,19 +14192,13 @@ func (ec *executionContext) fieldContext_Fees_fwd_fee(_ context.Context, field g
 }
 
 func (ec *executionContext) _JettonBalanceChange_owner(ctx context.Context, field graphql.CollectedField, obj *preview.JettonChange) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBalanceChange_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBalanceChange_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
@@ -16432,19 +14218,13 @@ func (ec *executionContext) fieldContext_JettonBalanceChange_owner(_ context.Con
 }
 
 func (ec *executionContext) _JettonBalanceChange_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *preview.JettonChange) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBalanceChange_jetton_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBalanceChange_jetton_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -16467,19 +14247,13 @@ func (ec *executionContext) fieldContext_JettonBalanceChange_jetton_wallet(_ con
 }
 
 func (ec *executionContext) _JettonBalanceChange_jetton_master(ctx context.Context, field graphql.CollectedField, obj *preview.JettonChange) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBalanceChange_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBalanceChange_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
@@ -16499,19 +14273,13 @@ func (ec *executionContext) fieldContext_JettonBalanceChange_jetton_master(_ con
 }
 
 func (ec *executionContext) _JettonBalanceChange_change(ctx context.Context, field graphql.CollectedField, obj *preview.JettonChange) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBalanceChange_change(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Change
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBalanceChange_change(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -16534,19 +14302,13 @@ func (ec *executionContext) fieldContext_JettonBalanceChange_change(_ context.Co
 }
 
 func (ec *executionContext) _JettonBurn_owner(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBurn_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBurn_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -16566,19 +14328,13 @@ func (ec *executionContext) fieldContext_JettonBurn_owner(_ context.Context, fie
 }
 
 func (ec *executionContext) _JettonBurn_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBurn_jetton_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBurn_jetton_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -16598,19 +14354,13 @@ func (ec *executionContext) fieldContext_JettonBurn_jetton_wallet(_ context.Cont
 }
 
 func (ec *executionContext) _JettonBurn_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBurn_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBurn_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -16630,19 +14380,13 @@ func (ec *executionContext) fieldContext_JettonBurn_jetton_master(_ context.Cont
 }
 
 func (ec *executionContext) _JettonBurn_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBurn_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBurn_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -16662,19 +14406,13 @@ func (ec *executionContext) fieldContext_JettonBurn_amount(_ context.Context, fi
 }
 
 func (ec *executionContext) _JettonBurn_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBurn_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBurn_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -16694,19 +14432,13 @@ func (ec *executionContext) fieldContext_JettonBurn_query_id(_ context.Context, 
 }
 
 func (ec *executionContext) _JettonBurn_response_destination(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonBurn_response_destination(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ResponseDestination
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonBurn_response_destination(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -16726,19 +14458,13 @@ func (ec *executionContext) fieldContext_JettonBurn_response_destination(_ conte
 }
 
 func (ec *executionContext) _JettonMint_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonMint_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonMint_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -16758,19 +14484,13 @@ func (ec *executionContext) fieldContext_JettonMint_recipient(_ context.Context,
 }
 
 func (ec *executionContext) _JettonMint_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonMint_recipient_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RecipientWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonMint_recipient_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -16790,19 +14510,13 @@ func (ec *executionContext) fieldContext_JettonMint_recipient_wallet(_ context.C
 }
 
 func (ec *executionContext) _JettonMint_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonMint_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonMint_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -16822,19 +14536,13 @@ func (ec *executionContext) fieldContext_JettonMint_jetton_master(_ context.Cont
 }
 
 func (ec *executionContext) _JettonMint_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonMint_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonMint_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -16854,19 +14562,13 @@ func (ec *executionContext) fieldContext_JettonMint_amount(_ context.Context, fi
 }
 
 func (ec *executionContext) _JettonMint_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonMint_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonMint_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -16886,19 +14588,13 @@ func (ec *executionContext) fieldContext_JettonMint_query_id(_ context.Context, 
 }
 
 func (ec *executionContext) _JettonMint_ton_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonMint_ton_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TonAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonMint_ton_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -16918,19 +14614,13 @@ func (ec *executionContext) fieldContext_JettonMint_ton_amount(_ context.Context
 }
 
 func (ec *executionContext) _JettonMint_minter(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonMint_minter(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Minter
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonMint_minter(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -16950,19 +14640,13 @@ func (ec *executionContext) fieldContext_JettonMint_minter(_ context.Context, fi
 }
 
 func (ec *executionContext) _JettonMint_wallet_value(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonMint_wallet_value(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.WalletValue
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonMint_wallet_value(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -16982,19 +14666,13 @@ func (ec *executionContext) fieldContext_JettonMint_wallet_value(_ context.Conte
 }
 
 func (ec *executionContext) _JettonSwap_dex(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_dex(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Dex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_dex(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -17014,19 +14692,13 @@ func (ec *executionContext) fieldContext_JettonSwap_dex(_ context.Context, field
 }
 
 func (ec *executionContext) _JettonSwap_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17046,19 +14718,13 @@ func (ec *executionContext) fieldContext_JettonSwap_sender(_ context.Context, fi
 }
 
 func (ec *executionContext) _JettonSwap_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17078,19 +14744,13 @@ func (ec *executionContext) fieldContext_JettonSwap_recipient(_ context.Context,
 }
 
 func (ec *executionContext) _JettonSwap_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17110,19 +14770,13 @@ func (ec *executionContext) fieldContext_JettonSwap_pool(_ context.Context, fiel
 }
 
 func (ec *executionContext) _JettonSwap_amount_in(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_amount_in(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AmountIn
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_amount_in(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -17142,19 +14796,13 @@ func (ec *executionContext) fieldContext_JettonSwap_amount_in(_ context.Context,
 }
 
 func (ec *executionContext) _JettonSwap_amount_out(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_amount_out(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AmountOut
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_amount_out(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -17174,19 +14822,13 @@ func (ec *executionContext) fieldContext_JettonSwap_amount_out(_ context.Context
 }
 
 func (ec *executionContext) _JettonSwap_jetton_master_in(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_jetton_master_in(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMasterIn
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_jetton_master_in(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17206,19 +14848,13 @@ func (ec *executionContext) fieldContext_JettonSwap_jetton_master_in(_ context.C
 }
 
 func (ec *executionContext) _JettonSwap_jetton_master_out(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_jetton_master_out(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMasterOut
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_jetton_master_out(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17238,19 +14874,13 @@ func (ec *executionContext) fieldContext_JettonSwap_jetton_master_out(_ context.
 }
 
 func (ec *executionContext) _JettonSwap_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17270,19 +14900,13 @@ func (ec *executionContext) fieldContext_JettonSwap_sender_wallet(_ context.Cont
 }
 
 func (ec *executionContext) _JettonSwap_dex_wallet_in(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_dex_wallet_in(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DexWalletIn
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_dex_wallet_in(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17302,19 +14926,13 @@ func (ec *executionContext) fieldContext_JettonSwap_dex_wallet_in(_ context.Cont
 }
 
 func (ec *executionContext) _JettonSwap_dex_wallet_out(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_dex_wallet_out(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DexWalletOut
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_dex_wallet_out(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17334,19 +14952,13 @@ func (ec *executionContext) fieldContext_JettonSwap_dex_wallet_out(_ context.Con
 }
 
 func (ec *executionContext) _JettonSwap_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_recipient_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RecipientWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_recipient_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17366,19 +14978,13 @@ func (ec *executionContext) fieldContext_JettonSwap_recipient_wallet(_ context.C
 }
 
 func (ec *executionContext) _JettonSwap_dex_wallet_target(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_dex_wallet_target(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DexWalletTarget
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_dex_wallet_target(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17559,19 +15165,13 @@ func (ec *executionContext) fieldContext_JettonSwap_peer_swaps(_ context.Context
 }
 
 func (ec *executionContext) _JettonSwap_min_out_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonSwap_min_out_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MinOutAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonSwap_min_out_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -17591,19 +15191,13 @@ func (ec *executionContext) fieldContext_JettonSwap_min_out_amount(_ context.Con
 }
 
 func (ec *executionContext) _JettonTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17623,19 +15217,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_sender(_ context.Context
 }
 
 func (ec *executionContext) _JettonTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17655,19 +15243,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_recipient(_ context.Cont
 }
 
 func (ec *executionContext) _JettonTransfer_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17687,19 +15269,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_sender_wallet(_ context.
 }
 
 func (ec *executionContext) _JettonTransfer_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_recipient_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RecipientWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_recipient_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17719,19 +15295,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_recipient_wallet(_ conte
 }
 
 func (ec *executionContext) _JettonTransfer_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17751,19 +15321,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_jetton_master(_ context.
 }
 
 func (ec *executionContext) _JettonTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -17783,19 +15347,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_amount(_ context.Context
 }
 
 func (ec *executionContext) _JettonTransfer_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -17815,19 +15373,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_query_id(_ context.Conte
 }
 
 func (ec *executionContext) _JettonTransfer_forward_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_forward_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ForwardAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_forward_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -17847,19 +15399,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_forward_amount(_ context
 }
 
 func (ec *executionContext) _JettonTransfer_response_destination(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_response_destination(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ResponseDestination
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_response_destination(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -17879,19 +15425,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_response_destination(_ c
 }
 
 func (ec *executionContext) _JettonTransfer_comment(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Comment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -17911,19 +15451,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_comment(_ context.Contex
 }
 
 func (ec *executionContext) _JettonTransfer_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_encrypted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Encrypted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_encrypted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -17943,19 +15477,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_encrypted(_ context.Cont
 }
 
 func (ec *executionContext) _JettonTransfer_forward_payload(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_forward_payload(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ForwardPayload
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_forward_payload(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -17975,19 +15503,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_forward_payload(_ contex
 }
 
 func (ec *executionContext) _JettonTransfer_custom_payload(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JettonTransfer_custom_payload(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.CustomPayload
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_custom_payload(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -18007,19 +15529,13 @@ func (ec *executionContext) fieldContext_JettonTransfer_custom_payload(_ context
 }
 
 func (ec *executionContext) _JvaultClaim_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaim) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultClaim_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultClaim_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18039,19 +15555,13 @@ func (ec *executionContext) fieldContext_JvaultClaim_sender(_ context.Context, f
 }
 
 func (ec *executionContext) _JvaultClaim_stake_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaim) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultClaim_stake_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultClaim_stake_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18071,19 +15581,13 @@ func (ec *executionContext) fieldContext_JvaultClaim_stake_wallet(_ context.Cont
 }
 
 func (ec *executionContext) _JvaultClaim_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaim) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultClaim_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultClaim_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18152,19 +15656,13 @@ func (ec *executionContext) fieldContext_JvaultClaim_claimed_rewards(_ context.C
 }
 
 func (ec *executionContext) _JvaultClaimedReward_jetton(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaimedReward) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultClaimedReward_jetton(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Jetton
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultClaimedReward_jetton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18184,19 +15682,13 @@ func (ec *executionContext) fieldContext_JvaultClaimedReward_jetton(_ context.Co
 }
 
 func (ec *executionContext) _JvaultClaimedReward_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaimedReward) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultClaimedReward_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultClaimedReward_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18216,19 +15708,13 @@ func (ec *executionContext) fieldContext_JvaultClaimedReward_jetton_master(_ con
 }
 
 func (ec *executionContext) _JvaultClaimedReward_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaimedReward) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultClaimedReward_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultClaimedReward_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -18248,19 +15734,13 @@ func (ec *executionContext) fieldContext_JvaultClaimedReward_amount(_ context.Co
 }
 
 func (ec *executionContext) _JvaultStake_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18280,19 +15760,13 @@ func (ec *executionContext) fieldContext_JvaultStake_sender(_ context.Context, f
 }
 
 func (ec *executionContext) _JvaultStake_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18312,19 +15786,13 @@ func (ec *executionContext) fieldContext_JvaultStake_sender_wallet(_ context.Con
 }
 
 func (ec *executionContext) _JvaultStake_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18344,19 +15812,13 @@ func (ec *executionContext) fieldContext_JvaultStake_pool(_ context.Context, fie
 }
 
 func (ec *executionContext) _JvaultStake_stake_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_stake_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_stake_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18376,19 +15838,13 @@ func (ec *executionContext) fieldContext_JvaultStake_stake_wallet(_ context.Cont
 }
 
 func (ec *executionContext) _JvaultStake_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18408,19 +15864,13 @@ func (ec *executionContext) fieldContext_JvaultStake_asset(_ context.Context, fi
 }
 
 func (ec *executionContext) _JvaultStake_staking_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_staking_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakingAsset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_staking_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18440,19 +15890,13 @@ func (ec *executionContext) fieldContext_JvaultStake_staking_asset(_ context.Con
 }
 
 func (ec *executionContext) _JvaultStake_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -18472,19 +15916,13 @@ func (ec *executionContext) fieldContext_JvaultStake_amount(_ context.Context, f
 }
 
 func (ec *executionContext) _JvaultStake_period(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_period(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Period
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_period(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -18504,19 +15942,13 @@ func (ec *executionContext) fieldContext_JvaultStake_period(_ context.Context, f
 }
 
 func (ec *executionContext) _JvaultStake_minted_stake_jettons(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultStake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultStake_minted_stake_jettons(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MintedStakeJettons
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultStake_minted_stake_jettons(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -18536,19 +15968,13 @@ func (ec *executionContext) fieldContext_JvaultStake_minted_stake_jettons(_ cont
 }
 
 func (ec *executionContext) _JvaultUnstake_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18568,19 +15994,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_sender(_ context.Context,
 }
 
 func (ec *executionContext) _JvaultUnstake_stake_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_stake_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_stake_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18600,19 +16020,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_stake_wallet(_ context.Co
 }
 
 func (ec *executionContext) _JvaultUnstake_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18632,19 +16046,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_pool(_ context.Context, f
 }
 
 func (ec *executionContext) _JvaultUnstake_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -18664,19 +16072,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_amount(_ context.Context,
 }
 
 func (ec *executionContext) _JvaultUnstake_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18696,19 +16098,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_asset(_ context.Context, 
 }
 
 func (ec *executionContext) _JvaultUnstake_staking_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_staking_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakingAsset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_staking_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18728,19 +16124,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_staking_asset(_ context.C
 }
 
 func (ec *executionContext) _JvaultUnstake_unstake_fee(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_unstake_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UnstakeFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_unstake_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -18760,19 +16150,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_unstake_fee(_ context.Con
 }
 
 func (ec *executionContext) _JvaultUnstake_force(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_force(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Force
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_force(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -18792,19 +16176,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_force(_ context.Context, 
 }
 
 func (ec *executionContext) _JvaultUnstake_exit_code(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstake) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstake_exit_code(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExitCode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstake_exit_code(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -18824,19 +16202,13 @@ func (ec *executionContext) fieldContext_JvaultUnstake_exit_code(_ context.Conte
 }
 
 func (ec *executionContext) _JvaultUnstakeRequest_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstakeRequest_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstakeRequest_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18856,19 +16228,13 @@ func (ec *executionContext) fieldContext_JvaultUnstakeRequest_sender(_ context.C
 }
 
 func (ec *executionContext) _JvaultUnstakeRequest_stake_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstakeRequest_stake_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstakeRequest_stake_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18888,19 +16254,13 @@ func (ec *executionContext) fieldContext_JvaultUnstakeRequest_stake_wallet(_ con
 }
 
 func (ec *executionContext) _JvaultUnstakeRequest_pool(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstakeRequest_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstakeRequest_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18920,19 +16280,13 @@ func (ec *executionContext) fieldContext_JvaultUnstakeRequest_pool(_ context.Con
 }
 
 func (ec *executionContext) _JvaultUnstakeRequest_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstakeRequest_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstakeRequest_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -18952,19 +16306,13 @@ func (ec *executionContext) fieldContext_JvaultUnstakeRequest_amount(_ context.C
 }
 
 func (ec *executionContext) _JvaultUnstakeRequest_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstakeRequest_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstakeRequest_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -18984,19 +16332,13 @@ func (ec *executionContext) fieldContext_JvaultUnstakeRequest_asset(_ context.Co
 }
 
 func (ec *executionContext) _JvaultUnstakeRequest_staking_asset(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstakeRequest_staking_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakingAsset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstakeRequest_staking_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19016,19 +16358,13 @@ func (ec *executionContext) fieldContext_JvaultUnstakeRequest_staking_asset(_ co
 }
 
 func (ec *executionContext) _JvaultUnstakeRequest_exit_code(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultUnstakeRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_JvaultUnstakeRequest_exit_code(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExitCode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_JvaultUnstakeRequest_exit_code(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -19048,19 +16384,13 @@ func (ec *executionContext) fieldContext_JvaultUnstakeRequest_exit_code(_ contex
 }
 
 func (ec *executionContext) _LayerzeroCommitPacket_executor(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroCommitPacket_executor(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Executor
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroCommitPacket_executor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19080,19 +16410,13 @@ func (ec *executionContext) fieldContext_LayerzeroCommitPacket_executor(_ contex
 }
 
 func (ec *executionContext) _LayerzeroCommitPacket_uln(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroCommitPacket_uln(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Uln
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroCommitPacket_uln(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19112,19 +16436,13 @@ func (ec *executionContext) fieldContext_LayerzeroCommitPacket_uln(_ context.Con
 }
 
 func (ec *executionContext) _LayerzeroCommitPacket_uln_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroCommitPacket_uln_connection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UlnConnection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroCommitPacket_uln_connection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19144,19 +16462,13 @@ func (ec *executionContext) fieldContext_LayerzeroCommitPacket_uln_connection(_ 
 }
 
 func (ec *executionContext) _LayerzeroCommitPacket_endpoint(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroCommitPacket_endpoint(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Endpoint
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroCommitPacket_endpoint(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19176,19 +16488,13 @@ func (ec *executionContext) fieldContext_LayerzeroCommitPacket_endpoint(_ contex
 }
 
 func (ec *executionContext) _LayerzeroCommitPacket_channel(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroCommitPacket_channel(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Channel
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroCommitPacket_channel(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19208,19 +16514,13 @@ func (ec *executionContext) fieldContext_LayerzeroCommitPacket_channel(_ context
 }
 
 func (ec *executionContext) _LayerzeroCommitPacket_msglib_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroCommitPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroCommitPacket_msglib_connection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MsglibConnection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroCommitPacket_msglib_connection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19297,19 +16597,13 @@ func (ec *executionContext) fieldContext_LayerzeroCommitPacket_packet(_ context.
 }
 
 func (ec *executionContext) _LayerzeroDvnVerify_sender(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroDvnVerify_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroDvnVerify_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19329,19 +16623,13 @@ func (ec *executionContext) fieldContext_LayerzeroDvnVerify_sender(_ context.Con
 }
 
 func (ec *executionContext) _LayerzeroDvnVerify_dvn(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroDvnVerify_dvn(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Dvn
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroDvnVerify_dvn(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19361,19 +16649,13 @@ func (ec *executionContext) fieldContext_LayerzeroDvnVerify_dvn(_ context.Contex
 }
 
 func (ec *executionContext) _LayerzeroDvnVerify_proxy(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroDvnVerify_proxy(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Proxy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroDvnVerify_proxy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19393,19 +16675,13 @@ func (ec *executionContext) fieldContext_LayerzeroDvnVerify_proxy(_ context.Cont
 }
 
 func (ec *executionContext) _LayerzeroDvnVerify_uln(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroDvnVerify_uln(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Uln
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroDvnVerify_uln(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19425,19 +16701,13 @@ func (ec *executionContext) fieldContext_LayerzeroDvnVerify_uln(_ context.Contex
 }
 
 func (ec *executionContext) _LayerzeroDvnVerify_uln_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroDvnVerify_uln_connection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.UlnConnection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroDvnVerify_uln_connection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19457,19 +16727,13 @@ func (ec *executionContext) fieldContext_LayerzeroDvnVerify_uln_connection(_ con
 }
 
 func (ec *executionContext) _LayerzeroDvnVerify_nonce(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroDvnVerify_nonce(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nonce
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroDvnVerify_nonce(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt642uint64(ctx, field.Selections, res)
@@ -19489,19 +16753,13 @@ func (ec *executionContext) fieldContext_LayerzeroDvnVerify_nonce(_ context.Cont
 }
 
 func (ec *executionContext) _LayerzeroDvnVerify_status(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroDvnVerify) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroDvnVerify_status(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Status
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroDvnVerify_status(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -19521,19 +16779,13 @@ func (ec *executionContext) fieldContext_LayerzeroDvnVerify_status(_ context.Con
 }
 
 func (ec *executionContext) _LayerzeroPacket_src_oapp(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroPacket_src_oapp(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SrcOapp
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroPacket_src_oapp(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -19553,19 +16805,13 @@ func (ec *executionContext) fieldContext_LayerzeroPacket_src_oapp(_ context.Cont
 }
 
 func (ec *executionContext) _LayerzeroPacket_dst_oapp(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroPacket_dst_oapp(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DstOapp
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroPacket_dst_oapp(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -19585,19 +16831,13 @@ func (ec *executionContext) fieldContext_LayerzeroPacket_dst_oapp(_ context.Cont
 }
 
 func (ec *executionContext) _LayerzeroPacket_src_eid(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroPacket_src_eid(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SrcEid
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroPacket_src_eid(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
@@ -19617,19 +16857,13 @@ func (ec *executionContext) fieldContext_LayerzeroPacket_src_eid(_ context.Conte
 }
 
 func (ec *executionContext) _LayerzeroPacket_dst_eid(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroPacket_dst_eid(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DstEid
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroPacket_dst_eid(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
@@ -19649,19 +16883,13 @@ func (ec *executionContext) fieldContext_LayerzeroPacket_dst_eid(_ context.Conte
 }
 
 func (ec *executionContext) _LayerzeroPacket_nonce(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroPacket_nonce(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nonce
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroPacket_nonce(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt642uint64(ctx, field.Selections, res)
@@ -19681,19 +16909,13 @@ func (ec *executionContext) fieldContext_LayerzeroPacket_nonce(_ context.Context
 }
 
 func (ec *executionContext) _LayerzeroPacket_guid(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroPacket_guid(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Guid
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroPacket_guid(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -19713,19 +16935,13 @@ func (ec *executionContext) fieldContext_LayerzeroPacket_guid(_ context.Context,
 }
 
 func (ec *executionContext) _LayerzeroPacket_message(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroPacket) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroPacket_message(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Message
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroPacket_message(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -19745,19 +16961,13 @@ func (ec *executionContext) fieldContext_LayerzeroPacket_message(_ context.Conte
 }
 
 func (ec *executionContext) _LayerzeroReceive_executor(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroReceive) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroReceive_executor(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Executor
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroReceive_executor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19777,19 +16987,13 @@ func (ec *executionContext) fieldContext_LayerzeroReceive_executor(_ context.Con
 }
 
 func (ec *executionContext) _LayerzeroReceive_oapp(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroReceive) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroReceive_oapp(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Oapp
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroReceive_oapp(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19809,19 +17013,13 @@ func (ec *executionContext) fieldContext_LayerzeroReceive_oapp(_ context.Context
 }
 
 func (ec *executionContext) _LayerzeroReceive_channel(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroReceive) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroReceive_channel(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Channel
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroReceive_channel(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19898,19 +17096,13 @@ func (ec *executionContext) fieldContext_LayerzeroReceive_packet(_ context.Conte
 }
 
 func (ec *executionContext) _LayerzeroSend_sender(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19930,19 +17122,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_sender(_ context.Context,
 }
 
 func (ec *executionContext) _LayerzeroSend_endpoint(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_endpoint(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Endpoint
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_endpoint(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19962,19 +17148,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_endpoint(_ context.Contex
 }
 
 func (ec *executionContext) _LayerzeroSend_channel(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_channel(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Channel
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_channel(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -19994,19 +17174,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_channel(_ context.Context
 }
 
 func (ec *executionContext) _LayerzeroSend_msglib_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_msglib_connection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MsglibConnection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_msglib_connection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20026,19 +17200,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_msglib_connection(_ conte
 }
 
 func (ec *executionContext) _LayerzeroSend_uln(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_uln(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Uln
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_uln(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20058,19 +17226,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_uln(_ context.Context, fi
 }
 
 func (ec *executionContext) _LayerzeroSend_msglib_manager(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_msglib_manager(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MsglibManager
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_msglib_manager(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20090,19 +17252,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_msglib_manager(_ context.
 }
 
 func (ec *executionContext) _LayerzeroSend_msglib(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_msglib(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Msglib
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_msglib(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20122,19 +17278,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_msglib(_ context.Context,
 }
 
 func (ec *executionContext) _LayerzeroSend_send_request_id(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_send_request_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SendRequestID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_send_request_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20154,19 +17304,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_send_request_id(_ context
 }
 
 func (ec *executionContext) _LayerzeroSend_native_fee(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_native_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NativeFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_native_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20186,19 +17330,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_native_fee(_ context.Cont
 }
 
 func (ec *executionContext) _LayerzeroSend_zro_fee(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_zro_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ZroFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_zro_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20218,19 +17356,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_zro_fee(_ context.Context
 }
 
 func (ec *executionContext) _LayerzeroSend_native_fee_quoted(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_native_fee_quoted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NativeFeeQuoted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_native_fee_quoted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20250,19 +17382,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_native_fee_quoted(_ conte
 }
 
 func (ec *executionContext) _LayerzeroSend_zro_fee_quoted(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_zro_fee_quoted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ZroFeeQuoted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_zro_fee_quoted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20282,19 +17408,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_zro_fee_quoted(_ context.
 }
 
 func (ec *executionContext) _LayerzeroSend_error_code(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSend) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSend_error_code(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ErrorCode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSend_error_code(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
@@ -20371,19 +17491,13 @@ func (ec *executionContext) fieldContext_LayerzeroSend_packet(_ context.Context,
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_sender(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20403,19 +17517,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_sender(_ context.Co
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20435,19 +17543,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_sender_wallet(_ con
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_oapp(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_oapp(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Oapp
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_oapp(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20467,19 +17569,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_oapp(_ context.Cont
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_oapp_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_oapp_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.OappWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_oapp_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20499,19 +17595,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_oapp_wallet(_ conte
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20531,19 +17621,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_jetton_master(_ con
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_amount(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20563,19 +17647,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_amount(_ context.Co
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_endpoint(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_endpoint(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Endpoint
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_endpoint(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20595,19 +17673,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_endpoint(_ context.
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_channel(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_channel(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Channel
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_channel(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20627,19 +17699,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_channel(_ context.C
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_msglib_connection(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_msglib_connection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MsglibConnection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_msglib_connection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20659,19 +17725,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib_connection(_
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_uln(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_uln(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Uln
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_uln(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20691,19 +17751,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_uln(_ context.Conte
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_msglib_manager(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_msglib_manager(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MsglibManager
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_msglib_manager(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20723,19 +17777,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib_manager(_ co
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_msglib(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_msglib(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Msglib
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_msglib(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -20755,19 +17803,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib(_ context.Co
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_send_request_id(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_send_request_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SendRequestID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_send_request_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20787,19 +17829,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_send_request_id(_ c
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_native_fee(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_native_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NativeFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_native_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20819,19 +17855,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_native_fee(_ contex
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_zro_fee(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_zro_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ZroFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_zro_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20851,19 +17881,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_zro_fee(_ context.C
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_native_fee_quoted(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_native_fee_quoted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NativeFeeQuoted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_native_fee_quoted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20883,19 +17907,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_native_fee_quoted(_
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_zro_fee_quoted(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_zro_fee_quoted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ZroFeeQuoted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_zro_fee_quoted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -20915,19 +17933,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_zro_fee_quoted(_ co
 }
 
 func (ec *executionContext) _LayerzeroSendTokens_error_code(ctx context.Context, field graphql.CollectedField, obj *actions.LayerzeroSendTokens) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_LayerzeroSendTokens_error_code(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ErrorCode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_LayerzeroSendTokens_error_code(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt322uint32(ctx, field.Selections, res)
@@ -21004,19 +18016,13 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_packet(_ context.Co
 }
 
 func (ec *executionContext) _MultisigApprove_signer(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigApprove_signer(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Signer
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigApprove_signer(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21036,19 +18042,13 @@ func (ec *executionContext) fieldContext_MultisigApprove_signer(_ context.Contex
 }
 
 func (ec *executionContext) _MultisigApprove_order(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigApprove_order(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Order
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigApprove_order(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21068,19 +18068,13 @@ func (ec *executionContext) fieldContext_MultisigApprove_order(_ context.Context
 }
 
 func (ec *executionContext) _MultisigApprove_signer_index(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigApprove_signer_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SignerIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigApprove_signer_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -21100,19 +18094,13 @@ func (ec *executionContext) fieldContext_MultisigApprove_signer_index(_ context.
 }
 
 func (ec *executionContext) _MultisigApprove_exit_code(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigApprove_exit_code(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExitCode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigApprove_exit_code(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -21132,19 +18120,13 @@ func (ec *executionContext) fieldContext_MultisigApprove_exit_code(_ context.Con
 }
 
 func (ec *executionContext) _MultisigApprove_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigApprove_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigApprove_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -21196,19 +18178,13 @@ func (ec *executionContext) fieldContext_MultisigApprove_signers(_ context.Conte
 }
 
 func (ec *executionContext) _MultisigCreateOrder_creator(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_creator(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Creator
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_creator(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21228,19 +18204,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_creator(_ context.C
 }
 
 func (ec *executionContext) _MultisigCreateOrder_multisig(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_multisig(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Multisig
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_multisig(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21260,19 +18230,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_multisig(_ context.
 }
 
 func (ec *executionContext) _MultisigCreateOrder_order(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_order(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Order
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_order(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21292,19 +18256,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_order(_ context.Con
 }
 
 func (ec *executionContext) _MultisigCreateOrder_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -21324,19 +18282,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_query_id(_ context.
 }
 
 func (ec *executionContext) _MultisigCreateOrder_order_seqno(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_order_seqno(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.OrderSeqno
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_order_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -21356,19 +18308,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_order_seqno(_ conte
 }
 
 func (ec *executionContext) _MultisigCreateOrder_is_created_by_signer(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_is_created_by_signer(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.IsCreatedBySigner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_is_created_by_signer(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -21388,19 +18334,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_is_created_by_signe
 }
 
 func (ec *executionContext) _MultisigCreateOrder_is_signed_by_creator(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_is_signed_by_creator(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.IsSignedByCreator
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_is_signed_by_creator(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -21420,19 +18360,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_is_signed_by_creato
 }
 
 func (ec *executionContext) _MultisigCreateOrder_creator_index(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_creator_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.CreatorIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_creator_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -21452,19 +18386,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_creator_index(_ con
 }
 
 func (ec *executionContext) _MultisigCreateOrder_expiration_date(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_expiration_date(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExpirationDate
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_expiration_date(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -21484,19 +18412,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_expiration_date(_ c
 }
 
 func (ec *executionContext) _MultisigCreateOrder_order_boc(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_order_boc(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.OrderBoc
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_order_boc(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -21516,19 +18438,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_order_boc(_ context
 }
 
 func (ec *executionContext) _MultisigCreateOrder_threshold(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigCreateOrder) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigCreateOrder_threshold(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Threshold
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigCreateOrder_threshold(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -21580,19 +18496,13 @@ func (ec *executionContext) fieldContext_MultisigCreateOrder_signers(_ context.C
 }
 
 func (ec *executionContext) _MultisigExecute_order(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigExecute_order(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Order
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigExecute_order(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21612,19 +18522,13 @@ func (ec *executionContext) fieldContext_MultisigExecute_order(_ context.Context
 }
 
 func (ec *executionContext) _MultisigExecute_multisig(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigExecute_multisig(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Multisig
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigExecute_multisig(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21644,19 +18548,13 @@ func (ec *executionContext) fieldContext_MultisigExecute_multisig(_ context.Cont
 }
 
 func (ec *executionContext) _MultisigExecute_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigExecute_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigExecute_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -21676,19 +18574,13 @@ func (ec *executionContext) fieldContext_MultisigExecute_query_id(_ context.Cont
 }
 
 func (ec *executionContext) _MultisigExecute_order_seqno(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigExecute_order_seqno(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.OrderSeqno
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigExecute_order_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -21708,19 +18600,13 @@ func (ec *executionContext) fieldContext_MultisigExecute_order_seqno(_ context.C
 }
 
 func (ec *executionContext) _MultisigExecute_expiration_date(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigExecute_expiration_date(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ExpirationDate
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigExecute_expiration_date(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -21740,19 +18626,13 @@ func (ec *executionContext) fieldContext_MultisigExecute_expiration_date(_ conte
 }
 
 func (ec *executionContext) _MultisigExecute_approvals_num(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigExecute_approvals_num(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ApprovalsNum
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigExecute_approvals_num(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -21772,19 +18652,13 @@ func (ec *executionContext) fieldContext_MultisigExecute_approvals_num(_ context
 }
 
 func (ec *executionContext) _MultisigExecute_signers_hash(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigExecute_signers_hash(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SignersHash
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigExecute_signers_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -21804,19 +18678,13 @@ func (ec *executionContext) fieldContext_MultisigExecute_signers_hash(_ context.
 }
 
 func (ec *executionContext) _MultisigExecute_order_boc(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigExecute) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MultisigExecute_order_boc(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.OrderBoc
 	if any(res) == nil {
+		fc, err := ec.fieldContext_MultisigExecute_order_boc(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -21868,19 +18736,13 @@ func (ec *executionContext) fieldContext_MultisigExecute_signers(_ context.Conte
 }
 
 func (ec *executionContext) _NftCancelAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelAuction_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelAuction_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21900,19 +18762,13 @@ func (ec *executionContext) fieldContext_NftCancelAuction_owner(_ context.Contex
 }
 
 func (ec *executionContext) _NftCancelAuction_auction_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelAuction_auction_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AuctionContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelAuction_auction_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21932,19 +18788,13 @@ func (ec *executionContext) fieldContext_NftCancelAuction_auction_contract(_ con
 }
 
 func (ec *executionContext) _NftCancelAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelAuction_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelAuction_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21964,19 +18814,13 @@ func (ec *executionContext) fieldContext_NftCancelAuction_nft(_ context.Context,
 }
 
 func (ec *executionContext) _NftCancelAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelAuction_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelAuction_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -21996,19 +18840,13 @@ func (ec *executionContext) fieldContext_NftCancelAuction_collection(_ context.C
 }
 
 func (ec *executionContext) _NftCancelAuction_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelAuction_marketplace(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Marketplace
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelAuction_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22028,19 +18866,13 @@ func (ec *executionContext) fieldContext_NftCancelAuction_marketplace(_ context.
 }
 
 func (ec *executionContext) _NftCancelAuction_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelAuction_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelAuction_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -22060,19 +18892,13 @@ func (ec *executionContext) fieldContext_NftCancelAuction_marketplace_name(_ con
 }
 
 func (ec *executionContext) _NftCancelAuction_canceller(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelAuction_canceller(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Canceller
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelAuction_canceller(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22092,19 +18918,13 @@ func (ec *executionContext) fieldContext_NftCancelAuction_canceller(_ context.Co
 }
 
 func (ec *executionContext) _NftCancelSale_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelSale_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelSale_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22124,19 +18944,13 @@ func (ec *executionContext) fieldContext_NftCancelSale_owner(_ context.Context, 
 }
 
 func (ec *executionContext) _NftCancelSale_sale_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelSale_sale_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SaleContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelSale_sale_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22156,19 +18970,13 @@ func (ec *executionContext) fieldContext_NftCancelSale_sale_contract(_ context.C
 }
 
 func (ec *executionContext) _NftCancelSale_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelSale_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelSale_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22188,19 +18996,13 @@ func (ec *executionContext) fieldContext_NftCancelSale_nft(_ context.Context, fi
 }
 
 func (ec *executionContext) _NftCancelSale_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelSale_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelSale_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22220,19 +19022,13 @@ func (ec *executionContext) fieldContext_NftCancelSale_collection(_ context.Cont
 }
 
 func (ec *executionContext) _NftCancelSale_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelSale_marketplace(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Marketplace
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelSale_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22252,19 +19048,13 @@ func (ec *executionContext) fieldContext_NftCancelSale_marketplace(_ context.Con
 }
 
 func (ec *executionContext) _NftCancelSale_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelSale_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelSale_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -22284,19 +19074,13 @@ func (ec *executionContext) fieldContext_NftCancelSale_marketplace_name(_ contex
 }
 
 func (ec *executionContext) _NftCancelSale_canceller(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelSale_canceller(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Canceller
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelSale_canceller(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22316,19 +19100,13 @@ func (ec *executionContext) fieldContext_NftCancelSale_canceller(_ context.Conte
 }
 
 func (ec *executionContext) _NftCancelSale_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftCancelSale_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftCancelSale_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -22348,19 +19126,13 @@ func (ec *executionContext) fieldContext_NftCancelSale_query_id(_ context.Contex
 }
 
 func (ec *executionContext) _NftDiscovery_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftDiscovery_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftDiscovery_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22380,19 +19152,13 @@ func (ec *executionContext) fieldContext_NftDiscovery_sender(_ context.Context, 
 }
 
 func (ec *executionContext) _NftDiscovery_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftDiscovery_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftDiscovery_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22412,19 +19178,13 @@ func (ec *executionContext) fieldContext_NftDiscovery_nft(_ context.Context, fie
 }
 
 func (ec *executionContext) _NftDiscovery_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftDiscovery_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftDiscovery_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22444,19 +19204,13 @@ func (ec *executionContext) fieldContext_NftDiscovery_collection(_ context.Conte
 }
 
 func (ec *executionContext) _NftDiscovery_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftDiscovery_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftDiscovery_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -22476,19 +19230,13 @@ func (ec *executionContext) fieldContext_NftDiscovery_nft_index(_ context.Contex
 }
 
 func (ec *executionContext) _NftDiscovery_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftDiscovery) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftDiscovery_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftDiscovery_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -22508,19 +19256,13 @@ func (ec *executionContext) fieldContext_NftDiscovery_query_id(_ context.Context
 }
 
 func (ec *executionContext) _NftFinishAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftFinishAuction_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftFinishAuction_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22540,19 +19282,13 @@ func (ec *executionContext) fieldContext_NftFinishAuction_owner(_ context.Contex
 }
 
 func (ec *executionContext) _NftFinishAuction_auction_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftFinishAuction_auction_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AuctionContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftFinishAuction_auction_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22572,19 +19308,13 @@ func (ec *executionContext) fieldContext_NftFinishAuction_auction_contract(_ con
 }
 
 func (ec *executionContext) _NftFinishAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftFinishAuction_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftFinishAuction_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22604,19 +19334,13 @@ func (ec *executionContext) fieldContext_NftFinishAuction_nft(_ context.Context,
 }
 
 func (ec *executionContext) _NftFinishAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftFinishAuction_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftFinishAuction_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22636,19 +19360,13 @@ func (ec *executionContext) fieldContext_NftFinishAuction_collection(_ context.C
 }
 
 func (ec *executionContext) _NftFinishAuction_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftFinishAuction_marketplace(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Marketplace
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftFinishAuction_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22668,19 +19386,13 @@ func (ec *executionContext) fieldContext_NftFinishAuction_marketplace(_ context.
 }
 
 func (ec *executionContext) _NftFinishAuction_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftFinishAuction_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftFinishAuction_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -22700,19 +19412,13 @@ func (ec *executionContext) fieldContext_NftFinishAuction_marketplace_name(_ con
 }
 
 func (ec *executionContext) _NftFinishAuction_finisher(ctx context.Context, field graphql.CollectedField, obj *actions.NftFinishAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftFinishAuction_finisher(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Finisher
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftFinishAuction_finisher(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22732,19 +19438,13 @@ func (ec *executionContext) fieldContext_NftFinishAuction_finisher(_ context.Con
 }
 
 func (ec *executionContext) _NftItemTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22764,19 +19464,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_sender(_ context.Contex
 }
 
 func (ec *executionContext) _NftItemTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22796,19 +19490,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_recipient(_ context.Con
 }
 
 func (ec *executionContext) _NftItemTransfer_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22828,19 +19516,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_nft(_ context.Context, 
 }
 
 func (ec *executionContext) _NftItemTransfer_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22860,19 +19542,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_collection(_ context.Co
 }
 
 func (ec *executionContext) _NftItemTransfer_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -22892,19 +19568,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_nft_index(_ context.Con
 }
 
 func (ec *executionContext) _NftItemTransfer_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -22924,19 +19594,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_query_id(_ context.Cont
 }
 
 func (ec *executionContext) _NftItemTransfer_forward_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_forward_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ForwardAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_forward_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -22956,19 +19620,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_forward_amount(_ contex
 }
 
 func (ec *executionContext) _NftItemTransfer_response_destination(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_response_destination(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ResponseDestination
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_response_destination(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -22988,19 +19646,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_response_destination(_ 
 }
 
 func (ec *executionContext) _NftItemTransfer_comment(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Comment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -23020,19 +19672,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_comment(_ context.Conte
 }
 
 func (ec *executionContext) _NftItemTransfer_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_encrypted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Encrypted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_encrypted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -23052,19 +19698,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_encrypted(_ context.Con
 }
 
 func (ec *executionContext) _NftItemTransfer_forward_payload(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_forward_payload(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ForwardPayload
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_forward_payload(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -23084,19 +19724,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_forward_payload(_ conte
 }
 
 func (ec *executionContext) _NftItemTransfer_custom_payload(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_custom_payload(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.CustomPayload
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_custom_payload(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -23116,19 +19750,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_custom_payload(_ contex
 }
 
 func (ec *executionContext) _NftItemTransfer_is_purchase(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_is_purchase(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.IsPurchase
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_is_purchase(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -23148,19 +19776,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_is_purchase(_ context.C
 }
 
 func (ec *executionContext) _NftItemTransfer_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_price(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Price
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_price(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -23180,19 +19802,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_price(_ context.Context
 }
 
 func (ec *executionContext) _NftItemTransfer_seller(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_seller(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Seller
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_seller(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23212,19 +19828,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_seller(_ context.Contex
 }
 
 func (ec *executionContext) _NftItemTransfer_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_marketplace(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Marketplace
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23244,19 +19854,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_marketplace(_ context.C
 }
 
 func (ec *executionContext) _NftItemTransfer_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -23276,19 +19880,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_marketplace_name(_ cont
 }
 
 func (ec *executionContext) _NftItemTransfer_payout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_payout_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_payout_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -23308,19 +19906,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_payout_amount(_ context
 }
 
 func (ec *executionContext) _NftItemTransfer_payout_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_payout_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_payout_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23340,19 +19932,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_payout_address(_ contex
 }
 
 func (ec *executionContext) _NftItemTransfer_payout_comment(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_payout_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutComment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_payout_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -23372,19 +19958,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_payout_comment(_ contex
 }
 
 func (ec *executionContext) _NftItemTransfer_payout_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_payout_encrypted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutEncrypted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_payout_encrypted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -23404,19 +19984,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_payout_encrypted(_ cont
 }
 
 func (ec *executionContext) _NftItemTransfer_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_royalty_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_royalty_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -23436,19 +20010,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_royalty_amount(_ contex
 }
 
 func (ec *executionContext) _NftItemTransfer_royalty_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftItemTransfer_royalty_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftItemTransfer_royalty_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23468,19 +20036,13 @@ func (ec *executionContext) fieldContext_NftItemTransfer_royalty_address(_ conte
 }
 
 func (ec *executionContext) _NftMint_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftMint_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftMint_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23500,19 +20062,13 @@ func (ec *executionContext) fieldContext_NftMint_nft(_ context.Context, field gr
 }
 
 func (ec *executionContext) _NftMint_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftMint_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftMint_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23532,19 +20088,13 @@ func (ec *executionContext) fieldContext_NftMint_collection(_ context.Context, f
 }
 
 func (ec *executionContext) _NftMint_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftMint_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftMint_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -23564,19 +20114,13 @@ func (ec *executionContext) fieldContext_NftMint_nft_index(_ context.Context, fi
 }
 
 func (ec *executionContext) _NftMint_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftMint_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftMint_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23596,19 +20140,13 @@ func (ec *executionContext) fieldContext_NftMint_sender(_ context.Context, field
 }
 
 func (ec *executionContext) _NftMint_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftMint_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftMint_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23628,19 +20166,13 @@ func (ec *executionContext) fieldContext_NftMint_owner(_ context.Context, field 
 }
 
 func (ec *executionContext) _NftMint_opcode(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftMint_opcode(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Opcode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftMint_opcode(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -23660,19 +20192,13 @@ func (ec *executionContext) fieldContext_NftMint_opcode(_ context.Context, field
 }
 
 func (ec *executionContext) _NftMint_domain(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftMint_domain(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Domain
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftMint_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -23692,19 +20218,13 @@ func (ec *executionContext) fieldContext_NftMint_domain(_ context.Context, field
 }
 
 func (ec *executionContext) _NftPurchase_buyer(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_buyer(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Buyer
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_buyer(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23724,19 +20244,13 @@ func (ec *executionContext) fieldContext_NftPurchase_buyer(_ context.Context, fi
 }
 
 func (ec *executionContext) _NftPurchase_seller(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_seller(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Seller
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_seller(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23756,19 +20270,13 @@ func (ec *executionContext) fieldContext_NftPurchase_seller(_ context.Context, f
 }
 
 func (ec *executionContext) _NftPurchase_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23788,19 +20296,13 @@ func (ec *executionContext) fieldContext_NftPurchase_nft(_ context.Context, fiel
 }
 
 func (ec *executionContext) _NftPurchase_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23820,19 +20322,13 @@ func (ec *executionContext) fieldContext_NftPurchase_collection(_ context.Contex
 }
 
 func (ec *executionContext) _NftPurchase_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -23852,19 +20348,13 @@ func (ec *executionContext) fieldContext_NftPurchase_nft_index(_ context.Context
 }
 
 func (ec *executionContext) _NftPurchase_sale_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_sale_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SaleContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_sale_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23884,19 +20374,13 @@ func (ec *executionContext) fieldContext_NftPurchase_sale_contract(_ context.Con
 }
 
 func (ec *executionContext) _NftPurchase_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_marketplace(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Marketplace
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -23916,19 +20400,13 @@ func (ec *executionContext) fieldContext_NftPurchase_marketplace(_ context.Conte
 }
 
 func (ec *executionContext) _NftPurchase_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -23948,19 +20426,13 @@ func (ec *executionContext) fieldContext_NftPurchase_marketplace_name(_ context.
 }
 
 func (ec *executionContext) _NftPurchase_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_price(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Price
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_price(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -23980,19 +20452,13 @@ func (ec *executionContext) fieldContext_NftPurchase_price(_ context.Context, fi
 }
 
 func (ec *executionContext) _NftPurchase_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24012,19 +20478,13 @@ func (ec *executionContext) fieldContext_NftPurchase_query_id(_ context.Context,
 }
 
 func (ec *executionContext) _NftPurchase_forward_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_forward_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ForwardAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_forward_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24044,19 +20504,13 @@ func (ec *executionContext) fieldContext_NftPurchase_forward_amount(_ context.Co
 }
 
 func (ec *executionContext) _NftPurchase_response_destination(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_response_destination(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ResponseDestination
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_response_destination(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24076,19 +20530,13 @@ func (ec *executionContext) fieldContext_NftPurchase_response_destination(_ cont
 }
 
 func (ec *executionContext) _NftPurchase_comment(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Comment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -24108,19 +20556,13 @@ func (ec *executionContext) fieldContext_NftPurchase_comment(_ context.Context, 
 }
 
 func (ec *executionContext) _NftPurchase_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_encrypted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Encrypted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_encrypted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -24140,19 +20582,13 @@ func (ec *executionContext) fieldContext_NftPurchase_encrypted(_ context.Context
 }
 
 func (ec *executionContext) _NftPurchase_forward_payload(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_forward_payload(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ForwardPayload
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_forward_payload(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -24172,19 +20608,13 @@ func (ec *executionContext) fieldContext_NftPurchase_forward_payload(_ context.C
 }
 
 func (ec *executionContext) _NftPurchase_custom_payload(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_custom_payload(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.CustomPayload
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_custom_payload(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -24204,19 +20634,13 @@ func (ec *executionContext) fieldContext_NftPurchase_custom_payload(_ context.Co
 }
 
 func (ec *executionContext) _NftPurchase_payout_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_payout_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_payout_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24236,19 +20660,13 @@ func (ec *executionContext) fieldContext_NftPurchase_payout_amount(_ context.Con
 }
 
 func (ec *executionContext) _NftPurchase_payout_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_payout_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_payout_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24268,19 +20686,13 @@ func (ec *executionContext) fieldContext_NftPurchase_payout_address(_ context.Co
 }
 
 func (ec *executionContext) _NftPurchase_payout_comment(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_payout_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutComment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_payout_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -24300,19 +20712,13 @@ func (ec *executionContext) fieldContext_NftPurchase_payout_comment(_ context.Co
 }
 
 func (ec *executionContext) _NftPurchase_payout_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_payout_encrypted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutEncrypted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_payout_encrypted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -24332,19 +20738,13 @@ func (ec *executionContext) fieldContext_NftPurchase_payout_encrypted(_ context.
 }
 
 func (ec *executionContext) _NftPurchase_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_royalty_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_royalty_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24364,19 +20764,13 @@ func (ec *executionContext) fieldContext_NftPurchase_royalty_amount(_ context.Co
 }
 
 func (ec *executionContext) _NftPurchase_royalty_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPurchase) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPurchase_royalty_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPurchase_royalty_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24396,19 +20790,13 @@ func (ec *executionContext) fieldContext_NftPurchase_royalty_address(_ context.C
 }
 
 func (ec *executionContext) _NftPutOnAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24428,19 +20816,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_owner(_ context.Context
 }
 
 func (ec *executionContext) _NftPutOnAuction_listing(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_listing(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Listing
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_listing(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24460,19 +20842,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_listing(_ context.Conte
 }
 
 func (ec *executionContext) _NftPutOnAuction_auction_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_auction_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AuctionContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_auction_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24492,19 +20868,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_auction_contract(_ cont
 }
 
 func (ec *executionContext) _NftPutOnAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24524,19 +20894,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_nft(_ context.Context, 
 }
 
 func (ec *executionContext) _NftPutOnAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24556,19 +20920,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_collection(_ context.Co
 }
 
 func (ec *executionContext) _NftPutOnAuction_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24588,19 +20946,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_nft_index(_ context.Con
 }
 
 func (ec *executionContext) _NftPutOnAuction_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_marketplace(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Marketplace
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24620,19 +20972,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace(_ context.C
 }
 
 func (ec *executionContext) _NftPutOnAuction_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -24652,19 +20998,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_name(_ cont
 }
 
 func (ec *executionContext) _NftPutOnAuction_marketplace_fee_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceFeeAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24684,19 +21024,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_address
 }
 
 func (ec *executionContext) _NftPutOnAuction_marketplace_fee_factor(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_factor(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceFeeFactor
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_factor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24716,19 +21050,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_factor(
 }
 
 func (ec *executionContext) _NftPutOnAuction_marketplace_fee_base(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_base(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceFeeBase
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_marketplace_fee_base(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24748,19 +21076,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_base(_ 
 }
 
 func (ec *executionContext) _NftPutOnAuction_royalty_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_royalty_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_royalty_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -24780,19 +21102,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_address(_ conte
 }
 
 func (ec *executionContext) _NftPutOnAuction_royalty_fee_factor(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_royalty_fee_factor(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyFeeFactor
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_royalty_fee_factor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24812,19 +21128,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_fee_factor(_ co
 }
 
 func (ec *executionContext) _NftPutOnAuction_royalty_fee_base(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_royalty_fee_base(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyFeeBase
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_royalty_fee_base(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24844,19 +21154,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_fee_base(_ cont
 }
 
 func (ec *executionContext) _NftPutOnAuction_min_bid(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_min_bid(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MinBid
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_min_bid(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24876,19 +21180,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_min_bid(_ context.Conte
 }
 
 func (ec *executionContext) _NftPutOnAuction_max_bid(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_max_bid(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MaxBid
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_max_bid(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24908,19 +21206,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_max_bid(_ context.Conte
 }
 
 func (ec *executionContext) _NftPutOnAuction_min_step(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_min_step(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MinStep
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_min_step(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -24940,19 +21232,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_min_step(_ context.Cont
 }
 
 func (ec *executionContext) _NftPutOnAuction_end_time(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_end_time(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.EndTime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_end_time(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -24972,19 +21258,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_end_time(_ context.Cont
 }
 
 func (ec *executionContext) _NftPutOnAuction_step_time(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_step_time(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StepTime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_step_time(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -25004,19 +21284,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_step_time(_ context.Con
 }
 
 func (ec *executionContext) _NftPutOnAuction_version(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnAuction_version(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Version
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnAuction_version(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -25036,19 +21310,13 @@ func (ec *executionContext) fieldContext_NftPutOnAuction_version(_ context.Conte
 }
 
 func (ec *executionContext) _NftPutOnSale_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25068,19 +21336,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_owner(_ context.Context, f
 }
 
 func (ec *executionContext) _NftPutOnSale_listing(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_listing(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Listing
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_listing(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25100,19 +21362,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_listing(_ context.Context,
 }
 
 func (ec *executionContext) _NftPutOnSale_sale_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_sale_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SaleContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_sale_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25132,19 +21388,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_sale_contract(_ context.Co
 }
 
 func (ec *executionContext) _NftPutOnSale_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25164,19 +21414,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_nft(_ context.Context, fie
 }
 
 func (ec *executionContext) _NftPutOnSale_collection(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25196,19 +21440,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_collection(_ context.Conte
 }
 
 func (ec *executionContext) _NftPutOnSale_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -25228,19 +21466,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_nft_index(_ context.Contex
 }
 
 func (ec *executionContext) _NftPutOnSale_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_marketplace(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Marketplace
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25260,19 +21492,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_marketplace(_ context.Cont
 }
 
 func (ec *executionContext) _NftPutOnSale_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -25292,19 +21518,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_name(_ context
 }
 
 func (ec *executionContext) _NftPutOnSale_full_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_full_price(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.FullPrice
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_full_price(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -25324,19 +21544,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_full_price(_ context.Conte
 }
 
 func (ec *executionContext) _NftPutOnSale_marketplace_fee(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -25356,19 +21570,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_fee(_ context.
 }
 
 func (ec *executionContext) _NftPutOnSale_marketplace_fee_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceFeeAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25388,19 +21596,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_fee_address(_ 
 }
 
 func (ec *executionContext) _NftPutOnSale_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_royalty_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_royalty_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -25420,19 +21622,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_royalty_amount(_ context.C
 }
 
 func (ec *executionContext) _NftPutOnSale_royalty_address(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_royalty_address(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyAddress
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_royalty_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25452,19 +21648,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_royalty_address(_ context.
 }
 
 func (ec *executionContext) _NftPutOnSale_marketplace_fee_percent(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee_percent(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceFeePercent
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_marketplace_fee_percent(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -25484,19 +21674,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_fee_percent(_ 
 }
 
 func (ec *executionContext) _NftPutOnSale_royalty_percent(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_royalty_percent(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyPercent
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_royalty_percent(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -25516,19 +21700,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_royalty_percent(_ context.
 }
 
 func (ec *executionContext) _NftPutOnSale_version(ctx context.Context, field graphql.CollectedField, obj *actions.NftPutOnSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftPutOnSale_version(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Version
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftPutOnSale_version(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -25548,19 +21726,13 @@ func (ec *executionContext) fieldContext_NftPutOnSale_version(_ context.Context,
 }
 
 func (ec *executionContext) _NftUpdateSale_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25580,19 +21752,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_sender(_ context.Context,
 }
 
 func (ec *executionContext) _NftUpdateSale_sale_contract(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_sale_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SaleContract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_sale_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25612,19 +21778,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_sale_contract(_ context.C
 }
 
 func (ec *executionContext) _NftUpdateSale_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25644,19 +21804,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_nft(_ context.Context, fi
 }
 
 func (ec *executionContext) _NftUpdateSale_marketplace(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_marketplace(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Marketplace
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -25676,19 +21830,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_marketplace(_ context.Con
 }
 
 func (ec *executionContext) _NftUpdateSale_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -25708,19 +21856,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_marketplace_name(_ contex
 }
 
 func (ec *executionContext) _NftUpdateSale_full_price(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_full_price(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.FullPrice
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_full_price(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -25740,19 +21882,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_full_price(_ context.Cont
 }
 
 func (ec *executionContext) _NftUpdateSale_marketplace_fee(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_marketplace_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_marketplace_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -25772,19 +21908,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_marketplace_fee(_ context
 }
 
 func (ec *executionContext) _NftUpdateSale_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_royalty_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RoyaltyAmount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_royalty_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -25804,19 +21934,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_royalty_amount(_ context.
 }
 
 func (ec *executionContext) _NftUpdateSale_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.NftUpdateSale) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_NftUpdateSale_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_NftUpdateSale_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -25836,19 +21960,13 @@ func (ec *executionContext) fieldContext_NftUpdateSale_query_id(_ context.Contex
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_PageInfo_hasNextPage(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.HasNextPage
 	if any(res) == nil {
+		fc, err := ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -25871,19 +21989,13 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_PageInfo_endCursor(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.EndCursor
 	if any(res) == nil {
+		fc, err := ec.fieldContext_PageInfo_endCursor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
@@ -25969,19 +22081,13 @@ func (ec *executionContext) fieldContext_Participant_account(_ context.Context, 
 }
 
 func (ec *executionContext) _Participant_roles(ctx context.Context, field graphql.CollectedField, obj *model.Participant) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Participant_roles(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Roles
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Participant_roles(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -26004,19 +22110,13 @@ func (ec *executionContext) fieldContext_Participant_roles(_ context.Context, fi
 }
 
 func (ec *executionContext) _PeerSwap_asset_in(ctx context.Context, field graphql.CollectedField, obj *actions.PeerSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_PeerSwap_asset_in(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AssetIn
 	if any(res) == nil {
+		fc, err := ec.fieldContext_PeerSwap_asset_in(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26036,19 +22136,13 @@ func (ec *executionContext) fieldContext_PeerSwap_asset_in(_ context.Context, fi
 }
 
 func (ec *executionContext) _PeerSwap_amount_in(ctx context.Context, field graphql.CollectedField, obj *actions.PeerSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_PeerSwap_amount_in(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AmountIn
 	if any(res) == nil {
+		fc, err := ec.fieldContext_PeerSwap_amount_in(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -26068,19 +22162,13 @@ func (ec *executionContext) fieldContext_PeerSwap_amount_in(_ context.Context, f
 }
 
 func (ec *executionContext) _PeerSwap_asset_out(ctx context.Context, field graphql.CollectedField, obj *actions.PeerSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_PeerSwap_asset_out(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AssetOut
 	if any(res) == nil {
+		fc, err := ec.fieldContext_PeerSwap_asset_out(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26100,19 +22188,13 @@ func (ec *executionContext) fieldContext_PeerSwap_asset_out(_ context.Context, f
 }
 
 func (ec *executionContext) _PeerSwap_amount_out(ctx context.Context, field graphql.CollectedField, obj *actions.PeerSwap) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_PeerSwap_amount_out(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.AmountOut
 	if any(res) == nil {
+		fc, err := ec.fieldContext_PeerSwap_amount_out(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -26561,19 +22643,13 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 }
 
 func (ec *executionContext) _RenewDns_sender(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_RenewDns_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_RenewDns_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26593,19 +22669,13 @@ func (ec *executionContext) fieldContext_RenewDns_sender(_ context.Context, fiel
 }
 
 func (ec *executionContext) _RenewDns_nft(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_RenewDns_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_RenewDns_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26625,19 +22695,13 @@ func (ec *executionContext) fieldContext_RenewDns_nft(_ context.Context, field g
 }
 
 func (ec *executionContext) _RenewDns_collection(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_RenewDns_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_RenewDns_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26657,19 +22721,13 @@ func (ec *executionContext) fieldContext_RenewDns_collection(_ context.Context, 
 }
 
 func (ec *executionContext) _RenewDns_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_RenewDns_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_RenewDns_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -26689,19 +22747,13 @@ func (ec *executionContext) fieldContext_RenewDns_query_id(_ context.Context, fi
 }
 
 func (ec *executionContext) _RenewDns_domain(ctx context.Context, field graphql.CollectedField, obj *actions.RenewDns) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_RenewDns_domain(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Domain
 	if any(res) == nil {
+		fc, err := ec.fieldContext_RenewDns_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -26721,19 +22773,13 @@ func (ec *executionContext) fieldContext_RenewDns_domain(_ context.Context, fiel
 }
 
 func (ec *executionContext) _SmartContractExec_sender(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SmartContractExec_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SmartContractExec_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26753,19 +22799,13 @@ func (ec *executionContext) fieldContext_SmartContractExec_sender(_ context.Cont
 }
 
 func (ec *executionContext) _SmartContractExec_contract(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SmartContractExec_contract(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Contract
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SmartContractExec_contract(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26785,19 +22825,13 @@ func (ec *executionContext) fieldContext_SmartContractExec_contract(_ context.Co
 }
 
 func (ec *executionContext) _SmartContractExec_opcode(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SmartContractExec_opcode(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Opcode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SmartContractExec_opcode(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -26817,19 +22851,13 @@ func (ec *executionContext) fieldContext_SmartContractExec_opcode(_ context.Cont
 }
 
 func (ec *executionContext) _SmartContractExec_amount(ctx context.Context, field graphql.CollectedField, obj *actions.SmartContractExec) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SmartContractExec_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SmartContractExec_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -26896,19 +22924,13 @@ func (ec *executionContext) fieldContext_SmartContractExec_extra_currencies(_ co
 }
 
 func (ec *executionContext) _StakeDeposit_provider(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_provider(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Provider
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_provider(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -26928,19 +22950,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_provider(_ context.Context
 }
 
 func (ec *executionContext) _StakeDeposit_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_stake_holder(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeHolder
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_stake_holder(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26960,19 +22976,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_stake_holder(_ context.Con
 }
 
 func (ec *executionContext) _StakeDeposit_pool(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -26992,19 +23002,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_pool(_ context.Context, fi
 }
 
 func (ec *executionContext) _StakeDeposit_amount(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -27024,19 +23028,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_amount(_ context.Context, 
 }
 
 func (ec *executionContext) _StakeDeposit_tokens_minted(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_tokens_minted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TokensMinted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_tokens_minted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -27056,19 +23054,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_tokens_minted(_ context.Co
 }
 
 func (ec *executionContext) _StakeDeposit_asset(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27088,19 +23080,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_asset(_ context.Context, f
 }
 
 func (ec *executionContext) _StakeDeposit_source_asset(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_source_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SourceAsset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_source_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27120,19 +23106,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_source_asset(_ context.Con
 }
 
 func (ec *executionContext) _StakeDeposit_source_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_source_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SourceWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_source_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27152,19 +23132,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_source_wallet(_ context.Co
 }
 
 func (ec *executionContext) _StakeDeposit_tokens_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_tokens_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TokensWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_tokens_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27184,19 +23158,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_tokens_wallet(_ context.Co
 }
 
 func (ec *executionContext) _StakeDeposit_payout_nft(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_payout_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutNft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_payout_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27216,19 +23184,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_payout_nft(_ context.Conte
 }
 
 func (ec *executionContext) _StakeDeposit_payout_collection(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeDeposit_payout_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeDeposit_payout_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27248,19 +23210,13 @@ func (ec *executionContext) fieldContext_StakeDeposit_payout_collection(_ contex
 }
 
 func (ec *executionContext) _StakeWithdrawal_provider(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_provider(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Provider
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_provider(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -27280,19 +23236,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_provider(_ context.Cont
 }
 
 func (ec *executionContext) _StakeWithdrawal_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_stake_holder(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeHolder
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_stake_holder(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27312,19 +23262,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_stake_holder(_ context.
 }
 
 func (ec *executionContext) _StakeWithdrawal_pool(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27344,19 +23288,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_pool(_ context.Context,
 }
 
 func (ec *executionContext) _StakeWithdrawal_amount(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -27376,19 +23314,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_amount(_ context.Contex
 }
 
 func (ec *executionContext) _StakeWithdrawal_payout_nft(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_payout_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutNft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_payout_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27408,19 +23340,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_payout_nft(_ context.Co
 }
 
 func (ec *executionContext) _StakeWithdrawal_payout_collection(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_payout_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_payout_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27440,19 +23366,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_payout_collection(_ con
 }
 
 func (ec *executionContext) _StakeWithdrawal_tokens_burnt(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_tokens_burnt(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TokensBurnt
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_tokens_burnt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -27472,19 +23392,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_tokens_burnt(_ context.
 }
 
 func (ec *executionContext) _StakeWithdrawal_asset(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27504,19 +23418,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_asset(_ context.Context
 }
 
 func (ec *executionContext) _StakeWithdrawal_source_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawal_source_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SourceWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawal_source_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27536,19 +23444,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_source_wallet(_ context
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_provider(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_provider(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Provider
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_provider(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -27568,19 +23470,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_provider(_ conte
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_stake_holder(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_stake_holder(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.StakeHolder
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_stake_holder(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27600,19 +23496,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_stake_holder(_ c
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_pool(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27632,19 +23522,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_pool(_ context.C
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_amount(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -27664,19 +23548,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_amount(_ context
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_tokens_burnt(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_burnt(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TokensBurnt
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_burnt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -27696,19 +23574,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_burnt(_ c
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_tokens_minted(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_minted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TokensMinted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_minted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -27728,19 +23600,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_minted(_ 
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_asset(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27760,19 +23626,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_asset(_ context.
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_payout_nft(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_payout_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PayoutNft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_payout_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27792,19 +23652,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_payout_nft(_ con
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_payout_collection(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_payout_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_payout_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27824,19 +23678,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_payout_collectio
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_source_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_source_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SourceWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_source_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27856,19 +23704,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_source_wallet(_ 
 }
 
 func (ec *executionContext) _StakeWithdrawalRequest_tokens_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawalRequest) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TokensWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_StakeWithdrawalRequest_tokens_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27888,19 +23730,13 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_wallet(_ 
 }
 
 func (ec *executionContext) _Subscribe_subscriber(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Subscribe_subscriber(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Subscriber
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Subscribe_subscriber(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27920,19 +23756,13 @@ func (ec *executionContext) fieldContext_Subscribe_subscriber(_ context.Context,
 }
 
 func (ec *executionContext) _Subscribe_subscription(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Subscribe_subscription(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Subscription
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Subscribe_subscription(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27952,19 +23782,13 @@ func (ec *executionContext) fieldContext_Subscribe_subscription(_ context.Contex
 }
 
 func (ec *executionContext) _Subscribe_beneficiary(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Subscribe_beneficiary(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Beneficiary
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Subscribe_beneficiary(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -27984,19 +23808,13 @@ func (ec *executionContext) fieldContext_Subscribe_beneficiary(_ context.Context
 }
 
 func (ec *executionContext) _Subscribe_amount(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Subscribe_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Subscribe_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28016,19 +23834,13 @@ func (ec *executionContext) fieldContext_Subscribe_amount(_ context.Context, fie
 }
 
 func (ec *executionContext) _Subscribe_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Subscribe_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Subscribe_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28127,19 +23939,13 @@ func (ec *executionContext) fieldContext_Subscription_actions(ctx context.Contex
 }
 
 func (ec *executionContext) _SwapTransfer_asset(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SwapTransfer_asset(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Asset
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SwapTransfer_asset(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28159,19 +23965,13 @@ func (ec *executionContext) fieldContext_SwapTransfer_asset(_ context.Context, f
 }
 
 func (ec *executionContext) _SwapTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SwapTransfer_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SwapTransfer_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28191,19 +23991,13 @@ func (ec *executionContext) fieldContext_SwapTransfer_amount(_ context.Context, 
 }
 
 func (ec *executionContext) _SwapTransfer_source(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SwapTransfer_source(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Source
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SwapTransfer_source(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28223,19 +24017,13 @@ func (ec *executionContext) fieldContext_SwapTransfer_source(_ context.Context, 
 }
 
 func (ec *executionContext) _SwapTransfer_destination(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SwapTransfer_destination(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Destination
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SwapTransfer_destination(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28255,19 +24043,13 @@ func (ec *executionContext) fieldContext_SwapTransfer_destination(_ context.Cont
 }
 
 func (ec *executionContext) _SwapTransfer_source_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SwapTransfer_source_jetton_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SourceJettonWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SwapTransfer_source_jetton_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28287,19 +24069,13 @@ func (ec *executionContext) fieldContext_SwapTransfer_source_jetton_wallet(_ con
 }
 
 func (ec *executionContext) _SwapTransfer_destination_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.SwapTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_SwapTransfer_destination_jetton_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DestinationJettonWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_SwapTransfer_destination_jetton_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28319,19 +24095,13 @@ func (ec *executionContext) fieldContext_SwapTransfer_destination_jetton_wallet(
 }
 
 func (ec *executionContext) _TeleitemCancelAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemCancelAuction_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemCancelAuction_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28351,19 +24121,13 @@ func (ec *executionContext) fieldContext_TeleitemCancelAuction_owner(_ context.C
 }
 
 func (ec *executionContext) _TeleitemCancelAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemCancelAuction_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemCancelAuction_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28383,19 +24147,13 @@ func (ec *executionContext) fieldContext_TeleitemCancelAuction_nft(_ context.Con
 }
 
 func (ec *executionContext) _TeleitemCancelAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemCancelAuction_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemCancelAuction_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28415,19 +24173,13 @@ func (ec *executionContext) fieldContext_TeleitemCancelAuction_collection(_ cont
 }
 
 func (ec *executionContext) _TeleitemCancelAuction_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemCancelAuction_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemCancelAuction_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28447,19 +24199,13 @@ func (ec *executionContext) fieldContext_TeleitemCancelAuction_nft_index(_ conte
 }
 
 func (ec *executionContext) _TeleitemCancelAuction_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemCancelAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemCancelAuction_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemCancelAuction_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28479,19 +24225,13 @@ func (ec *executionContext) fieldContext_TeleitemCancelAuction_query_id(_ contex
 }
 
 func (ec *executionContext) _TeleitemStartAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_owner(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Owner
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28511,19 +24251,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_owner(_ context.Co
 }
 
 func (ec *executionContext) _TeleitemStartAuction_nft(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_nft(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Nft
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28543,19 +24277,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_nft(_ context.Cont
 }
 
 func (ec *executionContext) _TeleitemStartAuction_collection(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_collection(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Collection
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28575,19 +24303,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_collection(_ conte
 }
 
 func (ec *executionContext) _TeleitemStartAuction_nft_index(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_nft_index(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.NftIndex
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_nft_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28607,19 +24329,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_nft_index(_ contex
 }
 
 func (ec *executionContext) _TeleitemStartAuction_marketplace_name(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_marketplace_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MarketplaceName
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_marketplace_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -28639,19 +24355,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_marketplace_name(_
 }
 
 func (ec *executionContext) _TeleitemStartAuction_beneficiary(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_beneficiary(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Beneficiary
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_beneficiary(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28671,19 +24381,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_beneficiary(_ cont
 }
 
 func (ec *executionContext) _TeleitemStartAuction_min_bid(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_min_bid(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MinBid
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_min_bid(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28703,19 +24407,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_min_bid(_ context.
 }
 
 func (ec *executionContext) _TeleitemStartAuction_max_bid(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_max_bid(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MaxBid
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_max_bid(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28735,19 +24433,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_max_bid(_ context.
 }
 
 func (ec *executionContext) _TeleitemStartAuction_min_bid_step(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_min_bid_step(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MinBidStep
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_min_bid_step(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -28767,19 +24459,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_min_bid_step(_ con
 }
 
 func (ec *executionContext) _TeleitemStartAuction_min_extend_time(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_min_extend_time(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MinExtendTime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_min_extend_time(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -28799,19 +24485,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_min_extend_time(_ 
 }
 
 func (ec *executionContext) _TeleitemStartAuction_duration(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_duration(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Duration
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_duration(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -28831,19 +24511,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_duration(_ context
 }
 
 func (ec *executionContext) _TeleitemStartAuction_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.TeleitemStartAuction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TeleitemStartAuction_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TeleitemStartAuction_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -28863,19 +24537,13 @@ func (ec *executionContext) fieldContext_TeleitemStartAuction_query_id(_ context
 }
 
 func (ec *executionContext) _TgbtcBurn_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurn_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurn_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28895,19 +24563,13 @@ func (ec *executionContext) fieldContext_TgbtcBurn_sender(_ context.Context, fie
 }
 
 func (ec *executionContext) _TgbtcBurn_sender_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurn_sender_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SenderWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurn_sender_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28927,19 +24589,13 @@ func (ec *executionContext) fieldContext_TgbtcBurn_sender_wallet(_ context.Conte
 }
 
 func (ec *executionContext) _TgbtcBurn_pegout(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurn_pegout(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pegout
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurn_pegout(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28959,19 +24615,13 @@ func (ec *executionContext) fieldContext_TgbtcBurn_pegout(_ context.Context, fie
 }
 
 func (ec *executionContext) _TgbtcBurn_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurn_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurn_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -28991,19 +24641,13 @@ func (ec *executionContext) fieldContext_TgbtcBurn_jetton_master(_ context.Conte
 }
 
 func (ec *executionContext) _TgbtcBurn_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurn_teleport(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Teleport
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurn_teleport(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29023,19 +24667,13 @@ func (ec *executionContext) fieldContext_TgbtcBurn_teleport(_ context.Context, f
 }
 
 func (ec *executionContext) _TgbtcBurn_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurn) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurn_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurn_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -29055,19 +24693,13 @@ func (ec *executionContext) fieldContext_TgbtcBurn_amount(_ context.Context, fie
 }
 
 func (ec *executionContext) _TgbtcBurnFallback_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurnFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurnFallback_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurnFallback_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29087,19 +24719,13 @@ func (ec *executionContext) fieldContext_TgbtcBurnFallback_sender(_ context.Cont
 }
 
 func (ec *executionContext) _TgbtcBurnFallback_pegout(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurnFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurnFallback_pegout(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pegout
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurnFallback_pegout(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29119,19 +24745,13 @@ func (ec *executionContext) fieldContext_TgbtcBurnFallback_pegout(_ context.Cont
 }
 
 func (ec *executionContext) _TgbtcBurnFallback_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurnFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurnFallback_teleport(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Teleport
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurnFallback_teleport(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29151,19 +24771,13 @@ func (ec *executionContext) fieldContext_TgbtcBurnFallback_teleport(_ context.Co
 }
 
 func (ec *executionContext) _TgbtcBurnFallback_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcBurnFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcBurnFallback_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcBurnFallback_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -29183,19 +24797,13 @@ func (ec *executionContext) fieldContext_TgbtcBurnFallback_amount(_ context.Cont
 }
 
 func (ec *executionContext) _TgbtcDkgLogFallback_coordinator(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcDkgLogFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcDkgLogFallback_coordinator(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Coordinator
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcDkgLogFallback_coordinator(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29215,19 +24823,13 @@ func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_coordinator(_ conte
 }
 
 func (ec *executionContext) _TgbtcDkgLogFallback_pubkey(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcDkgLogFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcDkgLogFallback_pubkey(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pubkey
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcDkgLogFallback_pubkey(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -29247,19 +24849,13 @@ func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_pubkey(_ context.Co
 }
 
 func (ec *executionContext) _TgbtcDkgLogFallback_timestamp(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcDkgLogFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcDkgLogFallback_timestamp(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Timestamp
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcDkgLogFallback_timestamp(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
@@ -29279,19 +24875,13 @@ func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_timestamp(_ context
 }
 
 func (ec *executionContext) _TgbtcMint_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMint_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMint_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29311,19 +24901,13 @@ func (ec *executionContext) fieldContext_TgbtcMint_sender(_ context.Context, fie
 }
 
 func (ec *executionContext) _TgbtcMint_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMint_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMint_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29343,19 +24927,13 @@ func (ec *executionContext) fieldContext_TgbtcMint_recipient(_ context.Context, 
 }
 
 func (ec *executionContext) _TgbtcMint_recipient_wallet(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMint_recipient_wallet(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RecipientWallet
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMint_recipient_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29375,19 +24953,13 @@ func (ec *executionContext) fieldContext_TgbtcMint_recipient_wallet(_ context.Co
 }
 
 func (ec *executionContext) _TgbtcMint_jetton_master(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMint_jetton_master(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMaster
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMint_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29407,19 +24979,13 @@ func (ec *executionContext) fieldContext_TgbtcMint_jetton_master(_ context.Conte
 }
 
 func (ec *executionContext) _TgbtcMint_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMint_teleport(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Teleport
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMint_teleport(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29439,19 +25005,13 @@ func (ec *executionContext) fieldContext_TgbtcMint_teleport(_ context.Context, f
 }
 
 func (ec *executionContext) _TgbtcMint_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMint_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMint_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -29471,19 +25031,13 @@ func (ec *executionContext) fieldContext_TgbtcMint_amount(_ context.Context, fie
 }
 
 func (ec *executionContext) _TgbtcMint_bitcoin_tx_id(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMint_bitcoin_tx_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.BitcoinTxID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMint_bitcoin_tx_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -29503,19 +25057,13 @@ func (ec *executionContext) fieldContext_TgbtcMint_bitcoin_tx_id(_ context.Conte
 }
 
 func (ec *executionContext) _TgbtcMintFallback_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMintFallback_teleport(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Teleport
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMintFallback_teleport(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29535,19 +25083,13 @@ func (ec *executionContext) fieldContext_TgbtcMintFallback_teleport(_ context.Co
 }
 
 func (ec *executionContext) _TgbtcMintFallback_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMintFallback_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMintFallback_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29567,19 +25109,13 @@ func (ec *executionContext) fieldContext_TgbtcMintFallback_recipient(_ context.C
 }
 
 func (ec *executionContext) _TgbtcMintFallback_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMintFallback_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMintFallback_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -29599,19 +25135,13 @@ func (ec *executionContext) fieldContext_TgbtcMintFallback_amount(_ context.Cont
 }
 
 func (ec *executionContext) _TgbtcMintFallback_bitcoin_tx_id(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcMintFallback_bitcoin_tx_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.BitcoinTxID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMintFallback_bitcoin_tx_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -29631,19 +25161,13 @@ func (ec *executionContext) fieldContext_TgbtcMintFallback_bitcoin_tx_id(_ conte
 }
 
 func (ec *executionContext) _TgbtcNewKey_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKey_teleport(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Teleport
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKey_teleport(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29663,19 +25187,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKey_teleport(_ context.Context,
 }
 
 func (ec *executionContext) _TgbtcNewKey_coordinator(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKey_coordinator(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Coordinator
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKey_coordinator(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29695,19 +25213,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKey_coordinator(_ context.Conte
 }
 
 func (ec *executionContext) _TgbtcNewKey_pegout(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKey_pegout(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pegout
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKey_pegout(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29727,19 +25239,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKey_pegout(_ context.Context, f
 }
 
 func (ec *executionContext) _TgbtcNewKey_pubkey(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKey_pubkey(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pubkey
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKey_pubkey(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -29759,19 +25265,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKey_pubkey(_ context.Context, f
 }
 
 func (ec *executionContext) _TgbtcNewKey_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKey_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKey_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -29791,19 +25291,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKey_amount(_ context.Context, f
 }
 
 func (ec *executionContext) _TgbtcNewKey_timestamp(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKey) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKey_timestamp(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Timestamp
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKey_timestamp(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2int64(ctx, field.Selections, res)
@@ -29823,19 +25317,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKey_timestamp(_ context.Context
 }
 
 func (ec *executionContext) _TgbtcNewKeyFallback_coordinator(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKeyFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKeyFallback_coordinator(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Coordinator
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKeyFallback_coordinator(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29855,19 +25343,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_coordinator(_ conte
 }
 
 func (ec *executionContext) _TgbtcNewKeyFallback_pegout(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKeyFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKeyFallback_pegout(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pegout
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKeyFallback_pegout(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29887,19 +25369,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_pegout(_ context.Co
 }
 
 func (ec *executionContext) _TgbtcNewKeyFallback_pubkey(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKeyFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKeyFallback_pubkey(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pubkey
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKeyFallback_pubkey(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -29919,19 +25395,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_pubkey(_ context.Co
 }
 
 func (ec *executionContext) _TgbtcNewKeyFallback_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcNewKeyFallback) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TgbtcNewKeyFallback_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcNewKeyFallback_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -29951,19 +25421,13 @@ func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_amount(_ context.Co
 }
 
 func (ec *executionContext) _TickTock_account(ctx context.Context, field graphql.CollectedField, obj *actions.TickTock) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TickTock_account(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Account
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TickTock_account(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -29983,19 +25447,13 @@ func (ec *executionContext) fieldContext_TickTock_account(_ context.Context, fie
 }
 
 func (ec *executionContext) _TickTock_tock(ctx context.Context, field graphql.CollectedField, obj *actions.TickTock) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TickTock_tock(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Tock
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TickTock_tock(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -30015,19 +25473,13 @@ func (ec *executionContext) fieldContext_TickTock_tock(_ context.Context, field 
 }
 
 func (ec *executionContext) _TonBalanceChange_account(ctx context.Context, field graphql.CollectedField, obj *preview.TonChange) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TonBalanceChange_account(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Account
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TonBalanceChange_account(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30050,19 +25502,13 @@ func (ec *executionContext) fieldContext_TonBalanceChange_account(_ context.Cont
 }
 
 func (ec *executionContext) _TonBalanceChange_change(ctx context.Context, field graphql.CollectedField, obj *preview.TonChange) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TonBalanceChange_change(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Change
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TonBalanceChange_change(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30085,19 +25531,13 @@ func (ec *executionContext) fieldContext_TonBalanceChange_change(_ context.Conte
 }
 
 func (ec *executionContext) _TonTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TonTransfer_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TonTransfer_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30117,19 +25557,13 @@ func (ec *executionContext) fieldContext_TonTransfer_sender(_ context.Context, f
 }
 
 func (ec *executionContext) _TonTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TonTransfer_recipient(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Recipient
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TonTransfer_recipient(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30149,19 +25583,13 @@ func (ec *executionContext) fieldContext_TonTransfer_recipient(_ context.Context
 }
 
 func (ec *executionContext) _TonTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TonTransfer_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TonTransfer_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -30181,19 +25609,13 @@ func (ec *executionContext) fieldContext_TonTransfer_amount(_ context.Context, f
 }
 
 func (ec *executionContext) _TonTransfer_comment(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TonTransfer_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Comment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TonTransfer_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -30213,19 +25635,13 @@ func (ec *executionContext) fieldContext_TonTransfer_comment(_ context.Context, 
 }
 
 func (ec *executionContext) _TonTransfer_encrypted(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TonTransfer_encrypted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Encrypted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TonTransfer_encrypted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -30292,19 +25708,13 @@ func (ec *executionContext) fieldContext_TonTransfer_extra_currencies(_ context.
 }
 
 func (ec *executionContext) _TonTransfer_encrypted_comment(ctx context.Context, field graphql.CollectedField, obj *actions.TonTransfer) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TonTransfer_encrypted_comment(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.EncryptedComment
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TonTransfer_encrypted_comment(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -30324,19 +25734,13 @@ func (ec *executionContext) fieldContext_TonTransfer_encrypted_comment(_ context
 }
 
 func (ec *executionContext) _ToncoDeployPool_deployer(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_deployer(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Deployer
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_deployer(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30356,19 +25760,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_deployer(_ context.Cont
 }
 
 func (ec *executionContext) _ToncoDeployPool_router(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_router(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Router
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_router(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30388,19 +25786,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_router(_ context.Contex
 }
 
 func (ec *executionContext) _ToncoDeployPool_pool(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_pool(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Pool
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_pool(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30420,19 +25812,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_pool(_ context.Context,
 }
 
 func (ec *executionContext) _ToncoDeployPool_router_jetton_wallet_1(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_router_jetton_wallet_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RouterJettonWallet1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_router_jetton_wallet_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30452,19 +25838,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_router_jetton_wallet_1(
 }
 
 func (ec *executionContext) _ToncoDeployPool_router_jetton_wallet_2(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_router_jetton_wallet_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.RouterJettonWallet2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_router_jetton_wallet_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30484,19 +25864,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_router_jetton_wallet_2(
 }
 
 func (ec *executionContext) _ToncoDeployPool_jetton_minter_1(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_jetton_minter_1(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMinter1
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_jetton_minter_1(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30516,19 +25890,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_jetton_minter_1(_ conte
 }
 
 func (ec *executionContext) _ToncoDeployPool_jetton_minter_2(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_jetton_minter_2(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.JettonMinter2
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_jetton_minter_2(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -30548,19 +25916,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_jetton_minter_2(_ conte
 }
 
 func (ec *executionContext) _ToncoDeployPool_tick_spacing(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_tick_spacing(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TickSpacing
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_tick_spacing(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -30580,19 +25942,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_tick_spacing(_ context.
 }
 
 func (ec *executionContext) _ToncoDeployPool_initial_price_x96(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_initial_price_x96(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.InitialPriceX96
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_initial_price_x96(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -30612,19 +25968,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_initial_price_x96(_ con
 }
 
 func (ec *executionContext) _ToncoDeployPool_protocol_fee(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_protocol_fee(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ProtocolFee
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_protocol_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -30644,19 +25994,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_protocol_fee(_ context.
 }
 
 func (ec *executionContext) _ToncoDeployPool_lp_fee_base(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_lp_fee_base(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpFeeBase
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_lp_fee_base(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -30676,19 +26020,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_lp_fee_base(_ context.C
 }
 
 func (ec *executionContext) _ToncoDeployPool_lp_fee_current(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_lp_fee_current(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.LpFeeCurrent
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_lp_fee_current(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -30708,19 +26046,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_lp_fee_current(_ contex
 }
 
 func (ec *executionContext) _ToncoDeployPool_pool_active(ctx context.Context, field graphql.CollectedField, obj *actions.ToncoDeployPool) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ToncoDeployPool_pool_active(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.PoolActive
 	if any(res) == nil {
+		fc, err := ec.fieldContext_ToncoDeployPool_pool_active(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
@@ -30740,19 +26072,13 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_pool_active(_ context.C
 }
 
 func (ec *executionContext) _TraceStop_account(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TraceStop_account(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Account
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TraceStop_account(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30775,19 +26101,13 @@ func (ec *executionContext) fieldContext_TraceStop_account(_ context.Context, fi
 }
 
 func (ec *executionContext) _TraceStop_reason(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TraceStop_reason(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Reason
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TraceStop_reason(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30810,19 +26130,13 @@ func (ec *executionContext) fieldContext_TraceStop_reason(_ context.Context, fie
 }
 
 func (ec *executionContext) _TraceStop_message(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TraceStop_message(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Message
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TraceStop_message(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30845,19 +26159,13 @@ func (ec *executionContext) fieldContext_TraceStop_message(_ context.Context, fi
 }
 
 func (ec *executionContext) _TraceStop_message_hash(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TraceStop_message_hash(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MessageHash
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TraceStop_message_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30880,19 +26188,13 @@ func (ec *executionContext) fieldContext_TraceStop_message_hash(_ context.Contex
 }
 
 func (ec *executionContext) _TraceStop_transaction(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TraceStop_transaction(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Transaction
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TraceStop_transaction(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30915,19 +26217,13 @@ func (ec *executionContext) fieldContext_TraceStop_transaction(_ context.Context
 }
 
 func (ec *executionContext) _TraceStop_actions(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_TraceStop_actions(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Actions
 	if any(res) == nil {
+		fc, err := ec.fieldContext_TraceStop_actions(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30950,19 +26246,13 @@ func (ec *executionContext) fieldContext_TraceStop_actions(_ context.Context, fi
 }
 
 func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_hash(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Hash
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -30985,19 +26275,13 @@ func (ec *executionContext) fieldContext_Transaction_hash(_ context.Context, fie
 }
 
 func (ec *executionContext) _Transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_lt(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Lt
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -31020,19 +26304,13 @@ func (ec *executionContext) fieldContext_Transaction_lt(_ context.Context, field
 }
 
 func (ec *executionContext) _Transaction_utime(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_utime(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Utime
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -31121,19 +26399,13 @@ func (ec *executionContext) fieldContext_Transaction_account(_ context.Context, 
 }
 
 func (ec *executionContext) _Transaction_trace_id(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_trace_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TraceID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_trace_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -31156,19 +26428,13 @@ func (ec *executionContext) fieldContext_Transaction_trace_id(_ context.Context,
 }
 
 func (ec *executionContext) _Transaction_success(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_success(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Success
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_success(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -31191,19 +26457,13 @@ func (ec *executionContext) fieldContext_Transaction_success(_ context.Context, 
 }
 
 func (ec *executionContext) _Transaction_aborted(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_aborted(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Aborted
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_aborted(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -31226,19 +26486,13 @@ func (ec *executionContext) fieldContext_Transaction_aborted(_ context.Context, 
 }
 
 func (ec *executionContext) _Transaction_compute_exit_code(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_compute_exit_code(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.ComputeExitCode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_compute_exit_code(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -31261,19 +26515,13 @@ func (ec *executionContext) fieldContext_Transaction_compute_exit_code(_ context
 }
 
 func (ec *executionContext) _Transaction_total_fees(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_total_fees(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.TotalFees
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_total_fees(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -31296,19 +26544,13 @@ func (ec *executionContext) fieldContext_Transaction_total_fees(_ context.Contex
 }
 
 func (ec *executionContext) _Transaction_mc_seqno(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Transaction_mc_seqno(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.McSeqno
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_mc_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOUInt322ᚖuint32(ctx, field.Selections, res)
@@ -31328,19 +26570,13 @@ func (ec *executionContext) fieldContext_Transaction_mc_seqno(_ context.Context,
 }
 
 func (ec *executionContext) _Unknown_account(ctx context.Context, field graphql.CollectedField, obj *actions.Unknown) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Unknown_account(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Account
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Unknown_account(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31360,19 +26596,13 @@ func (ec *executionContext) fieldContext_Unknown_account(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Unsubscribe_subscriber(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Unsubscribe_subscriber(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Subscriber
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Unsubscribe_subscriber(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31392,19 +26622,13 @@ func (ec *executionContext) fieldContext_Unsubscribe_subscriber(_ context.Contex
 }
 
 func (ec *executionContext) _Unsubscribe_subscription(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Unsubscribe_subscription(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Subscription
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Unsubscribe_subscription(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31424,19 +26648,13 @@ func (ec *executionContext) fieldContext_Unsubscribe_subscription(_ context.Cont
 }
 
 func (ec *executionContext) _Unsubscribe_beneficiary(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Unsubscribe_beneficiary(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Beneficiary
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Unsubscribe_beneficiary(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31456,19 +26674,13 @@ func (ec *executionContext) fieldContext_Unsubscribe_beneficiary(_ context.Conte
 }
 
 func (ec *executionContext) _Unsubscribe_amount(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Unsubscribe_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Unsubscribe_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -31488,19 +26700,13 @@ func (ec *executionContext) fieldContext_Unsubscribe_amount(_ context.Context, f
 }
 
 func (ec *executionContext) _Unsubscribe_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Unsubscribe_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Unsubscribe_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -31520,19 +26726,13 @@ func (ec *executionContext) fieldContext_Unsubscribe_query_id(_ context.Context,
 }
 
 func (ec *executionContext) _Unsubscribe_initiated_by(ctx context.Context, field graphql.CollectedField, obj *actions.Unsubscribe) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Unsubscribe_initiated_by(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.InitiatedBy
 	if any(res) == nil {
+		fc, err := ec.fieldContext_Unsubscribe_initiated_by(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31552,19 +26752,13 @@ func (ec *executionContext) fieldContext_Unsubscribe_initiated_by(_ context.Cont
 }
 
 func (ec *executionContext) _VestingAddWhitelist_sender(ctx context.Context, field graphql.CollectedField, obj *actions.VestingAddWhitelist) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingAddWhitelist_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingAddWhitelist_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31584,19 +26778,13 @@ func (ec *executionContext) fieldContext_VestingAddWhitelist_sender(_ context.Co
 }
 
 func (ec *executionContext) _VestingAddWhitelist_vesting(ctx context.Context, field graphql.CollectedField, obj *actions.VestingAddWhitelist) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingAddWhitelist_vesting(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Vesting
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingAddWhitelist_vesting(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31648,19 +26836,13 @@ func (ec *executionContext) fieldContext_VestingAddWhitelist_accounts_added(_ co
 }
 
 func (ec *executionContext) _VestingAddWhitelist_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.VestingAddWhitelist) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingAddWhitelist_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingAddWhitelist_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -31680,19 +26862,13 @@ func (ec *executionContext) fieldContext_VestingAddWhitelist_query_id(_ context.
 }
 
 func (ec *executionContext) _VestingSendMessage_sender(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingSendMessage_sender(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Sender
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingSendMessage_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31712,19 +26888,13 @@ func (ec *executionContext) fieldContext_VestingSendMessage_sender(_ context.Con
 }
 
 func (ec *executionContext) _VestingSendMessage_vesting(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingSendMessage_vesting(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Vesting
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingSendMessage_vesting(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31744,19 +26914,13 @@ func (ec *executionContext) fieldContext_VestingSendMessage_vesting(_ context.Co
 }
 
 func (ec *executionContext) _VestingSendMessage_destination(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingSendMessage_destination(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Destination
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingSendMessage_destination(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
@@ -31776,19 +26940,13 @@ func (ec *executionContext) fieldContext_VestingSendMessage_destination(_ contex
 }
 
 func (ec *executionContext) _VestingSendMessage_amount(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingSendMessage_amount(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Amount
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingSendMessage_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -31808,19 +26966,13 @@ func (ec *executionContext) fieldContext_VestingSendMessage_amount(_ context.Con
 }
 
 func (ec *executionContext) _VestingSendMessage_query_id(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingSendMessage_query_id(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.QueryID
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingSendMessage_query_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
@@ -31840,19 +26992,13 @@ func (ec *executionContext) fieldContext_VestingSendMessage_query_id(_ context.C
 }
 
 func (ec *executionContext) _VestingSendMessage_message_boc(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingSendMessage_message_boc(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.MessageBoc
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingSendMessage_message_boc(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
@@ -31872,19 +27018,13 @@ func (ec *executionContext) fieldContext_VestingSendMessage_message_boc(_ contex
 }
 
 func (ec *executionContext) _VestingSendMessage_send_mode(ctx context.Context, field graphql.CollectedField, obj *actions.VestingSendMessage) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_VestingSendMessage_send_mode(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.SendMode
 	if any(res) == nil {
+		fc, err := ec.fieldContext_VestingSendMessage_send_mode(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
@@ -31904,19 +27044,13 @@ func (ec *executionContext) fieldContext_VestingSendMessage_send_mode(_ context.
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext___Directive_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Name
 	if any(res) == nil {
+		fc, err := ec.fieldContext___Directive_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -31980,19 +27114,13 @@ func (ec *executionContext) fieldContext___Directive_description(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext___Directive_isRepeatable(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.IsRepeatable
 	if any(res) == nil {
+		fc, err := ec.fieldContext___Directive_isRepeatable(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -32119,19 +27247,13 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext___EnumValue_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Name
 	if any(res) == nil {
+		fc, err := ec.fieldContext___EnumValue_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -32280,19 +27402,13 @@ func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext___Field_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Name
 	if any(res) == nil {
+		fc, err := ec.fieldContext___Field_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -32578,19 +27694,13 @@ func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext___InputValue_name(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.Name
 	if any(res) == nil {
+		fc, err := ec.fieldContext___InputValue_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		if !graphql.HasFieldError(ctx, fc) {
 			ec.Errorf(ctx, "must not be null")
 		}
@@ -32722,19 +27832,13 @@ func (ec *executionContext) fieldContext___InputValue_type(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext___InputValue_defaultValue(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
 	res := obj.DefaultValue
 	if any(res) == nil {
+		fc, err := ec.fieldContext___InputValue_defaultValue(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
 	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)

@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -32,6 +33,7 @@ func rewrite(src []byte) ([]byte, int, error) {
 		return nil, 0, err
 	}
 	leaf := leafContexts(file, src, fset)
+	safe := quietMarshalers(file, src, fset)
 	var edits []edit
 	n := 0
 	for _, decl := range file.Decls {
@@ -42,7 +44,7 @@ func rewrite(src []byte) ([]byte, int, error) {
 		if !leaf["fieldContext"+fn.Name.Name] {
 			continue
 		}
-		e, ok := leafEdits(fn, src, fset)
+		e, ok := leafEdits(fn, src, fset, safe)
 		if !ok {
 			continue
 		}
@@ -83,7 +85,7 @@ func leafContexts(file *ast.File, src []byte, fset *token.FileSet) map[string]bo
 // leafEdits finds, in one field function, the resolver-middleware call
 // whose closure only returns obj.<Field>, nil, and the lines that unbox its
 // result; ok is false unless the function has exactly gqlgen's shape.
-func leafEdits(fn *ast.FuncDecl, src []byte, fset *token.FileSet) ([]edit, bool) {
+func leafEdits(fn *ast.FuncDecl, src []byte, fset *token.FileSet, quiet map[string]bool) ([]edit, bool) {
 	off := func(p token.Pos) int { return fset.Position(p).Offset }
 	var field string
 	var call, unbox, result ast.Stmt
@@ -123,6 +125,30 @@ func leafEdits(fn *ast.FuncDecl, src []byte, fset *token.FileSet) ([]edit, bool)
 	if !ok || exprText(ifErr.Cond, src, fset) != "err != nil" {
 		return nil, false
 	}
+	last, ok := fn.Body.List[len(fn.Body.List)-1].(*ast.ReturnStmt)
+	if !ok || len(last.Results) != 1 {
+		return nil, false
+	}
+	if m, ok := marshalCall(last.Results[0]); ok && quiet[m] {
+		// The marshaler never reports an error, so the field context
+		// (there for error paths) is made only in the null branch, which
+		// only an interface holding nil reaches; and a read of a field of
+		// obj, never nil here, cannot panic.
+		nullBody := exprText(nilCheckStmt(fn, nilCheck).Body, src, fset)
+		body := fmt.Sprintf(`{
+	res := obj.%s
+	if any(res) == nil {
+		fc, err := ec.fieldContext%s(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		%s
+	}
+	%s
+}`, field, fn.Name.Name, strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(nullBody, "{"), "}")), exprText(last, src, fset))
+		return []edit{{off(fn.Body.Pos()), off(fn.Body.End()), body}}, true
+	}
 	return []edit{
 		{off(call.Pos()), off(ifErr.End()), "res := obj." + field},
 		// any(res) == nil is what resTmp == nil tested: false for every
@@ -143,6 +169,75 @@ func wholeLine(src []byte, from, to int) edit {
 		to++
 	}
 	return edit{from, to, ""}
+}
+
+// nilCheckStmt is the if statement whose condition is cond.
+func nilCheckStmt(fn *ast.FuncDecl, cond ast.Expr) *ast.IfStmt {
+	for _, st := range fn.Body.List {
+		if s, ok := st.(*ast.IfStmt); ok && s.Cond == cond {
+			return s
+		}
+	}
+	return nil
+}
+
+// marshalCall names the ec.marshal* function that e calls.
+func marshalCall(e ast.Expr) (string, bool) {
+	c, ok := e.(*ast.CallExpr)
+	if !ok {
+		return "", false
+	}
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok || ident(sel.X) != "ec" || !strings.HasPrefix(sel.Sel.Name, "marshal") {
+		return "", false
+	}
+	return sel.Sel.Name, true
+}
+
+// neverNull are gqlgen's marshalers of built-in scalars that never return
+// graphql.Null, so the "requested element is null" branch gqlgen writes
+// after them is dead.
+var neverNull = regexp.MustCompile(`res := graphql\.(MarshalString|MarshalBoolean|MarshalInt|MarshalInt32|MarshalInt64|MarshalUint|MarshalUint32|MarshalUint64)\(\*?v\)\s*if res == graphql\.Null \{\s*if !graphql\.HasFieldError\(ctx, graphql\.GetFieldContext\(ctx\)\) \{\s*ec\.Errorf\(ctx, "the requested element is null which the schema does not allow"\)\s*\}\s*\}`)
+
+// quietMarshalers are the marshal functions that can report no error (so
+// need no field context): they do not read ctx, other than through
+// marshalers that are quiet too, once the dead branches are set aside.
+func quietMarshalers(file *ast.File, src []byte, fset *token.FileSet) map[string]bool {
+	bodies := map[string]string{}
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if ok && fn.Recv != nil && fn.Body != nil && strings.HasPrefix(fn.Name.Name, "marshal") {
+			bodies[fn.Name.Name] = neverNull.ReplaceAllString(exprText(fn.Body, src, fset), "res := graphql.$1(v)")
+		}
+	}
+	calls := regexp.MustCompile(`ec\.(marshal\w+)\(ctx, sel, `)
+	memo := map[string]int{} // 1 quiet, 2 not, 3 being decided
+	var quiet func(name string) bool
+	quiet = func(name string) bool {
+		switch memo[name] {
+		case 1:
+			return true
+		case 2, 3:
+			return false
+		}
+		memo[name] = 3
+		body, ok := bodies[name]
+		rest := calls.ReplaceAllString(body, "")
+		ok = ok && !strings.Contains(strings.ReplaceAll(rest, "_ = ctx", ""), "ctx") && !strings.Contains(rest, "ec.")
+		for _, m := range calls.FindAllStringSubmatch(body, -1) {
+			ok = ok && quiet(m[1])
+		}
+		memo[name] = 2
+		if ok {
+			memo[name] = 1
+		}
+		return ok
+	}
+	out := map[string]bool{}
+	for name := range bodies {
+		out[name] = quiet(name)
+	}
+	return out
 }
 
 // middlewareRead matches

@@ -106,3 +106,37 @@ func TestCommittedExecutorIsRewritten(t *testing.T) {
 	require.Equal(t, string(extra), string(committed))
 	require.Regexp(t, `"Action":\s+\{"details": true, "participants": true, "transactions_full": true\}`, string(extra))
 }
+
+// A field whose marshaler can report no error gets no field context
+// unless its value is nil; one whose marshaler can keeps it (error paths).
+func TestRewriteDropsTheFieldContextOnlyForQuietMarshalers(t *testing.T) {
+	quiet := `
+func (ec *executionContext) marshalNUInt642uint64(ctx context.Context, sel ast.SelectionSet, v uint64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalUint64(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+`
+	loud := strings.ReplaceAll(quiet, "marshalNUInt642uint64", "marshalNJSON2uint64")
+	loud = strings.ReplaceAll(loud, "graphql.MarshalUint64(v)", "graphql.MarshalAny(v)")
+	src := "package graph\n" + quiet + loud + field("a", "obj.A, nil", "false", leafChild) +
+		strings.ReplaceAll(field("b", "obj.B, nil", "false", leafChild), "marshalNUInt642uint64", "marshalNJSON2uint64")
+	out, n, err := rewrite([]byte(src))
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	body := func(name string) string {
+		s := string(out)
+		s = s[strings.Index(s, "func (ec *executionContext) "+name+"("):]
+		return s[:strings.Index(s, "\n}\n")]
+	}
+	a := body("_Action_a")
+	require.Contains(t, a, "res := obj.A\n\tif any(res) == nil {\n\t\tfc, err := ec.fieldContext_Action_a(ctx, field)")
+	require.Contains(t, a, "ec.Errorf(ctx, \"must not be null\")", "the null branch is gqlgen's")
+	require.NotContains(t, a, "recover()")
+	require.Contains(t, body("_Action_b"), "recover()", "a marshaler that may report an error keeps the field context")
+}

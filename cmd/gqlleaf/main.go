@@ -15,7 +15,10 @@
 // whose field context says IsResolver false, IsMethod false and no child
 // fields, reading obj.<Field>. Their field context (error paths), the
 // recover that turns a panic into a field error, the null check and the
-// marshaler stay as gqlgen wrote them. What they no longer do is call the
+// marshaler stay as gqlgen wrote them; when the marshaler can report no
+// error (quietMarshalers: it reads no ctx but through quiet marshalers),
+// the field context is made only on the null branch, which only a nil
+// interface reaches: 816 of the 825 fields. What they no longer do is call the
 // field middlewares (handler.Server.AroundFields), which this server does
 // not use: a middleware added later would not see these fields.
 package main
