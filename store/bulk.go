@@ -29,9 +29,10 @@ var bulkTables = []string{"actions", "action_accounts", "action_transactions"}
 //
 // What a direct load gives up, and why that is only for a database no one
 // uses yet: rows are not checked against stored ones (the keys come back
-// in Finish, which fails naming the key if two actions share an id), and
-// seqs are taken outside the commit order, so a stream subscriber could
-// miss actions committed out of turn (seq.go).
+// in Finish, which fails naming the key if two actions share an id), seqs
+// are taken outside the commit order, so a stream subscriber could miss
+// actions committed out of turn (seq.go), and a load killed before Finish
+// leaves the tables without indexes (the next BeginBulkLoad refuses them).
 type BulkLoad struct {
 	s       *Store
 	direct  bool
@@ -51,6 +52,19 @@ func (s *Store) BeginBulkLoad(ctx context.Context) (*BulkLoad, error) {
 	b := &BulkLoad{s: s}
 	if !s.IsPostgres() {
 		return b, nil
+	}
+	// A direct load killed before Finish leaves the tables without their
+	// keys, and the dropped definitions died with the process: loading on
+	// would write duplicates nothing could catch.
+	var keys int
+	if err := s.db.NewRaw(`SELECT count(*) FROM pg_constraint
+		WHERE contype = 'p' AND conrelid IN (SELECT to_regclass(t) FROM unnest(?::text[]) AS t)`,
+		textArray(bulkTables)).Scan(ctx, &keys); err != nil {
+		return nil, err
+	}
+	if keys < len(bulkTables) {
+		return nil, fmt.Errorf("the action tables have %d of their %d primary keys: an earlier bulk load did not finish; "+
+			"its data is incomplete and its indexes are gone, so drop the database and load it again", keys, len(bulkTables))
 	}
 	var stored bool
 	if err := s.db.NewRaw(`SELECT EXISTS (SELECT 1 FROM actions) OR EXISTS (SELECT 1 FROM action_accounts)

@@ -213,3 +213,16 @@ func TestMaintenanceStatementsAreUnbounded(t *testing.T) {
 		return err
 	}))
 }
+
+// A direct load that never reached Finish (its process killed) leaves the
+// tables without keys; a later bulk load refuses them, saying why.
+func TestBulkLoadRefusesAnUnfinishedLoad(t *testing.T) {
+	ctx := context.Background()
+	s := openMigratedPostgres(t)
+	bl, err := s.BeginBulkLoad(ctx)
+	require.NoError(t, err)
+	require.NoError(t, bl.SaveActions(ctx, generated(t, 50, 50)[0]))
+	// No Finish: as if loadgen were killed here.
+	_, err = s.BeginBulkLoad(ctx)
+	require.ErrorContains(t, err, "0 of their 3 primary keys: an earlier bulk load did not finish")
+}
