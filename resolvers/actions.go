@@ -38,13 +38,21 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 // bookFields are the fields of a page that show its address book.
 var bookFields = map[string]bool{"address_book": true, "address_book_entries": true}
 
-// selects tells whether the GraphQL field being resolved selects any of
-// fields; outside GraphQL (REST, JSON-RPC), whose answers have every
-// field, it does.
+// selects tells whether the field being resolved shows any of fields:
+// outside GraphQL (REST, JSON-RPC), whose answers have every field, it
+// does.
 func selects(ctx context.Context, fields map[string]bool) bool {
-	if graphql.GetFieldContext(ctx) == nil || !graphql.HasOperationContext(ctx) {
-		return true
-	}
+	return !inGraphQL(ctx) || selectsAny(ctx, fields)
+}
+
+// inGraphQL tells whether ctx is a GraphQL field's.
+func inGraphQL(ctx context.Context) bool {
+	return graphql.GetFieldContext(ctx) != nil && graphql.HasOperationContext(ctx)
+}
+
+// selectsAny tells whether the GraphQL field being resolved selects any of
+// fields.
+func selectsAny(ctx context.Context, fields map[string]bool) bool {
 	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
 		if fields[f.Name] {
 			return true
@@ -53,19 +61,23 @@ func selects(ctx context.Context, fields map[string]bool) bool {
 	return false
 }
 
+// bookOf is the part of the address book a page reads with its rows.
+func bookOf(includeAccounts, withBook bool) store.Book {
+	switch {
+	case !withBook:
+		return store.NoBook
+	case includeAccounts:
+		return store.BookOfValuesAndAccounts
+	}
+	return store.BookOfValues
+}
+
 // listPage reads a page with its address book's facts (one statement on
 // Postgres); accounts are shown only when asked for, and then the book
 // names them too. Without withBook (a GraphQL page that does not select
 // its book) no book is read or built.
 func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAccounts, withBook bool) (*chain.ActionList, error) {
-	book := store.BookOfValues
-	if includeAccounts {
-		book = store.BookOfValuesAndAccounts
-	}
-	if !withBook {
-		book = store.NoBook
-	}
-	page, err := r.Store.ListActions(ctx, f, book)
+	page, err := r.Store.ListActions(ctx, f, bookOf(includeAccounts, withBook))
 	if err != nil {
 		return nil, err
 	}

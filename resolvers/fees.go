@@ -134,7 +134,7 @@ var previewFields = map[string]bool{"complete": true, "stopped": true, "transact
 // wantsPreview reports a GraphQL selection of a preview field on the
 // estimate being resolved (outside GraphQL: no).
 func wantsPreview(ctx context.Context) bool {
-	return graphql.GetFieldContext(ctx) != nil && selects(ctx, previewFields)
+	return inGraphQL(ctx) && selectsAny(ctx, previewFields)
 }
 
 // primeLinks puts the preview's transactions and participants into the

@@ -207,11 +207,7 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 	want := f.Limit
 	f.Limit++ // one more tells whether a next page exists
 	withBook := selects(ctx, bookFields)
-	book := store.BookOfValues
-	if !withBook {
-		book = store.NoBook
-	}
-	read, err := r.Store.ListActions(ctx, f, book)
+	read, err := r.Store.ListActions(ctx, f, bookOf(false, withBook))
 	if err != nil {
 		return nil, err
 	}

@@ -133,16 +133,14 @@ func (b *BulkLoad) SaveActions(ctx context.Context, actions []chain.Action) erro
 	// Numbers taken and committed at once, not under a lock held to the
 	// batch's commit as SaveBatch does: that lock is what serializes
 	// writers, and a bulk load wants them side by side.
-	var last int64
-	if err := s.db.NewRaw("UPDATE action_seq SET last = last + ? WHERE id = 1 RETURNING last", len(actions)).
-		Scan(ctx, &last); err != nil {
-		return fmt.Errorf("take action seqs: %w", err)
+	last, err := takeSeqs(ctx, s.db, len(actions))
+	if err != nil {
+		return err
 	}
 	seqs := make(map[string]int64, len(actions))
 	numberNew(actions, seqs, last-int64(len(actions)))
 	arows, links, txLinks := actionTableRows(actions, seqs)
 	var copies [3]staged
-	var err error
 	if copies[0], err = encodeRows(s.db, arows); err != nil {
 		return err
 	}

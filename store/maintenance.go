@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	neturl "net/url"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -23,7 +22,10 @@ func (s *Store) maintenance(ctx context.Context, conns int, fn func(db *bun.DB) 
 	if !s.IsPostgres() {
 		return fn(s.db)
 	}
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(unboundedDSN(s.url)),
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(
+		// statement_timeout 0 (none), whatever the URL says: a limit meant
+		// for serving queries must not stop a migration half way.
+		withParam(s.url, "statement_timeout", "0", true)),
 		pgdriver.WithDialTimeout(10*time.Second), pgdriver.WithReadTimeout(0)))
 	sqldb.SetMaxOpenConns(max(1, conns))
 	db := bun.NewDB(sqldb, pgdialect.New())
@@ -32,17 +34,4 @@ func (s *Store) maintenance(ctx context.Context, conns int, fn func(db *bun.DB) 
 		return unavailable(err)
 	}
 	return fn(db)
-}
-
-// unboundedDSN is dsn with statement_timeout 0 (none), whatever it said:
-// a limit meant for serving queries must not stop a migration half way.
-func unboundedDSN(dsn string) string {
-	u, err := neturl.Parse(dsn)
-	if err != nil {
-		return dsn // pgdriver reports a malformed URL itself
-	}
-	q := u.Query()
-	q.Set("statement_timeout", "0")
-	u.RawQuery = q.Encode()
-	return u.String()
 }

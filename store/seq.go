@@ -55,12 +55,11 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 	if len(actions) == 0 {
 		return nil, nil, 0, nil
 	}
-	var last int64
 	// Numbers are taken for every action; those of kept actions stay unused
 	// (seqs need order, not density).
-	if err := tx.NewRaw("UPDATE action_seq SET last = last + ? WHERE id = 1 RETURNING last", len(actions)).
-		Scan(ctx, &last); err != nil {
-		return nil, nil, 0, fmt.Errorf("take action seqs: %w", err)
+	last, err := takeSeqs(ctx, tx, len(actions))
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	ids := make([]string, 0, len(actions))
 	for i := range actions {
@@ -85,6 +84,15 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 	}
 	hi = numberNew(actions, seqs, last-int64(len(actions)))
 	return seqs, kept, hi, nil
+}
+
+// takeSeqs moves the counter past n numbers and returns the last of them;
+// in a transaction, its row stays locked until the commit.
+func takeSeqs(ctx context.Context, db bun.IDB, n int) (last int64, err error) {
+	if err := db.NewRaw("UPDATE action_seq SET last = last + ? WHERE id = 1 RETURNING last", n).Scan(ctx, &last); err != nil {
+		return 0, fmt.Errorf("take action seqs: %w", err)
+	}
+	return last, nil
 }
 
 // numberNew gives the actions without a seq in seqs the numbers after

@@ -249,12 +249,18 @@ func unavailable(err error) error {
 const defaultStatementTimeout = "60000" // milliseconds
 
 func withStatementTimeout(dsn string) string {
+	return withParam(dsn, "statement_timeout", defaultStatementTimeout, false)
+}
+
+// withParam sets a query parameter of a database URL; one the URL has
+// already is replaced only when override is set.
+func withParam(dsn, key, value string, override bool) string {
 	u, err := neturl.Parse(dsn)
-	if err != nil || u.Query().Has("statement_timeout") {
+	if err != nil || !override && u.Query().Has(key) {
 		return dsn // pgdriver reports a malformed URL itself
 	}
 	q := u.Query()
-	q.Set("statement_timeout", defaultStatementTimeout)
+	q.Set(key, value)
 	u.RawQuery = q.Encode()
 	return u.String()
 }

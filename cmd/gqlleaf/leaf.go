@@ -64,22 +64,42 @@ func rewrite(src []byte) ([]byte, int, error) {
 	return formatted, n, nil
 }
 
+// method is a method of the executor with its body's text and where the
+// body starts in the source.
+type method struct {
+	name, body string
+	from       int
+}
+
+// methods are the executor's methods whose names start with prefix.
+func methods(file *ast.File, src []byte, fset *token.FileSet, prefix string) []method {
+	var out []method
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if ok && fn.Recv != nil && fn.Body != nil && strings.HasPrefix(fn.Name.Name, prefix) {
+			from := fset.Position(fn.Body.Pos()).Offset
+			out = append(out, method{fn.Name.Name, string(src[from:fset.Position(fn.Body.End()).Offset]), from})
+		}
+	}
+	return out
+}
+
 // leafContexts names the fieldContext_* functions of leaf fields that no
 // resolver computes.
 func leafContexts(file *ast.File, src []byte, fset *token.FileSet) map[string]bool {
 	out := map[string]bool{}
-	for _, decl := range file.Decls {
-		fn, ok := decl.(*ast.FuncDecl)
-		if !ok || fn.Recv == nil || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "fieldContext_") {
-			continue
-		}
-		body := src[fset.Position(fn.Body.Pos()).Offset:fset.Position(fn.Body.End()).Offset]
-		if bytes.Contains(body, []byte(leafMarker)) && bytes.Contains(body, []byte("IsResolver: false")) &&
-			bytes.Contains(body, []byte("IsMethod:   false")) {
-			out[fn.Name.Name] = true
+	for _, m := range methods(file, src, fset, "fieldContext_") {
+		if strings.Contains(m.body, leafMarker) && !computed(m.body) {
+			out[m.name] = true
 		}
 	}
 	return out
+}
+
+// computed tells whether a field context's field is a resolver's or a
+// method's.
+func computed(fieldContext string) bool {
+	return strings.Contains(fieldContext, "IsResolver: true") || strings.Contains(fieldContext, "IsMethod:   true")
 }
 
 // leafEdits finds, in one field function, the resolver-middleware call
@@ -204,11 +224,8 @@ var neverNull = regexp.MustCompile(`res := graphql\.(MarshalString|MarshalBoolea
 // marshalers that are quiet too, once the dead branches are set aside.
 func quietMarshalers(file *ast.File, src []byte, fset *token.FileSet) map[string]bool {
 	bodies := map[string]string{}
-	for _, decl := range file.Decls {
-		fn, ok := decl.(*ast.FuncDecl)
-		if ok && fn.Recv != nil && fn.Body != nil && strings.HasPrefix(fn.Name.Name, "marshal") {
-			bodies[fn.Name.Name] = neverNull.ReplaceAllString(exprText(fn.Body, src, fset), "res := graphql.$1(v)")
-		}
+	for _, m := range methods(file, src, fset, "marshal") {
+		bodies[m.name] = neverNull.ReplaceAllString(m.body, "res := graphql.$1(v)")
 	}
 	calls := regexp.MustCompile(`ec\.(marshal\w+)\(ctx, sel, `)
 	memo := map[string]int{} // 1 quiet, 2 not, 3 being decided
@@ -310,13 +327,8 @@ const (
 // nils the whole list then anyway).
 func listEdits(file *ast.File, src []byte, fset *token.FileSet) []edit {
 	var out []edit
-	for _, decl := range file.Decls {
-		fn, ok := decl.(*ast.FuncDecl)
-		if !ok || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "marshal") {
-			continue
-		}
-		from, to := fset.Position(fn.Body.Pos()).Offset, fset.Position(fn.Body.End()).Offset
-		body := string(src[from:to])
+	for _, m := range methods(file, src, fset, "marshal") {
+		from, body := m.from, m.body
 		if !strings.Contains(body, "go f(i)") || strings.Count(body, isLen1+"\n") != 1 {
 			continue
 		}
@@ -336,12 +348,8 @@ func listEdits(file *ast.File, src []byte, fset *token.FileSet) []edit {
 // computes, read from the field contexts gqlgen wrote.
 func resolverFields(file *ast.File, src []byte, fset *token.FileSet) map[string][]string {
 	out := map[string][]string{}
-	for _, decl := range file.Decls {
-		fn, ok := decl.(*ast.FuncDecl)
-		if !ok || fn.Recv == nil || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "fieldContext_") {
-			continue
-		}
-		body := string(src[fset.Position(fn.Body.Pos()).Offset:fset.Position(fn.Body.End()).Offset])
+	for _, m := range methods(file, src, fset, "fieldContext_") {
+		body := m.body
 		const key = "Object:     \""
 		i := strings.Index(body, key)
 		if i < 0 {
@@ -349,11 +357,11 @@ func resolverFields(file *ast.File, src []byte, fset *token.FileSet) map[string]
 		}
 		object := body[i+len(key):]
 		object = object[:strings.IndexByte(object, '"')]
-		field := strings.TrimPrefix(fn.Name.Name, "fieldContext_"+object+"_")
+		field := strings.TrimPrefix(m.name, "fieldContext_"+object+"_")
 		if _, ok := out[object]; !ok {
 			out[object] = nil
 		}
-		if strings.Contains(body, "IsResolver: true") || strings.Contains(body, "IsMethod:   true") {
+		if computed(body) {
 			out[object] = append(out[object], field)
 		}
 	}
