@@ -418,3 +418,22 @@ func TestCoreUnsubscribe(t *testing.T) {
 		rs.one(t, "Unsubscribe").want(t, map[string]any{"subscriber": walletA, "beneficiary": beneficiary, "initiated_by": plugin})
 	})
 }
+
+// TestCoreJettonRecipientIsWalletOwner: the jettons belong to the owner of
+// the wallet that took them. When the indexer knows that wallet's owner and
+// it is not the request's destination (a jetton whose wallets derive the
+// receiving wallet otherwise), the owner is the recipient, as toncenter
+// reports it; unknown, the request's destination stands.
+func TestCoreJettonRecipientIsWalletOwner(t *testing.T) {
+	sender, asked, owner := acct(1), acct(2), acct(3)
+	fromWallet, toWallet := acct(10), acct(11)
+	j := jetton{query: 7, amount: 500, to: asked, from: sender, response: sender, forward: 1}
+	trace := func() *stx { return ext(sender, jettonLeg(j, fromWallet, toWallet)) }
+
+	rs := classify(t, trace(), nil)
+	rs.one(t, "JettonTransfer:ok").want(t, map[string]any{"recipient": asked, "recipient_wallet": toWallet})
+
+	known := chain.KnownContracts{toWallet: {Kind: chain.KindJettonWallet, Jetton: acct(20), Owner: owner}}
+	rs = classify(t, trace(), known)
+	rs.one(t, "JettonTransfer:ok").want(t, map[string]any{"recipient": owner, "recipient_wallet": toWallet, "jetton_master": acct(20)})
+}

@@ -33,6 +33,13 @@ func (c *classifier) followTransfer(n *node) (*jettonLeg, bool) {
 	l.receive = n.child(abi.JettonInternalTransferMsgOpCode)
 	if l.receive != nil {
 		l.destWallet = l.receive.tx.Account
+		// The jettons belong to whoever owns the wallet that took them: a
+		// wallet whose code derives the receiving wallet otherwise than
+		// from the request's destination credits someone else, and
+		// toncenter names that owner too.
+		if owner := c.ownerOf(l.destWallet); owner != "" {
+			l.recipient = owner
+		}
 		l.notify = l.receive.child(abi.JettonNotifyMsgOpCode)
 		l.excess = l.receive.child(abi.ExcessMsgOpCode)
 	} else if l.notify = n.child(abi.JettonNotifyMsgOpCode); l.notify != nil {
