@@ -140,7 +140,7 @@ func init() {
 			Failed:  "a step of the chain failed, the chain stopped before the channel's answer, or the channel's receipt carries an error code (the packet was not sent)",
 			Differs: "toncenter reports every matched send as successful; `message` holds every cell of a multi-cell message (toncenter: the first cell's)"},
 		Type{Value: LayerzeroSendTokens{}, Toncenter: "layerzero_send_tokens", Protocols: protocols + ", OFT jetton OApps",
-			Doc:     "A jetton transfer to an OApp whose transfer_notification makes the OApp send a LayerZero message (an OFT bridging the jettons): the jetton leg and the LayerzeroSend chain as one action.",
+			Doc:     "A jetton transfer to an OApp whose transfer_notification makes the OApp send a LayerZero message and log an event (0xe33b9873; an OFT bridging the jettons): the jetton leg and the LayerzeroSend chain as one action. Without the event the two are a JettonTransfer and a LayerzeroSend, as toncenter reports them.",
 			Failed:  "as LayerzeroSend, or the jetton leg failed",
 			Differs: "as LayerzeroSend"},
 		Type{Value: LayerzeroReceive{}, Toncenter: "layerzero_receive", Protocols: protocols,
@@ -394,10 +394,20 @@ func matchLayerzeroSend(c *classifier, e *node) bool {
 }
 
 // lzJettonLeg is the jetton transfer whose notification to the OApp made
-// it call the endpoint (e), when there is one.
+// it call the endpoint (e), when there is one. The OApp must also have
+// logged an event on taking the jettons (an OFT does): toncenter's
+// layerzero_send_tokens requires that event beside the send and otherwise
+// reports the jetton transfer and the send apart.
 func (c *classifier) lzJettonLeg(e *node) (*jettonLeg, bool) {
 	notify := e.parent
 	if notify == nil || notify.used || !notify.is(abi.JettonNotifyMsgOpCode) {
+		return nil, false
+	}
+	logged := false
+	for _, sib := range notify.children {
+		logged = logged || sib != e && !sib.used && lzIs(sib, lzOpEvent)
+	}
+	if !logged {
 		return nil, false
 	}
 	recv := notify.parent

@@ -274,3 +274,47 @@ func clDeclare(name string, fields ...clField) *boc.Cell {
 func lzBody(code uint32, origin string, md *boc.Cell) *boc.Cell {
 	return cellOf(op(code), u64(42), coins(0), addr(origin), ref(md))
 }
+
+// TestLayerzeroSendTokensNeedsEvent: jettons reach an OApp whose
+// transfer_notification makes it call its endpoint. An OFT also logs an
+// event (0xe33b9873) on taking the jettons, and toncenter requires that
+// event to merge the jetton transfer and the send into
+// layerzero_send_tokens; without it the two are reported apart.
+func TestLayerzeroSendTokensNeedsEvent(t *testing.T) {
+	const (
+		user       = "0:1111111111111111111111111111111111111111111111111111111111111111"
+		userWallet = "0:2222222222222222222222222222222222222222222222222222222222222222"
+		oapp       = "0:3333333333333333333333333333333333333333333333333333333333333333"
+		oappWallet = "0:4444444444444444444444444444444444444444444444444444444444444444"
+		endpoint   = "0:5555555555555555555555555555555555555555555555555555555555555555"
+		channel    = "0:6666666666666666666666666666666666666666666666666666666666666666"
+	)
+	path := clDeclare("path", clUint(5, 30343), clUint(8, 0x3333), clUint(5, 30101), clUint(8, 0xabcdef))
+	packet := clDeclare("Packet", clRef(path), clRef(cellOf(raw([]byte{1}))), clUint(6, 7), clUint(8, 0x99))
+	lzSend := clDeclare("lzSend", clUint(6, 5), clUint(8, 0), clUint(8, 0), clUint(8, 0), clRef(packet),
+		clUint(7, 1_000_000), clUint(7, 0), clRef(boc.NewCell()), clRef(boc.NewCell()), clRef(boc.NewCell()))
+	receipt := clDeclare("MsgReceipt", clRef(lzSend), clUint(7, 0), clUint(7, 0), clUint(4, 0))
+	send := func() *stx {
+		return call(endpoint, 30_000_000, lzBody(lztEndpointSend, oapp, lzSend),
+			call(channel, 20_000_000, lzBody(lztChannelSend, endpoint, clDeclare("MdObj", clRef(lzSend), clRef(boc.NewCell()))),
+				call(oapp, 10_000_000, lzBody(lztOAppCallback, channel, clDeclare("MdObj", clRef(receipt), clRef(boc.NewCell()))))))
+	}
+	j := jetton{query: 1, amount: 10_000, to: oapp, from: user, response: user, forward: 50_000_000}
+	for _, tc := range []struct {
+		name   string
+		logged bool
+		want   []string
+	}{
+		{"with the OApp's event", true, []string{"LayerzeroSendTokens:ok"}},
+		{"without it", false, []string{"JettonTransfer:ok", "LayerzeroSend:ok"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			then := []*stx{send()}
+			if tc.logged {
+				then = append(then, call(oapp, 0, lzBody(lztEvent, oapp, clDeclare("event", clUint(8, 1)))))
+			}
+			rs := classify(t, ext(user, jettonLeg(j, userWallet, oappWallet, then...)), nil)
+			rs.expect(t, tc.want...)
+		})
+	}
+}

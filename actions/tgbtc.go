@@ -103,8 +103,9 @@ type TgbtcDkgLogFallback struct {
 func init() {
 	declare(
 		Type{Value: TgbtcMint{}, Toncenter: "tgbtc_mint", Protocols: "tgBTC bridge",
-			Doc:    "From the deposit proof (0x3f781d24) through the teleport contract's checks to its last step (0xe42a879b), which logs the mint (external 0x77a80ef3) and has the tgBTC master mint to the recipient's wallet.",
-			Failed: "the recipient's jetton wallet failed"},
+			Doc:     "From the deposit proof (0x3f781d24) through the teleport contract's checks to its last step (0xe42a879b), which logs the mint (external 0x77a80ef3) and has the tgBTC master mint to the recipient's wallet.",
+			Failed:  "the recipient's jetton wallet failed: the tokens bounced back to the master, so nobody received them",
+			Differs: "toncenter reports the mint as done once the teleport logged it, whatever the recipient's wallet then did"},
 		Type{Value: TgbtcMintFallback{}, Toncenter: "tgbtc_mint_fallback", Protocols: "tgBTC bridge",
 			Doc:    "A mint log (external 0x77a80ef3) whose chain of messages is not in the trace; reported beside whatever explains the logging transaction.",
 			Failed: "never"},
@@ -272,6 +273,8 @@ func matchTgbtcMint(c *classifier, n *node) bool {
 	}
 	d.nodes = append(d.nodes, evaaChange(n)...)
 	d.withInitiator(head)
+	// The log says the teleport meant to mint; the tokens exist only if the
+	// recipient's wallet took them.
 	d.ok = wallet.ok()
 	c.add(d)
 	return true

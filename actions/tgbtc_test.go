@@ -79,3 +79,32 @@ func TestTgbtcLogFallbacks(t *testing.T) {
 	fallback(key, "TgbtcNewKeyFallback").want(t, map[string]any{"coordinator": coordinator, "pegout": pegout,
 		"pubkey": "ff000000000000000000000000000000000000000000000000000000000011", "amount": "425489053588"})
 }
+
+// TestTgbtcMintStatus: a mint from the deposit proof (0x3f781d24) through
+// a check to the teleport's last step (0xe42a879b), which logs the mint and
+// has the master mint. The mint is done when the recipient's wallet took
+// the tokens; a wallet that failed bounced them back, so the mint failed
+// (toncenter calls it done once the teleport logged it).
+func TestTgbtcMintStatus(t *testing.T) {
+	relayer, teleport, checker, master, wallet, recipient := named("relayer"), named("teleport"), named("checker"), named("master"), named("wallet"), named("recipient")
+	txid := "00ff000000000000000000000000000000000000000000000000000000000011"
+	j := jetton{query: 1, amount: 9700, to: recipient, from: teleport, response: recipient}
+	for _, walletFails := range []bool{false, true} {
+		w := call(wallet, 50_000_000, j.internal())
+		if walletFails {
+			w.fails(0)
+		}
+		root := ext(relayer,
+			call(teleport, 1_000_000_000, cellOf(op(0x3f781d24), u64(1)),
+				call(checker, 900_000_000, cellOf(op(0x11111111), u64(1)),
+					call(teleport, 800_000_000, cellOf(op(0xe42a879b), u64(1)),
+						call(master, 100_000_000, cellOf(op(0x22222222), u64(1)), w)).
+						logs(cellOf(op(0x77a80ef3), coins(9700), addr(recipient), u256(txid))))))
+		mint := classify(t, root, nil).one(t, "TgbtcMint")
+		if want := map[bool]string{false: chain.StatusOK, true: chain.StatusFailed}[walletFails]; mint.Status != want {
+			t.Errorf("wallet fails %v: TgbtcMint %s, want %s", walletFails, mint.Status, want)
+		}
+		mint.want(t, map[string]any{"sender": relayer, "recipient": recipient, "recipient_wallet": wallet,
+			"jetton_master": master, "teleport": teleport, "amount": "9700"})
+	}
+}
