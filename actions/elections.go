@@ -13,12 +13,10 @@ import (
 const (
 	electorAddress = "-1:3333333333333333333333333333333333333333333333333333333333333333"
 
-	electorNewStake        = 0x4e73744b // new_stake: a validator's stake for the next election
-	electorNewStakeOK      = 0xf374484c // the elector accepted the stake
-	electorNewStakeError   = 0xee6f454c // the elector returned the stake
-	electorRecoverStake    = 0x47657424 // recover_stake: ask for a freed stake back
-	electorRecoverStakeOK  = 0xf96f7324 // the elector pays the stake back
-	electorRecoverStakeErr = 0xfffffffe // nothing to recover
+	electorNewStake       = 0x4e73744b // new_stake: a validator's stake for the next election
+	electorNewStakeOK     = 0xf374484c // the elector accepted the stake (0xee6f454c: returned it)
+	electorRecoverStake   = 0x47657424 // recover_stake: ask for a freed stake back
+	electorRecoverStakeOK = 0xf96f7324 // the elector pays the stake back (0xfffffffe: nothing to recover)
 )
 
 // ElectionDeposit: a validator's stake sent to the elector.
@@ -44,10 +42,10 @@ type ElectionRecover struct {
 func init() {
 	declare(
 		Type{Value: ElectionDeposit{}, Toncenter: "election_deposit", Protocols: "the elector",
-			Doc:    "new_stake (0x4e73744b) to the elector; it confirms (0xf374484c) or returns the stake (0xee6f454c).",
+			Doc:    "new_stake (0x4e73744b) to the elector and its confirmation (0xf374484c); a refusal (0xee6f454c, the stake sent back) stays a call of its own, as toncenter leaves it.",
 			Failed: "the elector did not confirm the stake"},
 		Type{Value: ElectionRecover{}, Toncenter: "election_recover", Protocols: "the elector",
-			Doc:    "recover_stake (0x47657424) to the elector; it pays the stake back (0xf96f7324) or answers that there is none (0xfffffffe).",
+			Doc:    "recover_stake (0x47657424) to the elector and its payment of the stake (0xf96f7324); the answer that there is none (0xfffffffe) stays a call of its own, as toncenter leaves it.",
 			Failed: "the elector paid nothing back"},
 	)
 	addMatcher(OrderProtocol+50, "ElectionDeposit/ElectionRecover", matchElection)
@@ -65,7 +63,7 @@ type newStakeBody struct {
 }
 
 // matchElection: a new_stake or recover_stake request to the elector, with
-// the elector's answer to it.
+// the elector's confirmation; without one the request failed.
 func matchElection(c *classifier, n *node) bool {
 	if n.tx.Account != electorAddress || !n.hasOp || n.in().Bounced {
 		return false
@@ -90,12 +88,11 @@ func matchElection(c *classifier, n *node) bool {
 			v.ElectionID, v.MaxFactor = int64(b.StakeAt), int64(b.MaxFactor)
 		}
 		d = newDraft(v, m.Hash, n).withInitiator(n)
-		ok := electorReply(d, n, electorNewStakeOK, electorNewStakeError)
-		d.ok = ok != nil
+		d.ok = electorConfirmation(d, n, electorNewStakeOK) != nil
 	case electorRecoverStake:
 		v := &ElectionRecover{StakeHolder: Address(m.Source), Elector: Address(n.tx.Account), QueryID: queryID}
 		d = newDraft(v, m.Hash, n).withInitiator(n)
-		ok := electorReply(d, n, electorRecoverStakeOK, electorRecoverStakeErr)
+		ok := electorConfirmation(d, n, electorRecoverStakeOK)
 		if ok != nil {
 			v.Amount = nano(ok.in().Value)
 		}
@@ -107,18 +104,19 @@ func matchElection(c *classifier, n *node) bool {
 	return true
 }
 
-// electorReply adds the elector's answers to a request (its success or
-// error reply, a bounce) and returns the success reply, nil when there is
-// none.
-func electorReply(d *draft, n *node, okOp, errOp abi.MsgOpCode) *node {
+// electorConfirmation adds the elector's confirmation of a request (and a
+// bounce of the request) to d and returns it, nil when there is none. The
+// elector's refusals (the stake sent back, nothing to recover) stay calls
+// of their own, as toncenter's matchers take only the confirmation.
+func electorConfirmation(d *draft, n *node, okOp abi.MsgOpCode) *node {
 	var ok *node
 	for _, ch := range n.children {
 		switch {
 		case ch.used:
-		case ch.is(okOp):
+		case ch.is(okOp) && ok == nil:
 			ok = ch
 			d.nodes = append(d.nodes, ch)
-		case ch.is(errOp) || ch.in().Bounced:
+		case ch.in().Bounced:
 			d.nodes = append(d.nodes, ch)
 		}
 	}

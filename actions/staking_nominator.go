@@ -97,6 +97,8 @@ func matchNominatorRequest(c *classifier, n *node) bool {
 // matchNominatorPayout: a nominator pool told by its validator to process
 // withdrawal requests (op 2) pays each requester: one withdrawal per
 // payout. The request itself stays a contract call, as toncenter has it.
+// The withdrawal is the pool's payment: a payout that bounced off a
+// nominator's closed wallet does not fail it (toncenter reports it done).
 func matchNominatorPayout(c *classifier, t *node) bool {
 	p := t.parent
 	if p == nil || !plainTransfer(t) || !basechain(t.tx.Account) || !masterchain(p.tx.Account) ||
@@ -106,7 +108,7 @@ func matchNominatorPayout(c *classifier, t *node) bool {
 	v := &StakeWithdrawal{Provider: providerNominator, StakeHolder: Address(t.tx.Account),
 		Pool: Address(p.tx.Account), Amount: nano(t.in().Value)}
 	d := newDraft(v, t.in().Hash, t)
-	d.ok = t.ok()
+	d.ok = p.ok()
 	c.add(d)
 	return true
 }

@@ -131,6 +131,19 @@ func TestNominatorPool(t *testing.T) {
 		ws[0].want(t, map[string]any{"stake_holder": nominator, "pool": nomPool, "amount": "300000000000"})
 		ws[1].want(t, map[string]any{"stake_holder": holderA, "amount": "200000000000"})
 	})
+	// The pool paid: a payout that bounced off a closed wallet is still the
+	// withdrawal done, as toncenter reports it.
+	t.Run("payout bounced by the nominator's wallet", func(t *testing.T) {
+		closed := call(holderB, 300_000_000_000, nil).status(chain.AccountNonexist, chain.AccountNonexist).
+			fails(0).bouncesBack(299_000_000_000, nil)
+		closed.tx.ComputeSkipped = true
+		root := call(nomPool, 1_000_000_000, opQuery(2, 0), closed).from(validator)
+		w := classify(t, root, nil).one(t, "StakeWithdrawal")
+		if w.Status != chain.StatusOK {
+			t.Errorf("status %s, want ok", w.Status)
+		}
+		w.want(t, map[string]any{"stake_holder": holderB, "pool": nomPool, "amount": "300000000000"})
+	})
 	t.Run("a d comment to a basechain account is a transfer", func(t *testing.T) {
 		classify(t, call(holderA, 1, comment("d")).from(nominator), nil).only(t, "TonTransfer")
 	})
