@@ -109,7 +109,7 @@ type AuctionBid struct {
 	Nft         Address `json:"nft,omitempty" tc:"nft_item" doc:"the item auctioned, when known"`
 	Collection  Address `json:"collection,omitempty" role:"master" tc:"nft_collection" doc:"its collection, when known"`
 	NftIndex    BigInt  `json:"nft_index,omitempty" tc:"nft_item_index" doc:"index of the item, when known"`
-	AuctionType Text    `json:"auction_type,omitempty" doc:"getgems, fragment (Telemint items) or dns (.ton domains), when known"`
+	AuctionType Text    `json:"auction_type,omitempty" tc:"marketplace" doc:"getgems, fragment (Telemint items) or dns (.ton domains), when known"`
 	Domain      Text    `json:"domain,omitempty" doc:"for a .ton domain's auction: the domain, when the indexer knows it"`
 }
 
@@ -158,18 +158,21 @@ func init() {
 			Failed:  "the sale or the item's transfer failed",
 			Differs: "toncenter needs the indexer to know the sale and never marks it failed"},
 		Type{Value: NftCancelAuction{}, Toncenter: "nft_cancel_auction", Protocols: "Getgems auctions",
-			Doc:    "cancel (comment or op 0x5616c572) at a known auction, which transfers the item back to its owner.",
-			Failed: "the auction or the item's transfer failed"},
+			Doc:     "cancel (comment or op 0x5616c572) at a known auction, which transfers the item back to its owner.",
+			Failed:  "the auction or the item's transfer failed",
+			Differs: "toncenter never marks it failed"},
 		Type{Value: NftFinishAuction{}, Toncenter: "nft_finish_auction", Protocols: "Getgems auctions",
-			Doc:    "finish or stop (comments, or ops 0x20c9eb18, 0xb95616b6) at a known auction, which transfers the item to the winner (that purchase is an NftItemTransfer and NftPurchase) or back to the owner.",
-			Failed: "the auction or the item's transfer failed"},
+			Doc:     "finish or stop (comments, or ops 0x20c9eb18, 0xb95616b6) at a known auction, which transfers the item to the winner (that purchase is an NftItemTransfer and NftPurchase) or back to the owner.",
+			Failed:  "the auction or the item's transfer failed",
+			Differs: "toncenter never marks it failed"},
 		Type{Value: AuctionBid{}, Toncenter: "auction_bid", Protocols: "Getgems auctions, Telemint items (Fragment), .ton DNS items",
 			Doc:     "A plain TON transfer (not cancel, finish or stop) to a Getgems auction, to a Telemint item, or to a .ton DNS item that pays the previous bid back (outbid_notification); without indexer knowledge, to a contract that pays a previous bid back.",
-			Failed:  "the auction rejected the bid",
-			Differs: "toncenter does not name the auction type"},
+			Failed:  "the auction rejected the bid, by toncenter's rule for TON transfers (a non-bounceable bid that could not buy gas is not failed)",
+			Differs: "toncenter names a .ton DNS auction fragment too"},
 		Type{Value: AuctionOutbid{}, Toncenter: "auction_outbid", Protocols: "Getgems auctions, Telemint items (Fragment), .ton DNS items",
-			Doc:    "The previous bid paid back on a new bid: the single Getgems comment transfer \"Your bid has been outbid by another user\", or outbid_notification (0x557cea20).",
-			Failed: "the payback failed"},
+			Doc:     "The previous bid paid back on a new bid: the single Getgems comment transfer \"Your bid has been outbid by another user\", or outbid_notification (0x557cea20).",
+			Failed:  "the payback failed",
+			Differs: "toncenter never marks it failed"},
 	)
 	addMatcher(OrderProtocol+12, "NftPutOnSale", matchNftPutOnSale)
 	addMatcher(OrderProtocol+14, "NftCancelTrade", matchNftCancelTrade)
@@ -260,9 +263,9 @@ func matchNftPutOnSale(c *classifier, n1 *node) bool {
 	// The two transfers are actions of their own too, as toncenter reports
 	// them beside the listing.
 	t1 := newDraft(first.value, n1.in().Hash, first.nodes()...).withInitiator(n1)
-	t1.ok = n1.ok()
+	t1.ok = !callFailed(n1)
 	t2 := newDraft(second.value, n2.in().Hash, second.nodes()...)
-	t2.ok = n2.ok()
+	t2.ok = !callFailed(n2)
 	c.add(d)
 	c.add(t1)
 	c.add(t2)
@@ -455,8 +458,10 @@ func matchAuctionBid(c *classifier, n *node) bool {
 		return false
 	}
 	ton, text := tonTransferOf(n)
-	// Auction commands are not bids, nor is a Telemint item's "#topup".
-	if !ton || text == "cancel" || text == "finish" || text == "stop" || text == "#topup" {
+	// Auction commands are not bids. A Telemint item's "#topup" is one:
+	// while an auction runs the item takes any plain transfer as a bid
+	// (telemint nft-item.fc), and toncenter makes no exception.
+	if !ton || text == "cancel" || text == "finish" || text == "stop" {
 		return false
 	}
 	typ, nft, ok := c.bidTarget(n)
@@ -470,7 +475,7 @@ func matchAuctionBid(c *classifier, n *node) bool {
 		v.Domain = Text(c.domainOf(nft))
 	}
 	d := newDraft(v, m.Hash, n).withInitiator(n)
-	d.ok = n.ok()
+	d.ok = !tonTransferFailed(n)
 	var out *node
 	var comment string
 	if typ == "getgems" {

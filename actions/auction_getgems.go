@@ -99,20 +99,20 @@ func parseGetgemsSale(data *boc.Cell, version string) (getgemsSale, bool) {
 		s.market, s.owner, s.nft, s.fullPrice = addr(v.Market), addr(v.Owner), addr(v.Static.Nft), coins(v.FullPrice)
 		s.feeAddress, s.royaltyTo = addr(v.Static.FeeAddress), addr(v.Static.Royalty)
 		s.feePercent, s.royaltyPct = u32(uint32(v.Static.FeePct)), u32(uint32(v.Static.RoyaltyPct))
-		// The contract pays muldiv(price, percent, 100000); no royalty
-		// without a royalty address.
+		// The contract pays muldiv(price, percent, 100000), nothing to an
+		// absent fee or royalty address (nft-fixprice-sale-v4r1.fc
+		// buy_logic).
 		price, _ := new(big.Int).SetString(string(s.fullPrice), 10)
 		if price != nil {
-			pct := func(p int64) BigInt {
+			pct := func(to string, p int64) BigInt {
+				if to == "" {
+					return "0"
+				}
 				x := new(big.Int).Mul(price, big.NewInt(p))
 				return BigInt(x.Div(x, big.NewInt(100000)).String())
 			}
-			s.fee = pct(*s.feePercent)
-			if s.royaltyTo != "" {
-				s.royalty = pct(*s.royaltyPct)
-			} else {
-				s.royalty = "0"
-			}
+			s.fee = pct(s.feeAddress, *s.feePercent)
+			s.royalty = pct(s.royaltyTo, *s.royaltyPct)
 		}
 		return s, true
 	case "v1":

@@ -26,10 +26,10 @@ type NftItemTransfer struct {
 	Price               BigInt  `json:"price,omitempty" tc:"price" doc:"for a purchase: nanotons the buyer paid (the sale's full price, the winning bid)"`
 	Seller              Address `json:"seller,omitempty" tc:"real_old_owner" doc:"for a purchase: the owner who listed the item, behind the sale or auction contract"`
 	Marketplace         Address `json:"marketplace,omitempty" tc:"marketplace_address" doc:"for a purchase: the marketplace the sale or auction contract belongs to, when known"`
-	MarketplaceName     Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"for a purchase: getgems (Getgems sale and auction contracts) or fragment (an auction run by a Telemint item itself)"`
+	MarketplaceName     Text    `json:"marketplace_name,omitempty" tc:"marketplace" doc:"for a purchase: getgems (Getgems sale and auction contracts) or fragment (an auction run by a Telemint item itself; also when the item was deployed to the auction's winner, no purchase)"`
 	PayoutAmount        BigInt  `json:"payout_amount,omitempty" tc:"payout_amount" doc:"for a purchase: nanotons paid out to the seller (Getgems) or to the auction's beneficiary (Fragment)"`
 	PayoutAddress       Address `json:"payout_address,omitempty" tc:"payout_address" doc:"who received the payout"`
-	PayoutComment       Text    `json:"payout_comment,omitempty" tc:"payout_comment" doc:"the payout's text comment"`
+	PayoutComment       Text    `json:"payout_comment,omitempty" tc:"payout_comment" doc:"the payout's text comment (an encrypted one: its bytes, base64)"`
 	PayoutEncrypted     *bool   `json:"payout_encrypted,omitempty" tc:"payout_comment_encrypted" doc:"true when the payout's comment is encrypted (toncenter's payout_comment_encoded is the same flag)"`
 	RoyaltyAmount       BigInt  `json:"royalty_amount,omitempty" tc:"royalty_amount" doc:"for a Fragment purchase: nanotons the item paid to the royalty address"`
 	RoyaltyAddress      Address `json:"royalty_address,omitempty" tc:"royalty_address" doc:"who received the royalty"`
@@ -56,7 +56,7 @@ type NftPurchase struct {
 	CustomPayload       Text    `json:"custom_payload,omitempty" tc:"custom_payload" doc:"the transfer's custom payload as a base64 BOC, when present"`
 	PayoutAmount        BigInt  `json:"payout_amount,omitempty" tc:"payout_amount" doc:"nanotons paid out to the seller (Getgems) or to the auction's beneficiary (Fragment)"`
 	PayoutAddress       Address `json:"payout_address,omitempty" tc:"payout_address" doc:"who received the payout"`
-	PayoutComment       Text    `json:"payout_comment,omitempty" tc:"payout_comment" doc:"the payout's text comment"`
+	PayoutComment       Text    `json:"payout_comment,omitempty" tc:"payout_comment" doc:"the payout's text comment (an encrypted one: its bytes, base64)"`
 	PayoutEncrypted     *bool   `json:"payout_encrypted,omitempty" tc:"payout_comment_encrypted" doc:"true when the payout's comment is encrypted"`
 	RoyaltyAmount       BigInt  `json:"royalty_amount,omitempty" tc:"royalty_amount" doc:"nanotons paid to the royalty address (Fragment)"`
 	RoyaltyAddress      Address `json:"royalty_address,omitempty" tc:"royalty_address" doc:"who received the royalty"`
@@ -87,12 +87,12 @@ func init() {
 	declare(
 		Type{Value: NftItemTransfer{}, Toncenter: "nft_transfer", Protocols: "TEP-62 NFT items; Getgems sales and auctions; Telemint items",
 			Doc:     "transfer (0x5fcc3d14) at the item, with ownership_assigned and excesses. A transfer sent by a Getgems sale or auction contract to someone other than the seller is a purchase (is_purchase, price, seller, marketplace; the buyer's payment or the auction's external finish belong to it). An item that announces an owner by itself (ownership_assigned 0x05138d91, not after a transfer request) is a transfer from its previous owner, or from nobody right after its deploy; with Telemint's bid info payload it is a Fragment purchase (the winning bid, the royalty and beneficiary fill-ups belong to it) unless the item was just minted.",
-			Failed:  "the item rejected the transfer",
+			Failed:  "the item rejected the transfer (one that carried no TON never fails, toncenter's rule for calls)",
 			Differs: "toncenter reports transfers only of items its indexer knows, and no purchase without its knowledge of the sale contract"},
 		Type{Value: NftPurchase{}, Toncenter: "nft_purchase", Protocols: "Getgems sale and auction contracts; other sale contracts; Telemint (Fragment) auctions",
 			Doc:     "A purchase transfer (see NftItemTransfer) together with the payout to the seller: the Getgems sale's or auction's TON transfer to the owner it holds the item for; without indexer knowledge, a contract paid by X that sends X the item and pays someone else. A Fragment purchase (Telemint bid info) is one too, with the royalty and the beneficiary's payout.",
 			Failed:  "the item rejected the transfer",
-			Differs: "toncenter reports a Fragment purchase only as nft_transfer with is_purchase; it never marks nft_purchase failed"},
+			Differs: "toncenter reports a Fragment purchase only as nft_transfer with is_purchase, none after a Getgems auction finished by op code (it seeks the payout among the transfer's own steps), and never marks nft_purchase failed"},
 		Type{Value: NftMint{}, Toncenter: "nft_mint", Protocols: "TEP-62 NFT collections, .ton DNS, Telemint, Tonstakers payout NFTs",
 			Doc:     "A transaction that deploys an NFT item: known to the indexer as an item, or whose initial data names its index and the deploying collection, or that announces its first owner (ownership_assigned).",
 			Failed:  "the item's deploy transaction failed",
@@ -165,7 +165,7 @@ func matchNftTransfer(c *classifier, n *node) bool {
 		return false
 	}
 	d := newDraft(st.value, n.in().Hash, st.nodes()...).withInitiator(n)
-	d.ok = n.ok()
+	d.ok = !callFailed(n)
 	c.add(d)
 	return true
 }
@@ -196,7 +196,7 @@ func matchNftPurchase(c *classifier, n *node) bool {
 		setPayoutComment(deal.payout, &v.PayoutComment, &v.PayoutEncrypted)
 	}
 	d := newDraft(v, n.in().Hash, nodes...).withInitiator(head)
-	d.ok = n.ok()
+	d.ok = !callFailed(n)
 	c.add(d)
 	if deal.payout == nil {
 		return true
@@ -207,7 +207,7 @@ func matchNftPurchase(c *classifier, n *node) bool {
 		Comment: v.Comment, Encrypted: v.Encrypted, ForwardPayload: v.ForwardPayload, CustomPayload: v.CustomPayload,
 		PayoutAmount: v.PayoutAmount, PayoutAddress: v.PayoutAddress, PayoutComment: v.PayoutComment, PayoutEncrypted: v.PayoutEncrypted}
 	pd := newDraft(pv, n.in().Hash, append(nodes, deal.payout)...).withInitiator(head)
-	pd.ok = n.ok()
+	pd.ok = d.ok
 	c.add(pd)
 	return true
 }
@@ -322,7 +322,8 @@ func setPayoutComment(n *node, comment *Text, encrypted **bool) {
 		text, _ := commentOf(n.in().Body)
 		*comment, *encrypted = Text(text), flag(false)
 	case uint32(abi.EncryptedTextCommentMsgOpCode):
-		*encrypted = flag(true)
+		// toncenter carries the encrypted bytes as the comment, base64.
+		*comment, *encrypted = Text(encryptedCommentOf(n.in().Body)), flag(true)
 	}
 }
 
@@ -400,8 +401,14 @@ func matchOwnershipAssigned(c *classifier, a *node) bool {
 	}
 	nodes := []*node{a}
 	var pv *NftPurchase
+	if info.hasBid {
+		// Telemint's bid info names the marketplace even when the item
+		// was deployed to the auction's winner (not a purchase), as in
+		// toncenter's row.
+		v.MarketplaceName = "fragment"
+	}
 	if info.hasBid && !minted {
-		v.IsPurchase, v.Price, v.MarketplaceName = flag(true), info.bid, "fragment"
+		v.IsPurchase, v.Price = flag(true), info.bid
 		ton, _ := tonTransferOf(p)
 		if !p.used && (ton || p.in() != nil && p.in().IsExternalIn()) {
 			var fills []*node
