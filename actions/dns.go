@@ -115,9 +115,8 @@ func init() {
 			Doc:    "change_dns_record (0x4eb1f0f9) without a value and with the zero key.",
 			Failed: "the item rejected the request"},
 		Type{Value: DnsPurchase{}, Toncenter: "dns_purchase", Protocols: ".ton DNS items",
-			Doc:     "A DNS item whose auction has ended takes its winner's first request and pays the bid to the DNS collection (fill_up 0x370fec51); the fill-up is the purchase, the request its own action.",
-			Failed:  "the collection's fill-up transaction failed",
-			Differs: "toncenter misses the purchase when the winner's first request is an NFT transfer"},
+			Doc:    "A DNS item whose auction has ended takes its winner's first request and pays the bid to the DNS collection (fill_up 0x370fec51); the fill-up is the purchase when that request is a call (an NFT transfer too; not a plain transfer or a comment), the request its own action.",
+			Failed: "the collection's fill-up transaction failed"},
 		Type{Value: DnsRelease{}, Toncenter: "dns_release", Protocols: ".ton DNS items",
 			Doc:    "dns_balance_release (0x4ed14b65) at the item, sent by someone else than a DNS item; the item's refund to the previous owner stays a call of its own, as toncenter reports it.",
 			Failed: "the item rejected the request"},
@@ -314,7 +313,10 @@ func matchChangeDns(c *classifier, n *node) bool {
 }
 
 // matchDnsPurchase: a .ton DNS item pays the winning bid to the DNS
-// collection (fill_up) when its ended auction's winner sends a request.
+// collection (fill_up) when its ended auction's winner sends a request. As
+// toncenter, only a request that is a call (any op code but a comment's,
+// an NFT transfer included) makes it a purchase; after a plain transfer the
+// fill-up stays a call.
 func matchDnsPurchase(c *classifier, f *node) bool {
 	if !f.is(opAuctionFillUp) || f.parent == nil {
 		return false

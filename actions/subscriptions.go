@@ -48,7 +48,7 @@ func init() {
 		Type{Value: Unsubscribe{}, Toncenter: "unsubscribe", Protocols: "wallet v4 subscription plugins",
 			Doc:     "destruct (0x64737472) to the plugin, which sends its balance to the beneficiary and self-destructs; or the plugin ending itself after failed payments.",
 			Failed:  "the plugin failed to process the destruct request",
-			Differs: "when the beneficiary or the plugin ends the subscription, subscriber is the wallet (toncenter names the destruct's sender subscriber and its first recipient beneficiary, and reports one action per destruct message the plugin sends)"},
+			Differs: "when the beneficiary or the plugin ends the subscription, subscriber is the wallet (toncenter names the destruct's sender subscriber and its first recipient beneficiary, and, for a plugin ending itself, reports one action per destruct message it sends); toncenter never reports an unsubscribe failed, here one whose plugin aborted (a plugin already gone) is"},
 	)
 	addMatcher(OrderProtocol+70, "Subscribe", matchSubscribe)
 	addMatcher(OrderProtocol+71, "Unsubscribe", matchUnsubscribe)

@@ -9,7 +9,8 @@ import (
 // Op codes of the TON Foundation vesting wallet (ton-blockchain/vesting-contract,
 // contracts/vesting_wallet.fc): the owner asks it to send a message, the
 // vesting sender adds addresses to its whitelist; each answers the caller
-// with the request's op code | 0x80000000 and query id.
+// with its response op code (the request's with the top nibble 0xf) and the
+// request's query id.
 const (
 	vestingSendOp              abi.MsgOpCode = 0xa7733acd
 	vestingSendResponseOp      abi.MsgOpCode = 0xf7733acd
