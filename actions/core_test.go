@@ -332,6 +332,15 @@ func TestCoreMultisigApprove(t *testing.T) {
 		rs.expect(t, "MultisigApprove:ok")
 		rs.one(t, "MultisigApprove").want(t, map[string]any{"exit_code": 0})
 	})
+	t.Run("signers of an indexed order", func(t *testing.T) {
+		// The order's init is not in this trace; what the indexer knows of
+		// the order names its signers, as toncenter lists them.
+		known := chain.KnownContracts{acct(2): {Kind: chain.KindMultisigOrder, Signers: []string{acct(1), acct(9)}}}
+		rs := classify(t, ext(acct(1),
+			call(acct(2), 100_000_000, approve,
+				call(acct(1), 90_000_000, opQuery(abi.MultisigApproveAcceptedMsgOpCode, 5)).bounceable(false))), known)
+		rs.one(t, "MultisigApprove:ok").want(t, map[string]any{"signers": []string{acct(1), acct(9)}})
+	})
 	t.Run("comment to a non-order", func(t *testing.T) {
 		classify(t, ext(acct(1), call(acct(2), 100_000_000, comment("approve"))), nil).expect(t, "TonTransfer:ok")
 	})

@@ -39,7 +39,7 @@ type MultisigApprove struct {
 	SignerIndex *int64    `json:"signer_index,omitempty" tc:"signer_index" doc:"the signer's index (absent for an approval by comment, which does not name it)"`
 	ExitCode    *int64    `json:"exit_code,omitempty" tc:"exit_code" doc:"why the order rejected the approval (0 when accepted)"`
 	QueryID     BigInt    `json:"query_id,omitempty" doc:"query id of the approval (of an approve message)"`
-	Signers     []Address `json:"signers,omitempty" doc:"the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"`
+	Signers     []Address `json:"signers,omitempty" doc:"the order's signers, from the order's init in the trace or from what the indexer knows of the order (toncenter lists them among the accounts)"`
 }
 
 // MultisigExecute: an approved order had the multisig carry out its actions.
@@ -52,7 +52,7 @@ type MultisigExecute struct {
 	ApprovalsNum   *int64    `json:"approvals_num,omitempty" tc:"approvals_num" doc:"approvals the order collected"`
 	SignersHash    Text      `json:"signers_hash,omitempty" tc:"signers_hash" doc:"hash of the signers list the order was approved by, base64"`
 	OrderBoc       Text      `json:"order_boc,omitempty" tc:"order_boc" doc:"the order (its actions) as a base64 BOC"`
-	Signers        []Address `json:"signers,omitempty" doc:"the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"`
+	Signers        []Address `json:"signers,omitempty" doc:"the order's signers, from the order's init in the trace or from what the indexer knows of the order (toncenter lists them among the accounts)"`
 }
 
 func init() {
@@ -226,7 +226,7 @@ func (in *multisigInit) signers() []Address {
 }
 
 // orderSigners reads the signers of an order from its init message, when
-// the trace carries it.
+// the trace carries it, else from what the indexer knows of the order.
 func (c *classifier) orderSigners(order string) []Address {
 	for _, x := range c.nodes {
 		if x.tx.Account != order || !x.is(abi.MultisigOrderInitMsgOpCode) {
@@ -237,7 +237,11 @@ func (c *classifier) orderSigners(order string) []Address {
 			return in.signers()
 		}
 	}
-	return nil
+	var out []Address
+	for _, s := range c.known[order].Signers {
+		out = append(out, Address(s))
+	}
+	return out
 }
 
 func uint256String(v tlb.Uint256) BigInt {

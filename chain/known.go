@@ -10,6 +10,10 @@ const (
 	KindNftSale      = "NftSale"
 	KindNftAuction   = "NftAuction"
 	KindDedustPool   = "DedustPool"
+	// KindMultisigOrder is an order of a multisig v2 wallet; toncenter
+	// reports approvals and executions only for orders it has indexed, and
+	// names their signers from that record.
+	KindMultisigOrder = "MultisigOrder"
 )
 
 // KnownContract is what is known about one account. Addresses are raw
@@ -25,6 +29,8 @@ type KnownContract struct {
 	Price      uint64 // full price of a sale, last bid of an auction
 	// Assets of a DeDust pool: jetton masters, "" for TON.
 	Assets []string
+	// Signers of a multisig order, by index.
+	Signers []string
 	// Content of an NFT item as the indexer read it (name, uri, domain, ...):
 	// string values only.
 	Content map[string]string

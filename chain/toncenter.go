@@ -249,6 +249,7 @@ func knownFromInterfaces(ifaces map[string]json.RawMessage) (KnownContract, bool
 			Address *string `json:"address"`
 			IsTon   bool    `json:"is_ton"`
 		} `json:"assets"`
+		Signers []string `json:"signers"`
 	}
 	var k KnownContract
 	found := false
@@ -262,7 +263,7 @@ func knownFromInterfaces(ifaces map[string]json.RawMessage) (KnownContract, bool
 			}
 		}
 	}
-	for _, kind := range []string{KindJettonWallet, KindNftItem, KindNftSale, KindNftAuction, KindDedustPool} {
+	for _, kind := range []string{KindJettonWallet, KindNftItem, KindNftSale, KindNftAuction, KindDedustPool, KindMultisigOrder} {
 		b, ok := ifaces[kind]
 		if !ok {
 			continue
@@ -290,6 +291,11 @@ func knownFromInterfaces(ifaces map[string]json.RawMessage) (KnownContract, bool
 					k.Content = map[string]string{}
 				}
 				k.Content[key] = s
+			}
+		}
+		for _, a := range v.Signers {
+			if s := normOrEmpty(a); s != "" {
+				k.Signers = append(k.Signers, s)
 			}
 		}
 		for _, a := range v.Assets {
