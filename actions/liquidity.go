@@ -44,8 +44,8 @@ type DexDepositLiquidityExcess struct {
 func init() {
 	declare(Type{Value: DexDepositLiquidity{}, Toncenter: "dex_deposit_liquidity",
 		Protocols: "DeDust, STON.fi v2, Coffee, Tonco",
-		Doc:       "DeDust and STON.fi v2: one action per deposit (the assets sent in one wallet message merge); Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool.",
-		Failed:    "the pool failed, minted no LP jettons or refunded the deposit (cancelled it); for a branch also: its asset did not reach the DEX contract that records it",
+		Doc:       "DeDust: one action per deposit (the assets sent in one wallet message merge); STON.fi v2: the two branches of one wallet message merge when one of them saw the LP mint; Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool.",
+		Failed:    "as toncenter has it: DeDust, the pool minted no LP jettons (it rejected the deposit); STON.fi v2, the pool handed the assets back to an LP account instead of minting; never for a DeDust deposit without pool, Coffee or Tonco",
 		Differs:   "toncenter orders a Tonco branch's user_jetton_wallet_1/2 by pool side while it puts the asset sent first; ours pairs wallet N with asset N. Coffee's target_asset_1/2 follow the pool's order (toncenter puts the branch's own asset first) and carry the amounts the completing branch handed the pool. Toncenter's destination_liquidity is the pool for all but DeDust; ours is always the per-user deposit contract."})
 	addMatcher(OrderProtocol+20, "DexDepositLiquidity/dedust", matchDedustDeposit)
 	addMatcher(OrderProtocol+21, "DexDepositLiquidity/coffee", matchCoffeeDeposit)
@@ -105,8 +105,9 @@ func matchDedustDeposit(c *classifier, p *node) bool {
 	}
 	d.claimSubtree(p)
 	v.setDeposited(mergeDeposits(ins, a0, a1))
+	// Toncenter's rule: failed when the pool minted no LP jettons.
 	lp := p.child(abi.JettonInternalTransferMsgOpCode)
-	d.ok = p.ok() && lp != nil && lp.ok()
+	d.ok = lp != nil
 	if lp != nil {
 		if _, amt, ok := internalTransferHead(lp); ok {
 			v.LpAmount = amt
@@ -122,7 +123,7 @@ func matchDedustDeposit(c *classifier, p *node) bool {
 // factory (0x54240fe5) that did not go on to the pool in this trace: the
 // user funded one asset of a deposit whose other asset comes (or came) in
 // another trace. The branch, from the user's message to the vault down, is
-// the action; it names no pool.
+// the action; it names no pool and, as toncenter has it, is never failed.
 func matchDedustPartialDeposit(c *classifier, t *node) bool {
 	if !t.is(dedustTopUpDepositOp) || t.child(abi.DedustDepositLiquidityAllMsgOpCode) != nil {
 		return false
@@ -167,7 +168,6 @@ func matchDedustPartialDeposit(c *classifier, t *node) bool {
 	if m, ok := c.dedustSent(head, a0, a1); ok {
 		v.setDeposited([]liqMove{m})
 	}
-	d.ok = pathOK(head, t)
 	c.add(d)
 	return true
 }

@@ -98,20 +98,6 @@ func findOp(n *node, ops ...abi.MsgOpCode) *node {
 	return nil
 }
 
-// pathOK reports whether every transaction from head down to n ran without
-// bouncing: the asset reached the DEX contract that accounts for it.
-func pathOK(head, n *node) bool {
-	for a := n; a != nil; a = a.parent {
-		if !a.ok() {
-			return false
-		}
-		if a == head {
-			return true
-		}
-	}
-	return false
-}
-
 // positive reports a non-zero coin amount.
 func positive(v big.Int) bool { return v.Sign() > 0 }
 

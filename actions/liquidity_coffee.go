@@ -13,11 +13,19 @@ import (
 // depository (create_liquidity_depository_request 0xc0ffee27): the vault
 // took one asset of a deposit, TON by deposit_liquidity (0xc0ffee04) or a
 // jetton whose notification carries the deposit parameters. The depository
-// it deploys collects both assets; the branch whose asset arrives last sees
-// it tell the pool (deposit_liquidity_internal 0xc0ffee29), which mints LP
-// and pays back (payout_internal 0xc0ffee21 to a vault) what it did not take.
+// it deploys (deploy 0xc0ffee22, which toncenter requires) collects both
+// assets; the branch whose asset arrives last sees it tell the pool
+// (deposit_liquidity_internal 0xc0ffee29), which mints LP and pays back
+// (payout_internal 0xc0ffee21 to a vault) what it did not take. As
+// toncenter has it, the deposit is never failed, and a pool that minted
+// nothing (it refunded both assets) is no part of it: its refund is left
+// to the jetton transfers and calls it is made of.
 func matchCoffeeDeposit(c *classifier, r *node) bool {
 	if !r.is(abi.CoffeeCreateLiquidityDepositoryRequestMsgOpCode) || r.parent == nil || r.parent.in() == nil {
+		return false
+	}
+	dep := r.child(abi.CoffeeDeployMsgOpCode)
+	if dep == nil {
 		return false
 	}
 	body, ok := bodyAs[abi.CoffeeCreateLiquidityDepositoryRequestMsgBody](r)
@@ -33,20 +41,24 @@ func matchCoffeeDeposit(c *classifier, r *node) bool {
 	first, second := coffeeAsset(pair.First), coffeeAsset(pair.Second)
 	own, _ := coffeeSides(c, vault, pair)
 	v := &DexDepositLiquidity{Dex: "coffee", Sender: Address(user), Asset1: Address(own),
-		Amount1: nano(uint64(body.Amount)), TargetAsset1: Address(first), TargetAsset2: Address(second)}
-	d, head := depositBranch(v, vault, user)
+		Amount1: nano(uint64(body.Amount)), TargetAsset1: Address(first), TargetAsset2: Address(second),
+		DepositContract: Address(dep.tx.Account)}
+	head := requestOf(vault, user)
+	d := newDraft(v, head.in().Hash)
+	p := below(r, abi.CoffeeDepositLiquidityInternalMsgOpCode)
+	if p != nil && p.child(abi.JettonInternalTransferMsgOpCode) == nil {
+		d.claimBelow(head, p)
+		p = nil
+	} else {
+		d.claimSubtree(head)
+	}
 	if !vault.is(abi.CoffeeDepositLiquidityMsgOpCode) {
 		if m, ok := c.sentIn(head); ok {
 			v.UserJettonWallet1 = Address(m.userWallet)
 		}
 	}
-	d.ok = pathOK(head, r)
-	if dep := r.child(abi.CoffeeDeployMsgOpCode); dep != nil {
-		v.DepositContract = Address(dep.tx.Account)
-	}
-	p := below(r, abi.CoffeeDepositLiquidityInternalMsgOpCode)
 	if p != nil {
-		c.coffeePoolAnswer(d, v, p)
+		c.coffeePoolAnswer(v, p)
 	}
 	initiatorFor(d, head, p != nil, abi.CoffeeCreateLiquidityDepositoryRequestMsgOpCode)
 	c.add(d)
@@ -56,8 +68,8 @@ func matchCoffeeDeposit(c *classifier, r *node) bool {
 // coffeePoolAnswer adds what the pool did with the completed deposit: the
 // amounts the depository handed it (deposit_liquidity_internal names them
 // in the pool's asset order), the LP jettons it minted, and what it paid
-// back through the vaults; nothing minted means it refunded the deposit.
-func (c *classifier) coffeePoolAnswer(d *draft, v *DexDepositLiquidity, p *node) {
+// back through the vaults.
+func (c *classifier) coffeePoolAnswer(v *DexDepositLiquidity, p *node) {
 	v.Pool, v.DepositContract = Address(p.tx.Account), Address(p.in().Source)
 	if b, ok := bodyAs[abi.CoffeeDepositLiquidityInternalMsgBody](p); ok {
 		v.TargetAmount1, v.TargetAmount2 = nano(uint64(b.Amount1)), nano(uint64(b.Amount2))
@@ -73,10 +85,6 @@ func (c *classifier) coffeePoolAnswer(d *draft, v *DexDepositLiquidity, p *node)
 		}
 	}
 	lp := p.child(abi.JettonInternalTransferMsgOpCode)
-	d.ok = d.ok && p.ok() && lp != nil && lp.ok()
-	if lp == nil {
-		return
-	}
 	if _, amt, ok := internalTransferHead(lp); ok {
 		v.LpAmount = amt
 	}

@@ -23,11 +23,13 @@ type stonfiBranch struct {
 // account holds what the user asked for, it calls the pool back
 // (cb_add_liquidity 0x06ecd527), which mints LP jettons or, when the
 // deposit fails its checks, hands the assets back to an LP account for a
-// refund. Both assets sent by one wallet message to the same pool are one
-// action (as toncenter merges them); one sent alone is an action without
-// LP jettons, completed in another trace.
+// refund. As toncenter has it: a provide_lp the pool did not record (no
+// add_liquidity) is no deposit; two branches sent by one wallet message to
+// the same pool are one action when exactly one of them saw the LP mint;
+// a branch sent alone, or two that both ended without a mint (a refund),
+// are actions of their own.
 func matchStonfiDeposit(c *classifier, p *node) bool {
-	if !p.is(abi.StonfiProvideLpV2MsgOpCode) {
+	if !p.is(abi.StonfiProvideLpV2MsgOpCode) || p.child(abi.StonfiAddLiquidityV2MsgOpCode) == nil {
 		return false
 	}
 	body, ok := bodyAs[abi.StonfiProvideLpV2MsgBody](p)
@@ -45,16 +47,21 @@ func matchStonfiDeposit(c *classifier, p *node) bool {
 		if !ok || addr(b.FromUser) != user {
 			continue
 		}
-		if h := requestOf(n, user); h != head && h.parent != nil && h.parent == head.parent {
-			branches = append(branches, c.stonfiBranch(n, h, b))
+		h := requestOf(n, user)
+		if h == head || h.parent == nil || h.parent != head.parent {
+			continue
+		}
+		if o := c.stonfiBranch(n, h, b); o.account != nil && o.minted() != branches[0].minted() {
+			branches = append(branches, o)
+			break
 		}
 	}
 	if len(branches) == 2 && !branches[0].first && branches[1].first {
 		branches[0], branches[1] = branches[1], branches[0]
 	}
-	v := &DexDepositLiquidity{Dex: "stonfi_v2", Sender: Address(user), Pool: Address(pool)}
+	v := &DexDepositLiquidity{Dex: "stonfi_v2", Sender: Address(user), Pool: Address(pool),
+		DepositContract: Address(branches[0].account.tx.Account)}
 	d := newDraft(v, p.in().Hash)
-	d.ok = true
 	var ins []liqMove
 	for _, b := range branches {
 		d.claimSubtree(b.head)
@@ -72,18 +79,15 @@ func matchStonfiDeposit(c *classifier, p *node) bool {
 				v.TargetAsset1 = Address(b.other)
 			}
 		}
-		if b.account == nil {
-			d.ok = false
-			continue
-		}
-		v.DepositContract = Address(b.account.tx.Account)
-		d.ok = d.ok && pathOK(b.head, b.account)
 		if b.cb == nil {
 			continue
 		}
-		lp := b.cb.child(abi.JettonInternalTransferMsgOpCode)
-		d.ok = d.ok && b.cb.ok() && lp != nil && lp.ok()
-		if lp != nil {
+		// Toncenter's only failure: the pool handed the assets back to an
+		// LP account instead of minting.
+		if b.cb.child(abi.StonfiAddLiquidityV2MsgOpCode) != nil {
+			d.ok = false
+		}
+		if lp := b.cb.child(abi.JettonInternalTransferMsgOpCode); lp != nil {
 			if _, amt, ok := internalTransferHead(lp); ok {
 				v.LpAmount = amt
 			}
@@ -93,6 +97,11 @@ func matchStonfiDeposit(c *classifier, p *node) bool {
 	v.setDeposited(ins)
 	c.add(d)
 	return true
+}
+
+// minted reports whether the pool minted LP jettons in this branch.
+func (b stonfiBranch) minted() bool {
+	return b.cb != nil && b.cb.child(abi.JettonInternalTransferMsgOpCode) != nil
 }
 
 // stonfiBranch reads one asset's way into a STON.fi v2 deposit.

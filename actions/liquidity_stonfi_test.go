@@ -121,12 +121,28 @@ func TestStonfiV2Deposit(t *testing.T) {
 	})
 	t.Run("pool refuses at the callback", func(t *testing.T) {
 		// The pool finds the LP out too low and hands both amounts to an
-		// LP account instead of minting (add_liquidity back): failed.
+		// LP account instead of minting (add_liquidity back). No branch
+		// saw a mint, so, as toncenter has it, the branches stay apart:
+		// the jetton one ok, the TON one, which met the refusal, failed.
 		refund := call(stPool, 300_000_000, stCbAddLiquidity(100, 50),
 			call(stAccount, 290_000_000, stAddLiquidity(100, 50, stWallet)))
 		tr := ext(stWallet, stJettonBranch(), stTonBranch(refund))
-		a := classify(t, tr, stKnown).only(t, "DexDepositLiquidity:failed")
-		a.want(t, map[string]any{"lp_amount": nil, "amount_1": "100", "amount_2": "50"})
+		got := classify(t, tr, stKnown)
+		got.expect(t, "DexDepositLiquidity:ok", "DexDepositLiquidity:failed")
+		got.one(t, "DexDepositLiquidity:ok").want(t, map[string]any{"asset_1": stMasterA, "amount_1": "100", "amount_2": nil})
+		got.one(t, "DexDepositLiquidity:failed").want(t, map[string]any{"lp_amount": nil, "asset_1": nil, "amount_1": "50", "amount_2": nil})
+	})
+	t.Run("pool did not record", func(t *testing.T) {
+		// The pool fails on provide_lp: nothing reached the LP account.
+		// Toncenter sees no deposit there, only the jetton transfer.
+		tr := ext(stWallet, call(stUserJA, 300_000_000, jetton{amount: 100, to: stRouter, response: stWallet}.transfer(),
+			call(stRouterJA, 290_000_000, jetton{amount: 100, from: stWallet, response: stWallet}.internal(),
+				call(stRouter, 250_000_000, jetton{amount: 100, from: stWallet}.notify(),
+					call(stPool, 240_000_000, stProvide(100, 0, stPton)).fails(100)))))
+		got := classify(t, tr, stKnown)
+		if len(got.ofKind("DexDepositLiquidity")) != 0 || len(got.ofKind("JettonTransfer")) != 1 {
+			t.Errorf("actions %v, want a JettonTransfer and no deposit", got.kinds())
+		}
 	})
 	t.Run("a separate deposit at another pool stays separate", func(t *testing.T) {
 		// Two branches to different pools are two deposits.

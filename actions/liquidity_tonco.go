@@ -12,9 +12,15 @@ import (
 // user's account contract (accountv3_add_liquidity). Once both assets are
 // in, that contract asks the pool to mint (poolv3_mint 0x81702ef8), which
 // opens the position NFT and has the router pay back (pay_to 0xa1daa96d)
-// what the position did not need.
+// what the position did not need. As toncenter has it, a branch the pool
+// did not record (no add_liquidity) is no deposit, and a deposit is never
+// failed.
 func matchToncoDeposit(c *classifier, f *node) bool {
 	if !f.is(abi.Poolv3FundAccountMsgOpCode) {
+		return false
+	}
+	acc := f.child(abi.Accountv3AddLiquidityMsgOpCode)
+	if acc == nil {
 		return false
 	}
 	body, ok := bodyAs[abi.Poolv3FundAccountMsgBody](f)
@@ -24,7 +30,8 @@ func matchToncoDeposit(c *classifier, f *node) bool {
 	user, pool := addr(body.OwnerAddr), f.tx.Account
 	lower, upper := int64(body.TickLower), int64(body.TickUpper)
 	v := &DexDepositLiquidity{Dex: "tonco", Sender: Address(user), Pool: Address(pool),
-		TargetAmount1: amount(body.Enough0), TargetAmount2: amount(body.Enough1),
+		DepositContract: Address(acc.tx.Account),
+		TargetAmount1:   amount(body.Enough0), TargetAmount2: amount(body.Enough1),
 		TickLower: &lower, TickUpper: &upper}
 	d, head := depositBranch(v, f, user)
 	own, other := c.toncoSides(f, head, user)
@@ -45,14 +52,9 @@ func matchToncoDeposit(c *classifier, f *node) bool {
 			v.Amount1 = m.amount
 		}
 	}
-	d.ok = pathOK(head, f)
-	if acc := f.child(abi.Accountv3AddLiquidityMsgOpCode); acc != nil {
-		v.DepositContract = Address(acc.tx.Account)
-		d.ok = d.ok && acc.ok()
-	}
 	m := below(f, abi.Poolv3MintMsgOpCode)
 	if m != nil {
-		c.toncoMint(d, v, m, user)
+		c.toncoMint(v, m, user)
 	}
 	initiatorFor(d, head, m != nil, abi.Poolv3FundAccountMsgOpCode)
 	c.add(d)
@@ -61,8 +63,7 @@ func matchToncoDeposit(c *classifier, f *node) bool {
 
 // toncoMint adds the position the pool opened: its liquidity (reported as
 // the LP amount), the position NFT, and what the router paid back.
-func (c *classifier) toncoMint(d *draft, v *DexDepositLiquidity, m *node, user string) {
-	d.ok = d.ok && m.ok()
+func (c *classifier) toncoMint(v *DexDepositLiquidity, m *node, user string) {
 	if b, ok := bodyAs[abi.Poolv3MintMsgBody](m); ok {
 		l := big.Int(b.Liquidity)
 		v.LpAmount = BigInt(l.String())
@@ -81,7 +82,6 @@ func (c *classifier) toncoMint(d *draft, v *DexDepositLiquidity, m *node, user s
 	if nft == nil {
 		return
 	}
-	d.ok = d.ok && nft.ok()
 	v.Nft = Address(nft.tx.Account)
 	if b, ok := bodyAs[abi.PositionnftV3PositionInitMsgBody](nft); ok {
 		v.NftIndex = nano(b.OldFeeCell.NftIndex)

@@ -27,7 +27,7 @@ type ToncoDeployPool struct {
 func init() {
 	declare(Type{Value: ToncoDeployPool{}, Toncenter: "tonco_deploy_pool", Protocols: "Tonco",
 		Doc:    "ROUTERV3_CREATE_POOL (0x2e3034ef) at the router, POOLV3_INIT (0x441c39ed) from the router to the new pool, and the pool's excesses.",
-		Failed: "the router or the pool's init failed, or the router sent no init"})
+		Failed: "never: as toncenter has it, the router's init message to the pool makes the deployment (without one there is no ToncoDeployPool)"})
 	addMatcher(OrderProtocol+40, "ToncoDeployPool", matchToncoDeployPool)
 }
 
@@ -81,9 +81,11 @@ type toncoPoolInitBody struct {
 }
 
 // matchToncoDeployPool anchors at the router's create_pool and follows its
-// init message to the pool it deploys.
+// init message to the pool it deploys; a create_pool the router did not
+// follow with an init stays a plain call, as toncenter leaves it.
 func matchToncoDeployPool(c *classifier, r *node) bool {
-	if !r.is(toncoCreatePoolOp) {
+	poolInit := r.child(toncoPoolInitOp)
+	if !r.is(toncoCreatePoolOp) || poolInit == nil {
 		return false
 	}
 	var b toncoCreatePoolBody
@@ -98,20 +100,12 @@ func matchToncoDeployPool(c *classifier, r *node) bool {
 		JettonMinter1: Address(addr(b.Minters.Jetton0Minter)), JettonMinter2: Address(addr(b.Minters.Jetton1Minter)),
 		TickSpacing: &spacing, InitialPriceX96: BigInt(price.String()),
 		ProtocolFee: &fee, LpFeeBase: &base, LpFeeCurrent: &current}
-	d := newDraft(v, r.in().Hash, r)
-	poolInit := r.child(toncoPoolInitOp)
-	d.ok = r.ok() && poolInit != nil && poolInit.ok()
-	if poolInit != nil {
-		v.Pool = Address(poolInit.tx.Account)
-		d.nodes = append(d.nodes, poolInit)
-		if ex := poolInit.child(abi.ExcessMsgOpCode); ex != nil {
-			d.nodes = append(d.nodes, ex)
-		}
-		var ib toncoPoolInitBody
-		if poolInit.decode(&ib) {
-			active := ib.PoolActive
-			v.PoolActive = &active
-		}
+	v.Pool = Address(poolInit.tx.Account)
+	d := newDraft(v, r.in().Hash, r, poolInit, poolInit.child(abi.ExcessMsgOpCode))
+	var ib toncoPoolInitBody
+	if poolInit.decode(&ib) {
+		active := ib.PoolActive
+		v.PoolActive = &active
 	}
 	c.add(d)
 	return true

@@ -3,8 +3,6 @@ package actions
 import (
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/tlb"
-
-	"github.com/tonql/tonql/chain"
 )
 
 // DexWithdrawLiquidity: LP jettons (or a Tonco position) given back to a
@@ -37,7 +35,7 @@ func init() {
 	declare(Type{Value: DexWithdrawLiquidity{}, Toncenter: "dex_withdraw_liquidity",
 		Protocols: "DeDust, STON.fi v2, Coffee, Tonco",
 		Doc:       "DeDust, STON.fi v2 and Coffee: burn (0x595f07bc) at the user's LP wallet, the pool's burn notification, then one payout per asset (DeDust payout_from_pool 0xad4eb6f5 to a vault, STON.fi pay_to 0x657b54f5 to the router, Coffee payout_internal 0xc0ffee21 to a vault) ending in a jetton transfer or TON to the user. STON.fi's refund_me (0x132b9a2c) from an LP account pays back a held deposit the same way. Tonco: poolv3_start_burn (0x530b5f2c) at the pool, position_burn at the NFT, poolv3_burn back at the pool, pay_to (0xa1daa96d, exit code 201) at the router and its payouts. Assets are in the pool's order.",
-		Failed:    "the burn or the pool failed, a payout failed, or (Tonco) the router's pay_to reports an error",
+		Failed:    "as toncenter has it: Tonco, the router's pay_to reports an exit code other than 0 or 201; never for the others (a burn without the payouts toncenter requires is a JettonBurn)",
 		Differs:   "toncenter's is_refund is false rather than absent for DeDust, Coffee and Tonco; its Coffee dex_wallet_1/2 is the pool (the payout request's sender), ours the vault that paid."})
 	addMatcher(OrderProtocol+30, "DexWithdrawLiquidity/burn", matchBurnWithdraw)
 	addMatcher(OrderProtocol+31, "DexWithdrawLiquidity/stonfi_refund", matchStonfiRefundWithdraw)
@@ -62,16 +60,23 @@ func matchBurnWithdraw(c *classifier, n *node) bool {
 	if note == nil {
 		return false
 	}
+	// The payouts toncenter requires: STON.fi at least one pay_to paying
+	// something, DeDust and Coffee one payout per asset.
 	var dex string
 	var payOp abi.MsgOpCode
+	need := 2
 	switch {
 	case note.is(abi.StonfiBurnNotificationExtV2MsgOpCode):
-		dex, payOp = "stonfi_v2", abi.StonfiPayToV2MsgOpCode
-	case note.child(abi.DedustPayoutFromPoolMsgOpCode) != nil || c.known[note.tx.Account].Kind == chain.KindDedustPool:
+		dex, payOp, need = "stonfi_v2", abi.StonfiPayToV2MsgOpCode, 1
+	case note.child(abi.DedustPayoutFromPoolMsgOpCode) != nil:
 		dex, payOp = "dedust", abi.DedustPayoutFromPoolMsgOpCode
 	case note.child(abi.CoffeePayoutInternalMsgOpCode) != nil:
 		dex, payOp = "coffee", abi.CoffeePayoutInternalMsgOpCode
 	default:
+		return false
+	}
+	outs := c.withdrawPayouts(note, payOp)
+	if len(outs) < need {
 		return false
 	}
 	sender := n.in().Source
@@ -84,12 +89,7 @@ func matchBurnWithdraw(c *classifier, n *node) bool {
 	d := newDraft(v, n.in().Hash)
 	d.claimSubtree(n)
 	d.withInitiator(n)
-	outs := c.withdrawPayouts(note, payOp, sender)
 	v.setPaidOut(outs)
-	d.ok = n.ok() && note.ok() && len(outs) > 0
-	for _, m := range outs {
-		d.ok = d.ok && m.ok
-	}
 	c.add(d)
 	return true
 }
@@ -119,19 +119,17 @@ func matchStonfiRefundWithdraw(c *classifier, p *node) bool {
 	if !p.is(stonfiCbRefundMeOp) || p.parent == nil || !p.parent.is(stonfiRefundMeOp) {
 		return false
 	}
+	outs := c.withdrawPayouts(p, abi.StonfiPayToV2MsgOpCode)
+	if len(outs) == 0 {
+		return false
+	}
 	account := p.parent
-	sender := account.in().Source
 	refund := true
-	v := &DexWithdrawLiquidity{Dex: "stonfi_v2", Sender: Address(sender), Pool: Address(p.tx.Account), IsRefund: &refund}
+	v := &DexWithdrawLiquidity{Dex: "stonfi_v2", Sender: Address(account.in().Source), Pool: Address(p.tx.Account), IsRefund: &refund}
 	d := newDraft(v, account.in().Hash)
 	d.claimSubtree(account)
 	d.withInitiator(account)
-	outs := c.withdrawPayouts(p, abi.StonfiPayToV2MsgOpCode, sender)
 	v.setPaidOut(outs)
-	d.ok = account.ok() && p.ok() && len(outs) > 0
-	for _, m := range outs {
-		d.ok = d.ok && m.ok
-	}
 	c.add(d)
 	return true
 }
@@ -145,51 +143,38 @@ const (
 )
 
 // withdrawPayouts reads the pool's payouts: each message with payOp the
-// pool sent (to a vault or the router) and what that contract paid the
-// user, in the order the pool sent them (its asset order). The amount is
-// the one the payout request names (DeDust, Coffee; STON.fi's pay_to names
-// it for the one asset it pays), not a TON payout's value, which also
-// returns gas; a pTON wallet pays TON.
-func (c *classifier) withdrawPayouts(pool *node, payOp abi.MsgOpCode, user string) []liqMove {
+// pool sent (to a vault or the router) that the contract answered with a
+// payment, in the order the pool sent them (its asset order). A request
+// that paid nothing is left out: toncenter's matchers need the payment.
+// DeDust's and Coffee's amount is the one the request names, not a TON
+// payout's value, which also returns gas; STON.fi's is what the router's
+// transfer moved (a pTON wallet pays TON), as toncenter reads it.
+func (c *classifier) withdrawPayouts(pool *node, payOp abi.MsgOpCode) []liqMove {
 	var out []liqMove
 	for _, req := range pool.children {
 		if !req.is(payOp) {
 			continue
 		}
-		m := liqMove{dex: req.tx.Account, ok: req.ok()}
-		found := false
 		for _, pay := range req.children {
-			if p, ok := c.paidOut(pay); ok {
-				p.ok = p.ok && req.ok()
-				m, found = p, true
+			if m, ok := c.paidOut(pay); ok {
+				if amt := payoutAmount(req); amt != "" {
+					m.amount = amt
+				}
+				out = append(out, m)
 				break
 			}
 		}
-		if !found {
-			m.ok = false
-		}
-		if amt := payoutAmount(req); amt != "" {
-			m.amount = amt
-		}
-		out = append(out, m)
 	}
 	return out
 }
 
-// payoutAmount is the amount a payout request names.
+// payoutAmount is the amount a DeDust or Coffee payout request names.
 func payoutAmount(req *node) BigInt {
 	if b, ok := bodyAs[abi.DedustPayoutFromPoolMsgBody](req); ok {
 		return amount(b.Amount)
 	}
 	if b, ok := bodyAs[abi.CoffeePayoutInternalMsgBody](req); ok {
 		return nano(uint64(b.Amount))
-	}
-	if b, ok := bodyAs[abi.StonfiPayToV2MsgBody](req); ok {
-		a0, a1 := amount(b.AdditionalInfo.Amount0Out), amount(b.AdditionalInfo.Amount1Out)
-		if a0 != "0" {
-			return a0
-		}
-		return a1
 	}
 	return ""
 }

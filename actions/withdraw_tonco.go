@@ -75,7 +75,9 @@ type toncoPayToHead struct {
 // owner of a position: the pool has the position NFT burn itself
 // (position_burn), the NFT calls the pool back (poolv3_burn), and the pool
 // has the router pay both assets out (pay_to with exit code 201), each a
-// jetton transfer from the router's wallet (wTTON's wallet pays TON).
+// jetton transfer from the router's wallet (wTTON's wallet pays TON). Like
+// toncenter, it needs the whole chain down to pay_to, and only pay_to's
+// exit code decides the status.
 func matchToncoWithdraw(c *classifier, s *node) bool {
 	if !s.is(toncoStartBurnOp) {
 		return false
@@ -84,71 +86,77 @@ func matchToncoWithdraw(c *classifier, s *node) bool {
 	if !s.decode(&sb) {
 		return false
 	}
+	pos := s.child(toncoPositionBurnOp)
+	if pos == nil {
+		return false
+	}
+	burn := pos.child(toncoPoolBurnOp)
+	if burn == nil {
+		return false
+	}
+	payTo := burn.child(abi.PayToMsgOpCode)
+	if payTo == nil {
+		return false
+	}
 	lower, upper := int64(sb.TickLower), int64(sb.TickUpper)
 	liq := big.Int(sb.LiquidityToBurn)
 	v := &DexWithdrawLiquidity{Dex: "tonco", Sender: Address(s.in().Source), Pool: Address(s.tx.Account),
-		LpAmount: BigInt(liq.String()), BurntNftIndex: nano(sb.BurnedIndex), TickLower: &lower, TickUpper: &upper}
+		LpAmount: BigInt(liq.String()), BurntNftIndex: nano(sb.BurnedIndex), TickLower: &lower, TickUpper: &upper,
+		BurntNft: Address(pos.tx.Account)}
 	d := newDraft(v, s.in().Hash)
 	d.claimSubtree(s)
 	d.withInitiator(s)
-	ok := s.ok()
-	var payTo *node
-	if pos := s.child(toncoPositionBurnOp); pos != nil {
-		ok = ok && pos.ok()
-		v.BurntNft = Address(pos.tx.Account)
-		var pb toncoPositionBurnBody
-		if pos.decode(&pb) && addr(pb.NftOwner) != "" {
-			v.Sender = Address(addr(pb.NftOwner))
-		}
-		if burn := pos.child(toncoPoolBurnOp); burn != nil {
-			ok = ok && burn.ok()
-			var bb toncoPoolBurnBody
-			if burn.decode(&bb) && bb.BurnedIndex != 0 {
-				v.BurntNftIndex = nano(bb.BurnedIndex)
-			}
-			payTo = burn.child(abi.PayToMsgOpCode)
-		}
+	var pb toncoPositionBurnBody
+	if pos.decode(&pb) && addr(pb.NftOwner) != "" {
+		v.Sender = Address(addr(pb.NftOwner))
 	}
-	if payTo == nil {
-		d.ok = false
-		c.add(d)
-		return true
+	var bb toncoPoolBurnBody
+	if burn.decode(&bb) && bb.BurnedIndex != 0 {
+		v.BurntNftIndex = nano(bb.BurnedIndex)
 	}
-	ok = ok && payTo.ok()
 	var h toncoPayToHead
 	decoded := payTo.decode(&h)
-	if decoded && h.ExitCode != 0 && h.ExitCode != 201 {
-		ok = false
-	}
+	d.ok = !decoded || h.ExitCode == 0 || h.ExitCode == 201
 	var outs []liqMove
 	for _, pay := range payTo.children {
 		if m, found := c.paidOut(pay); found {
 			outs = append(outs, m)
-			ok = ok && m.ok
 		}
 	}
 	if decoded && h.Coins != nil {
-		j0 := addr(h.Coins.Jetton0)
-		if len(outs) == 2 && outs[0].dexWallet != j0 && outs[1].dexWallet == j0 {
-			outs[0], outs[1] = outs[1], outs[0]
-		}
-		if len(outs) == 0 {
-			// The router paid nothing we can follow: the amounts it was
-			// told to pay, from its own wallets.
-			router := payTo.tx.Account
-			for _, side := range []struct {
-				amt    tlb.VarUInteger16
-				wallet tlb.MsgAddress
-			}{{h.Coins.Amount0, h.Coins.Jetton0}, {h.Coins.Amount1, h.Coins.Jetton1}} {
-				w := addr(side.wallet)
-				master := c.masterOf(w)
-				outs = append(outs, liqMove{asset: liquidityAsset(master), ton: liquidityPtonMasters[master],
-					amount: amount(side.amt), dex: router, dexWallet: w})
-			}
-		}
+		outs = c.toncoPayToSides(outs, h, payTo.tx.Account)
 	}
 	v.setPaidOut(outs)
-	d.ok = ok
 	c.add(d)
 	return true
+}
+
+// toncoPayToSides completes and orders a withdrawal's payouts with what
+// pay_to names: a side the router paid nothing we can follow for (no
+// transfer, or one we could not read) is reported with the amount and the
+// router wallet pay_to names, as toncenter does; the payouts then follow
+// the pool's jetton0/jetton1 order.
+func (c *classifier) toncoPayToSides(outs []liqMove, h toncoPayToHead, router string) []liqMove {
+	sides := []struct {
+		amt    tlb.VarUInteger16
+		wallet string
+	}{{h.Coins.Amount0, addr(h.Coins.Jetton0)}, {h.Coins.Amount1, addr(h.Coins.Jetton1)}}
+	for _, side := range sides {
+		if len(outs) >= 2 {
+			break
+		}
+		paid := false
+		for _, m := range outs {
+			paid = paid || m.dexWallet == side.wallet
+		}
+		if !paid {
+			master := c.masterOf(side.wallet)
+			outs = append(outs, liqMove{asset: liquidityAsset(master), ton: liquidityPtonMasters[master],
+				amount: amount(side.amt), dex: router, dexWallet: side.wallet})
+		}
+	}
+	if len(outs) == 2 && outs[0].dexWallet != sides[0].wallet && outs[1].dexWallet == sides[0].wallet {
+		outs[0], outs[1] = outs[1], outs[0]
+	}
+	return outs
 }
