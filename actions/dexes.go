@@ -44,10 +44,13 @@ func poolDex(n *node) string {
 // itself (DeDust's swap_peer): a hop, never the start of a swap.
 func isPeerHop(n *node) bool { return n.is(abi.DedustSwapPeerMsgOpCode) }
 
-// isPayout is a DEX vault paying TON out (DeDust payout, Coffee payout):
-// it reaches whoever the swap named, not necessarily who sent the asset.
+// isPayout is a DEX vault paying TON out (DeDust payout, Coffee payout, or
+// Coffee's notification#c0ffee36 when the swap asked to notify the
+// recipient): it reaches whoever the swap named, not necessarily who sent
+// the asset.
 func isPayout(n *node) bool {
-	return n.is(abi.DedustPayoutMsgOpCode, abi.CoffeePayoutMsgOpCode, abi.BidaskNativeTransferNotificationMsgOpCode, abi.MoonSwapSucceedMsgOpCode)
+	return n.is(abi.DedustPayoutMsgOpCode, abi.CoffeePayoutMsgOpCode, abi.CoffeeNotificationMsgOpCode,
+		abi.BidaskNativeTransferNotificationMsgOpCode, abi.MoonSwapSucceedMsgOpCode)
 }
 
 // tonIn is the TON a user sent into a DEX: the amount the request names
@@ -83,9 +86,10 @@ func tonIn(n *node) uint64 {
 
 // tonOut is the TON a DEX paid out: the amount the pool told the vault to
 // pay (Coffee's payout_internal, DeDust's payout_from_pool; the payout's
-// value adds the gas left over), else the value.
+// value adds the gas left over), else the value. Coffee's notification is
+// its value, as toncenter reports it (the recipient's contract gets it all).
 func tonOut(n *node) uint64 {
-	if n.parent != nil {
+	if n.parent != nil && !n.is(abi.CoffeeNotificationMsgOpCode) {
 		if b, ok := bodyAs[abi.CoffeePayoutInternalMsgBody](n.parent); ok {
 			return uint64(b.Amount)
 		}
@@ -123,6 +127,12 @@ func unwrapTON(a Address) Address {
 
 // dexRules refine a swap's transfers from the DEX's own messages, per DEX.
 var dexRules = map[string]func(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts{}
+
+// dexReports says, per DEX, whether a route is one toncenter reports as a
+// swap at all; a DEX without an entry always is. A route it would not
+// report is left to the other matchers (its legs are jetton transfers,
+// its steps contract calls).
+var dexReports = map[string]func(r *swapRoute) bool{}
 
 // extOuts are the bodies of the external out-messages (logs) of n's
 // transaction with the op code.

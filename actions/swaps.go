@@ -64,9 +64,10 @@ type PeerSwap struct {
 
 func init() {
 	declare(Type{Value: JettonSwap{}, Toncenter: "jetton_swap", Protocols: "STON.fi v1 and v2, DeDust, Coffee, Tonco, Megaton, Bidask, MoonCX",
-		Doc:     "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own.",
-		Failed:  "the pool failed or answered with an error code (STON.fi payment/pay_to exit code, Tonco pay_to exit code), a pool of the route logged no swap (DeDust, Coffee), a leg failed, nothing came out, or what came out is the asset that went in (refund)",
-		Differs: "min_out_amount is the request's minimum (toncenter gives a successful Tonco swap's amount out there); Megaton, Bidask and MoonCX are tonapi's DEXes, not toncenter's"})
+		Doc: "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own. " +
+			"A Coffee route is a swap only when every pool logged its swap (a refused Coffee swap is its transfers and calls, as toncenter reports it).",
+		Failed:  "the pool failed or answered with an error code (STON.fi payment/pay_to exit code, Tonco pay_to exit code), a DeDust pool of the route logged no swap, a leg failed, nothing came out, or what came out is the asset that went in (refund)",
+		Differs: "min_out_amount is the request's minimum (toncenter fills it for Tonco alone, with a successful swap's amount out); Megaton, Bidask and MoonCX are tonapi's DEXes, not toncenter's"})
 	addMatcher(OrderProtocol, "JettonSwap", matchJettonSwap)
 }
 
@@ -105,6 +106,9 @@ func matchJettonSwap(c *classifier, p *node) bool {
 		last = next
 	}
 	r.out, r.found = c.swapOutgoing(last, in.owner)
+	if reports, ok := dexReports[dex]; ok && !reports(r) {
+		return false
+	}
 	d.nodes = append(d.nodes, in.nodes...)
 	d.nodes = append(d.nodes, r.out.nodes...)
 	if len(r.out.nodes) > 0 {

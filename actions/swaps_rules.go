@@ -19,6 +19,7 @@ func init() {
 	dexRules["tonco"] = toncoRules
 	dexRules["dedust"] = dedustRules
 	dexRules["coffee"] = coffeeRules
+	dexReports["coffee"] = coffeeReported
 }
 
 // STON.fi v1 payment request exit codes: the swap went through, a referral
@@ -342,9 +343,13 @@ type dedustJettonPayload struct {
 }
 
 // dedustRules: every pool of the route (swap_external, then swap_peer)
-// logs the swap it made; one without a log did not swap. The request's
-// steps name the pools, whose assets give the asset asked for; the last
-// step's limit is the minimum out.
+// logs the swap it made; one without a log did not swap. The logs are what
+// toncenter reports: the first pool's asset and amount in are the incoming
+// transfer's, the last logged pool's out the outgoing transfer's (they name
+// the assets even where the jetton wallets are unknown); without any log
+// (a refund) the transfers are the legs themselves. The request's steps
+// name the pools, whose assets give the asset asked for; the last step's
+// limit is the minimum out.
 func dedustRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 	f := swapFacts{ok: true}
 	for _, h := range r.hops {
@@ -358,6 +363,13 @@ func dedustRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 				f.peers = append(f.peers, PeerSwap{AssetIn: Address(dedustAsset(e.AssetIn)), AmountIn: amount(e.AmountIn),
 					AssetOut: Address(dedustAsset(e.AssetOut)), AmountOut: amount(e.AmountOut)})
 			}
+		}
+	}
+	if len(f.peers) > 0 {
+		first, last := f.peers[0], f.peers[len(f.peers)-1]
+		in.Asset, in.Amount = first.AssetIn, first.AmountIn
+		if r.found {
+			out.Asset, out.Amount = last.AssetOut, last.AmountOut
 		}
 	}
 	var step *abi.DedustSwapStep
@@ -396,6 +408,24 @@ func dedustRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 	return f
 }
 
+// coffeeReported: toncenter reports a Coffee swap only when the first
+// pool was asked by the vault that took the asset in (a jetton
+// notification, or swap#c0ffee00 with TON), every pool of the route logged
+// swap_successful_event, and something was paid out. A pool that failed
+// (it logs swap_failed_event#c0ffee31 and the vault refunds) makes no swap:
+// its legs and calls are reported as such.
+func coffeeReported(r *swapRoute) bool {
+	if !r.hops[0].parent.is(abi.JettonNotifyMsgOpCode, abi.CoffeeSwapMsgOpCode) {
+		return false
+	}
+	for _, h := range r.hops {
+		if len(extOuts(h, abi.CoffeeSwapSucceededExtOutMsgOpCode)) == 0 {
+			return false
+		}
+	}
+	return r.found
+}
+
 // coffeeSwapEvent is the log a Coffee pool writes when it swapped:
 // swap_successful_event#c0ffee30 query_id:uint64 input:Asset
 // input_amount:Coins output_amount:Coins ...
@@ -407,17 +437,14 @@ type coffeeSwapEvent struct {
 	OutAmount tlb.VarUInteger16
 }
 
-// coffeeRules: every pool of the route logs the swap it made (input asset
-// and both amounts); one without that log did not swap. The pool that paid
-// TON out is the source toncenter names (it asked the vault to pay).
+// coffeeRules: every pool of the route logged the swap it made (input
+// asset and both amounts; coffeeReported let no other route through). The
+// pool that paid TON out is the source toncenter names (it asked the vault
+// to pay).
 func coffeeRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 	f := swapFacts{ok: true}
 	for _, h := range r.hops {
-		logs := extOuts(h, abi.CoffeeSwapSucceededExtOutMsgOpCode)
-		if len(logs) == 0 {
-			f.ok = false
-		}
-		for _, b := range logs {
+		for _, b := range extOuts(h, abi.CoffeeSwapSucceededExtOutMsgOpCode) {
 			var e coffeeSwapEvent
 			if decodePrefix(b, &e) {
 				f.peers = append(f.peers, PeerSwap{AssetIn: Address(coffeeAsset(e.Input)), AmountIn: amount(e.InAmount), AmountOut: amount(e.OutAmount)})
