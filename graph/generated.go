@@ -1182,7 +1182,7 @@ type DeleteDns {
   domain: String
 }
 
-"DeDust and STON.fi v2: one action per deposit (the assets sent in one wallet message merge); Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool."
+"DeDust: one action per deposit (the assets sent in one wallet message merge); STON.fi v2: the two branches of one wallet message merge when one of them saw the LP mint; Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool."
 type DexDepositLiquidity {
   "dedust, stonfi_v2, coffee or tonco"
   dex: String
@@ -1274,7 +1274,7 @@ type DexWithdrawLiquidity {
   tick_upper: Int
 }
 
-"A DNS item whose auction has ended takes its winner's first request and pays the bid to the DNS collection (fill_up 0x370fec51); the fill-up is the purchase, the request its own action."
+"A DNS item whose auction has ended takes its winner's first request and pays the bid to the DNS collection (fill_up 0x370fec51); the fill-up is the purchase when that request is a call (an NFT transfer too; not a plain transfer or a comment), the request its own action."
 type DnsPurchase {
   "the auction's winner, now the owner"
   buyer: Address
@@ -1316,7 +1316,7 @@ type DnsRelease {
   domain: String
 }
 
-"new_stake (0x4e73744b) to the elector; it confirms (0xf374484c) or returns the stake (0xee6f454c)."
+"new_stake (0x4e73744b) to the elector and its confirmation (0xf374484c); a refusal (0xee6f454c, the stake sent back) stays a call of its own, as toncenter leaves it."
 type ElectionDeposit {
   "who sent the stake (a validator's wallet or a pool's controller)"
   stake_holder: Address
@@ -1336,7 +1336,7 @@ type ElectionDeposit {
   adnl_address: String
 }
 
-"recover_stake (0x47657424) to the elector; it pays the stake back (0xf96f7324) or answers that there is none (0xfffffffe)."
+"recover_stake (0x47657424) to the elector and its payment of the stake (0xf96f7324); the answer that there is none (0xfffffffe) stays a call of its own, as toncenter leaves it."
 type ElectionRecover {
   "who asked for the stake back"
   stake_holder: Address
@@ -1494,7 +1494,7 @@ type JettonMint {
   wallet_value: BigInt
 }
 
-"Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own."
+"Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own. A Coffee route is a swap only when every pool logged its swap (a refused Coffee swap is its transfers and calls, as toncenter reports it)."
 type JettonSwap {
   "stonfi, stonfi_v2, dedust, coffee, tonco, megaton, bidask or mooncx"
   dex: String
@@ -1716,7 +1716,7 @@ type LayerzeroSend {
   packet: LayerzeroPacket
 }
 
-"A jetton transfer to an OApp whose transfer_notification makes the OApp send a LayerZero message (an OFT bridging the jettons): the jetton leg and the LayerzeroSend chain as one action."
+"A jetton transfer to an OApp whose transfer_notification makes the OApp send a LayerZero message and log an event (0xe33b9873; an OFT bridging the jettons): the jetton leg and the LayerzeroSend chain as one action. Without the event the two are a JettonTransfer and a LayerzeroSend, as toncenter reports them."
 type LayerzeroSendTokens {
   "owner of the jettons sent"
   sender: Address
@@ -1770,7 +1770,7 @@ type MultisigApprove {
   exit_code: Int
   "query id of the approval (of an approve message)"
   query_id: BigInt
-  "the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"
+  "the order's signers, from the order's init in the trace or from what the indexer knows of the order (toncenter lists them among the accounts)"
   signers: [Address!]
 }
 
@@ -1820,7 +1820,7 @@ type MultisigExecute {
   signers_hash: String
   "the order (its actions) as a base64 BOC"
   order_boc: String
-  "the order's signers, when the trace carries the order's init (toncenter lists them among the accounts)"
+  "the order's signers, from the order's init in the trace or from what the indexer knows of the order (toncenter lists them among the accounts)"
   signers: [Address!]
 }
 
@@ -1928,13 +1928,13 @@ type NftItemTransfer {
   seller: Address
   "for a purchase: the marketplace the sale or auction contract belongs to, when known"
   marketplace: Address
-  "for a purchase: getgems (Getgems sale and auction contracts) or fragment (an auction run by a Telemint item itself)"
+  "for a purchase: getgems (Getgems sale and auction contracts) or fragment (an auction run by a Telemint item itself; also when the item was deployed to the auction's winner, no purchase)"
   marketplace_name: String
   "for a purchase: nanotons paid out to the seller (Getgems) or to the auction's beneficiary (Fragment)"
   payout_amount: BigInt
   "who received the payout"
   payout_address: Address
-  "the payout's text comment"
+  "the payout's text comment (an encrypted one: its bytes, base64)"
   payout_comment: String
   "true when the payout's comment is encrypted (toncenter's payout_comment_encoded is the same flag)"
   payout_encrypted: Boolean
@@ -2000,7 +2000,7 @@ type NftPurchase {
   payout_amount: BigInt
   "who received the payout"
   payout_address: Address
-  "the payout's text comment"
+  "the payout's text comment (an encrypted one: its bytes, base64)"
   payout_comment: String
   "true when the payout's comment is encrypted"
   payout_encrypted: Boolean
