@@ -56,6 +56,10 @@ type Action struct {
 	// Accounts is every account taking part in any role, sorted; shown only
 	// when asked for (include_accounts).
 	Accounts []string `json:"accounts,omitempty"`
+	// TransactionsFull is the action's transactions as objects, shown only
+	// when asked for (include_transactions): nil is no key, and an empty
+	// list (transactions the store no longer has) is [].
+	TransactionsFull []*FullTransaction `json:"transactions_full,omitzero"`
 
 	// Participants are the accounts linked to the action with their roles:
 	// what the account filter matches. Written once, never shown as is.

@@ -53,6 +53,16 @@ func (a *Action) AppendJSON(b []byte) []byte {
 		b = append(b, `,"accounts":`...)
 		b = appendJSONStrings(b, a.Accounts)
 	}
+	if a.TransactionsFull != nil {
+		// Reflection here is a small part of a page that asked for
+		// transactions (their read dominates); see docs/PERFORMANCE.md.
+		txs, err := json.Marshal(a.TransactionsFull)
+		if err != nil {
+			panic(err) // plain structs of strings and numbers always marshal
+		}
+		b = append(b, `,"transactions_full":`...)
+		b = append(b, txs...)
+	}
 	return append(b, '}')
 }
 

@@ -50,6 +50,7 @@ type ResolverRoot interface {
 	FeeEstimate() FeeEstimateResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
+	Transaction() TransactionResolver
 }
 
 type DirectiveRoot struct {
@@ -71,7 +72,7 @@ type AccountResolver interface {
 type ActionResolver interface {
 	Details(ctx context.Context, obj *chain.Action) (actions.Details, error)
 
-	TransactionsFull(ctx context.Context, obj *chain.Action) ([]*model.Transaction, error)
+	TransactionsFull(ctx context.Context, obj *chain.Action) ([]*chain.FullTransaction, error)
 	Participants(ctx context.Context, obj *chain.Action) ([]*model.Participant, error)
 }
 type ActionEventResolver interface {
@@ -96,6 +97,9 @@ type QueryResolver interface {
 }
 type SubscriptionResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error)
+}
+type TransactionResolver interface {
+	Account(ctx context.Context, obj *chain.FullTransaction) (*model.Account, error)
 }
 
 type executableSchema struct {
@@ -290,6 +294,19 @@ input ActionFilter {
   exclude_action_type: [String!]
   "each action also lists accounts (and the address book names them)"
   include_accounts: Boolean
+  """
+  toncenter's action versioning: type names and shortcuts (v1 ... v4,
+  latest, jettons, nft, dns, ...; repeats and commas) the client can show.
+  Without action_type only actions of those types (v1's always included)
+  are returned; with action_type it restricts nothing (as toncenter)
+  """
+  supported_action_types: [String!]
+  """
+  read every action's transactions_full with the page, in one batched read
+  (REST's include_transactions=true); without it transactions_full is read
+  through the request's loader: the same objects either way
+  """
+  include_transactions: Boolean
 }
 
 type ActionList {
@@ -342,13 +359,24 @@ type AddressBookEntry {
   interfaces: [String!]!
 }
 
-"One transaction, as a link from an action."
+"""
+One transaction, as a link from an action: toncenter v3's Transaction fields the store keeps.
+REST's transactions_full (include_transactions=true) shows each as
+{ hash account: account_address lt now mc_block_seqno trace_id orig_status
+end_status total_fees success aborted compute_exit_code in_msg { ...all }
+out_msgs { ...all } }.
+"""
 type Transaction {
   "standard base64"
   hash: String!
   lt: UInt64!
+  "unix time (toncenter's now)"
   utime: UInt32!
+  "unix time, toncenter's name"
+  now: UInt32!
   account: Account!
+  "raw form of account (REST's account)"
+  account_address: String!
   trace_id: String!
   "the transaction did what its message asked (compute and action phases succeeded)"
   success: Boolean!
@@ -358,6 +386,45 @@ type Transaction {
   total_fees: UInt64!
   "masterchain block that committed it, when known"
   mc_seqno: UInt32
+  "mc_seqno under toncenter's name"
+  mc_block_seqno: UInt32
+  "active, uninit, frozen or nonexist"
+  orig_status: String!
+  end_status: String!
+  "the message it processed; null for a tick-tock"
+  in_msg: Message
+  "the messages it sent, in order"
+  out_msgs: [Message!]!
+}
+
+"A message, with the facts the store keeps (toncenter v3's names)."
+type Message {
+  "standard base64"
+  hash: String!
+  "raw; null for an external inbound message"
+  source: String
+  "raw; null for an external outbound message"
+  destination: String
+  "nanotons"
+  value: UInt64!
+  fwd_fee: UInt64!
+  created_lt: UInt64!
+  "0x + 8 hex digits; null when the body has no op code"
+  opcode: String
+  bounce: Boolean!
+  bounced: Boolean!
+  "TEP-467 normalized hash of an external inbound message"
+  hash_norm: String
+  "the body; null when empty"
+  message_content: MessageContent
+  "the StateInit; null when absent"
+  init_state: MessageContent
+}
+
+"A cell of a message."
+type MessageContent {
+  "standard base64 of its BOC"
+  body: String!
 }
 
 "An account taking part in an action, and its roles there."
@@ -3670,9 +3737,9 @@ func (ec *executionContext) _Action_transactions_full(ctx context.Context, field
 		}
 		return graphql.Null
 	}
-	res := resTmp.([]*model.Transaction)
+	res := resTmp.([]*chain.FullTransaction)
 	fc.Result = res
-	return ec.marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransactionᚄ(ctx, field.Selections, res)
+	return ec.marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransactionᚄ(ctx, field.Selections, res)
 }
 
 func (ec *executionContext) fieldContext_Action_transactions_full(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3689,8 +3756,12 @@ func (ec *executionContext) fieldContext_Action_transactions_full(_ context.Cont
 				return ec.fieldContext_Transaction_lt(ctx, field)
 			case "utime":
 				return ec.fieldContext_Transaction_utime(ctx, field)
+			case "now":
+				return ec.fieldContext_Transaction_now(ctx, field)
 			case "account":
 				return ec.fieldContext_Transaction_account(ctx, field)
+			case "account_address":
+				return ec.fieldContext_Transaction_account_address(ctx, field)
 			case "trace_id":
 				return ec.fieldContext_Transaction_trace_id(ctx, field)
 			case "success":
@@ -3703,6 +3774,16 @@ func (ec *executionContext) fieldContext_Action_transactions_full(_ context.Cont
 				return ec.fieldContext_Transaction_total_fees(ctx, field)
 			case "mc_seqno":
 				return ec.fieldContext_Transaction_mc_seqno(ctx, field)
+			case "mc_block_seqno":
+				return ec.fieldContext_Transaction_mc_block_seqno(ctx, field)
+			case "orig_status":
+				return ec.fieldContext_Transaction_orig_status(ctx, field)
+			case "end_status":
+				return ec.fieldContext_Transaction_end_status(ctx, field)
+			case "in_msg":
+				return ec.fieldContext_Transaction_in_msg(ctx, field)
+			case "out_msgs":
+				return ec.fieldContext_Transaction_out_msgs(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Transaction", field.Name)
 		},
@@ -18015,6 +18096,403 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_packet(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Message_hash(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.Hash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_source(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.Source
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_source(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_destination(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.Destination
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_destination(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_value(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.Value
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_value(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_fwd_fee(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.FwdFee
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_fwd_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_fwd_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_created_lt(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.CreatedLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_created_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_created_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_opcode(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.Opcode
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_opcode(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_bounce(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.Bounce
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_bounce(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_bounce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_bounced(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.Bounced
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_bounced(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_bounced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_hash_norm(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	res := obj.HashNorm
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Message_hash_norm(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_hash_norm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_message_content(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Message_message_content(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MessageContent, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.MessageContent)
+	fc.Result = res
+	return ec.marshalOMessageContent2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐMessageContent(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_message_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "body":
+				return ec.fieldContext_MessageContent_body(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type MessageContent", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_init_state(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Message_init_state(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.InitState, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.MessageContent)
+	fc.Result = res
+	return ec.marshalOMessageContent2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐMessageContent(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Message_init_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "body":
+				return ec.fieldContext_MessageContent_body(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type MessageContent", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageContent_body(ctx context.Context, field graphql.CollectedField, obj *chain.MessageContent) (ret graphql.Marshaler) {
+	res := obj.Body
+	if any(res) == nil {
+		fc, err := ec.fieldContext_MessageContent_body(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MessageContent_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageContent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MultisigApprove_signer(ctx context.Context, field graphql.CollectedField, obj *actions.MultisigApprove) (ret graphql.Marshaler) {
 	res := obj.Signer
 	if any(res) == nil {
@@ -26245,7 +26723,7 @@ func (ec *executionContext) fieldContext_TraceStop_actions(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.Hash
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_hash(ctx, field)
@@ -26274,7 +26752,7 @@ func (ec *executionContext) fieldContext_Transaction_hash(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Transaction_lt(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.Lt
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_lt(ctx, field)
@@ -26303,8 +26781,8 @@ func (ec *executionContext) fieldContext_Transaction_lt(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_utime(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	res := obj.Utime
+func (ec *executionContext) _Transaction_utime(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	res := obj.Now
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_utime(ctx, field)
 		if err != nil {
@@ -26332,7 +26810,36 @@ func (ec *executionContext) fieldContext_Transaction_utime(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_account(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Transaction_now(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	res := obj.Now
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_now(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_now(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_account(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Transaction_account(ctx, field)
 	if err != nil {
 		return graphql.Null
@@ -26346,7 +26853,7 @@ func (ec *executionContext) _Transaction_account(ctx context.Context, field grap
 	}()
 	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
 		ctx = rctx // use context from middleware stack in children
-		return obj.Account, nil
+		return ec.resolvers.Transaction().Account(rctx, obj)
 	})
 	if err != nil {
 		ec.Error(ctx, err)
@@ -26367,8 +26874,8 @@ func (ec *executionContext) fieldContext_Transaction_account(_ context.Context, 
 	fc = &graphql.FieldContext{
 		Object:     "Transaction",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			switch field.Name {
 			case "address":
@@ -26398,7 +26905,36 @@ func (ec *executionContext) fieldContext_Transaction_account(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_trace_id(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Transaction_account_address(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	res := obj.Account
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_account_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_account_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_trace_id(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.TraceID
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_trace_id(ctx, field)
@@ -26427,7 +26963,7 @@ func (ec *executionContext) fieldContext_Transaction_trace_id(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_success(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Transaction_success(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.Success
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_success(ctx, field)
@@ -26456,7 +26992,7 @@ func (ec *executionContext) fieldContext_Transaction_success(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_aborted(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Transaction_aborted(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.Aborted
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_aborted(ctx, field)
@@ -26485,7 +27021,7 @@ func (ec *executionContext) fieldContext_Transaction_aborted(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_compute_exit_code(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Transaction_compute_exit_code(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.ComputeExitCode
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_compute_exit_code(ctx, field)
@@ -26514,7 +27050,7 @@ func (ec *executionContext) fieldContext_Transaction_compute_exit_code(_ context
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_total_fees(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Transaction_total_fees(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.TotalFees
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_total_fees(ctx, field)
@@ -26543,8 +27079,8 @@ func (ec *executionContext) fieldContext_Transaction_total_fees(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Transaction_mc_seqno(ctx context.Context, field graphql.CollectedField, obj *model.Transaction) (ret graphql.Marshaler) {
-	res := obj.McSeqno
+func (ec *executionContext) _Transaction_mc_seqno(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	res := obj.McBlockSeqno
 	if any(res) == nil {
 		fc, err := ec.fieldContext_Transaction_mc_seqno(ctx, field)
 		if err != nil {
@@ -26564,6 +27100,227 @@ func (ec *executionContext) fieldContext_Transaction_mc_seqno(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_mc_block_seqno(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	res := obj.McBlockSeqno
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_mc_block_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOUInt322ᚖuint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_mc_block_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_orig_status(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	res := obj.OrigStatus
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_orig_status(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_orig_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_end_status(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	res := obj.EndStatus
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Transaction_end_status(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_end_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_in_msg(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_in_msg(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.InMsg, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.FullMessage)
+	fc.Result = res
+	return ec.marshalOMessage2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessage(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_in_msg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hash":
+				return ec.fieldContext_Message_hash(ctx, field)
+			case "source":
+				return ec.fieldContext_Message_source(ctx, field)
+			case "destination":
+				return ec.fieldContext_Message_destination(ctx, field)
+			case "value":
+				return ec.fieldContext_Message_value(ctx, field)
+			case "fwd_fee":
+				return ec.fieldContext_Message_fwd_fee(ctx, field)
+			case "created_lt":
+				return ec.fieldContext_Message_created_lt(ctx, field)
+			case "opcode":
+				return ec.fieldContext_Message_opcode(ctx, field)
+			case "bounce":
+				return ec.fieldContext_Message_bounce(ctx, field)
+			case "bounced":
+				return ec.fieldContext_Message_bounced(ctx, field)
+			case "hash_norm":
+				return ec.fieldContext_Message_hash_norm(ctx, field)
+			case "message_content":
+				return ec.fieldContext_Message_message_content(ctx, field)
+			case "init_state":
+				return ec.fieldContext_Message_init_state(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_out_msgs(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_out_msgs(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.OutMsgs, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*chain.FullMessage)
+	fc.Result = res
+	return ec.marshalNMessage2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessageᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_out_msgs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hash":
+				return ec.fieldContext_Message_hash(ctx, field)
+			case "source":
+				return ec.fieldContext_Message_source(ctx, field)
+			case "destination":
+				return ec.fieldContext_Message_destination(ctx, field)
+			case "value":
+				return ec.fieldContext_Message_value(ctx, field)
+			case "fwd_fee":
+				return ec.fieldContext_Message_fwd_fee(ctx, field)
+			case "created_lt":
+				return ec.fieldContext_Message_created_lt(ctx, field)
+			case "opcode":
+				return ec.fieldContext_Message_opcode(ctx, field)
+			case "bounce":
+				return ec.fieldContext_Message_bounce(ctx, field)
+			case "bounced":
+				return ec.fieldContext_Message_bounced(ctx, field)
+			case "hash_norm":
+				return ec.fieldContext_Message_hash_norm(ctx, field)
+			case "message_content":
+				return ec.fieldContext_Message_message_content(ctx, field)
+			case "init_state":
+				return ec.fieldContext_Message_init_state(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
 		},
 	}
 	return fc, nil
@@ -28985,7 +29742,7 @@ func (ec *executionContext) unmarshalInputActionFilter(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"action_id", "trace_id", "tx_hash", "tx_lt", "account", "action_type", "start_utime", "end_utime", "msg_hash", "start_lt", "end_lt", "mc_seqno", "exclude_action_type", "include_accounts"}
+	fieldsInOrder := [...]string{"action_id", "trace_id", "tx_hash", "tx_lt", "account", "action_type", "start_utime", "end_utime", "msg_hash", "start_lt", "end_lt", "mc_seqno", "exclude_action_type", "include_accounts", "supported_action_types", "include_transactions"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -29090,6 +29847,20 @@ func (ec *executionContext) unmarshalInputActionFilter(ctx context.Context, obj 
 				return it, err
 			}
 			it.IncludeAccounts = data
+		case "supported_action_types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supported_action_types"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupportedActionTypes = data
+		case "include_transactions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("include_transactions"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeTransactions = data
 		}
 	}
 
@@ -33703,6 +34474,121 @@ func (ec *executionContext) _LayerzeroSendTokens(ctx context.Context, sel ast.Se
 	return out
 }
 
+var messageImplementors = []string{"Message"}
+
+func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, obj *chain.FullMessage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Message")
+		case "hash":
+			out.Values[i] = ec._Message_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._Message_source(ctx, field, obj)
+		case "destination":
+			out.Values[i] = ec._Message_destination(ctx, field, obj)
+		case "value":
+			out.Values[i] = ec._Message_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fwd_fee":
+			out.Values[i] = ec._Message_fwd_fee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created_lt":
+			out.Values[i] = ec._Message_created_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "opcode":
+			out.Values[i] = ec._Message_opcode(ctx, field, obj)
+		case "bounce":
+			out.Values[i] = ec._Message_bounce(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bounced":
+			out.Values[i] = ec._Message_bounced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hash_norm":
+			out.Values[i] = ec._Message_hash_norm(ctx, field, obj)
+		case "message_content":
+			out.Values[i] = ec._Message_message_content(ctx, field, obj)
+		case "init_state":
+			out.Values[i] = ec._Message_init_state(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var messageContentImplementors = []string{"MessageContent"}
+
+func (ec *executionContext) _MessageContent(ctx context.Context, sel ast.SelectionSet, obj *chain.MessageContent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageContentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageContent")
+		case "body":
+			out.Values[i] = ec._MessageContent_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var multisigApproveImplementors = []string{"MultisigApprove", "ActionDetails"}
 
 func (ec *executionContext) _MultisigApprove(ctx context.Context, sel ast.SelectionSet, obj *actions.MultisigApprove) graphql.Marshaler {
@@ -35738,7 +36624,7 @@ func (ec *executionContext) _TraceStop(ctx context.Context, sel ast.SelectionSet
 
 var transactionImplementors = []string{"Transaction"}
 
-func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *model.Transaction) graphql.Marshaler {
+func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *chain.FullTransaction) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -35750,50 +36636,110 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 		case "hash":
 			out.Values[i] = ec._Transaction_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lt":
 			out.Values[i] = ec._Transaction_lt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "utime":
 			out.Values[i] = ec._Transaction_utime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "now":
+			out.Values[i] = ec._Transaction_now(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "account":
-			out.Values[i] = ec._Transaction_account(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_account(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "account_address":
+			out.Values[i] = ec._Transaction_account_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "trace_id":
 			out.Values[i] = ec._Transaction_trace_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "success":
 			out.Values[i] = ec._Transaction_success(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "aborted":
 			out.Values[i] = ec._Transaction_aborted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "compute_exit_code":
 			out.Values[i] = ec._Transaction_compute_exit_code(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "total_fees":
 			out.Values[i] = ec._Transaction_total_fees(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "mc_seqno":
 			out.Values[i] = ec._Transaction_mc_seqno(ctx, field, obj)
+		case "mc_block_seqno":
+			out.Values[i] = ec._Transaction_mc_block_seqno(ctx, field, obj)
+		case "orig_status":
+			out.Values[i] = ec._Transaction_orig_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end_status":
+			out.Values[i] = ec._Transaction_end_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "in_msg":
+			out.Values[i] = ec._Transaction_in_msg(ctx, field, obj)
+		case "out_msgs":
+			out.Values[i] = ec._Transaction_out_msgs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36844,6 +37790,63 @@ func (ec *executionContext) marshalNJvaultClaimedReward2githubᚗcomᚋtonqlᚋt
 	return ec._JvaultClaimedReward(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNMessage2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.FullMessage) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNMessage2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessage(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessage(ctx context.Context, sel ast.SelectionSet, v *chain.FullMessage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Message(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -37069,7 +38072,7 @@ func (ec *executionContext) marshalNTraceStop2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 	return ec._TraceStop(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Transaction) graphql.Marshaler {
+func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.FullTransaction) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1 || sequentialSelection(sel)
@@ -37093,7 +38096,7 @@ func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋton
 			if !isLen1 {
 				defer wg.Done()
 			}
-			ret[i] = ec.marshalNTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransaction(ctx, sel, v[i])
+			ret[i] = ec.marshalNTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransaction(ctx, sel, v[i])
 		}
 		if isLen1 {
 			if ret == nil {
@@ -37116,7 +38119,7 @@ func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋton
 	return ret
 }
 
-func (ec *executionContext) marshalNTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTransaction(ctx context.Context, sel ast.SelectionSet, v *model.Transaction) graphql.Marshaler {
+func (ec *executionContext) marshalNTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransaction(ctx context.Context, sel ast.SelectionSet, v *chain.FullTransaction) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
@@ -37744,6 +38747,20 @@ func (ec *executionContext) marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋto
 		return graphql.Null
 	}
 	return ec._LayerzeroPacket(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMessage2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessage(ctx context.Context, sel ast.SelectionSet, v *chain.FullMessage) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Message(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMessageContent2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐMessageContent(ctx context.Context, sel ast.SelectionSet, v *chain.MessageContent) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MessageContent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPeerSwap2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐPeerSwapᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.PeerSwap) graphql.Marshaler {

@@ -32,8 +32,17 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 	if err != nil {
 		return nil, err
 	}
-	return r.listPage(ctx, f, in != nil && in.IncludeAccounts != nil && *in.IncludeAccounts, selects(ctx, bookFields))
+	list, err := r.listPage(ctx, f, in != nil && isTrue(in.IncludeAccounts), selects(ctx, bookFields))
+	if err != nil || in == nil || !isTrue(in.IncludeTransactions) {
+		return list, err
+	}
+	if err := r.attachTransactions(ctx, list.Actions); err != nil {
+		return nil, err
+	}
+	return list, nil
 }
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // bookFields are the fields of a page that show its address book.
 var bookFields = map[string]bool{"address_book": true, "address_book_entries": true}
@@ -192,7 +201,15 @@ func storeFilter(in *model.ActionFilter, limit, offset *int, sort *model.SortOrd
 		return f, err
 	}
 	f.McSeqno = in.McSeqno
-	err = typeTimeFilter(&f, in.ActionType, in.ExcludeActionType, in.StartUtime, in.EndUtime, in.StartLt, in.EndLt)
+	if err = typeTimeFilter(&f, in.ActionType, in.ExcludeActionType, in.StartUtime, in.EndUtime, in.StartLt, in.EndLt); err != nil {
+		return f, err
+	}
+	// Checked even beside action_type (a wrong name is wrong either way),
+	// but only restricts without it, as toncenter does.
+	supported, err := supportedTypes(in.SupportedActionTypes)
+	if err == nil && len(in.ActionType) == 0 {
+		f.Types = supported
+	}
 	return f, err
 }
 

@@ -154,6 +154,7 @@ func (r *Resolver) primeLinks(ctx context.Context, pv *preview.Preview) {
 		for _, ref := range store.TxRefsOf(a) {
 			if tx, ok := txs[ref.Hash]; ok {
 				l.transactions.Prime(ref, tx)
+				l.transactionsWithMessages.Prime(ref, tx)
 			}
 		}
 		l.participants.Prime(store.RefOf(a), participants(a))

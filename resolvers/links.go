@@ -23,6 +23,9 @@ type loaders struct {
 	facts        *dataloadgen.Loader[string, chain.AddressFacts]
 	participants *dataloadgen.Loader[store.ActionRef, []store.Participant]
 	transactions *dataloadgen.Loader[store.TxRef, *chain.Transaction]
+	// transactionsWithMessages is transactions with their messages, for
+	// selections that show them (message bodies are the bulk of a read).
+	transactionsWithMessages *dataloadgen.Loader[store.TxRef, *chain.Transaction]
 }
 
 type loadersKey struct{}
@@ -42,12 +45,17 @@ func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
 			m, err := r.Store.Participants(ctx, refs)
 			return ordered(refs, func(r store.ActionRef) string { return r.ID }, m, err)
 		}, dataloadgen.WithWait(loaderWait)),
-		transactions: dataloadgen.NewLoader(func(ctx context.Context, refs []store.TxRef) ([]*chain.Transaction, []error) {
-			m, err := r.Store.Transactions(ctx, refs)
-			return ordered(refs, func(r store.TxRef) string { return r.Hash }, m, err)
-		}, dataloadgen.WithWait(loaderWait)),
+		transactions:             r.transactionLoader(false),
+		transactionsWithMessages: r.transactionLoader(true),
 	}
 	return context.WithValue(ctx, loadersKey{}, l)
+}
+
+func (r *Resolver) transactionLoader(withMessages bool) *dataloadgen.Loader[store.TxRef, *chain.Transaction] {
+	return dataloadgen.NewLoader(func(ctx context.Context, refs []store.TxRef) ([]*chain.Transaction, []error) {
+		m, err := r.Store.Transactions(ctx, refs, withMessages)
+		return ordered(refs, func(r store.TxRef) string { return r.Hash }, m, err)
+	}, dataloadgen.WithWait(loaderWait))
 }
 
 // ordered lays a map out in key order (id is the map key of a loader
@@ -121,31 +129,61 @@ func (r *Resolver) Details(_ context.Context, a *chain.Action) (actions.Details,
 	return v, nil
 }
 
-// TransactionsFull links an action to its transactions, in its order.
-func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*model.Transaction, error) {
-	txs, err := r.loaders(ctx).transactions.LoadAll(ctx, store.TxRefsOf(a))
+// TransactionsFull links an action to its transactions, in its order:
+// those ListActions read with the page (include_transactions), else read
+// through the request's loader, with their messages only when the
+// selection shows messages. Either way the objects are the same.
+func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*chain.FullTransaction, error) {
+	if a.TransactionsFull != nil {
+		return a.TransactionsFull, nil
+	}
+	l := r.loaders(ctx)
+	loader := l.transactions
+	if selects(ctx, messageFields) {
+		loader = l.transactionsWithMessages
+	}
+	txs, err := loader.LoadAll(ctx, store.TxRefsOf(a))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*model.Transaction, 0, len(txs))
-	for _, tx := range txs {
-		if tx == nil {
-			continue // a transaction the store no longer has (a re-assembled trace)
-		}
-		acc, err := r.loadAccount(ctx, tx.Account)
-		if err != nil {
-			return nil, err
-		}
-		t := &model.Transaction{Hash: tx.Hash.Base64(), Lt: tx.Lt, Utime: tx.Utime, Account: acc,
-			TraceID: tx.TraceID.Base64(), Success: tx.Success(), Aborted: tx.Aborted,
-			ComputeExitCode: int(tx.ComputeExitCode), TotalFees: tx.TotalFees}
-		if tx.McSeqno != 0 {
-			n := tx.McSeqno
-			t.McSeqno = &n
-		}
-		out = append(out, t)
+	return fullTransactions(txs), nil
+}
+
+// messageFields are Transaction's fields that need its messages read.
+var messageFields = map[string]bool{"in_msg": true, "out_msgs": true}
+
+// attachTransactions reads the transactions of a whole page, with their
+// messages, in one batched read (two statements), and puts them on the
+// actions: what include_transactions asks for.
+func (r *Resolver) attachTransactions(ctx context.Context, page []*chain.Action) error {
+	var refs []store.TxRef
+	for _, a := range page {
+		refs = append(refs, store.TxRefsOf(a)...)
 	}
-	return out, nil
+	byHash, err := r.Store.Transactions(ctx, refs, true)
+	if err != nil {
+		return err
+	}
+	for _, a := range page {
+		txs := make([]*chain.Transaction, len(a.Transactions))
+		for i, h := range a.Transactions {
+			txs[i] = byHash[h]
+		}
+		a.TransactionsFull = fullTransactions(txs)
+	}
+	return nil
+}
+
+// fullTransactions shows transactions in their order; a nil one (a
+// transaction the store no longer has: a re-assembled trace) is left out.
+func fullTransactions(txs []*chain.Transaction) []*chain.FullTransaction {
+	out := make([]*chain.FullTransaction, 0, len(txs))
+	for _, tx := range txs {
+		if tx != nil {
+			out = append(out, chain.NewFullTransaction(tx))
+		}
+	}
+	return out
 }
 
 // Participants links an action to the accounts taking part and their roles.

@@ -81,7 +81,7 @@ func (r *actionResolver) Details(ctx context.Context, obj *chain.Action) (action
 }
 
 // TransactionsFull is the resolver for the transactions_full field.
-func (r *actionResolver) TransactionsFull(ctx context.Context, obj *chain.Action) ([]*model.Transaction, error) {
+func (r *actionResolver) TransactionsFull(ctx context.Context, obj *chain.Action) ([]*chain.FullTransaction, error) {
 	return r.Resolver.TransactionsFull(ctx, obj)
 }
 
@@ -179,6 +179,11 @@ func (r *subscriptionResolver) Actions(ctx context.Context, filter *model.Action
 	return r.SubscribeActionEvents(ctx, filter, after)
 }
 
+// Account is the resolver for the account field.
+func (r *transactionResolver) Account(ctx context.Context, obj *chain.FullTransaction) (*model.Account, error) {
+	return r.loadAccount(ctx, obj.Account)
+}
+
 // Account returns graph.AccountResolver implementation.
 func (r *Resolver) Account() graph.AccountResolver { return &accountResolver{r} }
 
@@ -200,6 +205,9 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 // Subscription returns graph.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
 
+// Transaction returns graph.TransactionResolver implementation.
+func (r *Resolver) Transaction() graph.TransactionResolver { return &transactionResolver{r} }
+
 type accountResolver struct{ *Resolver }
 type actionResolver struct{ *Resolver }
 type actionEventResolver struct{ *Resolver }
@@ -207,3 +215,4 @@ type actionListResolver struct{ *Resolver }
 type feeEstimateResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
 type subscriptionResolver struct{ *Resolver }
+type transactionResolver struct{ *Resolver }

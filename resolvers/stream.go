@@ -63,6 +63,11 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 	if err != nil {
 		return nil, err
 	}
+	if in != nil && isTrue(in.IncludeTransactions) {
+		// An event is sent as its action is stored; reading its
+		// transactions there would slow every subscriber's fan-out.
+		return nil, apperr.Field("include_transactions", "not served on streams; read an action's transactions from /api/v3/actions?action_id=...&include_transactions=true")
+	}
 	var from *uint64
 	if after != nil {
 		seq, err := decodeStreamCursor(field, *after)
@@ -75,7 +80,7 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 	if err != nil {
 		return nil, err
 	}
-	return &ActionStream{Subscription: sub, IncludeAccounts: in != nil && in.IncludeAccounts != nil && *in.IncludeAccounts}, nil
+	return &ActionStream{Subscription: sub, IncludeAccounts: in != nil && isTrue(in.IncludeAccounts)}, nil
 }
 
 // SubscribeActionEvents serves Subscription.actions: one goroutine per

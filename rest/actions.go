@@ -32,31 +32,19 @@ func Actions(q graph.QueryResolver) http.HandlerFunc {
 	}
 }
 
-// unsupportedParams are toncenter's /api/v3/actions parameters that we do
-// not serve (yet): a script that sends them gets a 422 naming the
-// parameter, never rows that ignore it. Other unknown parameters are
-// ignored, as toncenter ignores them.
-var unsupportedParams = map[string]string{
-	"supported_action_types": "toncenter's action versioning is not supported; every type is returned under its own name",
-	"include_transactions":   "not supported here; GraphQL's Action.transactions_full links each action to its transactions",
-}
-
 // parseActionsQuery turns query parameters into the resolver's arguments.
 // Only syntax is checked here (integers, single values); meaning is checked
-// by the resolver, identically for GraphQL.
+// by the resolver, identically for GraphQL. Unknown parameters are
+// ignored, as toncenter ignores them.
 func parseActionsQuery(v url.Values) (*model.ActionFilter, *int, *int, *model.SortOrder, error) {
-	for name, why := range unsupportedParams {
-		if vals, ok := v[name]; ok && !(name == "include_transactions" && len(vals) == 1 && vals[0] == "false") {
-			return nil, nil, nil, nil, apperr.Field(name, "%s", why)
-		}
-	}
 	f := &model.ActionFilter{
-		ActionID:          v["action_id"],
-		TraceID:           v["trace_id"],
-		TxHash:            v["tx_hash"],
-		MsgHash:           v["msg_hash"],
-		ActionType:        v["action_type"],
-		ExcludeActionType: v["exclude_action_type"],
+		ActionID:             v["action_id"],
+		TraceID:              v["trace_id"],
+		TxHash:               v["tx_hash"],
+		MsgHash:              v["msg_hash"],
+		ActionType:           v["action_type"],
+		ExcludeActionType:    v["exclude_action_type"],
+		SupportedActionTypes: v["supported_action_types"],
 	}
 	var err error
 	if f.Account, err = single(v, "account"); err != nil {
@@ -77,6 +65,9 @@ func parseActionsQuery(v url.Values) (*model.ActionFilter, *int, *int, *model.So
 	}
 	f.McSeqno = narrow32(mc)
 	if f.IncludeAccounts, err = boolParam(v, "include_accounts"); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if f.IncludeTransactions, err = boolParam(v, "include_transactions"); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	var su, eu *uint64

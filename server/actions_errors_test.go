@@ -68,8 +68,13 @@ func TestActionsBadInput(t *testing.T) {
 		{"exclude_action_type=ton_transfer,", "exclude_action_type"},
 		{"include_accounts=maybe", "include_accounts"},
 		{"include_accounts=true&include_accounts=false", "include_accounts"},
-		{"supported_action_types=v1", "supported_action_types"},
-		{"include_transactions=true", "include_transactions"},
+		{"supported_action_types=v9", "supported_action_types"},
+		{"supported_action_types=v1,", "supported_action_types"},
+		{"supported_action_types=", "supported_action_types"},
+		{"supported_action_types=V1", "supported_action_types"},
+		{"supported_action_types=v1&supported_action_types=nope&action_type=TonTransfer", "supported_action_types"},
+		{"include_transactions=maybe", "include_transactions"},
+		{"include_transactions=true&include_transactions=true", "include_transactions"},
 	}
 	forEachDatabase(t, func(t *testing.T, f *fixture) {
 		require.GreaterOrEqual(t, len(cases), 30)
@@ -88,6 +93,10 @@ func TestActionsBadInput(t *testing.T) {
 		_, body := f.get(t, "action_type=Nope")
 		require.Contains(t, string(body), "JettonTransfer")
 		require.Contains(t, string(body), "snake_case")
+		// The unknown-shortcut error names the value and the shortcuts.
+		_, body = f.get(t, "supported_action_types=v1,v9")
+		require.Contains(t, string(body), `\"v9\"`)
+		require.Contains(t, string(body), "latest")
 	})
 }
 

@@ -38,7 +38,7 @@ const (
 // graphqlVars expresses a REST query as the GraphQL variables of allFields.
 func graphqlVars(v url.Values) map[string]any {
 	f := map[string]any{}
-	for _, k := range []string{"action_id", "trace_id", "tx_hash", "action_type", "msg_hash", "exclude_action_type"} {
+	for _, k := range []string{"action_id", "trace_id", "tx_hash", "action_type", "msg_hash", "exclude_action_type", "supported_action_types"} {
 		if len(v[k]) > 0 {
 			f[k] = v[k]
 		}
@@ -48,6 +48,9 @@ func graphqlVars(v url.Values) map[string]any {
 	}
 	if s := v.Get("include_accounts"); s != "" {
 		f["include_accounts"] = s == "true"
+	}
+	if s := v.Get("include_transactions"); s != "" {
+		f["include_transactions"] = s == "true"
 	}
 	for _, k := range []string{"tx_lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno"} {
 		if s := v.Get(k); s != "" {
@@ -158,6 +161,15 @@ func filterCases(f *fixture) map[string]url.Values {
 		"account+exclude+lt":       q("account", hot, "exclude_action_type", "TonTransfer", "start_lt", strconv.FormatUint(f.all[50].StartLt, 10)),
 		"account+mc_seqno":         q("account", withSeqno.Participants[0].Address, "mc_seqno", strconv.FormatUint(uint64(*withSeqno.McSeqno), 10)),
 		"account+include_accounts": q("account", hot, "include_accounts", "true", "sort", "asc"),
+		"include_transactions":     q("include_transactions", "true", "limit", "20"),
+		"supported v1":             q("supported_action_types", "v1", "limit", "1000"),
+		"supported v2":             q("supported_action_types", "v2", "limit", "1000"),
+		"supported nft.v3":         q("supported_action_types", "nft.v3", "sort", "asc", "limit", "1000"),
+		"supported name":           q("supported_action_types", "jettons,nft_purchase", "limit", "1000"),
+		"supported our name":       q("supported_action_types", "NftPurchase", "account", hot, "limit", "1000"),
+		"supported latest":         q("supported_action_types", "latest", "limit", "1000"),
+		"supported with type":      q("supported_action_types", "v1", "action_type", "NftPurchase,TonTransfer", "limit", "1000"),
+		"supported minus exclude":  q("supported_action_types", "v3", "supported_action_types", "v1", "exclude_action_type", "TonTransfer", "limit", "1000"),
 		"everything":               q("account", a.Participants[0].Address, "trace_id", a.TraceID, "tx_hash", a.TxHash, "tx_lt", strconv.FormatUint(a.TxLts[0], 10), "action_type", a.Type, "start_utime", u(a.StartUtime), "end_utime", u(a.EndUtime), "action_id", a.ActionID, "sort", "asc", "limit", "3"),
 	}
 }
@@ -190,6 +202,9 @@ func TestActionsFiltersRESTEqualsGraphQL(t *testing.T) {
 				query := allFields
 				if v.Get("include_accounts") == "true" {
 					query = withAccounts
+				}
+				if v.Get("include_transactions") == "true" {
+					query = strings.Replace(query, "mc_seqno }", "mc_seqno transactions_full { "+restTxFields+" } }", 1)
 				}
 				require.NoError(t, json.Unmarshal(f.graphql(t, query, graphqlVars(v)), &gq))
 				require.Empty(t, gq.Errors)

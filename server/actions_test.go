@@ -148,6 +148,9 @@ func (f *fixture) expect(v url.Values) []string {
 		if len(types) > 0 && !slices.Contains(types, a.Type) || slices.Contains(excluded, a.Type) {
 			continue
 		}
+		if len(types) == 0 && !supportedV1OrNamed(v["supported_action_types"], a.Type) {
+			continue
+		}
 		if sl, ok := num("start_lt"); ok && a.StartLt < sl {
 			continue
 		}

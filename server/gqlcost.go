@@ -100,7 +100,8 @@ var listCosts = map[string]map[string]listCost{
 	"Query":   {"actions": pageCost("limit")},
 	"Account": {"actions": pageCost("first")},
 	// An action's links are short lists; counted as typical sizes.
-	"Action": {"participants": fixedCost(linkListSize), "transactions_full": fixedCost(linkListSize)},
+	"Action":      {"participants": fixedCost(linkListSize), "transactions_full": fixedCost(linkListSize)},
+	"Transaction": {"out_msgs": fixedCost(linkListSize)},
 }
 
 // pageCost is the cost of a page whose size is the argument named size,

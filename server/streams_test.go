@@ -360,6 +360,8 @@ func TestStreamRequestErrors(t *testing.T) {
 		"sort=asc":                  "sort",
 		"after=bm90LWEtY3Vy":        "after",
 		"start_utime=9&end_utime=1": "start_utime",
+		"include_transactions=true": "include_transactions",
+		"supported_action_types=v9": "supported_action_types",
 	} {
 		resp, err := http.Get(srv.URL + "/api/v3/actions/stream?" + q)
 		require.NoError(t, err)

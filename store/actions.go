@@ -359,21 +359,37 @@ func (s *Store) Participants(ctx context.Context, refs []ActionRef) (map[string]
 	return out, nil
 }
 
-// Transactions returns the stored transactions named (without their
-// messages), by hash, read from the partitions of their lt ranges.
-func (s *Store) Transactions(ctx context.Context, refs []TxRef) (map[string]*chain.Transaction, error) {
+// Transactions returns the stored transactions named, by hash, read from
+// the partitions of their lt ranges. With withMessages their messages are
+// read too, in one more statement for all of them (messages are not
+// partitioned; their primary key starts with tx_hash).
+func (s *Store) Transactions(ctx context.Context, refs []TxRef, withMessages bool) (map[string]*chain.Transaction, error) {
 	out := make(map[string]*chain.Transaction, len(refs))
 	if len(refs) == 0 {
 		return out, nil
 	}
 	var rows []txRow
+	var msgs []msgRow
 	if err := s.read(func(db *bun.DB) error {
-		return transactionsQuery(db, refs, &rows).Scan(ctx)
+		rows = rows[:0]
+		if err := transactionsQuery(db, refs, &rows).Scan(ctx); err != nil || !withMessages || len(rows) == 0 {
+			return err
+		}
+		hashes := make([]string, len(rows))
+		for i := range rows {
+			hashes[i] = rows[i].Hash
+		}
+		msgs = msgs[:0]
+		return db.NewSelect().Model(&msgs).Where("tx_hash IN (?)", bun.In(hashes)).
+			OrderExpr("tx_hash, direction, seq").Scan(ctx)
 	}); err != nil {
 		return nil, unavailable(err)
 	}
 	for i := range rows {
 		out[rows[i].Hash] = rows[i].summary()
+	}
+	for i := range msgs {
+		addMessage(out[msgs[i].TxHash], &msgs[i])
 	}
 	return out, nil
 }

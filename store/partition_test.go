@@ -140,7 +140,7 @@ func answers(t *testing.T, s *Store, fs map[string]ActionFilter) map[string]stri
 		ids, hashes := linkRefs(page.Actions)
 		parts, err := s.Participants(ctx, ids)
 		require.NoError(t, err)
-		txs, err := s.Transactions(ctx, hashes)
+		txs, err := s.Transactions(ctx, hashes, true)
 		require.NoError(t, err)
 		js, err := json.Marshal([]any{page, parts, txs})
 		require.NoError(t, err)

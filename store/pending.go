@@ -89,24 +89,34 @@ func pendingTx(r *txRow, msgs []msgRow) (*chain.Transaction, error) {
 		return tx, nil
 	}
 	tx := r.summary()
-	for _, m := range msgs {
-		msg := chain.Message{
-			Hash: parseHashText(m.Hash), Source: m.Source, Destination: m.Destination,
-			HashNorm: parseHashText(textOrEmpty(m.HashNorm)),
-			Value:    uint64(m.Value), FwdFee: uint64(m.FwdFee), CreatedLt: uint64(m.CreatedLt),
-			Bounce: m.Bounce, Bounced: m.Bounced, Body: m.Body, InitState: m.InitState,
-		}
-		if m.Opcode != nil {
-			op := uint32(*m.Opcode)
-			msg.Opcode = &op
-		}
-		if m.Direction == "in" {
-			tx.InMsg = &msg
-		} else {
-			tx.OutMsgs = append(tx.OutMsgs, msg)
-		}
+	for i := range msgs {
+		addMessage(tx, &msgs[i])
 	}
 	return tx, nil
+}
+
+// addMessage puts a stored message on its transaction (nil: a message
+// whose transaction was not read, which is left out); out-messages must
+// come in seq order.
+func addMessage(tx *chain.Transaction, m *msgRow) {
+	if tx == nil {
+		return
+	}
+	msg := chain.Message{
+		Hash: parseHashText(m.Hash), Source: m.Source, Destination: m.Destination,
+		HashNorm: parseHashText(textOrEmpty(m.HashNorm)),
+		Value:    uint64(m.Value), FwdFee: uint64(m.FwdFee), CreatedLt: uint64(m.CreatedLt),
+		Bounce: m.Bounce, Bounced: m.Bounced, Body: m.Body, InitState: m.InitState,
+	}
+	if m.Opcode != nil {
+		op := uint32(*m.Opcode)
+		msg.Opcode = &op
+	}
+	if m.Direction == "in" {
+		tx.InMsg = &msg
+	} else {
+		tx.OutMsgs = append(tx.OutMsgs, msg)
+	}
 }
 
 // summary is the transaction as its row has it, without messages.

@@ -97,6 +97,15 @@ type ActionFilter struct {
 	ExcludeActionType []string `json:"exclude_action_type,omitempty"`
 	// each action also lists accounts (and the address book names them)
 	IncludeAccounts *bool `json:"include_accounts,omitempty"`
+	// toncenter's action versioning: type names and shortcuts (v1 ... v4,
+	// latest, jettons, nft, dns, ...; repeats and commas) the client can show.
+	// Without action_type only actions of those types (v1's always included)
+	// are returned; with action_type it restricts nothing (as toncenter)
+	SupportedActionTypes []string `json:"supported_action_types,omitempty"`
+	// read every action's transactions_full with the page, in one batched read
+	// (REST's include_transactions=true); without it transactions_full is read
+	// through the request's loader: the same objects either way
+	IncludeTransactions *bool `json:"include_transactions,omitempty"`
 }
 
 type PageInfo struct {
@@ -116,24 +125,6 @@ type Query struct {
 }
 
 type Subscription struct {
-}
-
-// One transaction, as a link from an action.
-type Transaction struct {
-	// standard base64
-	Hash    string   `json:"hash"`
-	Lt      uint64   `json:"lt"`
-	Utime   uint32   `json:"utime"`
-	Account *Account `json:"account"`
-	TraceID string   `json:"trace_id"`
-	// the transaction did what its message asked (compute and action phases succeeded)
-	Success         bool `json:"success"`
-	Aborted         bool `json:"aborted"`
-	ComputeExitCode int  `json:"compute_exit_code"`
-	// nanotons
-	TotalFees uint64 `json:"total_fees"`
-	// masterchain block that committed it, when known
-	McSeqno *uint32 `json:"mc_seqno,omitempty"`
 }
 
 type SortOrder string
