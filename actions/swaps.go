@@ -65,8 +65,11 @@ type PeerSwap struct {
 func init() {
 	declare(Type{Value: JettonSwap{}, Toncenter: "jetton_swap", Protocols: "STON.fi v1 and v2, DeDust, Coffee, Tonco, Megaton, Bidask, MoonCX",
 		Doc: "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own. " +
-			"A Coffee route is a swap only when every pool logged its swap (a refused Coffee swap is its transfers and calls, as toncenter reports it).",
-		Failed:  "the pool failed or answered with an error code (STON.fi payment/pay_to exit code, Tonco pay_to exit code), a DeDust pool of the route logged no swap, a leg failed, nothing came out, or what came out is the asset that went in (refund)",
+			"A Coffee route is a swap only when every pool logged its swap (a refused Coffee swap is its transfers and calls, as toncenter reports it). " +
+			"As toncenter's matchers require, a STON.fi or Tonco route is a swap only when every pool answered the router (payment request, pay_to) and a jetton transfer paid out, " +
+			"a DeDust one only when the asset came with a swap request (swap#e3a0d482 jetton payload, swap#ea06185d) and the last pool's payout_from_pool paid out.",
+		Failed: "the pool failed, a leg failed, or the DEX's own answer says so (STON.fi payment/pay_to exit code, Tonco pay_to exit code, a DeDust or Coffee pool of the route that logged no swap); " +
+			"where the DEX gives no answer (Megaton, Bidask, MoonCX), also when nothing came out or what came out is the asset that went in (refund)",
 		Differs: "min_out_amount is the request's minimum (toncenter fills it for Tonco alone, with a successful swap's amount out); Megaton, Bidask and MoonCX are tonapi's DEXes, not toncenter's"})
 	addMatcher(OrderProtocol, "JettonSwap", matchJettonSwap)
 }
@@ -100,6 +103,12 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	for next := c.nextHop(last, in.owner); next != nil; next = c.nextHop(last, in.owner) {
 		for a := next.parent; a != nil && a != last && !a.used; a = a.parent {
 			d.nodes = append(d.nodes, a)
+			if l, ok := c.followTransfer(a); ok {
+				// The excess of a jetton transfer that carried the asset
+				// to the next pool (a router handing it to itself or to
+				// another router) belongs to that transfer, so to the swap.
+				d.nodes = append(d.nodes, legExcess(l))
+			}
 		}
 		d.nodes = append(d.nodes, next)
 		r.hops = append(r.hops, next)
@@ -127,23 +136,29 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	if len(in.nodes) > 0 {
 		d.withInitiator(in.nodes[0])
 	}
-	v, dexOK := c.swapValue(r)
+	v, facts := c.swapValue(r)
 	d.value = v
-	// A refund pays back the asset that came in: the same master, or the
-	// very DEX wallet that took it in paying it out (masters are often
-	// unknown without indexer facts).
-	refund := in.master() != "" && in.master() == r.out.master() || in.dexWallet != "" && in.dexWallet == r.out.dexWallet
-	d.ok = p.ok() && last.ok() && r.found && !refund && dexOK &&
+	d.ok = p.ok() && last.ok() && r.found && facts.ok &&
 		(in.leg == nil || in.leg.ok) && (r.out.leg == nil || r.out.leg.ok)
+	if !facts.decided {
+		// Without the DEX's own answer, a refund tells a failure: the DEX
+		// paid back the asset that came in (the same master, or the very
+		// DEX wallet that took it in paying it out; masters are often
+		// unknown without indexer facts). Where the DEX answers, its answer
+		// alone counts, as toncenter's: a route back to the asset it
+		// started from (A -> B -> A) went through.
+		refund := in.master() != "" && in.master() == r.out.master() || in.dexWallet != "" && in.dexWallet == r.out.dexWallet
+		d.ok = d.ok && !refund
+	}
 	c.add(d)
 	return true
 }
 
 // swapValue fills the value from the route: the DEX's own rules refine the
 // two transfers and add the peer swaps, the target and the minimum out;
-// the flat fields mirror the transfers. It also reports whether the DEX's
-// own messages say the swap went through.
-func (c *classifier) swapValue(r *swapRoute) (*JettonSwap, bool) {
+// the flat fields mirror the transfers. It also returns what the DEX's own
+// messages say (whether the swap went through).
+func (c *classifier) swapValue(r *swapRoute) (*JettonSwap, swapFacts) {
 	v := &JettonSwap{Dex: Text(r.dex), Pool: Address(r.hops[0].tx.Account)}
 	in, out := r.in.xfer, r.out.xfer
 	var facts swapFacts
@@ -178,12 +193,13 @@ func (c *classifier) swapValue(r *swapRoute) (*JettonSwap, bool) {
 	if facts.targetKnown {
 		v.JettonMasterOut = facts.target
 	}
-	return v, facts.ok
+	return v, facts
 }
 
 // swapFacts are what a DEX's own messages add to the two transfers.
 type swapFacts struct {
 	ok           bool    // the DEX's messages say every pool swapped
+	decided      bool    // the DEX answered (exit codes, swap logs): ok alone is the verdict
 	pool         Address // the pool, when not the contract that took the first request
 	peers        []PeerSwap
 	minOut       BigInt
@@ -206,16 +222,28 @@ func (c *classifier) swapIncoming(p *node) (swapSide, bool) {
 			s.xfer = c.legTransfer(l)
 			if l.receive == nil { // pTON: the wallet that took the transfer is the DEX's
 				s.dexWallet = l.sourceWallet
+				s.nodes = append(s.nodes, legExcess(l))
 			}
 			return s, true
 		}
 		top = a
+		if a.is(tonEntryOps...) {
+			// The DEX's own TON request: whoever sent it is the sender
+			// (toncenter's in_transfer), even a contract acting for a
+			// wallet further up.
+			break
+		}
 	}
 	if top == nil || top.used {
 		return swapSide{}, false
 	}
 	return tonSide(top, p), true
 }
+
+// tonEntryOps are the messages that bring TON into a DEX with a swap
+// request: pTON v2's ton_transfer (STON.fi v2, Tonco), DeDust's swap at
+// the native vault, Coffee's swap at its vault.
+var tonEntryOps = []abi.MsgOpCode{abi.PtonTonTransferMsgOpCode, abi.DedustSwapMsgOpCode, abi.CoffeeSwapMsgOpCode}
 
 // tonSide is TON sent into the DEX: top took it, p is the pool's request.
 // The contract that took the TON (a native vault, a pTON wallet, a pool)
@@ -336,10 +364,19 @@ func (c *classifier) nextHop(p *node, user string) *node {
 func (c *classifier) outLeg(l *jettonLeg) swapSide {
 	if l.receive == nil {
 		if n := l.send.child(abi.JettonNotifyMsgOpCode, abi.PtonTonTransferMsgOpCode); n != nil {
-			s := swapSide{owner: n.tx.Account, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: []*node{l.send, n}}
+			s := swapSide{owner: n.tx.Account, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: []*node{l.send, n, legExcess(l)}}
 			s.xfer = SwapTransfer{Asset: Address(l.master), Amount: l.amount, Source: Address(l.owner), Destination: Address(l.recipient)}
 			return s
 		}
 	}
 	return swapSide{leg: l, owner: l.recipient, amount: l.amount, jetton: l.master, dexWallet: l.sourceWallet, nodes: l.nodes(), xfer: c.legTransfer(l)}
+}
+
+// legExcess is a jetton leg's excess: the receiving wallet's, or the one a
+// pTON wallet (which moves TON itself, with no second wallet) sent.
+func legExcess(l *jettonLeg) *node {
+	if l.receive != nil {
+		return l.excess
+	}
+	return l.send.child(abi.ExcessMsgOpCode)
 }

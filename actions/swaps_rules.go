@@ -20,6 +20,29 @@ func init() {
 	dexRules["dedust"] = dedustRules
 	dexRules["coffee"] = coffeeRules
 	dexReports["coffee"] = coffeeReported
+	dexReports["dedust"] = dedustReported
+	dexReports["stonfi"] = func(r *swapRoute) bool { return answeredRoute(r, abi.StonfiPaymentRequestMsgOpCode, false) }
+	dexReports["stonfi_v2"] = func(r *swapRoute) bool { return answeredRoute(r, abi.StonfiPayToV2MsgOpCode, true) }
+	dexReports["tonco"] = func(r *swapRoute) bool { return answeredRoute(r, abi.PayToMsgOpCode, true) }
+}
+
+// answeredRoute is the shape toncenter's STON.fi and Tonco matchers require
+// of a swap (events/blocks/swaps.py): the asset came in by a jetton
+// transfer (STON.fi v1 takes TON as a pTON transfer too) or, where tonIn,
+// as TON through pTON v2's ton_transfer; every pool of the route answered
+// the router (payment request, pay_to); and a jetton transfer (a pTON
+// wallet's too) paid out. A route short of one of them is its transfers
+// and calls.
+func answeredRoute(r *swapRoute, answer abi.MsgOpCode, tonIn bool) bool {
+	if r.in.leg == nil && !(tonIn && len(r.in.nodes) > 0 && r.in.nodes[0].is(abi.PtonTonTransferMsgOpCode)) {
+		return false
+	}
+	for _, h := range r.hops {
+		if childWith(h, answer) == nil {
+			return false
+		}
+	}
+	return r.found && r.out.nodes[0].is(abi.JettonTransferMsgOpCode)
 }
 
 // STON.fi v1 payment request exit codes: the swap went through, a referral
@@ -102,7 +125,7 @@ func stonfiV1Rules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts
 		if m := c.masterOf(token); m != "" {
 			out.Asset = Address(m)
 		}
-		f.ok = exit == stonfiSwapOK
+		f.ok, f.decided = exit == stonfiSwapOK, true
 	}
 	pl, hasPayload := stonfiV1PayloadOf(r.in)
 	if out.DestinationJettonWallet == "" && r.found {
@@ -162,6 +185,7 @@ func stonfiV2Rules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts
 			f.ok = false
 		}
 		if ok {
+			f.decided = true
 			info := b.AdditionalInfo
 			a0, a1 := bigOf(info.Amount0Out), bigOf(info.Amount1Out)
 			pays[i] = payTo{ok: b.ExitCode == stonfiSwapOK, amount: a0, token: addr(info.Token0Address)}
@@ -280,6 +304,7 @@ func toncoRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 		if ok && !swapped {
 			f.ok = false
 		}
+		f.decided = f.decided || ok
 		if ok && b.Coins != nil {
 			a0, a1 := bigOf(b.Coins.Amount0), bigOf(b.Coins.Amount1)
 			pays[i] = payTo{ok: swapped, amount: a0, token: addr(b.Coins.Jetton0)}
@@ -342,6 +367,27 @@ type dedustJettonPayload struct {
 	Step abi.DedustSwapStep
 }
 
+const dedustJettonSwapOp = 0xe3a0d482
+
+// dedustReported: toncenter's DeDust swap (events/blocks/swaps.py) is
+// asked for by swap#ea06185d at the native vault, or by the notification
+// of a jetton transfer whose forward payload is swap#e3a0d482 (a transfer
+// with another payload is no swap, whatever the vault did next); and the
+// route ends with the last pool's payout_from_pool making a vault pay
+// (payout, or a jetton transfer). A route short of either is its transfers
+// and calls.
+func dedustReported(r *swapRoute) bool {
+	first := r.hops[0]
+	if !first.parent.is(abi.DedustSwapMsgOpCode) {
+		var pl struct{ Op uint32 }
+		if r.in.leg == nil || r.in.leg.notify != first.parent ||
+			!unmarshalCell(forwardPayload(r.in.leg.send), &pl) || pl.Op != dedustJettonSwapOp {
+			return false
+		}
+	}
+	return r.found && r.out.nodes[0].parent.is(abi.DedustPayoutFromPoolMsgOpCode)
+}
+
 // dedustRules: every pool of the route (swap_external, then swap_peer)
 // logs the swap it made; one without a log did not swap. The logs are what
 // toncenter reports: the first pool's asset and amount in are the incoming
@@ -351,7 +397,7 @@ type dedustJettonPayload struct {
 // name the pools, whose assets give the asset asked for; the last step's
 // limit is the minimum out.
 func dedustRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
-	f := swapFacts{ok: true}
+	f := swapFacts{ok: true, decided: true}
 	for _, h := range r.hops {
 		logs := extOuts(h, abi.DedustSwapExtOutMsgOpCode)
 		if len(logs) == 0 {
@@ -375,7 +421,7 @@ func dedustRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
 	var step *abi.DedustSwapStep
 	if r.in.leg != nil {
 		var pl dedustJettonPayload
-		if unmarshalCell(forwardPayload(r.in.leg.send), &pl) && pl.Op == 0xe3a0d482 {
+		if unmarshalCell(forwardPayload(r.in.leg.send), &pl) && pl.Op == dedustJettonSwapOp {
 			step = &pl.Step
 		}
 	} else if len(r.in.nodes) > 0 {
@@ -442,7 +488,7 @@ type coffeeSwapEvent struct {
 // pool that paid TON out is the source toncenter names (it asked the vault
 // to pay).
 func coffeeRules(c *classifier, r *swapRoute, in, out *SwapTransfer) swapFacts {
-	f := swapFacts{ok: true}
+	f := swapFacts{ok: true, decided: true}
 	for _, h := range r.hops {
 		for _, b := range extOuts(h, abi.CoffeeSwapSucceededExtOutMsgOpCode) {
 			var e coffeeSwapEvent
