@@ -104,3 +104,18 @@ func content(boc []byte) *MessageContent {
 	}
 	return &MessageContent{Body: base64.StdEncoding.EncodeToString(boc)}
 }
+
+// TraceInfo is what the store keeps of a trace, as the graph shows it.
+type TraceInfo struct {
+	TraceID    string `json:"trace_id"`
+	StartLt    uint64 `json:"start_lt"`
+	EndLt      uint64 `json:"end_lt"`
+	StartUtime uint32 `json:"start_utime"`
+	EndUtime   uint32 `json:"end_utime"`
+	// Complete: every internal message sent inside the trace was processed.
+	Complete          bool `json:"complete"`
+	TransactionsCount int  `json:"transactions_count"`
+	// ExternalHashNorm is the TEP-467 normalized hash of the external
+	// message that started the trace (nil for a trace without one).
+	ExternalHashNorm *string `json:"external_hash_norm"`
+}

@@ -50,6 +50,7 @@ type ResolverRoot interface {
 	FeeEstimate() FeeEstimateResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
+	Trace() TraceResolver
 	Transaction() TransactionResolver
 }
 
@@ -74,6 +75,7 @@ type ActionResolver interface {
 
 	TransactionsFull(ctx context.Context, obj *chain.Action) ([]*chain.FullTransaction, error)
 	Participants(ctx context.Context, obj *chain.Action) ([]*model.Participant, error)
+	Trace(ctx context.Context, obj *chain.Action) (*chain.TraceInfo, error)
 }
 type ActionEventResolver interface {
 	AddressBookEntries(ctx context.Context, obj *model.ActionEvent) ([]*chain.AddressBookEntry, error)
@@ -92,14 +94,21 @@ type FeeEstimateResolver interface {
 type QueryResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error)
 	Account(ctx context.Context, address string) (*model.Account, error)
+	Trace(ctx context.Context, traceID string) (*chain.TraceInfo, error)
 	EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*preview.Estimate, error)
 	EmulateMessage(ctx context.Context, boc string, ignoreChksig *bool) (*preview.Estimate, error)
 }
 type SubscriptionResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error)
 }
+type TraceResolver interface {
+	Transactions(ctx context.Context, obj *chain.TraceInfo) ([]*chain.FullTransaction, error)
+	Actions(ctx context.Context, obj *chain.TraceInfo) ([]*chain.Action, error)
+}
 type TransactionResolver interface {
 	Account(ctx context.Context, obj *chain.FullTransaction) (*model.Account, error)
+
+	Actions(ctx context.Context, obj *chain.FullTransaction) ([]*chain.Action, error)
 }
 
 type executableSchema struct {
@@ -259,6 +268,12 @@ type Query {
   actions paged by cursor. Any address form is accepted.
   """
   account(address: String!): Account!
+
+  """
+  One stored trace, with its transactions and actions; null when the store
+  has no trace of that id (base64, either alphabet, or 64 hex digits).
+  """
+  trace(trace_id: String!): Trace
 }
 
 enum SortOrder {
@@ -348,6 +363,36 @@ type Action {
   transactions_full: [Transaction!]!
   "the accounts taking part, with their roles"
   participants: [Participant!]!
+  """
+  the trace the action belongs to; null only for an action whose trace is
+  not stored (a preview's actions: estimateFee, emulateMessage)
+  """
+  trace: Trace
+}
+
+"""
+A stored trace: an external message (or a tick-tock) and every transaction
+it caused. Its lists stop at 1,000 items each (a trace can have thousands):
+transactions_count tells whether transactions is whole.
+"""
+type Trace {
+  "standard base64"
+  trace_id: String!
+  "logical time and unix time of its first and last transaction"
+  start_lt: UInt64!
+  end_lt: UInt64!
+  start_utime: UInt32!
+  end_utime: UInt32!
+  "every internal message sent inside the trace was processed (false while a part is pending)"
+  complete: Boolean!
+  "how many transactions the trace has"
+  transactions_count: Int!
+  "TEP-467 normalized hash of the external message that started the trace"
+  external_hash_norm: String
+  "its transactions in lt order, the first 1,000"
+  transactions: [Transaction!]!
+  "its actions in page order (end_lt, action_id ascending), the first 1,000"
+  actions: [Action!]!
 }
 
 type AddressBookEntry {
@@ -395,6 +440,8 @@ type Transaction {
   in_msg: Message
   "the messages it sent, in order"
   out_msgs: [Message!]!
+  "every action that includes it (in its transactions), in page order (end_lt, action_id ascending)"
+  actions: [Action!]!
 }
 
 "A message, with the facts the store keeps (toncenter v3's names)."
@@ -2736,6 +2783,17 @@ func (ec *executionContext) field_Query_estimateFee_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_trace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "trace_id", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["trace_id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_actions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3784,6 +3842,8 @@ func (ec *executionContext) fieldContext_Action_transactions_full(_ context.Cont
 				return ec.fieldContext_Transaction_in_msg(ctx, field)
 			case "out_msgs":
 				return ec.fieldContext_Transaction_out_msgs(ctx, field)
+			case "actions":
+				return ec.fieldContext_Transaction_actions(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Transaction", field.Name)
 		},
@@ -3836,6 +3896,69 @@ func (ec *executionContext) fieldContext_Action_participants(_ context.Context, 
 				return ec.fieldContext_Participant_roles(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Participant", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_trace(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_trace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Trace(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.TraceInfo)
+	fc.Result = res
+	return ec.marshalOTrace2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐTraceInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_trace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "trace_id":
+				return ec.fieldContext_Trace_trace_id(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Trace_start_lt(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Trace_end_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Trace_start_utime(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Trace_end_utime(ctx, field)
+			case "complete":
+				return ec.fieldContext_Trace_complete(ctx, field)
+			case "transactions_count":
+				return ec.fieldContext_Trace_transactions_count(ctx, field)
+			case "external_hash_norm":
+				return ec.fieldContext_Trace_external_hash_norm(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Trace_transactions(ctx, field)
+			case "actions":
+				return ec.fieldContext_Trace_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Trace", field.Name)
 		},
 	}
 	return fc, nil
@@ -4082,6 +4205,8 @@ func (ec *executionContext) fieldContext_ActionEdge_node(_ context.Context, fiel
 				return ec.fieldContext_Action_transactions_full(ctx, field)
 			case "participants":
 				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -4195,6 +4320,8 @@ func (ec *executionContext) fieldContext_ActionEvent_action(_ context.Context, f
 				return ec.fieldContext_Action_transactions_full(ctx, field)
 			case "participants":
 				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -4368,6 +4495,8 @@ func (ec *executionContext) fieldContext_ActionList_actions(_ context.Context, f
 				return ec.fieldContext_Action_transactions_full(ctx, field)
 			case "participants":
 				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -14055,6 +14184,8 @@ func (ec *executionContext) fieldContext_FeeEstimate_actions(_ context.Context, 
 				return ec.fieldContext_Action_transactions_full(ctx, field)
 			case "participants":
 				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -22831,6 +22962,80 @@ func (ec *executionContext) fieldContext_Query_account(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_trace(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_trace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().Trace(rctx, fc.Args["trace_id"].(string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.TraceInfo)
+	fc.Result = res
+	return ec.marshalOTrace2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐTraceInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_trace(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "trace_id":
+				return ec.fieldContext_Trace_trace_id(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Trace_start_lt(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Trace_end_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Trace_start_utime(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Trace_end_utime(ctx, field)
+			case "complete":
+				return ec.fieldContext_Trace_complete(ctx, field)
+			case "transactions_count":
+				return ec.fieldContext_Trace_transactions_count(ctx, field)
+			case "external_hash_norm":
+				return ec.fieldContext_Trace_external_hash_norm(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Trace_transactions(ctx, field)
+			case "actions":
+				return ec.fieldContext_Trace_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Trace", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_trace_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_estimateFee(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Query_estimateFee(ctx, field)
 	if err != nil {
@@ -26549,6 +26754,403 @@ func (ec *executionContext) fieldContext_ToncoDeployPool_pool_active(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Trace_trace_id(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	res := obj.TraceID
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trace_trace_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_trace_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_start_lt(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	res := obj.StartLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trace_start_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_start_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_end_lt(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	res := obj.EndLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trace_end_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_end_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_start_utime(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	res := obj.StartUtime
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trace_start_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_start_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_end_utime(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	res := obj.EndUtime
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trace_end_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_end_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt32 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_complete(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	res := obj.Complete
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trace_complete(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_complete(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_transactions_count(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	res := obj.TransactionsCount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trace_transactions_count(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNInt2int(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_transactions_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_external_hash_norm(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	res := obj.ExternalHashNorm
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trace_external_hash_norm(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_external_hash_norm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_transactions(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Trace_transactions(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Trace().Transactions(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*chain.FullTransaction)
+	fc.Result = res
+	return ec.marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransactionᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_transactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hash":
+				return ec.fieldContext_Transaction_hash(ctx, field)
+			case "lt":
+				return ec.fieldContext_Transaction_lt(ctx, field)
+			case "utime":
+				return ec.fieldContext_Transaction_utime(ctx, field)
+			case "now":
+				return ec.fieldContext_Transaction_now(ctx, field)
+			case "account":
+				return ec.fieldContext_Transaction_account(ctx, field)
+			case "account_address":
+				return ec.fieldContext_Transaction_account_address(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Transaction_trace_id(ctx, field)
+			case "success":
+				return ec.fieldContext_Transaction_success(ctx, field)
+			case "aborted":
+				return ec.fieldContext_Transaction_aborted(ctx, field)
+			case "compute_exit_code":
+				return ec.fieldContext_Transaction_compute_exit_code(ctx, field)
+			case "total_fees":
+				return ec.fieldContext_Transaction_total_fees(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Transaction_mc_seqno(ctx, field)
+			case "mc_block_seqno":
+				return ec.fieldContext_Transaction_mc_block_seqno(ctx, field)
+			case "orig_status":
+				return ec.fieldContext_Transaction_orig_status(ctx, field)
+			case "end_status":
+				return ec.fieldContext_Transaction_end_status(ctx, field)
+			case "in_msg":
+				return ec.fieldContext_Transaction_in_msg(ctx, field)
+			case "out_msgs":
+				return ec.fieldContext_Transaction_out_msgs(ctx, field)
+			case "actions":
+				return ec.fieldContext_Transaction_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Transaction", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_actions(ctx context.Context, field graphql.CollectedField, obj *chain.TraceInfo) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Trace_actions(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Trace().Actions(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*chain.Action)
+	fc.Result = res
+	return ec.marshalNAction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Trace_actions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Action_action_id(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Action_trace_id(ctx, field)
+			case "tx_hash":
+				return ec.fieldContext_Action_tx_hash(ctx, field)
+			case "type":
+				return ec.fieldContext_Action_type(ctx, field)
+			case "status":
+				return ec.fieldContext_Action_status(ctx, field)
+			case "value":
+				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Action_start_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Action_start_utime(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Action_end_lt(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TraceStop_account(ctx context.Context, field graphql.CollectedField, obj *preview.Stop) (ret graphql.Marshaler) {
 	res := obj.Account
 	if any(res) == nil {
@@ -27321,6 +27923,92 @@ func (ec *executionContext) fieldContext_Transaction_out_msgs(_ context.Context,
 				return ec.fieldContext_Message_init_state(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_actions(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Transaction_actions(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Transaction().Actions(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*chain.Action)
+	fc.Result = res
+	return ec.marshalNAction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Transaction_actions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Action_action_id(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Action_trace_id(ctx, field)
+			case "tx_hash":
+				return ec.fieldContext_Action_tx_hash(ctx, field)
+			case "type":
+				return ec.fieldContext_Action_type(ctx, field)
+			case "status":
+				return ec.fieldContext_Action_status(ctx, field)
+			case "value":
+				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Action_start_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Action_start_utime(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Action_end_lt(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
 	}
 	return fc, nil
@@ -30921,6 +31609,39 @@ func (ec *executionContext) _Action(ctx context.Context, sel ast.SelectionSet, o
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "trace":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_trace(ctx, field, obj)
 				return res
 			}
 
@@ -35523,6 +36244,25 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "trace":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_trace(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "estimateFee":
 			field := field
 
@@ -36558,6 +37298,149 @@ func (ec *executionContext) _ToncoDeployPool(ctx context.Context, sel ast.Select
 	return out
 }
 
+var traceImplementors = []string{"Trace"}
+
+func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, obj *chain.TraceInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, traceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Trace")
+		case "trace_id":
+			out.Values[i] = ec._Trace_trace_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start_lt":
+			out.Values[i] = ec._Trace_start_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end_lt":
+			out.Values[i] = ec._Trace_end_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start_utime":
+			out.Values[i] = ec._Trace_start_utime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end_utime":
+			out.Values[i] = ec._Trace_end_utime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "complete":
+			out.Values[i] = ec._Trace_complete(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactions_count":
+			out.Values[i] = ec._Trace_transactions_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "external_hash_norm":
+			out.Values[i] = ec._Trace_external_hash_norm(ctx, field, obj)
+		case "transactions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Trace_transactions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "actions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Trace_actions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var traceStopImplementors = []string{"TraceStop"}
 
 func (ec *executionContext) _TraceStop(ctx context.Context, sel ast.SelectionSet, obj *preview.Stop) graphql.Marshaler {
@@ -36740,6 +37623,42 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "actions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_actions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38898,6 +39817,13 @@ func (ec *executionContext) marshalOSwapTransfer2ᚖgithubᚗcomᚋtonqlᚋtonql
 		return graphql.Null
 	}
 	return ec._SwapTransfer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTrace2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐTraceInfo(ctx context.Context, sel ast.SelectionSet, v *chain.TraceInfo) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Trace(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOUInt322uint32(ctx context.Context, v any) (uint32, error) {

@@ -8,7 +8,7 @@ import "github.com/vektah/gqlparser/v2/ast"
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
 	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "status": true, "user_friendly": true},
-	"Action":                       {"details": true, "participants": true, "transactions_full": true},
+	"Action":                       {"details": true, "participants": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
 	"ActionEvent":                  {"address_book_entries": true},
@@ -89,7 +89,7 @@ var computedFields = map[string]map[string]bool{
 	"PageInfo":                     {},
 	"Participant":                  {},
 	"PeerSwap":                     {},
-	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "estimateFee": true},
+	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "estimateFee": true, "trace": true},
 	"RenewDns":                     {},
 	"SmartContractExec":            {},
 	"StakeDeposit":                 {},
@@ -111,8 +111,9 @@ var computedFields = map[string]map[string]bool{
 	"TonBalanceChange":             {},
 	"TonTransfer":                  {},
 	"ToncoDeployPool":              {},
+	"Trace":                        {"actions": true, "transactions": true},
 	"TraceStop":                    {},
-	"Transaction":                  {"account": true},
+	"Transaction":                  {"account": true, "actions": true},
 	"Unknown":                      {},
 	"Unsubscribe":                  {},
 	"VestingAddWhitelist":          {},

@@ -26,6 +26,7 @@ type loaders struct {
 	// transactionsWithMessages is transactions with their messages, for
 	// selections that show them (message bodies are the bulk of a read).
 	transactionsWithMessages *dataloadgen.Loader[store.TxRef, *chain.Transaction]
+	traceLoaders             // the trace links (tracelinks.go)
 }
 
 type loadersKey struct{}
@@ -47,6 +48,7 @@ func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
 		}, dataloadgen.WithWait(loaderWait)),
 		transactions:             r.transactionLoader(false),
 		transactionsWithMessages: r.transactionLoader(true),
+		traceLoaders:             r.newTraceLoaders(),
 	}
 	return context.WithValue(ctx, loadersKey{}, l)
 }

@@ -90,6 +90,11 @@ func (r *actionResolver) Participants(ctx context.Context, obj *chain.Action) ([
 	return r.Resolver.Participants(ctx, obj)
 }
 
+// Trace is the resolver for the trace field.
+func (r *actionResolver) Trace(ctx context.Context, obj *chain.Action) (*chain.TraceInfo, error) {
+	return r.TraceOf(ctx, obj)
+}
+
 // AddressBookEntries is the resolver for the address_book_entries field.
 func (r *actionEventResolver) AddressBookEntries(ctx context.Context, obj *model.ActionEvent) ([]*chain.AddressBookEntry, error) {
 	return obj.AddressBook.Entries(), nil
@@ -163,6 +168,11 @@ func (r *queryResolver) Account(ctx context.Context, address string) (*model.Acc
 	return r.AccountByAddress(ctx, address)
 }
 
+// Trace is the resolver for the trace field.
+func (r *queryResolver) Trace(ctx context.Context, traceID string) (*chain.TraceInfo, error) {
+	return r.TraceByID(ctx, traceID)
+}
+
 // EstimateFee is the resolver for the estimateFee field.
 func (r *queryResolver) EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*preview.Estimate, error) {
 	return r.Resolver.EstimateFee(ctx, fees.Params{Address: address, Body: body,
@@ -179,9 +189,24 @@ func (r *subscriptionResolver) Actions(ctx context.Context, filter *model.Action
 	return r.SubscribeActionEvents(ctx, filter, after)
 }
 
+// Transactions is the resolver for the transactions field.
+func (r *traceResolver) Transactions(ctx context.Context, obj *chain.TraceInfo) ([]*chain.FullTransaction, error) {
+	return r.TraceTransactions(ctx, obj)
+}
+
+// Actions is the resolver for the actions field.
+func (r *traceResolver) Actions(ctx context.Context, obj *chain.TraceInfo) ([]*chain.Action, error) {
+	return r.TraceActions(ctx, obj)
+}
+
 // Account is the resolver for the account field.
 func (r *transactionResolver) Account(ctx context.Context, obj *chain.FullTransaction) (*model.Account, error) {
 	return r.loadAccount(ctx, obj.Account)
+}
+
+// Actions is the resolver for the actions field.
+func (r *transactionResolver) Actions(ctx context.Context, obj *chain.FullTransaction) ([]*chain.Action, error) {
+	return r.TransactionActions(ctx, obj)
 }
 
 // Account returns graph.AccountResolver implementation.
@@ -205,6 +230,9 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 // Subscription returns graph.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
 
+// Trace returns graph.TraceResolver implementation.
+func (r *Resolver) Trace() graph.TraceResolver { return &traceResolver{r} }
+
 // Transaction returns graph.TransactionResolver implementation.
 func (r *Resolver) Transaction() graph.TransactionResolver { return &transactionResolver{r} }
 
@@ -215,4 +243,5 @@ type actionListResolver struct{ *Resolver }
 type feeEstimateResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
 type subscriptionResolver struct{ *Resolver }
+type traceResolver struct{ *Resolver }
 type transactionResolver struct{ *Resolver }

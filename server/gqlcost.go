@@ -101,7 +101,11 @@ var listCosts = map[string]map[string]listCost{
 	"Account": {"actions": pageCost("first")},
 	// An action's links are short lists; counted as typical sizes.
 	"Action":      {"participants": fixedCost(linkListSize), "transactions_full": fixedCost(linkListSize)},
-	"Transaction": {"out_msgs": fixedCost(linkListSize)},
+	"Transaction": {"out_msgs": fixedCost(linkListSize), "actions": fixedCost(linkListSize)},
+	// A trace's lists are counted at their cap, not a typical size: a
+	// trace can have thousands of actions, and a page of actions each
+	// showing its trace's actions would otherwise fan out unseen.
+	"Trace": {"actions": fixedCost(resolvers.MaxTraceLinks), "transactions": fixedCost(resolvers.MaxTraceLinks)},
 }
 
 // pageCost is the cost of a page whose size is the argument named size,

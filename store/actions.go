@@ -372,16 +372,12 @@ func (s *Store) Transactions(ctx context.Context, refs []TxRef, withMessages boo
 	var msgs []msgRow
 	if err := s.read(func(db *bun.DB) error {
 		rows = rows[:0]
-		if err := transactionsQuery(db, refs, &rows).Scan(ctx); err != nil || !withMessages || len(rows) == 0 {
+		if err := transactionsQuery(db, refs, &rows).Scan(ctx); err != nil || !withMessages {
 			return err
 		}
-		hashes := make([]string, len(rows))
-		for i := range rows {
-			hashes[i] = rows[i].Hash
-		}
-		msgs = msgs[:0]
-		return db.NewSelect().Model(&msgs).Where("tx_hash IN (?)", bun.In(hashes)).
-			OrderExpr("tx_hash, direction, seq").Scan(ctx)
+		var err error
+		msgs, err = messagesOf(ctx, db, rows)
+		return err
 	}); err != nil {
 		return nil, unavailable(err)
 	}
