@@ -140,11 +140,7 @@ func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*ch
 		return a.TransactionsFull, nil
 	}
 	l := r.loaders(ctx)
-	loader := l.transactions
-	if selects(ctx, messageFields) {
-		loader = l.transactionsWithMessages
-	}
-	txs, err := loader.LoadAll(ctx, store.TxRefsOf(a))
+	txs, err := withMessages(ctx, l.transactions, l.transactionsWithMessages).LoadAll(ctx, store.TxRefsOf(a))
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +149,16 @@ func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*ch
 
 // messageFields are Transaction's fields that need its messages read.
 var messageFields = map[string]bool{"in_msg": true, "out_msgs": true}
+
+// withMessages is the loader of transactions to use: the one that reads
+// their messages only when the selection shows messages (message bodies
+// are the bulk of a read).
+func withMessages[K comparable, V any](ctx context.Context, plain, full *dataloadgen.Loader[K, V]) *dataloadgen.Loader[K, V] {
+	if selects(ctx, messageFields) {
+		return full
+	}
+	return plain
+}
 
 // attachTransactions reads the transactions of a whole page, with their
 // messages, in one batched read (two statements), and puts them on the

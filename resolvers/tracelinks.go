@@ -77,11 +77,7 @@ func (r *Resolver) TraceActions(ctx context.Context, t *chain.TraceInfo) ([]*cha
 // them, as TransactionsFull.
 func (r *Resolver) TraceTransactions(ctx context.Context, t *chain.TraceInfo) ([]*chain.FullTransaction, error) {
 	l := r.loaders(ctx)
-	loader := l.traceTxs
-	if selects(ctx, messageFields) {
-		loader = l.traceTxsWithMessages
-	}
-	txs, err := loader.Load(ctx, store.RefOfTrace(t))
+	txs, err := withMessages(ctx, l.traceTxs, l.traceTxsWithMessages).Load(ctx, store.RefOfTrace(t))
 	if err != nil {
 		return nil, err
 	}

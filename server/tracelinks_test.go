@@ -19,17 +19,11 @@ import (
 	"github.com/tonql/tonql/internal/testenv"
 )
 
-// traceJSON is what the tests read of a Trace.
+// traceJSON is what the tests read of a Trace: its scalars are
+// chain.TraceInfo's, which the schema binds.
 type traceJSON struct {
-	TraceID           string  `json:"trace_id"`
-	StartLt           uint64  `json:"start_lt"`
-	EndLt             uint64  `json:"end_lt"`
-	StartUtime        uint32  `json:"start_utime"`
-	EndUtime          uint32  `json:"end_utime"`
-	Complete          bool    `json:"complete"`
-	TransactionsCount int     `json:"transactions_count"`
-	ExternalHashNorm  *string `json:"external_hash_norm"`
-	Actions           []struct {
+	chain.TraceInfo
+	Actions []struct {
 		ActionID string `json:"action_id"`
 	} `json:"actions"`
 	Transactions []struct {
