@@ -115,7 +115,10 @@ func matchJettonSwap(c *classifier, p *node) bool {
 		last = next
 	}
 	r.out, r.found = c.swapOutgoing(last, in.owner)
-	if reports, ok := dexReports[dex]; ok && !reports(r) {
+	// toncenter's shapes need the DEX's answers and payout; a trace still
+	// under way (pending, or a preview that stopped) may not hold them yet,
+	// so the swap stands until the complete trace is classified again.
+	if reports, ok := dexReports[dex]; ok && c.trace.Complete && !reports(r) {
 		return false
 	}
 	d.nodes = append(d.nodes, in.nodes...)
