@@ -515,6 +515,8 @@ input AccountActionFilter {
   tx_hash: [String!]
   msg_hash: [String!]
   trace_id: [String!]
+  "toncenter's action versioning, as in ActionFilter: restricts types only when action_type is not given"
+  supported_action_types: [String!]
 }
 
 type ActionConnection {
@@ -30347,7 +30349,7 @@ func (ec *executionContext) unmarshalInputAccountActionFilter(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"action_type", "exclude_action_type", "start_utime", "end_utime", "start_lt", "end_lt", "tx_hash", "msg_hash", "trace_id"}
+	fieldsInOrder := [...]string{"action_type", "exclude_action_type", "start_utime", "end_utime", "start_lt", "end_lt", "tx_hash", "msg_hash", "trace_id", "supported_action_types"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30417,6 +30419,13 @@ func (ec *executionContext) unmarshalInputAccountActionFilter(ctx context.Contex
 				return it, err
 			}
 			it.TraceID = data
+		case "supported_action_types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supported_action_types"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupportedActionTypes = data
 		}
 	}
 

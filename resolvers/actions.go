@@ -204,13 +204,18 @@ func storeFilter(in *model.ActionFilter, limit, offset *int, sort *model.SortOrd
 	if err = typeTimeFilter(&f, in.ActionType, in.ExcludeActionType, in.StartUtime, in.EndUtime, in.StartLt, in.EndLt); err != nil {
 		return f, err
 	}
-	// Checked even beside action_type (a wrong name is wrong either way),
-	// but only restricts without it, as toncenter does.
-	supported, err := supportedTypes(in.SupportedActionTypes)
-	if err == nil && len(in.ActionType) == 0 {
-		f.Types = supported
+	return f, applySupported(&f, in.ActionType, in.SupportedActionTypes)
+}
+
+// applySupported applies supported_action_types: checked even beside
+// action_type (a wrong name is wrong either way), but it restricts the
+// types only without it, as toncenter does.
+func applySupported(f *store.ActionFilter, actionType, supported []string) error {
+	types, err := supportedTypes(supported)
+	if err == nil && len(actionType) == 0 {
+		f.Types = types
 	}
-	return f, err
+	return err
 }
 
 // typeTimeFilter checks the type, time and lt filters, shared by actions

@@ -249,6 +249,9 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 		if err := typeTimeFilter(&f, in.ActionType, in.ExcludeActionType, in.StartUtime, in.EndUtime, in.StartLt, in.EndLt); err != nil {
 			return nil, err
 		}
+		if err := applySupported(&f, in.ActionType, in.SupportedActionTypes); err != nil {
+			return nil, err
+		}
 	}
 	want := f.Limit
 	f.Limit++ // one more tells whether a next page exists

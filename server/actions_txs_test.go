@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,7 +191,7 @@ func BenchmarkActionsIncludeTransactions(b *testing.B) {
 			hash, _ := chain.ParseHash(h)
 			tx := &chain.Transaction{Hash: hash, Account: a.Participants[0].Address, Lt: a.TxLts[i], Utime: a.StartUtime,
 				OrigStatus: "active", EndStatus: "active", TotalFees: 1000, ComputeSuccess: true, ActionSuccess: true,
-				InMsg: &chain.Message{Hash: hash, Source: a.Participants[0].Address, Destination: a.Participants[0].Address, Value: 1e9, Body: bytes.Repeat([]byte{7}, 60)},
+				InMsg:   &chain.Message{Hash: hash, Source: a.Participants[0].Address, Destination: a.Participants[0].Address, Value: 1e9, Body: bytes.Repeat([]byte{7}, 60)},
 				OutMsgs: []chain.Message{{Hash: hash, Source: a.Participants[0].Address, Destination: a.Participants[0].Address, Value: 1, Body: bytes.Repeat([]byte{9}, 60)}}}
 			batch.Transactions = append(batch.Transactions, tx)
 		}
@@ -209,6 +210,76 @@ func BenchmarkActionsIncludeTransactions(b *testing.B) {
 				size = rec.Body.Len()
 			}
 			b.ReportMetric(float64(size), "bytes/page")
+		})
+	}
+}
+
+// An account's connection takes supported_action_types as the actions
+// filter does: for an account with actions of types v1 does not name, the
+// connection with v1 is REST's page with v1, and holds none of them.
+func TestAccountConnectionSupportedActionTypes(t *testing.T) {
+	v1 := map[string]bool{}
+	for _, name := range []string{"SmartContractExec", "ContractDeploy", "TonTransfer", "StakeDeposit", "StakeWithdrawal",
+		"StakeWithdrawalRequest", "DexDepositLiquidity", "JettonTransfer", "NftItemTransfer", "NftMint", "JettonBurn",
+		"JettonMint", "JettonSwap", "ChangeDns", "DeleteDns", "RenewDns", "Subscribe", "DexWithdrawLiquidity",
+		"Unsubscribe", "ElectionDeposit", "ElectionRecover", "AuctionBid", "TickTock"} {
+		v1[name] = true
+	}
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			f := importedServer(t, db)
+			code, body := f.get(t, "limit=1000&include_accounts=true")
+			require.Equal(t, http.StatusOK, code)
+			var all struct{ Actions []graphAction }
+			require.NoError(t, json.Unmarshal(body, &all))
+			// An account with actions of both kinds, so the filter shows.
+			newer, older := map[string]bool{}, map[string]bool{}
+			for _, a := range all.Actions {
+				for _, acc := range a.Accounts {
+					if v1[a.Type] {
+						older[acc] = true
+					} else {
+						newer[acc] = true
+					}
+				}
+			}
+			account := ""
+			for acc := range newer {
+				if older[acc] && (account == "" || acc < account) {
+					account = acc
+				}
+			}
+			require.NotEmpty(t, account, "no account has actions both in v1 and beyond")
+
+			const query = `query($a: String!) { account(address: $a) {
+				actions(filter: {supported_action_types: ["v1"]}, first: 1000, sort: asc) { edges { node { action_id type } } } } }`
+			var page struct {
+				Data struct {
+					Account struct {
+						Actions struct {
+							Edges []struct{ Node graphAction } `json:"edges"`
+						} `json:"actions"`
+					} `json:"account"`
+				} `json:"data"`
+				Errors []any `json:"errors"`
+			}
+			require.NoError(t, json.Unmarshal(f.graphql(t, query, map[string]any{"a": account}), &page))
+			require.Empty(t, page.Errors)
+			var got []string
+			for _, e := range page.Data.Account.Actions.Edges {
+				require.True(t, v1[e.Node.Type], "%s is not a v1 type", e.Node.Type)
+				got = append(got, e.Node.ActionID)
+			}
+			code, body = f.get(t, url.Values{"account": {account}, "supported_action_types": {"v1"}, "sort": {"asc"}, "limit": {"1000"}}.Encode())
+			require.Equal(t, http.StatusOK, code, string(body))
+			var rest restPage
+			require.NoError(t, json.Unmarshal(body, &rest))
+			var want []string
+			for _, a := range rest.Actions {
+				want = append(want, a.ActionID)
+			}
+			require.NotEmpty(t, want)
+			require.Equal(t, want, got)
 		})
 	}
 }

@@ -44,6 +44,8 @@ type AccountActionFilter struct {
 	TxHash            []string `json:"tx_hash,omitempty"`
 	MsgHash           []string `json:"msg_hash,omitempty"`
 	TraceID           []string `json:"trace_id,omitempty"`
+	// toncenter's action versioning, as in ActionFilter: restricts types only when action_type is not given
+	SupportedActionTypes []string `json:"supported_action_types,omitempty"`
 }
 
 type ActionConnection struct {
