@@ -69,6 +69,19 @@ type Action struct {
 	// page never parses values.
 	Addresses []string `json:"-"`
 	TxLts     []uint64 `json:"-"` // logical times, parallel to Transactions
+
+	// ParentActionID names the action this one is a step of, "" for a
+	// top-level action. An action of a type newer than toncenter's first
+	// version (a purchase, a staking deposit, a bridge send) also lists its
+	// steps as the first version's types (its NFT or jetton transfers, TON
+	// transfers, calls), so that a client pinned to an older version
+	// (supported_action_types) shows those instead of a type it cannot
+	// render; every other client sees the top-level action alone. REST does
+	// not show the link (toncenter's shape); GraphQL does.
+	ParentActionID string `json:"-"`
+	// Ancestors are the types of the actions this one is a step of,
+	// nearest first; empty for a top-level action.
+	Ancestors []string `json:"-"`
 }
 
 // RawJSON is a JSON object kept as canonical bytes: written once by the
