@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sort"
 
@@ -44,6 +45,7 @@ func classify(tr *chain.Trace, known chain.KnownContracts, strict bool) []chain.
 		}
 	}
 	matchDeploys(c)
+	c.addSteps(strict)
 	return c.finish()
 }
 
@@ -64,6 +66,9 @@ type classifier struct {
 	known  chain.KnownContracts
 	nodes  []*node // pre-order
 	drafts []*draft
+	// stepsFor is the value type of the action whose steps this run finds
+	// (steps.go), nil in the run over the whole trace.
+	stepsFor reflect.Type
 }
 
 // draft is an action before its ids and ranges are computed.
@@ -72,9 +77,17 @@ type draft struct {
 	ok    bool
 	key   chain.Hash // the message the action is about: disambiguates actions over the same transactions
 	nodes []*node
+	// parent is the action d is a step of, ancestors the types of it and
+	// its own ancestors (steps.go); id is d's action id once finished.
+	parent    *draft
+	ancestors []string
+	id        string
 }
 
 func (c *classifier) add(d *draft) {
+	if c.stepsFor != nil && reflect.TypeOf(d.value) == c.stepsFor {
+		return // the action whose steps are sought, found again
+	}
 	kept := d.nodes[:0]
 	for _, n := range d.nodes {
 		if n != nil {
@@ -153,6 +166,11 @@ func (c *classifier) finish() []chain.Action {
 		h.Write(c.trace.ID[:])
 		h.Write([]byte(typ))
 		h.Write(d.key[:])
+		if d.parent != nil {
+			// A step may cover the very transactions its parent does.
+			h.Write([]byte(d.parent.id))
+			a.ParentActionID, a.Ancestors = d.parent.id, d.ancestors
+		}
 		for _, tx := range txs {
 			a.Transactions = append(a.Transactions, tx.Hash.Base64())
 			a.TxLts = append(a.TxLts, tx.Lt)
@@ -160,6 +178,7 @@ func (c *classifier) finish() []chain.Action {
 			h.Write(tx.Hash[:])
 		}
 		a.ActionID = base64.StdEncoding.EncodeToString(h.Sum(nil))
+		d.id = a.ActionID
 		out = append(out, a)
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -172,7 +172,7 @@ func checkGoldens(t *testing.T, cases []goldenCase) {
 	for _, gc := range cases {
 		t.Run(gc.name, func(t *testing.T) {
 			tr, known := findTrace(t, testenv.Fixture(t, gc.file), gc.pick)
-			got := actions.Classify(tr, known)
+			got := topLevel(actions.Classify(tr, known))
 			var kinds []string
 			for _, a := range got {
 				kinds = append(kinds, a.Type+":"+a.Status)

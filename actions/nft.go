@@ -197,8 +197,8 @@ func matchNftPurchase(c *classifier, n *node) bool {
 	}
 	d := newDraft(v, n.in().Hash, nodes...).withInitiator(head)
 	d.ok = !callFailed(n)
-	c.add(d)
 	if deal.payout == nil {
+		c.add(d)
 		return true
 	}
 	pv := &NftPurchase{Buyer: v.Recipient, Seller: v.Seller, Nft: v.Nft, Collection: v.Collection, NftIndex: v.NftIndex,
@@ -208,7 +208,7 @@ func matchNftPurchase(c *classifier, n *node) bool {
 		PayoutAmount: v.PayoutAmount, PayoutAddress: v.PayoutAddress, PayoutComment: v.PayoutComment, PayoutEncrypted: v.PayoutEncrypted}
 	pd := newDraft(pv, n.in().Hash, append(nodes, deal.payout)...).withInitiator(head)
 	pd.ok = d.ok
-	c.add(pd)
+	c.addWithSteps(pd, d)
 	return true
 }
 
@@ -435,11 +435,11 @@ func matchOwnershipAssigned(c *classifier, a *node) bool {
 	if len(nodes) > 1 {
 		d.withInitiator(p)
 	}
-	c.add(d)
-	if pv != nil {
-		pd := newDraft(pv, a.in().Hash, d.nodes...)
-		c.add(pd)
+	if pv == nil {
+		c.add(d)
+		return true
 	}
+	c.addWithSteps(newDraft(pv, a.in().Hash, d.nodes...), d)
 	return true
 }
 

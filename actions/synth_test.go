@@ -438,10 +438,38 @@ type result struct {
 // results are the actions of a trace, in Classify's order.
 type results []result
 
-// classify classifies the synthetic trace.
+// classify classifies the synthetic trace: its top-level actions.
 func classify(t testing.TB, root *stx, known chain.KnownContracts) results {
 	t.Helper()
+	return classifyAll(t, root, known).top()
+}
+
+// classifyAll is every action of the synthetic trace, steps included.
+func classifyAll(t testing.TB, root *stx, known chain.KnownContracts) results {
+	t.Helper()
 	return resultsOf(t, actions.Classify(traceOf(root), known))
+}
+
+// top drops the steps.
+func (rs results) top() results {
+	var out results
+	for _, a := range rs {
+		if a.ParentActionID == "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// stepsOf is the steps of parent, in Classify's order.
+func (rs results) stepsOf(parent result) results {
+	var out results
+	for _, a := range rs {
+		if a.ParentActionID == parent.ActionID {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // classifyFile classifies every trace of a toncenter fixture file, after
@@ -458,6 +486,18 @@ func classifyFile(t testing.TB, path string, edit func(*chain.ToncenterTrace)) [
 	var out []chain.Action
 	for _, trace := range chain.NewAssembler().Add(tr.Transactions) {
 		out = append(out, actions.Classify(trace, tr.Known)...)
+	}
+	return out
+}
+
+// topLevel drops the steps of newer actions (steps.go; steps_test.go
+// checks them): what a client that knows every type is shown.
+func topLevel(list []chain.Action) []chain.Action {
+	out := list[:0:0]
+	for _, a := range list {
+		if a.ParentActionID == "" {
+			out = append(out, a)
+		}
 	}
 	return out
 }

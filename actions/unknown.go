@@ -19,9 +19,10 @@ func init() {
 // matchUnknown runs last, on the root of a complete trace started by an
 // external message: when no matcher explained anything and no account was
 // deployed (that would be a ContractDeploy), the whole trace is one
-// Unknown. A trace still missing transactions waits for them.
+// Unknown. A trace still missing transactions waits for them. It is never
+// a step of another action.
 func matchUnknown(c *classifier, n *node) bool {
-	if n.parent != nil || len(c.drafts) > 0 || !c.trace.Complete {
+	if n.parent != nil || len(c.drafts) > 0 || !c.trace.Complete || c.stepsFor != nil {
 		return false
 	}
 	if m := n.tx.InMsg; m == nil || !m.IsExternalIn() {
