@@ -12,13 +12,16 @@ import (
 
 // runClassify decodes one toncenter trace JSON file offline and prints
 // its actions with an address book, shaped as
-// /api/v3/actions?include_accounts=true answers.
+// /api/v3/actions?include_accounts=true answers. It prints every action,
+// the steps of newer types included (actions.HasSteps), as toncenter's
+// indexer keeps them; the API shows a step only to a client whose
+// supported_action_types lacks its parent's type.
 // Without a database, what the address book knows about an account comes
 // from the trace itself: its last status, and whether it signed an
 // external request (wallets do), which picks the user-friendly form.
 func runClassify(_ context.Context, args []string, e *env) error {
 	fs := newFlags(e, "classify", "tonql classify [flags] FILE",
-		"Prints the actions of one toncenter trace JSON file as /api/v3/actions?include_accounts=true shows them; no database.")
+		"Prints the actions of one toncenter trace JSON file as /api/v3/actions?include_accounts=true shows them, with the steps of newer action types that only clients pinned to an older version see; no database.")
 	cfg := bindConfig(fs, e, groupNetwork)
 	if err := fs.parse(args); err != nil {
 		return err
