@@ -21,7 +21,8 @@ type Preview struct {
 	// first (the order of the estimate's destination_fees).
 	Transactions []*Transaction
 	// Actions are what actions.Classify makes of the trace: the types and
-	// values /api/v3/actions serves for a stored trace.
+	// values /api/v3/actions serves for a stored trace, as it serves them
+	// by default (the top-level actions; steps of newer types are left out).
 	Actions        []*chain.Action
 	BalanceChanges BalanceChanges
 	// Stopped lists the messages of the trace that were not emulated;
@@ -107,6 +108,9 @@ func Build(em *fees.Emulation, known chain.KnownContracts, limits Limits) (*Prev
 	}
 	p.Trace = newTrace(nodes, p.Complete)
 	for _, a := range actions.Classify(p.Trace, known) {
+		if a.ParentActionID != "" {
+			continue // a step: what a client pinned to an older version sees instead
+		}
 		a.Accounts = nil // shown only when asked for, as in /api/v3/actions
 		p.Actions = append(p.Actions, &a)
 	}
