@@ -80,9 +80,9 @@ func init() {
 			Doc:    "create_vault (0xc0ffee06) at the factory, which deploys the vault (deploy 0xc0ffee22); a jetton vault then asks the jetton master for its wallet (TEP-89).",
 			Failed: "the factory or the new vault failed"},
 		Type{Value: CoffeeCreatePoolCreator{}, Toncenter: "coffee_create_pool_creator", Protocols: "swap.coffee",
-			Doc:     "An asset sent to a vault to create a pool (TON with create_pool 0xc0ffee02, a jetton whose notification carries create_pool 0xc0ffee11); the vault's create_pool_creator_request (0xc0ffee23) makes the factory deploy the sender's pool creator (deploy 0xc0ffee22). One action per asset; the branch that completes the creator is a CoffeeCreatePool.",
+			Doc:     "An asset sent to a vault to create a pool (TON with create_pool 0xc0ffee02, a jetton whose notification carries create_pool 0xc0ffee11); the vault's create_pool_creator_request (0xc0ffee23) makes the factory deploy the sender's pool creator (deploy 0xc0ffee22). One action per asset; the branch that completes the creator is a CoffeeCreatePool, and this its step (as toncenter nests it).",
 			Failed:  "a step from the asset's transfer to the pool creator's deploy failed (the jettons bounced, or the vault, the factory or the pool creator failed)",
-			Differs: "toncenter also reports the completing branch's creator step as a child of coffee_create_pool; we report that branch once, as CoffeeCreatePool. toncenter's details put the asset sent in asset_1 and the pool's first asset in asset_2 (here provided_asset and pool_asset_1)."},
+			Differs: "toncenter's details put the asset sent in asset_1 and the pool's first asset in asset_2 (here provided_asset and pool_asset_1)."},
 		Type{Value: CoffeeCreatePool{}, Toncenter: "coffee_create_pool", Protocols: "swap.coffee",
 			Doc:    "The pool creator branch whose asset completed it: the creator sends create_pool_request (0xc0ffee25) to the factory, which deploys the pool; the pool mints LP jettons to the recipient and logs deposit_liquidity_successful_event (0xc0ffee33).",
 			Failed: "a step from the asset's transfer to the pool's deploy failed, or the pool minted no LP jettons"},
@@ -217,6 +217,17 @@ func matchCoffeeCreatePool(c *classifier, r *node) bool {
 	branchOK := in.ok() && r.ok() && deploy.ok()
 	recipient := addr(body.CreationParams.Public.Recipient)
 
+	cv := &CoffeeCreatePoolCreator{Sender: Address(sender), SenderWallet: Address(in.senderWallet),
+		Vault: Address(in.vault.tx.Account), PoolCreatorContract: Address(deploy.tx.Account),
+		DepositRecipient: Address(recipient), Amount: amt,
+		PoolAsset1: Address(coffeeAsset(pair.First)), PoolAsset2: Address(coffeeAsset(pair.Second)),
+		Amm: Text(coffeeAmm(pair.Amm)), QueryID: nano(body.QueryId)}
+	if in.known {
+		cv.ProvidedAsset = Address(in.asset)
+	}
+	cd := newDraft(cv, head.in().Hash, in.nodes...)
+	cd.withInitiator(head)
+	cd.ok = branchOK
 	if v, d := c.coffeePool(deploy, in, pair, sender, amt); d != nil {
 		v.SenderWallet, v.Vault = Address(in.senderWallet), Address(in.vault.tx.Account)
 		v.PoolCreatorContract, v.DepositRecipient = Address(deploy.tx.Account), Address(recipient)
@@ -225,22 +236,14 @@ func matchCoffeeCreatePool(c *classifier, r *node) bool {
 		d.claimSubtree(r)
 		d.withInitiator(head)
 		d.ok = d.ok && branchOK
-		c.add(d)
+		// The creator's part of the branch (the asset in, the request, the
+		// creator's deploy) is the pool's step, as toncenter nests it.
+		cd.nodes = append(cd.nodes, r, deploy)
+		c.addWithSteps(d, cd)
 		return true
 	}
-	v := &CoffeeCreatePoolCreator{Sender: Address(sender), SenderWallet: Address(in.senderWallet),
-		Vault: Address(in.vault.tx.Account), PoolCreatorContract: Address(deploy.tx.Account),
-		DepositRecipient: Address(recipient), Amount: amt,
-		PoolAsset1: Address(coffeeAsset(pair.First)), PoolAsset2: Address(coffeeAsset(pair.Second)),
-		Amm: Text(coffeeAmm(pair.Amm)), QueryID: nano(body.QueryId)}
-	if in.known {
-		v.ProvidedAsset = Address(in.asset)
-	}
-	d := newDraft(v, head.in().Hash, in.nodes...)
-	d.claimSubtree(r)
-	d.withInitiator(head)
-	d.ok = branchOK
-	c.add(d)
+	cd.claimSubtree(r)
+	c.add(cd)
 	return true
 }
 

@@ -143,3 +143,33 @@ func TestPurchaseSteps(t *testing.T) {
 		"price": pv.Price, "seller": pv.Seller})
 	steps.one(t, "TonTransfer").want(t, map[string]any{"recipient": pv.Seller, "amount": pv.PayoutAmount})
 }
+
+// TestCoffeePoolNestsItsCreator: the branch that completes a swap.coffee
+// pool creator is one CoffeeCreatePool at the top; the creator's part of
+// it (the asset in, the vault's request, the creator's deploy) is its
+// CoffeeCreatePoolCreator step, as toncenter nests it, and that step has
+// steps of its own (two levels of ancestors).
+func TestCoffeePoolNestsItsCreator(t *testing.T) {
+	var pools int
+	for file, list := range fixtureActions(t) {
+		all := resultsOf(t, list)
+		for _, p := range all.top().ofKind("CoffeeCreatePool") {
+			pools++
+			creator := all.stepsOf(p).one(t, "CoffeeCreatePoolCreator")
+			creator.want(t, map[string]any{"sender": p.v["sender"], "pool_creator_contract": p.v["pool_creator_contract"],
+				"amount": p.v["amount"]})
+			inner := all.stepsOf(creator)
+			if len(inner) == 0 {
+				t.Errorf("%s: the creator step has no steps of its own", file)
+			}
+			for _, s := range inner {
+				if !slices.Equal(s.Ancestors, []string{"CoffeeCreatePoolCreator", "CoffeeCreatePool"}) {
+					t.Errorf("%s: %s under the creator has ancestors %v", file, s.Type, s.Ancestors)
+				}
+			}
+		}
+	}
+	if pools == 0 {
+		t.Fatal("no CoffeeCreatePool in the fixtures")
+	}
+}
