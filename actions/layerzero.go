@@ -364,6 +364,12 @@ func matchLayerzeroSend(c *classifier, e *node) bool {
 	if ch != nil {
 		channel = Address(ch.tx.Account)
 	}
+	sv := &LayerzeroSend{Sender: Address(e.in().Source), Endpoint: Address(e.tx.Account), Channel: channel,
+		Uln: uln, MsglibConnection: s.msglibConnection, MsglibManager: s.msglibManager, Msglib: s.msglib,
+		SendRequestID: s.requestID, NativeFee: s.nativeFee, ZroFee: s.zroFee,
+		NativeFeeQuoted: s.nativeQuoted, ZroFeeQuoted: s.zroQuoted, ErrorCode: s.errorCode, Packet: s.packet}
+	sd := newDraft(sv, e.in().Hash, f.nodes...).withInitiator(e)
+	sd.ok = ok
 	if l, isLeg := c.lzJettonLeg(e); isLeg {
 		v := &LayerzeroSendTokens{Sender: Address(l.owner), SenderWallet: Address(l.sourceWallet),
 			Oapp: Address(e.in().Source), OappWallet: Address(l.destWallet), JettonMaster: Address(l.master),
@@ -380,16 +386,12 @@ func matchLayerzeroSend(c *classifier, e *node) bool {
 		}
 		d.withInitiator(l.send)
 		d.ok = ok && l.ok
-		c.add(d)
+		// The send itself is its step, as toncenter nests layerzero_send
+		// in layerzero_send_tokens (the jetton leg is another).
+		c.addWithSteps(d, sd)
 		return true
 	}
-	v := &LayerzeroSend{Sender: Address(e.in().Source), Endpoint: Address(e.tx.Account), Channel: channel,
-		Uln: uln, MsglibConnection: s.msglibConnection, MsglibManager: s.msglibManager, Msglib: s.msglib,
-		SendRequestID: s.requestID, NativeFee: s.nativeFee, ZroFee: s.zroFee,
-		NativeFeeQuoted: s.nativeQuoted, ZroFeeQuoted: s.zroQuoted, ErrorCode: s.errorCode, Packet: s.packet}
-	d := newDraft(v, e.in().Hash, f.nodes...).withInitiator(e)
-	d.ok = ok
-	c.add(d)
+	c.add(sd)
 	return true
 }
 

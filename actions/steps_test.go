@@ -173,3 +173,24 @@ func TestCoffeePoolNestsItsCreator(t *testing.T) {
 		t.Fatal("no CoffeeCreatePool in the fixtures")
 	}
 }
+
+// TestLayerzeroTokenSendSteps: a LayerZero token send's steps are the
+// jetton leg to the OApp and the send itself (toncenter nests its
+// layerzero_send in layerzero_send_tokens), carrying the parent's amount
+// and request.
+func TestLayerzeroTokenSendSteps(t *testing.T) {
+	var sends int
+	for _, list := range fixtureActions(t) {
+		all := resultsOf(t, list)
+		for _, p := range all.top().ofKind("LayerzeroSendTokens") {
+			sends++
+			steps := all.stepsOf(p)
+			steps.one(t, "LayerzeroSend").want(t, map[string]any{"sender": p.v["oapp"], "send_request_id": p.v["send_request_id"],
+				"endpoint": p.v["endpoint"]})
+			steps.one(t, "JettonTransfer").want(t, map[string]any{"sender": p.v["sender"], "amount": p.v["amount"]})
+		}
+	}
+	if sends == 0 {
+		t.Fatal("no LayerzeroSendTokens in the fixtures")
+	}
+}
