@@ -194,3 +194,27 @@ func TestLayerzeroTokenSendSteps(t *testing.T) {
 		t.Fatal("no LayerzeroSendTokens in the fixtures")
 	}
 }
+
+// TestLogsAreNotSteps: a tgBTC action's logs are what its pattern read;
+// the log-only fallback types stand for a flow whose messages are missing
+// and never appear as steps of the full action.
+func TestLogsAreNotSteps(t *testing.T) {
+	var parents int
+	for file, list := range fixtureActions(t) {
+		all := resultsOf(t, list)
+		for _, p := range all.top() {
+			if !strings.HasPrefix(p.Type, "Tgbtc") || strings.HasSuffix(p.Type, "Fallback") {
+				continue
+			}
+			parents++
+			for _, s := range all.stepsOf(p) {
+				if strings.HasSuffix(s.Type, "Fallback") {
+					t.Errorf("%s: %s is a step of %s", file, s.Type, p.Type)
+				}
+			}
+		}
+	}
+	if parents == 0 {
+		t.Fatal("no tgBTC action in the fixtures")
+	}
+}

@@ -370,7 +370,11 @@ func matchTgbtcNewKey(c *classifier, n *node) bool {
 
 // matchTgbtcLogs reports the logs that no pattern explained, beside the
 // action that explains the logging transaction (it does not claim it).
+// A log is never a step: inside a tgBTC action the pattern explained it.
 func matchTgbtcLogs(c *classifier, n *node) bool {
+	if c.stepsFor != nil {
+		return false
+	}
 	found := false
 	for i := range n.tx.OutMsgs {
 		m := &n.tx.OutMsgs[i]
