@@ -339,6 +339,11 @@ func matchNftMint(c *classifier, n *node) bool {
 		return false
 	}
 	k, known := c.known[n.tx.Account]
+	if known && k.Kind == chain.KindJettonWallet {
+		// What the indexer knows as a jetton wallet is not an item: its
+		// state init need not be read (most deploys in a trace are these).
+		return false
+	}
 	init := nftItemInit(m.InitState)
 	assigned := n.child(abi.NftOwnershipAssignedMsgOpCode)
 	isItem := known && k.Kind == chain.KindNftItem || init.ok && init.collection == m.Source || assigned != nil
