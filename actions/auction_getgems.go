@@ -54,10 +54,11 @@ type getgemsAuction struct {
 // hash, else by what the indexer knows of it (toncenter then assumes the
 // latest layout: v4r1 sales, v3r3 auctions).
 func getgemsKind(si stateInit, k chain.KnownContract, known bool) (kind, version string) {
-	if v, ok := getgemsSaleVersions[si.codeHash]; ok {
+	h := si.codeHash()
+	if v, ok := getgemsSaleVersions[h]; ok {
 		return chain.KindNftSale, v
 	}
-	if v, ok := getgemsAuctionVersions[si.codeHash]; ok {
+	if v, ok := getgemsAuctionVersions[h]; ok {
 		return chain.KindNftAuction, v
 	}
 	switch {

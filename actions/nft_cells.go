@@ -57,11 +57,25 @@ func assignedOf(n *node) (assignedInfo, bool) {
 	return info, true
 }
 
-// stateInit is a deploying message's StateInit: its code hash (standard
-// base64, as toncenter keys contract versions) and data cell.
+// stateInit is a deploying message's StateInit: its code and data cells.
 type stateInit struct {
-	codeHash string
-	data     *boc.Cell
+	code *boc.Cell
+	data *boc.Cell
+}
+
+// codeHash is the code's hash (standard base64, as toncenter keys contract
+// versions), "" without code. Computed on demand: hashing a contract's
+// code is most of what reading a StateInit costs, and most readers need
+// only its data.
+func (si stateInit) codeHash() string {
+	if si.code == nil {
+		return ""
+	}
+	h, err := si.code.Hash()
+	if err != nil {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(h)
 }
 
 func stateInitOf(b []byte) (si stateInit, ok bool) {
@@ -83,9 +97,7 @@ func stateInitOf(b []byte) (si stateInit, ok bool) {
 	}
 	if v.Code.Exists {
 		code := v.Code.Value.Value
-		if h, err := code.Hash(); err == nil {
-			si.codeHash = base64.StdEncoding.EncodeToString(h)
-		}
+		si.code = &code
 	}
 	if v.Data.Exists {
 		data := v.Data.Value.Value
