@@ -215,7 +215,7 @@ func matchNftPutOnSale(c *classifier, n1 *node) bool {
 	if n2 == nil {
 		return false
 	}
-	si, ok := stateInitOf(deploy.in().InitState)
+	si, ok := deploy.stateInit()
 	if !ok {
 		return false
 	}

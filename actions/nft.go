@@ -344,7 +344,7 @@ func matchNftMint(c *classifier, n *node) bool {
 		// state init need not be read (most deploys in a trace are these).
 		return false
 	}
-	init := nftItemInit(m.InitState)
+	init := nftItemInit(n)
 	assigned := n.child(abi.NftOwnershipAssignedMsgOpCode)
 	isItem := known && k.Kind == chain.KindNftItem || init.ok && init.collection == m.Source || assigned != nil
 	if !isItem {

@@ -63,6 +63,19 @@ type stateInit struct {
 	data *boc.Cell
 }
 
+// stateInit is n's in-message StateInit, read once: several matchers probe
+// a deploy, and again when the steps of its action are sought. Readers of
+// its cells rewind them first (unmarshalCell).
+func (n *node) stateInit() (stateInit, bool) {
+	if !n.initRead {
+		n.initRead = true
+		if m := n.in(); m != nil {
+			n.init, n.initOK = stateInitOf(m.InitState)
+		}
+	}
+	return n.init, n.initOK
+}
+
 // codeHash is the code's hash (standard base64, as toncenter keys contract
 // versions), "" without code. Computed on demand: hashing a contract's
 // code is most of what reading a StateInit costs, and most readers need
@@ -118,8 +131,8 @@ type itemInit struct {
 // standard item (and .ton DNS item) starts with index:uint256
 // collection_address:MsgAddress; a Telemint item keeps them in its first
 // reference (teleitem_config item_index:bits256 collection_address).
-func nftItemInit(initState []byte) itemInit {
-	si, ok := stateInitOf(initState)
+func nftItemInit(n *node) itemInit {
+	si, ok := n.stateInit()
 	if !ok {
 		return itemInit{}
 	}

@@ -24,6 +24,9 @@ type node struct {
 	// cell is the in-message body, deserialized on first use (decode).
 	cell     *boc.Cell
 	cellRead bool
+	// init is the in-message's StateInit, read on first use (stateInit).
+	init             stateInit
+	initOK, initRead bool
 }
 
 // decode decodes the start of n's in-message body into v (false when it
