@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -27,6 +28,9 @@ type ActionFilter struct {
 	StartLt      *uint64 // action.start_lt >= StartLt
 	EndLt        *uint64 // action.end_lt <= EndLt
 	McSeqno      *uint32 // the trace ended in this masterchain block
+	// Nested says which nested actions (the steps of another action,
+	// chain.Action.ParentActionID) the query returns; the zero value none.
+	Nested NestedRule
 	// After continues a keyset page after this sort key (exclusive), in
 	// the direction of Asc; Offset still applies after it.
 	After  *ActionKey
@@ -39,6 +43,53 @@ type ActionFilter struct {
 	readWindow bool
 }
 
+// NestedRule is toncenter's rule for child actions: a child is hidden when
+// any of its ancestors' types is among the client's supported types, and
+// supported defaults to every type, so by default no child is shown. The
+// zero value is that default (only top-level actions); Show shows the
+// children except those with an ancestor of a type in HiddenUnder (our
+// type names), which is what a client pinned to supported_action_types
+// sees: the older steps of a type it cannot show.
+type NestedRule struct {
+	Show        bool
+	HiddenUnder []string
+}
+
+// Shows tells whether an action with these ancestors (nearest first; none
+// for a top-level action) passes the rule: the in-memory reading of
+// applyNested, for the live stream (package notify).
+func (r NestedRule) Shows(ancestors []string) bool {
+	if len(ancestors) == 0 {
+		return true
+	}
+	if !r.Show {
+		return false
+	}
+	for _, a := range ancestors {
+		if slices.Contains(r.HiddenUnder, a) {
+			return false
+		}
+	}
+	return true
+}
+
+// applyNested adds f's nested rule on the column ancestors (space-separated
+// type names) that both action tables carry. The zero rule is a plain
+// equality; each hidden type is one NOT LIKE on the list padded with
+// spaces, the type's name a parameter with LIKE's wildcards escaped.
+func applyNested(q *bun.SelectQuery, f ActionFilter, v *params, p string) {
+	if !f.Nested.Show {
+		q.Where(p + "ancestors = ''")
+		return
+	}
+	for _, t := range f.Nested.HiddenUnder {
+		q.Where("(' ' || "+p+"ancestors || ' ') NOT LIKE ? ESCAPE '!'", v.add("% "+likeEscaper.Replace(t)+" %"))
+	}
+}
+
+// likeEscaper escapes LIKE's wildcards (and its escape character, '!').
+var likeEscaper = strings.NewReplacer("!", "!!", "%", "!%", "_", "!_")
+
 // ActionKey is an action's place in the sort order.
 type ActionKey struct {
 	EndLt    uint64
@@ -48,7 +99,7 @@ type ActionKey struct {
 // actionColumns are the columns ListActions scans, in its order.
 const actionColumns = `a.action_id, a.trace_id, a.tx_hash, a.type, a.status, a.value, a.start_lt, a.start_utime,
 	a.end_lt, a.end_utime, a.tx_hashes, a.trace_end_lt, a.trace_end_utime, a.trace_external_hash_norm,
-	a.mc_seqno, a.addresses, a.accounts`
+	a.mc_seqno, a.addresses, a.accounts, a.parent_action_id, a.ancestors`
 
 // ExplainActions returns the database's plan for the statement that finds
 // the page of f (EXPLAIN ANALYZE on Postgres), for the performance docs
@@ -263,8 +314,10 @@ func applyAfter(q *bun.SelectQuery, f ActionFilter, v *params, p string) {
 	q.Where(p+"end_lt "+op+"= ?", v.add(int64(f.After.EndLt)))
 }
 
-// applyTypeTime adds the type, time and lt filters; both tables carry them.
+// applyTypeTime adds the type, nested, time and lt filters; both tables
+// carry them.
 func applyTypeTime(q *bun.SelectQuery, f ActionFilter, v *params, p string) {
+	applyNested(q, f, v, p)
 	if len(f.Types) > 0 {
 		q.Where(p+"type IN (?)", v.list(f.Types))
 	}

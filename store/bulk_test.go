@@ -67,7 +67,7 @@ func parentIndexes(t *testing.T, s *Store) []string {
 			out = append(out, d)
 		}
 	}
-	require.Len(t, out, 15)
+	require.Len(t, out, 16) // actions_children since nested_actions
 	return out
 }
 

@@ -88,6 +88,11 @@ type actionRow struct {
 	Accounts              string  `bun:"accounts,notnull"`  // every participant
 	// Seq orders actions by the commit that first wrote them (see seq.go).
 	Seq int64 `bun:"seq,notnull"`
+	// ParentActionID is the action this one is a step of, "" for a
+	// top-level action; Ancestors the types of the actions it is a step
+	// of, nearest first, space-separated ("" for a top-level action).
+	ParentActionID string `bun:"parent_action_id,notnull"`
+	Ancestors      string `bun:"ancestors,notnull"`
 }
 
 // actionAccountRow links an account to an action. The sort key and the
@@ -106,6 +111,9 @@ type actionAccountRow struct {
 	StartUtime int64  `bun:"start_utime,notnull"`
 	EndUtime   int64  `bun:"end_utime,notnull"`
 	StartLt    int64  `bun:"start_lt,notnull"`
+	// Ancestors is the action's (see actionRow): the nested rule of a
+	// filter is tested here without reading actions, as type is.
+	Ancestors string `bun:"ancestors,notnull"`
 }
 
 type actionTxRow struct {
@@ -213,6 +221,7 @@ func newActionRow(a *chain.Action) actionRow {
 		TxHashes: strings.Join(a.Transactions, " "), TraceEndLt: int64(a.TraceEndLt),
 		TraceEndUtime: int64(a.TraceEndUtime), TraceExternalHashNorm: a.TraceExternalHashNorm,
 		Addresses: strings.Join(a.Addresses, " "), Accounts: strings.Join(a.Accounts, " "),
+		ParentActionID: a.ParentActionID, Ancestors: strings.Join(a.Ancestors, " "),
 	}
 	if a.McSeqno != nil {
 		n := int64(*a.McSeqno)
@@ -232,6 +241,10 @@ func (r *actionRow) toChain() *chain.Action {
 		Transactions: splitList(r.TxHashes), TraceEndLt: uint64(r.TraceEndLt),
 		TraceEndUtime: uint32(r.TraceEndUtime), TraceExternalHashNorm: r.TraceExternalHashNorm,
 		Addresses: splitList(r.Addresses), Accounts: splitList(r.Accounts),
+		ParentActionID: r.ParentActionID,
+	}
+	if r.Ancestors != "" { // a top-level action's stay nil: no allocation on the hot path
+		a.Ancestors = splitList(r.Ancestors)
 	}
 	if r.McSeqno != nil {
 		n := uint32(*r.McSeqno)
@@ -267,6 +280,7 @@ func splitList(s string) []string {
 func actionAccountRows(a *chain.Action) []actionAccountRow {
 	var rows []actionAccountRow
 	idx := map[string]int{}
+	ancestors := strings.Join(a.Ancestors, " ")
 	for _, acc := range a.Participants {
 		if acc.Address == "" {
 			continue
@@ -281,7 +295,7 @@ func actionAccountRows(a *chain.Action) []actionAccountRow {
 		rows = append(rows, actionAccountRow{
 			Account: acc.Address, ActionID: a.ActionID, Roles: acc.Role, Type: a.Type,
 			EndLt: int64(a.EndLt), StartUtime: int64(a.StartUtime), EndUtime: int64(a.EndUtime),
-			StartLt: int64(a.StartLt),
+			StartLt: int64(a.StartLt), Ancestors: ancestors,
 		})
 	}
 	return rows

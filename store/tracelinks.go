@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"math"
 
 	"github.com/uptrace/bun"
 
@@ -69,8 +70,10 @@ func (s *Store) Traces(ctx context.Context, ids []string) (map[string]*chain.Tra
 	return out, nil
 }
 
-// TraceActions returns, per trace id, the first max actions of each trace
-// in page order (end_lt, action_id), read on actions_trace_order. The
+// TraceActions returns, per trace id, the first max top-level actions of
+// each trace in page order (end_lt, action_id), read on
+// actions_trace_order; nested actions are left out, as a page leaves them
+// out by default (NestedRule), and are reached through their parents. The
 // window function caps each trace apart: a LIMIT would cap them together.
 func (s *Store) TraceActions(ctx context.Context, refs []TraceRef, max int) (map[string][]*chain.Action, error) {
 	if len(refs) == 0 {
@@ -83,13 +86,13 @@ func (s *Store) TraceActions(ctx context.Context, refs []TraceRef, max int) (map
 	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
 	return s.linkedActions(ctx, `SELECT w.* FROM (SELECT a.trace_id AS link, `+actionColumns+`,
 			row_number() OVER (PARTITION BY a.trace_id ORDER BY a.end_lt, a.action_id) AS rn
-		FROM actions AS a WHERE a.trace_id IN (?) AND a.end_lt BETWEEN ? AND ?) AS w
+		FROM actions AS a WHERE a.trace_id IN (?) AND a.end_lt BETWEEN ? AND ? AND a.ancestors = '') AS w
 		WHERE w.rn <= ? ORDER BY w.end_lt, w.action_id`, bun.In(ids), lo, hi, max)
 }
 
-// TransactionActions returns, per transaction hash, the actions that
-// include it (their transactions list names it), in page order, at most
-// max each. A ref's lt range is the transaction's own lt: action_transactions
+// TransactionActions returns, per transaction hash, the top-level actions
+// that include it (their transactions list names it), in page order, at
+// most max each (nested ones are left out, as in TraceActions). A ref's lt range is the transaction's own lt: action_transactions
 // is read on its (tx_hash) index in the partitions of those lts, and an
 // action that includes a transaction ends at or after it.
 func (s *Store) TransactionActions(ctx context.Context, refs []TxRef, max int) (map[string][]*chain.Action, error) {
@@ -104,8 +107,82 @@ func (s *Store) TransactionActions(ctx context.Context, refs []TxRef, max int) (
 	return s.linkedActions(ctx, `SELECT w.* FROM (SELECT at.tx_hash AS link, `+actionColumns+`,
 			row_number() OVER (PARTITION BY at.tx_hash ORDER BY a.end_lt, a.action_id) AS rn
 		FROM action_transactions AS at JOIN actions AS a ON a.action_id = at.action_id
-		WHERE at.tx_hash IN (?) AND at.tx_lt BETWEEN ? AND ? AND a.end_lt >= ?) AS w
+		WHERE at.tx_hash IN (?) AND at.tx_lt BETWEEN ? AND ? AND a.end_lt >= ? AND a.ancestors = '') AS w
 		WHERE w.rn <= ? ORDER BY w.end_lt, w.action_id`, bun.In(hashes), lo, hi, lo, max)
+}
+
+// ActionSpan names an action with an lt range its related actions lie in:
+// for its children, its own [StartLt, trace end] (a step's transactions
+// are among its parent's, and all are in the trace); for its parent, the
+// child's [EndLt, trace end].
+type ActionSpan struct {
+	ID             string
+	StartLt, EndLt uint64
+}
+
+// ChildrenSpanOf is the span of a's children.
+func ChildrenSpanOf(a *chain.Action) ActionSpan {
+	return ActionSpan{ID: a.ActionID, StartLt: a.StartLt, EndLt: traceEnd(a)}
+}
+
+// ParentSpanOf is the span of a's parent (a.ParentActionID, not "").
+func ParentSpanOf(a *chain.Action) ActionSpan {
+	return ActionSpan{ID: a.ParentActionID, StartLt: a.EndLt, EndLt: traceEnd(a)}
+}
+
+// traceEnd is the end of a's trace, as far as a knows it: an action
+// written before trace_end_lt was kept (0) or a preview's bounds nothing.
+func traceEnd(a *chain.Action) uint64 {
+	if a.TraceEndLt < a.EndLt {
+		return math.MaxInt64
+	}
+	return a.TraceEndLt
+}
+
+// ChildActions returns, per parent action id, its nested actions (those
+// whose parent_action_id names it: its direct steps) in page order
+// (end_lt, action_id), at most max each, read on actions_children. Every
+// child is returned whatever a page's NestedRule: the caller asked for the
+// steps of this action.
+func (s *Store) ChildActions(ctx context.Context, parents []ActionSpan, max int) (map[string][]*chain.Action, error) {
+	if len(parents) == 0 {
+		return map[string][]*chain.Action{}, nil
+	}
+	ids := make([]string, len(parents))
+	for i, p := range parents {
+		ids[i] = p.ID
+	}
+	lo, hi := ltSpan(len(parents), func(i int) (uint64, uint64) { return parents[i].StartLt, parents[i].EndLt })
+	// parent_action_id <> '' names the partial index's predicate, which a
+	// planner need not derive from a long IN list.
+	return s.linkedActions(ctx, `SELECT w.* FROM (SELECT a.parent_action_id AS link, `+actionColumns+`,
+			row_number() OVER (PARTITION BY a.parent_action_id ORDER BY a.end_lt, a.action_id) AS rn
+		FROM actions AS a WHERE a.parent_action_id IN (?) AND a.parent_action_id <> '' AND a.end_lt BETWEEN ? AND ?) AS w
+		WHERE w.rn <= ? ORDER BY w.end_lt, w.action_id`, bun.In(ids), lo, hi, max)
+}
+
+// ActionsByID returns the stored actions named, by id, nested or not (a
+// by-id read, not a page: no NestedRule applies); an unknown id is absent.
+// The spans bound the read to the partitions that can hold them.
+func (s *Store) ActionsByID(ctx context.Context, refs []ActionSpan) (map[string]*chain.Action, error) {
+	out := make(map[string]*chain.Action, len(refs))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
+	}
+	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
+	linked, err := s.linkedActions(ctx, `SELECT a.action_id AS link, `+actionColumns+`, 1 AS rn
+		FROM actions AS a WHERE a.action_id IN (?) AND a.end_lt BETWEEN ? AND ?`, bun.In(ids), lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	for id, as := range linked {
+		out[id] = as[0]
+	}
+	return out, nil
 }
 
 // linkedActions runs a query whose rows are the parent's key (link), then

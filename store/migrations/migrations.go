@@ -23,6 +23,7 @@ func New() *migrate.Migrations {
 	registerActionSeq(m)
 	registerTimeIndexes(m)
 	registerLtPartitions(m)
+	registerNestedActions(m)
 	return m
 }
 

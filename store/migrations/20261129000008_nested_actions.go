@@ -1,0 +1,49 @@
+package migrations
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/migrate"
+)
+
+// registerNestedActions must stay in this file: bun names a Go migration
+// after the file that registers it.
+func registerNestedActions(m *migrate.Migrations) {
+	m.MustRegister(nestedActionsUp, nestedActionsDown)
+}
+
+// Nested (child) actions: an action of a type newer than toncenter's
+// first version also lists its steps as actions of the older types, each
+// naming its parent and the types of its ancestors (nearest first,
+// space-separated). Pages hide them unless the client's
+// supported_action_types leave their ancestors out (store.NestedRule), so
+// ancestors is copied to action_accounts as type is: an account's page
+// tests it on the rows of its index walk.
+//
+// Existing rows are top-level actions: empty in both columns. A NOT NULL
+// column with a constant default is only a catalog change on both
+// databases (no table rewrite). On Postgres, ALTER TABLE on a partitioned
+// parent adds the column to every partition, and the CREATE INDEX builds
+// the index on each; partitions made later (store.ensurePartitions, PARTITION OF
+// or LIKE the parent) take both from the parent.
+//
+// actions_children finds the steps of a page of actions (Action.children):
+// partial, since all but a few rows are top-level.
+func nestedActionsUp(ctx context.Context, db *bun.DB) error {
+	return execAll(ctx, db,
+		`ALTER TABLE actions ADD COLUMN parent_action_id text NOT NULL DEFAULT ''`,
+		`ALTER TABLE actions ADD COLUMN ancestors text NOT NULL DEFAULT ''`,
+		`ALTER TABLE action_accounts ADD COLUMN ancestors text NOT NULL DEFAULT ''`,
+		`CREATE INDEX actions_children ON actions (parent_action_id, end_lt, action_id) WHERE parent_action_id <> ''`,
+	)
+}
+
+func nestedActionsDown(ctx context.Context, db *bun.DB) error {
+	return execAll(ctx, db,
+		`DROP INDEX IF EXISTS actions_children`,
+		`ALTER TABLE action_accounts DROP COLUMN ancestors`,
+		`ALTER TABLE actions DROP COLUMN ancestors`,
+		`ALTER TABLE actions DROP COLUMN parent_action_id`,
+	)
+}
