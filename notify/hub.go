@@ -263,7 +263,9 @@ func (h *Hub) step(ctx context.Context) (int, error) {
 	h.mu.Lock()
 	after, lts, msgs := h.last, h.needLts > 0, h.needMsgs > 0
 	h.mu.Unlock()
-	rows, err := h.o.Store.ActionsAfter(ctx, store.ActionFilter{}, after, pageSize)
+	// Every action, nested ones too: each subscription's filter (its
+	// NestedRule among the rest) is tested in memory.
+	rows, err := h.o.Store.ActionsAfter(ctx, store.ActionFilter{Nested: store.NestedRule{Show: true}}, after, pageSize)
 	if err != nil || len(rows) == 0 {
 		return 0, err
 	}

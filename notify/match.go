@@ -24,7 +24,8 @@ func matches(f *store.ActionFilter, e *Event) bool {
 		len(f.ActionIDs) > 0 && !slices.Contains(f.ActionIDs, a.ActionID),
 		len(f.TraceIDs) > 0 && !slices.Contains(f.TraceIDs, a.TraceID),
 		f.McSeqno != nil && (a.McSeqno == nil || *a.McSeqno != *f.McSeqno),
-		len(f.TxHashes) > 0 && !anyIn(a.Transactions, f.TxHashes):
+		len(f.TxHashes) > 0 && !anyIn(a.Transactions, f.TxHashes),
+		!f.Nested.Shows(a.Ancestors):
 		return false
 	}
 	if f.TxLt != nil && (e.facts == nil || !slices.Contains(e.facts.TxLts, *f.TxLt)) {
