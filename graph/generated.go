@@ -76,6 +76,8 @@ type ActionResolver interface {
 	TransactionsFull(ctx context.Context, obj *chain.Action) ([]*chain.FullTransaction, error)
 	Participants(ctx context.Context, obj *chain.Action) ([]*model.Participant, error)
 	Trace(ctx context.Context, obj *chain.Action) (*chain.TraceInfo, error)
+	Parent(ctx context.Context, obj *chain.Action) (*chain.Action, error)
+	Children(ctx context.Context, obj *chain.Action) ([]*chain.Action, error)
 }
 type ActionEventResolver interface {
 	AddressBookEntries(ctx context.Context, obj *model.ActionEvent) ([]*chain.AddressBookEntry, error)
@@ -368,6 +370,26 @@ type Action {
   not stored (a preview's actions: estimateFee, emulateMessage)
   """
   trace: Trace
+  """
+  the action this one is a step of; null for a top-level action. An action
+  of a type newer than toncenter's v1 also lists its steps as v1's types
+  (nested actions), which lists show only to a client whose
+  supported_action_types leave the parent's type out
+  """
+  parent: Action
+  """
+  the nested steps of this action (v1's types: the NFT, jetton and TON
+  transfers of a purchase, say) in page order (end_lt, action_id
+  ascending), the first 1,000; whatever supported_action_types says, and
+  empty for a v1 type or a preview's action
+  """
+  children: [Action!]!
+  """
+  the types of the actions this one is a step of (our names), nearest
+  first; empty for a top-level action: lists show a nested action only
+  when supported_action_types names none of them
+  """
+  ancestor_types: [String!]!
 }
 
 """
@@ -3966,6 +3988,216 @@ func (ec *executionContext) fieldContext_Action_trace(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Action_parent(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_parent(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Parent(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.Action)
+	fc.Result = res
+	return ec.marshalOAction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAction(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_parent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Action_action_id(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Action_trace_id(ctx, field)
+			case "tx_hash":
+				return ec.fieldContext_Action_tx_hash(ctx, field)
+			case "type":
+				return ec.fieldContext_Action_type(ctx, field)
+			case "status":
+				return ec.fieldContext_Action_status(ctx, field)
+			case "value":
+				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Action_start_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Action_start_utime(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Action_end_lt(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_children(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_children(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Children(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*chain.Action)
+	fc.Result = res
+	return ec.marshalNAction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_children(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Action_action_id(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Action_trace_id(ctx, field)
+			case "tx_hash":
+				return ec.fieldContext_Action_tx_hash(ctx, field)
+			case "type":
+				return ec.fieldContext_Action_type(ctx, field)
+			case "status":
+				return ec.fieldContext_Action_status(ctx, field)
+			case "value":
+				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Action_start_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Action_start_utime(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Action_end_lt(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_ancestor_types(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	res := obj.Ancestors
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Action_ancestor_types(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_ancestor_types(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ActionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ActionConnection) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_ActionConnection_edges(ctx, field)
 	if err != nil {
@@ -4209,6 +4441,12 @@ func (ec *executionContext) fieldContext_ActionEdge_node(_ context.Context, fiel
 				return ec.fieldContext_Action_participants(ctx, field)
 			case "trace":
 				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -4324,6 +4562,12 @@ func (ec *executionContext) fieldContext_ActionEvent_action(_ context.Context, f
 				return ec.fieldContext_Action_participants(ctx, field)
 			case "trace":
 				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -4499,6 +4743,12 @@ func (ec *executionContext) fieldContext_ActionList_actions(_ context.Context, f
 				return ec.fieldContext_Action_participants(ctx, field)
 			case "trace":
 				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -14188,6 +14438,12 @@ func (ec *executionContext) fieldContext_FeeEstimate_actions(_ context.Context, 
 				return ec.fieldContext_Action_participants(ctx, field)
 			case "trace":
 				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -27146,6 +27402,12 @@ func (ec *executionContext) fieldContext_Trace_actions(_ context.Context, field 
 				return ec.fieldContext_Action_participants(ctx, field)
 			case "trace":
 				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -28009,6 +28271,12 @@ func (ec *executionContext) fieldContext_Transaction_actions(_ context.Context, 
 				return ec.fieldContext_Action_participants(ctx, field)
 			case "trace":
 				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
 		},
@@ -31674,6 +31942,80 @@ func (ec *executionContext) _Action(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "parent":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_parent(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "children":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_children(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "ancestor_types":
+			out.Values[i] = ec._Action_ancestor_types(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39360,6 +39702,13 @@ func (ec *executionContext) unmarshalOAccountActionFilter2ᚖgithubᚗcomᚋtonq
 	}
 	res, err := ec.unmarshalInputAccountActionFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAction(ctx context.Context, sel ast.SelectionSet, v *chain.Action) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Action(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOActionFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionFilter(ctx context.Context, v any) (*model.ActionFilter, error) {

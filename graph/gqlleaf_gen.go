@@ -8,7 +8,7 @@ import "github.com/vektah/gqlparser/v2/ast"
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
 	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "status": true, "user_friendly": true},
-	"Action":                       {"details": true, "participants": true, "trace": true, "transactions_full": true},
+	"Action":                       {"children": true, "details": true, "parent": true, "participants": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
 	"ActionEvent":                  {"address_book_entries": true},

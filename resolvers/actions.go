@@ -209,13 +209,19 @@ func storeFilter(in *model.ActionFilter, limit, offset *int, sort *model.SortOrd
 
 // applySupported applies supported_action_types: checked even beside
 // action_type (a wrong name is wrong either way), but it restricts the
-// types only without it, as toncenter does.
+// types only without it, as toncenter does. Nested actions follow
+// toncenter's rule with or without action_type (nestedRule); without
+// supported_action_types the filter's zero rule hides them all.
 func applySupported(f *store.ActionFilter, actionType, supported []string) error {
 	types, err := supportedTypes(supported)
-	if err == nil && len(actionType) == 0 {
+	if err != nil {
+		return err
+	}
+	if len(actionType) == 0 && types != nil {
 		f.Types = types
 	}
-	return err
+	f.Nested = nestedRule(types)
+	return nil
 }
 
 // typeTimeFilter checks the type, time and lt filters, shared by actions

@@ -95,6 +95,16 @@ func (r *actionResolver) Trace(ctx context.Context, obj *chain.Action) (*chain.T
 	return r.TraceOf(ctx, obj)
 }
 
+// Parent is the resolver for the parent field.
+func (r *actionResolver) Parent(ctx context.Context, obj *chain.Action) (*chain.Action, error) {
+	return r.ParentOf(ctx, obj)
+}
+
+// Children is the resolver for the children field.
+func (r *actionResolver) Children(ctx context.Context, obj *chain.Action) ([]*chain.Action, error) {
+	return r.ChildrenOf(ctx, obj)
+}
+
 // AddressBookEntries is the resolver for the address_book_entries field.
 func (r *actionEventResolver) AddressBookEntries(ctx context.Context, obj *model.ActionEvent) ([]*chain.AddressBookEntry, error) {
 	return obj.AddressBook.Entries(), nil

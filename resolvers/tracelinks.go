@@ -23,6 +23,10 @@ type traceLoaders struct {
 	// traceTxsWithMessages is traceTxs with messages (see loaders).
 	traceTxsWithMessages *dataloadgen.Loader[store.TraceRef, []*chain.Transaction]
 	txActions            *dataloadgen.Loader[store.TxRef, []*chain.Action]
+	// children and actionsByID are an action's nested-action links
+	// (Action.children, Action.parent).
+	children    *dataloadgen.Loader[store.ActionSpan, []*chain.Action]
+	actionsByID *dataloadgen.Loader[store.ActionSpan, *chain.Action]
 }
 
 func (r *Resolver) newTraceLoaders() traceLoaders {
@@ -48,7 +52,35 @@ func (r *Resolver) newTraceLoaders() traceLoaders {
 			m, err := r.Store.TransactionActions(ctx, refs, MaxTraceLinks)
 			return ordered(refs, func(r store.TxRef) string { return r.Hash }, m, err)
 		}, dataloadgen.WithWait(loaderWait)),
+		children: dataloadgen.NewLoader(func(ctx context.Context, spans []store.ActionSpan) ([][]*chain.Action, []error) {
+			m, err := r.Store.ChildActions(ctx, spans, MaxTraceLinks)
+			return ordered(spans, spanID, m, err)
+		}, dataloadgen.WithWait(loaderWait)),
+		actionsByID: dataloadgen.NewLoader(func(ctx context.Context, spans []store.ActionSpan) ([]*chain.Action, []error) {
+			m, err := r.Store.ActionsByID(ctx, spans)
+			return ordered(spans, spanID, m, err)
+		}, dataloadgen.WithWait(loaderWait)),
 	}
+}
+
+func spanID(s store.ActionSpan) string { return s.ID }
+
+// ChildrenOf links an action to its nested steps (the first
+// MaxTraceLinks), read through the request's loader: every child is shown,
+// whatever the page's supported_action_types hid. A preview's action has
+// none stored: [].
+func (r *Resolver) ChildrenOf(ctx context.Context, a *chain.Action) ([]*chain.Action, error) {
+	return nonNil(r.loaders(ctx).children.Load(ctx, store.ChildrenSpanOf(a)))
+}
+
+// ParentOf links a nested action to the action it is a step of, read by
+// id (not through a page's filter, which hides nested actions); nil for a
+// top-level action, or one whose parent is not stored (a preview's).
+func (r *Resolver) ParentOf(ctx context.Context, a *chain.Action) (*chain.Action, error) {
+	if a.ParentActionID == "" {
+		return nil, nil
+	}
+	return r.loaders(ctx).actionsByID.Load(ctx, store.ParentSpanOf(a))
 }
 
 // TraceOf links an action to its trace, read through the request's loader.
@@ -67,7 +99,8 @@ func (r *Resolver) TraceByID(ctx context.Context, traceID string) (*chain.TraceI
 	return r.loaders(ctx).traces.Load(ctx, ids[0])
 }
 
-// TraceActions links a trace to its actions (the first MaxTraceLinks).
+// TraceActions links a trace to its top-level actions (the first
+// MaxTraceLinks; nested ones are reached through Action.children).
 func (r *Resolver) TraceActions(ctx context.Context, t *chain.TraceInfo) ([]*chain.Action, error) {
 	return nonNil(r.loaders(ctx).traceActions.Load(ctx, store.RefOfTrace(t)))
 }
@@ -84,8 +117,8 @@ func (r *Resolver) TraceTransactions(ctx context.Context, t *chain.TraceInfo) ([
 	return fullTransactions(txs), nil
 }
 
-// TransactionActions links a transaction to every action that includes
-// it. A preview's transaction is in no stored action: [].
+// TransactionActions links a transaction to every top-level action that
+// includes it. A preview's transaction is in no stored action: [].
 func (r *Resolver) TransactionActions(ctx context.Context, tx *chain.FullTransaction) ([]*chain.Action, error) {
 	return nonNil(r.loaders(ctx).txActions.Load(ctx, store.TxRef{Hash: tx.Hash, StartLt: tx.Lt, EndLt: tx.Lt}))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/store"
 )
 
 // typeShortcuts is toncenter's action versioning (supported_action_types):
@@ -135,4 +136,43 @@ func expandShortcut(name string, set map[string]bool) {
 			set[t] = true
 		}
 	}
+}
+
+// v1Types are the types of toncenter's first version, ours; nestable the
+// others, the types whose actions can have nested steps: toncenter lists
+// the steps of an action of a type newer than v1 as v1's types, so that a
+// client pinned to v1 shows those instead (chain.Action.ParentActionID).
+var v1Types, nestable = func() (map[string]bool, []string) {
+	v1 := map[string]bool{}
+	expandShortcut("v1", v1)
+	var rest []string
+	for _, t := range actions.Types() {
+		if !v1[t.Name()] {
+			rest = append(rest, t.Name())
+		}
+	}
+	return v1, rest
+}()
+
+// nestedRule is toncenter's rule for nested actions given the supported
+// types (supportedTypes; nil when none were given): a nested action is
+// hidden when one of its ancestors' types is supported. Without supported
+// types every type is, so every nested action is hidden: the zero rule.
+// Otherwise the hidden ancestors are the supported types less v1's (which
+// never have steps), and when those are every type that can have steps
+// the rule is the zero one again (a client on "latest").
+func nestedRule(supported []string) store.NestedRule {
+	if supported == nil {
+		return store.NestedRule{}
+	}
+	var hidden []string
+	for _, t := range supported {
+		if !v1Types[t] {
+			hidden = append(hidden, t)
+		}
+	}
+	if len(hidden) == len(nestable) {
+		return store.NestedRule{}
+	}
+	return store.NestedRule{Show: true, HiddenUnder: hidden}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/store"
 )
 
 // The table is toncenter's: every name in it is a shortcut or a type we
@@ -62,5 +63,38 @@ func TestTypeShortcutsTable(t *testing.T) {
 		if _, err := supportedTypes([]string{bad}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// supported_action_types' nested rule: none given, or every type that can
+// have steps, is the zero rule (every nested action hidden); otherwise
+// the supported types less v1's hide the steps under them.
+func TestNestedRule(t *testing.T) {
+	rule := func(names ...string) store.NestedRule {
+		types, err := supportedTypes(names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nestedRule(types)
+	}
+	if r := rule(); r.Show {
+		t.Errorf("no supported types: %+v", r)
+	}
+	// latest leaves tgbtc's types out: their steps are shown to it.
+	if r := rule("latest"); !r.Show || slices.Contains(r.HiddenUnder, "TgbtcMint") || !slices.Contains(r.HiddenUnder, "NftPurchase") {
+		t.Errorf("latest: %+v", r)
+	}
+	if r := rule("latest", "tgbtc"); r.Show {
+		t.Errorf("every type: %+v", r)
+	}
+	if r := rule("v1"); !r.Show || len(r.HiddenUnder) != 0 {
+		t.Errorf("v1: %+v", r)
+	}
+	if r := rule("v1", "nft_purchase", "jetton_transfer"); !r.Show || !slices.Equal(r.HiddenUnder, []string{"NftPurchase"}) {
+		t.Errorf("v1 and a purchase: %+v", r)
+	}
+	if r := rule("v4"); !r.Show || slices.Contains(r.HiddenUnder, "TonTransfer") || !slices.Contains(r.HiddenUnder, "DnsPurchase") ||
+		len(r.HiddenUnder) != len(rule("latest").HiddenUnder)-len(unversioned) {
+		t.Errorf("v4: %+v", r)
 	}
 }

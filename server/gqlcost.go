@@ -100,7 +100,11 @@ var listCosts = map[string]map[string]listCost{
 	"Query":   {"actions": pageCost("limit")},
 	"Account": {"actions": pageCost("first")},
 	// An action's links are short lists; counted as typical sizes.
-	"Action":      {"participants": fixedCost(linkListSize), "transactions_full": fixedCost(linkListSize)},
+	// Its nested steps (children) are a few of its own transactions'
+	// actions, so they count as such a list too (read capped at
+	// resolvers.MaxTraceLinks); nested again, each level multiplies.
+	"Action": {"participants": fixedCost(linkListSize), "transactions_full": fixedCost(linkListSize),
+		"children": fixedCost(linkListSize)},
 	"Transaction": {"out_msgs": fixedCost(linkListSize), "actions": fixedCost(linkListSize)},
 	// A trace's lists are counted at their cap, not a typical size: a
 	// trace can have thousands of actions, and a page of actions each
