@@ -17,10 +17,7 @@ import (
 // shortcuts (expanded recursively). This table is the only copy: the
 // docs point here.
 var typeShortcuts = map[string][]string{
-	"v1": {"call_contract", "contract_deploy", "ton_transfer", "stake_deposit", "stake_withdrawal",
-		"stake_withdrawal_request", "dex_deposit_liquidity", "jetton_transfer", "nft_transfer", "nft_mint",
-		"jetton_burn", "jetton_mint", "jetton_swap", "change_dns", "delete_dns", "renew_dns", "subscribe",
-		"dex_withdraw_liquidity", "unsubscribe", "election_deposit", "election_recover", "auction_bid", "tick_tock"},
+	"v1": actions.FirstVersion(),
 	"v2": {"v1", "multisig_create_order", "multisig_approve", "multisig_execute", "vesting_send_message",
 		"vesting_add_whitelist", "evaa_supply", "evaa_withdraw", "evaa_liquidate", "jvault_stake", "jvault_unstake",
 		"jvault_claim", "jvault_unstake_request", "nft_discovery", "tonco_deploy_pool", "coffee_create_vault",
@@ -138,36 +135,34 @@ func expandShortcut(name string, set map[string]bool) {
 	}
 }
 
-// v1Types are the types of toncenter's first version, ours; nestable the
-// others, the types whose actions can have nested steps: toncenter lists
-// the steps of an action of a type newer than v1 as v1's types, so that a
-// client pinned to v1 shows those instead (chain.Action.ParentActionID).
-var v1Types, nestable = func() (map[string]bool, []string) {
-	v1 := map[string]bool{}
-	expandShortcut("v1", v1)
-	var rest []string
+// nestable are the types whose actions have steps (actions.HasSteps):
+// toncenter lists the steps of an action of a type newer than its first
+// version as that version's types, so that a client pinned to it shows
+// those instead (chain.Action.ParentActionID).
+var nestable = func() map[string]bool {
+	out := map[string]bool{}
 	for _, t := range actions.Types() {
-		if !v1[t.Name()] {
-			rest = append(rest, t.Name())
+		if actions.HasSteps(t.Name()) {
+			out[t.Name()] = true
 		}
 	}
-	return v1, rest
+	return out
 }()
 
 // nestedRule is toncenter's rule for nested actions given the supported
 // types (supportedTypes; nil when none were given): a nested action is
 // hidden when one of its ancestors' types is supported. Without supported
 // types every type is, so every nested action is hidden: the zero rule.
-// Otherwise the hidden ancestors are the supported types less v1's (which
-// never have steps), and when those are every type that can have steps
-// the rule is the zero one again (a client on "latest").
+// Otherwise the hidden ancestors are the supported types that have steps
+// (v1's never do), and when those are every type that can have steps the
+// rule is the zero one again.
 func nestedRule(supported []string) store.NestedRule {
 	if supported == nil {
 		return store.NestedRule{}
 	}
 	var hidden []string
 	for _, t := range supported {
-		if !v1Types[t] {
+		if nestable[t] {
 			hidden = append(hidden, t)
 		}
 	}
