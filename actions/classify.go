@@ -37,16 +37,23 @@ func classify(tr *chain.Trace, known chain.KnownContracts, strict bool) []chain.
 	}
 	c := &classifier{trace: tr, known: known}
 	buildTree(tr.Root, nil, &c.nodes)
-	for _, m := range registry.matchers {
+	c.runFrom(0, strict)
+	matchDeploys(c)
+	c.addSteps(strict)
+	return c.finish()
+}
+
+// runFrom runs the matchers from the i-th on, each over every unclaimed
+// node.
+func (c *classifier) runFrom(i int, strict bool) {
+	for c.cur = i; c.cur < len(registry.matchers); c.cur++ {
+		m := registry.matchers[c.cur]
 		for _, n := range c.nodes {
 			if !n.used {
 				c.run(m, n, strict)
 			}
 		}
 	}
-	matchDeploys(c)
-	c.addSteps(strict)
-	return c.finish()
 }
 
 func (c *classifier) run(m matcherEntry, n *node, strict bool) {
@@ -69,6 +76,8 @@ type classifier struct {
 	// stepsFor is the value type of the action whose steps this run finds
 	// (steps.go), nil in the run over the whole trace.
 	stepsFor reflect.Type
+	// cur is the index of the running matcher in registry.matchers.
+	cur int
 }
 
 // draft is an action before its ids and ranges are computed.
@@ -78,16 +87,19 @@ type draft struct {
 	key   chain.Hash // the message the action is about: disambiguates actions over the same transactions
 	nodes []*node
 	// parent is the action d is a step of, ancestors the types of it and
-	// its own ancestors (steps.go); id is d's action id once finished.
+	// its own ancestors (steps.go); id is d's action id once finished;
+	// matcher is the index of the matcher that added it.
 	parent    *draft
 	ancestors []string
 	id        string
+	matcher   int
 }
 
 func (c *classifier) add(d *draft) {
 	if c.stepsFor != nil && reflect.TypeOf(d.value) == c.stepsFor {
 		return // the action whose steps are sought, found again
 	}
+	d.matcher = c.cur
 	kept := d.nodes[:0]
 	for _, n := range d.nodes {
 		if n != nil {

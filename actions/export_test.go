@@ -7,3 +7,10 @@ import "github.com/tonql/tonql/chain"
 func ClassifyStrict(tr *chain.Trace, known chain.KnownContracts) []chain.Action {
 	return classify(tr, known, true)
 }
+
+// FullStepRuns makes the runs that find steps start at the first matcher
+// until the returned function restores the default.
+func FullStepRuns() (restore func()) {
+	fullStepRuns = true
+	return func() { fullStepRuns = false }
+}

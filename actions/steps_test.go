@@ -3,6 +3,7 @@ package actions_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -216,5 +217,29 @@ func TestLogsAreNotSteps(t *testing.T) {
 	}
 	if parents == 0 {
 		t.Fatal("no tgBTC action in the fixtures")
+	}
+}
+
+// TestStepRunsSkipNothing: a run for steps starts at the matcher that
+// found the parent (steps.go); on every fixture trace its steps are those
+// of a run through every matcher.
+func TestStepRunsSkipNothing(t *testing.T) {
+	fast := fixtureActions(t)
+	restore := actions.FullStepRuns()
+	full := fixtureActions(t)
+	restore()
+	var steps int
+	for file, list := range full {
+		if !reflect.DeepEqual(fast[file], list) {
+			t.Errorf("%s: the steps differ from a full run's", file)
+		}
+		for _, a := range list {
+			if a.ParentActionID != "" {
+				steps++
+			}
+		}
+	}
+	if steps == 0 {
+		t.Fatal("no steps in the fixtures")
 	}
 }
