@@ -1128,7 +1128,7 @@ type CoffeeCreatePool {
   query_id: BigInt
 }
 
-"An asset sent to a vault to create a pool (TON with create_pool 0xc0ffee02, a jetton whose notification carries create_pool 0xc0ffee11); the vault's create_pool_creator_request (0xc0ffee23) makes the factory deploy the sender's pool creator (deploy 0xc0ffee22). One action per asset; the branch that completes the creator is a CoffeeCreatePool."
+"An asset sent to a vault to create a pool (TON with create_pool 0xc0ffee02, a jetton whose notification carries create_pool 0xc0ffee11); the vault's create_pool_creator_request (0xc0ffee23) makes the factory deploy the sender's pool creator (deploy 0xc0ffee22). One action per asset; the branch that completes the creator is a CoffeeCreatePool, and this its step (as toncenter nests it)."
 type CoffeeCreatePoolCreator {
   "who sent the asset"
   sender: Address
@@ -2899,7 +2899,7 @@ func (ec *executionContext) _Account_address(ctx context.Context, field graphql.
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Address}
 }
 
 func (ec *executionContext) fieldContext_Account_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2972,7 +2972,7 @@ func (ec *executionContext) _Account_bounceable(ctx context.Context, field graph
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Bounceable}
 }
 
 func (ec *executionContext) fieldContext_Account_bounceable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3001,7 +3001,7 @@ func (ec *executionContext) _Account_non_bounceable(ctx context.Context, field g
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.NonBounceable}
 }
 
 func (ec *executionContext) fieldContext_Account_non_bounceable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3301,7 +3301,7 @@ func (ec *executionContext) _Action_action_id(ctx context.Context, field graphql
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.ActionID}
 }
 
 func (ec *executionContext) fieldContext_Action_action_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3330,7 +3330,7 @@ func (ec *executionContext) _Action_trace_id(ctx context.Context, field graphql.
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.TraceID}
 }
 
 func (ec *executionContext) fieldContext_Action_trace_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3359,7 +3359,7 @@ func (ec *executionContext) _Action_tx_hash(ctx context.Context, field graphql.C
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.TxHash}
 }
 
 func (ec *executionContext) fieldContext_Action_tx_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3388,7 +3388,7 @@ func (ec *executionContext) _Action_type(ctx context.Context, field graphql.Coll
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Type}
 }
 
 func (ec *executionContext) fieldContext_Action_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3417,7 +3417,7 @@ func (ec *executionContext) _Action_status(ctx context.Context, field graphql.Co
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Status}
 }
 
 func (ec *executionContext) fieldContext_Action_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3434,25 +3434,15 @@ func (ec *executionContext) fieldContext_Action_status(_ context.Context, field 
 }
 
 func (ec *executionContext) _Action_value(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Action_value(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
+	if obj.Value == nil {
+		fc, err := ec.fieldContext_Action_value(ctx, field)
+		if err != nil {
+			return graphql.Null
 		}
-	}()
-	res := obj.Value
-	if any(res) == nil {
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐRawJSON(ctx, field.Selections, obj.Value)
 	}
-	return ec.marshalNJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐRawJSON(ctx, field.Selections, res)
+	return &obj.Value
 }
 
 func (ec *executionContext) fieldContext_Action_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3525,7 +3515,7 @@ func (ec *executionContext) _Action_start_lt(ctx context.Context, field graphql.
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.StartLt}
 }
 
 func (ec *executionContext) fieldContext_Action_start_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3554,7 +3544,7 @@ func (ec *executionContext) _Action_start_utime(ctx context.Context, field graph
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.StartUtime}
 }
 
 func (ec *executionContext) fieldContext_Action_start_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3583,7 +3573,7 @@ func (ec *executionContext) _Action_end_lt(ctx context.Context, field graphql.Co
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.EndLt}
 }
 
 func (ec *executionContext) fieldContext_Action_end_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3612,7 +3602,7 @@ func (ec *executionContext) _Action_end_utime(ctx context.Context, field graphql
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.EndUtime}
 }
 
 func (ec *executionContext) fieldContext_Action_end_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3670,7 +3660,7 @@ func (ec *executionContext) _Action_trace_end_lt(ctx context.Context, field grap
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.TraceEndLt}
 }
 
 func (ec *executionContext) fieldContext_Action_trace_end_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3699,7 +3689,7 @@ func (ec *executionContext) _Action_trace_end_utime(ctx context.Context, field g
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.TraceEndUtime}
 }
 
 func (ec *executionContext) fieldContext_Action_trace_end_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4299,25 +4289,15 @@ func (ec *executionContext) fieldContext_ActionConnection_pageInfo(_ context.Con
 }
 
 func (ec *executionContext) _ActionConnection_address_book(ctx context.Context, field graphql.CollectedField, obj *model.ActionConnection) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ActionConnection_address_book(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
+	if obj.AddressBook == nil {
+		fc, err := ec.fieldContext_ActionConnection_address_book(ctx, field)
+		if err != nil {
+			return graphql.Null
 		}
-	}()
-	res := obj.AddressBook
-	if any(res) == nil {
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, obj.AddressBook)
 	}
-	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
+	return &obj.AddressBook
 }
 
 func (ec *executionContext) fieldContext_ActionConnection_address_book(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4346,7 +4326,7 @@ func (ec *executionContext) _ActionEdge_cursor(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Cursor}
 }
 
 func (ec *executionContext) fieldContext_ActionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4467,7 +4447,7 @@ func (ec *executionContext) _ActionEvent_cursor(ctx context.Context, field graph
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Cursor}
 }
 
 func (ec *executionContext) fieldContext_ActionEvent_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4576,25 +4556,15 @@ func (ec *executionContext) fieldContext_ActionEvent_action(_ context.Context, f
 }
 
 func (ec *executionContext) _ActionEvent_address_book(ctx context.Context, field graphql.CollectedField, obj *model.ActionEvent) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ActionEvent_address_book(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
+	if obj.AddressBook == nil {
+		fc, err := ec.fieldContext_ActionEvent_address_book(ctx, field)
+		if err != nil {
+			return graphql.Null
 		}
-	}()
-	res := obj.AddressBook
-	if any(res) == nil {
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, obj.AddressBook)
 	}
-	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
+	return &obj.AddressBook
 }
 
 func (ec *executionContext) fieldContext_ActionEvent_address_book(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4757,25 +4727,15 @@ func (ec *executionContext) fieldContext_ActionList_actions(_ context.Context, f
 }
 
 func (ec *executionContext) _ActionList_address_book(ctx context.Context, field graphql.CollectedField, obj *chain.ActionList) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_ActionList_address_book(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
+	if obj.AddressBook == nil {
+		fc, err := ec.fieldContext_ActionList_address_book(ctx, field)
+		if err != nil {
+			return graphql.Null
 		}
-	}()
-	res := obj.AddressBook
-	if any(res) == nil {
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, obj.AddressBook)
 	}
-	return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, res)
+	return &obj.AddressBook
 }
 
 func (ec *executionContext) fieldContext_ActionList_address_book(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4858,7 +4818,7 @@ func (ec *executionContext) _AddressBookEntry_address(ctx context.Context, field
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Address}
 }
 
 func (ec *executionContext) fieldContext_AddressBookEntry_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4887,7 +4847,7 @@ func (ec *executionContext) _AddressBookEntry_user_friendly(ctx context.Context,
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.UserFriendly}
 }
 
 func (ec *executionContext) fieldContext_AddressBookEntry_user_friendly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4968,7 +4928,7 @@ func (ec *executionContext) _AuctionBid_bidder(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Bidder
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_bidder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4994,7 +4954,7 @@ func (ec *executionContext) _AuctionBid_auction(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Auction
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_auction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5020,7 +4980,7 @@ func (ec *executionContext) _AuctionBid_amount(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5046,7 +5006,7 @@ func (ec *executionContext) _AuctionBid_nft(ctx context.Context, field graphql.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5072,7 +5032,7 @@ func (ec *executionContext) _AuctionBid_collection(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5098,7 +5058,7 @@ func (ec *executionContext) _AuctionBid_nft_index(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5124,7 +5084,7 @@ func (ec *executionContext) _AuctionBid_auction_type(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.AuctionType
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_auction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5150,7 +5110,7 @@ func (ec *executionContext) _AuctionBid_domain(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Domain
 }
 
 func (ec *executionContext) fieldContext_AuctionBid_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5176,7 +5136,7 @@ func (ec *executionContext) _AuctionOutbid_auction(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Auction
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_auction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5202,7 +5162,7 @@ func (ec *executionContext) _AuctionOutbid_bidder(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Bidder
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_bidder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5228,7 +5188,7 @@ func (ec *executionContext) _AuctionOutbid_new_bidder(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.NewBidder
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_new_bidder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5254,7 +5214,7 @@ func (ec *executionContext) _AuctionOutbid_amount(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5280,7 +5240,7 @@ func (ec *executionContext) _AuctionOutbid_nft(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5306,7 +5266,7 @@ func (ec *executionContext) _AuctionOutbid_collection(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5332,7 +5292,7 @@ func (ec *executionContext) _AuctionOutbid_comment(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Comment
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5358,7 +5318,7 @@ func (ec *executionContext) _AuctionOutbid_auction_type(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.AuctionType
 }
 
 func (ec *executionContext) fieldContext_AuctionOutbid_auction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5488,7 +5448,7 @@ func (ec *executionContext) _ChangeDns_sender(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5514,7 +5474,7 @@ func (ec *executionContext) _ChangeDns_nft(ctx context.Context, field graphql.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5540,7 +5500,7 @@ func (ec *executionContext) _ChangeDns_collection(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5566,7 +5526,7 @@ func (ec *executionContext) _ChangeDns_key(ctx context.Context, field graphql.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Key
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5592,7 +5552,7 @@ func (ec *executionContext) _ChangeDns_category(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Category
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5618,7 +5578,7 @@ func (ec *executionContext) _ChangeDns_value_schema(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.ValueSchema
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_value_schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5644,7 +5604,7 @@ func (ec *executionContext) _ChangeDns_smc_address(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SmcAddress
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_smc_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5670,7 +5630,7 @@ func (ec *executionContext) _ChangeDns_adnl_address(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.AdnlAddress
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_adnl_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5696,7 +5656,7 @@ func (ec *executionContext) _ChangeDns_storage_address(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.StorageAddress
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_storage_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5722,7 +5682,7 @@ func (ec *executionContext) _ChangeDns_next_resolver(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.NextResolver
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_next_resolver(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5748,7 +5708,7 @@ func (ec *executionContext) _ChangeDns_text(ctx context.Context, field graphql.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Text
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5800,7 +5760,7 @@ func (ec *executionContext) _ChangeDns_query_id(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5826,7 +5786,7 @@ func (ec *executionContext) _ChangeDns_domain(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Domain
 }
 
 func (ec *executionContext) fieldContext_ChangeDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5852,7 +5812,7 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_owner(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5878,7 +5838,7 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_client(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Client
 }
 
 func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5904,7 +5864,7 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_proxy(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5930,7 +5890,7 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_query_id(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5956,7 +5916,7 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_new_secret_hash(ctx co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.NewSecretHash
 }
 
 func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_new_secret_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5982,7 +5942,7 @@ func (ec *executionContext) _CocoonClientChangeSecretHash_excesses_to(ctx contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonClientChangeSecretHash_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6008,7 +5968,7 @@ func (ec *executionContext) _CocoonClientIncreaseStake_owner(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6034,7 +5994,7 @@ func (ec *executionContext) _CocoonClientIncreaseStake_client(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Client
 }
 
 func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6060,7 +6020,7 @@ func (ec *executionContext) _CocoonClientIncreaseStake_proxy(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6086,7 +6046,7 @@ func (ec *executionContext) _CocoonClientIncreaseStake_query_id(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6112,7 +6072,7 @@ func (ec *executionContext) _CocoonClientIncreaseStake_new_stake(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NewStake
 }
 
 func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_new_stake(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6138,7 +6098,7 @@ func (ec *executionContext) _CocoonClientIncreaseStake_excesses_to(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonClientIncreaseStake_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6164,7 +6124,7 @@ func (ec *executionContext) _CocoonClientRegister_owner(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRegister_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6190,7 +6150,7 @@ func (ec *executionContext) _CocoonClientRegister_client(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Client
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRegister_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6216,7 +6176,7 @@ func (ec *executionContext) _CocoonClientRegister_proxy(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRegister_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6242,7 +6202,7 @@ func (ec *executionContext) _CocoonClientRegister_query_id(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRegister_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6268,7 +6228,7 @@ func (ec *executionContext) _CocoonClientRegister_nonce(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Nonce
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRegister_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6294,7 +6254,7 @@ func (ec *executionContext) _CocoonClientRegister_excesses_to(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRegister_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6320,7 +6280,7 @@ func (ec *executionContext) _CocoonClientRequestRefund_owner(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRequestRefund_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6346,7 +6306,7 @@ func (ec *executionContext) _CocoonClientRequestRefund_client(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Client
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRequestRefund_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6372,7 +6332,7 @@ func (ec *executionContext) _CocoonClientRequestRefund_proxy(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRequestRefund_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6398,7 +6358,7 @@ func (ec *executionContext) _CocoonClientRequestRefund_query_id(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRequestRefund_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6450,7 +6410,7 @@ func (ec *executionContext) _CocoonClientRequestRefund_refund_amount(ctx context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.RefundAmount
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRequestRefund_refund_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6502,7 +6462,7 @@ func (ec *executionContext) _CocoonClientRequestRefund_excesses_to(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonClientRequestRefund_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6528,7 +6488,7 @@ func (ec *executionContext) _CocoonClientTopUp_sender(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CocoonClientTopUp_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6554,7 +6514,7 @@ func (ec *executionContext) _CocoonClientTopUp_client(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Client
 }
 
 func (ec *executionContext) fieldContext_CocoonClientTopUp_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6580,7 +6540,7 @@ func (ec *executionContext) _CocoonClientTopUp_proxy(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonClientTopUp_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6606,7 +6566,7 @@ func (ec *executionContext) _CocoonClientTopUp_amount(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CocoonClientTopUp_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6632,7 +6592,7 @@ func (ec *executionContext) _CocoonClientTopUp_query_id(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonClientTopUp_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6658,7 +6618,7 @@ func (ec *executionContext) _CocoonClientTopUp_excesses_to(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonClientTopUp_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6684,7 +6644,7 @@ func (ec *executionContext) _CocoonClientWithdraw_owner(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_CocoonClientWithdraw_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6710,7 +6670,7 @@ func (ec *executionContext) _CocoonClientWithdraw_client(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Client
 }
 
 func (ec *executionContext) fieldContext_CocoonClientWithdraw_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6736,7 +6696,7 @@ func (ec *executionContext) _CocoonClientWithdraw_proxy(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonClientWithdraw_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6762,7 +6722,7 @@ func (ec *executionContext) _CocoonClientWithdraw_amount(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CocoonClientWithdraw_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6788,7 +6748,7 @@ func (ec *executionContext) _CocoonClientWithdraw_query_id(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonClientWithdraw_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6814,7 +6774,7 @@ func (ec *executionContext) _CocoonClientWithdraw_excesses_to(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonClientWithdraw_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6840,7 +6800,7 @@ func (ec *executionContext) _CocoonGrantRefund_sender(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6866,7 +6826,7 @@ func (ec *executionContext) _CocoonGrantRefund_client(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Client
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6892,7 +6852,7 @@ func (ec *executionContext) _CocoonGrantRefund_proxy(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6918,7 +6878,7 @@ func (ec *executionContext) _CocoonGrantRefund_recipient(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6944,7 +6904,7 @@ func (ec *executionContext) _CocoonGrantRefund_amount(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6970,7 +6930,7 @@ func (ec *executionContext) _CocoonGrantRefund_query_id(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6996,7 +6956,7 @@ func (ec *executionContext) _CocoonGrantRefund_new_tokens_used(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NewTokensUsed
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_new_tokens_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7022,7 +6982,7 @@ func (ec *executionContext) _CocoonGrantRefund_expected_address(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExpectedAddress
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_expected_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7048,7 +7008,7 @@ func (ec *executionContext) _CocoonGrantRefund_excesses_to(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonGrantRefund_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7074,7 +7034,7 @@ func (ec *executionContext) _CocoonProxyCharge_sender(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyCharge_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7100,7 +7060,7 @@ func (ec *executionContext) _CocoonProxyCharge_client(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Client
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyCharge_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7126,7 +7086,7 @@ func (ec *executionContext) _CocoonProxyCharge_proxy(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyCharge_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7152,7 +7112,7 @@ func (ec *executionContext) _CocoonProxyCharge_query_id(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyCharge_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7178,7 +7138,7 @@ func (ec *executionContext) _CocoonProxyCharge_new_tokens_used(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NewTokensUsed
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyCharge_new_tokens_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7204,7 +7164,7 @@ func (ec *executionContext) _CocoonProxyCharge_expected_address(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExpectedAddress
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyCharge_expected_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7230,7 +7190,7 @@ func (ec *executionContext) _CocoonProxyCharge_excesses_to(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyCharge_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7256,7 +7216,7 @@ func (ec *executionContext) _CocoonProxyPayout_sender(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyPayout_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7282,7 +7242,7 @@ func (ec *executionContext) _CocoonProxyPayout_proxy(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyPayout_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7308,7 +7268,7 @@ func (ec *executionContext) _CocoonProxyPayout_proxy_owner(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ProxyOwner
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyPayout_proxy_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7334,7 +7294,7 @@ func (ec *executionContext) _CocoonProxyPayout_excesses_to(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyPayout_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7360,7 +7320,7 @@ func (ec *executionContext) _CocoonProxyPayout_amount(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyPayout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7386,7 +7346,7 @@ func (ec *executionContext) _CocoonProxyPayout_query_id(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonProxyPayout_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7412,7 +7372,7 @@ func (ec *executionContext) _CocoonRegisterProxy_sender(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CocoonRegisterProxy_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7438,7 +7398,7 @@ func (ec *executionContext) _CocoonRegisterProxy_root(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Root
 }
 
 func (ec *executionContext) fieldContext_CocoonRegisterProxy_root(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7464,7 +7424,7 @@ func (ec *executionContext) _CocoonRegisterProxy_query_id(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonRegisterProxy_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7490,7 +7450,7 @@ func (ec *executionContext) _CocoonRegisterProxy_proxy_address(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.ProxyAddress
 }
 
 func (ec *executionContext) fieldContext_CocoonRegisterProxy_proxy_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7516,7 +7476,7 @@ func (ec *executionContext) _CocoonUnregisterProxy_sender(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CocoonUnregisterProxy_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7542,7 +7502,7 @@ func (ec *executionContext) _CocoonUnregisterProxy_root(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Root
 }
 
 func (ec *executionContext) fieldContext_CocoonUnregisterProxy_root(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7568,7 +7528,7 @@ func (ec *executionContext) _CocoonUnregisterProxy_query_id(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonUnregisterProxy_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7620,7 +7580,7 @@ func (ec *executionContext) _CocoonWorkerPayout_sender(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7646,7 +7606,7 @@ func (ec *executionContext) _CocoonWorkerPayout_worker(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Worker
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7672,7 +7632,7 @@ func (ec *executionContext) _CocoonWorkerPayout_proxy(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7698,7 +7658,7 @@ func (ec *executionContext) _CocoonWorkerPayout_worker_owner(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.WorkerOwner
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7724,7 +7684,7 @@ func (ec *executionContext) _CocoonWorkerPayout_amount(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7750,7 +7710,7 @@ func (ec *executionContext) _CocoonWorkerPayout_payout_type(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.PayoutType
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_payout_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7776,7 +7736,7 @@ func (ec *executionContext) _CocoonWorkerPayout_query_id(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7802,7 +7762,7 @@ func (ec *executionContext) _CocoonWorkerPayout_new_tokens(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NewTokens
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_new_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7828,7 +7788,7 @@ func (ec *executionContext) _CocoonWorkerPayout_expected_address(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExpectedAddress
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_expected_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7880,7 +7840,7 @@ func (ec *executionContext) _CocoonWorkerPayout_worker_tokens(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.WorkerTokens
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7906,7 +7866,7 @@ func (ec *executionContext) _CocoonWorkerPayout_worker_part(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.WorkerPart
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_worker_part(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7932,7 +7892,7 @@ func (ec *executionContext) _CocoonWorkerPayout_proxy_part(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ProxyPart
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_proxy_part(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7958,7 +7918,7 @@ func (ec *executionContext) _CocoonWorkerPayout_excesses_to(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ExcessesTo
 }
 
 func (ec *executionContext) fieldContext_CocoonWorkerPayout_excesses_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7984,7 +7944,7 @@ func (ec *executionContext) _CoffeeCreatePool_sender(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8010,7 +7970,7 @@ func (ec *executionContext) _CoffeeCreatePool_sender_wallet(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8036,7 +7996,7 @@ func (ec *executionContext) _CoffeeCreatePool_vault(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Vault
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8062,7 +8022,7 @@ func (ec *executionContext) _CoffeeCreatePool_pool_creator_contract(ctx context.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PoolCreatorContract
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_pool_creator_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8088,7 +8048,7 @@ func (ec *executionContext) _CoffeeCreatePool_pool(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8114,7 +8074,7 @@ func (ec *executionContext) _CoffeeCreatePool_provided_asset(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ProvidedAsset
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_provided_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8140,7 +8100,7 @@ func (ec *executionContext) _CoffeeCreatePool_amount(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8166,7 +8126,7 @@ func (ec *executionContext) _CoffeeCreatePool_asset_1(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset1
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8192,7 +8152,7 @@ func (ec *executionContext) _CoffeeCreatePool_amount_1(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount1
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_amount_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8218,7 +8178,7 @@ func (ec *executionContext) _CoffeeCreatePool_asset_2(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset2
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8244,7 +8204,7 @@ func (ec *executionContext) _CoffeeCreatePool_amount_2(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount2
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8270,7 +8230,7 @@ func (ec *executionContext) _CoffeeCreatePool_initiator_1(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Initiator1
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_initiator_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8296,7 +8256,7 @@ func (ec *executionContext) _CoffeeCreatePool_initiator_2(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Initiator2
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_initiator_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8322,7 +8282,7 @@ func (ec *executionContext) _CoffeeCreatePool_lp_amount(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.LpAmount
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_lp_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8348,7 +8308,7 @@ func (ec *executionContext) _CoffeeCreatePool_deposit_recipient(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DepositRecipient
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_deposit_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8374,7 +8334,7 @@ func (ec *executionContext) _CoffeeCreatePool_lp_wallet(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.LpWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_lp_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8400,7 +8360,7 @@ func (ec *executionContext) _CoffeeCreatePool_amm(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Amm
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_amm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8426,7 +8386,7 @@ func (ec *executionContext) _CoffeeCreatePool_query_id(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePool_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8452,7 +8412,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_sender(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8478,7 +8438,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_sender_wallet(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8504,7 +8464,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_vault(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Vault
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8530,7 +8490,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_pool_creator_contract(ctx c
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PoolCreatorContract
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_creator_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8556,7 +8516,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_deposit_recipient(ctx conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DepositRecipient
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_deposit_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8582,7 +8542,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_provided_asset(ctx context.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ProvidedAsset
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_provided_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8608,7 +8568,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_amount(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8634,7 +8594,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_pool_asset_1(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PoolAsset1
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8660,7 +8620,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_pool_asset_2(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PoolAsset2
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_pool_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8686,7 +8646,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_amm(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Amm
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_amm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8712,7 +8672,7 @@ func (ec *executionContext) _CoffeeCreatePoolCreator_query_id(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreatePoolCreator_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8738,7 +8698,7 @@ func (ec *executionContext) _CoffeeCreateVault_sender(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreateVault_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8764,7 +8724,7 @@ func (ec *executionContext) _CoffeeCreateVault_factory(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Factory
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreateVault_factory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8790,7 +8750,7 @@ func (ec *executionContext) _CoffeeCreateVault_vault(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Vault
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreateVault_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8816,7 +8776,7 @@ func (ec *executionContext) _CoffeeCreateVault_asset(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreateVault_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8842,7 +8802,7 @@ func (ec *executionContext) _CoffeeCreateVault_amount(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreateVault_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8868,7 +8828,7 @@ func (ec *executionContext) _CoffeeCreateVault_query_id(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreateVault_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8894,7 +8854,7 @@ func (ec *executionContext) _CoffeeCreateVault_vault_wallet(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.VaultWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeCreateVault_vault_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8920,7 +8880,7 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_recipient(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8946,7 +8906,7 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_mev_contract(ctx context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MevContract
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_mev_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8972,7 +8932,7 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_mev_contract_wallet(ctx 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MevContractWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_mev_contract_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8998,7 +8958,7 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_sender(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9024,7 +8984,7 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_sender_wallet(ctx contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9050,7 +9010,7 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_asset(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9076,7 +9036,7 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_amount(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9102,7 +9062,7 @@ func (ec *executionContext) _CoffeeMevProtectFailedSwap_query_id(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectFailedSwap_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9128,7 +9088,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_sender(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9154,7 +9114,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_sender_wallet(ctx context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9180,7 +9140,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_mev_contract(ctx context.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MevContract
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_mev_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9206,7 +9166,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_mev_contract_wallet(ctx c
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MevContractWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_mev_contract_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9232,7 +9192,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_asset(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9258,7 +9218,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_amount(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9284,7 +9244,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_query_id(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9310,7 +9270,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_service_fee(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ServiceFee
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_service_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9336,7 +9296,7 @@ func (ec *executionContext) _CoffeeMevProtectHoldFunds_service_fee_recipient(ctx
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ServiceFeeRecipient
 }
 
 func (ec *executionContext) fieldContext_CoffeeMevProtectHoldFunds_service_fee_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9362,7 +9322,7 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_pool(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9388,7 +9348,7 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_pool_wallet(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PoolWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_pool_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9414,7 +9374,7 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_recipient(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9440,7 +9400,7 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_recipient_wallet(ctx cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RecipientWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9466,7 +9426,7 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_asset(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9492,7 +9452,7 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_amount(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9518,7 +9478,7 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_admin(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Admin
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_admin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9544,7 +9504,7 @@ func (ec *executionContext) _CoffeeStakingClaimRewards_query_id(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingClaimRewards_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9570,7 +9530,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_sender(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9596,7 +9556,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_sender_wallet(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9622,7 +9582,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_pool(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9648,7 +9608,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_vault(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Vault
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9674,7 +9634,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_vault_wallet(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.VaultWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_vault_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9700,7 +9660,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_asset(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9726,7 +9686,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_amount(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9752,7 +9712,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_nft(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9778,7 +9738,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_nft_index(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9830,7 +9790,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_points(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Points
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9882,7 +9842,7 @@ func (ec *executionContext) _CoffeeStakingDeposit_query_id(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingDeposit_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9908,7 +9868,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_owner(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9934,7 +9894,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_owner_wallet(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.OwnerWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_owner_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9960,7 +9920,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_pool(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9986,7 +9946,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_vault(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Vault
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_vault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10012,7 +9972,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_vault_wallet(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.VaultWallet
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_vault_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10038,7 +9998,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_asset(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10064,7 +10024,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_amount(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10090,7 +10050,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_nft(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10116,7 +10076,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_nft_index(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10142,7 +10102,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_points(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Points
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10168,7 +10128,7 @@ func (ec *executionContext) _CoffeeStakingWithdraw_query_id(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_CoffeeStakingWithdraw_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10194,7 +10154,7 @@ func (ec *executionContext) _ContractDeploy_address(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Address
 }
 
 func (ec *executionContext) fieldContext_ContractDeploy_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10220,7 +10180,7 @@ func (ec *executionContext) _ContractDeploy_deployer(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Deployer
 }
 
 func (ec *executionContext) fieldContext_ContractDeploy_deployer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10246,7 +10206,7 @@ func (ec *executionContext) _ContractDeploy_opcode(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Opcode
 }
 
 func (ec *executionContext) fieldContext_ContractDeploy_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10272,7 +10232,7 @@ func (ec *executionContext) _ContractDeploy_amount(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_ContractDeploy_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10298,7 +10258,7 @@ func (ec *executionContext) _DeleteDns_sender(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10324,7 +10284,7 @@ func (ec *executionContext) _DeleteDns_nft(ctx context.Context, field graphql.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10350,7 +10310,7 @@ func (ec *executionContext) _DeleteDns_collection(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10376,7 +10336,7 @@ func (ec *executionContext) _DeleteDns_key(ctx context.Context, field graphql.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Key
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10402,7 +10362,7 @@ func (ec *executionContext) _DeleteDns_category(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Category
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10428,7 +10388,7 @@ func (ec *executionContext) _DeleteDns_query_id(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10454,7 +10414,7 @@ func (ec *executionContext) _DeleteDns_domain(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Domain
 }
 
 func (ec *executionContext) fieldContext_DeleteDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10480,7 +10440,7 @@ func (ec *executionContext) _DexDepositLiquidity_dex(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Dex
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10506,7 +10466,7 @@ func (ec *executionContext) _DexDepositLiquidity_sender(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10532,7 +10492,7 @@ func (ec *executionContext) _DexDepositLiquidity_pool(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10558,7 +10518,7 @@ func (ec *executionContext) _DexDepositLiquidity_deposit_contract(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DepositContract
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_deposit_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10584,7 +10544,7 @@ func (ec *executionContext) _DexDepositLiquidity_asset_1(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset1
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10610,7 +10570,7 @@ func (ec *executionContext) _DexDepositLiquidity_amount_1(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount1
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_amount_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10636,7 +10596,7 @@ func (ec *executionContext) _DexDepositLiquidity_user_jetton_wallet_1(ctx contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.UserJettonWallet1
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_user_jetton_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10662,7 +10622,7 @@ func (ec *executionContext) _DexDepositLiquidity_asset_2(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset2
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10688,7 +10648,7 @@ func (ec *executionContext) _DexDepositLiquidity_amount_2(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount2
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10714,7 +10674,7 @@ func (ec *executionContext) _DexDepositLiquidity_user_jetton_wallet_2(ctx contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.UserJettonWallet2
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_user_jetton_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10740,7 +10700,7 @@ func (ec *executionContext) _DexDepositLiquidity_target_asset_1(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.TargetAsset1
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_target_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10766,7 +10726,7 @@ func (ec *executionContext) _DexDepositLiquidity_target_amount_1(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.TargetAmount1
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_target_amount_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10792,7 +10752,7 @@ func (ec *executionContext) _DexDepositLiquidity_target_asset_2(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.TargetAsset2
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_target_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10818,7 +10778,7 @@ func (ec *executionContext) _DexDepositLiquidity_target_amount_2(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.TargetAmount2
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_target_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10844,7 +10804,7 @@ func (ec *executionContext) _DexDepositLiquidity_lp_amount(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.LpAmount
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_lp_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10870,7 +10830,7 @@ func (ec *executionContext) _DexDepositLiquidity_lp_wallet(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.LpWallet
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_lp_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10995,7 +10955,7 @@ func (ec *executionContext) _DexDepositLiquidity_nft(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11021,7 +10981,7 @@ func (ec *executionContext) _DexDepositLiquidity_nft_index(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidity_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11047,7 +11007,7 @@ func (ec *executionContext) _DexDepositLiquidityExcess_asset(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidityExcess_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11073,7 +11033,7 @@ func (ec *executionContext) _DexDepositLiquidityExcess_amount(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_DexDepositLiquidityExcess_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11099,7 +11059,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Dex
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11125,7 +11085,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_sender(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11151,7 +11111,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_lp_wallet(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.LpWallet
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11177,7 +11137,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_pool(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11203,7 +11163,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_lp_master(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.LpMaster
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11229,7 +11189,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_lp_amount(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.LpAmount
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_lp_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11281,7 +11241,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_asset_1(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset1
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_asset_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11307,7 +11267,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_amount_1(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount1
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_amount_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11333,7 +11293,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_user_jetton_wallet_1(ctx conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.UserJettonWallet1
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_user_jetton_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11359,7 +11319,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex_wallet_1(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DexWallet1
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11385,7 +11345,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex_jetton_wallet_1(ctx contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DexJettonWallet1
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11411,7 +11371,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_asset_2(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset2
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_asset_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11437,7 +11397,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_amount_2(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount2
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_amount_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11463,7 +11423,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_user_jetton_wallet_2(ctx conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.UserJettonWallet2
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_user_jetton_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11489,7 +11449,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex_wallet_2(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DexWallet2
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11515,7 +11475,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_dex_jetton_wallet_2(ctx contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DexJettonWallet2
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_dex_jetton_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11541,7 +11501,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_burnt_nft(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.BurntNft
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_burnt_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11567,7 +11527,7 @@ func (ec *executionContext) _DexWithdrawLiquidity_burnt_nft_index(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.BurntNftIndex
 }
 
 func (ec *executionContext) fieldContext_DexWithdrawLiquidity_burnt_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11645,7 +11605,7 @@ func (ec *executionContext) _DnsPurchase_buyer(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Buyer
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_buyer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11671,7 +11631,7 @@ func (ec *executionContext) _DnsPurchase_nft(ctx context.Context, field graphql.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11697,7 +11657,7 @@ func (ec *executionContext) _DnsPurchase_collection(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11723,7 +11683,7 @@ func (ec *executionContext) _DnsPurchase_nft_index(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11749,7 +11709,7 @@ func (ec *executionContext) _DnsPurchase_price(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Price
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11775,7 +11735,7 @@ func (ec *executionContext) _DnsPurchase_payout_amount(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.PayoutAmount
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_payout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11801,7 +11761,7 @@ func (ec *executionContext) _DnsPurchase_query_id(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11827,7 +11787,7 @@ func (ec *executionContext) _DnsPurchase_domain(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Domain
 }
 
 func (ec *executionContext) fieldContext_DnsPurchase_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11853,7 +11813,7 @@ func (ec *executionContext) _DnsRelease_sender(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11879,7 +11839,7 @@ func (ec *executionContext) _DnsRelease_nft(ctx context.Context, field graphql.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11905,7 +11865,7 @@ func (ec *executionContext) _DnsRelease_collection(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11931,7 +11891,7 @@ func (ec *executionContext) _DnsRelease_nft_index(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11957,7 +11917,7 @@ func (ec *executionContext) _DnsRelease_amount(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11983,7 +11943,7 @@ func (ec *executionContext) _DnsRelease_query_id(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12009,7 +11969,7 @@ func (ec *executionContext) _DnsRelease_previous_owner(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PreviousOwner
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_previous_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12035,7 +11995,7 @@ func (ec *executionContext) _DnsRelease_refund(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Refund
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_refund(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12061,7 +12021,7 @@ func (ec *executionContext) _DnsRelease_domain(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Domain
 }
 
 func (ec *executionContext) fieldContext_DnsRelease_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12087,7 +12047,7 @@ func (ec *executionContext) _ElectionDeposit_stake_holder(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeHolder
 }
 
 func (ec *executionContext) fieldContext_ElectionDeposit_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12113,7 +12073,7 @@ func (ec *executionContext) _ElectionDeposit_elector(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Elector
 }
 
 func (ec *executionContext) fieldContext_ElectionDeposit_elector(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12139,7 +12099,7 @@ func (ec *executionContext) _ElectionDeposit_amount(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_ElectionDeposit_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12165,7 +12125,7 @@ func (ec *executionContext) _ElectionDeposit_query_id(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_ElectionDeposit_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12191,7 +12151,7 @@ func (ec *executionContext) _ElectionDeposit_validator_pubkey(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.ValidatorPubkey
 }
 
 func (ec *executionContext) fieldContext_ElectionDeposit_validator_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12269,7 +12229,7 @@ func (ec *executionContext) _ElectionDeposit_adnl_address(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.AdnlAddress
 }
 
 func (ec *executionContext) fieldContext_ElectionDeposit_adnl_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12295,7 +12255,7 @@ func (ec *executionContext) _ElectionRecover_stake_holder(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeHolder
 }
 
 func (ec *executionContext) fieldContext_ElectionRecover_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12321,7 +12281,7 @@ func (ec *executionContext) _ElectionRecover_elector(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Elector
 }
 
 func (ec *executionContext) fieldContext_ElectionRecover_elector(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12347,7 +12307,7 @@ func (ec *executionContext) _ElectionRecover_amount(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_ElectionRecover_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12373,7 +12333,7 @@ func (ec *executionContext) _ElectionRecover_query_id(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_ElectionRecover_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12402,7 +12362,7 @@ func (ec *executionContext) _EmulatedTransaction_hash(ctx context.Context, field
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Hash}
 }
 
 func (ec *executionContext) fieldContext_EmulatedTransaction_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12431,7 +12391,7 @@ func (ec *executionContext) _EmulatedTransaction_account(ctx context.Context, fi
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Account}
 }
 
 func (ec *executionContext) fieldContext_EmulatedTransaction_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12460,7 +12420,7 @@ func (ec *executionContext) _EmulatedTransaction_lt(ctx context.Context, field g
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.Lt}
 }
 
 func (ec *executionContext) fieldContext_EmulatedTransaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12489,7 +12449,7 @@ func (ec *executionContext) _EmulatedTransaction_utime(ctx context.Context, fiel
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.Utime}
 }
 
 func (ec *executionContext) fieldContext_EmulatedTransaction_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12544,7 +12504,7 @@ func (ec *executionContext) _EmulatedTransaction_success(ctx context.Context, fi
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.Success}
 }
 
 func (ec *executionContext) fieldContext_EmulatedTransaction_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12573,7 +12533,7 @@ func (ec *executionContext) _EmulatedTransaction_aborted(ctx context.Context, fi
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.Aborted}
 }
 
 func (ec *executionContext) fieldContext_EmulatedTransaction_aborted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12602,7 +12562,7 @@ func (ec *executionContext) _EmulatedTransaction_compute_exit_code(ctx context.C
 		}
 		return graphql.Null
 	}
-	return ec.marshalNInt2int(ctx, field.Selections, res)
+	return leafInt{&obj.ComputeExitCode}
 }
 
 func (ec *executionContext) fieldContext_EmulatedTransaction_compute_exit_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12631,7 +12591,7 @@ func (ec *executionContext) _EmulatedTransaction_total_fees(ctx context.Context,
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.TotalFees}
 }
 
 func (ec *executionContext) fieldContext_EmulatedTransaction_total_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12711,7 +12671,7 @@ func (ec *executionContext) _EvaaLiquidate_liquidator(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Liquidator
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_liquidator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12737,7 +12697,7 @@ func (ec *executionContext) _EvaaLiquidate_liquidator_wallet(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.LiquidatorWallet
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_liquidator_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12763,7 +12723,7 @@ func (ec *executionContext) _EvaaLiquidate_borrower(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Borrower
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_borrower(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12789,7 +12749,7 @@ func (ec *executionContext) _EvaaLiquidate_borrower_contract(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.BorrowerContract
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_borrower_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12815,7 +12775,7 @@ func (ec *executionContext) _EvaaLiquidate_master(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Master
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12841,7 +12801,7 @@ func (ec *executionContext) _EvaaLiquidate_collateral_asset_id(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.CollateralAssetID
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12867,7 +12827,7 @@ func (ec *executionContext) _EvaaLiquidate_collateral_jetton(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.CollateralJetton
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_collateral_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12919,7 +12879,7 @@ func (ec *executionContext) _EvaaLiquidate_amount(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12945,7 +12905,7 @@ func (ec *executionContext) _EvaaLiquidate_debt_asset_id(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.DebtAssetID
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_debt_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12971,7 +12931,7 @@ func (ec *executionContext) _EvaaLiquidate_debt_jetton(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DebtJetton
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_debt_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12997,7 +12957,7 @@ func (ec *executionContext) _EvaaLiquidate_debt_amount(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.DebtAmount
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_debt_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13023,7 +12983,7 @@ func (ec *executionContext) _EvaaLiquidate_fail_reason(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.FailReason
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_fail_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13049,7 +13009,7 @@ func (ec *executionContext) _EvaaLiquidate_query_id(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_EvaaLiquidate_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13075,7 +13035,7 @@ func (ec *executionContext) _EvaaSupply_sender(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13101,7 +13061,7 @@ func (ec *executionContext) _EvaaSupply_sender_wallet(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13127,7 +13087,7 @@ func (ec *executionContext) _EvaaSupply_recipient(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13153,7 +13113,7 @@ func (ec *executionContext) _EvaaSupply_recipient_contract(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RecipientContract
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_recipient_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13179,7 +13139,7 @@ func (ec *executionContext) _EvaaSupply_recipient_wallet(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RecipientWallet
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13205,7 +13165,7 @@ func (ec *executionContext) _EvaaSupply_master(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Master
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13231,7 +13191,7 @@ func (ec *executionContext) _EvaaSupply_master_wallet(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MasterWallet
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_master_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13257,7 +13217,7 @@ func (ec *executionContext) _EvaaSupply_jetton_master(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13283,7 +13243,7 @@ func (ec *executionContext) _EvaaSupply_asset_id(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.AssetID
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13335,7 +13295,7 @@ func (ec *executionContext) _EvaaSupply_amount(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13361,7 +13321,7 @@ func (ec *executionContext) _EvaaSupply_query_id(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_EvaaSupply_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13387,7 +13347,7 @@ func (ec *executionContext) _EvaaWithdraw_owner(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13413,7 +13373,7 @@ func (ec *executionContext) _EvaaWithdraw_recipient(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13439,7 +13399,7 @@ func (ec *executionContext) _EvaaWithdraw_owner_contract(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.OwnerContract
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_owner_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13465,7 +13425,7 @@ func (ec *executionContext) _EvaaWithdraw_master(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Master
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13491,7 +13451,7 @@ func (ec *executionContext) _EvaaWithdraw_master_wallet(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MasterWallet
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_master_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13517,7 +13477,7 @@ func (ec *executionContext) _EvaaWithdraw_recipient_wallet(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RecipientWallet
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13543,7 +13503,7 @@ func (ec *executionContext) _EvaaWithdraw_jetton_master(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13569,7 +13529,7 @@ func (ec *executionContext) _EvaaWithdraw_asset_id(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.AssetID
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_asset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13621,7 +13581,7 @@ func (ec *executionContext) _EvaaWithdraw_amount(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13647,7 +13607,7 @@ func (ec *executionContext) _EvaaWithdraw_requested_amount(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.RequestedAmount
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_requested_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13673,7 +13633,7 @@ func (ec *executionContext) _EvaaWithdraw_fail_reason(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.FailReason
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_fail_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13699,7 +13659,7 @@ func (ec *executionContext) _EvaaWithdraw_query_id(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_EvaaWithdraw_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13751,7 +13711,7 @@ func (ec *executionContext) _ExtraCurrency_amount(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrency_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13777,7 +13737,7 @@ func (ec *executionContext) _ExtraCurrencyTransfer_sender(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13803,7 +13763,7 @@ func (ec *executionContext) _ExtraCurrencyTransfer_recipient(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13876,7 +13836,7 @@ func (ec *executionContext) _ExtraCurrencyTransfer_amount(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13902,7 +13862,7 @@ func (ec *executionContext) _ExtraCurrencyTransfer_opcode(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Opcode
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13928,7 +13888,7 @@ func (ec *executionContext) _ExtraCurrencyTransfer_comment(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Comment
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13980,7 +13940,7 @@ func (ec *executionContext) _ExtraCurrencyTransfer_encrypted_comment(ctx context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.EncryptedComment
 }
 
 func (ec *executionContext) fieldContext_ExtraCurrencyTransfer_encrypted_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14117,7 +14077,7 @@ func (ec *executionContext) _FeeEstimate_config_source(ctx context.Context, fiel
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.ConfigSource}
 }
 
 func (ec *executionContext) fieldContext_FeeEstimate_config_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14146,7 +14106,7 @@ func (ec *executionContext) _FeeEstimate_utime(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.Utime}
 }
 
 func (ec *executionContext) fieldContext_FeeEstimate_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14175,7 +14135,7 @@ func (ec *executionContext) _FeeEstimate_clock(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Clock}
 }
 
 func (ec *executionContext) fieldContext_FeeEstimate_clock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14558,7 +14518,7 @@ func (ec *executionContext) _Fees_in_fwd_fee(ctx context.Context, field graphql.
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.InFwdFee}
 }
 
 func (ec *executionContext) fieldContext_Fees_in_fwd_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14587,7 +14547,7 @@ func (ec *executionContext) _Fees_storage_fee(ctx context.Context, field graphql
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.StorageFee}
 }
 
 func (ec *executionContext) fieldContext_Fees_storage_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14616,7 +14576,7 @@ func (ec *executionContext) _Fees_gas_fee(ctx context.Context, field graphql.Col
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.GasFee}
 }
 
 func (ec *executionContext) fieldContext_Fees_gas_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14645,7 +14605,7 @@ func (ec *executionContext) _Fees_fwd_fee(ctx context.Context, field graphql.Col
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.FwdFee}
 }
 
 func (ec *executionContext) fieldContext_Fees_fwd_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14700,7 +14660,7 @@ func (ec *executionContext) _JettonBalanceChange_jetton_wallet(ctx context.Conte
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.JettonWallet}
 }
 
 func (ec *executionContext) fieldContext_JettonBalanceChange_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14755,7 +14715,7 @@ func (ec *executionContext) _JettonBalanceChange_change(ctx context.Context, fie
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Change
 }
 
 func (ec *executionContext) fieldContext_JettonBalanceChange_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14781,7 +14741,7 @@ func (ec *executionContext) _JettonBurn_owner(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_JettonBurn_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14807,7 +14767,7 @@ func (ec *executionContext) _JettonBurn_jetton_wallet(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonWallet
 }
 
 func (ec *executionContext) fieldContext_JettonBurn_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14833,7 +14793,7 @@ func (ec *executionContext) _JettonBurn_jetton_master(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_JettonBurn_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14859,7 +14819,7 @@ func (ec *executionContext) _JettonBurn_amount(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_JettonBurn_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14885,7 +14845,7 @@ func (ec *executionContext) _JettonBurn_query_id(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_JettonBurn_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14911,7 +14871,7 @@ func (ec *executionContext) _JettonBurn_response_destination(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ResponseDestination
 }
 
 func (ec *executionContext) fieldContext_JettonBurn_response_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14937,7 +14897,7 @@ func (ec *executionContext) _JettonMint_recipient(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_JettonMint_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14963,7 +14923,7 @@ func (ec *executionContext) _JettonMint_recipient_wallet(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RecipientWallet
 }
 
 func (ec *executionContext) fieldContext_JettonMint_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14989,7 +14949,7 @@ func (ec *executionContext) _JettonMint_jetton_master(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_JettonMint_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15015,7 +14975,7 @@ func (ec *executionContext) _JettonMint_amount(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_JettonMint_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15041,7 +15001,7 @@ func (ec *executionContext) _JettonMint_query_id(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_JettonMint_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15067,7 +15027,7 @@ func (ec *executionContext) _JettonMint_ton_amount(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.TonAmount
 }
 
 func (ec *executionContext) fieldContext_JettonMint_ton_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15093,7 +15053,7 @@ func (ec *executionContext) _JettonMint_minter(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Minter
 }
 
 func (ec *executionContext) fieldContext_JettonMint_minter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15119,7 +15079,7 @@ func (ec *executionContext) _JettonMint_wallet_value(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.WalletValue
 }
 
 func (ec *executionContext) fieldContext_JettonMint_wallet_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15145,7 +15105,7 @@ func (ec *executionContext) _JettonSwap_dex(ctx context.Context, field graphql.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Dex
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_dex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15171,7 +15131,7 @@ func (ec *executionContext) _JettonSwap_sender(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15197,7 +15157,7 @@ func (ec *executionContext) _JettonSwap_recipient(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15223,7 +15183,7 @@ func (ec *executionContext) _JettonSwap_pool(ctx context.Context, field graphql.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15249,7 +15209,7 @@ func (ec *executionContext) _JettonSwap_amount_in(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.AmountIn
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_amount_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15275,7 +15235,7 @@ func (ec *executionContext) _JettonSwap_amount_out(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.AmountOut
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_amount_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15301,7 +15261,7 @@ func (ec *executionContext) _JettonSwap_jetton_master_in(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMasterIn
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_jetton_master_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15327,7 +15287,7 @@ func (ec *executionContext) _JettonSwap_jetton_master_out(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMasterOut
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_jetton_master_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15353,7 +15313,7 @@ func (ec *executionContext) _JettonSwap_sender_wallet(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15379,7 +15339,7 @@ func (ec *executionContext) _JettonSwap_dex_wallet_in(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DexWalletIn
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_dex_wallet_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15405,7 +15365,7 @@ func (ec *executionContext) _JettonSwap_dex_wallet_out(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DexWalletOut
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_dex_wallet_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15431,7 +15391,7 @@ func (ec *executionContext) _JettonSwap_recipient_wallet(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RecipientWallet
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15457,7 +15417,7 @@ func (ec *executionContext) _JettonSwap_dex_wallet_target(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DexWalletTarget
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_dex_wallet_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15644,7 +15604,7 @@ func (ec *executionContext) _JettonSwap_min_out_amount(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MinOutAmount
 }
 
 func (ec *executionContext) fieldContext_JettonSwap_min_out_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15670,7 +15630,7 @@ func (ec *executionContext) _JettonTransfer_sender(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15696,7 +15656,7 @@ func (ec *executionContext) _JettonTransfer_recipient(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15722,7 +15682,7 @@ func (ec *executionContext) _JettonTransfer_sender_wallet(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15748,7 +15708,7 @@ func (ec *executionContext) _JettonTransfer_recipient_wallet(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RecipientWallet
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15774,7 +15734,7 @@ func (ec *executionContext) _JettonTransfer_jetton_master(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15800,7 +15760,7 @@ func (ec *executionContext) _JettonTransfer_amount(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15826,7 +15786,7 @@ func (ec *executionContext) _JettonTransfer_query_id(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15852,7 +15812,7 @@ func (ec *executionContext) _JettonTransfer_forward_amount(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ForwardAmount
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_forward_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15878,7 +15838,7 @@ func (ec *executionContext) _JettonTransfer_response_destination(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ResponseDestination
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_response_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15904,7 +15864,7 @@ func (ec *executionContext) _JettonTransfer_comment(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Comment
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15956,7 +15916,7 @@ func (ec *executionContext) _JettonTransfer_forward_payload(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.ForwardPayload
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15982,7 +15942,7 @@ func (ec *executionContext) _JettonTransfer_custom_payload(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.CustomPayload
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16008,7 +15968,7 @@ func (ec *executionContext) _JvaultClaim_sender(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_JvaultClaim_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16034,7 +15994,7 @@ func (ec *executionContext) _JvaultClaim_stake_wallet(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeWallet
 }
 
 func (ec *executionContext) fieldContext_JvaultClaim_stake_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16060,7 +16020,7 @@ func (ec *executionContext) _JvaultClaim_pool(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_JvaultClaim_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16135,7 +16095,7 @@ func (ec *executionContext) _JvaultClaimedReward_jetton(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Jetton
 }
 
 func (ec *executionContext) fieldContext_JvaultClaimedReward_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16161,7 +16121,7 @@ func (ec *executionContext) _JvaultClaimedReward_jetton_master(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_JvaultClaimedReward_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16187,7 +16147,7 @@ func (ec *executionContext) _JvaultClaimedReward_amount(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_JvaultClaimedReward_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16213,7 +16173,7 @@ func (ec *executionContext) _JvaultStake_sender(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_JvaultStake_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16239,7 +16199,7 @@ func (ec *executionContext) _JvaultStake_sender_wallet(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_JvaultStake_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16265,7 +16225,7 @@ func (ec *executionContext) _JvaultStake_pool(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_JvaultStake_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16291,7 +16251,7 @@ func (ec *executionContext) _JvaultStake_stake_wallet(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeWallet
 }
 
 func (ec *executionContext) fieldContext_JvaultStake_stake_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16317,7 +16277,7 @@ func (ec *executionContext) _JvaultStake_asset(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_JvaultStake_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16343,7 +16303,7 @@ func (ec *executionContext) _JvaultStake_staking_asset(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakingAsset
 }
 
 func (ec *executionContext) fieldContext_JvaultStake_staking_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16369,7 +16329,7 @@ func (ec *executionContext) _JvaultStake_amount(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_JvaultStake_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16421,7 +16381,7 @@ func (ec *executionContext) _JvaultStake_minted_stake_jettons(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MintedStakeJettons
 }
 
 func (ec *executionContext) fieldContext_JvaultStake_minted_stake_jettons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16447,7 +16407,7 @@ func (ec *executionContext) _JvaultUnstake_sender(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstake_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16473,7 +16433,7 @@ func (ec *executionContext) _JvaultUnstake_stake_wallet(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeWallet
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstake_stake_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16499,7 +16459,7 @@ func (ec *executionContext) _JvaultUnstake_pool(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstake_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16525,7 +16485,7 @@ func (ec *executionContext) _JvaultUnstake_amount(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstake_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16551,7 +16511,7 @@ func (ec *executionContext) _JvaultUnstake_asset(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstake_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16577,7 +16537,7 @@ func (ec *executionContext) _JvaultUnstake_staking_asset(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakingAsset
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstake_staking_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16603,7 +16563,7 @@ func (ec *executionContext) _JvaultUnstake_unstake_fee(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.UnstakeFee
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstake_unstake_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16681,7 +16641,7 @@ func (ec *executionContext) _JvaultUnstakeRequest_sender(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstakeRequest_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16707,7 +16667,7 @@ func (ec *executionContext) _JvaultUnstakeRequest_stake_wallet(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeWallet
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstakeRequest_stake_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16733,7 +16693,7 @@ func (ec *executionContext) _JvaultUnstakeRequest_pool(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstakeRequest_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16759,7 +16719,7 @@ func (ec *executionContext) _JvaultUnstakeRequest_amount(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstakeRequest_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16785,7 +16745,7 @@ func (ec *executionContext) _JvaultUnstakeRequest_asset(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstakeRequest_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16811,7 +16771,7 @@ func (ec *executionContext) _JvaultUnstakeRequest_staking_asset(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakingAsset
 }
 
 func (ec *executionContext) fieldContext_JvaultUnstakeRequest_staking_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16863,7 +16823,7 @@ func (ec *executionContext) _LayerzeroCommitPacket_executor(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Executor
 }
 
 func (ec *executionContext) fieldContext_LayerzeroCommitPacket_executor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16889,7 +16849,7 @@ func (ec *executionContext) _LayerzeroCommitPacket_uln(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Uln
 }
 
 func (ec *executionContext) fieldContext_LayerzeroCommitPacket_uln(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16915,7 +16875,7 @@ func (ec *executionContext) _LayerzeroCommitPacket_uln_connection(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.UlnConnection
 }
 
 func (ec *executionContext) fieldContext_LayerzeroCommitPacket_uln_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16941,7 +16901,7 @@ func (ec *executionContext) _LayerzeroCommitPacket_endpoint(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Endpoint
 }
 
 func (ec *executionContext) fieldContext_LayerzeroCommitPacket_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16967,7 +16927,7 @@ func (ec *executionContext) _LayerzeroCommitPacket_channel(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Channel
 }
 
 func (ec *executionContext) fieldContext_LayerzeroCommitPacket_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16993,7 +16953,7 @@ func (ec *executionContext) _LayerzeroCommitPacket_msglib_connection(ctx context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MsglibConnection
 }
 
 func (ec *executionContext) fieldContext_LayerzeroCommitPacket_msglib_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17076,7 +17036,7 @@ func (ec *executionContext) _LayerzeroDvnVerify_sender(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_LayerzeroDvnVerify_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17102,7 +17062,7 @@ func (ec *executionContext) _LayerzeroDvnVerify_dvn(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Dvn
 }
 
 func (ec *executionContext) fieldContext_LayerzeroDvnVerify_dvn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17128,7 +17088,7 @@ func (ec *executionContext) _LayerzeroDvnVerify_proxy(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Proxy
 }
 
 func (ec *executionContext) fieldContext_LayerzeroDvnVerify_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17154,7 +17114,7 @@ func (ec *executionContext) _LayerzeroDvnVerify_uln(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Uln
 }
 
 func (ec *executionContext) fieldContext_LayerzeroDvnVerify_uln(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17180,7 +17140,7 @@ func (ec *executionContext) _LayerzeroDvnVerify_uln_connection(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.UlnConnection
 }
 
 func (ec *executionContext) fieldContext_LayerzeroDvnVerify_uln_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17232,7 +17192,7 @@ func (ec *executionContext) _LayerzeroDvnVerify_status(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Status
 }
 
 func (ec *executionContext) fieldContext_LayerzeroDvnVerify_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17258,7 +17218,7 @@ func (ec *executionContext) _LayerzeroPacket_src_oapp(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.SrcOapp
 }
 
 func (ec *executionContext) fieldContext_LayerzeroPacket_src_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17284,7 +17244,7 @@ func (ec *executionContext) _LayerzeroPacket_dst_oapp(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.DstOapp
 }
 
 func (ec *executionContext) fieldContext_LayerzeroPacket_dst_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17388,7 +17348,7 @@ func (ec *executionContext) _LayerzeroPacket_guid(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Guid
 }
 
 func (ec *executionContext) fieldContext_LayerzeroPacket_guid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17414,7 +17374,7 @@ func (ec *executionContext) _LayerzeroPacket_message(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Message
 }
 
 func (ec *executionContext) fieldContext_LayerzeroPacket_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17440,7 +17400,7 @@ func (ec *executionContext) _LayerzeroReceive_executor(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Executor
 }
 
 func (ec *executionContext) fieldContext_LayerzeroReceive_executor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17466,7 +17426,7 @@ func (ec *executionContext) _LayerzeroReceive_oapp(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Oapp
 }
 
 func (ec *executionContext) fieldContext_LayerzeroReceive_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17492,7 +17452,7 @@ func (ec *executionContext) _LayerzeroReceive_channel(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Channel
 }
 
 func (ec *executionContext) fieldContext_LayerzeroReceive_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17575,7 +17535,7 @@ func (ec *executionContext) _LayerzeroSend_sender(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17601,7 +17561,7 @@ func (ec *executionContext) _LayerzeroSend_endpoint(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Endpoint
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17627,7 +17587,7 @@ func (ec *executionContext) _LayerzeroSend_channel(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Channel
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17653,7 +17613,7 @@ func (ec *executionContext) _LayerzeroSend_msglib_connection(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MsglibConnection
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_msglib_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17679,7 +17639,7 @@ func (ec *executionContext) _LayerzeroSend_uln(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Uln
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_uln(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17705,7 +17665,7 @@ func (ec *executionContext) _LayerzeroSend_msglib_manager(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MsglibManager
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_msglib_manager(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17731,7 +17691,7 @@ func (ec *executionContext) _LayerzeroSend_msglib(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Msglib
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_msglib(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17757,7 +17717,7 @@ func (ec *executionContext) _LayerzeroSend_send_request_id(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.SendRequestID
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_send_request_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17783,7 +17743,7 @@ func (ec *executionContext) _LayerzeroSend_native_fee(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NativeFee
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_native_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17809,7 +17769,7 @@ func (ec *executionContext) _LayerzeroSend_zro_fee(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ZroFee
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_zro_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17835,7 +17795,7 @@ func (ec *executionContext) _LayerzeroSend_native_fee_quoted(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NativeFeeQuoted
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_native_fee_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17861,7 +17821,7 @@ func (ec *executionContext) _LayerzeroSend_zro_fee_quoted(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ZroFeeQuoted
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSend_zro_fee_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17970,7 +17930,7 @@ func (ec *executionContext) _LayerzeroSendTokens_sender(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17996,7 +17956,7 @@ func (ec *executionContext) _LayerzeroSendTokens_sender_wallet(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18022,7 +17982,7 @@ func (ec *executionContext) _LayerzeroSendTokens_oapp(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Oapp
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_oapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18048,7 +18008,7 @@ func (ec *executionContext) _LayerzeroSendTokens_oapp_wallet(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.OappWallet
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_oapp_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18074,7 +18034,7 @@ func (ec *executionContext) _LayerzeroSendTokens_jetton_master(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18100,7 +18060,7 @@ func (ec *executionContext) _LayerzeroSendTokens_amount(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18126,7 +18086,7 @@ func (ec *executionContext) _LayerzeroSendTokens_endpoint(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Endpoint
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18152,7 +18112,7 @@ func (ec *executionContext) _LayerzeroSendTokens_channel(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Channel
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18178,7 +18138,7 @@ func (ec *executionContext) _LayerzeroSendTokens_msglib_connection(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MsglibConnection
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib_connection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18204,7 +18164,7 @@ func (ec *executionContext) _LayerzeroSendTokens_uln(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Uln
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_uln(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18230,7 +18190,7 @@ func (ec *executionContext) _LayerzeroSendTokens_msglib_manager(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MsglibManager
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib_manager(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18256,7 +18216,7 @@ func (ec *executionContext) _LayerzeroSendTokens_msglib(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Msglib
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_msglib(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18282,7 +18242,7 @@ func (ec *executionContext) _LayerzeroSendTokens_send_request_id(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.SendRequestID
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_send_request_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18308,7 +18268,7 @@ func (ec *executionContext) _LayerzeroSendTokens_native_fee(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NativeFee
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_native_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18334,7 +18294,7 @@ func (ec *executionContext) _LayerzeroSendTokens_zro_fee(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ZroFee
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_zro_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18360,7 +18320,7 @@ func (ec *executionContext) _LayerzeroSendTokens_native_fee_quoted(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NativeFeeQuoted
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_native_fee_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18386,7 +18346,7 @@ func (ec *executionContext) _LayerzeroSendTokens_zro_fee_quoted(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ZroFeeQuoted
 }
 
 func (ec *executionContext) fieldContext_LayerzeroSendTokens_zro_fee_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18498,7 +18458,7 @@ func (ec *executionContext) _Message_hash(ctx context.Context, field graphql.Col
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Hash}
 }
 
 func (ec *executionContext) fieldContext_Message_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18579,7 +18539,7 @@ func (ec *executionContext) _Message_value(ctx context.Context, field graphql.Co
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.Value}
 }
 
 func (ec *executionContext) fieldContext_Message_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18608,7 +18568,7 @@ func (ec *executionContext) _Message_fwd_fee(ctx context.Context, field graphql.
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.FwdFee}
 }
 
 func (ec *executionContext) fieldContext_Message_fwd_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18637,7 +18597,7 @@ func (ec *executionContext) _Message_created_lt(ctx context.Context, field graph
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.CreatedLt}
 }
 
 func (ec *executionContext) fieldContext_Message_created_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18692,7 +18652,7 @@ func (ec *executionContext) _Message_bounce(ctx context.Context, field graphql.C
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.Bounce}
 }
 
 func (ec *executionContext) fieldContext_Message_bounce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18721,7 +18681,7 @@ func (ec *executionContext) _Message_bounced(ctx context.Context, field graphql.
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.Bounced}
 }
 
 func (ec *executionContext) fieldContext_Message_bounced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18866,7 +18826,7 @@ func (ec *executionContext) _MessageContent_body(ctx context.Context, field grap
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Body}
 }
 
 func (ec *executionContext) fieldContext_MessageContent_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18892,7 +18852,7 @@ func (ec *executionContext) _MultisigApprove_signer(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Signer
 }
 
 func (ec *executionContext) fieldContext_MultisigApprove_signer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18918,7 +18878,7 @@ func (ec *executionContext) _MultisigApprove_order(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Order
 }
 
 func (ec *executionContext) fieldContext_MultisigApprove_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -18996,7 +18956,7 @@ func (ec *executionContext) _MultisigApprove_query_id(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_MultisigApprove_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19054,7 +19014,7 @@ func (ec *executionContext) _MultisigCreateOrder_creator(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Creator
 }
 
 func (ec *executionContext) fieldContext_MultisigCreateOrder_creator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19080,7 +19040,7 @@ func (ec *executionContext) _MultisigCreateOrder_multisig(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Multisig
 }
 
 func (ec *executionContext) fieldContext_MultisigCreateOrder_multisig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19106,7 +19066,7 @@ func (ec *executionContext) _MultisigCreateOrder_order(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Order
 }
 
 func (ec *executionContext) fieldContext_MultisigCreateOrder_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19132,7 +19092,7 @@ func (ec *executionContext) _MultisigCreateOrder_query_id(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_MultisigCreateOrder_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19158,7 +19118,7 @@ func (ec *executionContext) _MultisigCreateOrder_order_seqno(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.OrderSeqno
 }
 
 func (ec *executionContext) fieldContext_MultisigCreateOrder_order_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19288,7 +19248,7 @@ func (ec *executionContext) _MultisigCreateOrder_order_boc(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.OrderBoc
 }
 
 func (ec *executionContext) fieldContext_MultisigCreateOrder_order_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19372,7 +19332,7 @@ func (ec *executionContext) _MultisigExecute_order(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Order
 }
 
 func (ec *executionContext) fieldContext_MultisigExecute_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19398,7 +19358,7 @@ func (ec *executionContext) _MultisigExecute_multisig(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Multisig
 }
 
 func (ec *executionContext) fieldContext_MultisigExecute_multisig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19424,7 +19384,7 @@ func (ec *executionContext) _MultisigExecute_query_id(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_MultisigExecute_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19450,7 +19410,7 @@ func (ec *executionContext) _MultisigExecute_order_seqno(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.OrderSeqno
 }
 
 func (ec *executionContext) fieldContext_MultisigExecute_order_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19528,7 +19488,7 @@ func (ec *executionContext) _MultisigExecute_signers_hash(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.SignersHash
 }
 
 func (ec *executionContext) fieldContext_MultisigExecute_signers_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19554,7 +19514,7 @@ func (ec *executionContext) _MultisigExecute_order_boc(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.OrderBoc
 }
 
 func (ec *executionContext) fieldContext_MultisigExecute_order_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19612,7 +19572,7 @@ func (ec *executionContext) _NftCancelAuction_owner(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_NftCancelAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19638,7 +19598,7 @@ func (ec *executionContext) _NftCancelAuction_auction_contract(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.AuctionContract
 }
 
 func (ec *executionContext) fieldContext_NftCancelAuction_auction_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19664,7 +19624,7 @@ func (ec *executionContext) _NftCancelAuction_nft(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftCancelAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19690,7 +19650,7 @@ func (ec *executionContext) _NftCancelAuction_collection(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftCancelAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19716,7 +19676,7 @@ func (ec *executionContext) _NftCancelAuction_marketplace(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Marketplace
 }
 
 func (ec *executionContext) fieldContext_NftCancelAuction_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19742,7 +19702,7 @@ func (ec *executionContext) _NftCancelAuction_marketplace_name(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_NftCancelAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19768,7 +19728,7 @@ func (ec *executionContext) _NftCancelAuction_canceller(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Canceller
 }
 
 func (ec *executionContext) fieldContext_NftCancelAuction_canceller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19794,7 +19754,7 @@ func (ec *executionContext) _NftCancelSale_owner(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19820,7 +19780,7 @@ func (ec *executionContext) _NftCancelSale_sale_contract(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SaleContract
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_sale_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19846,7 +19806,7 @@ func (ec *executionContext) _NftCancelSale_nft(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19872,7 +19832,7 @@ func (ec *executionContext) _NftCancelSale_collection(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19898,7 +19858,7 @@ func (ec *executionContext) _NftCancelSale_marketplace(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Marketplace
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19924,7 +19884,7 @@ func (ec *executionContext) _NftCancelSale_marketplace_name(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19950,7 +19910,7 @@ func (ec *executionContext) _NftCancelSale_canceller(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Canceller
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_canceller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19976,7 +19936,7 @@ func (ec *executionContext) _NftCancelSale_query_id(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_NftCancelSale_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20002,7 +19962,7 @@ func (ec *executionContext) _NftDiscovery_sender(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_NftDiscovery_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20028,7 +19988,7 @@ func (ec *executionContext) _NftDiscovery_nft(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftDiscovery_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20054,7 +20014,7 @@ func (ec *executionContext) _NftDiscovery_collection(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftDiscovery_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20080,7 +20040,7 @@ func (ec *executionContext) _NftDiscovery_nft_index(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_NftDiscovery_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20106,7 +20066,7 @@ func (ec *executionContext) _NftDiscovery_query_id(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_NftDiscovery_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20132,7 +20092,7 @@ func (ec *executionContext) _NftFinishAuction_owner(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_NftFinishAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20158,7 +20118,7 @@ func (ec *executionContext) _NftFinishAuction_auction_contract(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.AuctionContract
 }
 
 func (ec *executionContext) fieldContext_NftFinishAuction_auction_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20184,7 +20144,7 @@ func (ec *executionContext) _NftFinishAuction_nft(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftFinishAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20210,7 +20170,7 @@ func (ec *executionContext) _NftFinishAuction_collection(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftFinishAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20236,7 +20196,7 @@ func (ec *executionContext) _NftFinishAuction_marketplace(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Marketplace
 }
 
 func (ec *executionContext) fieldContext_NftFinishAuction_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20262,7 +20222,7 @@ func (ec *executionContext) _NftFinishAuction_marketplace_name(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_NftFinishAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20288,7 +20248,7 @@ func (ec *executionContext) _NftFinishAuction_finisher(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Finisher
 }
 
 func (ec *executionContext) fieldContext_NftFinishAuction_finisher(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20314,7 +20274,7 @@ func (ec *executionContext) _NftItemTransfer_sender(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20340,7 +20300,7 @@ func (ec *executionContext) _NftItemTransfer_recipient(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20366,7 +20326,7 @@ func (ec *executionContext) _NftItemTransfer_nft(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20392,7 +20352,7 @@ func (ec *executionContext) _NftItemTransfer_collection(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20418,7 +20378,7 @@ func (ec *executionContext) _NftItemTransfer_nft_index(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20444,7 +20404,7 @@ func (ec *executionContext) _NftItemTransfer_query_id(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20470,7 +20430,7 @@ func (ec *executionContext) _NftItemTransfer_forward_amount(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ForwardAmount
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_forward_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20496,7 +20456,7 @@ func (ec *executionContext) _NftItemTransfer_response_destination(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ResponseDestination
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_response_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20522,7 +20482,7 @@ func (ec *executionContext) _NftItemTransfer_comment(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Comment
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20574,7 +20534,7 @@ func (ec *executionContext) _NftItemTransfer_forward_payload(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.ForwardPayload
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20600,7 +20560,7 @@ func (ec *executionContext) _NftItemTransfer_custom_payload(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.CustomPayload
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20652,7 +20612,7 @@ func (ec *executionContext) _NftItemTransfer_price(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Price
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20678,7 +20638,7 @@ func (ec *executionContext) _NftItemTransfer_seller(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Seller
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_seller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20704,7 +20664,7 @@ func (ec *executionContext) _NftItemTransfer_marketplace(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Marketplace
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20730,7 +20690,7 @@ func (ec *executionContext) _NftItemTransfer_marketplace_name(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20756,7 +20716,7 @@ func (ec *executionContext) _NftItemTransfer_payout_amount(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.PayoutAmount
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_payout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20782,7 +20742,7 @@ func (ec *executionContext) _NftItemTransfer_payout_address(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PayoutAddress
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_payout_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20808,7 +20768,7 @@ func (ec *executionContext) _NftItemTransfer_payout_comment(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.PayoutComment
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_payout_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20860,7 +20820,7 @@ func (ec *executionContext) _NftItemTransfer_royalty_amount(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.RoyaltyAmount
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20886,7 +20846,7 @@ func (ec *executionContext) _NftItemTransfer_royalty_address(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RoyaltyAddress
 }
 
 func (ec *executionContext) fieldContext_NftItemTransfer_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20912,7 +20872,7 @@ func (ec *executionContext) _NftMint_nft(ctx context.Context, field graphql.Coll
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftMint_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20938,7 +20898,7 @@ func (ec *executionContext) _NftMint_collection(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftMint_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20964,7 +20924,7 @@ func (ec *executionContext) _NftMint_nft_index(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_NftMint_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20990,7 +20950,7 @@ func (ec *executionContext) _NftMint_sender(ctx context.Context, field graphql.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_NftMint_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21016,7 +20976,7 @@ func (ec *executionContext) _NftMint_owner(ctx context.Context, field graphql.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_NftMint_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21042,7 +21002,7 @@ func (ec *executionContext) _NftMint_opcode(ctx context.Context, field graphql.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Opcode
 }
 
 func (ec *executionContext) fieldContext_NftMint_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21068,7 +21028,7 @@ func (ec *executionContext) _NftMint_domain(ctx context.Context, field graphql.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Domain
 }
 
 func (ec *executionContext) fieldContext_NftMint_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21094,7 +21054,7 @@ func (ec *executionContext) _NftPurchase_buyer(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Buyer
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_buyer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21120,7 +21080,7 @@ func (ec *executionContext) _NftPurchase_seller(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Seller
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_seller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21146,7 +21106,7 @@ func (ec *executionContext) _NftPurchase_nft(ctx context.Context, field graphql.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21172,7 +21132,7 @@ func (ec *executionContext) _NftPurchase_collection(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21198,7 +21158,7 @@ func (ec *executionContext) _NftPurchase_nft_index(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21224,7 +21184,7 @@ func (ec *executionContext) _NftPurchase_sale_contract(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SaleContract
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_sale_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21250,7 +21210,7 @@ func (ec *executionContext) _NftPurchase_marketplace(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Marketplace
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21276,7 +21236,7 @@ func (ec *executionContext) _NftPurchase_marketplace_name(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21302,7 +21262,7 @@ func (ec *executionContext) _NftPurchase_price(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Price
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21328,7 +21288,7 @@ func (ec *executionContext) _NftPurchase_query_id(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21354,7 +21314,7 @@ func (ec *executionContext) _NftPurchase_forward_amount(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.ForwardAmount
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_forward_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21380,7 +21340,7 @@ func (ec *executionContext) _NftPurchase_response_destination(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.ResponseDestination
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_response_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21406,7 +21366,7 @@ func (ec *executionContext) _NftPurchase_comment(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Comment
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21458,7 +21418,7 @@ func (ec *executionContext) _NftPurchase_forward_payload(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.ForwardPayload
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_forward_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21484,7 +21444,7 @@ func (ec *executionContext) _NftPurchase_custom_payload(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.CustomPayload
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_custom_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21510,7 +21470,7 @@ func (ec *executionContext) _NftPurchase_payout_amount(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.PayoutAmount
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_payout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21536,7 +21496,7 @@ func (ec *executionContext) _NftPurchase_payout_address(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PayoutAddress
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_payout_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21562,7 +21522,7 @@ func (ec *executionContext) _NftPurchase_payout_comment(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.PayoutComment
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_payout_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21614,7 +21574,7 @@ func (ec *executionContext) _NftPurchase_royalty_amount(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.RoyaltyAmount
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21640,7 +21600,7 @@ func (ec *executionContext) _NftPurchase_royalty_address(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RoyaltyAddress
 }
 
 func (ec *executionContext) fieldContext_NftPurchase_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21666,7 +21626,7 @@ func (ec *executionContext) _NftPutOnAuction_owner(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21692,7 +21652,7 @@ func (ec *executionContext) _NftPutOnAuction_listing(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Listing
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_listing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21718,7 +21678,7 @@ func (ec *executionContext) _NftPutOnAuction_auction_contract(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.AuctionContract
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_auction_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21744,7 +21704,7 @@ func (ec *executionContext) _NftPutOnAuction_nft(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21770,7 +21730,7 @@ func (ec *executionContext) _NftPutOnAuction_collection(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21796,7 +21756,7 @@ func (ec *executionContext) _NftPutOnAuction_nft_index(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21822,7 +21782,7 @@ func (ec *executionContext) _NftPutOnAuction_marketplace(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Marketplace
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21848,7 +21808,7 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_name(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21874,7 +21834,7 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_fee_address(ctx context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MarketplaceFeeAddress
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21900,7 +21860,7 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_fee_factor(ctx context.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MarketplaceFeeFactor
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_factor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21926,7 +21886,7 @@ func (ec *executionContext) _NftPutOnAuction_marketplace_fee_base(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MarketplaceFeeBase
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_marketplace_fee_base(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21952,7 +21912,7 @@ func (ec *executionContext) _NftPutOnAuction_royalty_address(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RoyaltyAddress
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -21978,7 +21938,7 @@ func (ec *executionContext) _NftPutOnAuction_royalty_fee_factor(ctx context.Cont
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.RoyaltyFeeFactor
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_fee_factor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22004,7 +21964,7 @@ func (ec *executionContext) _NftPutOnAuction_royalty_fee_base(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.RoyaltyFeeBase
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_royalty_fee_base(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22030,7 +21990,7 @@ func (ec *executionContext) _NftPutOnAuction_min_bid(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MinBid
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_min_bid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22056,7 +22016,7 @@ func (ec *executionContext) _NftPutOnAuction_max_bid(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MaxBid
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_max_bid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22082,7 +22042,7 @@ func (ec *executionContext) _NftPutOnAuction_min_step(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MinStep
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_min_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22160,7 +22120,7 @@ func (ec *executionContext) _NftPutOnAuction_version(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Version
 }
 
 func (ec *executionContext) fieldContext_NftPutOnAuction_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22186,7 +22146,7 @@ func (ec *executionContext) _NftPutOnSale_owner(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22212,7 +22172,7 @@ func (ec *executionContext) _NftPutOnSale_listing(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Listing
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_listing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22238,7 +22198,7 @@ func (ec *executionContext) _NftPutOnSale_sale_contract(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SaleContract
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_sale_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22264,7 +22224,7 @@ func (ec *executionContext) _NftPutOnSale_nft(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22290,7 +22250,7 @@ func (ec *executionContext) _NftPutOnSale_collection(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22316,7 +22276,7 @@ func (ec *executionContext) _NftPutOnSale_nft_index(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22342,7 +22302,7 @@ func (ec *executionContext) _NftPutOnSale_marketplace(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Marketplace
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22368,7 +22328,7 @@ func (ec *executionContext) _NftPutOnSale_marketplace_name(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22394,7 +22354,7 @@ func (ec *executionContext) _NftPutOnSale_full_price(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.FullPrice
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_full_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22420,7 +22380,7 @@ func (ec *executionContext) _NftPutOnSale_marketplace_fee(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MarketplaceFee
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22446,7 +22406,7 @@ func (ec *executionContext) _NftPutOnSale_marketplace_fee_address(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.MarketplaceFeeAddress
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_marketplace_fee_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22472,7 +22432,7 @@ func (ec *executionContext) _NftPutOnSale_royalty_amount(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.RoyaltyAmount
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22498,7 +22458,7 @@ func (ec *executionContext) _NftPutOnSale_royalty_address(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RoyaltyAddress
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22576,7 +22536,7 @@ func (ec *executionContext) _NftPutOnSale_version(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Version
 }
 
 func (ec *executionContext) fieldContext_NftPutOnSale_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22602,7 +22562,7 @@ func (ec *executionContext) _NftUpdateSale_sender(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22628,7 +22588,7 @@ func (ec *executionContext) _NftUpdateSale_sale_contract(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SaleContract
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_sale_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22654,7 +22614,7 @@ func (ec *executionContext) _NftUpdateSale_nft(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22680,7 +22640,7 @@ func (ec *executionContext) _NftUpdateSale_marketplace(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Marketplace
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22706,7 +22666,7 @@ func (ec *executionContext) _NftUpdateSale_marketplace_name(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22732,7 +22692,7 @@ func (ec *executionContext) _NftUpdateSale_full_price(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.FullPrice
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_full_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22758,7 +22718,7 @@ func (ec *executionContext) _NftUpdateSale_marketplace_fee(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MarketplaceFee
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_marketplace_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22784,7 +22744,7 @@ func (ec *executionContext) _NftUpdateSale_royalty_amount(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.RoyaltyAmount
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22810,7 +22770,7 @@ func (ec *executionContext) _NftUpdateSale_query_id(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_NftUpdateSale_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22839,7 +22799,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.HasNextPage}
 }
 
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -22986,7 +22946,7 @@ func (ec *executionContext) _PeerSwap_asset_in(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.AssetIn
 }
 
 func (ec *executionContext) fieldContext_PeerSwap_asset_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23012,7 +22972,7 @@ func (ec *executionContext) _PeerSwap_amount_in(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.AmountIn
 }
 
 func (ec *executionContext) fieldContext_PeerSwap_amount_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23038,7 +22998,7 @@ func (ec *executionContext) _PeerSwap_asset_out(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.AssetOut
 }
 
 func (ec *executionContext) fieldContext_PeerSwap_asset_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23064,7 +23024,7 @@ func (ec *executionContext) _PeerSwap_amount_out(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.AmountOut
 }
 
 func (ec *executionContext) fieldContext_PeerSwap_amount_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23593,7 +23553,7 @@ func (ec *executionContext) _RenewDns_sender(ctx context.Context, field graphql.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_RenewDns_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23619,7 +23579,7 @@ func (ec *executionContext) _RenewDns_nft(ctx context.Context, field graphql.Col
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_RenewDns_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23645,7 +23605,7 @@ func (ec *executionContext) _RenewDns_collection(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_RenewDns_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23671,7 +23631,7 @@ func (ec *executionContext) _RenewDns_query_id(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_RenewDns_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23697,7 +23657,7 @@ func (ec *executionContext) _RenewDns_domain(ctx context.Context, field graphql.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Domain
 }
 
 func (ec *executionContext) fieldContext_RenewDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23723,7 +23683,7 @@ func (ec *executionContext) _SmartContractExec_sender(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_SmartContractExec_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23749,7 +23709,7 @@ func (ec *executionContext) _SmartContractExec_contract(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Contract
 }
 
 func (ec *executionContext) fieldContext_SmartContractExec_contract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23775,7 +23735,7 @@ func (ec *executionContext) _SmartContractExec_opcode(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Opcode
 }
 
 func (ec *executionContext) fieldContext_SmartContractExec_opcode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23801,7 +23761,7 @@ func (ec *executionContext) _SmartContractExec_amount(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_SmartContractExec_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23874,7 +23834,7 @@ func (ec *executionContext) _StakeDeposit_provider(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Provider
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23900,7 +23860,7 @@ func (ec *executionContext) _StakeDeposit_stake_holder(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeHolder
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23926,7 +23886,7 @@ func (ec *executionContext) _StakeDeposit_pool(ctx context.Context, field graphq
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23952,7 +23912,7 @@ func (ec *executionContext) _StakeDeposit_amount(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23978,7 +23938,7 @@ func (ec *executionContext) _StakeDeposit_tokens_minted(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.TokensMinted
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_tokens_minted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24004,7 +23964,7 @@ func (ec *executionContext) _StakeDeposit_asset(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24030,7 +23990,7 @@ func (ec *executionContext) _StakeDeposit_source_asset(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SourceAsset
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_source_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24056,7 +24016,7 @@ func (ec *executionContext) _StakeDeposit_source_wallet(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SourceWallet
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_source_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24082,7 +24042,7 @@ func (ec *executionContext) _StakeDeposit_tokens_wallet(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.TokensWallet
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_tokens_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24108,7 +24068,7 @@ func (ec *executionContext) _StakeDeposit_payout_nft(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PayoutNft
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_payout_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24134,7 +24094,7 @@ func (ec *executionContext) _StakeDeposit_payout_collection(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_StakeDeposit_payout_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24160,7 +24120,7 @@ func (ec *executionContext) _StakeWithdrawal_provider(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Provider
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24186,7 +24146,7 @@ func (ec *executionContext) _StakeWithdrawal_stake_holder(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeHolder
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24212,7 +24172,7 @@ func (ec *executionContext) _StakeWithdrawal_pool(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24238,7 +24198,7 @@ func (ec *executionContext) _StakeWithdrawal_amount(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24264,7 +24224,7 @@ func (ec *executionContext) _StakeWithdrawal_payout_nft(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PayoutNft
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_payout_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24290,7 +24250,7 @@ func (ec *executionContext) _StakeWithdrawal_payout_collection(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_payout_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24316,7 +24276,7 @@ func (ec *executionContext) _StakeWithdrawal_tokens_burnt(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.TokensBurnt
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_tokens_burnt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24342,7 +24302,7 @@ func (ec *executionContext) _StakeWithdrawal_asset(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24368,7 +24328,7 @@ func (ec *executionContext) _StakeWithdrawal_source_wallet(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SourceWallet
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawal_source_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24394,7 +24354,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_provider(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Provider
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24420,7 +24380,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_stake_holder(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.StakeHolder
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_stake_holder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24446,7 +24406,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_pool(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24472,7 +24432,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_amount(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24498,7 +24458,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_tokens_burnt(ctx context.Con
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.TokensBurnt
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_burnt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24524,7 +24484,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_tokens_minted(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.TokensMinted
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_minted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24550,7 +24510,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_asset(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24576,7 +24536,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_payout_nft(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.PayoutNft
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_payout_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24602,7 +24562,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_payout_collection(ctx contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_payout_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24628,7 +24588,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_source_wallet(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SourceWallet
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_source_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24654,7 +24614,7 @@ func (ec *executionContext) _StakeWithdrawalRequest_tokens_wallet(ctx context.Co
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.TokensWallet
 }
 
 func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24680,7 +24640,7 @@ func (ec *executionContext) _Subscribe_subscriber(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Subscriber
 }
 
 func (ec *executionContext) fieldContext_Subscribe_subscriber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24706,7 +24666,7 @@ func (ec *executionContext) _Subscribe_subscription(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Subscription
 }
 
 func (ec *executionContext) fieldContext_Subscribe_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24732,7 +24692,7 @@ func (ec *executionContext) _Subscribe_beneficiary(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Beneficiary
 }
 
 func (ec *executionContext) fieldContext_Subscribe_beneficiary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24758,7 +24718,7 @@ func (ec *executionContext) _Subscribe_amount(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_Subscribe_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24784,7 +24744,7 @@ func (ec *executionContext) _Subscribe_query_id(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_Subscribe_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24889,7 +24849,7 @@ func (ec *executionContext) _SwapTransfer_asset(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Asset
 }
 
 func (ec *executionContext) fieldContext_SwapTransfer_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24915,7 +24875,7 @@ func (ec *executionContext) _SwapTransfer_amount(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_SwapTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24941,7 +24901,7 @@ func (ec *executionContext) _SwapTransfer_source(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Source
 }
 
 func (ec *executionContext) fieldContext_SwapTransfer_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24967,7 +24927,7 @@ func (ec *executionContext) _SwapTransfer_destination(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Destination
 }
 
 func (ec *executionContext) fieldContext_SwapTransfer_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -24993,7 +24953,7 @@ func (ec *executionContext) _SwapTransfer_source_jetton_wallet(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SourceJettonWallet
 }
 
 func (ec *executionContext) fieldContext_SwapTransfer_source_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25019,7 +24979,7 @@ func (ec *executionContext) _SwapTransfer_destination_jetton_wallet(ctx context.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.DestinationJettonWallet
 }
 
 func (ec *executionContext) fieldContext_SwapTransfer_destination_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25045,7 +25005,7 @@ func (ec *executionContext) _TeleitemCancelAuction_owner(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_TeleitemCancelAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25071,7 +25031,7 @@ func (ec *executionContext) _TeleitemCancelAuction_nft(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_TeleitemCancelAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25097,7 +25057,7 @@ func (ec *executionContext) _TeleitemCancelAuction_collection(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_TeleitemCancelAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25123,7 +25083,7 @@ func (ec *executionContext) _TeleitemCancelAuction_nft_index(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_TeleitemCancelAuction_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25149,7 +25109,7 @@ func (ec *executionContext) _TeleitemCancelAuction_query_id(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_TeleitemCancelAuction_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25175,7 +25135,7 @@ func (ec *executionContext) _TeleitemStartAuction_owner(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Owner
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25201,7 +25161,7 @@ func (ec *executionContext) _TeleitemStartAuction_nft(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Nft
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25227,7 +25187,7 @@ func (ec *executionContext) _TeleitemStartAuction_collection(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Collection
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25253,7 +25213,7 @@ func (ec *executionContext) _TeleitemStartAuction_nft_index(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.NftIndex
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_nft_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25279,7 +25239,7 @@ func (ec *executionContext) _TeleitemStartAuction_marketplace_name(ctx context.C
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MarketplaceName
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_marketplace_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25305,7 +25265,7 @@ func (ec *executionContext) _TeleitemStartAuction_beneficiary(ctx context.Contex
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Beneficiary
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_beneficiary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25331,7 +25291,7 @@ func (ec *executionContext) _TeleitemStartAuction_min_bid(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MinBid
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_min_bid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25357,7 +25317,7 @@ func (ec *executionContext) _TeleitemStartAuction_max_bid(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.MaxBid
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_max_bid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25461,7 +25421,7 @@ func (ec *executionContext) _TeleitemStartAuction_query_id(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_TeleitemStartAuction_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25487,7 +25447,7 @@ func (ec *executionContext) _TgbtcBurn_sender(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurn_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25513,7 +25473,7 @@ func (ec *executionContext) _TgbtcBurn_sender_wallet(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.SenderWallet
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurn_sender_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25539,7 +25499,7 @@ func (ec *executionContext) _TgbtcBurn_pegout(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pegout
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurn_pegout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25565,7 +25525,7 @@ func (ec *executionContext) _TgbtcBurn_jetton_master(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurn_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25591,7 +25551,7 @@ func (ec *executionContext) _TgbtcBurn_teleport(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Teleport
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurn_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25617,7 +25577,7 @@ func (ec *executionContext) _TgbtcBurn_amount(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurn_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25643,7 +25603,7 @@ func (ec *executionContext) _TgbtcBurnFallback_sender(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurnFallback_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25669,7 +25629,7 @@ func (ec *executionContext) _TgbtcBurnFallback_pegout(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pegout
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurnFallback_pegout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25695,7 +25655,7 @@ func (ec *executionContext) _TgbtcBurnFallback_teleport(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Teleport
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurnFallback_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25721,7 +25681,7 @@ func (ec *executionContext) _TgbtcBurnFallback_amount(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_TgbtcBurnFallback_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25747,7 +25707,7 @@ func (ec *executionContext) _TgbtcDkgLogFallback_coordinator(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Coordinator
 }
 
 func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_coordinator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25773,7 +25733,7 @@ func (ec *executionContext) _TgbtcDkgLogFallback_pubkey(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Pubkey
 }
 
 func (ec *executionContext) fieldContext_TgbtcDkgLogFallback_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25825,7 +25785,7 @@ func (ec *executionContext) _TgbtcMint_sender(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_TgbtcMint_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25851,7 +25811,7 @@ func (ec *executionContext) _TgbtcMint_recipient(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_TgbtcMint_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25877,7 +25837,7 @@ func (ec *executionContext) _TgbtcMint_recipient_wallet(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RecipientWallet
 }
 
 func (ec *executionContext) fieldContext_TgbtcMint_recipient_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25903,7 +25863,7 @@ func (ec *executionContext) _TgbtcMint_jetton_master(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMaster
 }
 
 func (ec *executionContext) fieldContext_TgbtcMint_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25929,7 +25889,7 @@ func (ec *executionContext) _TgbtcMint_teleport(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Teleport
 }
 
 func (ec *executionContext) fieldContext_TgbtcMint_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25955,7 +25915,7 @@ func (ec *executionContext) _TgbtcMint_amount(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_TgbtcMint_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -25981,7 +25941,7 @@ func (ec *executionContext) _TgbtcMint_bitcoin_tx_id(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.BitcoinTxID
 }
 
 func (ec *executionContext) fieldContext_TgbtcMint_bitcoin_tx_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26007,7 +25967,7 @@ func (ec *executionContext) _TgbtcMintFallback_teleport(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Teleport
 }
 
 func (ec *executionContext) fieldContext_TgbtcMintFallback_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26033,7 +25993,7 @@ func (ec *executionContext) _TgbtcMintFallback_recipient(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_TgbtcMintFallback_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26059,7 +26019,7 @@ func (ec *executionContext) _TgbtcMintFallback_amount(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_TgbtcMintFallback_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26085,7 +26045,7 @@ func (ec *executionContext) _TgbtcMintFallback_bitcoin_tx_id(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.BitcoinTxID
 }
 
 func (ec *executionContext) fieldContext_TgbtcMintFallback_bitcoin_tx_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26111,7 +26071,7 @@ func (ec *executionContext) _TgbtcNewKey_teleport(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Teleport
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKey_teleport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26137,7 +26097,7 @@ func (ec *executionContext) _TgbtcNewKey_coordinator(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Coordinator
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKey_coordinator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26163,7 +26123,7 @@ func (ec *executionContext) _TgbtcNewKey_pegout(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pegout
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKey_pegout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26189,7 +26149,7 @@ func (ec *executionContext) _TgbtcNewKey_pubkey(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Pubkey
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKey_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26215,7 +26175,7 @@ func (ec *executionContext) _TgbtcNewKey_amount(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKey_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26267,7 +26227,7 @@ func (ec *executionContext) _TgbtcNewKeyFallback_coordinator(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Coordinator
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_coordinator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26293,7 +26253,7 @@ func (ec *executionContext) _TgbtcNewKeyFallback_pegout(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pegout
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_pegout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26319,7 +26279,7 @@ func (ec *executionContext) _TgbtcNewKeyFallback_pubkey(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Pubkey
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_pubkey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26345,7 +26305,7 @@ func (ec *executionContext) _TgbtcNewKeyFallback_amount(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_TgbtcNewKeyFallback_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26371,7 +26331,7 @@ func (ec *executionContext) _TickTock_account(ctx context.Context, field graphql
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Account
 }
 
 func (ec *executionContext) fieldContext_TickTock_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26426,7 +26386,7 @@ func (ec *executionContext) _TonBalanceChange_account(ctx context.Context, field
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Account}
 }
 
 func (ec *executionContext) fieldContext_TonBalanceChange_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26455,7 +26415,7 @@ func (ec *executionContext) _TonBalanceChange_change(ctx context.Context, field 
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Change
 }
 
 func (ec *executionContext) fieldContext_TonBalanceChange_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26481,7 +26441,7 @@ func (ec *executionContext) _TonTransfer_sender(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_TonTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26507,7 +26467,7 @@ func (ec *executionContext) _TonTransfer_recipient(ctx context.Context, field gr
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Recipient
 }
 
 func (ec *executionContext) fieldContext_TonTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26533,7 +26493,7 @@ func (ec *executionContext) _TonTransfer_amount(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_TonTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26559,7 +26519,7 @@ func (ec *executionContext) _TonTransfer_comment(ctx context.Context, field grap
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.Comment
 }
 
 func (ec *executionContext) fieldContext_TonTransfer_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26658,7 +26618,7 @@ func (ec *executionContext) _TonTransfer_encrypted_comment(ctx context.Context, 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.EncryptedComment
 }
 
 func (ec *executionContext) fieldContext_TonTransfer_encrypted_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26684,7 +26644,7 @@ func (ec *executionContext) _ToncoDeployPool_deployer(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Deployer
 }
 
 func (ec *executionContext) fieldContext_ToncoDeployPool_deployer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26710,7 +26670,7 @@ func (ec *executionContext) _ToncoDeployPool_router(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Router
 }
 
 func (ec *executionContext) fieldContext_ToncoDeployPool_router(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26736,7 +26696,7 @@ func (ec *executionContext) _ToncoDeployPool_pool(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Pool
 }
 
 func (ec *executionContext) fieldContext_ToncoDeployPool_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26762,7 +26722,7 @@ func (ec *executionContext) _ToncoDeployPool_router_jetton_wallet_1(ctx context.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RouterJettonWallet1
 }
 
 func (ec *executionContext) fieldContext_ToncoDeployPool_router_jetton_wallet_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26788,7 +26748,7 @@ func (ec *executionContext) _ToncoDeployPool_router_jetton_wallet_2(ctx context.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.RouterJettonWallet2
 }
 
 func (ec *executionContext) fieldContext_ToncoDeployPool_router_jetton_wallet_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26814,7 +26774,7 @@ func (ec *executionContext) _ToncoDeployPool_jetton_minter_1(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMinter1
 }
 
 func (ec *executionContext) fieldContext_ToncoDeployPool_jetton_minter_1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26840,7 +26800,7 @@ func (ec *executionContext) _ToncoDeployPool_jetton_minter_2(ctx context.Context
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.JettonMinter2
 }
 
 func (ec *executionContext) fieldContext_ToncoDeployPool_jetton_minter_2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26892,7 +26852,7 @@ func (ec *executionContext) _ToncoDeployPool_initial_price_x96(ctx context.Conte
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.InitialPriceX96
 }
 
 func (ec *executionContext) fieldContext_ToncoDeployPool_initial_price_x96(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27025,7 +26985,7 @@ func (ec *executionContext) _Trace_trace_id(ctx context.Context, field graphql.C
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.TraceID}
 }
 
 func (ec *executionContext) fieldContext_Trace_trace_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27054,7 +27014,7 @@ func (ec *executionContext) _Trace_start_lt(ctx context.Context, field graphql.C
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.StartLt}
 }
 
 func (ec *executionContext) fieldContext_Trace_start_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27083,7 +27043,7 @@ func (ec *executionContext) _Trace_end_lt(ctx context.Context, field graphql.Col
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.EndLt}
 }
 
 func (ec *executionContext) fieldContext_Trace_end_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27112,7 +27072,7 @@ func (ec *executionContext) _Trace_start_utime(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.StartUtime}
 }
 
 func (ec *executionContext) fieldContext_Trace_start_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27141,7 +27101,7 @@ func (ec *executionContext) _Trace_end_utime(ctx context.Context, field graphql.
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.EndUtime}
 }
 
 func (ec *executionContext) fieldContext_Trace_end_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27170,7 +27130,7 @@ func (ec *executionContext) _Trace_complete(ctx context.Context, field graphql.C
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.Complete}
 }
 
 func (ec *executionContext) fieldContext_Trace_complete(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27199,7 +27159,7 @@ func (ec *executionContext) _Trace_transactions_count(ctx context.Context, field
 		}
 		return graphql.Null
 	}
-	return ec.marshalNInt2int(ctx, field.Selections, res)
+	return leafInt{&obj.TransactionsCount}
 }
 
 func (ec *executionContext) fieldContext_Trace_transactions_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27428,7 +27388,7 @@ func (ec *executionContext) _TraceStop_account(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Account}
 }
 
 func (ec *executionContext) fieldContext_TraceStop_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27457,7 +27417,7 @@ func (ec *executionContext) _TraceStop_reason(ctx context.Context, field graphql
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Reason}
 }
 
 func (ec *executionContext) fieldContext_TraceStop_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27486,7 +27446,7 @@ func (ec *executionContext) _TraceStop_message(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Message}
 }
 
 func (ec *executionContext) fieldContext_TraceStop_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27515,7 +27475,7 @@ func (ec *executionContext) _TraceStop_message_hash(ctx context.Context, field g
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.MessageHash}
 }
 
 func (ec *executionContext) fieldContext_TraceStop_message_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27544,7 +27504,7 @@ func (ec *executionContext) _TraceStop_transaction(ctx context.Context, field gr
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Transaction}
 }
 
 func (ec *executionContext) fieldContext_TraceStop_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27602,7 +27562,7 @@ func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Hash}
 }
 
 func (ec *executionContext) fieldContext_Transaction_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27631,7 +27591,7 @@ func (ec *executionContext) _Transaction_lt(ctx context.Context, field graphql.C
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.Lt}
 }
 
 func (ec *executionContext) fieldContext_Transaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27660,7 +27620,7 @@ func (ec *executionContext) _Transaction_utime(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.Now}
 }
 
 func (ec *executionContext) fieldContext_Transaction_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27689,7 +27649,7 @@ func (ec *executionContext) _Transaction_now(ctx context.Context, field graphql.
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt322uint32(ctx, field.Selections, res)
+	return leafUint32{&obj.Now}
 }
 
 func (ec *executionContext) fieldContext_Transaction_now(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27784,7 +27744,7 @@ func (ec *executionContext) _Transaction_account_address(ctx context.Context, fi
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Account}
 }
 
 func (ec *executionContext) fieldContext_Transaction_account_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27813,7 +27773,7 @@ func (ec *executionContext) _Transaction_trace_id(ctx context.Context, field gra
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.TraceID}
 }
 
 func (ec *executionContext) fieldContext_Transaction_trace_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27842,7 +27802,7 @@ func (ec *executionContext) _Transaction_success(ctx context.Context, field grap
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.Success}
 }
 
 func (ec *executionContext) fieldContext_Transaction_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27871,7 +27831,7 @@ func (ec *executionContext) _Transaction_aborted(ctx context.Context, field grap
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.Aborted}
 }
 
 func (ec *executionContext) fieldContext_Transaction_aborted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27900,7 +27860,7 @@ func (ec *executionContext) _Transaction_compute_exit_code(ctx context.Context, 
 		}
 		return graphql.Null
 	}
-	return ec.marshalNInt2int(ctx, field.Selections, res)
+	return leafInt{&obj.ComputeExitCode}
 }
 
 func (ec *executionContext) fieldContext_Transaction_compute_exit_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -27929,7 +27889,7 @@ func (ec *executionContext) _Transaction_total_fees(ctx context.Context, field g
 		}
 		return graphql.Null
 	}
-	return ec.marshalNUInt642uint64(ctx, field.Selections, res)
+	return leafUint64{&obj.TotalFees}
 }
 
 func (ec *executionContext) fieldContext_Transaction_total_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28010,7 +27970,7 @@ func (ec *executionContext) _Transaction_orig_status(ctx context.Context, field 
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.OrigStatus}
 }
 
 func (ec *executionContext) fieldContext_Transaction_orig_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28039,7 +27999,7 @@ func (ec *executionContext) _Transaction_end_status(ctx context.Context, field g
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.EndStatus}
 }
 
 func (ec *executionContext) fieldContext_Transaction_end_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28294,7 +28254,7 @@ func (ec *executionContext) _Unknown_account(ctx context.Context, field graphql.
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Account
 }
 
 func (ec *executionContext) fieldContext_Unknown_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28320,7 +28280,7 @@ func (ec *executionContext) _Unsubscribe_subscriber(ctx context.Context, field g
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Subscriber
 }
 
 func (ec *executionContext) fieldContext_Unsubscribe_subscriber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28346,7 +28306,7 @@ func (ec *executionContext) _Unsubscribe_subscription(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Subscription
 }
 
 func (ec *executionContext) fieldContext_Unsubscribe_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28372,7 +28332,7 @@ func (ec *executionContext) _Unsubscribe_beneficiary(ctx context.Context, field 
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Beneficiary
 }
 
 func (ec *executionContext) fieldContext_Unsubscribe_beneficiary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28398,7 +28358,7 @@ func (ec *executionContext) _Unsubscribe_amount(ctx context.Context, field graph
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_Unsubscribe_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28424,7 +28384,7 @@ func (ec *executionContext) _Unsubscribe_query_id(ctx context.Context, field gra
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_Unsubscribe_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28450,7 +28410,7 @@ func (ec *executionContext) _Unsubscribe_initiated_by(ctx context.Context, field
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.InitiatedBy
 }
 
 func (ec *executionContext) fieldContext_Unsubscribe_initiated_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28476,7 +28436,7 @@ func (ec *executionContext) _VestingAddWhitelist_sender(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_VestingAddWhitelist_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28502,7 +28462,7 @@ func (ec *executionContext) _VestingAddWhitelist_vesting(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Vesting
 }
 
 func (ec *executionContext) fieldContext_VestingAddWhitelist_vesting(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28560,7 +28520,7 @@ func (ec *executionContext) _VestingAddWhitelist_query_id(ctx context.Context, f
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_VestingAddWhitelist_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28586,7 +28546,7 @@ func (ec *executionContext) _VestingSendMessage_sender(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Sender
 }
 
 func (ec *executionContext) fieldContext_VestingSendMessage_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28612,7 +28572,7 @@ func (ec *executionContext) _VestingSendMessage_vesting(ctx context.Context, fie
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Vesting
 }
 
 func (ec *executionContext) fieldContext_VestingSendMessage_vesting(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28638,7 +28598,7 @@ func (ec *executionContext) _VestingSendMessage_destination(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOAddress2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐAddress(ctx, field.Selections, res)
+	return &obj.Destination
 }
 
 func (ec *executionContext) fieldContext_VestingSendMessage_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28664,7 +28624,7 @@ func (ec *executionContext) _VestingSendMessage_amount(ctx context.Context, fiel
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.Amount
 }
 
 func (ec *executionContext) fieldContext_VestingSendMessage_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28690,7 +28650,7 @@ func (ec *executionContext) _VestingSendMessage_query_id(ctx context.Context, fi
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOBigInt2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+	return &obj.QueryID
 }
 
 func (ec *executionContext) fieldContext_VestingSendMessage_query_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28716,7 +28676,7 @@ func (ec *executionContext) _VestingSendMessage_message_boc(ctx context.Context,
 		ctx = graphql.WithFieldContext(ctx, fc)
 		return graphql.Null
 	}
-	return ec.marshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx, field.Selections, res)
+	return &obj.MessageBoc
 }
 
 func (ec *executionContext) fieldContext_VestingSendMessage_message_boc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28771,7 +28731,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Name}
 }
 
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28841,7 +28801,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 		}
 		return graphql.Null
 	}
-	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+	return leafBoolean{&obj.IsRepeatable}
 }
 
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -28974,7 +28934,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Name}
 }
 
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -29129,7 +29089,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Name}
 }
 
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -29421,7 +29381,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 		}
 		return graphql.Null
 	}
-	return ec.marshalNString2string(ctx, field.Selections, res)
+	return leafString{&obj.Name}
 }
 
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {

@@ -2,7 +2,62 @@
 
 package graph
 
-import "github.com/vektah/gqlparser/v2/ast"
+import (
+	"bytes"
+	"io"
+	"strconv"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// The leaf types marshal the value a field of a struct holds, read when
+// the response is written: a struct of one pointer fits in an interface
+// without an allocation, where the value itself would need one per field.
+// Numbers go straight into the response buffer (gqlgen's marshalers make
+// a string of each first); what they write is what gqlgen's would.
+
+type leafBoolean struct{ p *bool }
+
+func (l leafBoolean) MarshalGQL(w io.Writer) {
+	graphql.MarshalBoolean(*l.p).MarshalGQL(w)
+}
+
+type leafInt struct{ p *int }
+
+func (l leafInt) MarshalGQL(w io.Writer) {
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(*l.p), 10))
+		return
+	}
+	graphql.MarshalInt(*l.p).MarshalGQL(w)
+}
+
+type leafString struct{ p *string }
+
+func (l leafString) MarshalGQL(w io.Writer) {
+	graphql.MarshalString(*l.p).MarshalGQL(w)
+}
+
+type leafUint32 struct{ p *uint32 }
+
+func (l leafUint32) MarshalGQL(w io.Writer) {
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(strconv.AppendUint(buf.AvailableBuffer(), uint64(*l.p), 10))
+		return
+	}
+	graphql.MarshalUint32(*l.p).MarshalGQL(w)
+}
+
+type leafUint64 struct{ p *uint64 }
+
+func (l leafUint64) MarshalGQL(w io.Writer) {
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(strconv.AppendUint(buf.AvailableBuffer(), uint64(*l.p), 10))
+		return
+	}
+	graphql.MarshalUint64(*l.p).MarshalGQL(w)
+}
 
 // computedFields are, per object type, the fields that a resolver or a
 // method computes; an object type absent here is an interface or a union.

@@ -153,11 +153,11 @@ func (r *Resolver) primeLinks(ctx context.Context, pv *preview.Preview) {
 	for _, a := range pv.Actions {
 		for _, ref := range store.TxRefsOf(a) {
 			if tx, ok := txs[ref.Hash]; ok {
-				l.transactions.Prime(ref, tx)
-				l.transactionsWithMessages.Prime(ref, tx)
+				l.transactionsLoader(false).Prime(ref, tx)
+				l.transactionsLoader(true).Prime(ref, tx)
 			}
 		}
-		l.participants.Prime(store.RefOf(a), participants(a))
+		l.participantsLoader().Prime(store.RefOf(a), participants(a))
 	}
 }
 

@@ -2,10 +2,8 @@ package resolvers
 
 import (
 	"context"
-	"time"
 
 	"github.com/tonkeeper/tongo/ton"
-	"github.com/vikstrous/dataloadgen"
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/apperr"
@@ -13,77 +11,6 @@ import (
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/store"
 )
-
-// The links of the graph (an action's transactions and participants, an
-// account's facts) are read through per-request loaders: every link that
-// one response needs is collected for a moment and read in one query, so
-// a page of 100 actions with their participants costs a few queries, not
-// hundreds.
-type loaders struct {
-	facts        *dataloadgen.Loader[string, chain.AddressFacts]
-	participants *dataloadgen.Loader[store.ActionRef, []store.Participant]
-	transactions *dataloadgen.Loader[store.TxRef, *chain.Transaction]
-	// transactionsWithMessages is transactions with their messages, for
-	// selections that show them (message bodies are the bulk of a read).
-	transactionsWithMessages *dataloadgen.Loader[store.TxRef, *chain.Transaction]
-	traceLoaders             // the trace links (tracelinks.go)
-}
-
-type loadersKey struct{}
-
-// loaderWait is how long a loader collects keys before it reads them.
-const loaderWait = 500 * time.Microsecond
-
-// WithLoaders gives a GraphQL operation its own loaders (their caches live
-// as long as the operation, so no answer is ever stale across requests).
-func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
-	l := &loaders{
-		facts: dataloadgen.NewLoader(func(ctx context.Context, addrs []string) ([]chain.AddressFacts, []error) {
-			m, err := r.Store.AddressFacts(ctx, addrs)
-			return ordered(addrs, func(a string) string { return a }, m, err)
-		}, dataloadgen.WithWait(loaderWait)),
-		participants: dataloadgen.NewLoader(func(ctx context.Context, refs []store.ActionRef) ([][]store.Participant, []error) {
-			m, err := r.Store.Participants(ctx, refs)
-			return ordered(refs, func(r store.ActionRef) string { return r.ID }, m, err)
-		}, dataloadgen.WithWait(loaderWait)),
-		transactions:             r.transactionLoader(false),
-		transactionsWithMessages: r.transactionLoader(true),
-		traceLoaders:             r.newTraceLoaders(),
-	}
-	return context.WithValue(ctx, loadersKey{}, l)
-}
-
-func (r *Resolver) transactionLoader(withMessages bool) *dataloadgen.Loader[store.TxRef, *chain.Transaction] {
-	return dataloadgen.NewLoader(func(ctx context.Context, refs []store.TxRef) ([]*chain.Transaction, []error) {
-		m, err := r.Store.Transactions(ctx, refs, withMessages)
-		return ordered(refs, func(r store.TxRef) string { return r.Hash }, m, err)
-	}, dataloadgen.WithWait(loaderWait))
-}
-
-// ordered lays a map out in key order (id is the map key of a loader
-// key); a missing key gets the zero value.
-func ordered[K any, V any](keys []K, id func(K) string, m map[string]V, err error) ([]V, []error) {
-	out := make([]V, len(keys))
-	if err != nil {
-		errs := make([]error, len(keys))
-		for i := range errs {
-			errs[i] = err
-		}
-		return out, errs
-	}
-	for i, k := range keys {
-		out[i] = m[id(k)]
-	}
-	return out, nil
-}
-
-func (r *Resolver) loaders(ctx context.Context) *loaders {
-	if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
-		return l
-	}
-	// Outside a GraphQL operation (a direct call): loaders for this call only.
-	return r.WithLoaders(ctx).Value(loadersKey{}).(*loaders)
-}
 
 // account is the Account of a raw address: its address forms now, what the
 // store knows of it when a field asks (AccountFacts).
@@ -96,7 +23,7 @@ func (r *Resolver) account(raw string) *model.Account {
 // request's loader: the facts of every account a response shows are read
 // together, once.
 func (r *Resolver) AccountFacts(ctx context.Context, a *model.Account) (chain.AddressFacts, error) {
-	return r.loaders(ctx).facts.Load(ctx, a.Address)
+	return r.loaders(ctx).factsLoader().Load(ctx, a.Address)
 }
 
 // UserFriendly is the address book's form of the account.
@@ -139,8 +66,7 @@ func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*ch
 	if a.TransactionsFull != nil {
 		return a.TransactionsFull, nil
 	}
-	l := r.loaders(ctx)
-	txs, err := withMessages(ctx, l.transactions, l.transactionsWithMessages).LoadAll(ctx, store.TxRefsOf(a))
+	txs, err := r.loaders(ctx).transactionsLoader(selects(ctx, messageFields)).LoadAll(ctx, store.TxRefsOf(a))
 	if err != nil {
 		return nil, err
 	}
@@ -149,16 +75,6 @@ func (r *Resolver) TransactionsFull(ctx context.Context, a *chain.Action) ([]*ch
 
 // messageFields are Transaction's fields that need its messages read.
 var messageFields = map[string]bool{"in_msg": true, "out_msgs": true}
-
-// withMessages is the loader of transactions to use: the one that reads
-// their messages only when the selection shows messages (message bodies
-// are the bulk of a read).
-func withMessages[K comparable, V any](ctx context.Context, plain, full *dataloadgen.Loader[K, V]) *dataloadgen.Loader[K, V] {
-	if selects(ctx, messageFields) {
-		return full
-	}
-	return plain
-}
 
 // attachTransactions reads the transactions of a whole page, with their
 // messages, in one batched read (two statements), and puts them on the
@@ -196,7 +112,7 @@ func fullTransactions(txs []*chain.Transaction) []*chain.FullTransaction {
 
 // Participants links an action to the accounts taking part and their roles.
 func (r *Resolver) Participants(ctx context.Context, a *chain.Action) ([]*model.Participant, error) {
-	ps, err := r.loaders(ctx).participants.Load(ctx, store.RefOf(a))
+	ps, err := r.loaders(ctx).participantsLoader().Load(ctx, store.RefOf(a))
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ func rewrite(src []byte) ([]byte, int, error) {
 	}
 	leaf := leafContexts(file, src, fset)
 	safe := quietMarshalers(file, src, fset)
+	direct := directMarshalers(file, src, fset)
 	var edits []edit
 	n := 0
 	for _, decl := range file.Decls {
@@ -44,7 +45,7 @@ func rewrite(src []byte) ([]byte, int, error) {
 		if !leaf["fieldContext"+fn.Name.Name] {
 			continue
 		}
-		e, ok := leafEdits(fn, src, fset, safe)
+		e, ok := leafEdits(fn, src, fset, safe, direct)
 		if !ok {
 			continue
 		}
@@ -105,7 +106,7 @@ func computed(fieldContext string) bool {
 // leafEdits finds, in one field function, the resolver-middleware call
 // whose closure only returns obj.<Field>, nil, and the lines that unbox its
 // result; ok is false unless the function has exactly gqlgen's shape.
-func leafEdits(fn *ast.FuncDecl, src []byte, fset *token.FileSet, quiet map[string]bool) ([]edit, bool) {
+func leafEdits(fn *ast.FuncDecl, src []byte, fset *token.FileSet, quiet map[string]bool, direct map[string]string) ([]edit, bool) {
 	off := func(p token.Pos) int { return fset.Position(p).Offset }
 	var field string
 	var call, unbox, result ast.Stmt
@@ -149,7 +150,29 @@ func leafEdits(fn *ast.FuncDecl, src []byte, fset *token.FileSet, quiet map[stri
 	if !ok || len(last.Results) != 1 {
 		return nil, false
 	}
-	if m, ok := marshalCall(last.Results[0]); ok && quiet[m] {
+	m, isCall := marshalCall(last.Results[0])
+	how, isDirect := direct[m]
+	isDirect = isDirect && passesRes(last.Results[0])
+	if isCall && isDirect && how == nilThenPointer {
+		// A nilable scalar that marshals itself: the marshaler is called
+		// (with the field context its error path reads) only for nil.
+		return []edit{{off(fn.Body.Pos()), off(fn.Body.End()), fmt.Sprintf(`{
+	if obj.%s == nil {
+		fc, err := ec.fieldContext%s(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.%s(ctx, field.Selections, obj.%s)
+	}
+	return &obj.%s
+}`, field, fn.Name.Name, m, field, field)}}, true
+	}
+	if isCall && quiet[m] {
+		ret := exprText(last, src, fset)
+		if isDirect {
+			ret = fmt.Sprintf("return %s", strings.ReplaceAll(how, "FIELD", "&obj."+field))
+		}
 		// The marshaler never reports an error, so the field context
 		// (there for error paths) is made only in the null branch, which
 		// only an interface holding nil reaches; and a read of a field of
@@ -166,7 +189,7 @@ func leafEdits(fn *ast.FuncDecl, src []byte, fset *token.FileSet, quiet map[stri
 		%s
 	}
 	%s
-}`, field, fn.Name.Name, strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(nullBody, "{"), "}")), exprText(last, src, fset))
+}`, field, fn.Name.Name, strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(nullBody, "{"), "}")), ret)
 		return []edit{{off(fn.Body.Pos()), off(fn.Body.End()), body}}, true
 	}
 	return []edit{
@@ -212,6 +235,62 @@ func marshalCall(e ast.Expr) (string, bool) {
 		return "", false
 	}
 	return sel.Sel.Name, true
+}
+
+// passesRes tells whether the marshal call's value argument is res itself
+// (not a conversion): then &obj.<Field> has the pointer type a direct
+// marshaler takes.
+func passesRes(e ast.Expr) bool {
+	c, ok := e.(*ast.CallExpr)
+	return ok && len(c.Args) == 3 && ident(c.Args[2]) == "res"
+}
+
+// nilThenPointer marks, in directMarshalers, a nilable custom scalar.
+const nilThenPointer = "nil, then &FIELD"
+
+var (
+	// builtinMarshal is gqlgen's marshaler of a built-in scalar that
+	// cannot be null, once neverNull has cut its dead branch.
+	builtinMarshal = regexp.MustCompile(`^\{\s*_ = sel\s*res := graphql\.Marshal(String|Boolean|Int|Int32|Int64|Uint|Uint32|Uint64)\(v\)\s*return res\s*\}$`)
+	// selfMarshal is a custom scalar that marshals itself; nilSelfMarshal
+	// the same for a nilable one (a slice or map), which is null when nil.
+	selfMarshal    = regexp.MustCompile(`^\{\s*return v\s*\}$`)
+	nilSelfMarshal = regexp.MustCompile(`^\{\s*if v == nil \{[^{}]*(\{[^{}]*\}[^{}]*)?return graphql\.Null\s*\}\s*return v\s*\}$`)
+)
+
+// directMarshalers are the marshal functions whose value a field read
+// from a struct can hand over as a pointer into the struct instead:
+// converting a value to the graphql.Marshaler interface allocates, a
+// pointer (or a struct of one pointer) does not. A built-in scalar maps
+// to its leaf type (leafString{&obj.F}, written by companion); a custom
+// scalar whose MarshalGQL has a value receiver to &obj.F (its pointer has
+// the method too); nilThenPointer when the scalar can be nil. Parameters
+// of pointer type are left alone (&obj.F would be a pointer to a pointer).
+func directMarshalers(file *ast.File, src []byte, fset *token.FileSet) map[string]string {
+	out := map[string]string{}
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Recv == nil || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "marshal") {
+			continue
+		}
+		params := fn.Type.Params.List
+		if len(params) != 3 {
+			continue
+		}
+		if _, ptr := params[2].Type.(*ast.StarExpr); ptr {
+			continue
+		}
+		body := neverNull.ReplaceAllString(exprText(fn.Body, src, fset), "res := graphql.$1(v)")
+		switch m := builtinMarshal.FindStringSubmatch(body); {
+		case m != nil:
+			out[fn.Name.Name] = "leaf" + m[1] + "{FIELD}"
+		case selfMarshal.MatchString(body):
+			out[fn.Name.Name] = "FIELD"
+		case nilSelfMarshal.MatchString(body):
+			out[fn.Name.Name] = nilThenPointer
+		}
+	}
+	return out
 }
 
 // neverNull are gqlgen's marshalers of built-in scalars that never return
@@ -375,23 +454,80 @@ func companion(src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sequentialSource(file.Name.Name, resolverFields(file, src, fset))
+	return sequentialSource(file.Name.Name, resolverFields(file, src, fset), leafTypesUsed(src))
 }
+
+// leafUse finds the leaf types the rewritten executor uses.
+var leafUse = regexp.MustCompile(`\bleaf(String|Boolean|Int|Int32|Int64|Uint|Uint32|Uint64)\{&obj\.`)
+
+// leafTypesUsed lists the built-in scalars whose leaf type the executor
+// src uses, sorted.
+func leafTypesUsed(src []byte) []string {
+	seen := map[string]bool{}
+	for _, m := range leafUse.FindAllSubmatch(src, -1) {
+		seen[string(m[1])] = true
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// digits is how a leaf of an integer scalar appends its decimal digits.
+var digits = map[string]string{"Int": "strconv.AppendInt", "Int32": "strconv.AppendInt", "Int64": "strconv.AppendInt",
+	"Uint": "strconv.AppendUint", "Uint32": "strconv.AppendUint", "Uint64": "strconv.AppendUint"}
+
+// goType is the Go type of gqlgen's built-in scalar.
+var goType = map[string]string{"String": "string", "Boolean": "bool", "Int": "int", "Int32": "int32",
+	"Int64": "int64", "Uint": "uint", "Uint32": "uint32", "Uint64": "uint64"}
 
 // sequentialSource is the Go file that goes beside the rewritten executor:
 // the table of resolver fields and sequentialSelection.
-func sequentialSource(pkg string, fields map[string][]string) ([]byte, error) {
+func sequentialSource(pkg string, fields map[string][]string, leaves []string) ([]byte, error) {
 	var b bytes.Buffer
+	imports := `import "github.com/vektah/gqlparser/v2/ast"`
+	if len(leaves) > 0 {
+		numbers := ""
+		for _, l := range leaves {
+			if _, ok := digits[l]; ok {
+				numbers = "\t\"bytes\"\n\t\"strconv\"\n"
+			}
+		}
+		imports = "import (\n" + numbers + "\t\"io\"\n\n\t\"github.com/99designs/gqlgen/graphql\"\n\t\"github.com/vektah/gqlparser/v2/ast\"\n)"
+	}
 	fmt.Fprintf(&b, `// Code generated by cmd/gqlleaf from generated.go. DO NOT EDIT.
 
 package %s
 
-import "github.com/vektah/gqlparser/v2/ast"
-
+%s
+`, pkg, imports)
+	if len(leaves) > 0 {
+		b.WriteString(`
+// The leaf types marshal the value a field of a struct holds, read when
+// the response is written: a struct of one pointer fits in an interface
+// without an allocation, where the value itself would need one per field.
+// Numbers go straight into the response buffer (gqlgen's marshalers make
+// a string of each first); what they write is what gqlgen's would.
+`)
+	}
+	for _, l := range leaves {
+		fmt.Fprintf(&b, "\ntype leaf%[1]s struct{ p *%[2]s }\n\nfunc (l leaf%[1]s) MarshalGQL(w io.Writer) {\n", l, goType[l])
+		if appendFn, ok := digits[l]; ok {
+			fmt.Fprintf(&b, `	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(%s(buf.AvailableBuffer(), %s(*l.p), 10))
+		return
+	}
+`, appendFn, map[string]string{"strconv.AppendUint": "uint64", "strconv.AppendInt": "int64"}[appendFn])
+		}
+		fmt.Fprintf(&b, "\tgraphql.Marshal%s(*l.p).MarshalGQL(w)\n}\n", l)
+	}
+	b.WriteString(`
 // computedFields are, per object type, the fields that a resolver or a
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
-`, pkg)
+`)
 	objects := make([]string, 0, len(fields))
 	for o := range fields {
 		objects = append(objects, o)

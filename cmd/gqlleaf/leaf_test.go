@@ -140,3 +140,71 @@ func (ec *executionContext) marshalNUInt642uint64(ctx context.Context, sel ast.S
 	require.NotContains(t, a, "recover()")
 	require.Contains(t, body("_Action_b"), "recover()", "a marshaler that may report an error keeps the field context")
 }
+
+// A leaf whose marshaler takes the value as is is handed over as a pointer
+// into obj (no allocation): a built-in scalar through its leaf type, a
+// custom scalar that marshals itself as &obj.F, a nilable one after a nil
+// check that keeps gqlgen's error path. Pointers and conversions are left
+// to gqlgen's marshaler.
+func TestRewriteHandsOverPointers(t *testing.T) {
+	marshalers := `
+func (ec *executionContext) marshalNUInt642uint64(ctx context.Context, sel ast.SelectionSet, v uint64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalUint64(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNAddress2actionsAddress(ctx context.Context, sel ast.SelectionSet, v actions.Address) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNJSON2chainRawJSON(ctx context.Context, sel ast.SelectionSet, v chain.RawJSON) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOAddress2ptr(ctx context.Context, sel ast.SelectionSet, v *actions.Address) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+`
+	src := "package graph\n" + marshalers +
+		field("a", "obj.A, nil", "false", leafChild) +
+		strings.ReplaceAll(field("b", "obj.B, nil", "false", leafChild), "marshalNUInt642uint64", "marshalNAddress2actionsAddress") +
+		strings.ReplaceAll(field("c", "obj.C, nil", "false", leafChild), "marshalNUInt642uint64", "marshalNJSON2chainRawJSON") +
+		strings.ReplaceAll(field("d", "obj.D, nil", "false", leafChild), "marshalNUInt642uint64", "marshalOAddress2ptr") +
+		strings.ReplaceAll(field("e", "obj.E, nil", "false", leafChild), "field.Selections, res)", "field.Selections, uint64(res))")
+	out, n, err := rewrite([]byte(src))
+	require.NoError(t, err)
+	require.Equal(t, 5, n)
+	body := func(name string) string {
+		s := string(out)
+		s = s[strings.Index(s, "func (ec *executionContext) "+name+"("):]
+		return s[:strings.Index(s, "\n}\n")]
+	}
+	require.Contains(t, body("_Action_a"), "return leafUint64{&obj.A}")
+	require.Contains(t, body("_Action_b"), "return &obj.B")
+	c := body("_Action_c")
+	require.Contains(t, c, "if obj.C == nil {")
+	require.Contains(t, c, "ctx = graphql.WithFieldContext(ctx, fc)\n\t\treturn ec.marshalNJSON2chainRawJSON(ctx, field.Selections, obj.C)", "nil keeps gqlgen's error path")
+	require.Contains(t, c, "return &obj.C")
+	require.Contains(t, body("_Action_d"), "ec.marshalOAddress2ptr(ctx, field.Selections, res)", "a pointer stays gqlgen's")
+	require.Contains(t, body("_Action_e"), "ec.marshalNUInt642uint64(ctx, field.Selections, uint64(res))", "a conversion stays gqlgen's")
+
+	extra, err := companion(out)
+	require.NoError(t, err)
+	require.Contains(t, string(extra), "type leafUint64 struct{ p *uint64 }")
+	require.NotContains(t, string(extra), "leafString", "only the leaf types in use")
+}

@@ -11,6 +11,16 @@
 // nothing when no resolver runs. A page of 10 actions with 10 fields each
 // spent 700 allocations there (docs/PERFORMANCE.md).
 //
+// And the value itself: gqlgen converts it to the graphql.Marshaler
+// interface, one allocation per field (a string, a number's string and the
+// closure around it). A value whose marshaler only wraps it is handed over
+// as a pointer into the struct instead, which fits in the interface with
+// no allocation: a built-in scalar through a leaf type written beside the
+// executor (leafString{&obj.TraceID}; numbers are appended straight into
+// the response buffer), a custom scalar that marshals itself as
+// &obj.Value. Together with lazy loaders this took a GraphQL page of ten
+// actions from 1,160 to 954 allocations (REST: 704).
+//
 // What changes: only functions of the exact generated shape, for fields
 // whose field context says IsResolver false, IsMethod false and no child
 // fields, reading obj.<Field>. Their field context (error paths), the
