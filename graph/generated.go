@@ -38515,6 +38515,10 @@ func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgr
 }
 
 func (ec *executionContext) marshalNAction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐActionᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.Action) graphql.Marshaler {
+	if m, ok := ec.leafList_Action(ctx, sel, v); ok {
+		return m
+	}
+
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1 || sequentialSelection(sel)
@@ -38596,6 +38600,10 @@ func (ec *executionContext) marshalNActionDetails2githubᚗcomᚋtonqlᚋtonql�
 }
 
 func (ec *executionContext) marshalNActionEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ActionEdge) graphql.Marshaler {
+	if m, ok := ec.leafList_ActionEdge(ctx, sel, v); ok {
+		return m
+	}
+
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1 || sequentialSelection(sel)
@@ -38707,6 +38715,10 @@ func (ec *executionContext) marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋc
 }
 
 func (ec *executionContext) marshalNAddressBookEntry2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBookEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.AddressBookEntry) graphql.Marshaler {
+	if m, ok := ec.leafList_AddressBookEntry(ctx, sel, v); ok {
+		return m
+	}
+
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1 || sequentialSelection(sel)
@@ -38808,6 +38820,10 @@ func (ec *executionContext) marshalNDexDepositLiquidityExcess2githubᚗcomᚋton
 }
 
 func (ec *executionContext) marshalNEmulatedTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*preview.Transaction) graphql.Marshaler {
+	if m, ok := ec.leafList_EmulatedTransaction(ctx, sel, v); ok {
+		return m
+	}
+
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1 || sequentialSelection(sel)
@@ -39021,6 +39037,10 @@ func (ec *executionContext) marshalNJvaultClaimedReward2githubᚗcomᚋtonqlᚋt
 }
 
 func (ec *executionContext) marshalNMessage2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.FullMessage) graphql.Marshaler {
+	if m, ok := ec.leafList_Message(ctx, sel, v); ok {
+		return m
+	}
+
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1 || sequentialSelection(sel)
@@ -39246,6 +39266,10 @@ func (ec *executionContext) marshalNTonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋt
 }
 
 func (ec *executionContext) marshalNTraceStop2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐStopᚄ(ctx context.Context, sel ast.SelectionSet, v []*preview.Stop) graphql.Marshaler {
+	if m, ok := ec.leafList_TraceStop(ctx, sel, v); ok {
+		return m
+	}
+
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1 || sequentialSelection(sel)
@@ -39303,6 +39327,10 @@ func (ec *executionContext) marshalNTraceStop2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 }
 
 func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.FullTransaction) graphql.Marshaler {
+	if m, ok := ec.leafList_Transaction(ctx, sel, v); ok {
+		return m
+	}
+
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1 || sequentialSelection(sel)
@@ -40419,3 +40447,301 @@ func (ec *executionContext) marshalO__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgen�
 }
 
 // endregion ***************************** type.gotpl *****************************
+
+// leafList_Action marshals a list of Action whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_Action(ctx context.Context, sel ast.SelectionSet, v []*chain.Action) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, actionImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["Action"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_Action)
+			case "action_id":
+				vals = append(vals, leafString{&obj.ActionID})
+			case "trace_id":
+				vals = append(vals, leafString{&obj.TraceID})
+			case "tx_hash":
+				vals = append(vals, leafString{&obj.TxHash})
+			case "type":
+				vals = append(vals, leafString{&obj.Type})
+			case "status":
+				vals = append(vals, leafString{&obj.Status})
+			case "value":
+				if obj.Value == nil {
+					return nil, false
+				}
+				vals = append(vals, &obj.Value)
+			case "start_lt":
+				vals = append(vals, leafUint64{&obj.StartLt})
+			case "start_utime":
+				vals = append(vals, leafUint32{&obj.StartUtime})
+			case "end_lt":
+				vals = append(vals, leafUint64{&obj.EndLt})
+			case "end_utime":
+				vals = append(vals, leafUint32{&obj.EndUtime})
+			case "trace_end_lt":
+				vals = append(vals, leafUint64{&obj.TraceEndLt})
+			case "trace_end_utime":
+				vals = append(vals, leafUint32{&obj.TraceEndUtime})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_Action = graphql.MarshalString("Action")
+
+// leafList_ActionEdge marshals a list of ActionEdge whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_ActionEdge(ctx context.Context, sel ast.SelectionSet, v []*model.ActionEdge) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, actionEdgeImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["ActionEdge"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_ActionEdge)
+			case "cursor":
+				vals = append(vals, leafString{&obj.Cursor})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_ActionEdge = graphql.MarshalString("ActionEdge")
+
+// leafList_AddressBookEntry marshals a list of AddressBookEntry whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_AddressBookEntry(ctx context.Context, sel ast.SelectionSet, v []*chain.AddressBookEntry) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, addressBookEntryImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["AddressBookEntry"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_AddressBookEntry)
+			case "address":
+				vals = append(vals, leafString{&obj.Address})
+			case "user_friendly":
+				vals = append(vals, leafString{&obj.UserFriendly})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_AddressBookEntry = graphql.MarshalString("AddressBookEntry")
+
+// leafList_EmulatedTransaction marshals a list of EmulatedTransaction whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_EmulatedTransaction(ctx context.Context, sel ast.SelectionSet, v []*preview.Transaction) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, emulatedTransactionImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["EmulatedTransaction"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_EmulatedTransaction)
+			case "hash":
+				vals = append(vals, leafString{&obj.Hash})
+			case "account":
+				vals = append(vals, leafString{&obj.Account})
+			case "lt":
+				vals = append(vals, leafUint64{&obj.Lt})
+			case "utime":
+				vals = append(vals, leafUint32{&obj.Utime})
+			case "success":
+				vals = append(vals, leafBoolean{&obj.Success})
+			case "aborted":
+				vals = append(vals, leafBoolean{&obj.Aborted})
+			case "compute_exit_code":
+				vals = append(vals, leafInt{&obj.ComputeExitCode})
+			case "total_fees":
+				vals = append(vals, leafUint64{&obj.TotalFees})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_EmulatedTransaction = graphql.MarshalString("EmulatedTransaction")
+
+// leafList_Message marshals a list of Message whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_Message(ctx context.Context, sel ast.SelectionSet, v []*chain.FullMessage) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["Message"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_Message)
+			case "hash":
+				vals = append(vals, leafString{&obj.Hash})
+			case "value":
+				vals = append(vals, leafUint64{&obj.Value})
+			case "fwd_fee":
+				vals = append(vals, leafUint64{&obj.FwdFee})
+			case "created_lt":
+				vals = append(vals, leafUint64{&obj.CreatedLt})
+			case "bounce":
+				vals = append(vals, leafBoolean{&obj.Bounce})
+			case "bounced":
+				vals = append(vals, leafBoolean{&obj.Bounced})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_Message = graphql.MarshalString("Message")
+
+// leafList_TraceStop marshals a list of TraceStop whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_TraceStop(ctx context.Context, sel ast.SelectionSet, v []*preview.Stop) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, traceStopImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["TraceStop"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_TraceStop)
+			case "account":
+				vals = append(vals, leafString{&obj.Account})
+			case "reason":
+				vals = append(vals, leafString{&obj.Reason})
+			case "message":
+				vals = append(vals, leafString{&obj.Message})
+			case "message_hash":
+				vals = append(vals, leafString{&obj.MessageHash})
+			case "transaction":
+				vals = append(vals, leafString{&obj.Transaction})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_TraceStop = graphql.MarshalString("TraceStop")
+
+// leafList_Transaction marshals a list of Transaction whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_Transaction(ctx context.Context, sel ast.SelectionSet, v []*chain.FullTransaction) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["Transaction"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_Transaction)
+			case "hash":
+				vals = append(vals, leafString{&obj.Hash})
+			case "lt":
+				vals = append(vals, leafUint64{&obj.Lt})
+			case "utime":
+				vals = append(vals, leafUint32{&obj.Now})
+			case "now":
+				vals = append(vals, leafUint32{&obj.Now})
+			case "account_address":
+				vals = append(vals, leafString{&obj.Account})
+			case "trace_id":
+				vals = append(vals, leafString{&obj.TraceID})
+			case "success":
+				vals = append(vals, leafBoolean{&obj.Success})
+			case "aborted":
+				vals = append(vals, leafBoolean{&obj.Aborted})
+			case "compute_exit_code":
+				vals = append(vals, leafInt{&obj.ComputeExitCode})
+			case "total_fees":
+				vals = append(vals, leafUint64{&obj.TotalFees})
+			case "orig_status":
+				vals = append(vals, leafString{&obj.OrigStatus})
+			case "end_status":
+				vals = append(vals, leafString{&obj.EndStatus})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_Transaction = graphql.MarshalString("Transaction")

@@ -62,6 +62,13 @@ func rewrite(src []byte) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("rewritten source does not format: %w", err)
 	}
+	withLists, err := leafListEdits(formatted)
+	if err != nil {
+		return nil, 0, err
+	}
+	if formatted, err = format.Source(withLists); err != nil {
+		return nil, 0, fmt.Errorf("list functions do not format: %w", err)
+	}
 	return formatted, n, nil
 }
 
@@ -454,7 +461,72 @@ func companion(src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sequentialSource(file.Name.Name, resolverFields(file, src, fset), leafTypesUsed(src))
+	extra, err := sequentialSource(file.Name.Name, resolverFields(file, src, fset), leafTypesUsed(src))
+	if err != nil {
+		return nil, err
+	}
+	return format.Source(append(extra, leafObjectsSource(file, src, fset)...))
+}
+
+// leafListDecl finds the leafList functions leafListEdits wrote.
+var leafListDecl = regexp.MustCompile(`func \(ec \*executionContext\) leafList_(\w+)\(`)
+
+// leafObjectsSource is the companion's part for lists of leaf objects:
+// which fields each object's leafList writes, and the list value.
+func leafObjectsSource(file *ast.File, src []byte, fset *token.FileSet) string {
+	lists := leafListDecl.FindAllSubmatch(src, -1)
+	if len(lists) == 0 {
+		return ""
+	}
+	leaves := leafFields(file, src, fset)
+	var b strings.Builder
+	b.WriteString(`
+// leafObjectFields are, per object whose lists have a leafList function,
+// the fields that function writes itself: its direct leaves.
+var leafObjectFields = map[string]map[string]bool{
+`)
+	for _, l := range lists {
+		object := string(l[1])
+		fmt.Fprintf(&b, "\t%q: {\"__typename\": true", object)
+		for _, c := range leaves[object] {
+			fmt.Fprintf(&b, ", %q: true", c.name)
+		}
+		b.WriteString("},\n")
+	}
+	b.WriteString(`}
+
+// leafObjects is a list of n objects whose fields are all direct leaves,
+// written as gqlgen writes a list of field sets: vals holds each element's
+// values in the order of fields.
+type leafObjects struct {
+	fields []graphql.CollectedField
+	vals   []graphql.Marshaler
+	n      int
+}
+
+func (l leafObjects) MarshalGQL(w io.Writer) {
+	io.WriteString(w, "[")
+	k := 0
+	for i := 0; i < l.n; i++ {
+		if i > 0 {
+			io.WriteString(w, ",")
+		}
+		io.WriteString(w, "{")
+		for j, f := range l.fields {
+			if j > 0 {
+				io.WriteString(w, ",")
+			}
+			graphql.MarshalString(f.Alias).MarshalGQL(w)
+			io.WriteString(w, ":")
+			l.vals[k].MarshalGQL(w)
+			k++
+		}
+		io.WriteString(w, "}")
+	}
+	io.WriteString(w, "]")
+}
+`)
+	return b.String()
 }
 
 // leafUse finds the leaf types the rewritten executor uses.

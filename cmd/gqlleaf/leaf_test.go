@@ -97,6 +97,7 @@ func TestCommittedExecutorIsRewritten(t *testing.T) {
 	require.Zero(t, n, "run go generate ./graph")
 	require.Equal(t, string(src), string(out))
 	require.Greater(t, strings.Count(string(src), "res := obj."), 800)
+	require.Contains(t, string(src), "if m, ok := ec.leafList_Action(ctx, sel, v); ok {", "lists of actions have the leaf path")
 	require.Equal(t, strings.Count(string(src), "go f(i)"), strings.Count(string(src), sequential),
 		"every list marshaler that spawns goroutines asks sequentialSelection first")
 	extra, err := companion(src)
