@@ -381,7 +381,7 @@ type Action {
   the nested steps of this action (v1's types: the NFT, jetton and TON
   transfers of a purchase, say) in page order (end_lt, action_id
   ascending), the first 1,000; whatever supported_action_types says, and
-  empty for a v1 type or a preview's action
+  empty for a v1 type; a fee estimate's actions have theirs too
   """
   children: [Action!]!
   """

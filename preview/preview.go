@@ -22,8 +22,11 @@ type Preview struct {
 	Transactions []*Transaction
 	// Actions are what actions.Classify makes of the trace: the types and
 	// values /api/v3/actions serves for a stored trace, as it serves them
-	// by default (the top-level actions; steps of newer types are left out).
-	Actions        []*chain.Action
+	// by default (the top-level actions).
+	Actions []*chain.Action
+	// Steps are the steps of the newer actions among them (nested actions,
+	// actions/steps.go): GraphQL's Action.children shows them.
+	Steps          []*chain.Action
 	BalanceChanges BalanceChanges
 	// Stopped lists the messages of the trace that were not emulated;
 	// Complete is true when there are none.
@@ -108,10 +111,11 @@ func Build(em *fees.Emulation, known chain.KnownContracts, limits Limits) (*Prev
 	}
 	p.Trace = newTrace(nodes, p.Complete)
 	for _, a := range actions.Classify(p.Trace, known) {
-		if a.ParentActionID != "" {
-			continue // a step: what a client pinned to an older version sees instead
-		}
 		a.Accounts = nil // shown only when asked for, as in /api/v3/actions
+		if a.ParentActionID != "" {
+			p.Steps = append(p.Steps, &a)
+			continue
+		}
 		p.Actions = append(p.Actions, &a)
 	}
 	p.BalanceChanges = balanceChanges(em, nodes)

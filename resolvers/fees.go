@@ -1,8 +1,10 @@
 package resolvers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -137,9 +139,9 @@ func wantsPreview(ctx context.Context) bool {
 	return inGraphQL(ctx) && selectsAny(ctx, previewFields)
 }
 
-// primeLinks puts the preview's transactions and participants into the
-// request's loaders: they are in no store, and Action.transactions_full
-// and participants read through the loaders.
+// primeLinks puts the preview's transactions, participants and steps into
+// the request's loaders: they are in no store, and Action.transactions_full,
+// participants, children and parent read through the loaders.
 func (r *Resolver) primeLinks(ctx context.Context, pv *preview.Preview) {
 	if r.Store == nil || !graphql.HasOperationContext(ctx) {
 		return // REST shows no links
@@ -149,8 +151,23 @@ func (r *Resolver) primeLinks(ctx context.Context, pv *preview.Preview) {
 	for _, t := range pv.Transactions {
 		txs[t.Hash] = t.Tx
 	}
-	// Under the keys the links ask with (TransactionsFull, Participants).
-	for _, a := range pv.Actions {
+	all := append(append([]*chain.Action(nil), pv.Actions...), pv.Steps...)
+	byID := make(map[string]*chain.Action, len(all))
+	children := make(map[string][]*chain.Action, len(all))
+	for _, a := range all {
+		byID[a.ActionID] = a
+		if a.ParentActionID != "" {
+			children[a.ParentActionID] = append(children[a.ParentActionID], a)
+		}
+	}
+	for _, kids := range children { // in page order, as the store reads them
+		slices.SortFunc(kids, func(a, b *chain.Action) int {
+			return cmp.Or(cmp.Compare(a.EndLt, b.EndLt), cmp.Compare(a.ActionID, b.ActionID))
+		})
+	}
+	// Under the keys the links ask with (TransactionsFull, Participants,
+	// ChildrenOf, ParentOf).
+	for _, a := range all {
 		for _, ref := range store.TxRefsOf(a) {
 			if tx, ok := txs[ref.Hash]; ok {
 				l.transactionsLoader(false).Prime(ref, tx)
@@ -158,6 +175,10 @@ func (r *Resolver) primeLinks(ctx context.Context, pv *preview.Preview) {
 			}
 		}
 		l.participantsLoader().Prime(store.RefOf(a), participants(a))
+		l.childrenLoader().Prime(store.ChildrenSpanOf(a), children[a.ActionID])
+		if p := byID[a.ParentActionID]; p != nil {
+			l.actionsByIDLoader().Prime(store.ParentSpanOf(a), p)
+		}
 	}
 }
 

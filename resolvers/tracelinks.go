@@ -15,15 +15,15 @@ const MaxTraceLinks = 1000
 
 // ChildrenOf links an action to its nested steps (the first
 // MaxTraceLinks), read through the request's loader: every child is shown,
-// whatever the page's supported_action_types hid. A preview's action has
-// none stored: [].
+// whatever the page's supported_action_types hid. A preview's steps are
+// primed into the loader (primeLinks).
 func (r *Resolver) ChildrenOf(ctx context.Context, a *chain.Action) ([]*chain.Action, error) {
 	return nonNil(r.loaders(ctx).childrenLoader().Load(ctx, store.ChildrenSpanOf(a)))
 }
 
 // ParentOf links a nested action to the action it is a step of, read by
 // id (not through a page's filter, which hides nested actions); nil for a
-// top-level action, or one whose parent is not stored (a preview's).
+// top-level action. A preview's parent is primed (primeLinks).
 func (r *Resolver) ParentOf(ctx context.Context, a *chain.Action) (*chain.Action, error) {
 	if a.ParentActionID == "" {
 		return nil, nil
