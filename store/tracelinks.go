@@ -70,11 +70,21 @@ func (s *Store) Traces(ctx context.Context, ids []string) (map[string]*chain.Tra
 	return out, nil
 }
 
+// firstActionsPer reads, per value of link, the first max actions in page
+// order (end_lt, action_id) among the rows of from that where keeps (args
+// are where's values). The window function caps each link apart: a LIMIT
+// would cap them together.
+func (s *Store) firstActionsPer(ctx context.Context, link, from, where string, max int, args ...any) (map[string][]*chain.Action, error) {
+	return s.linkedActions(ctx, `SELECT w.* FROM (SELECT `+link+` AS link, `+actionColumns+`,
+			row_number() OVER (PARTITION BY `+link+` ORDER BY a.end_lt, a.action_id) AS rn
+		FROM `+from+` WHERE `+where+`) AS w
+		WHERE w.rn <= ? ORDER BY w.end_lt, w.action_id`, append(args, max)...)
+}
+
 // TraceActions returns, per trace id, the first max top-level actions of
 // each trace in page order (end_lt, action_id), read on
 // actions_trace_order; nested actions are left out, as a page leaves them
-// out by default (NestedRule), and are reached through their parents. The
-// window function caps each trace apart: a LIMIT would cap them together.
+// out by default (NestedRule), and are reached through their parents.
 func (s *Store) TraceActions(ctx context.Context, refs []TraceRef, max int) (map[string][]*chain.Action, error) {
 	if len(refs) == 0 {
 		return map[string][]*chain.Action{}, nil
@@ -84,15 +94,14 @@ func (s *Store) TraceActions(ctx context.Context, refs []TraceRef, max int) (map
 		ids[i] = r.ID
 	}
 	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
-	return s.linkedActions(ctx, `SELECT w.* FROM (SELECT a.trace_id AS link, `+actionColumns+`,
-			row_number() OVER (PARTITION BY a.trace_id ORDER BY a.end_lt, a.action_id) AS rn
-		FROM actions AS a WHERE a.trace_id IN (?) AND a.end_lt BETWEEN ? AND ? AND a.ancestors = '') AS w
-		WHERE w.rn <= ? ORDER BY w.end_lt, w.action_id`, bun.In(ids), lo, hi, max)
+	return s.firstActionsPer(ctx, "a.trace_id", "actions AS a",
+		"a.trace_id IN (?) AND a.end_lt BETWEEN ? AND ? AND a.ancestors = ''", max, bun.In(ids), lo, hi)
 }
 
 // TransactionActions returns, per transaction hash, the top-level actions
 // that include it (their transactions list names it), in page order, at
-// most max each (nested ones are left out, as in TraceActions). A ref's lt range is the transaction's own lt: action_transactions
+// most max each (nested ones are left out, as in TraceActions). A ref's lt
+// range is the transaction's own lt: action_transactions
 // is read on its (tx_hash) index in the partitions of those lts, and an
 // action that includes a transaction ends at or after it.
 func (s *Store) TransactionActions(ctx context.Context, refs []TxRef, max int) (map[string][]*chain.Action, error) {
@@ -104,11 +113,8 @@ func (s *Store) TransactionActions(ctx context.Context, refs []TxRef, max int) (
 		hashes[i] = r.Hash
 	}
 	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
-	return s.linkedActions(ctx, `SELECT w.* FROM (SELECT at.tx_hash AS link, `+actionColumns+`,
-			row_number() OVER (PARTITION BY at.tx_hash ORDER BY a.end_lt, a.action_id) AS rn
-		FROM action_transactions AS at JOIN actions AS a ON a.action_id = at.action_id
-		WHERE at.tx_hash IN (?) AND at.tx_lt BETWEEN ? AND ? AND a.end_lt >= ? AND a.ancestors = '') AS w
-		WHERE w.rn <= ? ORDER BY w.end_lt, w.action_id`, bun.In(hashes), lo, hi, lo, max)
+	return s.firstActionsPer(ctx, "at.tx_hash", "action_transactions AS at JOIN actions AS a ON a.action_id = at.action_id",
+		"at.tx_hash IN (?) AND at.tx_lt BETWEEN ? AND ? AND a.end_lt >= ? AND a.ancestors = ''", max, bun.In(hashes), lo, hi, lo)
 }
 
 // ActionSpan names an action with an lt range its related actions lie in:
@@ -155,10 +161,8 @@ func (s *Store) ChildActions(ctx context.Context, parents []ActionSpan, max int)
 	lo, hi := ltSpan(len(parents), func(i int) (uint64, uint64) { return parents[i].StartLt, parents[i].EndLt })
 	// parent_action_id <> '' names the partial index's predicate, which a
 	// planner need not derive from a long IN list.
-	return s.linkedActions(ctx, `SELECT w.* FROM (SELECT a.parent_action_id AS link, `+actionColumns+`,
-			row_number() OVER (PARTITION BY a.parent_action_id ORDER BY a.end_lt, a.action_id) AS rn
-		FROM actions AS a WHERE a.parent_action_id IN (?) AND a.parent_action_id <> '' AND a.end_lt BETWEEN ? AND ?) AS w
-		WHERE w.rn <= ? ORDER BY w.end_lt, w.action_id`, bun.In(ids), lo, hi, max)
+	return s.firstActionsPer(ctx, "a.parent_action_id", "actions AS a",
+		"a.parent_action_id IN (?) AND a.parent_action_id <> '' AND a.end_lt BETWEEN ? AND ?", max, bun.In(ids), lo, hi)
 }
 
 // ActionsByID returns the stored actions named, by id, nested or not (a
