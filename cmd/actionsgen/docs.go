@@ -36,14 +36,19 @@ func spliceDocs(old, generated []byte) ([]byte, error) {
 func renderDocs() []byte {
 	var b strings.Builder
 	types := actions.Types()
-	fmt.Fprintf(&b, "\n%d action types. `toncenter` is toncenter's name of the type (accepted in filters too).\n\n", len(types))
+	fmt.Fprintf(&b, "\n%d action types. `toncenter` is toncenter's name of the type (accepted in filters too). "+
+		"A type marked ⁺ lists its steps as nested actions ([Steps](#steps-the-nested-actions-of-newer-types)).\n\n", len(types))
 	b.WriteString("| type | toncenter | protocols | what happened | failed when |\n|---|---|---|---|---|\n")
 	for _, t := range types {
 		tc := "—"
 		if t.Toncenter != "" {
 			tc = "`" + t.Toncenter + "`"
 		}
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s |\n", t.Name(), strings.ToLower(t.Name()), tc,
+		steps := ""
+		if actions.HasSteps(t.Name()) {
+			steps = "⁺"
+		}
+		fmt.Fprintf(&b, "| [`%s`](#%s)%s | %s | %s | %s | %s |\n", t.Name(), strings.ToLower(t.Name()), steps, tc,
 			cell(t.Protocols), cell(t.Doc), cell(t.Failed))
 	}
 	b.WriteString("\nMatchers run in this order (lower first; each visits the whole trace before the next):\n\n")
