@@ -392,6 +392,33 @@ func ltSpan(n int, at func(i int) (lo, hi uint64)) (int64, int64) {
 	return int64(min(lo, math.MaxInt64)), int64(min(hi, math.MaxInt64))
 }
 
+// linkRef is the key of a per-link read (a trace, a transaction, an
+// action) with the lt range its rows lie in.
+type linkRef interface {
+	linkKey() string
+	ltRange() (lo, hi uint64)
+}
+
+func (r ActionRef) linkKey() string            { return r.ID }
+func (r ActionRef) ltRange() (uint64, uint64)  { return r.EndLt, r.EndLt }
+func (r TraceRef) linkKey() string             { return r.ID }
+func (r TraceRef) ltRange() (uint64, uint64)   { return r.StartLt, r.EndLt }
+func (r TxRef) linkKey() string                { return r.Hash }
+func (r TxRef) ltRange() (uint64, uint64)      { return r.StartLt, r.EndLt }
+func (r ActionSpan) linkKey() string           { return r.ID }
+func (r ActionSpan) ltRange() (uint64, uint64) { return r.StartLt, r.EndLt }
+
+// keysAndSpan lists the refs' keys and the lt range that holds them all
+// (ltSpan), which bounds the read to the partitions they lie in.
+func keysAndSpan[T linkRef](refs []T) ([]string, int64, int64) {
+	keys := make([]string, len(refs))
+	for i, r := range refs {
+		keys[i] = r.linkKey()
+	}
+	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].ltRange() })
+	return keys, lo, hi
+}
+
 // Participants returns, per action id, the accounts taking part in it,
 // sorted by address. The actions' end_lts bound the read to the
 // partitions that hold them.
@@ -444,22 +471,14 @@ func (s *Store) Transactions(ctx context.Context, refs []TxRef, withMessages boo
 }
 
 func participantsQuery(db *bun.DB, refs []ActionRef, rows *[]actionAccountRow) *bun.SelectQuery {
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		ids[i] = r.ID
-	}
-	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].EndLt, refs[i].EndLt })
+	ids, lo, hi := keysAndSpan(refs)
 	return db.NewSelect().Model(rows).Column("account", "action_id", "roles").
 		Where("action_id IN (?)", bun.In(ids)).Where("end_lt BETWEEN ? AND ?", lo, hi).
 		OrderExpr("action_id, account")
 }
 
 func transactionsQuery(db *bun.DB, refs []TxRef, rows *[]txRow) *bun.SelectQuery {
-	hashes := make([]string, len(refs))
-	for i, r := range refs {
-		hashes[i] = r.Hash
-	}
-	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
+	hashes, lo, hi := keysAndSpan(refs)
 	return db.NewSelect().Model(rows).ExcludeColumn("boc").Where("hash IN (?)", bun.In(hashes)).
 		Where("lt BETWEEN ? AND ?", lo, hi)
 }

@@ -89,11 +89,7 @@ func (s *Store) TraceActions(ctx context.Context, refs []TraceRef, max int) (map
 	if len(refs) == 0 {
 		return map[string][]*chain.Action{}, nil
 	}
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		ids[i] = r.ID
-	}
-	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
+	ids, lo, hi := keysAndSpan(refs)
 	return s.firstActionsPer(ctx, "a.trace_id", "actions AS a",
 		"a.trace_id IN (?) AND a.end_lt BETWEEN ? AND ? AND a.ancestors = ''", max, bun.In(ids), lo, hi)
 }
@@ -108,11 +104,7 @@ func (s *Store) TransactionActions(ctx context.Context, refs []TxRef, max int) (
 	if len(refs) == 0 {
 		return map[string][]*chain.Action{}, nil
 	}
-	hashes := make([]string, len(refs))
-	for i, r := range refs {
-		hashes[i] = r.Hash
-	}
-	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
+	hashes, lo, hi := keysAndSpan(refs)
 	return s.firstActionsPer(ctx, "at.tx_hash", "action_transactions AS at JOIN actions AS a ON a.action_id = at.action_id",
 		"at.tx_hash IN (?) AND at.tx_lt BETWEEN ? AND ? AND a.end_lt >= ? AND a.ancestors = ''", max, bun.In(hashes), lo, hi, lo)
 }
@@ -154,11 +146,7 @@ func (s *Store) ChildActions(ctx context.Context, parents []ActionSpan, max int)
 	if len(parents) == 0 {
 		return map[string][]*chain.Action{}, nil
 	}
-	ids := make([]string, len(parents))
-	for i, p := range parents {
-		ids[i] = p.ID
-	}
-	lo, hi := ltSpan(len(parents), func(i int) (uint64, uint64) { return parents[i].StartLt, parents[i].EndLt })
+	ids, lo, hi := keysAndSpan(parents)
 	// parent_action_id <> '' names the partial index's predicate, which a
 	// planner need not derive from a long IN list.
 	return s.firstActionsPer(ctx, "a.parent_action_id", "actions AS a",
@@ -173,11 +161,7 @@ func (s *Store) ActionsByID(ctx context.Context, refs []ActionSpan) (map[string]
 	if len(refs) == 0 {
 		return out, nil
 	}
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		ids[i] = r.ID
-	}
-	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
+	ids, lo, hi := keysAndSpan(refs)
 	linked, err := s.linkedActions(ctx, `SELECT a.action_id AS link, `+actionColumns+`, 1 AS rn
 		FROM actions AS a WHERE a.action_id IN (?) AND a.end_lt BETWEEN ? AND ?`, bun.In(ids), lo, hi)
 	if err != nil {
@@ -232,11 +216,7 @@ func (s *Store) TransactionsOfTraces(ctx context.Context, refs []TraceRef, withM
 	if len(refs) == 0 {
 		return out, nil
 	}
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		ids[i] = r.ID
-	}
-	lo, hi := ltSpan(len(refs), func(i int) (uint64, uint64) { return refs[i].StartLt, refs[i].EndLt })
+	ids, lo, hi := keysAndSpan(refs)
 	var rows []txRow
 	var msgs []msgRow
 	if err := s.read(func(db *bun.DB) error {
