@@ -58,6 +58,14 @@ func (ec *executionContext) fieldContext_Action_NAME(_ context.Context, field gr
 `)
 }
 
+// funcBody is the text of the executor method name in src, up to its
+// closing brace.
+func funcBody(src []byte, name string) string {
+	s := string(src)
+	s = s[strings.Index(s, "func (ec *executionContext) "+name+"("):]
+	return s[:strings.Index(s, "\n}\n")]
+}
+
 const leafChild = `return nil, errors.New("field of type UInt64 does not have child fields")`
 
 func TestRewriteReadsLeafFieldsDirectly(t *testing.T) {
@@ -71,8 +79,7 @@ func TestRewriteReadsLeafFieldsDirectly(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, n, "only the leaf read straight from a field of obj")
 	got := string(out)
-	start := got[strings.Index(got, "func (ec *executionContext) _Action_start_lt("):]
-	start = start[:strings.Index(start, "\n}\n")]
+	start := funcBody(out, "_Action_start_lt")
 	require.Contains(t, start, "res := obj.StartLt\n\tif any(res) == nil {")
 	require.Contains(t, start, "ctx = graphql.WithFieldContext(ctx, fc)", "error paths keep the field")
 	require.Contains(t, start, "recover()", "a panic stays a field error")
@@ -130,16 +137,11 @@ func (ec *executionContext) marshalNUInt642uint64(ctx context.Context, sel ast.S
 	out, n, err := rewrite([]byte(src))
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
-	body := func(name string) string {
-		s := string(out)
-		s = s[strings.Index(s, "func (ec *executionContext) "+name+"("):]
-		return s[:strings.Index(s, "\n}\n")]
-	}
-	a := body("_Action_a")
+	a := funcBody(out, "_Action_a")
 	require.Contains(t, a, "res := obj.A\n\tif any(res) == nil {\n\t\tfc, err := ec.fieldContext_Action_a(ctx, field)")
 	require.Contains(t, a, "ec.Errorf(ctx, \"must not be null\")", "the null branch is gqlgen's")
 	require.NotContains(t, a, "recover()")
-	require.Contains(t, body("_Action_b"), "recover()", "a marshaler that may report an error keeps the field context")
+	require.Contains(t, funcBody(out, "_Action_b"), "recover()", "a marshaler that may report an error keeps the field context")
 }
 
 // A leaf whose marshaler takes the value as is is handed over as a pointer
@@ -190,19 +192,14 @@ func (ec *executionContext) marshalOAddress2ptr(ctx context.Context, sel ast.Sel
 	out, n, err := rewrite([]byte(src))
 	require.NoError(t, err)
 	require.Equal(t, 5, n)
-	body := func(name string) string {
-		s := string(out)
-		s = s[strings.Index(s, "func (ec *executionContext) "+name+"("):]
-		return s[:strings.Index(s, "\n}\n")]
-	}
-	require.Contains(t, body("_Action_a"), "return leafUint64{&obj.A}")
-	require.Contains(t, body("_Action_b"), "return &obj.B")
-	c := body("_Action_c")
+	require.Contains(t, funcBody(out, "_Action_a"), "return leafUint64{&obj.A}")
+	require.Contains(t, funcBody(out, "_Action_b"), "return &obj.B")
+	c := funcBody(out, "_Action_c")
 	require.Contains(t, c, "if obj.C == nil {")
 	require.Contains(t, c, "ctx = graphql.WithFieldContext(ctx, fc)\n\t\treturn ec.marshalNJSON2chainRawJSON(ctx, field.Selections, obj.C)", "nil keeps gqlgen's error path")
 	require.Contains(t, c, "return &obj.C")
-	require.Contains(t, body("_Action_d"), "ec.marshalOAddress2ptr(ctx, field.Selections, res)", "a pointer stays gqlgen's")
-	require.Contains(t, body("_Action_e"), "ec.marshalNUInt642uint64(ctx, field.Selections, uint64(res))", "a conversion stays gqlgen's")
+	require.Contains(t, funcBody(out, "_Action_d"), "ec.marshalOAddress2ptr(ctx, field.Selections, res)", "a pointer stays gqlgen's")
+	require.Contains(t, funcBody(out, "_Action_e"), "ec.marshalNUInt642uint64(ctx, field.Selections, uint64(res))", "a conversion stays gqlgen's")
 
 	extra, err := companion(out)
 	require.NoError(t, err)
