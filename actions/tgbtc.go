@@ -42,6 +42,7 @@ type TgbtcMint struct {
 	Teleport        Address `json:"teleport,omitempty" role:"contract" doc:"the teleport contract that logged the mint"`
 	Amount          BigInt  `json:"amount,omitempty" tc:"amount" doc:"tgBTC minted, in satoshi, as logged"`
 	BitcoinTxID     Text    `json:"bitcoin_tx_id,omitempty" tc:"bitcoin_tx_id" doc:"the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"`
+	NotCredited     *bool   `json:"not_credited,omitempty" doc:"true when the master's mint or the recipient's wallet failed: nobody holds the logged tgBTC (the JettonMint step is failed)"`
 }
 
 // TgbtcMintFallback: a teleport contract logged a tgBTC mint, but the rest
@@ -104,8 +105,7 @@ func init() {
 	declare(
 		Type{Value: TgbtcMint{}, Toncenter: "tgbtc_mint", Protocols: "tgBTC bridge",
 			Doc:     "From the deposit proof (0x3f781d24) through the teleport contract's checks to its last step (0xe42a879b), which logs the mint (external 0x77a80ef3) and has the tgBTC master mint to the recipient's wallet.",
-			Failed:  "the recipient's jetton wallet failed: the tokens bounced back to the master, so nobody received them",
-			Differs: "toncenter reports the mint as done once the teleport logged it, whatever the recipient's wallet then did"},
+			Failed: "never, as toncenter has it: the teleport logged the mint; when the master or the recipient's wallet then failed, `not_credited` says so and the JettonMint step is failed"},
 		Type{Value: TgbtcMintFallback{}, Toncenter: "tgbtc_mint_fallback", Protocols: "tgBTC bridge",
 			Doc:    "A mint log (external 0x77a80ef3) whose chain of messages is not in the trace; reported beside whatever explains the logging transaction.",
 			Failed: "never"},
@@ -225,7 +225,9 @@ func matchTgbtcMint(c *classifier, n *node) bool {
 	if !decodePrefix(logMsg.Body, &lg) {
 		return false
 	}
-	// The master's mint: a child that sends internal_transfer to a wallet.
+	// The master's mint: a child that sends internal_transfer to a wallet,
+	// else (the master failed) the child the teleport asked with a standard
+	// mint request, as toncenter's jetton_mint takes it.
 	var master, wallet *node
 	for _, ch := range n.children {
 		if ch.used {
@@ -234,6 +236,9 @@ func matchTgbtcMint(c *classifier, n *node) bool {
 		if w := ch.child(abi.JettonInternalTransferMsgOpCode); w != nil {
 			master, wallet = ch, w
 			break
+		}
+		if master == nil && ch.is(abi.JettonMintMsgOpCode, mintOpLegacy) {
+			master = ch
 		}
 	}
 	if master == nil {
@@ -253,9 +258,21 @@ func matchTgbtcMint(c *classifier, n *node) bool {
 		return false
 	}
 	v := &TgbtcMint{Sender: Address(head.in().Source), Recipient: Address(addr(lg.Recipient)),
-		RecipientWallet: Address(wallet.tx.Account), JettonMaster: Address(master.tx.Account),
-		Teleport: Address(n.tx.Account), Amount: amount(lg.Amount), BitcoinTxID: Text(lg.txid())}
-	d := newDraft(v, head.in().Hash, n, master, wallet, wallet.child(abi.JettonNotifyMsgOpCode), wallet.child(abi.ExcessMsgOpCode))
+		JettonMaster: Address(master.tx.Account), Teleport: Address(n.tx.Account), Amount: amount(lg.Amount),
+		BitcoinTxID: Text(lg.txid())}
+	d := newDraft(v, head.in().Hash, n, master)
+	if wallet != nil {
+		v.RecipientWallet = Address(wallet.tx.Account)
+		d.nodes = append(d.nodes, wallet)
+		for _, ch := range []*node{wallet.child(abi.JettonNotifyMsgOpCode), wallet.child(abi.ExcessMsgOpCode)} {
+			if ch != nil {
+				d.nodes = append(d.nodes, ch)
+			}
+		}
+	}
+	if wallet == nil || !wallet.ok() || !master.ok() {
+		v.NotCredited = flag(true)
+	}
 	onPath := map[*node]bool{n: true}
 	for _, a := range path {
 		onPath[a] = true
@@ -273,9 +290,9 @@ func matchTgbtcMint(c *classifier, n *node) bool {
 	}
 	d.nodes = append(d.nodes, evaaChange(n)...)
 	d.withInitiator(head)
-	// The log says the teleport meant to mint; the tokens exist only if the
-	// recipient's wallet took them.
-	d.ok = wallet.ok()
+	// toncenter's rule: the teleport logged the mint, so the bridge minted;
+	// whether anyone holds the tokens is not_credited and the step's status.
+	d.ok = true
 	c.add(d)
 	return true
 }

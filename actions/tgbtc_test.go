@@ -85,26 +85,48 @@ func TestTgbtcLogFallbacks(t *testing.T) {
 // has the master mint. The mint is done when the recipient's wallet took
 // the tokens; a wallet that failed bounced them back, so the mint failed
 // (toncenter calls it done once the teleport logged it).
+// TestTgbtcMintStatus: as toncenter has it, a mint the teleport logged is
+// done whatever the master and the recipient's wallet then did; whether the
+// tokens were credited is not_credited and the JettonMint step's status.
+// A master that failed on a standard mint request still makes the mint (not
+// a fallback), without a recipient wallet.
 func TestTgbtcMintStatus(t *testing.T) {
 	relayer, teleport, checker, master, wallet, recipient := named("relayer"), named("teleport"), named("checker"), named("master"), named("wallet"), named("recipient")
 	txid := "00ff000000000000000000000000000000000000000000000000000000000011"
 	j := jetton{query: 1, amount: 9700, to: recipient, from: teleport, response: recipient}
-	for _, walletFails := range []bool{false, true} {
-		w := call(wallet, 50_000_000, j.internal())
-		if walletFails {
-			w.fails(0)
-		}
+	for _, tc := range []struct {
+		name        string
+		mint        *stx // the teleport's message to the master
+		notCredited bool
+		wallet      string
+	}{
+		{"credited", call(master, 100_000_000, cellOf(op(0x22222222), u64(1)), call(wallet, 50_000_000, j.internal())), false, wallet},
+		{"wallet fails", call(master, 100_000_000, cellOf(op(0x22222222), u64(1)), call(wallet, 50_000_000, j.internal()).fails(0)), true, wallet},
+		{"master fails", call(master, 100_000_000, cellOf(op(0x642b7d07), u64(1))).fails(0), true, ""},
+	} {
 		root := ext(relayer,
 			call(teleport, 1_000_000_000, cellOf(op(0x3f781d24), u64(1)),
 				call(checker, 900_000_000, cellOf(op(0x11111111), u64(1)),
-					call(teleport, 800_000_000, cellOf(op(0xe42a879b), u64(1)),
-						call(master, 100_000_000, cellOf(op(0x22222222), u64(1)), w)).
+					call(teleport, 800_000_000, cellOf(op(0xe42a879b), u64(1)), tc.mint).
 						logs(cellOf(op(0x77a80ef3), coins(9700), addr(recipient), u256(txid))))))
-		mint := classify(t, root, nil).one(t, "TgbtcMint")
-		if want := map[bool]string{false: chain.StatusOK, true: chain.StatusFailed}[walletFails]; mint.Status != want {
-			t.Errorf("wallet fails %v: TgbtcMint %s, want %s", walletFails, mint.Status, want)
+		res := classifyAll(t, root, nil)
+		mint := res.top().one(t, "TgbtcMint")
+		if mint.Status != chain.StatusOK {
+			t.Errorf("%s: TgbtcMint %s, want ok", tc.name, mint.Status)
 		}
-		mint.want(t, map[string]any{"sender": relayer, "recipient": recipient, "recipient_wallet": wallet,
-			"jetton_master": master, "teleport": teleport, "amount": "9700"})
+		want := map[string]any{"sender": relayer, "recipient": recipient, "jetton_master": master, "teleport": teleport, "amount": "9700"}
+		if tc.wallet != "" {
+			want["recipient_wallet"] = tc.wallet
+		}
+		if tc.notCredited {
+			want["not_credited"] = true
+		}
+		mint.want(t, want)
+		if got := mint.v["not_credited"] != nil; got != tc.notCredited {
+			t.Errorf("%s: not_credited present %v, want %v", tc.name, got, tc.notCredited)
+		}
+		if n := len(res.top().ofKind("TgbtcMintFallback")); n != 0 {
+			t.Errorf("%s: %d TgbtcMintFallback beside the mint", tc.name, n)
+		}
 	}
 }

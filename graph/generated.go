@@ -2462,6 +2462,8 @@ type TgbtcMint {
   amount: BigInt
   "the Bitcoin deposit transaction id (hex, Bitcoin's byte order)"
   bitcoin_tx_id: String
+  "true when the master's mint or the recipient's wallet failed: nobody holds the logged tgBTC (the JettonMint step is failed)"
+  not_credited: Boolean
 }
 
 "A mint log (external 0x77a80ef3) whose chain of messages is not in the trace; reported beside whatever explains the logging transaction."
@@ -25957,6 +25959,32 @@ func (ec *executionContext) fieldContext_TgbtcMint_bitcoin_tx_id(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _TgbtcMint_not_credited(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMint) (ret graphql.Marshaler) {
+	res := obj.NotCredited
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TgbtcMint_not_credited(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TgbtcMint_not_credited(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TgbtcMint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TgbtcMintFallback_teleport(ctx context.Context, field graphql.CollectedField, obj *actions.TgbtcMintFallback) (ret graphql.Marshaler) {
 	res := obj.Teleport
 	if any(res) == nil {
@@ -37266,6 +37294,8 @@ func (ec *executionContext) _TgbtcMint(ctx context.Context, sel ast.SelectionSet
 			out.Values[i] = ec._TgbtcMint_amount(ctx, field, obj)
 		case "bitcoin_tx_id":
 			out.Values[i] = ec._TgbtcMint_bitcoin_tx_id(ctx, field, obj)
+		case "not_credited":
+			out.Values[i] = ec._TgbtcMint_not_credited(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
