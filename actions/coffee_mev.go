@@ -48,12 +48,13 @@ func init() {
 			Doc:    "mev_protect_hold_funds (0x6bc79e7e) with TON at the protector, or a jetton transfer to it with that op as forward payload; a service_fee (0xc0ffeea0) the same transaction sent belongs to it.",
 			Failed: "the protector rejected the TON, or the jettons did not move"},
 		Type{Value: CoffeeMevProtectFailedSwap{}, Toncenter: "coffee_mev_protect_failed_swap", Protocols: "swap.coffee MEV protector",
-			Doc:     "mev_protect_failed_swap (0xee51ce51) at the protector, as a TON message or as the forward payload of a jetton transfer to it; the protector's return of the funds is an action of its own, as toncenter reports it.",
+			Doc:     "mev_protect_failed_swap (0xee51ce51) at the protector, as a TON message or as the forward payload of a jetton transfer to it; the protector's return of the funds is an action of its own, as toncenter reports it. A refund that a STON.fi, DeDust or Tonco pool's answer pays back to the protector is the failed JettonSwap's outgoing leg instead (toncenter's swap matchers take it first).",
 			Failed:  "the protector rejected the message, or the jettons did not move",
 			Differs: "toncenter's API has no details for this type; its raw action has destination (= recipient) and asset."},
 	)
 	// The failed swap's funds come back from a DEX: claim them before the
-	// swap matcher could take them for its refund leg.
+	// swap matcher could take them for its refund leg, unless that leg is
+	// the refund of a swap the DEX answered (dexSwapRefund).
 	addMatcher(OrderProtocol-10, "CoffeeMevProtectFailedSwap", matchCoffeeMevFailedSwap)
 	addMatcher(OrderProtocol+32, "CoffeeMevProtectHoldFunds", matchCoffeeMevHoldFunds)
 }
@@ -114,7 +115,7 @@ func matchCoffeeMevFailedSwap(c *classifier, n *node) bool {
 		QueryID   uint64
 		Recipient tlb.MsgAddress
 	}
-	if forwardOp(n) != uint32(abi.CoffeeMevProtectFailedSwapMsgOpCode) {
+	if forwardOp(n) != uint32(abi.CoffeeMevProtectFailedSwapMsgOpCode) || dexSwapRefund(n) {
 		return false
 	}
 	if !unmarshalCell(forwardPayload(n), &p) {
@@ -131,6 +132,26 @@ func matchCoffeeMevFailedSwap(c *classifier, n *node) bool {
 	d.ok = l.ok
 	c.add(d)
 	return true
+}
+
+// dexSwapRefund tells a refund a STON.fi, DeDust or Tonco pool's answer to
+// a swap pays back (the transfer request n follows the DEX's payment
+// request, pay_to or payout_from_pool, below the pool's swap request): it
+// is the refund leg of a failed JettonSwap, which toncenter's swap
+// matchers take before its MEV matcher could. Only a Coffee swap, which
+// fails without a swap, leaves its refund to this action.
+func dexSwapRefund(n *node) bool {
+	p := n.parent
+	if p == nil || !p.is(abi.StonfiPaymentRequestMsgOpCode, abi.StonfiPayToV2MsgOpCode, abi.PayToMsgOpCode, abi.DedustPayoutFromPoolMsgOpCode) {
+		return false
+	}
+	for a := p.parent; a != nil; a = a.parent {
+		switch poolDex(a) {
+		case "stonfi", "stonfi_v2", "tonco", "dedust":
+			return true
+		}
+	}
+	return false
 }
 
 // forwardOp is the op code a jetton transfer request's forward payload

@@ -6,6 +6,7 @@ import (
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/boc"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/testenv"
 )
@@ -221,4 +222,33 @@ func TestCoffeeMevFailedSwapJetton(t *testing.T) {
 	for _, x := range rs.ofKind("JettonTransfer") {
 		t.Errorf("the leg is also a JettonTransfer: %s", x.Value)
 	}
+}
+
+// TestMevRefundOfAnsweredSwap: when a Tonco pool refuses a swap made for
+// the MEV protector (tExchange stands for it), the router's refund carries
+// mev_protect_failed_swap; as toncenter's swap matchers run before its MEV
+// one, that refund is the failed JettonSwap's outgoing leg, not a
+// CoffeeMevProtectFailedSwap. Without the pool's answer the refund is left
+// to the MEV action.
+func TestMevRefundOfAnsweredSwap(t *testing.T) {
+	build := func(answered bool) *stx {
+		refund := leg(tRouter, tRouterA, tExchangeA, tExchange, 1000, failedSwapPayload(synRecipient))
+		var below *stx
+		if answered {
+			below = call(tcPool1, 300_000_000, tcSwap(tRouterA, 1000, 0),
+				call(tRouter, 250_000_000, tcPayTo(0xfffe, 0, tRouterA, 0, tRouterB), refund))
+		} else {
+			below = call(tRouter, 250_000_000, cellOf(op(0x12345678), u64(1)), refund)
+		}
+		return ext(tUser, leg(tUser, tUserWallet, tRouterA, tRouter, 1000, tcRequest(tRouterB, 0, nil), below))
+	}
+	rs := classify(t, build(true), tcKnown())
+	swap := rs.one(t, "JettonSwap:failed")
+	if v := swapOf(t, swap); v.DexOutgoingTransfer == nil || v.DexOutgoingTransfer.Destination != actions.Address(tExchange) {
+		t.Errorf("the refund is not the swap's outgoing leg: %+v", v.DexOutgoingTransfer)
+	}
+	if n := len(rs.ofKind("CoffeeMevProtectFailedSwap")); n != 0 {
+		t.Errorf("%d CoffeeMevProtectFailedSwap beside the failed swap", n)
+	}
+	classify(t, build(false), tcKnown()).one(t, "CoffeeMevProtectFailedSwap:ok")
 }

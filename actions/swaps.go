@@ -289,7 +289,7 @@ func (c *classifier) swapOutgoing(p *node, user string) (swapSide, bool) {
 	var walk func(n *node)
 	walk = func(n *node) {
 		for _, ch := range n.children {
-			if ch.used || isPoolRequest(ch) { // another pool: its own swap, or the next hop
+			if ch.used || isPoolRequest(ch) || isStonfiReferralPayment(ch) { // another pool, or a referral's fee
 				continue
 			}
 			if l, ok := c.followTransfer(ch); ok {

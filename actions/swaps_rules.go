@@ -54,6 +54,17 @@ const (
 	stonfiSwapReserveErr = 0x38976e9b
 )
 
+// isStonfiReferralPayment is a STON.fi v1 pool's payment request for the
+// referral's fee: its payout is a transfer of its own, never the swap's,
+// even when the swap pays someone other than its sender.
+func isStonfiReferralPayment(n *node) bool {
+	if !n.is(abi.StonfiPaymentRequestMsgOpCode) {
+		return false
+	}
+	b, ok := bodyAs[abi.StonfiPaymentRequestMsgBody](n)
+	return ok && b.ExitCode == stonfiSwapRefOK
+}
+
 // stonfiV1Payload is the forward payload of the transfer to the router:
 // swap#25938561 token_wallet:MsgAddress min_out:Coins to_address:MsgAddress.
 // token_wallet is the router's wallet of the asset asked for.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/testenv"
 )
 
 // Swaps as toncenter's matchers shape them (events/blocks/swaps.py), on
@@ -239,4 +240,37 @@ func TestSwapTransactionsAsLabelled(t *testing.T) {
 		t.Fatal("no labelled jetton_swap lists its transactions")
 	}
 	t.Logf("%d labelled swaps list their transactions", labelled)
+}
+
+// TestStonfiV1ReferralNotThePayout: a STON.fi v1 pool pays the swap and the
+// referral's fee with two payment requests. When the jettons reach the
+// router from someone other than the user the swap pays (here the mainnet
+// swap with its sender's address replaced), no payout goes to the
+// transfer's owner; the referral's payment (exit code 0x45078540) must still
+// not be taken for the swap's: it stays a JettonTransfer of its own, as
+// toncenter reports it, and the swap's payout is not one.
+func TestStonfiV1ReferralNotThePayout(t *testing.T) {
+	const user = "0:CB1B24891A00B4F8A8C53C119E81F67B17865CD148621A25C82B05AE45AFE30C"
+	const other = "0:ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB"
+	path := testenv.Fixture(t, "toncenter-traces/traces/utNOlIUjzWv7MRoSUfkjHkBaIg40RkYMLOy9ljAaykQ=.json")
+	rs := resultsOf(t, topLevel(classifyFile(t, path, func(tr *chain.ToncenterTrace) {
+		for _, tx := range tr.Transactions {
+			if tx.InMsg != nil && tx.InMsg.Source == user {
+				tx.InMsg.Source = other
+			}
+			for i := range tx.OutMsgs {
+				if tx.OutMsgs[i].Source == user {
+					tx.OutMsgs[i].Source = other
+				}
+			}
+		}
+	})))
+	rs.one(t, "JettonSwap:ok")
+	var amounts []string
+	for _, x := range rs.ofKind("JettonTransfer") {
+		amounts = append(amounts, fmt.Sprint(x.v["amount"]))
+	}
+	if !slices.Equal(amounts, []string{"14272848"}) {
+		t.Errorf("JettonTransfers beside the swap move %v, want the referral's 14272848 alone", amounts)
+	}
 }

@@ -104,7 +104,7 @@ type TgbtcDkgLogFallback struct {
 func init() {
 	declare(
 		Type{Value: TgbtcMint{}, Toncenter: "tgbtc_mint", Protocols: "tgBTC bridge",
-			Doc:     "From the deposit proof (0x3f781d24) through the teleport contract's checks to its last step (0xe42a879b), which logs the mint (external 0x77a80ef3) and has the tgBTC master mint to the recipient's wallet.",
+			Doc:    "From the deposit proof (0x3f781d24) through the teleport contract's checks to its last step (0xe42a879b), which logs the mint (external 0x77a80ef3) and has the tgBTC master mint to the recipient's wallet.",
 			Failed: "never, as toncenter has it: the teleport logged the mint; when the master or the recipient's wallet then failed, `not_credited` says so and the JettonMint step is failed"},
 		Type{Value: TgbtcMintFallback{}, Toncenter: "tgbtc_mint_fallback", Protocols: "tgBTC bridge",
 			Doc:    "A mint log (external 0x77a80ef3) whose chain of messages is not in the trace; reported beside whatever explains the logging transaction.",

@@ -1172,7 +1172,7 @@ type CoffeeCreateVault {
   vault_wallet: Address
 }
 
-"mev_protect_failed_swap (0xee51ce51) at the protector, as a TON message or as the forward payload of a jetton transfer to it; the protector's return of the funds is an action of its own, as toncenter reports it."
+"mev_protect_failed_swap (0xee51ce51) at the protector, as a TON message or as the forward payload of a jetton transfer to it; the protector's return of the funds is an action of its own, as toncenter reports it. A refund that a STON.fi, DeDust or Tonco pool's answer pays back to the protector is the failed JettonSwap's outgoing leg instead (toncenter's swap matchers take it first)."
 type CoffeeMevProtectFailedSwap {
   "who the protector is to return the funds to"
   recipient: Address
