@@ -255,6 +255,55 @@ func TestCoreJettonMintRequest(t *testing.T) {
 		rs.one(t, "JettonMint").want(t, map[string]any{"ton_amount": "40000000", "wallet_value": "39000000",
 			"recipient_wallet": acct(4), "recipient": acct(3)})
 	})
+	t.Run("another minter's call is its own", func(t *testing.T) {
+		// A master minting on a message of its own protocol (op 0x11111111):
+		// the mint is the internal_transfer and its wallet; the incoming
+		// message stays a call, as toncenter leaves it.
+		rs := classify(t, ext(acct(1),
+			call(acct(2), 100_000_000, cellOf(op(0x11111111), u64(1)),
+				call(acct(4), 39_000_000, jetton{amount: 1000, from: acct(2), response: acct(1)}.internal()))), nil)
+		rs.expect(t, "SmartContractExec:ok", "JettonMint:ok")
+		rs.one(t, "SmartContractExec").want(t, map[string]any{"opcode": "0x11111111", "contract": acct(2)})
+		rs.one(t, "JettonMint").wantTxs(t, 1)
+	})
+}
+
+// ---- JettonTransfer ----
+
+// TestCoreJettonTransferCredited: the amount is what the internal_transfer
+// carried to the recipient's wallet (toncenter's amount); a wallet that
+// takes a fee sends less than the request named, which requested_amount
+// keeps.
+func TestCoreJettonTransferCredited(t *testing.T) {
+	owner, wallet, rwallet, recipient := acct(1), acct(2), acct(3), acct(4)
+	for _, credited := range []uint64{1000, 950} {
+		asked := jetton{query: 5, amount: 1000, to: recipient, response: owner, forward: 1}
+		sent := jetton{query: 5, amount: credited, from: owner, response: owner, forward: 1}
+		rs := classify(t, ext(owner,
+			call(wallet, 100_000_000, asked.transfer(),
+				call(rwallet, 90_000_000, sent.internal(),
+					call(recipient, 1, sent.notify())))), nil)
+		a := rs.one(t, "JettonTransfer:ok")
+		want := map[string]any{"amount": fmt.Sprint(credited), "recipient_wallet": rwallet, "forward_amount": "1"}
+		if credited != 1000 {
+			want["requested_amount"] = "1000"
+		}
+		a.want(t, want)
+		if credited == 1000 && a.v["requested_amount"] != nil {
+			t.Errorf("requested_amount %v beside an equal amount", a.v["requested_amount"])
+		}
+	}
+}
+
+// TestCoreJettonTransferRefused: a request the sender's wallet refused
+// (not its owner, too little balance) moved nothing; toncenter reports the
+// failed call, with the TON it carried, and no jetton transfer.
+func TestCoreJettonTransferRefused(t *testing.T) {
+	owner, wallet := acct(1), acct(2)
+	j := jetton{query: 5, amount: 1000, to: acct(4), response: owner}
+	rs := classify(t, ext(owner, call(wallet, 100_000_000, j.transfer()).fails(706).bouncesBack(90_000_000, nil)), nil)
+	rs.expect(t, "SmartContractExec:failed")
+	rs.one(t, "SmartContractExec").want(t, map[string]any{"opcode": "0x0f8a7ea5", "contract": wallet, "amount": "100000000"})
 }
 
 // ---- multisig v2 ----

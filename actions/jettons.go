@@ -82,9 +82,10 @@ type JettonTransfer struct {
 	SenderWallet        Address `json:"sender_wallet,omitempty" role:"source" tc:"sender_jetton_wallet" doc:"the sender's jetton wallet"`
 	RecipientWallet     Address `json:"recipient_wallet,omitempty" role:"destination" tc:"receiver_jetton_wallet" doc:"the recipient's jetton wallet"`
 	JettonMaster        Address `json:"jetton_master,omitempty" role:"master" tc:"asset" doc:"the jetton (its master), when known"`
-	Amount              BigInt  `json:"amount,omitempty" tc:"amount" doc:"in the jetton's smallest units"`
+	Amount              BigInt  `json:"amount,omitempty" tc:"amount" doc:"in the jetton's smallest units, as the internal_transfer to the recipient's wallet carried it (the request's amount when there is none)"`
+	RequestedAmount     BigInt  `json:"requested_amount,omitempty" doc:"the amount the owner's request named, when the wallet sent another (a jetton that takes a fee or tax on transfers)"`
 	QueryID             BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the transfer request"`
-	ForwardAmount       BigInt  `json:"forward_amount,omitempty" tc:"forward_amount" doc:"nanotons forwarded to the recipient with the notification"`
+	ForwardAmount       BigInt  `json:"forward_amount,omitempty" tc:"forward_amount" doc:"nanotons forwarded to the recipient with the notification, as the internal_transfer carried it (else as requested)"`
 	ResponseDestination Address `json:"response_destination,omitempty" tc:"response_destination" doc:"where the excess TON goes"`
 	Comment             Text    `json:"comment,omitempty" tc:"comment" doc:"the forward payload's text comment"`
 	Encrypted           *bool   `json:"encrypted,omitempty" tc:"is_encrypted_comment" doc:"true when the forward payload is an encrypted comment"`
@@ -118,7 +119,7 @@ func init() {
 	declare(
 		Type{Value: JettonTransfer{}, Toncenter: "jetton_transfer", Protocols: "TEP-74 jetton wallets",
 			Doc:    "transfer (0x0f8a7ea5) at the sender's wallet, internal_transfer (0x178d4519) to the recipient's wallet, then transfer_notification and excesses.",
-			Failed: "the sender's wallet or the receiver's wallet failed (the jettons bounced), or the wallet never sent the request"},
+			Failed: "the receiver's wallet failed (the jettons bounced back), or the owner's wallet never sent the request; a request the sender's jetton wallet refused moved nothing and is a failed SmartContractExec, as toncenter reports it"},
 		Type{Value: JettonBurn{}, Toncenter: "jetton_burn", Protocols: "TEP-74 jetton wallets",
 			Doc:    "burn (0x595f07bc) at the owner's wallet, burn_notification (0x7bdd97de) at the master.",
 			Failed: "the wallet failed or the master rejected the notification"},
@@ -139,6 +140,12 @@ func matchJettonTransfer(c *classifier, n *node) bool {
 	if !ok {
 		return false
 	}
+	// A wallet that refused the request (not the owner, too little
+	// balance) moved nothing: the request is a failed call, as toncenter
+	// reports it, not a jetton transfer.
+	if l.receive == nil && l.notify == nil && !n.ok() {
+		return false
+	}
 	d := newDraft(l.value(), n.in().Hash, l.nodes()...).withInitiator(n)
 	d.ok = l.ok
 	c.add(d)
@@ -153,6 +160,19 @@ func (l *jettonLeg) value() *JettonTransfer {
 		JettonMaster: Address(l.master), Amount: l.amount, QueryID: nano(l.body.QueryId),
 		ForwardAmount:       amount(l.body.ForwardTonAmount),
 		ResponseDestination: Address(addr(l.body.ResponseDestination)),
+	}
+	// What the recipient's wallet was credited, as toncenter reports it:
+	// the internal_transfer's amounts, which a wallet taking a fee makes
+	// differ from the request's.
+	if l.receive != nil {
+		if b, ok := bodyAs[abi.JettonInternalTransferMsgBody](l.receive); ok {
+			v.Amount, v.ForwardAmount = amount(b.Amount), amount(b.ForwardTonAmount)
+		} else if _, amt, ok := internalTransferHead(l.receive); ok {
+			v.Amount = amt
+		}
+		if v.Amount != l.amount {
+			v.RequestedAmount = l.amount
+		}
 	}
 	p := jettonPayloads(l.send.in().Body)
 	v.ForwardPayload, v.CustomPayload = Text(p.forward), Text(p.custom)
@@ -219,7 +239,10 @@ func matchJettonMint(c *classifier, n *node) bool {
 			v.TonAmount, v.WalletValue = req.tonAmount, nano(w.in().Value)
 		}
 		d := newDraft(v, w.in().Hash, w, notify, excess)
-		if !matched {
+		// A standard mint request is the mint's; another minter's incoming
+		// message (a protocol's own call) is a call of its own, as toncenter
+		// leaves it.
+		if !matched && isReq {
 			d.nodes = append(d.nodes, n)
 			d.withInitiator(n)
 		}

@@ -1682,11 +1682,13 @@ type JettonTransfer {
   recipient_wallet: Address
   "the jetton (its master), when known"
   jetton_master: Address
-  "in the jetton's smallest units"
+  "in the jetton's smallest units, as the internal_transfer to the recipient's wallet carried it (the request's amount when there is none)"
   amount: BigInt
+  "the amount the owner's request named, when the wallet sent another (a jetton that takes a fee or tax on transfers)"
+  requested_amount: BigInt
   "query id of the transfer request"
   query_id: BigInt
-  "nanotons forwarded to the recipient with the notification"
+  "nanotons forwarded to the recipient with the notification, as the internal_transfer carried it (else as requested)"
   forward_amount: BigInt
   "where the excess TON goes"
   response_destination: Address
@@ -15766,6 +15768,32 @@ func (ec *executionContext) _JettonTransfer_amount(ctx context.Context, field gr
 }
 
 func (ec *executionContext) fieldContext_JettonTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_requested_amount(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	res := obj.RequestedAmount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonTransfer_requested_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return &obj.RequestedAmount
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_requested_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "JettonTransfer",
 		Field:      field,
@@ -34943,6 +34971,8 @@ func (ec *executionContext) _JettonTransfer(ctx context.Context, sel ast.Selecti
 			out.Values[i] = ec._JettonTransfer_jetton_master(ctx, field, obj)
 		case "amount":
 			out.Values[i] = ec._JettonTransfer_amount(ctx, field, obj)
+		case "requested_amount":
+			out.Values[i] = ec._JettonTransfer_requested_amount(ctx, field, obj)
 		case "query_id":
 			out.Values[i] = ec._JettonTransfer_query_id(ctx, field, obj)
 		case "forward_amount":
