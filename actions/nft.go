@@ -90,7 +90,7 @@ func init() {
 			Failed:  "the item rejected the transfer (one that carried no TON never fails, toncenter's rule for calls)",
 			Differs: "toncenter reports transfers only of items its indexer knows, and no purchase without its knowledge of the sale contract"},
 		Type{Value: NftPurchase{}, Toncenter: "nft_purchase", Protocols: "Getgems sale and auction contracts; other sale contracts; Telemint (Fragment) auctions",
-			Doc:     "A purchase transfer (see NftItemTransfer) together with the payout to the seller: the Getgems sale's or auction's TON transfer to the owner it holds the item for; without indexer knowledge, a contract paid by X that sends X the item and pays someone else. A Fragment purchase (Telemint bid info) is one too, with the royalty and the beneficiary's payout.",
+			Doc:     "A purchase transfer (see NftItemTransfer) together with the payout to the seller: the Getgems sale's or auction's TON transfer to the owner it holds the item for; without indexer knowledge, a contract paid by X that sends X the item and pays someone else (X's payment then stays a TonTransfer of its own, as toncenter, which sees no sale there, reports it). A Fragment purchase (Telemint bid info) is one too, with the royalty and the beneficiary's payout.",
 			Failed:  "the item rejected the transfer",
 			Differs: "toncenter reports a Fragment purchase only as nft_transfer with is_purchase, none after a Getgems auction finished by op code (it seeks the payout among the transfer's own steps), and never marks nft_purchase failed"},
 		Type{Value: NftMint{}, Toncenter: "nft_mint", Protocols: "TEP-62 NFT collections, .ton DNS, Telemint, Tonstakers payout NFTs",
@@ -277,7 +277,10 @@ func (c *classifier) saleDealOf(st *nftTransferStep) (*saleDeal, bool) {
 	// The buyer's payment belongs to the purchase; a finish or stop command
 	// is the auction's own action (NftFinishAuction), and an external
 	// message (the owner finishing the auction) belongs to the purchase.
-	deal.includeSale = !s.used && (m.IsExternalIn() || ton && text != "finish" && text != "stop")
+	// A contract the indexer does not know as a sale or auction: the
+	// purchase is ours alone, and the buyer's payment stays the TonTransfer
+	// toncenter reports (it sees a plain transfer there).
+	deal.includeSale = !s.used && known && k.Kind != "" && (m.IsExternalIn() || ton && text != "finish" && text != "stop")
 	for _, ch := range s.children {
 		if ch == st.item || ch.used || ch.in().Bounced || ch.tx.Account != deal.seller {
 			continue

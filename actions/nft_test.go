@@ -139,6 +139,15 @@ func TestNftSalePurchase(t *testing.T) {
 		all.stepsOf(all.top().one(t, "NftPurchase")).one(t, "NftItemTransfer").want(t, map[string]any{"is_purchase": true, "seller": aSeller,
 			"price": "1650000000", "marketplace": nil, "marketplace_name": nil})
 		all.top().one(t, "NftPurchase").want(t, map[string]any{"buyer": aBuyer, "seller": aSeller, "payout_amount": "1372369010"})
+		// toncenter sees a plain transfer from a contract it does not know:
+		// the buyer's payment stays its own TonTransfer.
+		var paid bool
+		for _, x := range all.top().ofKind("TonTransfer") {
+			paid = paid || x.v["sender"] == aBuyer && x.v["recipient"] == aSale && x.v["amount"] == "1650000000"
+		}
+		if !paid {
+			t.Errorf("no TonTransfer of the buyer's payment in %v", all.top().kinds())
+		}
 	})
 	t.Run("item fails", func(t *testing.T) {
 		root := getgemsSaleTrace()

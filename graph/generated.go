@@ -2102,7 +2102,7 @@ type NftMint {
   domain: String
 }
 
-"A purchase transfer (see NftItemTransfer) together with the payout to the seller: the Getgems sale's or auction's TON transfer to the owner it holds the item for; without indexer knowledge, a contract paid by X that sends X the item and pays someone else. A Fragment purchase (Telemint bid info) is one too, with the royalty and the beneficiary's payout."
+"A purchase transfer (see NftItemTransfer) together with the payout to the seller: the Getgems sale's or auction's TON transfer to the owner it holds the item for; without indexer knowledge, a contract paid by X that sends X the item and pays someone else (X's payment then stays a TonTransfer of its own, as toncenter, which sees no sale there, reports it). A Fragment purchase (Telemint bid info) is one too, with the royalty and the beneficiary's payout."
 type NftPurchase {
   "who paid and received the item"
   buyer: Address
