@@ -125,7 +125,8 @@ func init() {
 			Failed: "the wallet failed or the master rejected the notification"},
 		Type{Value: JettonMint{}, Toncenter: "jetton_mint", Protocols: "TEP-74 jetton masters",
 			Doc: "A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting. " +
-				"A standard mint request (mint#642b7d07, or the older minter's 0x15) that the master refused or that sent no internal_transfer is a failed mint.",
+				"A standard mint request (mint#642b7d07, or the older minter's 0x15) belongs to the mint, and one that the master refused or that sent no internal_transfer is a failed mint; " +
+				"another minter's incoming message (a protocol's own call) is a call of its own.",
 			Failed: "the receiving wallet failed, or the master failed or sent no internal_transfer for a standard mint request",
 			Differs: "toncenter reports a mint only for the standard mint requests; we also report any other contract that sends internal_transfer " +
 				"without having received a transfer (a staking pool's or bridge's master minting)"},

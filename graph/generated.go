@@ -1612,7 +1612,7 @@ type JettonBurn {
   response_destination: Address
 }
 
-"A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting. A standard mint request (mint#642b7d07, or the older minter's 0x15) that the master refused or that sent no internal_transfer is a failed mint."
+"A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting. A standard mint request (mint#642b7d07, or the older minter's 0x15) belongs to the mint, and one that the master refused or that sent no internal_transfer is a failed mint; another minter's incoming message (a protocol's own call) is a call of its own."
 type JettonMint {
   "owner of the new jettons"
   recipient: Address
