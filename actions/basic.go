@@ -23,7 +23,7 @@ type TonTransfer struct {
 	Amount           BigInt          `json:"amount,omitempty" tc:"value" doc:"nanotons"`
 	Comment          Text            `json:"comment,omitempty" tc:"comment" doc:"the text comment, when the message carries one"`
 	Encrypted        *bool           `json:"encrypted,omitempty" tc:"encrypted" doc:"true when the comment is encrypted (its text is then absent)"`
-	ExtraCurrencies  []ExtraCurrency `json:"extra_currencies,omitempty" tc:"value_extra_currencies" doc:"extra currencies sent beside TON (a message that carries some is an ExtraCurrencyTransfer instead, except a wallet request that was never sent)"`
+	ExtraCurrencies  []ExtraCurrency `json:"extra_currencies,omitempty" tc:"value_extra_currencies" doc:"extra currencies sent beside TON (a message that carries some is an ExtraCurrencyTransfer, with this transfer as its step; a wallet request that was never sent is a TonTransfer alone)"`
 	EncryptedComment Text            `json:"encrypted_comment,omitempty" tc:"comment" doc:"the encrypted comment's bytes after the op code, base64, when the comment is encrypted"`
 }
 
@@ -75,7 +75,7 @@ func init() {
 			Failed:  "the called contract's transaction aborted, except (as toncenter decides it) a call that carried no value at all: nothing was lost",
 			Differs: "a request a wallet was asked for but never sent (its action phase skipped it) is failed whatever its value; toncenter applies its zero-value exception there too"},
 		Type{Value: ExtraCurrencyTransfer{}, Toncenter: "extra_currency_transfer",
-			Protocols: "any account", Doc: "A message that carries extra currencies: what would otherwise be a TonTransfer or a SmartContractExec (toncenter's API renames those the same way).",
+			Protocols: "any account", Doc: "A message that carries extra currencies: what would otherwise be a TonTransfer or a SmartContractExec (toncenter's API renames those the same way), which is its step: a client that does not support this type is shown the transfer or call, as toncenter's API shows it.",
 			Failed: "for a plain transfer or comment, the TonTransfer rule; for a call, the called contract's transaction aborted"},
 		Type{Value: ContractDeploy{}, Toncenter: "contract_deploy",
 			Protocols: "any contract", Doc: "An account the trace brought from nonexist or uninit to active, beside whatever action its message was part of.",
@@ -166,14 +166,28 @@ func matchTonTransfer(c *classifier, n *node) bool {
 	if n.hasOp && n.op != uint32(abi.TextCommentMsgOpCode) && n.op != uint32(abi.EncryptedTextCommentMsgOpCode) {
 		return false
 	}
-	var value any = newTonTransfer(m.Source, m.Destination, m.Value, m.Body, n.hasOp, n.op)
-	if ec := extraCurrencies(m.ExtraCurrencies); len(ec) > 0 {
-		value = newExtraCurrencyTransfer(m, n.hasOp, n.op, ec)
-	}
-	d := newDraft(value, m.Hash, n).withInitiator(n)
+	v := newTonTransfer(m.Source, m.Destination, m.Value, m.Body, n.hasOp, n.op)
+	d := newDraft(v, m.Hash, n).withInitiator(n)
 	d.ok = !tonTransferFailed(n)
-	c.add(d)
+	c.addExtraCurrencies(d, m, n, &v.ExtraCurrencies)
 	return true
+}
+
+// addExtraCurrencies adds d, a TonTransfer or SmartContractExec of n's
+// message m, or, when m carries extra currencies, the ExtraCurrencyTransfer
+// with d (which lists them too) as its step: toncenter's API shows such a
+// message under the newer type and, to a client that does not support it,
+// as the transfer or call its classifier made of it.
+func (c *classifier) addExtraCurrencies(d *draft, m *chain.Message, n *node, list *[]ExtraCurrency) {
+	ec := extraCurrencies(m.ExtraCurrencies)
+	if len(ec) == 0 {
+		c.add(d)
+		return
+	}
+	*list = ec
+	e := newDraft(newExtraCurrencyTransfer(m, n.hasOp, n.op, ec), m.Hash, n).withInitiator(n)
+	e.ok = d.ok
+	c.addWithSteps(e, d)
 }
 
 func newTonTransfer(from, to string, value uint64, body []byte, hasOp bool, op uint32) *TonTransfer {
@@ -265,14 +279,11 @@ func matchContractExec(c *classifier, n *node) bool {
 	if m == nil || m.IsExternalIn() || m.Bounced || !n.hasOp || n.op == uint32(abi.ExcessMsgOpCode) {
 		return false
 	}
-	var value any = &SmartContractExec{Sender: Address(m.Source), Contract: Address(m.Destination),
+	v := &SmartContractExec{Sender: Address(m.Source), Contract: Address(m.Destination),
 		Opcode: Text(opcodeString(n.op)), Amount: nano(m.Value)}
-	if ec := extraCurrencies(m.ExtraCurrencies); len(ec) > 0 {
-		value = newExtraCurrencyTransfer(m, n.hasOp, n.op, ec)
-	}
-	d := newDraft(value, m.Hash, n).withInitiator(n)
+	d := newDraft(v, m.Hash, n).withInitiator(n)
 	d.ok = !callFailed(n)
-	c.add(d)
+	c.addExtraCurrencies(d, m, n, &v.ExtraCurrencies)
 	return true
 }
 

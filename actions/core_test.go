@@ -144,6 +144,19 @@ func TestCoreExtraCurrency(t *testing.T) {
 		call(acct(2), 7, comment("ec")).extra(map[uint32]string{239: "1000"}),
 		call(acct(3), 0, opQuery(0x0badcafe, 1)).extra(map[uint32]string{100: "5", 7: "1"}).fails(40).bouncesBack(0, nil)), nil)
 	rs.expect(t, "ExtraCurrencyTransfer:ok", "ExtraCurrencyTransfer:failed")
+	// Each has the transfer or call toncenter's classifier makes of the
+	// message as its step (what a client without the newer type is shown),
+	// with the same status and currencies.
+	all := classifyAll(t, ext(acct(1),
+		call(acct(2), 7, comment("ec")).extra(map[uint32]string{239: "1000"}),
+		call(acct(3), 0, opQuery(0x0badcafe, 1)).extra(map[uint32]string{100: "5", 7: "1"}).fails(40).bouncesBack(0, nil)), nil)
+	for i, want := range []string{"TonTransfer:ok", "SmartContractExec:failed"} {
+		parent := all.top()[i]
+		step := all.stepsOf(parent).one(t, want)
+		if fmt.Sprint(step.v["extra_currencies"]) != fmt.Sprint(parent.v["extra_currencies"]) || step.v["amount"] != parent.v["amount"] {
+			t.Errorf("%s step %v of %v", want, step.v, parent.v)
+		}
+	}
 	for _, a := range rs {
 		v := a.v
 		switch v["recipient"] {

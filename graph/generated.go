@@ -1576,7 +1576,7 @@ type EvaaWithdraw {
   query_id: BigInt
 }
 
-"A message that carries extra currencies: what would otherwise be a TonTransfer or a SmartContractExec (toncenter's API renames those the same way)."
+"A message that carries extra currencies: what would otherwise be a TonTransfer or a SmartContractExec (toncenter's API renames those the same way), which is its step: a client that does not support this type is shown the transfer or call, as toncenter's API shows it."
 type ExtraCurrencyTransfer {
   "who sent the currencies"
   sender: Address
@@ -2528,7 +2528,7 @@ type TonTransfer {
   comment: String
   "true when the comment is encrypted (its text is then absent)"
   encrypted: Boolean
-  "extra currencies sent beside TON (a message that carries some is an ExtraCurrencyTransfer instead, except a wallet request that was never sent)"
+  "extra currencies sent beside TON (a message that carries some is an ExtraCurrencyTransfer, with this transfer as its step; a wallet request that was never sent is a TonTransfer alone)"
   extra_currencies: [ExtraCurrency!]
   "the encrypted comment's bytes after the op code, base64, when the comment is encrypted"
   encrypted_comment: String
