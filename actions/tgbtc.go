@@ -182,11 +182,20 @@ type tgbtcBurnLog struct {
 	Pegout tlb.MsgAddress
 }
 
-// readBurnLog reads a burn log; old logs lack the addresses.
+// readBurnLog reads a burn log; old logs lack the addresses, or the
+// peg-out address only (the sender is kept then, as toncenter keeps it).
 func readBurnLog(body []byte) (tgbtcBurnLog, bool) {
 	var l tgbtcBurnLog
 	if decodePrefix(body, &l) {
 		return l, true
+	}
+	var withSender struct {
+		Op     uint32
+		Amount tlb.VarUInteger16
+		Sender tlb.MsgAddress
+	}
+	if decodePrefix(body, &withSender) {
+		return tgbtcBurnLog{Op: withSender.Op, Amount: withSender.Amount, Sender: withSender.Sender}, true
 	}
 	var head struct {
 		Op     uint32

@@ -78,13 +78,14 @@ func TestTgbtcLogFallbacks(t *testing.T) {
 		logs(cellOf(op(0x27756729), coins(425489053588), u256(txid), addr(pegout)))
 	fallback(key, "TgbtcNewKeyFallback").want(t, map[string]any{"coordinator": coordinator, "pegout": pegout,
 		"pubkey": "ff000000000000000000000000000000000000000000000000000000000011", "amount": "425489053588"})
+
+	// burn#ca444ce6 amount:Coins sender:MsgAddress pegout:MsgAddress, its
+	// peg-out address cut short (an old log): the sender is kept.
+	burn := call(teleport, 1000000000, cellOf(op(0x12345678))).from(caller).
+		logs(cellOf(op(0xca444ce6), coins(5000), addr(recipient), u(2, 2)))
+	fallback(burn, "TgbtcBurnFallback").want(t, map[string]any{"sender": recipient, "amount": "5000", "pegout": nil})
 }
 
-// TestTgbtcMintStatus: a mint from the deposit proof (0x3f781d24) through
-// a check to the teleport's last step (0xe42a879b), which logs the mint and
-// has the master mint. The mint is done when the recipient's wallet took
-// the tokens; a wallet that failed bounced them back, so the mint failed
-// (toncenter calls it done once the teleport logged it).
 // TestTgbtcMintStatus: as toncenter has it, a mint the teleport logged is
 // done whatever the master and the recipient's wallet then did; whether the
 // tokens were credited is not_credited and the JettonMint step's status.
