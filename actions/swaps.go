@@ -66,7 +66,8 @@ func init() {
 	declare(Type{Value: JettonSwap{}, Toncenter: "jetton_swap", Protocols: "STON.fi v1 and v2, DeDust, Coffee, Tonco, Megaton, Bidask, MoonCX",
 		Doc: "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own. " +
 			"A Coffee route is a swap only when every pool logged its swap (a refused Coffee swap is its transfers and calls, as toncenter reports it). " +
-			"As toncenter's matchers require, a STON.fi or Tonco route is a swap only when every pool answered the router (payment request, pay_to) and a jetton transfer paid out, " +
+			"As toncenter's matchers require, a STON.fi or Tonco route is a swap only when every pool answered the router (payment request, pay_to) and a jetton transfer paid out " +
+			"(a STON.fi v2 or Tonco pool further down that never answered ends the route before it: the swap is the route so far), " +
 			"a DeDust one only when the asset came with a swap request (swap#e3a0d482 jetton payload, swap#ea06185d) and the last pool's payout_from_pool paid out.",
 		Failed: "the pool failed, a leg failed, or the DEX's own answer says so (STON.fi payment/pay_to exit code, Tonco pay_to exit code, a DeDust or Coffee pool of the route that logged no swap); " +
 			"where the DEX gives no answer (Megaton, Bidask, MoonCX), also when nothing came out or what came out is the asset that went in (refund)",
@@ -81,6 +82,21 @@ type swapRoute struct {
 	hops    []*node
 	in, out swapSide
 	found   bool // something came out
+}
+
+// hopAnswers is the message with which a pool of a multi-pool route
+// answers the router, for the DEXes whose routes toncenter follows hop by
+// hop through those answers.
+var hopAnswers = map[string]abi.MsgOpCode{"stonfi_v2": abi.StonfiPayToV2MsgOpCode, "tonco": abi.PayToMsgOpCode}
+
+// unansweredHop tells a next pool of the route that never answered (it
+// failed without a reply) in a complete trace: toncenter's route ends
+// before it, at what the previous pool paid out (to the router, on its
+// way to that pool), so the swap is the route so far, as the previous
+// pools' answers report it.
+func unansweredHop(c *classifier, dex string, next *node) bool {
+	answer, ok := hopAnswers[dex]
+	return ok && c.trace.Complete && childWith(next, answer) == nil
 }
 
 // matchJettonSwap anchors at a pool's swap request, then walks up to the
@@ -101,6 +117,9 @@ func matchJettonSwap(c *classifier, p *node) bool {
 	// that came in to what the last pool paid out.
 	last := p
 	for next := c.nextHop(last, in.owner); next != nil; next = c.nextHop(last, in.owner) {
+		if unansweredHop(c, dex, next) {
+			break
+		}
 		for a := next.parent; a != nil && a != last && !a.used; a = a.parent {
 			d.nodes = append(d.nodes, a)
 			if l, ok := c.followTransfer(a); ok {

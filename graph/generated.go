@@ -1632,7 +1632,7 @@ type JettonMint {
   wallet_value: BigInt
 }
 
-"Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own. A Coffee route is a swap only when every pool logged its swap (a refused Coffee swap is its transfers and calls, as toncenter reports it). As toncenter's matchers require, a STON.fi or Tonco route is a swap only when every pool answered the router (payment request, pay_to) and a jetton transfer paid out, a DeDust one only when the asset came with a swap request (swap#e3a0d482 jetton payload, swap#ea06185d) and the last pool's payout_from_pool paid out."
+"Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own. A Coffee route is a swap only when every pool logged its swap (a refused Coffee swap is its transfers and calls, as toncenter reports it). As toncenter's matchers require, a STON.fi or Tonco route is a swap only when every pool answered the router (payment request, pay_to) and a jetton transfer paid out (a STON.fi v2 or Tonco pool further down that never answered ends the route before it: the swap is the route so far), a DeDust one only when the asset came with a swap request (swap#e3a0d482 jetton payload, swap#ea06185d) and the last pool's payout_from_pool paid out."
 type JettonSwap {
   "stonfi, stonfi_v2, dedust, coffee, tonco, megaton, bidask or mooncx"
   dex: String
