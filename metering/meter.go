@@ -174,6 +174,11 @@ func (m *Meter) warn(ctx context.Context, err error) {
 }
 
 func (m *Meter) redisFailed(err error) {
+	// A call the caller gave up on (shutdown cancels the push under way)
+	// says nothing of Redis: no outage is declared for it.
+	if errors.Is(err, context.Canceled) {
+		return
+	}
 	m.redisErrs.Add(1)
 	if m.redisDown.CompareAndSwap(false, true) {
 		m.log.Warn("metering: Redis unavailable; units go to the database directly until it answers", "err", err.Error())

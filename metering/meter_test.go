@@ -238,3 +238,28 @@ func TestRedisCrashLosesNoUnits(t *testing.T) {
 		})
 	}
 }
+
+// A push cancelled by its caller (serve shutting down while a push is under
+// way) is no Redis outage: nothing is logged, and the units arrive exactly
+// once with the next flush.
+func TestCanceledPushIsNoOutage(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			st := storetest.Open(t, db.URL)
+			k := newKey(t, st, "k")
+			logs := &testenv.SyncBuffer{}
+			m := metering.New(metering.Options{Store: st, Redis: redisClient(t), Prefix: randomPrefix(),
+				Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+			for range 50 {
+				m.Count(k.ID)
+			}
+			canceled, cancel := context.WithCancel(context.Background())
+			cancel()
+			_ = m.Push(canceled) // may fail: the store refuses a cancelled write too
+			require.NotContains(t, logs.String(), "Redis unavailable")
+			require.Zero(t, m.RedisErrors())
+			require.NoError(t, m.Flush(context.Background()))
+			require.Equal(t, int64(50), units(t, st, k.Hash))
+		})
+	}
+}

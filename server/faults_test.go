@@ -116,7 +116,13 @@ func TestRedisKilledUnderLoadUnitsEqualAnswers(t *testing.T) {
 			answered := ok.Load()
 			require.EqualValues(t, workers*each, answered, "Redis down fails no request")
 			require.Equal(t, answered, e.units(t, key))
-			require.LessOrEqual(t, strings.Count(logs.String(), "Redis unavailable"), 2, logs.String())
+			// One line per outage and subsystem, not one per request: the
+			// outage itself, and at most one more for a call that timed out
+			// while two busy cores starved Redis (the rate limiter's calls
+			// have a short deadline of their own).
+			for _, line := range []string{"ratelimit: Redis unavailable", "metering: Redis unavailable"} {
+				require.LessOrEqual(t, strings.Count(logs.String(), line), 2, logs.String())
+			}
 		})
 	}
 }
