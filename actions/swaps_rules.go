@@ -22,8 +22,8 @@ func init() {
 	dexReports["coffee"] = coffeeReported
 	dexReports["dedust"] = dedustReported
 	dexReports["stonfi"] = func(r *swapRoute) bool { return answeredRoute(r, abi.StonfiPaymentRequestMsgOpCode, false) }
-	dexReports["stonfi_v2"] = func(r *swapRoute) bool { return answeredRoute(r, abi.StonfiPayToV2MsgOpCode, true) }
-	dexReports["tonco"] = func(r *swapRoute) bool { return answeredRoute(r, abi.PayToMsgOpCode, true) }
+	dexReports["stonfi_v2"] = func(r *swapRoute) bool { return answeredRoute(r, hopAnswers["stonfi_v2"], true) }
+	dexReports["tonco"] = func(r *swapRoute) bool { return answeredRoute(r, hopAnswers["tonco"], true) }
 }
 
 // answeredRoute is the shape toncenter's STON.fi and Tonco matchers require
