@@ -166,10 +166,11 @@ func (l *jettonLeg) value() *JettonTransfer {
 	// the internal_transfer's amounts, which a wallet taking a fee makes
 	// differ from the request's.
 	if l.receive != nil {
-		if b, ok := bodyAs[abi.JettonInternalTransferMsgBody](l.receive); ok {
-			v.Amount, v.ForwardAmount = amount(b.Amount), amount(b.ForwardTonAmount)
-		} else if _, amt, ok := internalTransferHead(l.receive); ok {
+		if _, amt, ok := internalTransferHead(l.receive); ok {
 			v.Amount = amt
+		}
+		if b, ok := bodyAs[abi.JettonInternalTransferMsgBody](l.receive); ok {
+			v.ForwardAmount = amount(b.ForwardTonAmount)
 		}
 		if v.Amount != l.amount {
 			v.RequestedAmount = l.amount
