@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -9,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
 
+	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/store/migrations"
 )
@@ -260,17 +263,31 @@ func (s *Store) DetachPartitionsBefore(ctx context.Context, lt uint64) ([]string
 	}
 	var names []string
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// DETACH locks the parent against every reader: behind a long
+		// query it would wait, and the API's queries would queue behind
+		// it. Give up instead, detaching nothing; the operator retries.
+		if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '5s'"); err != nil {
+			return err
+		}
 		for _, p := range parts {
 			if p.EndLt > lt {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, "ALTER TABLE "+p.Table+" DETACH PARTITION "+p.Name); err != nil {
+				var pgErr pgdriver.Error
+				if errors.As(err, &pgErr) && pgErr.Field('C') == "55P03" { // lock_not_available
+					return apperr.New(apperr.Timeout, "detach %s: queries held %s for 5 s (lock timeout); nothing was detached, try again", p.Name, p.Table)
+				}
 				return fmt.Errorf("detach %s: %w", p.Name, err)
 			}
 			names = append(names, p.Name)
 		}
 		return nil
 	})
+	var ours *apperr.Error // the lock timeout, said already
+	if errors.As(err, &ours) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, unavailable(err)
 	}

@@ -41,6 +41,8 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		{[]string{"keys", "usage"}, []string{"database-url", "redis-url"}},
 		{[]string{"keys", "revoke"}, []string{"database-url"}},
 		{[]string{"keys", "limit"}, []string{"database-url", "rate", "burst"}},
+		{[]string{"partitions", "list"}, []string{"database-url"}},
+		{[]string{"partitions", "detach"}, []string{"database-url", "before", "dry-run"}},
 	}
 	// A password in the environment never shows in help.
 	vars := map[string]string{"DATABASE_URL": "postgres://u:hunter2@h/db", "REDIS_URL": "redis://:s3cret@h:6379/0"}
