@@ -48,6 +48,21 @@ type usageError struct {
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
+// parseAll parses the command line of a command that takes no
+// positional argument, then checks cfg (nil: a command without settings).
+func (f *flags) parseAll(args []string, cfg *config) error {
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected argument %q", f.Arg(0))}
+	}
+	if cfg == nil {
+		return nil
+	}
+	return cfg.validate()
+}
+
 // parse parses args; -h prints the help to stdout and returns errHelp.
 func (f *flags) parse(args []string) error {
 	err := f.Parse(args)

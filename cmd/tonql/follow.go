@@ -37,13 +37,7 @@ func runFollow(ctx context.Context, args []string, e *env) error {
 	cfg := bindConfig(fs, e, groupDatabase|groupNetwork|groupLite)
 	from := fs.Uint("from", 0, "first masterchain seqno on a first run; 0 = the latest block (a stored cursor always wins)")
 	maxRetries := fs.Int("max-retries", 0, "give up after this many failed attempts in a row; 0 = never")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	if err := cfg.validate(); err != nil {
+	if err := fs.parseAll(args, cfg); err != nil {
 		return err
 	}
 	if *maxRetries < 0 {

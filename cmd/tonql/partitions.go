@@ -46,13 +46,7 @@ func runPartitions(ctx context.Context, args []string, e *env) error {
 		before = fs.String("before", "", "detach the spans that end at or below this logical time (required)")
 		dryRun = fs.Bool("dry-run", false, "print what would be detached and change nothing")
 	}
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	if err := cfg.validate(); err != nil {
+	if err := fs.parseAll(args, cfg); err != nil {
 		return err
 	}
 	var lt uint64

@@ -15,13 +15,7 @@ func runReclassify(ctx context.Context, args []string, e *env) error {
 		"Decodes every stored trace again with this binary and replaces its actions (run it after an upgrade).")
 	cfg := bindConfig(fs, e, groupDatabase)
 	after := fs.String("after", "", "resume after this trace id (the last one a previous run printed)")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	if err := cfg.validate(); err != nil {
+	if err := fs.parseAll(args, cfg); err != nil {
 		return err
 	}
 	st, err := openStore(ctx, cfg, e)

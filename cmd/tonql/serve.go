@@ -24,13 +24,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	fs := newFlags(e, "serve", "tonql serve [flags]",
 		"Runs the API server (GraphQL, REST, JSON-RPC); SIGINT or SIGTERM shut it down gracefully.\nFlags override environment variables, which override the defaults.")
 	cfg := bindConfig(fs, e, groupAll)
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	if err := cfg.validate(); err != nil {
+	if err := fs.parseAll(args, cfg); err != nil {
 		return err
 	}
 	slog.SetDefault(cfg.logger(os.Stderr))
@@ -184,13 +178,7 @@ func runMigrate(ctx context.Context, args []string, e *env) error {
 	fs := newFlags(e, "migrate", "tonql migrate [flags]",
 		"Creates the database when missing and applies its migrations (serve and import do too).")
 	cfg := bindConfig(fs, e, groupDatabase)
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	if err := cfg.validate(); err != nil {
+	if err := fs.parseAll(args, cfg); err != nil {
 		return err
 	}
 	st, err := openStore(ctx, cfg, e)

@@ -14,11 +14,8 @@ import (
 // and the TON emulator library fee estimates and previews run on.
 func runVersion(_ context.Context, args []string, e *env) error {
 	fs := newFlags(e, "version", "tonql version", "Prints the version of tonql, the commit it was built from, Go's version and the TON emulator's.")
-	if err := fs.parse(args); err != nil {
+	if err := fs.parseAll(args, nil); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	for _, l := range versionLines() {
 		fmt.Fprintln(e.stdout, l)
