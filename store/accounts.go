@@ -72,7 +72,7 @@ func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]ch
 	}
 	err := s.read(func(db *bun.DB) error {
 		clear(out)
-		return scanFacts(ctx, db, addrs, out)
+		return s.factsOf(ctx, db, addrs, out)
 	})
 	if err != nil {
 		return nil, unavailable(err)

@@ -37,6 +37,9 @@ type Page struct {
 //
 // It is the hot path of every page; on Postgres it takes two statements
 // (pgPage), on SQLite the deferred join of actionsQuery and the facts.
+// With the facts cache on (CacheAddressFacts) a page whose addresses were
+// all shown lately is read without its facts, and only those missing are
+// read apart.
 // Rows are scanned into their fields directly rather than by bun's
 // reflection, which cost about a third of the read.
 func (s *Store) ListActions(ctx context.Context, f ActionFilter, book Book) (Page, error) {
@@ -47,35 +50,63 @@ func (s *Store) ListActions(ctx context.Context, f ActionFilter, book Book) (Pag
 			return err
 		}
 		p = Page{Actions: make([]*chain.Action, 0, f.Limit)}
+		c := s.facts
+		if s.IsPostgres() && book != NoBook && (c == nil || !c.warm.Load()) {
+			return s.pgPageWithFacts(ctx, db, f, book, &p)
+		}
 		if s.IsPostgres() {
-			return s.pgPage(ctx, db, f, book, &p)
+			err = s.pgPage(ctx, db, f, NoBook, &p)
+		} else {
+			err = s.sqlitePage(ctx, db, f, &p)
 		}
-		v := newParams(db)
-		res, err := s.prepared(ctx, db, s.actionsQuery(f, v).String(), v.vals)
-		if err != nil {
+		if err != nil || book == NoBook {
 			return err
 		}
-		if err := scanPage(res, &p); err != nil || book == NoBook {
-			return err
+		p.Book, p.Facts = bookAddresses(p.Actions, book), map[string]chain.AddressFacts{}
+		if c != nil {
+			c.warm.Store(c.has(p.Book))
 		}
-		p.Facts = map[string]chain.AddressFacts{}
-		if addrs := bookAddresses(p.Actions, book); len(addrs) > 0 {
-			return scanFacts(ctx, db, addrs, p.Facts)
-		}
-		return nil
+		return s.factsOf(ctx, db, p.Book, p.Facts)
 	})
 	if err != nil {
 		return Page{}, unavailable(err)
 	}
-	if book != NoBook {
-		p.Book = bookAddresses(p.Actions, book)
-		for _, a := range p.Book {
-			if _, ok := p.Facts[a]; !ok {
-				p.Facts[a] = chain.AddressFacts{}
-			}
+	return p, nil
+}
+
+// pgPageWithFacts reads a page and its book's facts in the page's own
+// statement (pgPage), and caches the facts when the cache is on: the cold
+// path, one round trip for the facts where reading them apart takes two.
+func (s *Store) pgPageWithFacts(ctx context.Context, db *bun.DB, f ActionFilter, book Book, p *Page) error {
+	c := s.facts
+	var gen uint64
+	if c != nil {
+		gen = c.gen.Load()
+	}
+	if err := s.pgPage(ctx, db, f, book, p); err != nil {
+		return err
+	}
+	p.Book = bookAddresses(p.Actions, book)
+	for _, a := range p.Book {
+		if _, ok := p.Facts[a]; !ok {
+			p.Facts[a] = chain.AddressFacts{}
 		}
 	}
-	return p, nil
+	if c != nil {
+		c.warm.Store(c.has(p.Book))
+		c.fill(gen, p.Book, p.Facts)
+	}
+	return nil
+}
+
+// sqlitePage reads a page on SQLite: the deferred join, prepared.
+func (s *Store) sqlitePage(ctx context.Context, db *bun.DB, f ActionFilter, p *Page) error {
+	v := newParams(db)
+	res, err := s.prepared(ctx, db, s.actionsQuery(f, v).String(), v.vals)
+	if err != nil {
+		return err
+	}
+	return scanPage(res, p)
 }
 
 // bookAddresses are the addresses whose facts book asks for.

@@ -18,38 +18,7 @@ import (
 func TestPageWithFactsAgreesWithSeparateReads(t *testing.T) {
 	ctx := context.Background()
 	onEachDatabase(t, func(t *testing.T, s *Store) {
-		p := synth.Params{Seed: 5, Actions: 1500, Accounts: 300, HotAccounts: 1, HotActions: 200, StartUtime: 1_760_000_000}
-		b := &Batch{}
-		require.NoError(t, synth.Generate(p, func(a *chain.Action) error {
-			b.Actions = append(b.Actions, *a)
-			return nil
-		}))
-		// Half the accounts get a directory entry, so that pages mix
-		// known and unknown addresses.
-		i := 0
-		require.NoError(t, synth.Directory(p, func(a chain.AccountState, d *chain.DNSName) error {
-			if i++; i%2 == 0 {
-				b.Accounts = append(b.Accounts, a)
-				if d != nil {
-					b.DNS = append(b.DNS, *d)
-				}
-			}
-			return nil
-		}))
-		hot := synth.HotAccount(p.Seed, 0)
-		b.DNS = append(b.DNS, chain.DNSName{Address: hot, Domain: "zzz-hot.ton"}, chain.DNSName{Address: hot, Domain: "aaa-hot.ton"})
-		require.NoError(t, s.SaveBatch(ctx, b))
-
-		shapes := map[string]ActionFilter{
-			"all":          {Limit: 25},
-			"asc":          {Limit: 25, Asc: true},
-			"hot":          {Account: hot, Limit: 40},
-			"hot offset":   {Account: hot, Limit: 10, Offset: 150},
-			"hot asc":      {Account: hot, Limit: 1000, Asc: true},
-			"type":         {Types: []string{"JettonSwap"}, Limit: 30},
-			"empty":        {Account: "0:" + "00000000000000000000000000000000000000000000000000000000000000AB", Limit: 10},
-			"past the end": {Limit: 10, Offset: 5000},
-		}
+		hot, shapes := savePageFixture(t, s)
 		for name, f := range shapes {
 			alone, err := s.ListActions(ctx, f, NoBook)
 			require.NoError(t, err, name)
@@ -84,4 +53,42 @@ func TestPageWithFactsAgreesWithSeparateReads(t *testing.T) {
 			}
 		}
 	})
+}
+
+// savePageFixture stores 1,500 generated actions with a directory for half
+// their accounts and two domains for the hot account, and returns the hot
+// account and the filter shapes the page tests read.
+func savePageFixture(t *testing.T, s *Store) (string, map[string]ActionFilter) {
+	ctx := context.Background()
+	p := synth.Params{Seed: 5, Actions: 1500, Accounts: 300, HotAccounts: 1, HotActions: 200, StartUtime: 1_760_000_000}
+	b := &Batch{}
+	require.NoError(t, synth.Generate(p, func(a *chain.Action) error {
+		b.Actions = append(b.Actions, *a)
+		return nil
+	}))
+	// Half the accounts get a directory entry, so that pages mix
+	// known and unknown addresses.
+	i := 0
+	require.NoError(t, synth.Directory(p, func(a chain.AccountState, d *chain.DNSName) error {
+		if i++; i%2 == 0 {
+			b.Accounts = append(b.Accounts, a)
+			if d != nil {
+				b.DNS = append(b.DNS, *d)
+			}
+		}
+		return nil
+	}))
+	hot := synth.HotAccount(p.Seed, 0)
+	b.DNS = append(b.DNS, chain.DNSName{Address: hot, Domain: "zzz-hot.ton"}, chain.DNSName{Address: hot, Domain: "aaa-hot.ton"})
+	require.NoError(t, s.SaveBatch(ctx, b))
+	return hot, map[string]ActionFilter{
+		"all":          {Limit: 25},
+		"asc":          {Limit: 25, Asc: true},
+		"hot":          {Account: hot, Limit: 40},
+		"hot offset":   {Account: hot, Limit: 10, Offset: 150},
+		"hot asc":      {Account: hot, Limit: 1000, Asc: true},
+		"type":         {Types: []string{"JettonSwap"}, Limit: 30},
+		"empty":        {Account: "0:" + "00000000000000000000000000000000000000000000000000000000000000AB", Limit: 10},
+		"past the end": {Limit: 10, Offset: 5000},
+	}
 }

@@ -41,6 +41,8 @@ type Store struct {
 
 	statements sync.Map // *sql.DB -> *statements: prepared reads per database (params.go)
 
+	facts *factsCache // the address book's facts, kept for a while; nil: read each time (factscache.go)
+
 	partitioned    atomic.Bool    // the chain's tables are partitioned by lt (partitions.go)
 	partitionsMade map[int64]bool // lt spans whose partitions exist; under mu
 }

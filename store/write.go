@@ -136,6 +136,9 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		}
 		return nil
 	})
+	if err == nil {
+		s.forgetWritten(b)
+	}
 	if err == nil && last > 0 {
 		s.actionsCommitted(last)
 	}

@@ -28,7 +28,7 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		own  []string
 	}{
 		{[]string{"serve"}, []string{"listen", "database-url", "redis-url", "database-replicas", "replica-max-lag", "network",
-			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "max-streams", "max-streams-per-key",
+			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "address-book-ttl", "max-streams", "max-streams-per-key",
 			"lite-servers-config", "lite-servers", "follow", "state-max-age", "fee-clock"}},
 		{[]string{"migrate"}, []string{"database-url"}},
 		{[]string{"follow"}, []string{"database-url", "network", "lite-servers-config", "lite-servers", "from", "max-retries"}},

@@ -38,6 +38,10 @@ type config struct {
 	AccessLogSample int    // log one in N answers below 400
 	PprofAddr       string // net/http/pprof on its own listener; empty = off
 
+	// AddressBookTTL is how long a server keeps an address's facts for the
+	// address book (store.CacheAddressFacts); 0 = read with every page.
+	AddressBookTTL time.Duration
+
 	// Action streams (docs/OPERATIONS.md).
 	MaxStreams       int
 	MaxStreamsPerKey int
@@ -126,6 +130,8 @@ func bindConfig(f *flags, e *env, groups group) *config {
 		integer(&c.AccessLogSample, "access-log-sample", "ACCESS_LOG_SAMPLE", 1,
 			"log one request line in N for answers below 400; errors always")
 		str(&c.PprofAddr, "pprof-addr", "PPROF_ADDR", "", "serve Go's profiler (/debug/pprof/) on this separate address; empty = off")
+		dur(&c.AddressBookTTL, "address-book-ttl", "ADDRESS_BOOK_TTL", 5*time.Second,
+			"how long a server keeps an address's facts (status, interfaces, domain) for address books; 0 = read them with every page")
 		integer(&c.MaxStreams, "max-streams", "MAX_STREAMS", notify.DefaultMaxStreams,
 			"open action streams (SSE and GraphQL subscriptions) one server holds")
 		integer(&c.MaxStreamsPerKey, "max-streams-per-key", "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey,
@@ -181,6 +187,9 @@ func (c *config) validate() error {
 		if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
 			return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
 		}
+		if c.AddressBookTTL < 0 {
+			return errors.New("ADDRESS_BOOK_TTL must not be negative (0 turns the cache off)")
+		}
 		if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 {
 			return errors.New("MAX_STREAMS and MAX_STREAMS_PER_KEY must be at least 1")
 		}
@@ -222,6 +231,7 @@ func (c *config) print(w io.Writer) {
 	line(groupServer, "ACCESS_LOG", c.AccessLog)
 	line(groupServer, "ACCESS_LOG_SAMPLE", c.AccessLogSample)
 	line(groupServer, "PPROF_ADDR", orNone(c.PprofAddr))
+	line(groupServer, "ADDRESS_BOOK_TTL", c.AddressBookTTL)
 	line(groupServer, "MAX_STREAMS", c.MaxStreams)
 	line(groupServer, "MAX_STREAMS_PER_KEY", c.MaxStreamsPerKey)
 	line(groupLite, "LITE_SERVERS", c.liteDescription())

@@ -37,6 +37,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	defer st.Close()
+	st.CacheAddressFacts(cfg.AddressBookTTL)
 
 	c, err := cache.New(cfg.RedisURL, 100_000)
 	if err != nil {
