@@ -5,8 +5,9 @@
 # 16 connections, plus the server's CPU per request. Two pgbench figures:
 # "pg tps" runs the statements a request sent before the one-statement page
 # (page, then address book; simple protocol, as the server sent them), the
-# issue's baseline; "now tps" runs the one statement the server sends now,
-# prepared (the database's own speed on the server's work).
+# issue's baseline; "now tps" runs what the server sends now for a page it
+# serves again (keys, then rows; the address book from its cache), prepared
+# (the database's own speed on the server's work).
 #
 #   go run ./cmd/loadgen -database-url "$DATABASE_URL" -actions 1000000   # once
 #   DATABASE_URL=... tonql serve -rate-limit 0 & SERVER_PID=$!
