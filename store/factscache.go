@@ -28,12 +28,17 @@ type factsCache struct {
 	// gen counts the forgets: a read that began before one does not fill
 	// the cache, so it cannot put back what was just forgotten.
 	gen atomic.Uint64
-	// warm: the newest page's whole book was in the cache, so the next
-	// page is read without its facts and only the ones missing are read
-	// apart. A page read cold takes its facts in its own statement (one
-	// round trip, not two) and fills the cache.
-	warm atomic.Bool
+	// warm holds, per account filter ("" for pages of no account), whether
+	// the newest such page's whole book was in the cache: then the next is
+	// read without its facts and only the ones missing are read apart. A
+	// page read cold takes its facts in its own statement (one round trip,
+	// not two) and fills the cache. Keyed so that a crawl through many
+	// accounts keeps its one round trip while a page served again is warm.
+	warm *lru.Cache[string, bool]
 }
+
+// warmPages bounds the account filters whose warmth is remembered.
+const warmPages = 10_000
 
 type cachedFacts struct {
 	facts   chain.AddressFacts
@@ -42,7 +47,15 @@ type cachedFacts struct {
 
 func newFactsCache(ttl time.Duration) *factsCache {
 	c, _ := lru.New[string, cachedFacts](factsCacheSize) // only a size below 1 fails
-	return &factsCache{ttl: ttl, lru: c}
+	w, _ := lru.New[string, bool](warmPages)
+	return &factsCache{ttl: ttl, lru: c, warm: w}
+}
+
+// isWarm tells whether the newest page of the account filter key had its
+// whole book cached.
+func (c *factsCache) isWarm(key string) bool {
+	w, _ := c.warm.Get(key)
+	return w
 }
 
 // CacheAddressFacts keeps the address book's facts for ttl in this

@@ -123,3 +123,15 @@ func TestFactsCacheFillAfterForget(t *testing.T) {
 	require.Equal(t, "old.ton", out["0:AA"].Domain)
 	require.True(t, c.has(addr))
 }
+
+// Warmth is per account filter: a crawl through new accounts is read
+// cold (facts in the page's statement) while a page served again is warm.
+func TestFactsCacheWarmthPerAccount(t *testing.T) {
+	c := newFactsCache(time.Hour)
+	require.False(t, c.isWarm("0:AA"))
+	c.warm.Add("0:AA", true)
+	c.warm.Add("", false)
+	require.True(t, c.isWarm("0:AA"))
+	require.False(t, c.isWarm("0:BB"), "another account")
+	require.False(t, c.isWarm(""), "pages of no account")
+}

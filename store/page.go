@@ -51,7 +51,7 @@ func (s *Store) ListActions(ctx context.Context, f ActionFilter, book Book) (Pag
 		}
 		p = Page{Actions: make([]*chain.Action, 0, f.Limit)}
 		c := s.facts
-		if s.IsPostgres() && book != NoBook && (c == nil || !c.warm.Load()) {
+		if s.IsPostgres() && book != NoBook && (c == nil || !c.isWarm(f.Account)) {
 			return s.pgPageWithFacts(ctx, db, f, book, &p)
 		}
 		if s.IsPostgres() {
@@ -64,7 +64,7 @@ func (s *Store) ListActions(ctx context.Context, f ActionFilter, book Book) (Pag
 		}
 		p.Book, p.Facts = bookAddresses(p.Actions, book), map[string]chain.AddressFacts{}
 		if c != nil {
-			c.warm.Store(c.has(p.Book))
+			c.warm.Add(f.Account, c.has(p.Book))
 		}
 		return s.factsOf(ctx, db, p.Book, p.Facts)
 	})
@@ -93,7 +93,7 @@ func (s *Store) pgPageWithFacts(ctx context.Context, db *bun.DB, f ActionFilter,
 		}
 	}
 	if c != nil {
-		c.warm.Store(c.has(p.Book))
+		c.warm.Add(f.Account, c.has(p.Book))
 		c.fill(gen, p.Book, p.Facts)
 	}
 	return nil
