@@ -24,10 +24,17 @@ import (
 type postTransport struct{ transport.POST }
 
 func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	body, err := io.ReadAll(r.Body) // limitBody read and checked it already
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body, ok := r.Context().Value(graphQLBodyKey{}).(graphQLBody) // limitBody checked it
+	if !ok {
+		raw, err := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		if err == nil {
+			body, err = checkGraphQLBody(raw)
+		}
+		ok = err == nil
+	}
 	params := &graphql.RawParams{Headers: r.Header}
-	if err != nil || !plainJSONAccepted(r.Header.Get("Accept")) || decodeParams(body, params) != nil {
+	if !ok || !plainJSONAccepted(r.Header.Get("Accept")) || body.params(params) != nil {
 		t.POST.Do(w, r, exec)
 		return
 	}
@@ -45,12 +52,6 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	responses, ctx := exec.DispatchOperation(ctx, rc)
 	writeGraphQLResponse(w, responses(ctx))
-}
-
-func decodeParams(body []byte, params *graphql.RawParams) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber() // as gqlgen decodes: numbers keep their text for Int and Float inputs
-	return dec.Decode(params)
 }
 
 // plainJSONAccepted tells the requests gqlgen answers as application/json:

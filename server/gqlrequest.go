@@ -8,24 +8,53 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/tonql/tonql/apperr"
 )
+
+// graphQLMembers are the members of a GraphQL request body.
+var graphQLMembers = [...]string{"query", "operationName", "variables", "extensions"}
+
+// graphQLBody is a checked POST /graphql body, member by member. limitBody
+// leaves it in the request's context, so the transport decodes the body
+// once (postTransport).
+type graphQLBody map[string]json.RawMessage
+
+type graphQLBodyKey struct{}
+
+// params decodes the members into gqlgen's parameters as gqlgen's POST
+// transport decodes a whole body: numbers keep their text, for Int and
+// Float inputs; a null member leaves its parameter empty.
+func (b graphQLBody) params(p *graphql.RawParams) error {
+	for _, m := range []struct {
+		raw json.RawMessage
+		dst any
+	}{{b["query"], &p.Query}, {b["operationName"], &p.OperationName}, {b["variables"], &p.Variables}, {b["extensions"], &p.Extensions}} {
+		if len(m.raw) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(m.raw))
+		dec.UseNumber()
+		if err := dec.Decode(m.dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // checkGraphQLBody rejects a POST /graphql body that gqlgen's transport
 // would mishandle: not an object (`null` made it panic), or members of
 // the wrong JSON type (its decode error echoed Go type names and the whole
-// body). What passes decodes cleanly into gqlgen's parameters.
-// graphQLMembers are the members of a GraphQL request body.
-var graphQLMembers = [...]string{"query", "operationName", "variables", "extensions"}
-
-func checkGraphQLBody(raw []byte) error {
+// body). What passes decodes cleanly into gqlgen's parameters (params).
+func checkGraphQLBody(raw []byte) (graphQLBody, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
-		return apperr.New(apperr.BadRequest, "request body must be a JSON object with a \"query\" string")
+		return nil, apperr.New(apperr.BadRequest, "request body must be a JSON object with a \"query\" string")
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &members); err != nil {
-		return apperr.New(apperr.BadRequest, "request body is not valid JSON")
+		return nil, apperr.New(apperr.BadRequest, "request body is not valid JSON")
 	}
 	// Member names are exact (GraphQL over HTTP): gqlgen decodes with Go's
 	// case-insensitive matching, which would take "Query" or "querY" for
@@ -35,7 +64,7 @@ func checkGraphQLBody(raw []byte) error {
 			if name != known && strings.EqualFold(name, known) {
 				e := apperr.New(apperr.BadRequest, "%s: unknown member; the name is %q (member names are case-sensitive)", name, known)
 				e.Field = name
-				return e
+				return nil, e
 			}
 		}
 	}
@@ -55,10 +84,10 @@ func checkGraphQLBody(raw []byte) error {
 		if m.want == "a string" && first != '"' || m.want == "an object" && first != '{' {
 			e := apperr.New(apperr.BadRequest, "%s: must be %s", m.name, m.want)
 			e.Field = m.name
-			return e
+			return nil, e
 		}
 	}
-	return nil
+	return members, nil
 }
 
 // checkGraphQLMethod answers, in GraphQL's shape and with a code, what

@@ -68,11 +68,13 @@ func limitBody(next http.Handler) http.Handler {
 				writeRouteError(w, r, r.URL.Path, apperr.Wrap(apperr.BadRequest, err, "could not read the request body"))
 				return
 			}
-			if err := checkGraphQLBody(raw); err != nil {
+			body, err := checkGraphQLBody(raw)
+			if err != nil {
 				writeRouteError(w, r, r.URL.Path, err)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(raw))
+			r = r.WithContext(context.WithValue(r.Context(), graphQLBodyKey{}, body))
 		}
 		next.ServeHTTP(w, r)
 	})
