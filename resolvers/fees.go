@@ -3,16 +3,13 @@ package resolvers
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/tonql/tonql/apperr"
-	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/preview"
@@ -71,7 +68,7 @@ func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimat
 	}
 	first := make(chan read, 1)
 	go func() {
-		f, err := r.previewFacts(ctx, accounts)
+		f, err := r.facts(ctx, accounts)
 		first <- read{f, err}
 	}()
 	depth, txs := r.Fees.Limits()
@@ -83,50 +80,12 @@ func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimat
 	if got.err != nil {
 		return nil, got.err
 	}
-	book, err := r.addressBookWith(ctx, pv.Addresses(), got.facts, r.previewFacts)
+	book, err := r.addressBookWith(ctx, pv.Addresses(), got.facts, r.facts)
 	if err != nil {
 		return nil, err
 	}
 	r.primeLinks(ctx, pv)
 	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book}, nil
-}
-
-// factsMaxAge is how long previews reuse the store's facts of an address
-// (what its address book entry shows: status, wallet or not, interfaces,
-// .ton name). Previews come in bursts for one wallet while its user edits
-// a transfer, and those facts change with new blocks, not between
-// keystrokes; reading them cost a fifth of a small trace's preview.
-const factsMaxAge = time.Second
-
-// previewFacts is facts through a short-lived per-process copy.
-func (r *Resolver) previewFacts(ctx context.Context, addrs []string) (map[string]chain.AddressFacts, error) {
-	r.factsOnce.Do(func() { r.factsCopy = cache.NewMemory(10_000) })
-	out := make(map[string]chain.AddressFacts, len(addrs))
-	var missing []string
-	for _, a := range addrs {
-		if b, ok := r.factsCopy.Get(ctx, a); ok {
-			var f chain.AddressFacts
-			if json.Unmarshal(b, &f) == nil {
-				out[a] = f
-				continue
-			}
-		}
-		missing = append(missing, a)
-	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	fresh, err := r.facts(ctx, missing)
-	if err != nil {
-		return nil, err
-	}
-	for a, f := range fresh {
-		out[a] = f
-		if b, err := json.Marshal(f); err == nil {
-			r.factsCopy.Set(ctx, a, b, factsMaxAge)
-		}
-	}
-	return out, nil
 }
 
 // previewFields are FeeEstimate's fields that need the emulated trace.

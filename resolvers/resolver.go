@@ -7,7 +7,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/getmethod"
 	"github.com/tonql/tonql/lite"
@@ -26,11 +25,9 @@ type Resolver struct {
 	// from the store.
 	Lite LiteServers
 
-	getOnce   sync.Once
-	get       *getmethod.Runner
-	head      headCache
-	factsOnce sync.Once
-	factsCopy *cache.Memory // previews' address facts, for factsMaxAge
+	getOnce sync.Once
+	get     *getmethod.Runner
+	head    headCache
 }
 
 // LiteServers is what the wallet calls need of lite servers (lite.Client).
