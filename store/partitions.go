@@ -247,6 +247,35 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 	return out, nil
 }
 
+// PartitionsEndingBy lists the lt partitions DetachPartitionsBefore(lt)
+// detaches: every one whose whole range lies below lt. An lt past the
+// newest stored transaction is refused: it would take the span being
+// written.
+func (s *Store) PartitionsEndingBy(ctx context.Context, lt uint64) ([]Partition, error) {
+	if !s.partitioned.Load() {
+		return nil, fmt.Errorf("the tables are not partitioned (SQLite, or Postgres before migration 20261128000007)")
+	}
+	head, err := s.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if head.Lt > 0 && lt > head.Lt {
+		return nil, fmt.Errorf("lt %d is past the newest stored transaction (lt %d): that would detach the span being written; give an lt at or below %d",
+			lt, head.Lt, head.Lt)
+	}
+	parts, err := s.Partitions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := parts[:0]
+	for _, p := range parts {
+		if p.EndLt <= lt {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // DetachPartitionsBefore detaches every lt partition whose whole range
 // lies below lt, of every partitioned table, and returns their names. The
 // rows leave the API at once (actions, their links and transactions
@@ -254,10 +283,7 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 // operator drops or archives them (docs/OPERATIONS.md). Traces and
 // messages of those transactions stay.
 func (s *Store) DetachPartitionsBefore(ctx context.Context, lt uint64) ([]string, error) {
-	if !s.partitioned.Load() {
-		return nil, fmt.Errorf("the tables are not partitioned (SQLite, or Postgres before migration 20261128000007)")
-	}
-	parts, err := s.Partitions(ctx)
+	parts, err := s.PartitionsEndingBy(ctx, lt)
 	if err != nil {
 		return nil, err
 	}
@@ -270,9 +296,6 @@ func (s *Store) DetachPartitionsBefore(ctx context.Context, lt uint64) ([]string
 			return err
 		}
 		for _, p := range parts {
-			if p.EndLt > lt {
-				continue
-			}
 			if _, err := tx.ExecContext(ctx, "ALTER TABLE "+p.Table+" DETACH PARTITION "+p.Name); err != nil {
 				var pgErr pgdriver.Error
 				if errors.As(err, &pgErr) && pgErr.Field('C') == "55P03" { // lock_not_available
