@@ -164,8 +164,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 					return nil
 				}
 			}
-			var buf bytes.Buffer
-			data.MarshalGQL(&buf)
+			buf := responseBuffer(ctx)
+			data.MarshalGQL(buf)
 			response.Data = buf.Bytes()
 			if atomic.LoadInt32(&ec.deferred) > 0 {
 				hasNext := atomic.LoadInt32(&ec.pendingDeferred) > 0

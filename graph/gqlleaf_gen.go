@@ -4,8 +4,10 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -209,6 +211,32 @@ func sequentialSelection(sel ast.SelectionSet) bool {
 		}
 	}
 	return true
+}
+
+// responseBufferKey holds a buffer a transport lends the executor
+// (WithResponseBuffer).
+type responseBufferKey struct{}
+
+type lentBuffer struct {
+	buf   *bytes.Buffer
+	taken atomic.Bool
+}
+
+// WithResponseBuffer lends buf to the executor: the first response of the
+// operation run with ctx is marshalled into it, so the response's Data
+// aliases buf until the caller, having written it, reuses buf. Later
+// responses of the same operation (deferred parts) get buffers of their own.
+func WithResponseBuffer(ctx context.Context, buf *bytes.Buffer) context.Context {
+	return context.WithValue(ctx, responseBufferKey{}, &lentBuffer{buf: buf})
+}
+
+// responseBuffer is the buffer lent with ctx, the first time it is asked
+// for, and otherwise a new one.
+func responseBuffer(ctx context.Context) *bytes.Buffer {
+	if l, ok := ctx.Value(responseBufferKey{}).(*lentBuffer); ok && l.taken.CompareAndSwap(false, true) {
+		return l.buf
+	}
+	return new(bytes.Buffer)
 }
 
 // leafObjectFields are, per object whose lists have a leafList function,

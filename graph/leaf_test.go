@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -66,5 +67,23 @@ func TestLeafTypesDoNotAllocate(t *testing.T) {
 		buf.Reset()
 	}); n != 0 {
 		t.Errorf("%v allocations per leaf pair, want 0", n)
+	}
+}
+
+// A lent response buffer is handed out once: the first response of an
+// operation is marshalled into it, later ones (deferred parts) and
+// operations run without one get buffers of their own.
+func TestResponseBufferIsLentOnce(t *testing.T) {
+	lent := new(bytes.Buffer)
+	ctx := WithResponseBuffer(context.Background(), lent)
+	if responseBuffer(ctx) != lent {
+		t.Fatal("the first response did not get the lent buffer")
+	}
+	if second := responseBuffer(ctx); second == lent || second == nil {
+		t.Fatal("a second response got the lent buffer again")
+	}
+	a, b := responseBuffer(context.Background()), responseBuffer(context.Background())
+	if a == nil || a == b {
+		t.Fatal("without a lent buffer each response needs a new one")
 	}
 }

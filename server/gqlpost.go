@@ -13,6 +13,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+
+	"github.com/tonql/tonql/graph"
 )
 
 // postTransport answers POST /graphql as gqlgen's POST transport does, but
@@ -50,9 +52,23 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeGraphQLResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
 		return
 	}
-	responses, ctx := exec.DispatchOperation(ctx, rc)
+	// The answer's data is marshalled into a buffer of the pool, taken
+	// back once the answer is written (cmd/gqlleaf's bufferEdit).
+	data := dataBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if data.Cap() <= 1<<20 { // a huge answer is not kept
+			data.Reset()
+			dataBuffers.Put(data)
+		}
+	}()
+	responses, ctx := exec.DispatchOperation(graph.WithResponseBuffer(ctx, data), rc)
 	writeGraphQLResponse(w, responses(ctx))
 }
+
+// dataBuffers are lent to the executor for an answer's data; a page of
+// actions is tens of KB, which a buffer grown from nothing reached
+// through nine copies.
+var dataBuffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 32<<10)) }}
 
 // plainJSONAccepted tells the requests gqlgen answers as application/json:
 // no Accept, or its first part it knows is application/json or a wildcard.

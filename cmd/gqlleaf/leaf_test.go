@@ -105,6 +105,7 @@ func TestCommittedExecutorIsRewritten(t *testing.T) {
 	require.Equal(t, string(src), string(out))
 	require.Greater(t, strings.Count(string(src), "res := obj."), 800)
 	require.Contains(t, string(src), "if m, ok := ec.leafList_Action(ctx, sel, v); ok {", "lists of actions have the leaf path")
+	require.Contains(t, string(src), "buf := responseBuffer(ctx)", "the query's answer goes into a lent buffer")
 	require.Equal(t, strings.Count(string(src), "go f(i)"), strings.Count(string(src), sequential),
 		"every list marshaler that spawns goroutines asks sequentialSelection first")
 	extra, err := companion(src)
@@ -205,4 +206,24 @@ func (ec *executionContext) marshalOAddress2ptr(ctx context.Context, sel ast.Sel
 	require.NoError(t, err)
 	require.Contains(t, string(extra), "type leafUint64 struct{ p *uint64 }")
 	require.NotContains(t, string(extra), "leafString", "only the leaf types in use")
+}
+
+// The query's answer is marshalled into the buffer a transport lends; the
+// edit is made once, and a generator whose Exec no longer has gqlgen's
+// buffer is refused rather than left silently unoptimized.
+func TestBufferEditLendsTheQueryBuffer(t *testing.T) {
+	exec := execDecl + "ctx context.Context) graphql.ResponseHandler {\n\t\t\tfirst = false\n" + marshalIntoOwnBuffer + "\t\t\tresponse.Data = buf.Bytes()\n"
+	edits, err := bufferEdit([]byte(exec))
+	require.NoError(t, err)
+	require.Len(t, edits, 1)
+	e := edits[0]
+	out := exec[:e.from] + e.text + exec[e.to:]
+	require.Equal(t, execDecl+"ctx context.Context) graphql.ResponseHandler {\n\t\t\tfirst = false\n\t\t\tbuf := responseBuffer(ctx)\n\t\t\tdata.MarshalGQL(buf)\n\t\t\tresponse.Data = buf.Bytes()\n", out)
+	again, err := bufferEdit([]byte(out))
+	require.NoError(t, err)
+	require.Empty(t, again, "rewriting twice changes nothing")
+	_, err = bufferEdit([]byte(execDecl + "\t\t\tresponse.Data = somethingElse()\n"))
+	require.ErrorContains(t, err, "not found")
+	_, err = bufferEdit([]byte(exec + exec))
+	require.ErrorContains(t, err, "2 times")
 }

@@ -19,7 +19,8 @@
 // executor (leafString{&obj.TraceID}; numbers are appended straight into
 // the response buffer), a custom scalar that marshals itself as
 // &obj.Value. And a list of objects whose selection is all such leaves is
-// written as one value (lists.go). Together with lazy loaders this took a
+// written as one value (lists.go); and the query's answer is marshalled
+// into a buffer the transport lends and reuses (buffer.go). Together with lazy loaders this took a
 // GraphQL page of ten actions from 1,160 to 853 allocations (REST: 704).
 //
 // What changes: only functions of the exact generated shape, for fields
