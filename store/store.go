@@ -122,6 +122,10 @@ func openSQLite(path, mode string) (*bun.DB, error) {
 	return bun.NewDB(sqldb, sqlitedialect.New()), nil
 }
 
+// DefaultMaxConns is how many connections a store keeps to each Postgres
+// database unless told otherwise (LimitConnections).
+const DefaultMaxConns = 32
+
 // openPostgres is a pool of checked connections to a Postgres server: each
 // pooled connection is tested before reuse (a server restart leaves dead
 // ones), and every statement is bounded on the server side.
@@ -129,9 +133,33 @@ func openPostgres(url string, dialTimeout time.Duration) *bun.DB {
 	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(url)),
 		pgdriver.WithTimeout(dialTimeout),
 		pgdriver.WithResetSessionFunc(func(_ context.Context, cn *pgdriver.Conn) error { return connAlive(cn.Conn()) })))
-	sqldb.SetMaxOpenConns(32)
-	sqldb.SetMaxIdleConns(32)
+	sqldb.SetMaxOpenConns(DefaultMaxConns)
+	sqldb.SetMaxIdleConns(DefaultMaxConns)
 	return bun.NewDB(sqldb, pgdialect.New())
+}
+
+// LimitConnections caps the connections kept to each Postgres database,
+// the primary and every replica added so far, at n (at least 1); requests
+// beyond it wait for a connection. Every server holds its own pool, so
+// servers times n must stay under the database's max_connections; and
+// where the server shares its cores with Postgres, a pool near the number
+// of cores keeps fewer backends contending for them (docs/OPERATIONS.md).
+// SQLite keeps its own small pool.
+func (s *Store) LimitConnections(n int) {
+	if !s.IsPostgres() {
+		return
+	}
+	n = max(n, 1)
+	dbs := []*bun.DB{s.db}
+	if s.replicas != nil {
+		for _, r := range s.replicas.all {
+			dbs = append(dbs, r.db)
+		}
+	}
+	for _, db := range dbs {
+		db.SetMaxOpenConns(n)
+		db.SetMaxIdleConns(n)
+	}
 }
 
 // Close releases the connections.

@@ -27,22 +27,22 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		args []string
 		own  []string
 	}{
-		{[]string{"serve"}, []string{"listen", "database-url", "redis-url", "database-replicas", "replica-max-lag", "network",
+		{[]string{"serve"}, []string{"listen", "database-url", "database-max-conns", "redis-url", "database-replicas", "replica-max-lag", "network",
 			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "address-book-ttl", "max-streams", "max-streams-per-key",
 			"lite-servers-config", "lite-servers", "follow", "state-max-age", "fee-clock"}},
-		{[]string{"migrate"}, []string{"database-url"}},
-		{[]string{"follow"}, []string{"database-url", "network", "lite-servers-config", "lite-servers", "from", "max-retries"}},
-		{[]string{"import"}, []string{"database-url"}},
-		{[]string{"reclassify"}, []string{"database-url", "after"}},
+		{[]string{"migrate"}, []string{"database-url", "database-max-conns"}},
+		{[]string{"follow"}, []string{"database-url", "database-max-conns", "network", "lite-servers-config", "lite-servers", "from", "max-retries"}},
+		{[]string{"import"}, []string{"database-url", "database-max-conns"}},
+		{[]string{"reclassify"}, []string{"database-url", "database-max-conns", "after"}},
 		{[]string{"classify"}, []string{"network"}},
 		{[]string{"version"}, nil},
-		{[]string{"keys", "create"}, []string{"database-url", "name", "rate", "burst"}},
-		{[]string{"keys", "list"}, []string{"database-url", "redis-url"}},
-		{[]string{"keys", "usage"}, []string{"database-url", "redis-url"}},
-		{[]string{"keys", "revoke"}, []string{"database-url"}},
-		{[]string{"keys", "limit"}, []string{"database-url", "rate", "burst"}},
-		{[]string{"partitions", "list"}, []string{"database-url"}},
-		{[]string{"partitions", "detach"}, []string{"database-url", "before", "dry-run"}},
+		{[]string{"keys", "create"}, []string{"database-url", "database-max-conns", "name", "rate", "burst"}},
+		{[]string{"keys", "list"}, []string{"database-url", "database-max-conns", "redis-url"}},
+		{[]string{"keys", "usage"}, []string{"database-url", "database-max-conns", "redis-url"}},
+		{[]string{"keys", "revoke"}, []string{"database-url", "database-max-conns"}},
+		{[]string{"keys", "limit"}, []string{"database-url", "database-max-conns", "rate", "burst"}},
+		{[]string{"partitions", "list"}, []string{"database-url", "database-max-conns"}},
+		{[]string{"partitions", "detach"}, []string{"database-url", "database-max-conns", "before", "dry-run"}},
 	}
 	// A password in the environment never shows in help.
 	vars := map[string]string{"DATABASE_URL": "postgres://u:hunter2@h/db", "REDIS_URL": "redis://:s3cret@h:6379/0"}
@@ -141,4 +141,31 @@ func TestCommandsIgnoreOtherSettings(t *testing.T) {
 	code, _, stderr = runCmd(vars, "serve")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `RATE_LIMIT: cannot use "lots"`)
+}
+
+// DATABASE_MAX_CONNS is checked by every command that opens the database,
+// from the environment and from the flag, naming the setting.
+func TestDatabaseMaxConnsIsChecked(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "tonql.db")
+	for _, c := range []struct {
+		vars map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"DATABASE_MAX_CONNS": "0"}, []string{"migrate"}, "DATABASE_MAX_CONNS must be between 1 and 10000, not 0"},
+		{map[string]string{"DATABASE_MAX_CONNS": "many"}, []string{"import", "x.json"}, `DATABASE_MAX_CONNS: cannot use "many"`},
+		{nil, []string{"serve", "-database-max-conns", "20000"}, "DATABASE_MAX_CONNS must be between 1 and 10000, not 20000"},
+		{nil, []string{"keys", "list", "-database-max-conns=-1"}, "DATABASE_MAX_CONNS must be between 1 and 10000, not -1"},
+	} {
+		vars := map[string]string{"DATABASE_URL": "sqlite:" + db}
+		for k, v := range c.vars {
+			vars[k] = v
+		}
+		code, _, stderr := runCmd(vars, c.args...)
+		require.Equal(t, 1, code, "%v: %s", c.args, stderr)
+		require.Contains(t, stderr, c.want, c.args)
+	}
+	code, stdout, stderr := runCmd(map[string]string{"DATABASE_URL": "sqlite:" + db, "DATABASE_MAX_CONNS": "4"}, "migrate")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "database is up to date")
 }

@@ -12,14 +12,22 @@ import (
 
 	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/server"
+	"github.com/tonql/tonql/store"
 )
+
+// maxDatabaseConns bounds DATABASE_MAX_CONNS: a pool past it is a typo,
+// far beyond any Postgres max_connections.
+const maxDatabaseConns = 10000
 
 // config is the effective configuration: defaults that need no
 // infrastructure, overridden by environment variables, overridden by flags.
 type config struct {
 	ListenAddr  string
 	DatabaseURL string
-	RedisURL    string
+	// DatabaseMaxConns caps the connections to each Postgres database
+	// (store.LimitConnections).
+	DatabaseMaxConns int
+	RedisURL         string
 	// Read replicas of a Postgres DATABASE_URL (docs/OPERATIONS.md).
 	DatabaseReplicas string // comma-separated postgres:// URLs
 	ReplicaMaxLag    time.Duration
@@ -103,6 +111,8 @@ func bindConfig(f *flags, e *env, groups group) *config {
 	}
 	if groups&groupDatabase != 0 {
 		str(&c.DatabaseURL, "database-url", "DATABASE_URL", "sqlite:./data/tonql.db", "postgres://... or sqlite:PATH")
+		integer(&c.DatabaseMaxConns, "database-max-conns", "DATABASE_MAX_CONNS", store.DefaultMaxConns,
+			"Postgres: connections this process keeps to the primary and to each replica")
 	}
 	if groups&groupRedis != 0 {
 		str(&c.RedisURL, "redis-url", "REDIS_URL", "", "redis://... for the shared cache and request units; empty = in-process")
@@ -180,6 +190,9 @@ func (c *config) validate() error {
 	if c.groups&groupDatabase != 0 && c.DatabaseURL == "" {
 		return errors.New("DATABASE_URL is empty")
 	}
+	if c.groups&groupDatabase != 0 && (c.DatabaseMaxConns < 1 || c.DatabaseMaxConns > maxDatabaseConns) {
+		return fmt.Errorf("DATABASE_MAX_CONNS must be between 1 and %d, not %d", maxDatabaseConns, c.DatabaseMaxConns)
+	}
 	if c.groups&groupFees != 0 && c.FeeClock != "wall" && c.FeeClock != "head" {
 		return fmt.Errorf("FEE_CLOCK must be wall or head, not %q", c.FeeClock)
 	}
@@ -220,6 +233,7 @@ func (c *config) print(w io.Writer) {
 	}
 	line(groupServer, "LISTEN_ADDR", c.ListenAddr)
 	line(groupDatabase, "DATABASE_URL", redact(c.DatabaseURL))
+	line(groupDatabase, "DATABASE_MAX_CONNS", c.DatabaseMaxConns)
 	line(groupRedis, "REDIS_URL", orNone(redact(c.RedisURL)))
 	line(groupNetwork, "NETWORK", c.Network)
 	line(groupServer, "REQUIRE_API_KEY", c.RequireAPIKey)

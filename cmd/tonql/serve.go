@@ -146,6 +146,7 @@ func openStore(ctx context.Context, cfg *config, e *env) (*store.Store, error) {
 		st.Close()
 		return nil, err
 	}
+	st.LimitConnections(cfg.DatabaseMaxConns)
 	applied, err := st.Migrate(ctx)
 	if err != nil {
 		st.Close()
@@ -172,6 +173,7 @@ func openExisting(ctx context.Context, cfg *config) (*store.Store, error) {
 	case err != nil:
 		return nil, fmt.Errorf("DATABASE_URL=%s: %w", redact(cfg.DatabaseURL), err)
 	}
+	st.LimitConnections(cfg.DatabaseMaxConns)
 	return st, nil
 }
 
