@@ -31,16 +31,22 @@ cpu_ticks() { if [ -n "$pid" ]; then awk '{print $14+$15}' "/proc/$pid/stat"; el
 # ms: a wrk latency ("850.00us", "1.23ms", "1.02s") in milliseconds.
 ms() { awk -v v="$1" 'BEGIN{ if (v ~ /us$/) printf "%.2f", v/1000; else if (v ~ /ms$/) printf "%.2f", v+0; else printf "%.2f", v*1000 }'; }
 
-wrk_run() { # conns, then wrk's arguments; prints "req/s p50 p99 cpu_ms_per_request"
+# retrans: TCP segments the kernel has retransmitted so far. On loopback
+# nothing is lost, yet with more busy processes than cores some segments
+# go unacknowledged long enough to be sent again (200 ms and more each):
+# a p99 far above p50 beside a count in the hundreds is the machine's.
+retrans() { awk '/^Tcp:/ && !h {h=1; for (i=1;i<=NF;i++) if ($i=="RetransSegs") c=i; next} /^Tcp:/ {print $c}' /proc/net/snmp; }
+
+wrk_run() { # conns, then wrk's arguments; prints "req/s p50 p99 cpu_ms_per_request retransmitted"
   local conns=$1; shift
-  local t0 out reqs
-  t0=$(cpu_ticks)
+  local t0 r0 out reqs
+  t0=$(cpu_ticks); r0=$(retrans)
   out=$(wrk -t2 -c"$conns" -d"${dur}s" --latency "$@")
   reqs=$(awk '/requests in/{print $1}' <<<"$out")
-  local cpu=$(( $(cpu_ticks) - t0 ))
-  printf '%s %s %s %s\n' "$(awk '/Requests\/sec/{printf "%.0f", $2}' <<<"$out")" \
+  local cpu=$(( $(cpu_ticks) - t0 )) re=$(( $(retrans) - r0 ))
+  printf '%s %s %s %s %s\n' "$(awk '/Requests\/sec/{printf "%.0f", $2}' <<<"$out")" \
     "$(ms "$(awk '$1=="50%"{print $2}' <<<"$out")")" "$(ms "$(awk '$1=="99%"{print $2}' <<<"$out")")" \
-    "$(awk -v c="$cpu" -v r="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (r>0 && c>0) printf "%.3f", c*1000/hz/r; else print "-" }')"
+    "$(awk -v c="$cpu" -v r="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (r>0 && c>0) printf "%.3f", c*1000/hz/r; else print "-" }')" "$re"
 }
 
 pgbench_run() { # conns, script[, protocol]; prints "tps p50 p99"
@@ -54,7 +60,7 @@ pgbench_run() { # conns, script[, protocol]; prints "tps p50 p99"
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; duration ${dur}s per run"
-printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s | %8s %5s\n' page conns "req/s" p50ms p99ms cpu_ms "pg tps" p50ms p99ms ratio "now tps" ratio
+printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s | %8s %5s\n' page conns "req/s" p50ms p99ms cpu_ms retrans "pg tps" p50ms p99ms ratio "now tps" ratio
 for conns in 4 16; do
   while read -r name path; do
     case $name in
@@ -65,19 +71,31 @@ for conns in 4 16; do
     esac
     p=$(pgbench_run "$conns" "$dir/$name.sql")
     n=$(pgbench_run "$conns" "$dir/$name-now.sql" prepared)
-    read -r rps p50 p99 cpu <<<"$t"
+    read -r rps p50 p99 cpu re <<<"$t"
     read -r tps q50 q99 <<<"$p"
     read -r ntps _ _ <<<"$n"
-    printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s | %8s %5s\n' "$name" "$conns" "$rps" "$p50" "$p99" "$cpu" "$tps" "$q50" "$q99" \
+    printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s | %8s %5s\n' "$name" "$conns" "$rps" "$p50" "$p99" "$cpu" "$re" "$tps" "$q50" "$q99" \
       "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{printf "%.2f", a/b}')"
   done < "$dir/pages"
   t=$(HOT="$hot" wrk_run "$conns" -s "$here/wrk-graphql.lua" "$base/graphql")
-  read -r rps p50 p99 cpu <<<"$t"
+  read -r rps p50 p99 cpu re <<<"$t"
   p=$(pgbench_run "$conns" "$dir/hot.sql")
   n=$(pgbench_run "$conns" "$dir/hot-now.sql" prepared)
   read -r tps q50 q99 <<<"$p"
   read -r ntps _ _ <<<"$n"
-  printf '%-22s %5s | %8s %7s %7s %8s | %8s %7s %7s | %5s | %8s %5s\n' "hot (GraphQL)" "$conns" "$rps" "$p50" "$p99" "$cpu" "$tps" "$q50" "$q99" \
+  printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s | %8s %5s\n' "hot (GraphQL)" "$conns" "$rps" "$p50" "$p99" "$cpu" "$re" "$tps" "$q50" "$q99" \
     "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{printf "%.2f", a/b}')"
+done
+# GraphQL against REST on the hot page, the two alternated in short runs so
+# that the machine's drift (the rows above are minutes apart) falls on
+# both alike: the median of the pairs' ratios.
+for conns in 4 16; do
+  ratios=""
+  for _ in 1 2 3 4 5; do
+    read -r r _ <<<"$(dur=4 wrk_run "$conns" "$base$(awk '$1=="hot"{print $2}' "$dir/pages")")"
+    read -r g _ <<<"$(HOT="$hot" dur=4 wrk_run "$conns" -s "$here/wrk-graphql.lua" "$base/graphql")"
+    ratios+="$(awk -v g="$g" -v r="$r" 'BEGIN{printf "%.2f", g/r}') "
+  done
+  echo "GraphQL/REST, hot page, $conns connections, five alternated 4 s pairs: $ratios-> median $(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | sed -n 3p)"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

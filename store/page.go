@@ -62,7 +62,8 @@ func (s *Store) ListActions(ctx context.Context, f ActionFilter, book Book) (Pag
 		if err != nil || book == NoBook {
 			return err
 		}
-		p.Book, p.Facts = bookAddresses(p.Actions, book), map[string]chain.AddressFacts{}
+		p.Book = bookAddresses(p.Actions, book)
+		p.Facts = make(map[string]chain.AddressFacts, len(p.Book))
 		if c != nil {
 			c.warm.Add(f.Account, c.has(p.Book))
 		}
