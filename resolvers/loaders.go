@@ -36,8 +36,16 @@ type loaders struct {
 
 type loadersKey struct{}
 
-// loaderWait is how long a loader collects keys before it reads them.
-const loaderWait = 500 * time.Microsecond
+// defaultLoaderWait is how long a loader collects keys before it reads
+// them, unless the Resolver says otherwise (LoaderWait).
+const defaultLoaderWait = 500 * time.Microsecond
+
+func (r *Resolver) loaderWait() time.Duration {
+	if r.LoaderWait > 0 {
+		return r.LoaderWait
+	}
+	return defaultLoaderWait
+}
 
 // WithLoaders gives a GraphQL operation its own loaders (their caches live
 // as long as the operation, so no answer is ever stale across requests).
@@ -64,7 +72,7 @@ func get[K comparable, V any](z *lazy[K, V], r *Resolver, fetch func(*Resolver, 
 	z.once.Do(func() {
 		z.l = dataloadgen.NewLoader(func(ctx context.Context, keys []K) ([]V, []error) {
 			return fetch(r, ctx, keys)
-		}, dataloadgen.WithWait(loaderWait))
+		}, dataloadgen.WithWait(r.loaderWait()))
 	})
 	return z.l
 }

@@ -6,6 +6,7 @@ package resolvers
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/getmethod"
@@ -24,6 +25,11 @@ type Resolver struct {
 	// sendBoc then says it needs one, and getMasterchainInfo answers
 	// from the store.
 	Lite LiteServers
+	// LoaderWait is how long a GraphQL loader collects the keys of one
+	// level (the links of a page's actions) before it reads them in one
+	// statement; 0 = 500us. Keys that arrive later go in a batch of their
+	// own: a test that counts batches on a loaded machine sets it longer.
+	LoaderWait time.Duration
 
 	getOnce sync.Once
 	get     *getmethod.Runner

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -195,6 +196,11 @@ func TestGraphQLNestedActionLinks(t *testing.T) {
 	}
 }
 
+// batchWait is the loaders' wait in the tests that count batches: 500us
+// (the default) split a level of 10 parents into 3 batches under -race on
+// a loaded 2-core machine.
+const batchWait = 50 * time.Millisecond
+
 // The children of a page are read in one statement however many parents
 // (two at most: a loader's wait may split a batch), and the parents of its
 // nested actions in one more.
@@ -207,7 +213,7 @@ func TestGraphQLNestedLinksBatch(t *testing.T) {
 		"SELECT a.action_id AS link",      // ActionsByID
 	}}
 	st.DB().AddQueryHook(c)
-	h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
+	h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st, LoaderWait: batchWait}})
 	code, a, raw := postGQL(t, h, `{ actions(limit: 25, filter: {supported_action_types: ["v1"]}) {
 		actions { action_id children { action_id } parent { action_id } } } }`, nil)
 	require.Equal(t, http.StatusOK, code, raw)
