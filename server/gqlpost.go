@@ -54,21 +54,25 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	// The answer's data is marshalled into a buffer of the pool, taken
 	// back once the answer is written (cmd/gqlleaf's bufferEdit).
-	data := dataBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if data.Cap() <= 1<<20 { // a huge answer is not kept
-			data.Reset()
-			dataBuffers.Put(data)
-		}
-	}()
+	data := getBuffer()
+	defer putBuffer(data)
 	responses, ctx := exec.DispatchOperation(graph.WithResponseBuffer(ctx, data), rc)
 	writeGraphQLResponse(w, responses(ctx))
 }
 
-// dataBuffers are lent to the executor for an answer's data; a page of
-// actions is tens of KB, which a buffer grown from nothing reached
-// through nine copies.
-var dataBuffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 32<<10)) }}
+// buffers are reused for answers and their data: a page of actions is
+// tens of KB, which a buffer grown from nothing reached through nine
+// copies, and a new one per request fed the collector.
+var buffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 32<<10)) }}
+
+func getBuffer() *bytes.Buffer { return buffers.Get().(*bytes.Buffer) }
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 { // a huge answer is not kept
+		b.Reset()
+		buffers.Put(b)
+	}
+}
 
 // plainJSONAccepted tells the requests gqlgen answers as application/json:
 // no Accept, or its first part it knows is application/json or a wildcard.
@@ -99,16 +103,12 @@ func writeGraphQLResponse(w http.ResponseWriter, resp *graphql.Response) {
 	var b []byte
 	if len(resp.Errors) == 0 && len(resp.Extensions) == 0 && resp.Label == "" && resp.Path == nil &&
 		resp.HasNext == nil && resp.Data != nil && !needsEscape(resp.Data) {
-		buf := answerBuffers.Get().(*[]byte)
-		defer func() {
-			if cap(b) <= 1<<20 { // a huge answer is not kept
-				*buf = b[:0]
-				answerBuffers.Put(buf)
-			}
-		}()
-		b = append((*buf)[:0], `{"data":`...)
-		b = append(b, resp.Data...)
-		b = append(b, '}')
+		buf := getBuffer()
+		defer putBuffer(buf)
+		buf.WriteString(`{"data":`)
+		buf.Write(resp.Data)
+		buf.WriteByte('}')
+		b = buf.Bytes()
 	} else {
 		var err error
 		if b, err = json.Marshal(resp); err != nil {
@@ -118,10 +118,6 @@ func writeGraphQLResponse(w http.ResponseWriter, resp *graphql.Response) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	_, _ = w.Write(b)
 }
-
-// answerBuffers are reused for answers (a page is tens of KB; allocating
-// one per request fed the collector).
-var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
 func needsEscape(b []byte) bool {
 	// IndexByte is vectorized: four passes are cheaper than one loop.
