@@ -17,7 +17,8 @@ import (
 // the response is written: a struct of one pointer fits in an interface
 // without an allocation, where the value itself would need one per field.
 // Numbers go straight into the response buffer (gqlgen's marshalers make
-// a string of each first); what they write is what gqlgen's would.
+// a string of each first), strings too (gqlgen's make a call through
+// io.Writer for each run of bytes); what they write is what gqlgen's would.
 
 type leafBoolean struct{ p *bool }
 
@@ -38,6 +39,10 @@ func (l leafInt) MarshalGQL(w io.Writer) {
 type leafString struct{ p *string }
 
 func (l leafString) MarshalGQL(w io.Writer) {
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(appendQuoted(buf.AvailableBuffer(), *l.p))
+		return
+	}
 	graphql.MarshalString(*l.p).MarshalGQL(w)
 }
 
@@ -239,6 +244,35 @@ func responseBuffer(ctx context.Context) *bytes.Buffer {
 	return new(bytes.Buffer)
 }
 
+// appendQuoted appends s to dst as gqlgen's MarshalString writes it.
+func appendQuoted(dst []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '\\' && c != '"' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\\', '"':
+			dst = append(dst, '\\', c)
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
 // leafObjectFields are, per object whose lists have a leafList function,
 // the fields that function writes itself: its direct leaves.
 var leafObjectFields = map[string]map[string]bool{
@@ -261,23 +295,30 @@ type leafObjects struct {
 }
 
 func (l leafObjects) MarshalGQL(w io.Writer) {
-	io.WriteString(w, "[")
+	// The response is a bytes.Buffer; another writer gets the list in one
+	// Write, from a buffer of its own.
+	buf, direct := w.(*bytes.Buffer)
+	if !direct {
+		buf = new(bytes.Buffer)
+		defer func() { w.Write(buf.Bytes()) }()
+	}
+	buf.WriteByte('[')
 	k := 0
 	for i := 0; i < l.n; i++ {
 		if i > 0 {
-			io.WriteString(w, ",")
+			buf.WriteByte(',')
 		}
-		io.WriteString(w, "{")
+		buf.WriteByte('{')
 		for j, f := range l.fields {
+			key := buf.AvailableBuffer()
 			if j > 0 {
-				io.WriteString(w, ",")
+				key = append(key, ',')
 			}
-			graphql.MarshalString(f.Alias).MarshalGQL(w)
-			io.WriteString(w, ":")
-			l.vals[k].MarshalGQL(w)
+			buf.Write(append(appendQuoted(key, f.Alias), ':'))
+			l.vals[k].MarshalGQL(buf)
 			k++
 		}
-		io.WriteString(w, "}")
+		buf.WriteByte('}')
 	}
-	io.WriteString(w, "]")
+	buf.WriteByte(']')
 }

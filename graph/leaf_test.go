@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // marshalled is what m writes, into the response's bytes.Buffer and into
@@ -53,6 +54,27 @@ func TestLeafTypesWriteWhatGqlgenWrites(t *testing.T) {
 	}
 }
 
+// A leaf string and a leafObjects key are quoted byte for byte as gqlgen
+// quotes them, whatever the bytes: escapes, control bytes, invalid UTF-8.
+func FuzzLeafStringWritesWhatGqlgenWrites(f *testing.F) {
+	for _, s := range []string{"", "plain", `a"b\c`, "\t\r\n\x00\x1f\x7f", "\xff\xfe", "\xe2\x9c", "✓\u2028🙂"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := marshalled(t, leafString{&s}), marshalled(t, graphql.MarshalString(s)); got != want {
+			t.Fatalf("string %q: %s, want %s", s, got, want)
+		}
+		v := uint64(7)
+		list := leafObjects{fields: []graphql.CollectedField{{Field: &ast.Field{Alias: s}}, {Field: &ast.Field{Alias: "n"}}},
+			vals: []graphql.Marshaler{leafString{&s}, leafUint64{&v}, graphql.Null, leafString{&s}}, n: 2}
+		want := "[{" + marshalled(t, graphql.MarshalString(s)) + ":" + marshalled(t, graphql.MarshalString(s)) + `,"n":7},{` +
+			marshalled(t, graphql.MarshalString(s)) + `:null,"n":` + marshalled(t, graphql.MarshalString(s)) + "}]"
+		if got := marshalled(t, list); got != want {
+			t.Fatalf("list with key %q: %s, want %s", s, got, want)
+		}
+	})
+}
+
 // A leaf is handed over without an allocation: that is what it is for.
 func TestLeafTypesDoNotAllocate(t *testing.T) {
 	v, s := uint64(1234567), "text"
@@ -86,4 +108,48 @@ func TestResponseBufferIsLentOnce(t *testing.T) {
 	if a == nil || a == b {
 		t.Fatal("without a lent buffer each response needs a new one")
 	}
+}
+
+// BenchmarkLeafObjects writes a page of ten actions' hash and number
+// fields as leafObjects does, and the same strings through gqlgen's
+// MarshalString (what leafString did before appendQuoted).
+func BenchmarkLeafObjects(b *testing.B) {
+	hash, lt := "gachwt13fUH5ajrbHO3orl4G0q1XsEITCElXyzJngf4=", uint64(58104953000003)
+	names := []string{"action_id", "trace_id", "tx_hash", "type", "status", "start_lt", "end_lt"}
+	fields := make([]graphql.CollectedField, len(names))
+	for i, n := range names {
+		fields[i] = graphql.CollectedField{Field: &ast.Field{Alias: n}}
+	}
+	var vals []graphql.Marshaler
+	for range 10 {
+		vals = append(vals, leafString{&hash}, leafString{&hash}, leafString{&hash}, leafString{&hash}, leafString{&hash}, leafUint64{&lt}, leafUint64{&lt})
+	}
+	list := leafObjects{fields: fields, vals: vals, n: 10}
+	var buf bytes.Buffer
+	b.Run("leafObjects", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			list.MarshalGQL(&buf)
+		}
+	})
+	b.Run("gqlgen-strings", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			for _, v := range vals {
+				if s, ok := v.(leafString); ok {
+					graphql.MarshalString(*s.p).MarshalGQL(&buf)
+				}
+			}
+		}
+	})
+	b.Run("leaf-strings", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			for _, v := range vals {
+				if s, ok := v.(leafString); ok {
+					s.MarshalGQL(&buf)
+				}
+			}
+		}
+	})
 }

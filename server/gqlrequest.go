@@ -17,12 +17,28 @@ import (
 // graphQLMembers are the members of a GraphQL request body.
 var graphQLMembers = [...]string{"query", "operationName", "variables", "extensions"}
 
-// graphQLBody is a checked POST /graphql body, member by member. limitBody
-// leaves it in the request's context, so the transport decodes the body
-// once (postTransport).
-type graphQLBody map[string]json.RawMessage
+// graphQLBody is a checked POST /graphql body, member by member: each the
+// member's JSON text, nil when absent. limitBody leaves it in the
+// request's context, so the transport decodes the body once
+// (postTransport).
+type graphQLBody struct{ query, operationName, variables, extensions json.RawMessage }
 
 type graphQLBodyKey struct{}
+
+// member is where b keeps the member named name; nil for another name.
+func (b *graphQLBody) member(name []byte) *json.RawMessage {
+	switch string(name) { // compared without a copy
+	case "query":
+		return &b.query
+	case "operationName":
+		return &b.operationName
+	case "variables":
+		return &b.variables
+	case "extensions":
+		return &b.extensions
+	}
+	return nil
+}
 
 // params decodes the members into gqlgen's parameters as gqlgen's POST
 // transport decodes a whole body: numbers keep their text, for Int and
@@ -31,7 +47,7 @@ func (b graphQLBody) params(p *graphql.RawParams) error {
 	for _, m := range []struct {
 		raw json.RawMessage
 		dst any
-	}{{b["query"], &p.Query}, {b["operationName"], &p.OperationName}, {b["variables"], &p.Variables}, {b["extensions"], &p.Extensions}} {
+	}{{b.query, &p.Query}, {b.operationName, &p.OperationName}, {b.variables, &p.Variables}, {b.extensions, &p.Extensions}} {
 		if len(m.raw) == 0 {
 			continue
 		}
@@ -61,35 +77,47 @@ func plainJSONString(raw []byte) bool {
 // would mishandle: not an object (`null` made it panic), or members of
 // the wrong JSON type (its decode error echoed Go type names and the whole
 // body). What passes decodes cleanly into gqlgen's parameters (params).
+// It answers as decoding the body into a map of raw members would (the
+// last of a repeated member counts), without the map: json.Valid, then a
+// walk over the top-level members (jsonMembers).
 func checkGraphQLBody(raw []byte) (graphQLBody, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, apperr.New(apperr.BadRequest, "request body must be a JSON object with a \"query\" string")
+		return graphQLBody{}, apperr.New(apperr.BadRequest, "request body must be a JSON object with a \"query\" string")
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return nil, apperr.New(apperr.BadRequest, "request body is not valid JSON")
+	if !json.Valid(raw) {
+		return graphQLBody{}, apperr.New(apperr.BadRequest, "request body is not valid JSON")
 	}
-	// Member names are exact (GraphQL over HTTP): gqlgen decodes with Go's
-	// case-insensitive matching, which would take "Query" or "querY" for
-	// the query; they are refused here, naming the member meant.
-	for name := range members {
+	var body graphQLBody
+	var bad error
+	jsonMembers(raw, func(name, value []byte) {
+		if dst := body.member(name); dst != nil {
+			*dst = value
+			return
+		}
+		// Member names are exact (GraphQL over HTTP): gqlgen decodes with
+		// Go's case-insensitive matching, which would take "Query" or
+		// "querY" for the query; they are refused here, naming the member
+		// meant.
 		for _, known := range graphQLMembers {
-			if name != known && strings.EqualFold(name, known) {
+			if bad == nil && strings.EqualFold(string(name), known) {
 				e := apperr.New(apperr.BadRequest, "%s: unknown member; the name is %q (member names are case-sensitive)", name, known)
-				e.Field = name
-				return nil, e
+				e.Field = string(name)
+				bad = e
 			}
 		}
+	})
+	if bad != nil {
+		return graphQLBody{}, bad
 	}
 	for _, m := range []struct {
 		name, want string
 		raw        json.RawMessage
 	}{
-		{"query", "a string", members["query"]},
-		{"operationName", "a string", members["operationName"]},
-		{"variables", "an object", members["variables"]},
-		{"extensions", "an object", members["extensions"]},
+		{"query", "a string", body.query},
+		{"operationName", "a string", body.operationName},
+		{"variables", "an object", body.variables},
+		{"extensions", "an object", body.extensions},
 	} {
 		if len(m.raw) == 0 || string(m.raw) == "null" {
 			continue
@@ -98,10 +126,10 @@ func checkGraphQLBody(raw []byte) (graphQLBody, error) {
 		if m.want == "a string" && first != '"' || m.want == "an object" && first != '{' {
 			e := apperr.New(apperr.BadRequest, "%s: must be %s", m.name, m.want)
 			e.Field = m.name
-			return nil, e
+			return graphQLBody{}, e
 		}
 	}
-	return members, nil
+	return body, nil
 }
 
 // checkGraphQLMethod answers, in GraphQL's shape and with a code, what

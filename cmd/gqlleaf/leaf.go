@@ -510,25 +510,32 @@ type leafObjects struct {
 }
 
 func (l leafObjects) MarshalGQL(w io.Writer) {
-	io.WriteString(w, "[")
+	// The response is a bytes.Buffer; another writer gets the list in one
+	// Write, from a buffer of its own.
+	buf, direct := w.(*bytes.Buffer)
+	if !direct {
+		buf = new(bytes.Buffer)
+		defer func() { w.Write(buf.Bytes()) }()
+	}
+	buf.WriteByte('[')
 	k := 0
 	for i := 0; i < l.n; i++ {
 		if i > 0 {
-			io.WriteString(w, ",")
+			buf.WriteByte(',')
 		}
-		io.WriteString(w, "{")
+		buf.WriteByte('{')
 		for j, f := range l.fields {
+			key := buf.AvailableBuffer()
 			if j > 0 {
-				io.WriteString(w, ",")
+				key = append(key, ',')
 			}
-			graphql.MarshalString(f.Alias).MarshalGQL(w)
-			io.WriteString(w, ":")
-			l.vals[k].MarshalGQL(w)
+			buf.Write(append(appendQuoted(key, f.Alias), ':'))
+			l.vals[k].MarshalGQL(buf)
 			k++
 		}
-		io.WriteString(w, "}")
+		buf.WriteByte('}')
 	}
-	io.WriteString(w, "]")
+	buf.WriteByte(']')
 }
 `)
 	return b.String()
@@ -599,11 +606,19 @@ package %s
 // the response is written: a struct of one pointer fits in an interface
 // without an allocation, where the value itself would need one per field.
 // Numbers go straight into the response buffer (gqlgen's marshalers make
-// a string of each first); what they write is what gqlgen's would.
+// a string of each first), strings too (gqlgen's make a call through
+// io.Writer for each run of bytes); what they write is what gqlgen's would.
 `)
 	}
 	for _, l := range leaves {
 		fmt.Fprintf(&b, "\ntype leaf%[1]s struct{ p *%[2]s }\n\nfunc (l leaf%[1]s) MarshalGQL(w io.Writer) {\n", l, goType[l])
+		if l == "String" {
+			b.WriteString(`	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(appendQuoted(buf.AvailableBuffer(), *l.p))
+		return
+	}
+`)
+		}
 		if appendFn, ok := digits[l]; ok {
 			fmt.Fprintf(&b, `	if buf, ok := w.(*bytes.Buffer); ok {
 		buf.Write(%s(buf.AvailableBuffer(), %s(*l.p), 10))
@@ -667,5 +682,6 @@ func sequentialSelection(sel ast.SelectionSet) bool {
 }
 `)
 	b.WriteString(responseBufferSource)
+	b.WriteString(quoteSource)
 	return format.Source(b.Bytes())
 }
