@@ -4,7 +4,9 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -69,9 +71,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func WriteError(w http.ResponseWriter, r *http.Request, env Envelope, err error) {
 	e := apperr.From(err)
 	status := e.Kind.Info().HTTPStatus
-	if e.Kind == apperr.Internal {
+	switch {
+	case errors.Is(r.Context().Err(), context.Canceled):
+		// The client went away mid-request: nothing failed on our side.
+		slog.DebugContext(r.Context(), "client went away", "path", apikey.Redact(r.URL.Path), "err", err)
+	case e.Kind == apperr.Internal:
 		slog.ErrorContext(r.Context(), "internal error", "path", apikey.Redact(r.URL.Path), "err", err)
-	} else if e.Cause != nil {
+	case e.Cause != nil:
 		slog.WarnContext(r.Context(), "request failed", "path", apikey.Redact(r.URL.Path), "kind", e.Kind.Info().GQLCode, "err", err)
 	}
 	writeJSON(w, status, ErrorBody(env, e))

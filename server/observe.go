@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -60,6 +61,11 @@ func (s *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// StatusClientClosed is the status observe records for a request whose
+// client closed the connection before the answer (nginx's 499); nothing
+// is sent.
+const StatusClientClosed = 499
+
 // observe writes one structured log line per request (request id, method,
 // path with the key redacted, status, duration, key id) and feeds the
 // metrics. It runs inside requestID and outside everything else, so it
@@ -73,6 +79,13 @@ func observe(log *slog.Logger, al AccessLog, m *metrics, next http.Handler) http
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), noteKeyType{}, note)))
 		if sw.status == 0 {
 			sw.status = http.StatusOK // nothing written: net/http sends 200
+		}
+		if sw.status == http.StatusGatewayTimeout && errors.Is(r.Context().Err(), context.Canceled) {
+			// The client went away: its request's context (not the
+			// server's deadline, which is inside this) was cancelled and
+			// the work stopped as a timeout nobody reads. Counted and
+			// logged as nginx's 499, so 504s stay the server's own.
+			sw.status = StatusClientClosed
 		}
 		took := time.Since(start)
 		_, rest, _ := splitKey(r.URL.Path)

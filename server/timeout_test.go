@@ -1,12 +1,15 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,4 +118,65 @@ func send(t *testing.T, base string, c timeoutCall) (int, map[string]any) {
 	var body map[string]any
 	require.NoError(t, json.Unmarshal(raw, &body), string(raw))
 	return resp.StatusCode, body
+}
+
+// TestClientGoneIsCountedApart: a client that hangs up while its query is
+// blocked in Postgres is counted and logged as 499, not as a 504 of the
+// server's (which an operator alerts on), and its error is not a warning.
+func TestClientGoneIsCountedApart(t *testing.T) {
+	url := testenv.NewPostgresDatabase(t)
+	if url == "" {
+		t.Skip("the lock that makes queries slow needs Postgres")
+	}
+	e := newAccessEnv(t, testenv.Database{Name: "postgres", URL: url}, accessConfig{})
+	var access, warnings syncBuffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&warnings, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	h := newServer(t, server.Options{Resolver: e.res, RequestTimeout: 30 * time.Second,
+		Logger: slog.New(slog.NewJSONHandler(&access, nil))})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	ctx := context.Background()
+	tx, err := e.st.DB().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer tx.Rollback() //nolint:errcheck // released below; this covers a failed assertion
+	_, err = tx.ExecContext(ctx, "LOCK TABLE actions, action_accounts IN ACCESS EXCLUSIVE MODE")
+	require.NoError(t, err)
+
+	cctx, hangUp := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer hangUp()
+	req, err := http.NewRequestWithContext(cctx, http.MethodGet, srv.URL+"/api/v3/actions?limit=1", nil)
+	require.NoError(t, err)
+	_, err = http.DefaultClient.Do(req)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the client gave up first")
+	// The driver does not watch the context, only its deadline: the
+	// abandoned query gives up at its 10 s read timeout (store.Open).
+	require.Eventually(t, func() bool { return strings.Contains(access.String(), `"status":499`) }, 30*time.Second, 20*time.Millisecond,
+		"the access line of the abandoned request: %s", access.String())
+	require.NoError(t, tx.Rollback())
+
+	rec := doRequest(h, http.MethodGet, "/metrics", "")
+	require.Contains(t, rec.Body.String(), `tonql_http_requests_total{route="/api/v3/actions",status="499"} 1`)
+	require.NotContains(t, rec.Body.String(), `status="504"`)
+	require.NotContains(t, warnings.String(), "request failed", "a client's hang-up is not a warning")
+}
+
+// syncBuffer is a log sink the server's goroutines write while the test
+// reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
