@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -129,7 +127,7 @@ func TestClientGoneIsCountedApart(t *testing.T) {
 		t.Skip("the lock that makes queries slow needs Postgres")
 	}
 	e := newAccessEnv(t, testenv.Database{Name: "postgres", URL: url}, accessConfig{})
-	var access, warnings syncBuffer
+	var access, warnings testenv.SyncBuffer
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.NewJSONHandler(&warnings, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	h := newServer(t, server.Options{Resolver: e.res, RequestTimeout: 30 * time.Second,
@@ -160,23 +158,4 @@ func TestClientGoneIsCountedApart(t *testing.T) {
 	require.Contains(t, rec.Body.String(), `tonql_http_requests_total{route="/api/v3/actions",status="499"} 1`)
 	require.NotContains(t, rec.Body.String(), `status="504"`)
 	require.NotContains(t, warnings.String(), "request failed", "a client's hang-up is not a warning")
-}
-
-// syncBuffer is a log sink the server's goroutines write while the test
-// reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
