@@ -15,6 +15,7 @@ import (
 
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/server"
+	"github.com/tonql/tonql/store"
 )
 
 // timeoutCall is one request of each route family, and what its envelope
@@ -70,12 +71,7 @@ func TestRequestTimeout(t *testing.T) {
 	sendAll(t, warm.URL, calls, "warm")
 	warm.Close()
 
-	ctx := context.Background()
-	tx, err := e.st.DB().BeginTx(ctx, nil)
-	require.NoError(t, err)
-	defer tx.Rollback() //nolint:errcheck // released below; this covers a failed assertion
-	_, err = tx.ExecContext(ctx, "LOCK TABLE actions, action_accounts, accounts, chain_configs IN ACCESS EXCLUSIVE MODE")
-	require.NoError(t, err)
+	unlock := lockTables(t, e.st, "actions, action_accounts, accounts, chain_configs")
 
 	for _, c := range calls {
 		t.Run("locked/"+c.name, func(t *testing.T) {
@@ -87,7 +83,7 @@ func TestRequestTimeout(t *testing.T) {
 			c.check(t, body)
 		})
 	}
-	require.NoError(t, tx.Rollback())
+	unlock()
 
 	sendAll(t, srv.URL, calls, "unlocked")
 }
@@ -135,14 +131,9 @@ func TestClientGoneIsCountedApart(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
-	ctx := context.Background()
-	tx, err := e.st.DB().BeginTx(ctx, nil)
-	require.NoError(t, err)
-	defer tx.Rollback() //nolint:errcheck // released below; this covers a failed assertion
-	_, err = tx.ExecContext(ctx, "LOCK TABLE actions, action_accounts IN ACCESS EXCLUSIVE MODE")
-	require.NoError(t, err)
+	unlock := lockTables(t, e.st, "actions, action_accounts")
 
-	cctx, hangUp := context.WithTimeout(ctx, 300*time.Millisecond)
+	cctx, hangUp := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer hangUp()
 	req, err := http.NewRequestWithContext(cctx, http.MethodGet, srv.URL+"/api/v3/actions?limit=1", nil)
 	require.NoError(t, err)
@@ -152,10 +143,24 @@ func TestClientGoneIsCountedApart(t *testing.T) {
 	// abandoned query gives up at its 10 s read timeout (store.Open).
 	require.Eventually(t, func() bool { return strings.Contains(access.String(), `"status":499`) }, 30*time.Second, 20*time.Millisecond,
 		"the access line of the abandoned request: %s", access.String())
-	require.NoError(t, tx.Rollback())
+	unlock()
 
 	rec := doRequest(h, http.MethodGet, "/metrics", "")
 	require.Contains(t, rec.Body.String(), `tonql_http_requests_total{route="/api/v3/actions",status="499"} 1`)
 	require.NotContains(t, rec.Body.String(), `status="504"`)
 	require.NotContains(t, warnings.String(), "request failed", "a client's hang-up is not a warning")
+}
+
+// lockTables holds an exclusive lock on tables (a comma-separated list)
+// in a transaction of its own, so the queries that read them really block
+// in Postgres; unlock releases it (a failed test releases it at cleanup).
+func lockTables(t *testing.T, st *store.Store, tables string) (unlock func()) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := st.DB().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tx.Rollback() })
+	_, err = tx.ExecContext(ctx, "LOCK TABLE "+tables+" IN ACCESS EXCLUSIVE MODE")
+	require.NoError(t, err)
+	return func() { require.NoError(t, tx.Rollback()) }
 }
