@@ -110,3 +110,39 @@ func TestDocCacheBoundedInBytes(t *testing.T) {
 		t.Fatal("an oversized document was kept")
 	}
 }
+
+// A complexity is kept with the cached document whose operation it is,
+// and only there: not for a query that is not cached, nor for an
+// operation of another parse of the same text (a document evicted and
+// parsed again), and it goes when the document is evicted.
+func TestDocCacheKeepsComplexityWithItsDocument(t *testing.T) {
+	ctx := context.Background()
+	parse := func(q string) *ast.QueryDocument {
+		doc, err := parser.ParseQuery(&ast.Source{Input: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	const q = "{ __typename }"
+	c := newDocCache(docCost(q))
+	doc := parse(q)
+	c.setCost(q, doc.Operations[0], 7) // not cached yet
+	if _, ok := c.cost(q, doc.Operations[0]); ok {
+		t.Fatal("a complexity was kept for a query not in the cache")
+	}
+	c.Add(ctx, q, doc)
+	c.setCost(q, parse(q).Operations[0], 9) // another parse's operation
+	if _, ok := c.cost(q, doc.Operations[0]); ok {
+		t.Fatal("a complexity of another document's operation was kept")
+	}
+	c.setCost(q, doc.Operations[0], 7)
+	if n, ok := c.cost(q, doc.Operations[0]); !ok || n != 7 {
+		t.Fatalf("kept %d, %v", n, ok)
+	}
+	c.Add(ctx, "{__typename  }", parse("{__typename  }")) // as long as q: evicts it
+	c.Add(ctx, q, doc)
+	if _, ok := c.cost(q, doc.Operations[0]); ok {
+		t.Fatal("a complexity outlived its document's eviction")
+	}
+}

@@ -19,9 +19,14 @@ import (
 // everywhere), and the walk stops once the total passes limit, returning
 // a number above it. gqlgen's walk expands fragments, which is 2^n work
 // for fragments that each spread the previous one twice.
-func complexityOf(ctx context.Context, es graphql.ExecutableSchema, op *graphql.OperationContext, limit int) int {
+//
+// fixed tells that no variable entered the sum (every list's size is
+// written in the document or left to its default), so the operation costs
+// the same whatever its variables: the limits keep it with the document.
+func complexityOf(ctx context.Context, es graphql.ExecutableSchema, op *graphql.OperationContext, limit int) (cost int, fixed bool) {
 	w := &costWalk{ctx: ctx, schema: es.Schema(), vars: op.Variables, limit: limit, frags: map[string]int{}}
-	return w.set(op.Operation.SelectionSet)
+	cost = w.set(op.Operation.SelectionSet)
+	return cost, !w.usedVars
 }
 
 type costWalk struct {
@@ -31,6 +36,8 @@ type costWalk struct {
 	limit  int
 	frags  map[string]int
 	steps  int
+	// usedVars: a list's cost read an argument given by a variable.
+	usedVars bool
 }
 
 func (w *costWalk) set(ss ast.SelectionSet) int {
@@ -82,51 +89,56 @@ func (w *costWalk) field(f *ast.Field, child int) int {
 }
 
 func (w *costWalk) one(object string, f *ast.Field, child int) int {
-	if cost := listCosts[object][f.Name]; cost != nil {
-		// Arguments are read only here: the list's own, from the document
-		// and the variables (not through gqlgen's argument decoding, which
-		// decoded the whole filter input of every page twice).
-		return cost(child, f.ArgumentMap(w.vars), w.limit)
+	list, ok := listCosts[object][f.Name]
+	if !ok {
+		return satAdd(1, child, w.limit)
 	}
-	return satAdd(1, child, w.limit)
+	n := list.size
+	if list.sizeArg != "" {
+		// The size is read only here, from the document or the variables
+		// (not through gqlgen's argument decoding, which decoded the whole
+		// filter input of every page twice).
+		n = resolvers.DefaultActionsLimit
+		if a := f.Arguments.ForName(list.sizeArg); a != nil {
+			w.usedVars = w.usedVars || hasVariable(a.Value)
+			// The resolver refuses a size it does not take; those cost
+			// the default here.
+			// An absent variable is its default's or the schema's (the
+			// page size's default is DefaultActionsLimit).
+			if v, err := a.Value.Value(w.vars); err == nil {
+				if v, ok := intArg(v); ok && v > 0 {
+					n = v
+				}
+			}
+		}
+	}
+	return satAdd(1, satMul(n, child, w.limit), w.limit)
 }
 
 // listCost is what a list field costs: 1 plus its children times the
-// list's size, saturating past limit.
-type listCost func(child int, args map[string]any, limit int) int
+// list's size, saturating past limit. The size is that of a page, the
+// argument sizeArg (the default page size when it is absent or not
+// positive), or else the fixed size.
+type listCost struct {
+	sizeArg string
+	size    int
+}
 
 // listCosts are the fields whose cost is not 1 plus their children's.
 var listCosts = map[string]map[string]listCost{
-	"Query":   {"actions": pageCost("limit")},
-	"Account": {"actions": pageCost("first")},
+	"Query":   {"actions": {sizeArg: "limit"}},
+	"Account": {"actions": {sizeArg: "first"}},
 	// An action's links are short lists; counted as typical sizes.
 	// Its nested steps (children) are a few of its own transactions'
 	// actions, so they count as such a list too (read capped at
 	// resolvers.MaxTraceLinks); nested again, each level multiplies.
-	"Action": {"participants": fixedCost(linkListSize), "transactions_full": fixedCost(linkListSize),
-		"children": fixedCost(linkListSize)},
-	"Transaction": {"out_msgs": fixedCost(linkListSize), "actions": fixedCost(linkListSize)},
+	"Action": {"participants": {size: linkListSize}, "transactions_full": {size: linkListSize},
+		"children": {size: linkListSize}},
+	"Transaction": {"out_msgs": {size: linkListSize}, "actions": {size: linkListSize}},
 	// A trace's lists are counted at their cap, not a typical size: a
 	// trace can have thousands of actions, and a page of actions each
 	// showing its trace's actions would otherwise fan out unseen.
-	"Trace": {"actions": fixedCost(resolvers.MaxTraceLinks), "transactions": fixedCost(resolvers.MaxTraceLinks)},
-}
-
-// pageCost is the cost of a page whose size is the argument named size,
-// the default page size when it is absent or not positive (the resolver
-// refuses those it does not take).
-func pageCost(size string) listCost {
-	return func(child int, args map[string]any, limit int) int {
-		n := resolvers.DefaultActionsLimit
-		if v, ok := intArg(args[size]); ok && v > 0 {
-			n = v
-		}
-		return satAdd(1, satMul(n, child, limit), limit)
-	}
-}
-
-func fixedCost(n int) listCost {
-	return func(child int, _ map[string]any, limit int) int { return satAdd(1, satMul(n, child, limit), limit) }
+	"Trace": {"actions": {size: resolvers.MaxTraceLinks}, "transactions": {size: resolvers.MaxTraceLinks}},
 }
 
 // intArg reads an Int argument as the document or the variables give it.
@@ -153,4 +165,20 @@ func satMul(a, b, limit int) int {
 		return limit + 1
 	}
 	return a * b
+}
+
+// hasVariable tells whether v is or holds a variable.
+func hasVariable(v *ast.Value) bool {
+	if v == nil {
+		return false
+	}
+	if v.Kind == ast.Variable {
+		return true
+	}
+	for _, c := range v.Children {
+		if hasVariable(c.Value) {
+			return true
+		}
+	}
+	return false
 }

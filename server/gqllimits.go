@@ -109,9 +109,16 @@ func (l *limits) MutateOperationContext(ctx context.Context, op *graphql.Operati
 	if op.Operation == nil {
 		return nil
 	}
-	c := complexityOf(ctx, l.es, op, maxComplexity)
-	if ctx.Err() != nil {
-		return timeoutError()
+	c, ok := l.cache.cost(op.RawQuery, op.Operation)
+	if !ok {
+		var fixed bool
+		c, fixed = complexityOf(ctx, l.es, op, maxComplexity)
+		if ctx.Err() != nil {
+			return timeoutError()
+		}
+		if fixed {
+			l.cache.setCost(op.RawQuery, op.Operation, c)
+		}
 	}
 	if c > maxComplexity {
 		return limitError("operation's complexity exceeds the limit of %d (every field counts 1, a list times its page size)", maxComplexity)

@@ -55,6 +55,12 @@ func (b graphQLBody) params(p *graphql.RawParams) error {
 			*s = string(m.raw[1 : len(m.raw)-1])
 			continue
 		}
+		if vars, ok := m.dst.(*map[string]any); ok {
+			if flat, ok := flatJSONObject(m.raw); ok {
+				*vars = flat
+				continue
+			}
+		}
 		dec := json.NewDecoder(bytes.NewReader(m.raw))
 		dec.UseNumber()
 		if err := dec.Decode(m.dst); err != nil {
@@ -62,6 +68,44 @@ func (b graphQLBody) params(p *graphql.RawParams) error {
 		}
 	}
 	return nil
+}
+
+// flatJSONObject is a checked JSON object as a decoder with UseNumber
+// gives it, when every member's value is a plain string
+// (plainJSONString), a number, true, false or null; false for any other
+// (a nested object or list, an escape, a name that is not valid UTF-8).
+// Variables usually are such an object (an address, a cursor, a size):
+// a decoder's buffer and state were most of what decoding them cost.
+func flatJSONObject(raw []byte) (map[string]any, bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	out := map[string]any{}
+	flat := true
+	jsonMembers(raw, func(name, value []byte) {
+		if !flat {
+			return
+		}
+		if !utf8.Valid(name) {
+			flat = false
+			return
+		}
+		switch c := value[0]; {
+		case c == '"' && plainJSONString(value):
+			out[string(name)] = string(value[1 : len(value)-1])
+		case c == '-' || c >= '0' && c <= '9':
+			out[string(name)] = json.Number(value)
+		case c == 't':
+			out[string(name)] = true
+		case c == 'f':
+			out[string(name)] = false
+		case c == 'n':
+			out[string(name)] = nil
+		default:
+			flat = false
+		}
+	})
+	return out, flat
 }
 
 // plainJSONString tells a checked JSON string whose text between the

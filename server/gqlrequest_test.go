@@ -23,21 +23,55 @@ func TestGraphQLBodyParamsAsGqlgenDecodes(t *testing.T) {
 		`{"query":"unicode ✓ 🙂 é","operationName":"Ä"}`,
 		"{\"query\":\"bad \xff byte\",\"operationName\":\"\xc3\"}",
 		`{"query":"{ a }","variables":{"n":1.50,"s":"x","o":{"k":[1,2]}},"extensions":{"e":10}}`,
+		`{"query":"q","variables":{"a":"0:AB","n":-1e3,"t":true,"f":false,"z":null,"a":"last"}}`,
+		`{"query":"q","variables":{"\u0061":"x","b":"\u00e9","c":[1]}}`,
+		"{\"query\":\"q\",\"variables\":{\"\xff\":1}}",
+		`{"query":"q","variables":{ }}`,
+		`{"query":"q","variables":null}`,
 	} {
-		members, err := checkGraphQLBody([]byte(body))
-		require.NoError(t, err, body)
-		var got graphql.RawParams
-		require.NoError(t, members.params(&got), body)
-
-		var want graphql.RawParams // as gqlgen's transport.POST decodes a body
-		dec := json.NewDecoder(bytes.NewReader([]byte(body)))
-		dec.UseNumber()
-		require.NoError(t, dec.Decode(&want), body)
-		require.Equal(t, want.Query, got.Query, body)
-		require.Equal(t, want.OperationName, got.OperationName, body)
-		require.Equal(t, want.Variables, got.Variables, body)
-		require.Equal(t, want.Extensions, got.Extensions, body)
+		requireParamsAsGqlgenDecodes(t, []byte(body))
 	}
+}
+
+// requireParamsAsGqlgenDecodes checks params against gqlgen's transport
+// for a body that checkGraphQLBody takes.
+func requireParamsAsGqlgenDecodes(t *testing.T, body []byte) {
+	t.Helper()
+	members, err := checkGraphQLBody(body)
+	require.NoError(t, err, "%q", body)
+	var got graphql.RawParams
+	require.NoError(t, members.params(&got), "%q", body)
+
+	var want graphql.RawParams // as gqlgen's transport.POST decodes a body
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&want), "%q", body)
+	require.Equal(t, want.Query, got.Query, "%q", body)
+	require.Equal(t, want.OperationName, got.OperationName, "%q", body)
+	require.Equal(t, want.Variables, got.Variables, "%q", body)
+	require.Equal(t, want.Extensions, got.Extensions, "%q", body)
+}
+
+// Any body the check takes gives gqlgen what its own transport would,
+// the variables above all (flatJSONObject); fuzzed in CI.
+func FuzzGraphQLBodyParamsAsGqlgenDecodes(f *testing.F) {
+	for _, seed := range []string{
+		`{"query":"q","variables":{"a":"0:AB","n":1.5e-3,"b":true,"z":null}}`,
+		`{"query":"q","variables":{"a":"x","a":{"b":1}}}`,
+		`{"variables":{"\"q":"\t","s":"é"},"operationName":"A"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if _, err := checkGraphQLBody(body); err != nil {
+			return
+		}
+		var probe graphql.RawParams // gqlgen's own decode must take it too
+		if json.Unmarshal(body, &probe) != nil {
+			return
+		}
+		requireParamsAsGqlgenDecodes(t, body)
+	})
 }
 
 // checkBodyByMap is what checkGraphQLBody did before jsonMembers: the

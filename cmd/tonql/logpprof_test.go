@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"runtime"
 	"testing"
 	"time"
 
@@ -35,6 +36,12 @@ func TestPprofOnItsOwnAddress(t *testing.T) {
 	code, body := get(prof + "goroutine?debug=1")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "goroutine profile")
+	// The heap profile has samples: memory sampling is on with the profiler
+	// (and off without it, where nothing could read it).
+	code, body = get(prof + "heap?debug=1&gc=1")
+	require.Equal(t, 200, code)
+	require.Regexp(t, `^heap profile: [1-9]\d*: [1-9]`, body)
+	require.NotZero(t, runtime.MemProfileRate)
 	code, body = get(base + "/debug/pprof/goroutine?debug=1")
 	require.NotEqual(t, 200, code) // "debug" is no route there: a wrong key, 401
 	require.NotContains(t, body, "goroutine")
@@ -53,4 +60,12 @@ func TestLogConfig(t *testing.T) {
 		require.Equal(t, 1, run(context.Background(), []string{"serve"}, e), k)
 		require.Contains(t, errb.String(), k)
 	}
+}
+
+// Without PPROF_ADDR the runtime does not sample allocations for a heap
+// profile nobody can read (sampleMemory).
+func TestNoMemorySamplingWithoutProfiler(t *testing.T) {
+	t.Cleanup(func() { sampleMemory(true) }) // the test binary's -memprofile needs it back
+	startServe(t, map[string]string{"DATABASE_URL": "sqlite:" + t.TempDir() + "/t.db"})
+	require.Zero(t, runtime.MemProfileRate)
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"runtime"
 	"time"
 )
 
@@ -34,3 +35,19 @@ func servePprof(addr string, e *env) (stop func(), err error) {
 	fmt.Fprintf(e.stdout, "  profiler  http://%s/debug/pprof/\n", ln.Addr())
 	return func() { _ = srv.Close() }, nil
 }
+
+// sampleMemory turns Go's heap profile sampling on (its default rate) or
+// off. Without PPROF_ADDR nothing can read the heap profile, yet the
+// runtime would still record the stack of one allocation in every 512 KB:
+// a GraphQL page allocates some 85 KB through stacks 60 frames deep, and
+// unwinding them was 0.7% of its instructions (callgrind, issue 17).
+func sampleMemory(on bool) {
+	if on {
+		runtime.MemProfileRate = defaultMemProfileRate
+	} else {
+		runtime.MemProfileRate = 0
+	}
+}
+
+// defaultMemProfileRate is the runtime's own default (runtime.MemProfileRate).
+const defaultMemProfileRate = 512 * 1024

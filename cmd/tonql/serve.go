@@ -103,6 +103,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	fmt.Fprintf(e.stdout, "listening on %s\n  explorer  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
 		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
 
+	sampleMemory(cfg.PprofAddr != "")
 	if cfg.PprofAddr != "" {
 		stopPprof, err := servePprof(cfg.PprofAddr, e)
 		if err != nil {
