@@ -150,7 +150,7 @@ func (b *BulkLoad) SaveActions(ctx context.Context, actions []chain.Action) erro
 	if copies[2], err = encodeRows(s.db, txLinks); err != nil {
 		return err
 	}
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.copyDB.Conn(ctx) // COPY needs pgdriver's own connection (cancel.go)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestStagedRowsMatchValues(t *testing.T) {
 		if _, err := s.db.NewTruncateTable().Model((*msgRow)(nil)).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
-		conn, err := s.db.Conn(ctx)
+		conn, err := s.copyDB.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

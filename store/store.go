@@ -6,6 +6,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,7 @@ import (
 // Store is safe for concurrent use.
 type Store struct {
 	db       *bun.DB     // the primary: every write, and reads when no replica serves
+	copyDB   *bun.DB     // the primary again, for transactions that COPY (cancel.go); SQLite: db
 	url      string      // the primary's, for maintenance connections (maintenance.go)
 	replicas *replicaSet // nil without DATABASE_REPLICAS
 
@@ -57,10 +59,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 // open is Open, and OpenExisting when existing is set: then nothing is
 // created (no SQLite file or folder) and the schema must be migrated.
 func open(ctx context.Context, url string, existing bool) (*Store, error) {
-	var db *bun.DB
+	var db, copyDB *bun.DB
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		db = openPostgres(url, 10*time.Second)
+		c := postgresConnector(url, 10*time.Second)
+		db, copyDB = postgresPool(cancelConnector{c}), postgresPool(c)
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")
 		if path == "" || strings.HasPrefix(path, ":memory:") {
@@ -81,26 +84,27 @@ func open(ctx context.Context, url string, existing bool) (*Store, error) {
 		if db, err = openSQLite(path, mode); err != nil {
 			return nil, err
 		}
+		copyDB = db
 	default:
 		return nil, errors.New(`DATABASE_URL must start with "postgres://", "postgresql://" or "sqlite:"`)
 	}
+	s := &Store{db: db, copyDB: copyDB, url: url}
 	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+		s.Close()
 		var pgErr pgdriver.Error
 		if existing && errors.As(err, &pgErr) && pgErr.Field('C') == "3D000" { // invalid_catalog_name
 			return nil, fmt.Errorf("%w: %s", ErrNoDatabase, pgErr.Field('M'))
 		}
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	s := &Store{db: db, url: url}
 	if existing {
 		if err := s.checkMigrated(ctx); err != nil {
-			db.Close()
+			s.Close()
 			return nil, err
 		}
 	}
 	if err := s.detectPartitions(ctx); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -126,13 +130,24 @@ func openSQLite(path, mode string) (*bun.DB, error) {
 // database unless told otherwise (LimitConnections).
 const DefaultMaxConns = 32
 
-// openPostgres is a pool of checked connections to a Postgres server: each
-// pooled connection is tested before reuse (a server restart leaves dead
-// ones), and every statement is bounded on the server side.
-func openPostgres(url string, dialTimeout time.Duration) *bun.DB {
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(url)),
+// postgresConnector connects to a Postgres server for a pool of checked
+// connections: each pooled connection is tested before reuse (a server
+// restart leaves dead ones), and every statement is bounded on the server
+// side.
+func postgresConnector(url string, dialTimeout time.Duration) driver.Connector {
+	return pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(url)),
 		pgdriver.WithTimeout(dialTimeout),
-		pgdriver.WithResetSessionFunc(func(_ context.Context, cn *pgdriver.Conn) error { return connAlive(cn.Conn()) })))
+		pgdriver.WithResetSessionFunc(func(_ context.Context, cn *pgdriver.Conn) error { return connAlive(cn.Conn()) }))
+}
+
+// openPostgres is the serving pool of a Postgres server: its connections
+// also end a statement whose context is cancelled (cancel.go).
+func openPostgres(url string, dialTimeout time.Duration) *bun.DB {
+	return postgresPool(cancelConnector{postgresConnector(url, dialTimeout)})
+}
+
+func postgresPool(c driver.Connector) *bun.DB {
+	sqldb := sql.OpenDB(c)
 	sqldb.SetMaxOpenConns(DefaultMaxConns)
 	sqldb.SetMaxIdleConns(DefaultMaxConns)
 	return bun.NewDB(sqldb, pgdialect.New())
@@ -150,7 +165,7 @@ func (s *Store) LimitConnections(n int) {
 		return
 	}
 	n = max(n, 1)
-	dbs := []*bun.DB{s.db}
+	dbs := []*bun.DB{s.db, s.copyDB}
 	if s.replicas != nil {
 		for _, r := range s.replicas.all {
 			dbs = append(dbs, r.db)
@@ -166,6 +181,9 @@ func (s *Store) LimitConnections(n int) {
 func (s *Store) Close() error {
 	if s.replicas != nil {
 		s.replicas.close()
+	}
+	if s.copyDB != s.db {
+		_ = s.copyDB.Close()
 	}
 	return s.db.Close()
 }

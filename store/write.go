@@ -74,8 +74,9 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		return err
 	}
 	// A connection of our own, not just a transaction: COPY needs the
-	// connection, and runs inside the transaction open on it.
-	conn, err := s.db.Conn(ctx)
+	// connection, and runs inside the transaction open on it (a
+	// connection of copyDB: cancel.go).
+	conn, err := s.copyDB.Conn(ctx)
 	if err != nil {
 		return err
 	}
