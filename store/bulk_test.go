@@ -19,7 +19,7 @@ func openMigratedPostgres(t *testing.T) *Store {
 	t.Helper()
 	dsn := testenv.NewPostgresDatabase(t)
 	if dsn == "" {
-		t.Skip("bulk loads differ from SaveBatch on Postgres only")
+		t.Skip("a Postgres test (TEST_PG_DSN)")
 	}
 	s, err := Open(context.Background(), dsn)
 	require.NoError(t, err)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/tonql/tonql/internal/testenv"
 )
 
 // A statement whose context is cancelled while Postgres keeps it waiting
@@ -17,22 +15,11 @@ import (
 // connection held all along. A plain query, a prepared one (whose PREPARE
 // itself waits for the lock), and a page of actions.
 func TestCancelledStatementLetsGoOfItsConnection(t *testing.T) {
-	dsn := testenv.NewPostgresDatabase(t)
-	if dsn == "" {
-		t.Skip("Postgres only: the SQLite driver answers a cancelled context itself")
-	}
+	s := openMigratedPostgres(t) // the SQLite driver answers a cancelled context itself
 	ctx := context.Background()
-	s, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	s.LimitConnections(1)
 	// The lock is held from a pool outside the store's.
-	holder := postgresPool(postgresConnector(dsn, 10*time.Second))
+	holder := postgresPool(postgresConnector(s.url, 10*time.Second))
 	defer holder.Close()
 	tx, err := holder.BeginTx(ctx, nil)
 	if err != nil {
