@@ -95,6 +95,9 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
+	// Before "listening on": what the profiler could read is settled
+	// before anything is served.
+	sampleMemory(cfg.PprofAddr != "")
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -103,7 +106,6 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	fmt.Fprintf(e.stdout, "listening on %s\n  explorer  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
 		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
 
-	sampleMemory(cfg.PprofAddr != "")
 	if cfg.PprofAddr != "" {
 		stopPprof, err := servePprof(cfg.PprofAddr, e)
 		if err != nil {
