@@ -100,11 +100,11 @@ func (w *costWalk) one(object string, f *ast.Field, child int) int {
 		// filter input of every page twice).
 		n = resolvers.DefaultActionsLimit
 		if a := f.Arguments.ForName(list.sizeArg); a != nil {
-			w.usedVars = w.usedVars || hasVariable(a.Value)
-			// The resolver refuses a size it does not take; those cost
-			// the default here.
-			// An absent variable is its default's or the schema's (the
-			// page size's default is DefaultActionsLimit).
+			// An Int is a literal or a variable, nothing nested. An absent
+			// variable takes its own default, else the schema's
+			// (DefaultActionsLimit); a size the resolver refuses (not
+			// positive) costs the default too.
+			w.usedVars = w.usedVars || a.Value.Kind == ast.Variable
 			if v, err := a.Value.Value(w.vars); err == nil {
 				if v, ok := intArg(v); ok && v > 0 {
 					n = v
@@ -165,20 +165,4 @@ func satMul(a, b, limit int) int {
 		return limit + 1
 	}
 	return a * b
-}
-
-// hasVariable tells whether v is or holds a variable.
-func hasVariable(v *ast.Value) bool {
-	if v == nil {
-		return false
-	}
-	if v.Kind == ast.Variable {
-		return true
-	}
-	for _, c := range v.Children {
-		if hasVariable(c.Value) {
-			return true
-		}
-	}
-	return false
 }
