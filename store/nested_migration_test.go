@@ -27,7 +27,12 @@ func TestNestedActionsMigration(t *testing.T) {
 			defer s.Close()
 			all := migrations.New().Sorted()
 			at := slices.IndexFunc(all, func(m migrate.Migration) bool { return strings.Contains(m.Comment, "nested_actions") })
-			require.Equal(t, len(all)-1, at, "the last migration")
+			require.GreaterOrEqual(t, at, 0)
+			// Later migrations run (and roll back) with it, in one group.
+			var group []string
+			for _, m := range all[at:] {
+				group = append(group, m.Name+"_"+m.Comment)
+			}
 			before := migrate.NewMigrations()
 			for _, m := range all[:at] {
 				before.Add(m)
@@ -66,7 +71,7 @@ func TestNestedActionsMigration(t *testing.T) {
 
 			applied, err := s.Migrate(ctx)
 			require.NoError(t, err)
-			require.Equal(t, []string{all[at].Name + "_" + all[at].Comment}, applied)
+			require.Equal(t, group, applied)
 			require.Equal(t, counts, tableCounts(t, s))
 			var nested int
 			require.NoError(t, s.db.NewRaw(`SELECT (SELECT count(*) FROM actions WHERE parent_action_id <> '' OR ancestors <> '')

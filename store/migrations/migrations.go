@@ -24,6 +24,7 @@ func New() *migrate.Migrations {
 	registerTimeIndexes(m)
 	registerLtPartitions(m)
 	registerNestedActions(m)
+	registerTokenMetadata(m)
 	return m
 }
 
