@@ -65,21 +65,7 @@ func decodeRoot(b []byte) (root *boc.Cell, err error) {
 // deserializeRoot is decodeRoot without the shape and hash checks, for
 // bytes that already passed them (see Request.decode): the same bytes
 // always give the same cells, so checking them again proves nothing.
-func deserializeRoot(b []byte) (root *boc.Cell, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			root, err = nil, errors.New("not a valid BOC")
-		}
-	}()
-	cells, err := boc.DeserializeBoc(b)
-	if err != nil {
-		return nil, errors.New("not a valid BOC")
-	}
-	if len(cells) != 1 {
-		return nil, fmt.Errorf("BOC must have exactly one root, has %d", len(cells))
-	}
-	return cells[0], nil
-}
+func deserializeRoot(b []byte) (*boc.Cell, error) { return chain.DecodeRoot(b) }
 
 // checkShape bounds the distinct cells and the depth of a cell DAG and rejects
 // cycles. The walk

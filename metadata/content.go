@@ -69,14 +69,11 @@ func Parse(bocBytes []byte) (*Content, error) {
 	if len(bocBytes) > MaxContentBytes {
 		return nil, contentErr("BOC of %d bytes, more than %d", len(bocBytes), MaxContentBytes)
 	}
-	cells, err := boc.DeserializeBoc(bocBytes)
+	root, err := chain.DecodeRoot(bocBytes)
 	if err != nil {
-		return nil, contentErr("BOC: %v", err)
+		return nil, contentErr("%v", err)
 	}
-	if len(cells) != 1 {
-		return nil, contentErr("BOC has %d roots, want 1", len(cells))
-	}
-	return ParseCell(cells[0])
+	return ParseCell(root)
 }
 
 // ParseCell reads a content cell. The cell is only read through copies of

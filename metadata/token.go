@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tonkeeper/tongo/boc"
-
 	"github.com/tonql/tonql/chain"
 )
 
@@ -155,11 +153,11 @@ func NewTokenContent(address, kind string, content []byte) (chain.TokenContent, 
 	if len(content) > MaxContentBytes {
 		return chain.TokenContent{}, fmt.Errorf("content: BOC of %d bytes, more than %d", len(content), MaxContentBytes)
 	}
-	cells, err := boc.DeserializeBoc(content)
-	if err != nil || len(cells) != 1 {
-		return chain.TokenContent{}, errors.New("content: not a BOC with one root")
+	root, err := chain.DecodeRoot(content)
+	if err != nil {
+		return chain.TokenContent{}, fmt.Errorf("content: %w", err)
 	}
-	h, err := cells[0].Hash256()
+	h, err := chain.CellHash(root)
 	if err != nil {
 		return chain.TokenContent{}, fmt.Errorf("content: %w", err)
 	}

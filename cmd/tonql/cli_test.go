@@ -29,9 +29,11 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 	}{
 		{[]string{"serve"}, []string{"listen", "database-url", "database-max-conns", "redis-url", "database-replicas", "replica-max-lag", "network",
 			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "address-book-ttl", "max-streams", "max-streams-per-key",
-			"lite-servers-config", "lite-servers", "follow", "state-max-age", "fee-clock"}},
+			"lite-servers-config", "lite-servers", "follow", "state-max-age", "fee-clock",
+			"metadata-workers", "ipfs-gateway", "metadata-fetch-timeout", "metadata-max-bytes", "metadata-allow-private"}},
 		{[]string{"migrate"}, []string{"database-url", "database-max-conns"}},
-		{[]string{"follow"}, []string{"database-url", "database-max-conns", "network", "lite-servers-config", "lite-servers", "from", "max-retries"}},
+		{[]string{"follow"}, []string{"database-url", "database-max-conns", "network", "lite-servers-config", "lite-servers", "from", "max-retries",
+			"metadata-workers", "ipfs-gateway", "metadata-fetch-timeout", "metadata-max-bytes", "metadata-allow-private"}},
 		{[]string{"import"}, []string{"database-url", "database-max-conns"}},
 		{[]string{"reclassify"}, []string{"database-url", "database-max-conns", "after"}},
 		{[]string{"classify"}, []string{"network"}},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tonql/tonql/metadata"
 	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
@@ -64,6 +65,14 @@ type config struct {
 	// newest block the database holds: for a server of an imported snapshot).
 	FeeClock string
 
+	// Token metadata (TEP-64): the background worker and its off-chain
+	// fetches (package metadata).
+	IPFSGateway          string
+	MetadataAllowPrivate bool
+	MetadataFetchTimeout time.Duration
+	MetadataMaxBytes     int
+	MetadataWorkers      int // 0 = no worker in this process
+
 	groups  group   // the settings bound to flags; only these are validated and printed
 	envErrs []error // environment values that did not parse
 }
@@ -81,8 +90,9 @@ const (
 	groupLite                       // LITE_SERVERS, LITE_SERVERS_CONFIG: the live chain
 	groupFollow                     // FOLLOW: serve also follows the chain
 	groupFees                       // STATE_MAX_AGE, FEE_CLOCK
+	groupMetadata                   // IPFS_GATEWAY, METADATA_*: the token metadata worker
 
-	groupAll = groupDatabase | groupReplicas | groupRedis | groupNetwork | groupServer | groupLite | groupFollow | groupFees
+	groupAll = groupDatabase | groupReplicas | groupRedis | groupNetwork | groupServer | groupLite | groupFollow | groupFees | groupMetadata
 )
 
 // bindConfig registers the flags of the given groups on f, with defaults
@@ -160,6 +170,17 @@ func bindConfig(f *flags, e *env, groups group) *config {
 			"fee estimates refresh stored account states older than this from lite servers")
 		str(&c.FeeClock, "fee-clock", "FEE_CLOCK", "wall", "wall, or head: estimates run at the time of the newest block the database holds")
 	}
+	if groups&groupMetadata != 0 {
+		integer(&c.MetadataWorkers, "metadata-workers", "METADATA_WORKERS", metadata.DefaultWorkers,
+			"off-chain token metadata fetched at once by this process's background worker; 0 = no worker")
+		str(&c.IPFSGateway, "ipfs-gateway", "IPFS_GATEWAY", metadata.DefaultIPFSGateway, "HTTP gateway that serves ipfs:// metadata links")
+		dur(&c.MetadataFetchTimeout, "metadata-fetch-timeout", "METADATA_FETCH_TIMEOUT", metadata.DefaultFetchTimeout,
+			"time limit of one off-chain metadata fetch, redirects and body included")
+		integer(&c.MetadataMaxBytes, "metadata-max-bytes", "METADATA_MAX_BYTES", metadata.DefaultMaxBytes,
+			"largest off-chain metadata JSON fetched")
+		boolean(&c.MetadataAllowPrivate, "metadata-allow-private", "METADATA_ALLOW_PRIVATE",
+			"let metadata fetches reach loopback, private and link-local addresses")
+	}
 	return c
 }
 
@@ -195,6 +216,11 @@ func (c *config) validate() error {
 	}
 	if c.groups&groupFees != 0 && c.FeeClock != "wall" && c.FeeClock != "head" {
 		return fmt.Errorf("FEE_CLOCK must be wall or head, not %q", c.FeeClock)
+	}
+	if c.groups&groupMetadata != 0 {
+		if err := c.validMetadata(); err != nil {
+			return err
+		}
 	}
 	if c.groups&groupServer != 0 {
 		if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
@@ -252,6 +278,11 @@ func (c *config) print(w io.Writer) {
 	line(groupFollow, "FOLLOW", c.Follow)
 	line(groupFees, "STATE_MAX_AGE", c.StateMaxAge)
 	line(groupFees, "FEE_CLOCK", c.FeeClock)
+	line(groupMetadata, "METADATA_WORKERS", c.MetadataWorkers)
+	line(groupMetadata, "IPFS_GATEWAY", c.IPFSGateway)
+	line(groupMetadata, "METADATA_FETCH_TIMEOUT", c.MetadataFetchTimeout)
+	line(groupMetadata, "METADATA_MAX_BYTES", c.MetadataMaxBytes)
+	line(groupMetadata, "METADATA_ALLOW_PRIVATE", c.MetadataAllowPrivate)
 	var replicas []string
 	for _, r := range c.replicaURLs() {
 		replicas = append(replicas, redact(r))

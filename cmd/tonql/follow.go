@@ -34,7 +34,7 @@ func (c *config) liteDescription() string {
 func runFollow(ctx context.Context, args []string, e *env) error {
 	fs := newFlags(e, "follow", "tonql follow [flags]",
 		"Follows the chain from lite servers into the database (docs/LIVE.md).")
-	cfg := bindConfig(fs, e, groupDatabase|groupNetwork|groupLite)
+	cfg := bindConfig(fs, e, groupDatabase|groupNetwork|groupLite|groupMetadata)
 	from := fs.Uint("from", 0, "first masterchain seqno on a first run; 0 = the latest block (a stored cursor always wins)")
 	maxRetries := fs.Int("max-retries", 0, "give up after this many failed attempts in a row; 0 = never")
 	if err := fs.parseAll(args, cfg); err != nil {
@@ -51,6 +51,8 @@ func runFollow(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	defer st.Close()
+	_, stopMetadata := startMetadata(ctx, cfg, st, log)
+	defer stopMetadata()
 	lc := lite.New(cfg.liteSettings().Load, lite.Options{Logger: log})
 	defer closeLite(lc)
 	unlock, err := lockFollower(ctx, st, log)

@@ -38,6 +38,10 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	defer st.Close()
 	st.CacheAddressFacts(cfg.AddressBookTTL)
+	// Token metadata is made in the background; requests read what it
+	// stored. Stopped (deferred) before the store closes.
+	_, stopMetadata := startMetadata(ctx, cfg, st, slog.Default())
+	defer stopMetadata()
 
 	c, err := cache.New(cfg.RedisURL, 100_000)
 	if err != nil {
