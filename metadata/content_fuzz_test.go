@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/tokenfixture"
 )
 
 // FuzzParse: any bytes either parse within the bounds or fail with
@@ -17,7 +18,7 @@ func FuzzParse(f *testing.F) {
 	if dir == "" {
 		dir = filepath.Join("..", "..", "shared", "fixtures")
 	}
-	if contents, err := tokenContentsOf(filepath.Join(dir, replayFixture)); err == nil {
+	if contents, err := tokenfixture.Contents(filepath.Join(dir, tokenfixture.ReplayBlock)); err == nil {
 		for _, c := range contents {
 			f.Add(c.Content)
 		}

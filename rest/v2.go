@@ -28,6 +28,7 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 	out := map[string]http.Handler{
 		"/api/v3/estimateFee": EstimateFeeV3(res),
 		"/api/v3/emulate":     Emulate(res),
+		"/api/v3/metadata":    MetadataRoute(res),
 	}
 	for name, verb := range v2Routes {
 		out["/api/v2/"+name] = v2Call(res, name, verb)

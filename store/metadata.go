@@ -128,6 +128,16 @@ const pendingReason = "pending"
 // again when the lease ends. On Postgres, rows another worker is claiming
 // are skipped, not waited for.
 func (s *Store) ClaimTokenJobs(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]chain.TokenJob, error) {
+	// Nothing due (the usual answer) is found by a read: on SQLite an
+	// UPDATE takes the one write lock even when it changes no row, and
+	// would queue behind an import's long transaction every poll.
+	var due []int
+	if err := s.db.NewRaw(`SELECT 1 FROM token_metadata WHERE next_attempt_at <= ? LIMIT 1`, millis(now)).Scan(ctx, &due); err != nil {
+		return nil, unavailable(err)
+	}
+	if len(due) == 0 {
+		return nil, nil
+	}
 	lock := ""
 	if s.IsPostgres() {
 		lock = " FOR UPDATE SKIP LOCKED"
