@@ -33,6 +33,7 @@ func commands() []command {
 		{"keys", "manage API keys: create --name N, list, revoke KEY, usage KEY", runKeys},
 		{"import", "import block BOCs, toncenter traces, fee-replay files or folders", runImport},
 		{"partitions", "list the lt partitions of Postgres, or detach the old ones: list, detach -before LT", runPartitions},
+		{"metadata", "make token metadata due now: refresh ADDRESS...", runMetadata},
 		{"reclassify", "decode every stored trace again and replace its actions (after an upgrade)", runReclassify},
 		{"classify", "print the actions of one toncenter trace JSON", runClassify},
 		{"version", "print the version of tonql, its build, Go and the TON emulator", runVersion},

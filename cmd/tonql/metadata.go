@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/metadata"
 	"github.com/tonql/tonql/store"
 )
@@ -58,4 +60,58 @@ func startMetadata(ctx context.Context, cfg *config, st *store.Store, log *slog.
 		cancel()
 		<-done
 	}
+}
+
+// runMetadata is `tonql metadata refresh ADDRESS...`: the tokens at those
+// addresses are made due now, their failed attempts forgotten; the worker
+// of a running serve or follow on the database makes them within its poll
+// (seconds). The database must exist and be migrated.
+func runMetadata(ctx context.Context, args []string, e *env) error {
+	const usage = "tonql metadata refresh [flags] ADDRESS..."
+	if len(args) == 0 || (args[0] != "refresh" && args[0] != "-h" && args[0] != "--help") {
+		fmt.Fprintf(e.stderr, "usage: %s\n", usage)
+		return usageError{err: errors.New("give a metadata command: refresh ADDRESS..."), printed: true}
+	}
+	if args[0] == "refresh" {
+		args = args[1:]
+	}
+	fs := newFlags(e, "metadata refresh", usage,
+		"Makes the token metadata of each address due now: a running server's worker parses and fetches it again.")
+	cfg := bindConfig(fs, e, groupDatabase)
+	addrs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if len(addrs) == 0 {
+		return usageError{err: errors.New("give at least one address")}
+	}
+	raw := make([]string, len(addrs))
+	for i, a := range addrs {
+		if raw[i], err = chain.NormalizeAddress(a); err != nil {
+			return fmt.Errorf("%q: %v", a, err)
+		}
+	}
+	st, err := openExisting(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	known, err := st.TokenMetadata(ctx, raw)
+	if err != nil {
+		return err
+	}
+	if _, err := st.RefreshTokenMetadata(ctx, raw, time.Now()); err != nil {
+		return err
+	}
+	for i, a := range raw {
+		if _, ok := known[a]; ok {
+			fmt.Fprintf(e.stdout, "%s: due now\n", addrs[i])
+		} else {
+			fmt.Fprintf(e.stdout, "%s: no token at this address in the database\n", addrs[i])
+		}
+	}
+	return nil
 }
