@@ -16,6 +16,7 @@ import (
 	"github.com/tonkeeper/tongo/tlb"
 
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/tokenfixture"
 )
 
 // tsTONMaster is Tonstakers' tsTON jetton master,
@@ -149,15 +150,12 @@ func TestParseSnakeAcrossCells(t *testing.T) {
 
 func TestParseOffchainSnakeURI(t *testing.T) {
 	uri := "https://example.com/" + strings.Repeat("p", 300) + ".json" // longer than one cell
-	var fc tlb.FullContent
-	fc.SumType = "Offchain"
-	bs := boc.NewBitString(len(uri) * 8)
-	require.NoError(t, bs.WriteBytes([]byte(uri)))
-	fc.Offchain.Uri = tlb.SnakeData(bs)
-	cell := boc.NewCell()
-	require.NoError(t, tlb.Marshal(cell, fc))
+	b, err := tokenfixture.Offchain(uri)
+	require.NoError(t, err)
+	cell, err := boc.DeserializeSingleRootBoc(b)
+	require.NoError(t, err)
 	require.Positive(t, cell.RefsSize(), "the uri must span cells for this test")
-	c, err := Parse(toBoc(t, cell))
+	c, err := Parse(b)
 	require.NoError(t, err)
 	require.Equal(t, chain.MetadataOffchain, c.Layout)
 	require.Equal(t, uri, c.URI)

@@ -13,11 +13,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tonkeeper/tongo/boc"
-	"github.com/tonkeeper/tongo/tlb"
 
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/backoff"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/internal/tokenfixture"
 	"github.com/tonql/tonql/store"
 )
 
@@ -40,14 +40,9 @@ func onEachStore(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 // tongo.
 func offchainContent(t *testing.T, uri string) []byte {
 	t.Helper()
-	var fc tlb.FullContent
-	fc.SumType = "Offchain"
-	bs := boc.NewBitString(len(uri) * 8)
-	require.NoError(t, bs.WriteBytes([]byte(uri)))
-	fc.Offchain.Uri = tlb.SnakeData(bs)
-	c := boc.NewCell()
-	require.NoError(t, tlb.Marshal(c, fc))
-	return toBoc(t, c)
+	b, err := tokenfixture.Offchain(uri)
+	require.NoError(t, err)
+	return b
 }
 
 func tokenAt(t *testing.T, i int, kind string, content []byte) chain.TokenContent {

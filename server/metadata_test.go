@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tonkeeper/tongo/boc"
-	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/chain"
@@ -30,14 +28,7 @@ import (
 // offchainToken is an NFT item whose content links uri.
 func offchainToken(t *testing.T, i int, uri string) chain.TokenContent {
 	t.Helper()
-	var fc tlb.FullContent
-	fc.SumType = "Offchain"
-	bs := boc.NewBitString(len(uri) * 8)
-	require.NoError(t, bs.WriteBytes([]byte(uri)))
-	fc.Offchain.Uri = tlb.SnakeData(bs)
-	c := boc.NewCell()
-	require.NoError(t, tlb.Marshal(c, fc))
-	b, err := c.ToBoc()
+	b, err := tokenfixture.Offchain(uri)
 	require.NoError(t, err)
 	tc, err := metadata.NewTokenContent(fmt.Sprintf("0:%064X", i), chain.TokenNftItem, b)
 	require.NoError(t, err)
@@ -213,7 +204,9 @@ func TestMetadataRouteNeverWaits(t *testing.T) {
 			require.NoError(t, err)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
-			go func() { done <- metadata.NewWorker(st, f, metadata.WorkerOptions{Poll: 10 * time.Millisecond}).Run(ctx) }()
+			go func() {
+				done <- metadata.NewWorker(st, f, metadata.WorkerOptions{Poll: 10 * time.Millisecond}).Run(ctx)
+			}()
 			defer func() { cancel(); <-done }()
 			<-arrived
 

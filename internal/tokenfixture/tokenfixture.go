@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
@@ -72,4 +73,21 @@ func Contents(path string) ([]chain.TokenContent, error) {
 		}
 	}
 	return out, nil
+}
+
+// Offchain encodes TEP-64 off-chain content linking uri (offchain#01,
+// the uri in snake form) as a BOC, with tongo's TL-B encoder.
+func Offchain(uri string) ([]byte, error) {
+	var fc tlb.FullContent
+	fc.SumType = "Offchain"
+	bs := boc.NewBitString(len(uri) * 8)
+	if err := bs.WriteBytes([]byte(uri)); err != nil {
+		return nil, err
+	}
+	fc.Offchain.Uri = tlb.SnakeData(bs)
+	c := boc.NewCell()
+	if err := tlb.Marshal(c, fc); err != nil {
+		return nil, err
+	}
+	return c.ToBoc()
 }
