@@ -28,14 +28,14 @@ var ErrDecimals = errors.New("decimals must be a whole number from 0 to 255")
 
 // ParseDecimals reads a decimals attribute: TEP-64 makes it a UTF-8
 // string holding a number from 0 to 255; off-chain JSON also writes it as
-// a JSON number. Surrounding spaces are ignored (a common slip that
-// changes no meaning); signs, fractions, exponents and anything else are
-// not a number of decimals.
+// a JSON number. Surrounding spaces and NUL padding are ignored (slips
+// that change no meaning); signs, fractions, exponents and anything else
+// are not a number of decimals.
 func ParseDecimals(v any) (int, error) {
 	var s string
 	switch x := v.(type) {
 	case string:
-		s = strings.TrimSpace(x)
+		s = strings.Trim(x, " \t\r\n\x00")
 	case json.Number:
 		s = x.String()
 	default:
@@ -73,11 +73,12 @@ func Merge(md *chain.TokenMetadata, c *Content, doc map[string]any, offchainFail
 	md.Source = c.Layout
 	md.Name, md.Symbol, md.Description, md.Image, md.URI, md.Decimals = nil, nil, nil, nil, nil, nil
 	if c.URI != "" {
-		md.URI = ptr(c.URI)
+		md.URI = ptr(text(c.URI))
 	}
 	extra := map[string]any{}
 	for k, v := range attrs {
 		s, isString := v.(string)
+		s = text(s)
 		switch {
 		case columns[k] && isString:
 			switch k {
@@ -135,6 +136,16 @@ func Merge(md *chain.TokenMetadata, c *Content, doc map[string]any, offchainFail
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// text is a value as a text column stores it: without NUL characters,
+// which some contracts pad their strings with and Postgres cannot hold
+// in text (in Extra, JSON escapes them).
+func text(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "")
+}
 
 // NewTokenContent makes the worker's input for a token: its address (any
 // form), kind and content cell as a BOC with one root. It checks the
