@@ -56,7 +56,9 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				code, stdout, stderr := runCmd(vars, append(c.args, h)...)
 				require.Equal(t, 0, code, stderr)
-				require.Contains(t, stdout, "usage: tonql "+strings.Join(c.args, " "))
+				// Only its own help: nothing before it, nothing on stderr.
+				require.True(t, strings.HasPrefix(stdout, "usage: tonql "+strings.Join(c.args, " ")), stdout)
+				require.Empty(t, stderr)
 				var listed []string
 				for _, m := range flagLine.FindAllStringSubmatch(stdout, -1) {
 					listed = append(listed, m[1])
@@ -83,6 +85,8 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		code, stdout, _ := runCmd(nil, "-h")
 		require.Equal(t, 0, code)
 		require.Contains(t, stdout, "version")
+		// Every keys subcommand is named at the top, limit included.
+		require.Regexp(t, `(?m)^  keys .*create.*list.*revoke.*usage.*limit KEY`, stdout)
 	})
 }
 
@@ -113,6 +117,9 @@ func TestUnknownFlagsExit2(t *testing.T) {
 		code, _, stderr := runCmd(nil, args...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
 		require.Regexp(t, `flag provided but not defined|unknown keys command`, stderr, args)
+		if strings.Contains(stderr, "flag provided") {
+			require.Contains(t, stderr, "-h' for its flags", args) // the pointer to the help, after the error
+		}
 	}
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)

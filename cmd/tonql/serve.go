@@ -32,6 +32,14 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	cfg.print(e.stdout)
 	tuneGC(e)
 
+	// The address is taken first: a port in use or a bad LISTEN_ADDR fails
+	// the command before it creates or migrates a database. Connections
+	// that arrive meanwhile wait in the kernel's backlog until Serve.
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
+	}
+	defer ln.Close() // a no-op once Serve has run: Shutdown closes it
 	st, err := openStore(ctx, cfg, e)
 	if err != nil {
 		return err
@@ -102,10 +110,6 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// Before "listening on": what the profiler could read is settled
 	// before anything is served.
 	sampleMemory(cfg.PprofAddr != "")
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(e.stdout, "listening on %s\n  explorer  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
 		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
