@@ -102,13 +102,16 @@ func keyOutsidePath(r *http.Request) (string, *http.Request) {
 // guard authenticates, rate-limits and meters requests, and strips the key
 // segment so the routes below see the bare path. A key in the path wins
 // over one in a header or the query.
-func (a *Access) guard(next http.Handler) http.Handler {
+func (a *Access) guard(next http.Handler, routes *router) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if publicRoute(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		key, rest, bare := splitKey(r.URL.Path)
+		if !bare && !a.RequireKey && routes.typo(key, rest) {
+			bare = true // a path no route serves: 404 below, not a key's 401
+		}
 		inPath := !bare
 		if bare {
 			key, r = keyOutsidePath(r)
