@@ -36,9 +36,9 @@ var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 
 // metrics is this handler's Prometheus registry: its own, not the global
 // default, so two handlers in one process (tests) never share counts.
 type metrics struct {
-	reg      *prometheus.Registry
-	handler  http.Handler
-	requests *prometheus.CounterVec
+	reg        *prometheus.Registry
+	handler    http.Handler
+	requests   *prometheus.CounterVec
 	latencyVec *prometheus.HistogramVec
 	routes     *router               // names a request by its route's pattern (routes.go); set once by setRoutes
 	latency    []prometheus.Observer // by the router's label index, bound once: no label lookup per request
