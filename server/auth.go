@@ -30,7 +30,7 @@ type Access struct {
 }
 
 // errNoKey is the one answer for a missing, malformed, unknown or revoked
-// key (API.md), so a client learns nothing about which it was.
+// key (README, "API keys"), so a client learns nothing about which it was.
 func errNoKey() error { return apperr.New(apperr.Unauthorized, "API key does not exist") }
 
 // reservedSegment tells first path segments that are routes or public
@@ -69,7 +69,7 @@ func splitKey(path string) (key, rest string, bare bool) {
 }
 
 // KeyHeader and KeyParam carry a key on bare routes, as toncenter's
-// clients send it (API.md).
+// clients send it (README, "API keys").
 const (
 	KeyHeader = "X-API-Key"
 	KeyParam  = "api_key"

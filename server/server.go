@@ -13,7 +13,7 @@ import (
 	"github.com/tonql/tonql/rest"
 )
 
-// MaxBodyBytes bounds every request body (API.md: 413 above 1 MiB).
+// MaxBodyBytes bounds every request body (413 above 1 MiB; the OpenAPI document says so).
 const MaxBodyBytes = 1 << 20
 
 // Options configure the handler. Only Resolver is required.
