@@ -48,7 +48,7 @@ func New(o Options) http.Handler {
 	gql, docs := newGraphQL(o.Resolver, o.Origins)
 	m := newMetrics(o.Metrics)
 	m.addSources(o, docs)
-	mux.Handle("/graphql", gql)
+	mux.Handle("/graphql", refuseBadUpgrades(o.Origins, gql))
 	mux.Handle("/api/v3/actions", rest.Actions(q))
 	mux.Handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
 	mux.Handle("/api/v2/estimateFee", rest.EstimateFee(q))
