@@ -191,3 +191,32 @@ func TestSubscriptionNotReadingIsCut(t *testing.T) {
 	require.Less(t, events, total)
 	t.Logf("cut after %d of %d events", events, total)
 }
+
+// Streams opened without a key count against their client address's own
+// limit (MAX_STREAMS_PER_ADDRESS), over SSE and GraphQL alike, so one
+// address cannot take the server's whole MAX_STREAMS. (Before: bare
+// streams counted only against MAX_STREAMS.)
+func TestKeylessStreamsPerAddress(t *testing.T) {
+	st := storetest.Open(t, testenv.Databases(t)[0].URL)
+	res := &resolvers.Resolver{Store: st}
+	hub := startHub(t, st, res, notify.Options{MaxStreamsPerAddress: 2, MaxStreams: 100})
+	base := streamServer(t, server.Options{Resolver: res}).URL
+	first, refused := openSSE(t, base, "/api/v3/actions/stream", "")
+	require.Nil(t, refused)
+	ws := dialGraphQL(t, base, "")
+	ws.subscribe(t, "1", subscribeActions, nil)
+	require.Eventually(t, func() bool { return hub.Stats().Streams == 2 }, 10*time.Second, 5*time.Millisecond)
+
+	_, refused = openSSE(t, base, "/api/v3/actions/stream", "")
+	require.NotNil(t, refused)
+	requireEnvelope(t, refused, http.StatusTooManyRequests, "MAX_STREAMS_PER_ADDRESS")
+	m := <-ws.subscribe(t, "2", subscribeActions, nil)
+	require.Contains(t, string(m.Payload), `"code":"RATE_LIMITED"`)
+	require.Contains(t, string(m.Payload), "MAX_STREAMS_PER_ADDRESS")
+
+	// A closed stream frees its place.
+	first.Close()
+	require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, 10*time.Second, 5*time.Millisecond)
+	_, refused = openSSE(t, base, "/api/v3/actions/stream", "")
+	require.Nil(t, refused)
+}
