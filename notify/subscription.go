@@ -142,6 +142,7 @@ func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
 		}
 	}
 	e := s.buf[0]
+	s.buf[0] = nil // its JSON goes with it once sent
 	s.buf = s.buf[1:]
 	s.pos = e.Seq
 	s.hub.stats.delivered.Add(1)

@@ -13,7 +13,7 @@ import (
 // queue) while they are full, so a client that does not read costs at
 // most this twice (what waits and the write in flight) plus the replay
 // page its subscription holds.
-const StreamBuffer = 64 << 10
+const StreamBuffer = 32 << 10
 
 var errStalled = errors.New("the client took nothing")
 
@@ -175,7 +175,7 @@ func (o *sseOut) run() {
 			o.mu.Unlock()
 			return
 		}
-		chunk, o.pending = o.pending, chunk[:0]
+		chunk, o.pending = o.pending, chunk[:0:cap(chunk)]
 		if o.pendHas {
 			o.sentID, o.pendHas = o.pendID, false
 		}
@@ -190,8 +190,10 @@ func (o *sseOut) run() {
 		}
 		o.mu.Lock()
 		o.since, o.err = time.Time{}, err
-		if len(chunk) > 4*o.limit {
-			chunk = nil // one huge event: do not keep its buffer
+		if len(chunk) < o.limit/2 || len(chunk) > 4*o.limit {
+			// Kept only by a busy stream, so an idle one holds no buffer
+			// and a huge event's buffer is not kept.
+			chunk = nil
 		}
 		o.mu.Unlock()
 		poke(o.room)

@@ -35,7 +35,9 @@ func slowEnv(t *testing.T, o notify.Options) (*store.Store, *notify.Hub, string)
 	require.NotEmpty(t, files)
 	importFiles(t, st, files)
 	res := &resolvers.Resolver{Store: st}
-	o.Stall = slowStall
+	if o.Stall == 0 {
+		o.Stall = slowStall
+	}
 	hub := startHub(t, st, res, o)
 	return st, hub, streamServer(t, server.Options{Resolver: res}).URL
 }
