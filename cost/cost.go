@@ -38,12 +38,9 @@ const (
 	// of Postgres time). Past it, clients page by cursor.
 	MaxOffset = 10_000
 	// MaxRows bounds the rows of one answer: a page's actions plus the
-	// transactions it shows with them (include_transactions).
-	MaxRows = 2_000
-	// TxRowsPerAction is what one action's transactions count for in
-	// MaxRows before they are read: about as many as a swap has (the same
-	// figure GraphQL's complexity uses for a list of links).
-	TxRowsPerAction = 10
+	// transactions it shows with them (include_transactions, about 16 KB
+	// of JSON each: 1,000 actions with theirs were an 80 MB answer).
+	MaxRows = 1_000
 	// MaxAnswerBytes bounds the JSON of one answer; a larger one is refused
 	// (the client asks for a smaller page) rather than sent.
 	MaxAnswerBytes = 16 << 20
@@ -190,6 +187,25 @@ func Afford(ctx context.Context, worst time.Duration) error {
 	defer b.mu.Unlock()
 	if b.spent > 0 && b.spent+worst > b.limit {
 		return errBudget("work budget (" + b.limit.String() + " of emulation and get methods) cannot hold this call at its gas limit")
+	}
+	return nil
+}
+
+// Rows admits an answer of actions rows that also shows extra rows (their
+// transactions) before the extra rows are read.
+func Rows(actions, extra int) error {
+	if actions+extra > MaxRows {
+		return apperr.Field("limit", "this page of %d actions shows %d transactions with include_transactions; "+
+			"an answer holds at most %d rows (actions and their transactions): ask for fewer actions per page",
+			actions, extra, MaxRows)
+	}
+	return nil
+}
+
+// Bytes admits an answer of n bytes of JSON.
+func Bytes(n int) error {
+	if n > MaxAnswerBytes {
+		return apperr.Field("limit", "the answer would be %d bytes, over the limit of %d: ask for fewer rows per page", n, MaxAnswerBytes)
 	}
 	return nil
 }

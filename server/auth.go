@@ -147,6 +147,12 @@ func (a *Access) guard(next http.Handler) http.Handler {
 		if inPath {
 			keyed = withPath(keyed, key, rest)
 		}
+		if isStream(keyed) {
+			// Open for minutes or hours: its unit counts when it starts.
+			a.countUnit(k, 0)
+			next.ServeHTTP(w, keyed)
+			return
+		}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, keyed)
 		a.countUnit(k, sw.status)

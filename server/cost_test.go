@@ -212,3 +212,52 @@ func TestServerFailuresCostNoUnit(t *testing.T) {
 	require.NoError(t, m.Flush(t.Context()))
 	require.EqualValues(t, 2, e.units(t, key), "the 422 and the 200; none of the three 503s")
 }
+
+// Findings of issue 29: GET /api/v3/actions?limit=1000&include_transactions=true
+// was an 80 MB answer (GraphQL bounded the same data; REST did not), and
+// offset had no cap (1e9 was accepted; offset 390,000 cost about 1 s of
+// Postgres). An answer now holds at most cost.MaxRows rows, the
+// transactions counted before they are read, with a 422 naming limit;
+// offset is capped with a 422 naming offset that points to cursors. On
+// every fixture imported.
+func TestRESTAnswersBoundedInRowsAndOffset(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			f := importedServer(t, db)
+			rec := doRequest(f.h, http.MethodGet, "/api/v3/actions?limit=1000&include_transactions=true", "")
+			require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "%.300s", rec.Body.String())
+			require.Contains(t, rec.Body.String(), "limit")
+			require.Contains(t, rec.Body.String(), "include_transactions")
+
+			// A page within the bound answers, and holds at most the bound.
+			rec = doRequest(f.h, http.MethodGet, "/api/v3/actions?limit=50&include_transactions=true", "")
+			require.Equal(t, http.StatusOK, rec.Code, "%.300s", rec.Body.String())
+			var page struct {
+				Actions []struct {
+					Transactions     []string          `json:"transactions"`
+					TransactionsFull []json.RawMessage `json:"transactions_full"`
+				} `json:"actions"`
+			}
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &page))
+			require.Len(t, page.Actions, 50)
+			rows := len(page.Actions)
+			for _, a := range page.Actions {
+				require.NotEmpty(t, a.TransactionsFull)
+				rows += len(a.TransactionsFull)
+			}
+			require.LessOrEqual(t, rows, 1000)
+
+			for _, q := range []string{"offset=10001", "offset=1000000000"} {
+				rec = doRequest(f.h, http.MethodGet, "/api/v3/actions?"+q, "")
+				require.Equal(t, http.StatusUnprocessableEntity, rec.Code, q)
+				require.Contains(t, rec.Body.String(), "offset")
+				require.Contains(t, rec.Body.String(), "cursor")
+			}
+			rec = doRequest(f.h, http.MethodGet, "/api/v3/actions?offset=10000", "")
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			// GraphQL shares the resolver: the same cap, the same field.
+			rec = doRequest(f.h, http.MethodPost, "/graphql", `{"query":"{ actions(offset: 10001) { actions { action_id } } }"}`)
+			require.Contains(t, rec.Body.String(), `"field":"offset"`)
+		})
+	}
+}
