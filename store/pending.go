@@ -112,6 +112,7 @@ func addMessage(tx *chain.Transaction, m *msgRow) {
 		op := uint32(*m.Opcode)
 		msg.Opcode = &op
 	}
+	applyMsgFacts(&msg, m.Facts)
 	if m.Direction == "in" {
 		tx.InMsg = &msg
 	} else {
@@ -121,12 +122,14 @@ func addMessage(tx *chain.Transaction, m *msgRow) {
 
 // summary is the transaction as its row has it, without messages.
 func (r *txRow) summary() *chain.Transaction {
-	return &chain.Transaction{
+	tx := &chain.Transaction{
 		Hash: parseHashText(r.Hash), Account: r.Account, Lt: uint64(r.Lt), Utime: uint32(r.Utime),
 		OrigStatus: r.OrigStatus, EndStatus: r.EndStatus, TotalFees: uint64(r.TotalFees),
 		Aborted: r.Aborted, ComputeExitCode: r.ComputeExitCode, ComputeSuccess: r.Success,
 		ActionSuccess: r.Success, TraceID: parseHashText(r.TraceID), McSeqno: uint32(r.McSeqno),
 	}
+	applyTxFacts(tx, r.Facts)
+	return tx
 }
 
 // DropTraces returns a step for Batch.Extra that deletes traces (and their
@@ -153,6 +156,11 @@ func DropTraces(ids []chain.Hash) func(ctx context.Context, tx bun.Tx) error {
 			}
 		}
 		if _, err := tx.NewDelete().Model((*traceRow)(nil)).Where("id IN (?)", bun.In(keys)).Exec(ctx); err != nil {
+			return fmt.Errorf("drop merged traces: %w", err)
+		}
+		// Their known facts were carried into the merged trace's (the
+		// importer merges them before it classifies).
+		if _, err := tx.NewDelete().Model((*traceKnownRow)(nil)).Where("trace_id IN (?)", bun.In(keys)).Exec(ctx); err != nil {
 			return fmt.Errorf("drop merged traces: %w", err)
 		}
 		return nil
