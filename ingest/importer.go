@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,6 +27,8 @@ type Importer struct {
 	// traces, by trace id (base64), for a trace a later file extends
 	// before the store holds it.
 	known map[string]chain.KnownContracts
+	count *runCount
+	act   activity
 }
 
 // Stats counts what one file brought.
@@ -41,19 +44,30 @@ type Stats struct {
 	Config                                                bool // the file held a blockchain config
 }
 
-// fileRows names a file's own transactions and its actions, to count
-// which were stored before it.
+// fileRows names a file's own transactions and its actions (with their
+// traces), to count which were stored before it; traces are those it
+// wrote, held the incomplete ones it touched without writing (runCount).
 type fileRows struct {
-	txs, actions []string
+	txs, actions, actionTraces []string
+	traces                     []traceOut
+	held                       []string
 }
 
-func rowsOf(p *Parsed, b *store.Batch) fileRows {
-	r := fileRows{txs: make([]string, len(p.Transactions)), actions: make([]string, len(b.Actions))}
+func rowsOf(p *Parsed, b *store.Batch, held []string) fileRows {
+	r := fileRows{txs: make([]string, len(p.Transactions)), actions: make([]string, len(b.Actions)),
+		actionTraces: make([]string, len(b.Actions)), held: held}
 	for i, t := range p.Transactions {
 		r.txs[i] = t.Hash.Base64()
 	}
 	for i := range b.Actions {
-		r.actions[i] = b.Actions[i].ActionID
+		r.actions[i], r.actionTraces[i] = b.Actions[i].ActionID, b.Actions[i].TraceID
+	}
+	for _, tr := range b.Traces {
+		o := traceOut{id: tr.ID.Base64(), complete: tr.Complete}
+		for _, m := range tr.Merged {
+			o.merged = append(o.merged, m.Base64())
+		}
+		r.traces = append(r.traces, o)
 	}
 	return r
 }
@@ -75,7 +89,7 @@ func (r fileRows) countPresent(st *Stats, found *store.Present) {
 }
 
 func New(st *store.Store) *Importer {
-	return &Importer{store: st, asm: chain.NewAssembler(), known: map[string]chain.KnownContracts{}}
+	return &Importer{store: st, asm: chain.NewAssembler(), known: map[string]chain.KnownContracts{}, count: newRunCount()}
 }
 
 // Resume seeds the assembler with the transactions of traces the store
@@ -99,17 +113,33 @@ func (im *Importer) Resume(ctx context.Context) (int, error) {
 // order files were imported in. ctx bounds the one read of stored facts
 // (none without a store).
 func (im *Importer) Batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, error) {
+	b, st, _, err := im.batch(ctx, p)
+	return b, st, err
+}
+
+// batch is Batch that also names the incomplete traces p touched without
+// bringing them anything new (runCount).
+func (im *Importer) batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, []string, error) {
 	b := &store.Batch{Accounts: p.Accounts, Config: p.Config}
 	for _, addr := range sortedKeys(p.Known) {
 		if i := chain.KindInterface(p.Known[addr].Kind); i != "" {
 			b.Interfaces = append(b.Interfaces, chain.AccountInterfaces{Address: addr, Interfaces: []string{i}})
 		}
 	}
+	held := heldTraces(im.asm, p.Transactions)
 	traces := im.asm.Add(p.Transactions)
 	stored, err := im.storedKnown(ctx, traces)
 	if err != nil {
-		return nil, Stats{}, err
+		return nil, Stats{}, nil, err
 	}
+	written := map[string]bool{}
+	for _, tr := range traces {
+		written[tr.ID.Base64()] = true
+		for _, m := range tr.Merged {
+			written[m.Base64()] = true
+		}
+	}
+	held = slices.DeleteFunc(held, func(id string) bool { return written[id] })
 	b.Traces = traces
 	var merged []chain.Hash
 	st := Stats{Format: p.Format, Traces: len(traces), Accounts: len(p.Accounts), Config: p.Config != nil}
@@ -135,7 +165,7 @@ func (im *Importer) Batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, 
 		}
 	}
 	st.Transactions, st.Actions = len(b.Transactions), len(b.Actions)
-	return b, st, nil
+	return b, st, held, nil
 }
 
 // storedKnown reads the stored facts of the traces (and of the traces
@@ -206,16 +236,19 @@ func (im *Importer) ImportFile(ctx context.Context, path string) (Stats, error) 
 }
 
 func (im *Importer) save(ctx context.Context, path string, p *Parsed) (Stats, error) {
-	b, st, err := im.Batch(ctx, p)
+	b, st, held, err := im.batch(ctx, p)
 	if err != nil {
 		return Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
-	rows := rowsOf(p, b)
+	rows := rowsOf(p, b, held)
 	b.Present = &store.Present{Lookup: rows.txs}
 	if err := im.store.SaveBatch(ctx, b); err != nil {
 		return Stats{}, fmt.Errorf("%s: save: %w", path, err)
 	}
 	rows.countPresent(&st, b.Present)
+	if err := im.count.file(ctx, im.store, rows, b.Present); err != nil {
+		return st, fmt.Errorf("%s: count actions: %w", path, err)
+	}
 	return st, nil
 }
 
@@ -244,6 +277,7 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 	defer cancel()
 	ready := parseAll(ctx, &wg, files)
 	var g group
+	var countErr error
 	flush := func() {
 		var err error
 		found := &store.Present{Lookup: []string{}}
@@ -252,7 +286,9 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 		}
 		if g.batch != nil {
 			g.batch.Present = found
+			im.act.set(Activity{Stage: "saving", File: g.files[len(g.files)-1].path, Files: len(g.files), Transactions: len(g.batch.Transactions)})
 			err = im.store.SaveBatch(ctx, g.batch)
+			im.act.set(Activity{})
 		}
 		for _, f := range g.files {
 			switch {
@@ -262,13 +298,18 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 				report(f.path, Stats{}, fmt.Errorf("%s: save: %w", f.path, err))
 			default:
 				f.rows.countPresent(&f.stats, found)
+				if err := im.count.file(ctx, im.store, f.rows, found); err != nil && countErr == nil {
+					countErr = fmt.Errorf("%s: count actions: %w", f.path, err)
+				}
 				report(f.path, f.stats, nil)
 			}
 		}
 		g = group{}
 	}
 	for _, f := range files {
+		im.act.set(Activity{Stage: "parsing", File: f, Files: 1})
 		r := ready()
+		im.act.set(Activity{})
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -276,7 +317,7 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 			g.failed(f, r.err)
 			continue
 		}
-		b, st, err := im.Batch(ctx, r.p)
+		b, st, held, err := im.batch(ctx, r.p)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -284,7 +325,7 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 			g.failed(f, fmt.Errorf("%s: %w", f, err))
 			continue
 		}
-		rows := rowsOf(r.p, b)
+		rows := rowsOf(r.p, b, held)
 		if !g.join(f, b, st, rows) {
 			flush()
 			g.join(f, b, st, rows)
@@ -294,8 +335,14 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 		}
 	}
 	flush()
-	return nil
+	return countErr
 }
+
+// Actions counts the actions of the files imported so far, each once:
+// those new to the database and those it held before the first file
+// (Stats.ActionsPresent counts per file, where a trace spread over files
+// is counted again by each).
+func (im *Importer) Actions() (fresh, present int) { return im.count.totals() }
 
 // importGCPercent is the GOGC an import runs with. Decoding blocks churns
 // through short-lived cells while little stays live, so the collector ran

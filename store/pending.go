@@ -173,3 +173,20 @@ func textOrEmpty(p *string) string {
 	}
 	return *p
 }
+
+// TraceActionIDs lists the stored action ids of each given trace (base64
+// ids): an import counts those of traces it did not write again.
+func (s *Store) TraceActionIDs(ctx context.Context, traceIDs []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for start := 0; start < len(traceIDs); start += 1000 {
+		var rows []actionRow
+		if err := s.db.NewSelect().Model(&rows).Column("trace_id", "action_id").
+			Where("trace_id IN (?)", bun.In(traceIDs[start:min(start+1000, len(traceIDs))])).Scan(ctx); err != nil {
+			return nil, unavailable(err)
+		}
+		for _, r := range rows {
+			out[r.TraceID] = append(out[r.TraceID], r.ActionID)
+		}
+	}
+	return out, nil
+}
