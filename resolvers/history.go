@@ -1,0 +1,92 @@
+package resolvers
+
+import (
+	"context"
+	"sort"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/store"
+)
+
+// The stored chain data as toncenter's v3 routes read it: transactions,
+// messages and the address book of the accounts they name. REST and
+// GraphQL both call these.
+
+// FindTransactions returns a page of stored transactions and the address
+// book of their accounts and counterparties.
+func (r *Resolver) FindTransactions(ctx context.Context, f store.TxFilter) ([]*chain.Transaction, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	txs, err := r.Store.FindTransactions(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	book, err := r.addressBook(ctx, txAddresses(txs))
+	return txs, book, err
+}
+
+// AdjacentTransactions returns the transactions linked to hash by a
+// message: the sender of its in-message ("in"), the receivers of its
+// out-messages ("out"), or both ("").
+func (r *Resolver) AdjacentTransactions(ctx context.Context, hash, direction string) ([]*chain.Transaction, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	txs, err := r.Store.AdjacentTransactions(ctx, hash, direction)
+	if err != nil {
+		return nil, nil, err
+	}
+	book, err := r.addressBook(ctx, txAddresses(txs))
+	return txs, book, err
+}
+
+// FindMessages returns a page of stored messages and the address book of
+// their ends.
+func (r *Resolver) FindMessages(ctx context.Context, f store.MsgFilter) ([]store.StoredMessage, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	msgs, err := r.Store.Messages(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	var addrs []string
+	for i := range msgs {
+		addrs = append(addrs, msgs[i].Message.Source, msgs[i].Message.Destination)
+	}
+	book, err := r.addressBook(ctx, distinct(addrs))
+	return msgs, book, err
+}
+
+// txAddresses are the accounts a page of transactions names, as
+// toncenter's book holds them: each account, its in-message's source and
+// its out-messages' destinations.
+func txAddresses(txs []*chain.Transaction) []string {
+	var addrs []string
+	for _, t := range txs {
+		addrs = append(addrs, t.Account)
+		if t.InMsg != nil {
+			addrs = append(addrs, t.InMsg.Source)
+		}
+		for i := range t.OutMsgs {
+			addrs = append(addrs, t.OutMsgs[i].Destination)
+		}
+	}
+	return distinct(addrs)
+}
+
+// distinct drops empty and repeated addresses, sorted.
+func distinct(addrs []string) []string {
+	seen := map[string]bool{}
+	out := addrs[:0:0]
+	for _, a := range addrs {
+		if a != "" && !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
