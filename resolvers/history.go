@@ -90,3 +90,21 @@ func distinct(addrs []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// FindTraces returns a page of stored traces with their transactions and
+// the address book of every account they name.
+func (r *Resolver) FindTraces(ctx context.Context, f store.TraceFilter) ([]store.StoredTrace, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	traces, err := r.Store.FindTraces(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	var txs []*chain.Transaction
+	for i := range traces {
+		txs = append(txs, traces[i].Transactions...)
+	}
+	book, err := r.addressBook(ctx, txAddresses(txs))
+	return traces, book, err
+}

@@ -35,6 +35,8 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/adjacentTransactions":  AdjacentTransactions(res),
 		"/api/v3/messages":              Messages(res),
 		"/api/v3/addressBook":           AddressBookRoute(res),
+		"/api/v3/traces":                Traces(res, false),
+		"/api/v3/events":                Traces(res, true),
 	}
 	for name, verb := range v2Routes {
 		out["/api/v2/"+name] = v2Call(res, name, verb)

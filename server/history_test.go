@@ -243,6 +243,46 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 			require.Equal(t, p.Hash, *m.OutTxHash)
 			require.NotNil(t, m.CreatedAt, "the BOC holds created_at")
 
+			// /traces by a transaction of it: the trace holds the
+			// transaction and its parent, in lt order, with the parent's
+			// node above it; /events is the same list under "events".
+			var tr v3Traces
+			require.Equal(t, 200, v3get(t, h, "/api/v3/traces?tx_hash="+url.QueryEscape(withParent.Hash), &tr))
+			require.Len(t, tr.Traces, 1)
+			one := tr.Traces[0]
+			require.Contains(t, one.Transactions, withParent.Hash)
+			require.Contains(t, one.Transactions, p.Hash)
+			require.Len(t, one.TransactionsOrder, len(one.Transactions))
+			for i := 1; i < len(one.TransactionsOrder); i++ {
+				a, _ := strconv.ParseUint(one.Transactions[one.TransactionsOrder[i-1]].Lt, 10, 64)
+				b, _ := strconv.ParseUint(one.Transactions[one.TransactionsOrder[i]].Lt, 10, 64)
+				require.LessOrEqual(t, a, b)
+			}
+			require.Equal(t, p.Hash, parentIn(one.Trace, withParent.Hash), "the tree puts the sender above")
+			require.Equal(t, len(one.Transactions), countNodes(one.Trace))
+			var ev struct {
+				Events []v3Trace `json:"events"`
+			}
+			require.Equal(t, 200, v3get(t, h, "/api/v3/events?tx_hash="+url.QueryEscape(withParent.Hash), &ev))
+			require.Len(t, ev.Events, 1)
+			require.Equal(t, one.TraceID, ev.Events[0].TraceID)
+			var byAcc v3Traces
+			require.Equal(t, 200, v3get(t, h, "/api/v3/traces?limit=1000&account="+withParent.Account, &byAcc))
+			var ids []string
+			for _, x := range byAcc.Traces {
+				ids = append(ids, x.TraceID)
+				inTrace := false
+				for _, tx := range x.Transactions {
+					inTrace = inTrace || tx.Account == withParent.Account
+				}
+				require.True(t, inTrace, "every trace listed has a transaction of the account")
+			}
+			require.Contains(t, ids, one.TraceID)
+			var byID v3Traces
+			require.Equal(t, 200, v3get(t, h, "/api/v3/traces?trace_id="+url.QueryEscape(one.TraceID), &byID))
+			require.Len(t, byID.Traces, 1)
+			require.Equal(t, one.TransactionsOrder, byID.Traces[0].TransactionsOrder)
+
 			// A row imported from trace JSON holds no BOC: what it lacks is null.
 			var fromJSON v3Txs
 			tracesOnly := traceJSONAccount(t, traces[0])
@@ -261,26 +301,29 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 			require.Equal(t, book[busiest].UserFriendly, book[friendly].UserFriendly)
 
 			for path, field := range map[string]string{
-				"/api/v3/transactions?acount=" + busiest:                "acount",
-				"/api/v3/transactions?hash=xyz":                         "hash",
-				"/api/v3/transactions?limit=0":                          "limit",
-				"/api/v3/transactions?limit=1001":                       "limit",
-				"/api/v3/transactions?offset=-1":                        "offset",
-				"/api/v3/transactions?sort=up":                          "sort",
-				"/api/v3/transactions?account=nope":                     "account",
-				"/api/v3/transactions?start_lt=-5":                      "start_lt",
-				"/api/v3/transactions?workchain=0":                      "workchain",
-				"/api/v3/transactionsByMessage?direction=in":            "msg_hash",
-				"/api/v3/transactionsByMessage?opcode=zz":               "opcode",
-				"/api/v3/transactionsByMessage?body_hash=abc":           "body_hash",
-				"/api/v3/adjacentTransactions":                          "hash",
-				"/api/v3/adjacentTransactions?hash=" + busiest:          "hash",
-				"/api/v3/messages?direction=sideways":                   "direction",
-				"/api/v3/messages?only_externals=maybe":                 "only_externals",
-				"/api/v3/messages?start_utime=1":                        "start_utime",
-				"/api/v3/addressBook":                                   "address",
-				"/api/v3/addressBook?address=0:12":                      "address",
-				"/api/v3/messages?msg_hash=" + withParent.Hash + "&x=1": "x",
+				"/api/v3/transactions?acount=" + busiest:                                             "acount",
+				"/api/v3/transactions?hash=xyz":                                                      "hash",
+				"/api/v3/transactions?limit=0":                                                       "limit",
+				"/api/v3/transactions?limit=1001":                                                    "limit",
+				"/api/v3/transactions?offset=-1":                                                     "offset",
+				"/api/v3/transactions?sort=up":                                                       "sort",
+				"/api/v3/transactions?account=nope":                                                  "account",
+				"/api/v3/transactions?start_lt=-5":                                                   "start_lt",
+				"/api/v3/transactions?workchain=0":                                                   "workchain",
+				"/api/v3/transactionsByMessage?direction=in":                                         "msg_hash",
+				"/api/v3/transactionsByMessage?opcode=zz":                                            "opcode",
+				"/api/v3/transactionsByMessage?body_hash=abc":                                        "body_hash",
+				"/api/v3/adjacentTransactions":                                                       "hash",
+				"/api/v3/adjacentTransactions?hash=" + busiest:                                       "hash",
+				"/api/v3/messages?direction=sideways":                                                "direction",
+				"/api/v3/messages?only_externals=maybe":                                              "only_externals",
+				"/api/v3/messages?start_utime=1":                                                     "start_utime",
+				"/api/v3/addressBook":                                                                "address",
+				"/api/v3/addressBook?address=0:12":                                                   "address",
+				"/api/v3/messages?msg_hash=" + withParent.Hash + "&x=1":                              "x",
+				"/api/v3/traces?include_actions=true":                                                "include_actions",
+				"/api/v3/traces?account=" + busiest + "&tx_hash=" + url.QueryEscape(withParent.Hash): "account",
+				"/api/v3/events?trace_id=nothash":                                                    "trace_id",
 			} {
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
@@ -291,6 +334,46 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 			require.Equal(t, 200, v3get(t, h, "/api/v3/transactions?limit=1&api_key=anything", nil))
 		})
 	}
+}
+
+type v3Trace struct {
+	TraceID           string          `json:"trace_id"`
+	TransactionsOrder []string        `json:"transactions_order"`
+	Transactions      map[string]v3Tx `json:"transactions"`
+	Trace             *v3Node         `json:"trace"`
+}
+
+type v3Node struct {
+	TxHash   string    `json:"tx_hash"`
+	Children []*v3Node `json:"children"`
+}
+
+type v3Traces struct {
+	Traces []v3Trace `json:"traces"`
+}
+
+// parentIn is the hash of the node above the transaction hash.
+func parentIn(n *v3Node, hash string) string {
+	for _, c := range n.Children {
+		if c.TxHash == hash {
+			return n.TxHash
+		}
+		if p := parentIn(c, hash); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+func countNodes(n *v3Node) int {
+	if n == nil {
+		return 0
+	}
+	c := 1
+	for _, k := range n.Children {
+		c += countNodes(k)
+	}
+	return c
 }
 
 func hashesOf(p v3Txs) []string {
