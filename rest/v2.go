@@ -37,6 +37,10 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/addressBook":           AddressBookRoute(res),
 		"/api/v3/traces":                Traces(res, false),
 		"/api/v3/events":                Traces(res, true),
+		"/api/v3/addressInformation":    AddressInformation(res),
+		"/api/v3/account":               AddressInformation(res),
+		"/api/v3/walletInformation":     WalletInformation(res),
+		"/api/v3/wallet":                WalletInformation(res),
 	}
 	for name, verb := range v2Routes {
 		out["/api/v2/"+name] = v2Call(res, name, verb)

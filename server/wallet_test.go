@@ -323,6 +323,7 @@ func TestPreviewAndWalletCallsOnBothDatabases(t *testing.T) {
 			r := importFeeReplay(t, db)
 			t.Run("PreviewRoutes", func(t *testing.T) { checkPreviewRoutes(t, r) })
 			t.Run("WalletCalls", func(t *testing.T) { checkWalletCalls(t, r) })
+			t.Run("V3AccountRoutes", func(t *testing.T) { checkV3AccountRoutes(t, r) })
 		})
 	}
 }
