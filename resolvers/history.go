@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/tonql/tonql/accountinfo"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/store"
@@ -107,4 +108,43 @@ func (r *Resolver) FindTraces(ctx context.Context, f store.TraceFilter) ([]store
 	}
 	book, err := r.addressBook(ctx, txAddresses(txs))
 	return traces, book, err
+}
+
+// StoredAccount is an account's stored state, decoded, and what the
+// store knows of its code (interfaces).
+type StoredAccount struct {
+	State      *chain.AccountState
+	Info       *accountinfo.Info
+	Interfaces []string
+}
+
+// StoredAccounts returns the stored states of the addresses (raw), in the
+// order given, skipping those the store holds no state of, with the
+// address book of them all.
+func (r *Resolver) StoredAccounts(ctx context.Context, addrs []string) ([]StoredAccount, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	addrs = distinct(addrs)
+	facts, err := r.facts(ctx, addrs)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []StoredAccount
+	for _, a := range addrs {
+		st, err := r.Store.Account(ctx, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st == nil || len(st.ShardAccountBOC) == 0 {
+			continue
+		}
+		info, err := accountinfo.Decode(st)
+		if err != nil {
+			return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
+		}
+		out = append(out, StoredAccount{State: st, Info: info, Interfaces: facts[a].Interfaces})
+	}
+	book, err := r.addressBookWith(ctx, addrs, facts, r.facts)
+	return out, book, err
 }

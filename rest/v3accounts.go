@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/toncenter"
 )
@@ -41,4 +42,57 @@ func AddressInformation(res *resolvers.Resolver) http.HandlerFunc {
 // WalletInformation serves /api/v3/walletInformation and /api/v3/wallet.
 func WalletInformation(res *resolvers.Resolver) http.HandlerFunc {
 	return v3Account(res, func(a *resolvers.Account) any { return toncenter.RenderWalletInformation(a.Info) })
+}
+
+// storedAccounts reads the address list of accountStates/walletStates.
+func storedAccounts(r *http.Request, res *resolvers.Resolver, p *toncenter.Params) ([]resolvers.StoredAccount, chain.AddressBook, error) {
+	addrs, err := p.Addresses("address", 1000)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(addrs) == 0 {
+		return nil, nil, apperr.Field("address", "at least 1 address required")
+	}
+	accs, book, err := res.StoredAccounts(r.Context(), addrs)
+	if book == nil {
+		book = chain.AddressBook{}
+	}
+	return accs, book, err
+}
+
+// AccountStates serves GET /api/v3/accountStates: the stored state of
+// each address the store holds one of.
+func AccountStates(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get([]string{"address", "include_boc"}, func(r *http.Request, p *toncenter.Params) (any, error) {
+		inc, err := p.Bool("include_boc")
+		if err != nil {
+			return nil, err
+		}
+		accs, book, err := storedAccounts(r, res, p)
+		if err != nil {
+			return nil, err
+		}
+		out := &toncenter.AccountStatesResponse{Accounts: make([]*toncenter.AccountStateFull, 0, len(accs)),
+			AddressBook: book, Metadata: map[string]any{}}
+		for _, a := range accs {
+			out.Accounts = append(out.Accounts, toncenter.RenderAccountState(a.State, a.Info, a.Interfaces, inc == nil || *inc))
+		}
+		return out, nil
+	})
+}
+
+// WalletStates serves GET /api/v3/walletStates.
+func WalletStates(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get([]string{"address"}, func(r *http.Request, p *toncenter.Params) (any, error) {
+		accs, book, err := storedAccounts(r, res, p)
+		if err != nil {
+			return nil, err
+		}
+		out := &toncenter.WalletStatesResponse{Wallets: make([]*toncenter.WalletState, 0, len(accs)),
+			AddressBook: book, Metadata: map[string]any{}}
+		for _, a := range accs {
+			out.Wallets = append(out.Wallets, toncenter.RenderWalletState(a.State, a.Info))
+		}
+		return out, nil
+	})
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,7 +10,26 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
 )
+
+// shardAccountHashes are the Account cell's hash and the code's hash of a
+// stored ShardAccount, decoded here with tongo.
+func shardAccountHashes(t *testing.T, b []byte) (account, code string) {
+	t.Helper()
+	cells, err := boc.DeserializeBoc(b)
+	require.NoError(t, err)
+	var sa tlb.ShardAccount
+	require.NoError(t, tlb.Unmarshal(cells[0], &sa))
+	ref := cells[0].Refs()[0]
+	h, err := ref.Hash()
+	require.NoError(t, err)
+	c := sa.Account.Account.Storage.State.AccountActive.StateInit.Code.Value.Value
+	ch, err := c.Hash()
+	require.NoError(t, err)
+	return base64.StdEncoding.EncodeToString(h), base64.StdEncoding.EncodeToString(ch)
+}
 
 // checkV3AccountRoutes reads the fee-replay block's accounts through
 // toncenter's v3 account routes: balance, last transaction and code as
@@ -63,11 +83,72 @@ func checkV3AccountRoutes(t *testing.T, r *feeReplay) {
 		require.NotContains(t, other, "seqno")
 		require.NotContains(t, other, "wallet_type")
 	}
+	// accountStates: each stored account once (the unknown one absent),
+	// hashes as tongo computes them from the stored ShardAccount.
+	var states struct {
+		Accounts []struct {
+			Address    string
+			Hash       string  `json:"account_state_hash"`
+			Balance    string  `json:"balance"`
+			Status     string  `json:"status"`
+			CodeHash   string  `json:"code_hash"`
+			CodeBoc    *string `json:"code_boc"`
+			Interfaces []string
+		}
+		AddressBook map[string]any `json:"address_book"`
+	}
+	q := "/api/v3/accountStates?address=" + v4Wallet + "&address=" + nobody + "," + tsTON
+	require.Equal(t, 200, v3get(t, h, q, &states))
+	require.Len(t, states.Accounts, 2)
+	require.Len(t, states.AddressBook, 3)
+	wantAcc, wantCode := shardAccountHashes(t, st.ShardAccountBOC)
+	got := states.Accounts[0]
+	if got.Address != v4Wallet {
+		got = states.Accounts[1]
+	}
+	require.Equal(t, v4Wallet, got.Address)
+	require.Equal(t, wantAcc, got.Hash)
+	require.Equal(t, wantCode, got.CodeHash)
+	require.Equal(t, fmt.Sprint(st.Balance), got.Balance)
+	require.Equal(t, "active", got.Status)
+	require.NotNil(t, got.CodeBoc)
+	var noBOC struct {
+		Accounts []map[string]any
+	}
+	require.Equal(t, 200, v3get(t, h, "/api/v3/accountStates?include_boc=false&address="+v4Wallet, &noBOC))
+	require.Len(t, noBOC.Accounts, 1)
+	require.NotContains(t, noBOC.Accounts[0], "code_boc")
+	require.Contains(t, noBOC.Accounts[0], "code_hash")
+
+	var wallets struct {
+		Wallets []struct {
+			Address  string
+			IsWallet bool   `json:"is_wallet"`
+			Type     string `json:"wallet_type"`
+			Seqno    int64
+		}
+	}
+	require.Equal(t, 200, v3get(t, h, "/api/v3/walletStates?address="+v4Wallet+"&address="+tsTON, &wallets))
+	require.Len(t, wallets.Wallets, 2)
+	for _, w := range wallets.Wallets {
+		if w.Address == v4Wallet {
+			require.True(t, w.IsWallet)
+			require.Equal(t, "wallet v4 r2", w.Type)
+			require.Equal(t, fmt.Sprintf("0x%x", w.Seqno), seqnoByMethod(t, h, v4Wallet))
+		} else {
+			require.False(t, w.IsWallet)
+		}
+	}
+
 	for path, field := range map[string]string{
-		"/api/v3/addressInformation":                             "address",
-		"/api/v3/addressInformation?address=xyz":                 "address",
-		"/api/v3/account?address=" + v4Wallet + "&adress=1":      "adress",
-		"/api/v3/wallet?address=" + v4Wallet + "&use_v2=perhaps": "use_v2",
+		"/api/v3/accountStates": "address",
+		"/api/v3/accountStates?address=" + v4Wallet + "&code_hash=x":   "code_hash",
+		"/api/v3/walletStates?address=0:zz":                            "address",
+		"/api/v3/accountStates?address=" + v4Wallet + "&include_boc=2": "include_boc",
+		"/api/v3/addressInformation":                                   "address",
+		"/api/v3/addressInformation?address=xyz":                       "address",
+		"/api/v3/account?address=" + v4Wallet + "&adress=1":            "adress",
+		"/api/v3/wallet?address=" + v4Wallet + "&use_v2=perhaps":       "use_v2",
 	} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
