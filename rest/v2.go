@@ -43,6 +43,7 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/wallet":                WalletInformation(res),
 		"/api/v3/accountStates":         AccountStates(res),
 		"/api/v3/walletStates":          WalletStates(res),
+		"/api/v3/runGetMethod":          RunGetMethodV3(res),
 	}
 	for name, verb := range v2Routes {
 		out["/api/v2/"+name] = v2Call(res, name, verb)

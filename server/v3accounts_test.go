@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
 )
 
 // shardAccountHashes are the Account cell's hash and the code's hash of a
@@ -156,5 +158,69 @@ func checkV3AccountRoutes(t *testing.T, r *feeReplay) {
 		var e struct{ Error string }
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
 		require.Contains(t, e.Error, field, path)
+	}
+}
+
+func postV3(t *testing.T, h http.Handler, path, body string) (int, []byte) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.Bytes()
+}
+
+// checkRunGetMethodV3: toncenter v3's runGetMethod answers what the v2
+// method answers, in v3's {type, value} stack: the wallet's seqno, and a
+// jetton master's wallet address for an owner given as a slice.
+func checkRunGetMethodV3(t *testing.T, r *feeReplay) {
+	h := r.handler(nil)
+	type result struct {
+		GasUsed  int64 `json:"gas_used"`
+		ExitCode int64 `json:"exit_code"`
+		Stack    []struct {
+			Type  string
+			Value json.RawMessage
+		}
+	}
+	code, body := postV3(t, h, "/api/v3/runGetMethod", `{"address":"`+v4Wallet+`","method":"seqno","stack":[]}`)
+	require.Equal(t, 200, code, string(body))
+	var run result
+	require.NoError(t, json.Unmarshal(body, &run))
+	require.Equal(t, int64(0), run.ExitCode)
+	require.Greater(t, run.GasUsed, int64(0))
+	require.Len(t, run.Stack, 1)
+	require.Equal(t, "num", run.Stack[0].Type)
+	require.JSONEq(t, `"`+seqnoByMethod(t, h, v4Wallet)+`"`, string(run.Stack[0].Value))
+
+	owner := boc.NewCell()
+	id := ton.MustParseAccountID(v4Wallet)
+	require.NoError(t, tlb.Marshal(owner, id.ToMsgAddress()))
+	b, _ := owner.ToBocBase64()
+	code, body = postV3(t, h, "/api/v3/runGetMethod", `{"address":"`+tsTON+`","method":"get_wallet_address","stack":[{"type":"slice","value":"`+b+`"}]}`)
+	require.Equal(t, 200, code, string(body))
+	run = result{}
+	require.NoError(t, json.Unmarshal(body, &run))
+	require.Equal(t, "cell", run.Stack[0].Type)
+	var cellB64 string
+	require.NoError(t, json.Unmarshal(run.Stack[0].Value, &cellB64))
+	c, err := boc.DeserializeBocBase64(cellB64)
+	require.NoError(t, err)
+	var got tlb.MsgAddress
+	require.NoError(t, tlb.Unmarshal(c[0], &got))
+	wallet, err := ton.AccountIDFromTlb(got)
+	require.NoError(t, err)
+	// the same wallet the v2 call finds (checkJettonWalletAddressByGetMethod)
+	require.Equal(t, "0:5ce2c350cb2d47e9bc727c7066e8fafafd5a2bc7d361701bee44a9eccf818528", wallet.ToRaw())
+
+	for body, field := range map[string]string{
+		`{"address":"` + v4Wallet + `","method":"seqno","stak":[]}`:                             "stak",
+		`{"address":"` + v4Wallet + `","method":"seqno","stack":[{"type":"tuple","value":[]}]}`: "stack",
+		`{"address":"` + v4Wallet + `"}`:                                                        "method",
+		`{"address":"nope","method":"seqno"}`:                                                   "address",
+	} {
+		code, resp := postV3(t, h, "/api/v3/runGetMethod", body)
+		require.Equal(t, http.StatusUnprocessableEntity, code, body)
+		require.Contains(t, string(resp), field, body)
 	}
 }

@@ -308,6 +308,7 @@ func TestImportedBlockRoutes(t *testing.T) {
 		"EstimateFeeV3":                  checkEstimateFeeV3,
 		"SendBocLiteDown":                checkSendBocLiteDown,
 		"JettonWalletAddressByGetMethod": checkJettonWalletAddressByGetMethod,
+		"RunGetMethodV3":                 checkRunGetMethodV3,
 		"WalletCallsMalformed":           checkWalletCallsMalformed,
 		"NewRoutesTransportErrors":       checkNewRoutesTransportErrors,
 	} {
