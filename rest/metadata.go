@@ -12,8 +12,9 @@ import (
 
 // MetadataOf renders stored token metadata in toncenter's shape
 // (chain.MetadataOf).
-func MetadataOf(tokens map[string]chain.TokenMetadata) chain.Metadata { return chain.MetadataOf(tokens) }
-
+func MetadataOf(tokens map[string]chain.TokenMetadata) chain.Metadata {
+	return chain.MetadataOf(tokens)
+}
 
 // metadataParams are the query parameters /api/v3/metadata takes (the key
 // parameter is taken out before routes see the URL).
