@@ -16,7 +16,7 @@ import (
 	"github.com/tonql/tonql/store"
 )
 
-// Paging bounds of the actions list (API.md).
+// Paging bounds of the actions list (docs/API-NOTES.md, the schema).
 const (
 	DefaultActionsLimit = 10
 	MaxActionsLimit     = 1000

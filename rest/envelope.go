@@ -16,7 +16,7 @@ import (
 	"github.com/tonql/tonql/apperr"
 )
 
-// Envelope selects the error shape of a route family (API.md).
+// Envelope selects the error shape of a route family (docs/API-NOTES.md).
 type Envelope int
 
 const (

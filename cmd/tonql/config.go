@@ -263,7 +263,7 @@ func (c *config) print(w io.Writer) {
 	line(groupServer, "LISTEN_ADDR", c.ListenAddr)
 	line(groupDatabase, "DATABASE_URL", redact(c.DatabaseURL))
 	line(groupDatabase, "DATABASE_MAX_CONNS", c.DatabaseMaxConns)
-	line(groupRedis, "REDIS_URL", orNone(redact(c.RedisURL)))
+	line(groupRedis, "REDIS_URL", orNone(redact(c.RedisURL), "in-process cache"))
 	line(groupNetwork, "NETWORK", c.Network)
 	line(groupServer, "REQUIRE_API_KEY", c.RequireAPIKey)
 	line(groupServer, "RATE_LIMIT", strconv.FormatFloat(c.RateLimit, 'g', -1, 64))
@@ -273,7 +273,7 @@ func (c *config) print(w io.Writer) {
 	line(groupServer, "LOG_LEVEL", c.LogLevel)
 	line(groupServer, "ACCESS_LOG", c.AccessLog)
 	line(groupServer, "ACCESS_LOG_SAMPLE", c.AccessLogSample)
-	line(groupServer, "PPROF_ADDR", orNone(c.PprofAddr))
+	line(groupServer, "PPROF_ADDR", orNone(c.PprofAddr, "profiler off"))
 	line(groupServer, "ADDRESS_BOOK_TTL", c.AddressBookTTL)
 	line(groupServer, "MAX_STREAMS", c.MaxStreams)
 	line(groupServer, "MAX_STREAMS_PER_KEY", c.MaxStreamsPerKey)
@@ -316,9 +316,10 @@ func envOr(e *env, key, def string) string {
 	return def
 }
 
-func orNone(s string) string {
+// orNone shows an empty setting as what leaving it empty means.
+func orNone(s, meaning string) string {
 	if s == "" {
-		return "(none: in-process cache)"
+		return "(none: " + meaning + ")"
 	}
 	return s
 }
