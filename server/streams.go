@@ -45,14 +45,23 @@ func isStream(r *http.Request) bool {
 // admit applies a key's rate limit to one request or operation and counts
 // its unit. retryAfter is set when it is refused for the rate.
 func (a *Access) admit(k *store.APIKey) (retryAfter time.Duration, err error) {
+	if wait, err := a.take(k); err != nil {
+		return wait, err
+	}
+	if a.Meter != nil {
+		a.Meter.Count(k.ID)
+	}
+	return 0, nil
+}
+
+// take takes the key's rate-limit token of a request; its unit is counted
+// when the answer is known (countUnit).
+func (a *Access) take(k *store.APIKey) (retryAfter time.Duration, err error) {
 	if a.Limiter != nil {
 		if ok, wait := a.Limiter.Allow(k.ID, a.limitOf(k)); !ok {
 			return wait, apperr.New(apperr.RateLimited,
 				"rate limit exceeded: %s; retry after %s", describeLimit(a.limitOf(k)), wait.Round(time.Millisecond))
 		}
-	}
-	if a.Meter != nil {
-		a.Meter.Count(k.ID)
 	}
 	return 0, nil
 }

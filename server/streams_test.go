@@ -46,7 +46,8 @@ func learnFilters(t *testing.T, files []string) []streamFilter {
 	for _, f := range files {
 		p, err := ingest.ParseFile(f)
 		require.NoError(t, err, f)
-		b, _ := im.Batch(p)
+		b, _, err := im.Batch(context.Background(), p)
+		require.NoError(t, err, f)
 		acts = append(acts, b.Actions...)
 		for _, tx := range b.Transactions {
 			if tx.InMsg != nil {
