@@ -13,6 +13,7 @@ package cost
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -227,4 +228,24 @@ func Bytes(n int) error {
 		return apperr.Field("limit", "the answer would be %d bytes, over the limit of %d: ask for fewer rows per page", n, MaxAnswerBytes)
 	}
 	return nil
+}
+
+// Work runs heavy work (a VM run, an emulation and its trace) and spends
+// the CPU time it took on the request's budget, measured on its own OS
+// thread (the goroutine is locked to it meanwhile, and the emulator's C++
+// runs there too), so a loaded machine does not make a request look
+// dearer than it is; wall time where the thread's time is unknown. It
+// returns the time spent.
+func Work(ctx context.Context, f func()) time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := time.Now()
+	c0, ok := threadCPU()
+	f()
+	took := time.Since(start)
+	if c1, ok1 := threadCPU(); ok && ok1 {
+		took = time.Duration(c1 - c0)
+	}
+	Spend(ctx, took)
+	return took
 }

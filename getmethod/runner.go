@@ -139,10 +139,8 @@ func (r *Runner) Run(ctx context.Context, account ton.AccountID, m Method, stack
 	if c.gasLimit, err = cost.Gas(ctx, r.gasLimit, math.Float64frombits(r.nsPerGas.Load())); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	out, err := c.run(p.vm)
-	took := time.Since(start)
-	cost.Spend(ctx, took)
+	var out vmResult
+	took := cost.Work(ctx, func() { out, err = c.run(p.vm) })
 	if err == nil {
 		r.learn(out.gas(), took)
 		if c.gasLimit < r.gasLimit && out.ExitCode == exitOutOfGas {
