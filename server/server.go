@@ -51,7 +51,7 @@ func New(o Options) http.Handler {
 	gql, docs := newGraphQL(o.Resolver, o.Origins)
 	m := newMetrics(o.Metrics)
 	m.addSources(o, docs)
-	mux.handle("/graphql", gql)
+	mux.handle("/graphql", refuseBadUpgrades(o.Origins, gql))
 	mux.handle("/api/v3/actions", rest.Actions(q))
 	mux.handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
 	mux.handle("/api/v2/estimateFee", rest.EstimateFee(q))

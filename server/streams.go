@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/internal/netconn"
 	"github.com/tonql/tonql/store"
 )
 
@@ -26,6 +28,11 @@ import (
 // the notify hub (streams per key and per server; a revoked key's streams
 // end). Operations sent over an open websocket are admitted one by one,
 // as requests would be: a subscription counts one unit when it starts.
+
+// ConnContext is what an http.Server serving this handler sets as its
+// ConnContext: a stream shrinks its connection's send buffer, so a client
+// that reads nothing makes the server encode little for it.
+func ConnContext(ctx context.Context, c net.Conn) context.Context { return netconn.ConnContext(ctx, c) }
 
 // streamPath is the SSE route.
 const streamPath = "/api/v3/actions/stream"

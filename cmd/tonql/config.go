@@ -56,8 +56,9 @@ type config struct {
 	AddressBookTTL time.Duration
 
 	// Action streams (docs/OPERATIONS.md).
-	MaxStreams       int
-	MaxStreamsPerKey int
+	MaxStreams        int
+	MaxStreamsPerKey  int
+	MaxStreamsPerAddr int
 
 	// Live chain (docs/LIVE.md).
 	LiteServersConfig string        // path or URL of a TON global config JSON
@@ -162,6 +163,8 @@ func bindConfig(f *flags, e *env, groups group) *config {
 			"open action streams (SSE and GraphQL subscriptions) one server holds")
 		integer(&c.MaxStreamsPerKey, "max-streams-per-key", "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey,
 			"open action streams one API key may hold on one server")
+		integer(&c.MaxStreamsPerAddr, "max-streams-per-address", "MAX_STREAMS_PER_ADDRESS", notify.DefaultMaxStreamsPerAddress,
+			"open action streams one client address (IP; IPv6 /64) may hold on one server without a key")
 	}
 	if groups&groupLite != 0 {
 		str(&c.LiteServersConfig, "lite-servers-config", "LITE_SERVERS_CONFIG", "",
@@ -240,8 +243,8 @@ func (c *config) validate() error {
 		if c.AddressBookTTL < 0 {
 			return errors.New("ADDRESS_BOOK_TTL must not be negative (0 turns the cache off)")
 		}
-		if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 {
-			return errors.New("MAX_STREAMS and MAX_STREAMS_PER_KEY must be at least 1")
+		if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 || c.MaxStreamsPerAddr < 1 {
+			return errors.New("MAX_STREAMS, MAX_STREAMS_PER_KEY and MAX_STREAMS_PER_ADDRESS must be at least 1")
 		}
 		if _, err := parseLevel("LOG_LEVEL", c.LogLevel); err != nil {
 			return err
@@ -294,6 +297,7 @@ func (c *config) print(w io.Writer) {
 	line(groupServer, "ADDRESS_BOOK_TTL", c.AddressBookTTL)
 	line(groupServer, "MAX_STREAMS", c.MaxStreams)
 	line(groupServer, "MAX_STREAMS_PER_KEY", c.MaxStreamsPerKey)
+	line(groupServer, "MAX_STREAMS_PER_ADDRESS", c.MaxStreamsPerAddr)
 	line(groupLite, "LITE_SERVERS", c.liteDescription())
 	line(groupFollow, "FOLLOW", c.Follow)
 	line(groupFees, "STATE_MAX_AGE", c.StateMaxAge)

@@ -309,6 +309,7 @@ func classes(p *probe) []class {
 		})},
 		{name: "14 Content-Length with Transfer-Encoding", raw: smuggle},
 		{name: "14 GraphiQL page headers", raw: pageHeaders},
+		{name: "29 200 non-reading resumed streams", raw: nonReadingStreams},
 	}
 }
 
