@@ -180,7 +180,7 @@ func TestStreamsDeliverImportedActions(t *testing.T) {
 		t.Run(db.Name, func(t *testing.T) {
 			st := storetest.Open(t, db.URL)
 			res := &resolvers.Resolver{Store: st}
-			hub := startHub(t, st, res, notify.Options{Queue: 100_000})
+			hub := startHub(t, st, res, notify.Options{Queue: 100_000, MaxStreamsPerAddress: 1000})
 			srv := streamServer(t, server.Options{Resolver: res})
 			sse := make([]*sseStream, len(filters))
 			start := make([]string, len(filters))

@@ -34,7 +34,7 @@ func commands() []command {
 		{"serve", "run the API server (GraphQL, REST, JSON-RPC)", runServe},
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"follow", "follow the chain from lite servers into the database", runFollow},
-		{"keys", "manage API keys: create --name N, list, revoke KEY, usage KEY", runKeys},
+		{"keys", "manage API keys: create --name N, list, revoke KEY, usage KEY, limit KEY", runKeys},
 		{"import", "import block BOCs, toncenter traces, fee-replay files or folders", runImport},
 		{"partitions", "list the lt partitions of Postgres, or detach the old ones: list, detach -before LT", runPartitions},
 		{"metadata", "make token metadata due now: refresh ADDRESS...", runMetadata},
