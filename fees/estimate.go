@@ -327,6 +327,10 @@ func (e *Estimator) rootAccount(r Request, b *built, st *chain.AccountState, uti
 			return sa, apperr.Wrap(apperr.Internal, err, "internal error")
 		}
 	} else {
+		if b.init == nil {
+			// No state: not "not initialized", which the chain may deny.
+			return sa, NoState(chain.RawAddress(r.Account), "to estimate its deployment, give init_code and init_data")
+		}
 		sa.Account.SumType = "AccountNone"
 	}
 	exists := sa.Account.SumType == "Account"
