@@ -91,7 +91,7 @@ func (im *Importer) Resume(ctx context.Context) (int, error) {
 // file touched is written whole (its earlier transactions get the final
 // trace id); traces it merged away are dropped.
 func (im *Importer) Batch(p *Parsed) (*store.Batch, Stats) {
-	b := &store.Batch{Accounts: p.Accounts, Config: p.Config}
+	b := &store.Batch{Accounts: p.Accounts, Config: p.Config, Blocks: p.Blocks}
 	for addr, k := range p.Known {
 		im.known[addr] = k
 		if i := chain.KindInterface(k.Kind); i != "" {

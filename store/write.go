@@ -29,6 +29,8 @@ type Batch struct {
 	Interfaces []chain.AccountInterfaces
 	Config     *chain.ChainConfig
 	DNS        []chain.DNSName
+	// Blocks are the headers of the raw blocks the batch came from.
+	Blocks []chain.BlockHeader
 	// Extra runs inside the same database transaction after the batch is
 	// written (the follower moves its cursor here).
 	Extra func(ctx context.Context, tx bun.Tx) error
@@ -107,6 +109,9 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 			return err
 		}
 		if err := saveInterfaces(ctx, w, b.Accounts, b.Interfaces); err != nil {
+			return err
+		}
+		if err := saveBlocks(ctx, w, b.Blocks); err != nil {
 			return err
 		}
 		if b.Config != nil {
