@@ -1,0 +1,216 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"sort"
+
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+)
+
+// Transaction is a stored transaction decoded from its raw BOC: the
+// decoded fields (messages, total fees) plus what tonlib shows beside
+// them (the storage fee).
+type Transaction struct {
+	*chain.Transaction
+	Address    ton.AccountID
+	StorageFee uint64
+}
+
+// TxID names a transaction as tonlib does: lt and hash.
+type TxID struct {
+	Lt   uint64
+	Hash chain.Hash
+}
+
+// decode reads a stored transaction's BOC. A row without one is ErrNoBOC.
+func decode(stored *chain.Transaction) (*Transaction, error) {
+	if len(stored.BOC) == 0 {
+		return nil, apperr.Wrap(apperr.NotFound, ErrNoBOC, "transaction "+stored.Hash.Base64()+": "+ErrNoBOC.Error())
+	}
+	tx, err := chain.ParseTransactionBOC(stored.BOC)
+	if err != nil {
+		return nil, err
+	}
+	// A lone tick-tock transaction has no message to tell its workchain:
+	// the stored row knows the account.
+	tx.Account = stored.Account
+	id, err := ton.ParseAccountID(stored.Account)
+	if err != nil {
+		return nil, err
+	}
+	out := &Transaction{Transaction: tx, Address: id}
+	out.StorageFee, err = storageFee(stored.BOC)
+	return out, err
+}
+
+// storageFee is what the storage phase collected (tonlib's storage_fee).
+func storageFee(raw []byte) (uint64, error) {
+	cells, err := boc.DeserializeBoc(raw)
+	if err != nil {
+		return 0, err
+	}
+	var t tlb.Transaction
+	if err := tlb.Unmarshal(cells[0], &t); err != nil {
+		return 0, err
+	}
+	d := t.Description
+	var sp *tlb.TrStoragePhase
+	switch d.SumType {
+	case "TransOrd":
+		if d.TransOrd.StoragePh.Exists {
+			sp = &d.TransOrd.StoragePh.Value
+		}
+	case "TransTickTock":
+		sp = &d.TransTickTock.StoragePh
+	case "TransSplitPrepare":
+		if d.TransSplitPrepare.StoragePh.Exists {
+			sp = &d.TransSplitPrepare.StoragePh.Value
+		}
+	case "TransMergePrepare":
+		sp = &d.TransMergePrepare.StoragePh
+	case "TransMergeInstall":
+		if d.TransMergeInstall.StoragePh.Exists {
+			sp = &d.TransMergeInstall.StoragePh.Value
+		}
+	case "TransStorage":
+		sp = &d.TransStorage.StoragePh
+	}
+	if sp == nil {
+		return 0, nil
+	}
+	return uint64(sp.StorageFeesCollected), nil
+}
+
+// AccountTransactions is tonlib's getTransactions over the store: the
+// account's transactions from `from` (included; nil: its newest stored
+// one) back in time, while lt > toLt, at most limit. The walk follows
+// each transaction's link to the previous one, as tonlib does, and stops
+// where the store lacks the previous transaction rather than skip it: the
+// answer is then shorter than limit (a client pages on from its last
+// transaction and gets nothing more).
+func (h *History) AccountTransactions(ctx context.Context, account ton.AccountID, from *TxID, toLt uint64, limit int) ([]*Transaction, error) {
+	raw := chain.RawAddress(account)
+	var atMost uint64
+	if from != nil {
+		start, err := h.store.TransactionByHash(ctx, from.Hash)
+		if err != nil {
+			return nil, err
+		}
+		if start == nil || start.Lt != from.Lt || start.Account != raw {
+			return nil, apperr.New(apperr.NotFound, "transaction (%d, %s) of %s is not in the store", from.Lt, from.Hash.Base64(), raw)
+		}
+		atMost = from.Lt
+	}
+	rows, err := h.store.AccountTransactions(ctx, raw, atMost, toLt, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Transaction, 0, len(rows))
+	for i, row := range rows {
+		tx, err := decode(row)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			prev := out[len(out)-1]
+			if prev.PrevLt != tx.Lt || prev.PrevHash != tx.Hash {
+				break // the store lacks what lies between
+			}
+		}
+		out = append(out, tx)
+	}
+	return out, nil
+}
+
+// Transaction is one stored transaction by hash, decoded; NotFound when
+// absent.
+func (h *History) Transaction(ctx context.Context, hash chain.Hash) (*Transaction, error) {
+	row, err := h.store.TransactionByHash(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if row == nil {
+		return nil, apperr.New(apperr.NotFound, "transaction %s is not in the store", hash.Base64())
+	}
+	return decode(row)
+}
+
+// ResultTransaction is tonlib's tryLocateResultTx: the transaction of
+// destination caused by the message source sent at createdLt.
+func (h *History) ResultTransaction(ctx context.Context, source, destination ton.AccountID, createdLt uint64) (*Transaction, error) {
+	row, err := h.store.TransactionByInMessage(ctx, chain.RawAddress(source), chain.RawAddress(destination), createdLt)
+	return found(row, err)
+}
+
+// SourceTransaction is tonlib's tryLocateSourceTx: the transaction of
+// source that sent destination the message created at createdLt.
+func (h *History) SourceTransaction(ctx context.Context, source, destination ton.AccountID, createdLt uint64) (*Transaction, error) {
+	row, err := h.store.TransactionByOutMessage(ctx, chain.RawAddress(source), chain.RawAddress(destination), createdLt)
+	return found(row, err)
+}
+
+func found(row *chain.Transaction, err error) (*Transaction, error) {
+	if err != nil {
+		return nil, err
+	}
+	if row == nil {
+		return nil, apperr.New(apperr.NotFound, "no such transaction in the store")
+	}
+	return decode(row)
+}
+
+// BlockTransactions are the stored transactions of a block, ordered as
+// tonlib lists them (by account, then lt), after the (account, lt) given
+// (nil: from the first), at most count. incomplete says more follow.
+func (h *History) BlockTransactions(ctx context.Context, b *chain.BlockHeader, after *AccountTx, count int) (txs []*Transaction, incomplete bool, err error) {
+	// A block's transactions are the stored ones of its shard in its lt
+	// range; other shards' blocks share lt ranges, so the range is read
+	// whole (a block holds at most a few thousand) and filtered.
+	const maxBlockTxs = 100_000
+	rows, err := h.store.TransactionsInLtRange(ctx, b.StartLt, b.EndLt, maxBlockTxs)
+	if err != nil {
+		return nil, false, err
+	}
+	var mine []*Transaction
+	for _, row := range rows {
+		id, err := ton.ParseAccountID(row.Account)
+		if err != nil || !InShard(id, b.Workchain, b.Shard) {
+			continue
+		}
+		tx, err := decode(row)
+		if err != nil {
+			return nil, false, err
+		}
+		mine = append(mine, tx)
+	}
+	sort.Slice(mine, func(i, j int) bool {
+		if c := bytes.Compare(mine[i].Address.Address[:], mine[j].Address.Address[:]); c != 0 {
+			return c < 0
+		}
+		return mine[i].Lt < mine[j].Lt
+	})
+	if after != nil {
+		i := sort.Search(len(mine), func(i int) bool {
+			c := bytes.Compare(mine[i].Address.Address[:], after.Account[:])
+			return c > 0 || (c == 0 && mine[i].Lt > after.Lt)
+		})
+		mine = mine[i:]
+	}
+	if len(mine) > count {
+		return mine[:count], true, nil
+	}
+	return mine, false, nil
+}
+
+// AccountTx is tonlib's blocks.accountTransactionId: a position in a
+// block's list (the account's 256-bit address and an lt).
+type AccountTx struct {
+	Account [32]byte
+	Lt      uint64
+}
