@@ -34,6 +34,8 @@ func init() {
 		"detectAddress":           detectAddress,
 		"packAddress":             packAddress,
 		"unpackAddress":           unpackAddress,
+		"getConfigParam":          getConfigParam,
+		"getConfigAll":            getConfigAll,
 	} {
 		rpcMethods[name] = m
 		v2Routes[name] = http.MethodGet
@@ -507,4 +509,61 @@ func renderMsg(m *chain.Message, testnet bool) rawMessage {
 		Value: strconv.FormatUint(m.Value, 10), ExtraCurrencies: ec, FwdFee: strconv.FormatUint(m.FwdFee, 10),
 		IhrFee: strconv.FormatUint(m.IhrFee, 10), CreatedLt: strconv.FormatUint(m.CreatedLt, 10), BodyHash: bodyHash,
 		MsgData: msgData{Type: "msg.dataRaw", Body: b64(body), InitState: b64(m.InitState)}}
+}
+
+type configInfo struct {
+	Type   string  `json:"@type"`
+	Config tvmCell `json:"config"`
+	Extra  string  `json:"@extra"`
+}
+
+type tvmCell struct {
+	Type  string `json:"@type"`
+	Bytes string `json:"bytes"`
+}
+
+// storedConfig is the newest config the store holds; seqno (a config at
+// an older block) is refused like the account calls refuse it.
+func storedConfig(r *http.Request, res *resolvers.Resolver, p params) (*chain.ChainConfig, error) {
+	if err := p.noSeqno(); err != nil {
+		return nil, err
+	}
+	if res.Store == nil {
+		return nil, apperr.New(apperr.Unavailable, "no database: the config is read from the store")
+	}
+	cfg, err := res.Store.Config(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		return nil, apperr.New(apperr.Unavailable, "the store holds no blockchain config yet (import one, or follow the chain)")
+	}
+	return cfg, nil
+}
+
+func getConfigParam(r *http.Request, res *resolvers.Resolver, p params) (any, error) {
+	id, err := p.required("config_id", 0, 1<<31-1)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := storedConfig(r, res, p)
+	if err != nil {
+		return nil, err
+	}
+	param, found, err := chain.ConfigParam(cfg.ConfigBOC, uint32(id))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, apperr.New(apperr.NotFound, "config param %d is not in the config", id)
+	}
+	return configInfo{Type: "configInfo", Config: tvmCell{Type: "tvm.cell", Bytes: b64(param)}, Extra: reqid.From(r.Context())}, nil
+}
+
+func getConfigAll(r *http.Request, res *resolvers.Resolver, p params) (any, error) {
+	cfg, err := storedConfig(r, res, p)
+	if err != nil {
+		return nil, err
+	}
+	return configInfo{Type: "configInfo", Config: tvmCell{Type: "tvm.cell", Bytes: b64(cfg.ConfigBOC)}, Extra: reqid.From(r.Context())}, nil
 }
