@@ -90,7 +90,7 @@ func getTransactions(r *http.Request, res *resolvers.Resolver, p params) (any, e
 	}
 	out := make([]rawTransaction, len(txs))
 	for i, tx := range txs {
-		out[i] = renderTx(r.Context(), tx, res.Testnet)
+		out[i] = renderTx(tx, res.Testnet)
 	}
 	return out, nil
 }
@@ -229,7 +229,7 @@ func blockTransactions(ext bool) rpcMethod {
 			out := blockTxsExt{Type: "blocks.transactionsExt", ID: blockID(b.BlockID), ReqCount: int(count),
 				Incomplete: incomplete, Transactions: make([]rawTransaction, len(txs)), Extra: reqid.From(r.Context())}
 			for i, tx := range txs {
-				out.Transactions[i] = renderTx(r.Context(), tx, res.Testnet)
+				out.Transactions[i] = renderTx(tx, res.Testnet)
 			}
 			return out, nil
 		}
@@ -272,7 +272,9 @@ func locate(result bool) rpcMethod {
 		if err != nil {
 			return nil, err
 		}
-		return renderTx(r.Context(), tx, res.Testnet), nil
+		out := renderTx(tx, res.Testnet)
+		out.Extra = reqid.From(r.Context()) // a transaction alone is the answer
+		return out, nil
 	}
 }
 
@@ -462,14 +464,16 @@ var emptyCellBOC = func() []byte {
 	return b
 }()
 
-func renderTx(ctx context.Context, tx *history.Transaction, testnet bool) rawTransaction {
+// renderTx is a transaction as tonlib shows it; @extra is the answer's,
+// set by the caller when the transaction is the whole answer.
+func renderTx(tx *history.Transaction, testnet bool) rawTransaction {
 	out := rawTransaction{Type: "raw.transaction",
 		Address: accountAddress{Type: "accountAddress", AccountAddress: tx.Address.ToHuman(true, testnet)},
 		Utime:   tx.Utime, Data: b64(tx.BOC),
 		TransactionID: transactionID{Type: "internal.transactionId", Lt: strconv.FormatUint(tx.Lt, 10), Hash: tx.Hash.Base64()},
 		Fee:           strconv.FormatUint(tx.TotalFees, 10), StorageFee: strconv.FormatUint(tx.StorageFee, 10),
 		OtherFee: strconv.FormatUint(tx.TotalFees-min(tx.StorageFee, tx.TotalFees), 10),
-		OutMsgs:  make([]rawMessage, len(tx.OutMsgs)), Extra: reqid.From(ctx)}
+		OutMsgs:  make([]rawMessage, len(tx.OutMsgs))}
 	if tx.InMsg != nil {
 		m := renderMsg(tx.InMsg, testnet)
 		out.InMsg = &m
