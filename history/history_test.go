@@ -225,3 +225,32 @@ func accountHistory(t *testing.T, h *history.History) {
 	_, err = h.ResultTransaction(ctx, src, id, in.CreatedLt+1)
 	require.Equal(t, apperr.NotFound, apperr.From(err).Kind)
 }
+
+// Transactions imported from toncenter trace JSON have no raw BOC: tonlib's
+// shapes are never made up for them, the answer says why.
+func TestTraceJSONRowsHaveNoBOC(t *testing.T) {
+	ctx := context.Background()
+	traces, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces", "*.json"))
+	if len(traces) == 0 {
+		t.Skip("no trace fixtures")
+	}
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			st, err := store.Open(ctx, db.URL)
+			require.NoError(t, err)
+			defer st.Close()
+			_, err = st.Migrate(ctx)
+			require.NoError(t, err)
+			p, err := ingest.ParseFile(traces[0])
+			require.NoError(t, err)
+			require.NoError(t, ingest.New(st).ImportFiles(ctx, traces[:1], func(path string, _ ingest.Stats, err error) { require.NoError(t, err) }))
+			tx := p.Transactions[0]
+			h := history.New(st)
+			_, err = h.AccountTransactions(ctx, ton.MustParseAccountID(tx.Account), nil, 0, 10)
+			require.ErrorIs(t, err, history.ErrNoBOC)
+			require.Equal(t, apperr.NotFound, apperr.From(err).Kind)
+			_, err = h.Transaction(ctx, tx.Hash)
+			require.ErrorIs(t, err, history.ErrNoBOC)
+		})
+	}
+}

@@ -28,10 +28,12 @@ type TxID struct {
 	Hash chain.Hash
 }
 
-// decode reads a stored transaction's BOC. A row without one is ErrNoBOC.
+// decode reads a stored transaction's BOC. A row without one is ErrNoBOC
+// as NotFound: tonlib's shapes carry the BOC, which is never made up.
 func decode(stored *chain.Transaction) (*Transaction, error) {
 	if len(stored.BOC) == 0 {
-		return nil, apperr.Wrap(apperr.NotFound, ErrNoBOC, "transaction "+stored.Hash.Base64()+": "+ErrNoBOC.Error())
+		return nil, apperr.Wrap(apperr.NotFound, ErrNoBOC, "transaction "+stored.Hash.Base64()+": "+ErrNoBOC.Error()+
+			"; its decoded fields are served by /api/v3/actions and GraphQL")
 	}
 	tx, err := chain.ParseTransactionBOC(stored.BOC)
 	if err != nil {
@@ -93,7 +95,9 @@ func storageFee(raw []byte) (uint64, error) {
 // each transaction's link to the previous one, as tonlib does, and stops
 // where the store lacks the previous transaction rather than skip it: the
 // answer is then shorter than limit (a client pages on from its last
-// transaction and gets nothing more).
+// transaction and gets nothing more). It stops likewise before a
+// transaction stored without its raw BOC; one that is the first is
+// ErrNoBOC (NotFound).
 func (h *History) AccountTransactions(ctx context.Context, account ton.AccountID, from *TxID, toLt uint64, limit int) ([]*Transaction, error) {
 	raw := chain.RawAddress(account)
 	var atMost uint64
@@ -113,6 +117,9 @@ func (h *History) AccountTransactions(ctx context.Context, account ton.AccountID
 	}
 	out := make([]*Transaction, 0, len(rows))
 	for i, row := range rows {
+		if len(row.BOC) == 0 && i > 0 {
+			break // imported from trace JSON: the raw history ends here
+		}
 		tx, err := decode(row)
 		if err != nil {
 			return nil, err

@@ -198,10 +198,13 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	rows = dedupe(rows, func(r *txRow) string { return r.Hash }, nil)
 	msgs = dedupe(msgs, func(r *msgRow) string { return r.TxHash + "/" + r.Direction + "/" + strconv.Itoa(r.Seq) }, nil)
 	// The trace id of a transaction can change when an earlier part of its
-	// trace arrives later, so it is the one column updated on conflict; an
-	// unchanged row is not rewritten (a rewrite costs a new row version and
-	// an entry in every index, which made re-imports slow).
-	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+" DO UPDATE SET trace_id = EXCLUDED.trace_id WHERE transactions.trace_id <> EXCLUDED.trace_id"); err != nil {
+	// trace arrives later, so it is updated on conflict; and a row first
+	// stored without its raw BOC (from trace JSON) gets it when the block
+	// arrives. An unchanged row is not rewritten (a rewrite costs a new row
+	// version and an entry in every index, which made re-imports slow).
+	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+
+		" DO UPDATE SET trace_id = EXCLUDED.trace_id, boc = COALESCE(transactions.boc, EXCLUDED.boc)"+
+		" WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.boc IS NULL AND EXCLUDED.boc IS NOT NULL)"); err != nil {
 		return err
 	}
 	return queueRows(ctx, w, "save messages", msgs, "CONFLICT (tx_hash, direction, seq) DO NOTHING")
