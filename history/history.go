@@ -20,12 +20,24 @@ import (
 	"github.com/tonql/tonql/store"
 )
 
-// History answers from a store.
+// History answers from a store and, for what the store lacks, from an
+// archive (lite servers) when there is one.
 type History struct {
-	store *store.Store
+	store   *store.Store
+	archive Archive
 }
 
-func New(st *store.Store) *History { return &History{store: st} }
+// Archive serves the transactions the store lacks: lite servers
+// (lite.Client) in production.
+type Archive interface {
+	// AccountTransactions returns up to count transactions of an account
+	// as raw BOCs, newest first, from the one with lt and hash (included)
+	// back along each one's link to the previous.
+	AccountTransactions(ctx context.Context, id ton.AccountID, lt uint64, hash [32]byte, count int) ([][]byte, error)
+}
+
+// New reads st; archive may be nil (the store alone answers).
+func New(st *store.Store, archive Archive) *History { return &History{store: st, archive: archive} }
 
 // MasterShard is the masterchain's one shard, signed as printed.
 const MasterShard int64 = -1 << 63

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,7 +90,7 @@ func TestBlocksAndTransactions(t *testing.T) {
 	summaries, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "blocks", "block-*.INDEX-tx-summary.txt"))
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			h := history.New(importBlocks(t, db.URL))
+			h := history.New(importBlocks(t, db.URL), nil)
 			require.NotEmpty(t, summaries)
 			for _, path := range summaries {
 				want := readSummary(t, path)
@@ -245,12 +246,107 @@ func TestTraceJSONRowsHaveNoBOC(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, ingest.New(st).ImportFiles(ctx, traces[:1], func(path string, _ ingest.Stats, err error) { require.NoError(t, err) }))
 			tx := p.Transactions[0]
-			h := history.New(st)
+			h := history.New(st, nil)
 			_, err = h.AccountTransactions(ctx, ton.MustParseAccountID(tx.Account), nil, 0, 10)
 			require.ErrorIs(t, err, history.ErrNoBOC)
 			require.Equal(t, apperr.NotFound, apperr.From(err).Kind)
 			_, err = h.Transaction(ctx, tx.Hash)
 			require.ErrorIs(t, err, history.ErrNoBOC)
+		})
+	}
+}
+
+// blockArchive stands in for lite servers with the transactions of a real
+// block: it answers raw.getTransactions from their own BOCs, following the
+// links each transaction carries. lie swaps the second answer for another.
+type blockArchive struct {
+	byHash map[chain.Hash]*chain.Transaction
+	calls  int
+	lie    bool
+}
+
+func (a *blockArchive) AccountTransactions(_ context.Context, id ton.AccountID, lt uint64, hash [32]byte, count int) ([][]byte, error) {
+	a.calls++
+	var out [][]byte
+	for tx := a.byHash[hash]; tx != nil && len(out) < count; tx = a.byHash[tx.PrevHash] {
+		out = append(out, tx.BOC)
+	}
+	if a.lie && len(out) > 2 {
+		out[1] = out[2]
+	}
+	return out, nil
+}
+
+// The store holds the newest 100 of the zero account's 477 transactions in
+// block-3; the archive answers for the rest, and the client's paging
+// cannot tell where one ends and the other begins.
+func TestHistoryOlderThanTheStore(t *testing.T) {
+	ctx := context.Background()
+	raw, err := os.ReadFile(filepath.Join(testenv.FixturesDir(t), "blocks", "block-3.bin"))
+	if err != nil {
+		t.Skip("no block fixtures")
+	}
+	blk, err := chain.ParseBlockBOC(raw)
+	require.NoError(t, err)
+	archive := &blockArchive{byHash: map[chain.Hash]*chain.Transaction{}}
+	var mine []*chain.Transaction
+	for _, tx := range blk.Transactions {
+		if tx.Account == zeroAccount {
+			mine = append(mine, tx)
+			archive.byHash[tx.Hash] = tx
+		}
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].Lt > mine[j].Lt })
+	require.Len(t, mine, 477)
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			st, err := store.Open(ctx, db.URL)
+			require.NoError(t, err)
+			defer st.Close()
+			_, err = st.Migrate(ctx)
+			require.NoError(t, err)
+			require.NoError(t, st.SaveBatch(ctx, &store.Batch{Transactions: mine[:100]}))
+			id := ton.MustParseAccountID(zeroAccount)
+			archive.calls, archive.lie = 0, false
+			h := history.New(st, archive)
+
+			var all []*history.Transaction
+			var from *history.TxID
+			for {
+				page, err := h.AccountTransactions(ctx, id, from, 0, 60)
+				require.NoError(t, err)
+				if from != nil {
+					page = page[1:]
+				}
+				if len(page) == 0 {
+					break
+				}
+				all = append(all, page...)
+				last := page[len(page)-1]
+				from = &history.TxID{Lt: last.Lt, Hash: last.Hash}
+			}
+			require.Len(t, all, 477)
+			for i, tx := range all {
+				require.Equal(t, mine[i].Hash, tx.Hash)
+				require.Equal(t, mine[i].TotalFees, tx.TotalFees)
+			}
+			require.Greater(t, archive.calls, 0)
+
+			// to_lt inside the archive's part
+			cut := mine[150].Lt
+			above, err := h.AccountTransactions(ctx, id, nil, cut, 200)
+			require.NoError(t, err)
+			require.Len(t, above, 150)
+
+			// without an archive the store's part alone, never a skip
+			alone, err := history.New(st, nil).AccountTransactions(ctx, id, nil, 0, 200)
+			require.NoError(t, err)
+			require.Len(t, alone, 100)
+
+			// an archive that answers with the wrong transaction is not believed
+			archive.lie = true
+			_, err = h.AccountTransactions(ctx, id, &history.TxID{Lt: mine[200].Lt, Hash: mine[200].Hash}, 0, 10)
+			require.Equal(t, apperr.Unavailable, apperr.From(err).Kind)
 		})
 	}
 }

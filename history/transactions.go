@@ -89,15 +89,16 @@ func storageFee(raw []byte) (uint64, error) {
 	return uint64(sp.StorageFeesCollected), nil
 }
 
-// AccountTransactions is tonlib's getTransactions over the store: the
-// account's transactions from `from` (included; nil: its newest stored
-// one) back in time, while lt > toLt, at most limit. The walk follows
-// each transaction's link to the previous one, as tonlib does, and stops
-// where the store lacks the previous transaction rather than skip it: the
-// answer is then shorter than limit (a client pages on from its last
-// transaction and gets nothing more). It stops likewise before a
-// transaction stored without its raw BOC; one that is the first is
-// ErrNoBOC (NotFound).
+// AccountTransactions is tonlib's getTransactions: the account's
+// transactions from `from` (included; nil: its newest stored one) back in
+// time, while lt > toLt, at most limit. The walk follows each
+// transaction's link to the previous one, as tonlib does. Where the store
+// lacks the previous transaction (history older than the store, or a
+// gap), the archive answers the rest when there is one; without one the
+// answer ends there, shorter than limit, rather than skip transactions
+// (a client paging on from its last transaction then gets nothing more).
+// A transaction stored without its raw BOC (from trace JSON) ends the
+// walk likewise; when it is the first, the answer is ErrNoBOC (NotFound).
 func (h *History) AccountTransactions(ctx context.Context, account ton.AccountID, from *TxID, toLt uint64, limit int) ([]*Transaction, error) {
 	raw := chain.RawAddress(account)
 	var atMost uint64
@@ -107,6 +108,9 @@ func (h *History) AccountTransactions(ctx context.Context, account ton.AccountID
 			return nil, err
 		}
 		if start == nil || start.Lt != from.Lt || start.Account != raw {
+			if h.archive != nil {
+				return h.fromArchive(ctx, account, nil, *from, toLt, limit)
+			}
 			return nil, apperr.New(apperr.NotFound, "transaction (%d, %s) of %s is not in the store", from.Lt, from.Hash.Base64(), raw)
 		}
 		atMost = from.Lt
@@ -131,6 +135,46 @@ func (h *History) AccountTransactions(ctx context.Context, account ton.AccountID
 			}
 		}
 		out = append(out, tx)
+	}
+	if len(out) == 0 || len(out) == limit || h.archive == nil {
+		return out, nil
+	}
+	last := out[len(out)-1]
+	if last.PrevLt == 0 || last.PrevLt <= toLt {
+		return out, nil // the account's first transaction, or the end asked for
+	}
+	return h.fromArchive(ctx, account, out, TxID{Lt: last.PrevLt, Hash: last.PrevHash}, toLt, limit)
+}
+
+// fromArchive appends to out the archive's transactions from `at` back,
+// while lt > toLt, up to limit in all.
+func (h *History) fromArchive(ctx context.Context, account ton.AccountID, out []*Transaction, at TxID, toLt uint64, limit int) ([]*Transaction, error) {
+	bocs, err := h.archive.AccountTransactions(ctx, account, at.Lt, at.Hash, limit-len(out))
+	if err != nil {
+		return nil, apperr.Wrap(apperr.Unavailable, err, "transactions older than the store: the lite servers did not answer: "+err.Error())
+	}
+	raw := chain.RawAddress(account)
+	for i, b := range bocs {
+		tx, err := decode(&chain.Transaction{Account: raw, BOC: b})
+		if err != nil {
+			return nil, apperr.Wrap(apperr.Unavailable, err, "a lite server sent a transaction that does not decode")
+		}
+		// The first must be the one asked for, each next its predecessor:
+		// a lite server's answer is checked, not trusted.
+		want := at
+		if i > 0 {
+			want = TxID{Lt: out[len(out)-1].PrevLt, Hash: out[len(out)-1].PrevHash}
+		}
+		if tx.Lt != want.Lt || tx.Hash != want.Hash {
+			return nil, apperr.New(apperr.Unavailable, "a lite server sent transaction (%d, %s) for (%d, %s)", tx.Lt, tx.Hash.Base64(), want.Lt, want.Hash.Base64())
+		}
+		if tx.Lt <= toLt {
+			break
+		}
+		out = append(out, tx)
+		if tx.PrevLt == 0 {
+			break
+		}
 	}
 	return out, nil
 }
