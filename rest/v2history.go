@@ -2,10 +2,12 @@ package rest
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"strconv"
 
 	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/apperr"
@@ -435,12 +437,39 @@ type rawMessage struct {
 	CreatedLt       string          `json:"created_lt"`
 	BodyHash        string          `json:"body_hash"`
 	MsgData         msgData         `json:"msg_data"`
+	// Message is the comment's text for msg.dataText, "" otherwise (as
+	// toncenter adds it beside tonlib's fields).
+	Message string `json:"message"`
 }
 
+// msgData is tonlib's msg.dataRaw (body and init_state) or, for a text
+// comment, msg.dataText (text: the comment's bytes, base64).
 type msgData struct {
-	Type      string `json:"@type"`
-	Body      string `json:"body"`
-	InitState string `json:"init_state"`
+	Type      string  `json:"@type"`
+	Body      *string `json:"body,omitempty"`
+	InitState *string `json:"init_state,omitempty"`
+	Text      *string `json:"text,omitempty"`
+}
+
+// commentText is the text of a body that is a text comment (op 0 and a
+// snake of whole bytes), as tonlib recognizes one.
+func commentText(body []byte) ([]byte, bool) {
+	cells, err := boc.DeserializeBoc(body)
+	if err != nil || len(cells) != 1 {
+		return nil, false
+	}
+	c := cells[0]
+	if c.BitsAvailableForRead() < 32 {
+		return nil, false
+	}
+	if op, err := c.ReadUint(32); err != nil || op != 0 {
+		return nil, false
+	}
+	var text tlb.Bytes
+	if err := tlb.Unmarshal(c, &text); err != nil {
+		return nil, false
+	}
+	return text, true
 }
 
 type rawTransaction struct {
@@ -509,10 +538,21 @@ func renderMsg(m *chain.Message, testnet bool) rawMessage {
 	for id, amount := range m.ExtraCurrencies {
 		ec = append(ec, extraCurrency{Type: "extraCurrency", ID: id, Amount: amount})
 	}
-	return rawMessage{Type: "raw.message", Hash: m.Hash.Base64(), Source: human(m.Source), Destination: human(m.Destination),
+	out := rawMessage{Type: "raw.message", Hash: m.Hash.Base64(), Source: human(m.Source), Destination: human(m.Destination),
 		Value: strconv.FormatUint(m.Value, 10), ExtraCurrencies: ec, FwdFee: strconv.FormatUint(m.FwdFee, 10),
 		IhrFee: strconv.FormatUint(m.IhrFee, 10), CreatedLt: strconv.FormatUint(m.CreatedLt, 10), BodyHash: bodyHash,
-		MsgData: msgData{Type: "msg.dataRaw", Body: b64(body), InitState: b64(m.InitState)}}
+		MsgData: rawData(body, m.InitState)}
+	if text, ok := commentText(body); ok && len(m.InitState) == 0 {
+		t := base64.StdEncoding.EncodeToString(text)
+		out.MsgData = msgData{Type: "msg.dataText", Text: &t}
+		out.Message = string(text)
+	}
+	return out
+}
+
+func rawData(body, init []byte) msgData {
+	b, i := b64(body), b64(init)
+	return msgData{Type: "msg.dataRaw", Body: &b, InitState: &i}
 }
 
 type configInfo struct {

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -25,6 +26,8 @@ const (
 	block3Seqno  = 40484438
 	block5Seqno  = 17734191
 	block3Sender = "0:58E70835F2A3F740E8BFE340E58E2743B8CE677AC1DF31BA0985FFFC4F1DCB6E"
+	// block-2's first transaction: a wallet sending four text comments
+	commenter = "0:BBA4F40FFF709115C62E3D2A9D004C0DAF1E7D2222486E06D36BBE9637FC73BC"
 )
 
 // importBlocks imports fixtures/blocks and the mainnet config BOC.
@@ -86,6 +89,26 @@ func TestHistoryMethods(t *testing.T) {
 			require.Equal(t, txs[2].TransactionID, next[0].TransactionID)
 			// strings for numbers, as JavaScript clients send lts
 			rpc(t, h, "getTransactions", map[string]any{"address": zeroAccount, "limit": "2", "to_lt": txs[1].TransactionID.Lt, "archival": true})
+
+			// text comments as tonlib shows them (block-2's first transaction
+			// sends four, by its summary), anything else raw
+			var commented []struct {
+				InMsg struct {
+					MsgData map[string]string `json:"msg_data"`
+				} `json:"in_msg"`
+				OutMsgs []struct {
+					MsgData map[string]string `json:"msg_data"`
+					Message string            `json:"message"`
+				} `json:"out_msgs"`
+			}
+			require.NoError(t, json.Unmarshal(call("getTransactions", map[string]any{"address": commenter, "limit": 1}), &commented))
+			require.Len(t, commented[0].OutMsgs, 4)
+			for _, m := range commented[0].OutMsgs {
+				require.Equal(t, "msg.dataText", m.MsgData["@type"])
+				require.NotEmpty(t, m.Message)
+				require.Equal(t, base64.StdEncoding.EncodeToString([]byte(m.Message)), m.MsgData["text"])
+			}
+			require.Equal(t, "msg.dataRaw", commented[0].InMsg.MsgData["@type"]) // a signed external body
 
 			block := map[string]any{"workchain": 0, "shard": wholeShard, "seqno": block3Seqno}
 			var header struct {
