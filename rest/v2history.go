@@ -12,6 +12,7 @@ import (
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/history"
 	"github.com/tonql/tonql/internal/reqid"
 	"github.com/tonql/tonql/resolvers"
@@ -42,6 +43,32 @@ func init() {
 		rpcMethods[name] = m
 		v2Routes[name] = http.MethodGet
 	}
+	rpcMethods["sendQuery"] = sendQuery
+	v2Routes["sendQuery"] = http.MethodPost
+}
+
+// sendQuery builds the external message of address, body, init_code and
+// init_data as tonlib does and sends it like sendBoc.
+func sendQuery(r *http.Request, res *resolvers.Resolver, p params) (any, error) {
+	if _, ok := p["boc"]; ok {
+		return nil, apperr.Field("boc", "sendQuery takes address, body, init_code and init_data; send a whole message with sendBoc")
+	}
+	fp, err := fees.DecodeParams(p.raw())
+	if err != nil {
+		return nil, err
+	}
+	req, err := fees.ParseParams(fp)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := req.ExternalMessage()
+	if err != nil {
+		return nil, apperr.Field("body", "%v", err)
+	}
+	if _, err := res.SendBoc(r.Context(), base64.StdEncoding.EncodeToString(msg)); err != nil {
+		return nil, err
+	}
+	return sentMessage{Type: "ok", Extra: reqid.From(r.Context())}, nil
 }
 
 func historyOf(res *resolvers.Resolver) (*history.History, error) { return res.History() }
