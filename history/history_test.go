@@ -305,10 +305,22 @@ func TestHistoryOlderThanTheStore(t *testing.T) {
 			defer st.Close()
 			_, err = st.Migrate(ctx)
 			require.NoError(t, err)
-			require.NoError(t, st.SaveBatch(ctx, &store.Batch{Transactions: mine[:100]}))
 			id := ton.MustParseAccountID(zeroAccount)
 			archive.calls, archive.lie = 0, false
 			h := history.New(st, archive)
+
+			// only the account's state is stored: it names the newest
+			// transaction, the archive has them all
+			require.NoError(t, st.SaveBatch(ctx, &store.Batch{Accounts: []chain.AccountState{{Address: zeroAccount, Status: "uninit",
+				LastTxLt: mine[0].Lt, LastTxHash: mine[0].Hash, ReadAtUtime: mine[0].Utime}}}))
+			first, err := h.AccountTransactions(ctx, id, nil, 0, 60)
+			require.NoError(t, err)
+			require.Len(t, first, 60)
+			for i, tx := range first {
+				require.Equal(t, mine[i].Hash, tx.Hash)
+			}
+
+			require.NoError(t, st.SaveBatch(ctx, &store.Batch{Transactions: mine[:100]}))
 
 			var all []*history.Transaction
 			var from *history.TxID
@@ -342,6 +354,18 @@ func TestHistoryOlderThanTheStore(t *testing.T) {
 			alone, err := history.New(st, nil).AccountTransactions(ctx, id, nil, 0, 200)
 			require.NoError(t, err)
 			require.Len(t, alone, 100)
+
+			// an account whose state is stored but none of its transactions:
+			// the state names the newest, the archive has them
+			other := "0:" + strings.Repeat("AB", 32)
+			otherID := ton.MustParseAccountID(other)
+			require.NoError(t, st.SaveBatch(ctx, &store.Batch{Accounts: []chain.AccountState{{Address: other, Status: "active",
+				LastTxLt: mine[0].Lt, LastTxHash: mine[0].Hash, ReadAtUtime: mine[0].Utime}}}))
+			_, err = h.AccountTransactions(ctx, otherID, nil, 0, 5)
+			require.Equal(t, apperr.Unavailable, apperr.From(err).Kind, "the archive's transactions are not the account's")
+			none, err := history.New(st, nil).AccountTransactions(ctx, otherID, nil, 0, 5)
+			require.NoError(t, err)
+			require.Empty(t, none)
 
 			// an archive that answers with the wrong transaction is not believed
 			archive.lie = true

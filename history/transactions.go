@@ -99,6 +99,8 @@ func storageFee(raw []byte) (uint64, error) {
 // (a client paging on from its last transaction then gets nothing more).
 // A transaction stored without its raw BOC (from trace JSON) ends the
 // walk likewise; when it is the first, the answer is ErrNoBOC (NotFound).
+// An account with no stored transaction starts at the last transaction
+// its stored state names, in the archive.
 func (h *History) AccountTransactions(ctx context.Context, account ton.AccountID, from *TxID, toLt uint64, limit int) ([]*Transaction, error) {
 	raw := chain.RawAddress(account)
 	var atMost uint64
@@ -118,6 +120,18 @@ func (h *History) AccountTransactions(ctx context.Context, account ton.AccountID
 	rows, err := h.store.AccountTransactions(ctx, raw, atMost, toLt, limit)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 && from == nil && h.archive != nil {
+		// No transaction stored: the account's stored state names its
+		// newest one, and the archive has the history.
+		st, err := h.store.Account(ctx, raw)
+		if err != nil {
+			return nil, err
+		}
+		if st == nil || st.LastTxLt == 0 || st.LastTxLt <= toLt {
+			return []*Transaction{}, nil
+		}
+		return h.fromArchive(ctx, account, nil, TxID{Lt: st.LastTxLt, Hash: st.LastTxHash}, toLt, limit)
 	}
 	out := make([]*Transaction, 0, len(rows))
 	for i, row := range rows {
@@ -158,6 +172,9 @@ func (h *History) fromArchive(ctx context.Context, account ton.AccountID, out []
 		tx, err := decode(&chain.Transaction{Account: raw, BOC: b})
 		if err != nil {
 			return nil, apperr.Wrap(apperr.Unavailable, err, "a lite server sent a transaction that does not decode")
+		}
+		if !sameAccount(b, account) {
+			return nil, apperr.New(apperr.Unavailable, "a lite server sent a transaction of another account for %s", raw)
 		}
 		// The first must be the one asked for, each next its predecessor:
 		// a lite server's answer is checked, not trusted.
@@ -264,4 +281,18 @@ func (h *History) BlockTransactions(ctx context.Context, b *chain.BlockHeader, a
 type AccountTx struct {
 	Account [32]byte
 	Lt      uint64
+}
+
+// sameAccount reports whether a transaction BOC is of the account (its
+// account_addr; the workchain is the block's, not in the transaction).
+func sameAccount(b []byte, account ton.AccountID) bool {
+	cells, err := boc.DeserializeBoc(b)
+	if err != nil || len(cells) != 1 {
+		return false
+	}
+	var t tlb.Transaction
+	if err := tlb.Unmarshal(cells[0], &t); err != nil {
+		return false
+	}
+	return [32]byte(t.AccountAddr) == account.Address
 }
