@@ -6,223 +6,398 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
-	"strings"
+	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
-	"github.com/tonql/tonql/store"
 )
 
-const (
-	zeroAccount  = "0:0000000000000000000000000000000000000000000000000000000000000000"
-	wholeShard   = "-9223372036854775808"
-	block3Seqno  = 40484438
-	block5Seqno  = 17734191
-	block3Sender = "0:58E70835F2A3F740E8BFE340E58E2743B8CE677AC1DF31BA0985FFFC4F1DCB6E"
-	// block-2's first transaction: a wallet sending four text comments
-	commenter = "0:BBA4F40FFF709115C62E3D2A9D004C0DAF1E7D2222486E06D36BBE9637FC73BC"
-)
-
-// importBlocks imports fixtures/blocks and the mainnet config BOC.
-func importBlocks(t *testing.T, db testenv.Database) http.Handler {
-	ctx := context.Background()
-	st, err := store.Open(ctx, db.URL)
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	_, err = st.Migrate(ctx)
-	require.NoError(t, err)
-	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "blocks", "*.bin"))
-	if len(files) == 0 {
-		t.Skip("no block fixtures")
-	}
-	files = append(files, testenv.Fixture(t, "fee-replay/blockchain_config_mainnet.boc"))
-	require.NoError(t, ingest.New(st).ImportFiles(ctx, files, func(path string, _ ingest.Stats, err error) {
-		require.NoError(t, err, path)
-	}))
-	return newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
+// v3Tx is what the tests read of toncenter's Transaction.
+type v3Tx struct {
+	Account       string          `json:"account"`
+	Hash          string          `json:"hash"`
+	Lt            string          `json:"lt"`
+	Now           int64           `json:"now"`
+	PrevTransHash *string         `json:"prev_trans_hash"`
+	PrevTransLt   *string         `json:"prev_trans_lt"`
+	TotalFees     string          `json:"total_fees"`
+	Description   json.RawMessage `json:"description"`
+	InMsg         *v3Msg          `json:"in_msg"`
+	OutMsgs       []v3Msg         `json:"out_msgs"`
 }
 
-func query(params map[string]any) url.Values {
-	q := url.Values{}
-	for k, v := range params {
-		q.Set(k, fmt.Sprint(v))
-	}
-	return q
+type v3Msg struct {
+	Hash        string  `json:"hash"`
+	Source      *string `json:"source"`
+	Destination *string `json:"destination"`
+	CreatedAt   *string `json:"created_at"`
+	InMsgTxHash *string `json:"in_msg_tx_hash"`
+	OutTxHash   *string `json:"out_msg_tx_hash"`
 }
 
-// TestHistoryMethods calls each v2 block and transaction method over
-// JSON-RPC and over GET /api/v2/<method> (the answers must be equal, and
-// the OpenAPI document must describe them), on SQLite and Postgres.
-func TestHistoryMethods(t *testing.T) {
+type v3Txs struct {
+	Transactions []v3Tx                     `json:"transactions"`
+	AddressBook  map[string]json.RawMessage `json:"address_book"`
+}
+
+// blockTx is a transaction as the block itself says, decoded here with
+// tongo straight from the fixture file.
+type blockTx struct {
+	account, hash, prevHash string
+	lt, prevLt, fees        uint64
+	now                     uint32
+}
+
+func blockTransactions(t *testing.T, path string) []blockTx {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	cells, err := boc.DeserializeBoc(data)
+	require.NoError(t, err)
+	var blk tlb.Block
+	require.NoError(t, tlb.Unmarshal(cells[0], &blk))
+	var info tlb.BlockInfo
+	info = blk.Info
+	var out []blockTx
+	for _, tx := range blk.AllTransactions() {
+		id := ton.AccountID{Workchain: int32(info.Shard.WorkchainID), Address: tx.AccountAddr}
+		h := tx.Hash()
+		out = append(out, blockTx{account: fmt.Sprintf("%d:%X", id.Workchain, id.Address[:]), hash: base64.StdEncoding.EncodeToString(h[:]),
+			prevHash: base64.StdEncoding.EncodeToString(tx.PrevTransHash[:]),
+			lt:       tx.Lt, prevLt: tx.PrevTransLt, fees: uint64(tx.TotalFees.Grams), now: tx.Now})
+	}
+	return out
+}
+
+func v3get(t *testing.T, h http.Handler, path string, into any) int {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if into != nil && rec.Code == http.StatusOK {
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), into), rec.Body.String())
+	}
+	return rec.Code
+}
+
+// TestV3TransactionsOverImportedData imports raw blocks, the fee-replay
+// block and toncenter's trace JSON, then reads them through toncenter's
+// v3 routes: hashes, lts, fees and previous transactions equal the
+// block's own (decoded here with tongo), paging and filters select what
+// they say, trace-JSON rows show null where the store holds no BOC, and
+// bad or unknown parameters answer 422 naming them.
+func TestV3TransactionsOverImportedData(t *testing.T) {
+	dir := testenv.FixturesDir(t)
+	blocks, _ := filepath.Glob(filepath.Join(dir, "blocks", "*.bin"))
+	traces, _ := filepath.Glob(filepath.Join(dir, "toncenter-traces", "traces", "*.json"))
+	files := append(append([]string{}, blocks...), traces...)
+	var want []blockTx
+	for _, b := range blocks {
+		want = append(want, blockTransactions(t, b)...)
+	}
+	require.Greater(t, len(want), 100)
+
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			h := importBlocks(t, db)
-			call := func(method string, params map[string]any) json.RawMessage {
-				t.Helper()
-				res := rpc(t, h, method, params)
-				sameAsREST(t, h, method, res, query(params))
-				return res
-			}
-			var txs []struct {
-				TransactionID struct{ Lt, Hash string } `json:"transaction_id"`
-				InMsg         struct {
-					Source    string `json:"source"`
-					CreatedLt string `json:"created_lt"`
-				} `json:"in_msg"`
-				Data string `json:"data"`
-			}
-			require.NoError(t, json.Unmarshal(call("getTransactions", map[string]any{"address": zeroAccount, "limit": 3}), &txs))
-			require.Len(t, txs, 3)
-			// the next page starts at the one named (tonlib keeps it)
-			var next []struct {
-				TransactionID struct{ Lt, Hash string } `json:"transaction_id"`
-			}
-			require.NoError(t, json.Unmarshal(call("getTransactions", map[string]any{"address": zeroAccount, "limit": 2,
-				"lt": txs[2].TransactionID.Lt, "hash": txs[2].TransactionID.Hash}), &next))
-			require.Equal(t, txs[2].TransactionID, next[0].TransactionID)
-			// strings for numbers, as JavaScript clients send lts
-			rpc(t, h, "getTransactions", map[string]any{"address": zeroAccount, "limit": "2", "to_lt": txs[1].TransactionID.Lt, "archival": true})
+			ctx := context.Background()
+			st := storetest.Open(t, db.URL)
+			require.NoError(t, ingest.New(st).ImportFiles(ctx, files, func(path string, _ ingest.Stats, err error) {
+				require.NoError(t, err, path)
+			}))
+			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
 
-			// text comments as tonlib shows them (block-2's first transaction
-			// sends four, by its summary), anything else raw
-			var commented []struct {
-				InMsg struct {
-					MsgData map[string]string `json:"msg_data"`
-				} `json:"in_msg"`
-				OutMsgs []struct {
-					MsgData map[string]string `json:"msg_data"`
-					Message string            `json:"message"`
-				} `json:"out_msgs"`
-			}
-			require.NoError(t, json.Unmarshal(call("getTransactions", map[string]any{"address": commenter, "limit": 1}), &commented))
-			require.Len(t, commented[0].OutMsgs, 4)
-			for _, m := range commented[0].OutMsgs {
-				require.Equal(t, "msg.dataText", m.MsgData["@type"])
-				require.NotEmpty(t, m.Message)
-				require.Equal(t, base64.StdEncoding.EncodeToString([]byte(m.Message)), m.MsgData["text"])
-			}
-			require.Equal(t, "msg.dataRaw", commented[0].InMsg.MsgData["@type"]) // a signed external body
-
-			block := map[string]any{"workchain": 0, "shard": wholeShard, "seqno": block3Seqno}
-			var header struct {
-				ID struct {
-					RootHash string `json:"root_hash"`
-					FileHash string `json:"file_hash"`
+			// Every block transaction by hash: the block's own values.
+			byAccount := map[string][]blockTx{}
+			for i, w := range want {
+				byAccount[w.account] = append(byAccount[w.account], w)
+				if i%7 != 0 {
+					continue
 				}
-				StartLt string `json:"start_lt"`
+				var got v3Txs
+				require.Equal(t, 200, v3get(t, h, "/api/v3/transactions?hash="+url.QueryEscape(w.hash), &got))
+				require.Len(t, got.Transactions, 1, w.hash)
+				g := got.Transactions[0]
+				require.Equal(t, w.account, g.Account)
+				require.Equal(t, strconv.FormatUint(w.lt, 10), g.Lt)
+				require.Equal(t, strconv.FormatUint(w.fees, 10), g.TotalFees)
+				require.Equal(t, int64(w.now), g.Now)
+				require.NotNil(t, g.PrevTransHash)
+				require.Equal(t, w.prevHash, *g.PrevTransHash)
+				require.Equal(t, strconv.FormatUint(w.prevLt, 10), *g.PrevTransLt)
+				require.NotEqual(t, "null", string(g.Description))
+				require.Contains(t, got.AddressBook, w.account)
 			}
-			require.NoError(t, json.Unmarshal(call("getBlockHeader", block), &header))
-			named := map[string]any{"workchain": 0, "shard": wholeShard, "seqno": block3Seqno, "root_hash": header.ID.RootHash, "file_hash": header.ID.FileHash}
-			call("getBlockHeader", named)
-			call("lookupBlock", map[string]any{"workchain": 0, "shard": wholeShard, "lt": header.StartLt})
-			call("lookupBlock", map[string]any{"workchain": 0, "shard": wholeShard, "seqno": block3Seqno})
-			call("lookupBlock", map[string]any{"workchain": 0, "shard": wholeShard, "unixtime": 1701783441})
-			call("shards", map[string]any{"seqno": block5Seqno})
-			call("getBlockTransactions", map[string]any{"workchain": 0, "shard": wholeShard, "seqno": block3Seqno, "count": 5,
-				"after_lt": "43049086000001", "after_hash": strings.Repeat("00", 32)})
-			var ext struct {
-				Transactions []json.RawMessage
-				Incomplete   bool
-			}
-			require.NoError(t, json.Unmarshal(call("getBlockTransactionsExt", map[string]any{"workchain": -1, "shard": wholeShard, "seqno": block5Seqno}), &ext))
-			require.Len(t, ext.Transactions, 6)
-			require.False(t, ext.Incomplete)
-			locate := map[string]any{"source": block3Sender, "destination": zeroAccount, "created_lt": txs[0].InMsg.CreatedLt}
-			for _, m := range []string{"tryLocateTx", "tryLocateResultTx", "tryLocateSourceTx"} {
-				call(m, locate)
-			}
-			call("getConsensusBlock", map[string]any{})
-			call("getConfigParam", map[string]any{"config_id": 20})
-			call("getConfigAll", map[string]any{})
-			var forms struct {
-				RawForm   string `json:"raw_form"`
-				GivenType string `json:"given_type"`
-			}
-			require.NoError(t, json.Unmarshal(call("detectAddress", map[string]any{"address": "UQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAJKZ"}), &forms))
-			require.Equal(t, strings.ToLower(zeroAccount), forms.RawForm)
-			require.Equal(t, "friendly_non_bounceable", forms.GivenType)
-			var packed, unpacked string
-			require.NoError(t, json.Unmarshal(call("packAddress", map[string]any{"address": zeroAccount}), &packed))
-			require.NoError(t, json.Unmarshal(call("unpackAddress", map[string]any{"address": packed}), &unpacked))
-			require.Equal(t, strings.ToLower(zeroAccount), unpacked)
 
-			// nothing stored: 404 in toncenter's error body
-			rec := doRequest(h, http.MethodGet, "/api/v2/getBlockHeader?workchain=0&shard="+wholeShard+"&seqno=1", "")
-			checkV2ErrorAllow(t, rec, http.StatusNotFound, "not in the store", "")
-			rec = doRequest(h, http.MethodGet, "/api/v2/getConfigParam?config_id=999", "")
-			checkV2ErrorAllow(t, rec, http.StatusNotFound, "config param 999", "")
+			// An account's pages, 2 at a time, newest first, are its
+			// transactions in the block by lt; asc reverses them.
+			var busiest string
+			for a, l := range byAccount {
+				if len(l) > len(byAccount[busiest]) {
+					busiest = a
+				}
+			}
+			acc := byAccount[busiest]
+			require.GreaterOrEqual(t, len(acc), 3)
+			sort.Slice(acc, func(i, j int) bool { return acc[i].lt > acc[j].lt })
+			var paged []string
+			for off := 0; ; off += 2 {
+				var page v3Txs
+				require.Equal(t, 200, v3get(t, h, fmt.Sprintf("/api/v3/transactions?account=%s&limit=2&offset=%d", busiest, off), &page))
+				for _, g := range page.Transactions {
+					paged = append(paged, g.Hash)
+				}
+				if len(page.Transactions) < 2 {
+					break
+				}
+			}
+			var wantHashes []string
+			for _, w := range acc {
+				wantHashes = append(wantHashes, w.hash)
+			}
+			require.Equal(t, wantHashes, paged)
+			var asc v3Txs
+			require.Equal(t, 200, v3get(t, h, fmt.Sprintf("/api/v3/transactions?account=%s&sort=asc&limit=1000", busiest), &asc))
+			require.Len(t, asc.Transactions, len(acc))
+			require.Equal(t, acc[len(acc)-1].hash, asc.Transactions[0].Hash)
+
+			// lt and lt bounds select exactly those lts.
+			mid := acc[len(acc)/2]
+			var byLt v3Txs
+			require.Equal(t, 200, v3get(t, h, fmt.Sprintf("/api/v3/transactions?account=%s&lt=%d", busiest, mid.lt), &byLt))
+			require.Len(t, byLt.Transactions, 1)
+			require.Equal(t, mid.hash, byLt.Transactions[0].Hash)
+			var bounded v3Txs
+			require.Equal(t, 200, v3get(t, h, fmt.Sprintf("/api/v3/transactions?account=%s&start_lt=%d&end_lt=%d&limit=1000", busiest, mid.lt, acc[0].lt), &bounded))
+			require.Len(t, bounded.Transactions, len(acc)/2+1)
+			var timed v3Txs
+			require.Equal(t, 200, v3get(t, h, fmt.Sprintf("/api/v3/transactions?start_utime=%d&end_utime=%d&limit=1000", mid.now, mid.now), &timed))
+			for _, g := range timed.Transactions {
+				require.Equal(t, int64(mid.now), g.Now)
+			}
+			require.NotEmpty(t, timed.Transactions)
+
+			// By message: a transaction's in-message finds it; the sender
+			// of that message is its adjacent "in" transaction.
+			var withParent *v3Tx
+			for i := range paged {
+				var one v3Txs
+				v3get(t, h, "/api/v3/transactions?hash="+url.QueryEscape(paged[i]), &one)
+				if g := one.Transactions[0]; g.InMsg != nil && g.InMsg.Source != nil {
+					withParent = &g
+					break
+				}
+			}
+			if withParent == nil { // the busiest account may receive externals only; search all
+				for _, w := range want {
+					var one v3Txs
+					v3get(t, h, "/api/v3/transactions?hash="+url.QueryEscape(w.hash), &one)
+					if g := one.Transactions[0]; g.InMsg != nil && g.InMsg.Source != nil {
+						var adj v3Txs
+						if v3get(t, h, "/api/v3/adjacentTransactions?direction=in&hash="+url.QueryEscape(w.hash), &adj) == 200 {
+							withParent = &g
+							break
+						}
+					}
+				}
+			}
+			require.NotNil(t, withParent)
+			var byMsg v3Txs
+			require.Equal(t, 200, v3get(t, h, "/api/v3/transactionsByMessage?direction=in&msg_hash="+url.QueryEscape(withParent.InMsg.Hash), &byMsg))
+			require.Len(t, byMsg.Transactions, 1)
+			require.Equal(t, withParent.Hash, byMsg.Transactions[0].Hash)
+			var parent v3Txs
+			require.Equal(t, 200, v3get(t, h, "/api/v3/adjacentTransactions?direction=in&hash="+url.QueryEscape(withParent.Hash), &parent))
+			require.Len(t, parent.Transactions, 1)
+			p := parent.Transactions[0]
+			require.Equal(t, *withParent.InMsg.Source, p.Account)
+			found := false
+			for _, m := range p.OutMsgs {
+				found = found || m.Hash == withParent.InMsg.Hash
+			}
+			require.True(t, found, "the parent sent the message")
+			var children v3Txs
+			require.Equal(t, 200, v3get(t, h, "/api/v3/adjacentTransactions?direction=out&hash="+url.QueryEscape(p.Hash), &children))
+			require.Contains(t, hashesOf(children), withParent.Hash)
+
+			// /messages: the message, once, with both of its transactions.
+			var msgs struct {
+				Messages []v3Msg `json:"messages"`
+			}
+			require.Equal(t, 200, v3get(t, h, "/api/v3/messages?msg_hash="+url.QueryEscape(withParent.InMsg.Hash), &msgs))
+			require.Len(t, msgs.Messages, 1)
+			m := msgs.Messages[0]
+			require.Equal(t, withParent.Hash, *m.InMsgTxHash)
+			require.Equal(t, p.Hash, *m.OutTxHash)
+			require.NotNil(t, m.CreatedAt, "the BOC holds created_at")
+
+			// /traces by a transaction of it: the trace holds the
+			// transaction and its parent, in lt order, with the parent's
+			// node above it; /events is the same list under "events".
+			var tr v3Traces
+			require.Equal(t, 200, v3get(t, h, "/api/v3/traces?tx_hash="+url.QueryEscape(withParent.Hash), &tr))
+			require.Len(t, tr.Traces, 1)
+			one := tr.Traces[0]
+			require.Contains(t, one.Transactions, withParent.Hash)
+			require.Contains(t, one.Transactions, p.Hash)
+			require.Len(t, one.TransactionsOrder, len(one.Transactions))
+			for i := 1; i < len(one.TransactionsOrder); i++ {
+				a, _ := strconv.ParseUint(one.Transactions[one.TransactionsOrder[i-1]].Lt, 10, 64)
+				b, _ := strconv.ParseUint(one.Transactions[one.TransactionsOrder[i]].Lt, 10, 64)
+				require.LessOrEqual(t, a, b)
+			}
+			require.Equal(t, p.Hash, parentIn(one.Trace, withParent.Hash), "the tree puts the sender above")
+			require.Equal(t, len(one.Transactions), countNodes(one.Trace))
+			var ev struct {
+				Events []v3Trace `json:"events"`
+			}
+			require.Equal(t, 200, v3get(t, h, "/api/v3/events?tx_hash="+url.QueryEscape(withParent.Hash), &ev))
+			require.Len(t, ev.Events, 1)
+			require.Equal(t, one.TraceID, ev.Events[0].TraceID)
+			var byAcc v3Traces
+			require.Equal(t, 200, v3get(t, h, "/api/v3/traces?limit=1000&account="+withParent.Account, &byAcc))
+			var ids []string
+			for _, x := range byAcc.Traces {
+				ids = append(ids, x.TraceID)
+				inTrace := false
+				for _, tx := range x.Transactions {
+					inTrace = inTrace || tx.Account == withParent.Account
+				}
+				require.True(t, inTrace, "every trace listed has a transaction of the account")
+			}
+			require.Contains(t, ids, one.TraceID)
+			var byID v3Traces
+			require.Equal(t, 200, v3get(t, h, "/api/v3/traces?trace_id="+url.QueryEscape(one.TraceID), &byID))
+			require.Len(t, byID.Traces, 1)
+			require.Equal(t, one.TransactionsOrder, byID.Traces[0].TransactionsOrder)
+
+			// A row imported from trace JSON holds no BOC: what it lacks is null.
+			var fromJSON v3Txs
+			tracesOnly := traceJSONAccount(t, traces[0])
+			require.Equal(t, 200, v3get(t, h, "/api/v3/transactions?limit=1&account="+tracesOnly, &fromJSON))
+			require.Len(t, fromJSON.Transactions, 1)
+			require.Nil(t, fromJSON.Transactions[0].PrevTransHash)
+			require.Equal(t, "null", string(fromJSON.Transactions[0].Description))
+
+			// The address book keys addresses as given.
+			friendly := ton.MustParseAccountID(busiest).ToHuman(true, false)
+			var book map[string]struct {
+				UserFriendly string `json:"user_friendly"`
+			}
+			require.Equal(t, 200, v3get(t, h, "/api/v3/addressBook?address="+friendly+"&address="+busiest, &book))
+			require.Len(t, book, 2)
+			require.Equal(t, book[busiest].UserFriendly, book[friendly].UserFriendly)
+
+			for path, field := range map[string]string{
+				"/api/v3/transactions?acount=" + busiest:                                             "acount",
+				"/api/v3/transactions?hash=xyz":                                                      "hash",
+				"/api/v3/transactions?limit=0":                                                       "limit",
+				"/api/v3/transactions?limit=1001":                                                    "limit",
+				"/api/v3/transactions?offset=-1":                                                     "offset",
+				"/api/v3/transactions?sort=up":                                                       "sort",
+				"/api/v3/transactions?account=nope":                                                  "account",
+				"/api/v3/transactions?start_lt=-5":                                                   "start_lt",
+				"/api/v3/transactions?workchain=0":                                                   "workchain",
+				"/api/v3/transactionsByMessage?direction=in":                                         "msg_hash",
+				"/api/v3/transactionsByMessage?opcode=zz":                                            "opcode",
+				"/api/v3/transactionsByMessage?body_hash=abc":                                        "body_hash",
+				"/api/v3/adjacentTransactions":                                                       "hash",
+				"/api/v3/adjacentTransactions?hash=" + busiest:                                       "hash",
+				"/api/v3/messages?direction=sideways":                                                "direction",
+				"/api/v3/messages?only_externals=maybe":                                              "only_externals",
+				"/api/v3/messages?start_utime=1":                                                     "start_utime",
+				"/api/v3/addressBook":                                                                "address",
+				"/api/v3/addressBook?address=0:12":                                                   "address",
+				"/api/v3/messages?msg_hash=" + withParent.Hash + "&x=1":                              "x",
+				"/api/v3/traces?include_actions=true":                                                "include_actions",
+				"/api/v3/traces?account=" + busiest + "&tx_hash=" + url.QueryEscape(withParent.Hash): "account",
+				"/api/v3/events?trace_id=nothash":                                                    "trace_id",
+			} {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+				require.Equal(t, http.StatusUnprocessableEntity, rec.Code, path)
+				require.Contains(t, rec.Body.String(), field, path)
+			}
+			// api_key is accepted and ignored.
+			require.Equal(t, 200, v3get(t, h, "/api/v3/transactions?limit=1&api_key=anything", nil))
 		})
 	}
 }
 
-// TestHistoryMethodsBadParams: every malformed parameter is a 422 naming
-// it, over JSON-RPC and GET, never a 5xx.
-func TestHistoryMethodsBadParams(t *testing.T) {
-	h := importBlocks(t, testenv.Databases(t)[0])
-	blk := `"workchain":0,"shard":"` + wholeShard + `","seqno":1`
-	cases := []callCase{
-		{"no address", "getTransactions", `{}`, 422, "address: required"},
-		{"bad address", "getTransactions", `{"address":"nope"}`, 422, "address:"},
-		{"limit 0", "getTransactions", `{"address":"` + zeroAccount + `","limit":0}`, 422, "limit: must be between 1 and 100"},
-		{"limit 101", "getTransactions", `{"address":"` + zeroAccount + `","limit":101}`, 422, "limit:"},
-		{"limit text", "getTransactions", `{"address":"` + zeroAccount + `","limit":"ten"}`, 422, "limit: must be an integer"},
-		{"lt without hash", "getTransactions", `{"address":"` + zeroAccount + `","lt":5}`, 422, "hash: required with lt"},
-		{"hash without lt", "getTransactions", `{"address":"` + zeroAccount + `","hash":"` + strings.Repeat("ab", 32) + `"}`, 422, "lt: required with hash"},
-		{"bad hash", "getTransactions", `{"address":"` + zeroAccount + `","lt":5,"hash":"xyz"}`, 422, "hash:"},
-		{"negative lt", "getTransactions", `{"address":"` + zeroAccount + `","lt":-5,"hash":"xyz"}`, 422, "lt:"},
-		{"bad to_lt", "getTransactions", `{"address":"` + zeroAccount + `","to_lt":1.5}`, 422, "to_lt:"},
-		{"bad archival", "getTransactions", `{"address":"` + zeroAccount + `","archival":"maybe"}`, 422, "archival:"},
-		{"no workchain", "getBlockHeader", `{"shard":"1","seqno":1}`, 422, "workchain: required"},
-		{"workchain 5", "getBlockHeader", `{"workchain":5,"shard":"1","seqno":1}`, 422, "workchain: must be between -1 and 0"},
-		{"no shard", "getBlockHeader", `{"workchain":0,"seqno":1}`, 422, "shard: required"},
-		{"shard 0", "getBlockHeader", `{"workchain":0,"shard":0,"seqno":1}`, 422, "shard: 0 is no shard"},
-		{"shard too big", "getBlockHeader", `{"workchain":0,"shard":"99999999999999999999","seqno":1}`, 422, "shard:"},
-		{"no seqno", "getBlockHeader", `{"workchain":0,"shard":"1"}`, 422, "seqno: required"},
-		{"bad root hash", "getBlockHeader", `{` + blk + `,"root_hash":"zz"}`, 422, "root_hash:"},
-		{"bad file hash", "getBlockHeader", `{` + blk + `,"file_hash":"zz"}`, 422, "file_hash:"},
-		{"lookup by nothing", "lookupBlock", `{"workchain":0,"shard":"1"}`, 422, "give exactly one of seqno, lt, unixtime"},
-		{"lookup by two", "lookupBlock", `{"workchain":0,"shard":"1","seqno":1,"lt":5}`, 422, "give exactly one"},
-		{"lookup bad lt", "lookupBlock", `{"workchain":0,"shard":"1","lt":"x"}`, 422, "lt: must be an integer"},
-		{"shards no seqno", "shards", `{}`, 422, "seqno: required"},
-		{"count 0", "getBlockTransactions", `{` + blk + `,"count":0}`, 422, "count:"},
-		{"count 1000", "getBlockTransactionsExt", `{` + blk + `,"count":1000}`, 422, "count:"},
-		{"bad after_hash", "getBlockTransactions", `{` + blk + `,"after_hash":"x"}`, 422, "after_hash:"},
-		{"no source", "tryLocateResultTx", `{"destination":"` + zeroAccount + `","created_lt":1}`, 422, "source: required"},
-		{"bad destination", "tryLocateSourceTx", `{"source":"` + zeroAccount + `","destination":"x","created_lt":1}`, 422, "destination:"},
-		{"no created_lt", "tryLocateTx", `{"source":"` + zeroAccount + `","destination":"` + zeroAccount + `"}`, 422, "created_lt: required"},
-		{"no config_id", "getConfigParam", `{}`, 422, "config_id: required"},
-		{"config seqno", "getConfigParam", `{"config_id":1,"seqno":5}`, 422, "seqno:"},
-		{"detect nothing", "detectAddress", `{}`, 422, "address: required"},
-		{"pack bad", "packAddress", `{"address":"0:zz"}`, 422, "address:"},
-		{"unpack bad", "unpackAddress", `{"address":"EQnope"}`, 422, "address:"},
-		{"query no body", "sendQuery", `{"address":"` + zeroAccount + `"}`, 422, "body: required"},
-		{"query bad body", "sendQuery", `{"address":"` + zeroAccount + `","body":"!!"}`, 422, "body:"},
-		{"query boc", "sendQuery", `{"boc":"te6cc"}`, 422, "boc: sendQuery takes"},
-		{"query bad init_code", "sendQuery", `{"address":"` + zeroAccount + `","body":"te6cckEBAQEAAgAAAEysuc0=","init_code":"x"}`, 422, "init_code:"},
-		// a good query, but no lite server to send it through
-		{"query no lite", "sendQuery", `{"address":"` + zeroAccount + `","body":"te6cckEBAQEAAgAAAEysuc0="}`, 503, "no lite server is configured"},
+type v3Trace struct {
+	TraceID           string          `json:"trace_id"`
+	TransactionsOrder []string        `json:"transactions_order"`
+	Transactions      map[string]v3Tx `json:"transactions"`
+	Trace             *v3Node         `json:"trace"`
+}
+
+type v3Node struct {
+	TxHash   string    `json:"tx_hash"`
+	Children []*v3Node `json:"children"`
+}
+
+type v3Traces struct {
+	Traces []v3Trace `json:"traces"`
+}
+
+// parentIn is the hash of the node above the transaction hash.
+func parentIn(n *v3Node, hash string) string {
+	for _, c := range n.Children {
+		if c.TxHash == hash {
+			return n.TxHash
+		}
+		if p := parentIn(c, hash); p != "" {
+			return p
+		}
 	}
-	for _, c := range cases {
-		t.Run("rpc/"+c.method+"/"+c.name, func(t *testing.T) {
-			rec := doRequest(h, http.MethodPost, "/api/v2/jsonRPC", rpcCall(`7`, c.method, c.params))
-			checkV2Error(t, rec, c.status, c.want, json.RawMessage(`7`))
-		})
-		t.Run("rest/"+c.method+"/"+c.name, func(t *testing.T) {
-			if c.method == "sendQuery" { // by POST with a JSON body, as toncenter has it
-				checkV2ErrorAllow(t, doRequest(h, http.MethodPost, "/api/v2/sendQuery", c.params), c.status, c.want, "")
-				return
-			}
-			var p map[string]any
-			require.NoError(t, json.Unmarshal([]byte(c.params), &p))
-			rec := doRequest(h, http.MethodGet, "/api/v2/"+c.method+"?"+query(p).Encode(), "")
-			checkV2ErrorAllow(t, rec, c.status, c.want, "")
-		})
+	return ""
+}
+
+func countNodes(n *v3Node) int {
+	if n == nil {
+		return 0
 	}
+	c := 1
+	for _, k := range n.Children {
+		c += countNodes(k)
+	}
+	return c
+}
+
+func hashesOf(p v3Txs) []string {
+	var out []string
+	for _, t := range p.Transactions {
+		out = append(out, t.Hash)
+	}
+	return out
+}
+
+// traceJSONAccount is the account of a trace file's first transaction.
+func traceJSONAccount(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		Transactions []struct {
+			Account string `json:"account"`
+		} `json:"transactions"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	for _, tx := range doc.Transactions {
+		return tx.Account
+	}
+	t.Fatal("no transaction in " + path)
+	return ""
 }

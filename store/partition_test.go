@@ -219,10 +219,12 @@ func TestPartitionMigration(t *testing.T) {
 		t.Helper()
 		stmts := []string{`ALTER TABLE actions ADD COLUMN parent_action_id text NOT NULL DEFAULT ''`,
 			`ALTER TABLE actions ADD COLUMN ancestors text NOT NULL DEFAULT ''`,
-			`ALTER TABLE action_accounts ADD COLUMN ancestors text NOT NULL DEFAULT ''`}
+			`ALTER TABLE action_accounts ADD COLUMN ancestors text NOT NULL DEFAULT ''`,
+			`ALTER TABLE transactions ADD COLUMN facts text`, `ALTER TABLE messages ADD COLUMN facts text`}
 		if !add {
 			stmts = []string{`ALTER TABLE actions DROP COLUMN parent_action_id`,
-				`ALTER TABLE actions DROP COLUMN ancestors`, `ALTER TABLE action_accounts DROP COLUMN ancestors`}
+				`ALTER TABLE actions DROP COLUMN ancestors`, `ALTER TABLE action_accounts DROP COLUMN ancestors`,
+				`ALTER TABLE transactions DROP COLUMN facts`, `ALTER TABLE messages DROP COLUMN facts`}
 		}
 		for _, q := range stmts {
 			_, err := s.db.ExecContext(ctx, q)

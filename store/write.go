@@ -31,6 +31,10 @@ type Batch struct {
 	DNS        []chain.DNSName
 	// Blocks are the headers of the raw blocks the batch came from.
 	Blocks []chain.BlockHeader
+	// Known is what an indexer's file said about the accounts of the
+	// batch's traces, by trace id (base64): stored with the trace so that
+	// reclassify decodes it with what the import had (store/known.go).
+	Known map[string]chain.KnownContracts
 	// Extra runs inside the same database transaction after the batch is
 	// written (the follower moves its cursor here).
 	Extra func(ctx context.Context, tx bun.Tx) error
@@ -114,6 +118,9 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err := saveBlocks(ctx, w, b.Blocks); err != nil {
 			return err
 		}
+		if err := saveKnown(ctx, w, b.Known); err != nil {
+			return err
+		}
 		if b.Config != nil {
 			row := configRow{McSeqno: int64(b.Config.McSeqno), Utime: int64(b.Config.Utime),
 				ConfigBOC: b.Config.ConfigBOC, LibrariesBOC: b.Config.LibrariesBOC}
@@ -188,26 +195,40 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	for _, t := range txs {
 		r := newTxRow(t)
 		rows = append(rows, r)
+		n := len(msgs)
 		if t.InMsg != nil {
 			msgs = append(msgs, newMsgRow(r.Hash, "in", 0, t.InMsg))
 		}
 		for i := range t.OutMsgs {
 			msgs = append(msgs, newMsgRow(r.Hash, "out", i, &t.OutMsgs[i]))
 		}
+		if len(t.BOC) == 0 { // the BOC holds them otherwise
+			for i := n; i < len(msgs); i++ {
+				m := t.InMsg
+				if msgs[i].Direction == "out" {
+					m = &t.OutMsgs[msgs[i].Seq]
+				}
+				msgs[i].Facts = newMsgFacts(m)
+			}
+		}
 	}
 	rows = dedupe(rows, func(r *txRow) string { return r.Hash }, nil)
 	msgs = dedupe(msgs, func(r *msgRow) string { return r.TxHash + "/" + r.Direction + "/" + strconv.Itoa(r.Seq) }, nil)
 	// The trace id of a transaction can change when an earlier part of its
-	// trace arrives later, so it is updated on conflict; and a row first
-	// stored without its raw BOC (from trace JSON) gets it when the block
-	// arrives. An unchanged row is not rewritten (a rewrite costs a new row
-	// version and an entry in every index, which made re-imports slow).
-	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+
-		" DO UPDATE SET trace_id = EXCLUDED.trace_id, boc = COALESCE(transactions.boc, EXCLUDED.boc)"+
-		" WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.boc IS NULL AND EXCLUDED.boc IS NOT NULL)"); err != nil {
+	// trace arrives later, so it is updated on conflict; an unchanged row is
+	// not rewritten (a rewrite costs a new row version and an entry in every
+	// index, which made re-imports slow). facts are filled in on rows
+	// written before they were kept (decoded.go): a re-import of the file
+	// completes them. A row first stored without its raw BOC (from trace
+	// JSON) gets it when its block arrives.
+	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+` DO UPDATE SET trace_id = EXCLUDED.trace_id,
+		facts = COALESCE(EXCLUDED.facts, transactions.facts), boc = COALESCE(transactions.boc, EXCLUDED.boc)
+		WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.facts IS NULL AND EXCLUDED.facts IS NOT NULL)
+		OR (transactions.boc IS NULL AND EXCLUDED.boc IS NOT NULL)`); err != nil {
 		return err
 	}
-	return queueRows(ctx, w, "save messages", msgs, "CONFLICT (tx_hash, direction, seq) DO NOTHING")
+	return queueRows(ctx, w, "save messages", msgs, `CONFLICT (tx_hash, direction, seq) DO UPDATE SET facts = EXCLUDED.facts
+		WHERE messages.facts IS NULL AND EXCLUDED.facts IS NOT NULL`)
 }
 
 func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions []chain.Action, seqs map[string]int64) error {
