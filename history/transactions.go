@@ -238,10 +238,9 @@ func found(row *chain.Transaction, err error) (*Transaction, error) {
 // (nil: from the first), at most count. incomplete says more follow.
 func (h *History) BlockTransactions(ctx context.Context, b *chain.BlockHeader, after *AccountTx, count int) (txs []*Transaction, incomplete bool, err error) {
 	// A block's transactions are the stored ones of its shard in its lt
-	// range; other shards' blocks share lt ranges, so the range is read
-	// whole (a block holds at most a few thousand) and filtered.
-	const maxBlockTxs = 100_000
-	rows, err := h.store.TransactionsInLtRange(ctx, b.StartLt, b.EndLt, maxBlockTxs)
+	// range (a block holds at most a few thousand; the bound is a guard).
+	const maxBlockTxs = 20_000
+	rows, err := h.store.BlockTransactions(ctx, b.Workchain, b.Shard, b.StartLt, b.EndLt, maxBlockTxs)
 	if err != nil {
 		return nil, false, err
 	}

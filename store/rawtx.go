@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/uptrace/bun"
 
@@ -48,19 +49,37 @@ func (s *Store) AccountTransactions(ctx context.Context, account string, atMostL
 	return rowsWithBOC(rows), nil
 }
 
-// TransactionsInLtRange are the stored transactions with lt in
-// [startLt, endLt), by lt then hash: a block's lt range (its
-// transactions are those of its shard among them). At most limit.
-func (s *Store) TransactionsInLtRange(ctx context.Context, startLt, endLt uint64, limit int) ([]*chain.Transaction, error) {
+// BlockTransactions are the stored transactions of the shard (workchain,
+// shard prefix as unsigned) with lt in [startLt, endLt), by lt then hash:
+// a block's (a block covers its lt range in its shard). At most limit.
+// The shard's accounts are one range of the raw address text, so the
+// other shards' rows of the lt range are filtered in the database.
+func (s *Store) BlockTransactions(ctx context.Context, workchain int32, shard uint64, startLt, endLt uint64, limit int) ([]*chain.Transaction, error) {
+	lo, hi := shardAccountRange(workchain, shard)
 	var rows []txRow
 	if err := s.read(func(db *bun.DB) error {
 		rows = rows[:0]
 		return db.NewSelect().Model(&rows).Where("lt >= ?", int64(startLt)).Where("lt < ?", int64(endLt)).
+			Where("account >= ?", lo).Where("account <= ?", hi).
 			OrderExpr("lt, hash").Limit(int64(limit)).Scan(ctx)
 	}); err != nil {
 		return nil, unavailable(err)
 	}
 	return rowsWithBOC(rows), nil
+}
+
+// shardAccountRange is the first and last raw address (as the store
+// writes them: upper-case hex) of a shard.
+func shardAccountRange(workchain int32, shard uint64) (string, string) {
+	low := shard & -shard
+	first := shard - low    // the prefix, then zeros
+	last := shard + low - 1 // the prefix, then ones
+	if low == 1<<63 {       // the whole workchain
+		first, last = 0, ^uint64(0)
+	}
+	const rest = "000000000000000000000000000000000000000000000000"
+	const restF = "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"
+	return fmt.Sprintf("%d:%016X%s", workchain, first, rest), fmt.Sprintf("%d:%016X%s", workchain, last, restF)
 }
 
 // TransactionByHash is the stored transaction with that hash, or nil.
