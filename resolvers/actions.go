@@ -57,8 +57,9 @@ func txCount(page []*chain.Action) int {
 	return n
 }
 
-// bookFields are the fields of a page that show its address book.
-var bookFields = map[string]bool{"address_book": true, "address_book_entries": true}
+// bookFields are the fields of a page that show its address book or its
+// tokens' metadata (read with the book's facts).
+var bookFields = map[string]bool{"address_book": true, "address_book_entries": true, "metadata": true}
 
 // selects tells whether the field being resolved shows any of fields:
 // outside GraphQL (REST, JSON-RPC), whose answers have every field, it
@@ -112,13 +113,20 @@ func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAc
 	if !withBook {
 		return list, nil
 	}
-	if list.AddressBook, err = r.addressBookWith(ctx, page.Book, page.Facts, r.facts); err != nil {
+	if list.AddressBook, list.Metadata, err = r.addressBookWith(ctx, page.Book, page.Facts, r.facts); err != nil {
 		return nil, err
 	}
 	return list, nil
 }
 
 func (r *Resolver) addressBook(ctx context.Context, addrs []string) (chain.AddressBook, error) {
+	book, _, err := r.addressBookWith(ctx, addrs, nil, r.facts)
+	return book, err
+}
+
+// AddressBookAndMetadata is the address book of addrs as /api/v3/actions
+// shows it, and the metadata object of the tokens among them.
+func (r *Resolver) AddressBookAndMetadata(ctx context.Context, addrs []string) (chain.AddressBook, chain.Metadata, error) {
 	return r.addressBookWith(ctx, addrs, nil, r.facts)
 }
 
@@ -140,10 +148,10 @@ func (r *Resolver) facts(ctx context.Context, addrs []string) (map[string]chain.
 	return out, nil
 }
 
-// addressBookWith is addressBook for a caller that read some addresses'
-// facts already (have); only the others are read, by read.
+// addressBookWith is AddressBookAndMetadata for a caller that read some
+// addresses' facts already (have); only the others are read, by read.
 func (r *Resolver) addressBookWith(ctx context.Context, addrs []string, have map[string]chain.AddressFacts,
-	read func(context.Context, []string) (map[string]chain.AddressFacts, error)) (chain.AddressBook, error) {
+	read func(context.Context, []string) (map[string]chain.AddressFacts, error)) (chain.AddressBook, chain.Metadata, error) {
 	var missing []string
 	for _, a := range addrs {
 		if _, ok := have[a]; !ok {
@@ -154,7 +162,7 @@ func (r *Resolver) addressBookWith(ctx context.Context, addrs []string, have map
 	if len(missing) > 0 || have == nil {
 		got, err := read(ctx, missing)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for a, f := range have {
 			got[a] = f
@@ -167,7 +175,7 @@ func (r *Resolver) addressBookWith(ctx context.Context, addrs []string, have map
 			book[a] = e
 		}
 	}
-	return book, nil
+	return book, chain.MetadataOfFacts(addrs, facts), nil
 }
 
 // storeFilter checks every field and names the one at fault.

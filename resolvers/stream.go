@@ -12,7 +12,6 @@ import (
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
-	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/internal/netconn"
 	"github.com/tonql/tonql/notify"
@@ -127,7 +126,7 @@ func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFi
 			l := e.List(st.IncludeAccounts)
 			stall.Reset(st.Stall())
 			select {
-			case ch <- &model.ActionEvent{Cursor: EncodeStreamCursor(e.Seq), Action: l.Actions[0], AddressBook: l.AddressBook}:
+			case ch <- &model.ActionEvent{Cursor: EncodeStreamCursor(e.Seq), Action: l.Actions[0], AddressBook: l.AddressBook, Metadata: l.Metadata}:
 			case <-ctx.Done():
 				return
 			case <-stall.C:
@@ -147,9 +146,4 @@ func StreamEndError(err error, pos uint64) *gqlerror.Error {
 	e := apperr.From(err)
 	return &gqlerror.Error{Message: e.Public(), Extensions: map[string]any{
 		"code": e.Kind.Info().GQLCode, "cursor": EncodeStreamCursor(pos)}}
-}
-
-// AddressBook is the address book of addresses as /api/v3/actions shows it.
-func (r *Resolver) AddressBook(ctx context.Context, addrs []string) (chain.AddressBook, error) {
-	return r.addressBook(ctx, addrs)
 }

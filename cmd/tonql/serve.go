@@ -69,7 +69,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// The hub tells streams about new actions; it is closed before the
 	// HTTP server drains, so open streams end (with a resume cursor) and do
 	// not hold the shutdown up.
-	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBook,
+	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBookAndMetadata,
 		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey, MaxStreamsPerAddress: cfg.MaxStreamsPerAddr})
 	if err != nil {
 		return fmt.Errorf("streams: %w", err)
