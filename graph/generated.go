@@ -262,7 +262,7 @@ scalar UInt32
 type Query {
   """
   Decoded actions, newest first by default, with an address book of every
-  address that appears in them. Filters combine with AND; see API.md.
+  address that appears in them. Filters combine with AND; see docs/API-NOTES.md.
   """
   actions(
     filter: ActionFilter

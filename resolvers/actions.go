@@ -12,11 +12,12 @@ import (
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/store"
 )
 
-// Paging bounds of the actions list (API.md).
+// Paging bounds of the actions list (docs/API-NOTES.md, the schema).
 const (
 	DefaultActionsLimit = 10
 	MaxActionsLimit     = 1000
@@ -36,6 +37,9 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 	if err != nil || in == nil || !isTrue(in.IncludeTransactions) {
 		return list, err
 	}
+	if err := cost.Rows(len(list.Actions), txCount(list.Actions)); err != nil {
+		return nil, err
+	}
 	if err := r.attachTransactions(ctx, list.Actions); err != nil {
 		return nil, err
 	}
@@ -43,6 +47,15 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
+
+// txCount is how many transactions a page shows with include_transactions.
+func txCount(page []*chain.Action) int {
+	n := 0
+	for _, a := range page {
+		n += len(a.Transactions)
+	}
+	return n
+}
 
 // bookFields are the fields of a page that show its address book or its
 // tokens' metadata (read with the book's facts).
@@ -177,6 +190,11 @@ func storeFilter(in *model.ActionFilter, limit, offset *int, sort *model.SortOrd
 	if offset != nil {
 		if *offset < 0 {
 			return f, apperr.Field("offset", "must be >= 0")
+		}
+		if *offset > cost.MaxOffset {
+			// The database reads and drops every skipped row.
+			return f, apperr.Field("offset", "must be at most %d; page deeper by cursor: end_lt (sort=desc) or start_lt (sort=asc) "+
+				"from the last action you have, or GraphQL's account.actions after its endCursor", cost.MaxOffset)
 		}
 		f.Offset = *offset
 	}

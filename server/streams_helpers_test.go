@@ -53,7 +53,9 @@ func streamServer(t testing.TB, o server.Options) *httptest.Server {
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = 2 * time.Second // streams must outlive it
 	}
-	srv := httptest.NewServer(newServer(t, o))
+	srv := httptest.NewUnstartedServer(newServer(t, o))
+	srv.Config.ConnContext = server.ConnContext
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
 }
