@@ -145,6 +145,6 @@ func (r *Resolver) StoredAccounts(ctx context.Context, addrs []string) ([]Stored
 		}
 		out = append(out, StoredAccount{State: st, Info: info, Interfaces: facts[a].Interfaces})
 	}
-	book, err := r.addressBookWith(ctx, addrs, facts, r.facts)
+	book, _, err := r.addressBookWith(ctx, addrs, facts, r.facts)
 	return out, book, err
 }

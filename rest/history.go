@@ -280,7 +280,7 @@ func AddressBookRoute(res *resolvers.Resolver) http.HandlerFunc {
 			}
 			raws[i] = raw
 		}
-		book, err := res.AddressBook(r.Context(), raws)
+		book, _, err := res.AddressBookAndMetadata(r.Context(), raws)
 		if err != nil {
 			return nil, err
 		}
