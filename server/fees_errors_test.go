@@ -100,7 +100,7 @@ func badParams(t *testing.T, r *feeReplay) []paramsCase {
 		{"ignore_chksig number", with(`"ignore_chksig":1`), 422, "ignore_chksig: must be a boolean"},
 		{"params array", `[` + A + `,` + B + `]`, 422, "must be a JSON object"},
 		{"params string", B, 422, "must be a JSON object"},
-		{"nonexistent account", p(q(nowhere), B), 422, "not initialized"},
+		{"account without a state", p(q(nowhere), B), 404, "holds no state of account"},
 		{"another wallet's signed message", fmt.Sprintf(`{"address":%q,"body":%s,"ignore_chksig":false}`, other, B), 422, "exit code"},
 	}
 }
