@@ -17,7 +17,7 @@ import (
 // listener never has it.
 func TestPprofOnItsOwnAddress(t *testing.T) {
 	base, out := startServe(t, map[string]string{"DATABASE_URL": "sqlite:" + t.TempDir() + "/t.db", "PPROF_ADDR": "127.0.0.1:0"})
-	re := regexp.MustCompile(`profiler  (\S+)`)
+	re := regexp.MustCompile(`"msg":"profiler","url":"([^"]+)"`)
 	var prof string
 	for i := 0; i < 100 && prof == ""; i++ {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
