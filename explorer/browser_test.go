@@ -48,7 +48,7 @@ func TestExplorerInABrowser(t *testing.T) {
 	st := storetest.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "tonql.db"))
 	importFiles(t, st, before)
 	res := &resolvers.Resolver{Store: st}
-	hub, err := notify.Start(context.Background(), notify.Options{Store: st, Book: res.AddressBook})
+	hub, err := notify.Start(context.Background(), notify.Options{Store: st, Book: res.AddressBookAndMetadata})
 	require.NoError(t, err)
 	t.Cleanup(hub.Close)
 	res.Notify = hub

@@ -138,18 +138,27 @@ func (a *Access) guard(next http.Handler, routes *router) http.Handler {
 			return
 		}
 		noteKey(r.Context(), k.ID)
-		if wait, err := a.admit(k); err != nil {
+		if wait, err := a.take(k); err != nil {
 			retryAfterHeader(w, wait)
 			writeRouteError(w, r, rest, err)
 			return
 		}
 		// The key rides the request: stream limits and revocation read it,
-		// and extra charges (batch calls) are made through it.
-		keyed := withKey(r.WithContext(a.withCharger(r.Context(), k)), a, key, k)
+		// and the calls that are requests of their own (batch items) are
+		// charged through it (cost.Item).
+		keyed := withKey(r.WithContext(withAdmitter(r.Context(), a, k)), a, key, k)
 		if inPath {
 			keyed = withPath(keyed, key, rest)
 		}
-		next.ServeHTTP(w, keyed)
+		if isStream(keyed) {
+			// Open for minutes or hours: its unit counts when it starts.
+			a.countUnit(k, 0)
+			next.ServeHTTP(w, keyed)
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, keyed)
+		a.countUnit(k, sw.status)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/explorer"
 	"github.com/tonql/tonql/openapi"
 	"github.com/tonql/tonql/resolvers"
@@ -34,6 +35,8 @@ type Options struct {
 	// Origins may call the API from a browser (CORS_ORIGINS); the zero
 	// value allows any.
 	Origins Origins
+	// Cost sets the request budget of the cost model (cost package).
+	Cost cost.Limits
 	// StreamHeartbeat is how often idle SSE streams send a comment; 0 means
 	// rest.DefaultHeartbeat.
 	StreamHeartbeat time.Duration
@@ -41,14 +44,14 @@ type Options struct {
 
 // New returns the root handler. Middleware, outermost first: canonical
 // paths, security headers, request id, log line and metrics, panic recovery, key check/rate limit/metering,
-// request timeout, body limit.
+// cost budget, request timeout, body limit.
 func New(o Options) http.Handler {
 	mux := newRouter()
 	q := o.Resolver.Query()
 	gql, docs := newGraphQL(o.Resolver, o.Origins)
 	m := newMetrics(o.Metrics)
 	m.addSources(o, docs)
-	mux.handle("/graphql", gql)
+	mux.handle("/graphql", refuseBadUpgrades(o.Origins, gql))
 	mux.handle("/api/v3/actions", rest.Actions(q))
 	mux.handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
 	mux.handle("/api/v2/estimateFee", rest.EstimateFee(q))
@@ -71,6 +74,7 @@ func New(o Options) http.Handler {
 	m.setRoutes(mux)
 	var h http.Handler = limitBody(mux)
 	h = withTimeout(o.RequestTimeout, h)
+	h = withBudget(o.Cost, h)
 	if o.Access != nil {
 		h = o.Access.guard(h, mux)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 // env is what a subcommand may touch of the outside world, so tests can run
@@ -17,6 +18,9 @@ import (
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// progressEvery is how often import prints progress (0: every 2 s);
+	// tests shorten it to see the lines of a long file.
+	progressEvery time.Duration
 }
 
 type command struct {

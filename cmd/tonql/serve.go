@@ -67,12 +67,12 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		states = live.state
 	}
 	est := fees.New(states, c, feeOptions(cfg, st))
-	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet"}
+	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet", GetMethodGas: int64(cfg.GetMethodGas)}
 	// The hub tells streams about new actions; it is closed before the
 	// HTTP server drains, so open streams end (with a resume cursor) and do
 	// not hold the shutdown up.
-	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBook,
-		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey})
+	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBookAndMetadata,
+		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey, MaxStreamsPerAddress: cfg.MaxStreamsPerAddr})
 	if err != nil {
 		return fmt.Errorf("streams: %w", err)
 	}
@@ -104,7 +104,8 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	srv := &http.Server{
 		Handler: server.New(server.Options{Resolver: res, Access: acc.access, RequestTimeout: cfg.RequestTimeout,
-			Ready: acc.ready, Metrics: acc.metrics, Origins: server.ParseOrigins(cfg.CORSOrigins), AccessLog: cfg.accessLog()}),
+			Cost: cfg.costLimits(), Ready: acc.ready, Metrics: acc.metrics, Origins: server.ParseOrigins(cfg.CORSOrigins), AccessLog: cfg.accessLog()}),
+		ConnContext:       server.ConnContext, // streams size their send buffers
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
