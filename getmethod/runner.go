@@ -82,12 +82,32 @@ func (r *Runner) Run(ctx context.Context, account ton.AccountID, m Method, stack
 	if err != nil {
 		return nil, err
 	}
+	at, err := r.est.Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(ctx, account, st, at.Unix, m, stack)
+}
+
+// RunState runs method on the given state of its account (st.Address), at
+// the chain time the state is valid at (st.ReadAtUtime): the token
+// registry reads each contract on its state after a block, whatever the
+// store holds by then. The VM config and libraries are the estimator's.
+func (r *Runner) RunState(ctx context.Context, st *chain.AccountState, m Method, stack tlb.VmStack) (*Result, error) {
+	account, err := ton.ParseAccountID(st.Address)
+	if err != nil {
+		return nil, apperr.Field("address", "not an account address")
+	}
+	return r.run(ctx, account, st, uint32(st.ReadAtUtime), m, stack)
+}
+
+func (r *Runner) run(ctx context.Context, account ton.AccountID, st *chain.AccountState, now uint32, m Method, stack tlb.VmStack) (*Result, error) {
 	res := &Result{State: st}
 	if st == nil || st.Status != chain.AccountActive || len(st.ShardAccountBOC) == 0 {
 		res.ExitCode = ExitNotActive
 		return res, nil
 	}
-	c, err := r.call(ctx, account, st, m, stack)
+	c, err := r.call(account, st, now, m, stack)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +136,7 @@ func (r *Runner) Run(ctx context.Context, account ton.AccountID, m Method, stack
 }
 
 // call prepares a run: code and data of the state, the clock, the stack.
-func (r *Runner) call(ctx context.Context, account ton.AccountID, st *chain.AccountState, m Method, stack tlb.VmStack) (*call, error) {
+func (r *Runner) call(account ton.AccountID, st *chain.AccountState, now uint32, m Method, stack tlb.VmStack) (*call, error) {
 	sa, err := fees.DecodeShardAccount(st.ShardAccountBOC)
 	if err != nil {
 		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
@@ -126,11 +146,7 @@ func (r *Runner) call(ctx context.Context, account ton.AccountID, st *chain.Acco
 		return &call{}, apperr.New(apperr.NotAccepted, "account %s has no code or no data", chain.RawAddress(account))
 	}
 	codeCell, dataCell := init.Code.Value.Value, init.Data.Value.Value
-	at, err := r.est.Now(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &call{address: account.ToRaw(), now: at.Unix, balance: st.Balance, gasLimit: r.gasLimit, method: m.MethodID()}
+	c := &call{address: account.ToRaw(), now: now, balance: st.Balance, gasLimit: r.gasLimit, method: m.MethodID()}
 	for _, cell := range []*boc.Cell{&codeCell, &dataCell} {
 		found, err := code.FindLibraries(cell)
 		if err != nil {

@@ -24,6 +24,46 @@ type Importer struct {
 	store *store.Store
 	asm   *chain.Assembler
 	known chain.KnownContracts
+	// Tokens, when set, is called after each saved batch with the
+	// accounts' states after it (the token registry: tokens.Registry).
+	Tokens TokenHook
+}
+
+// TokenHook receives the states of accounts after a saved batch (each at
+// its own last transaction) and the newest transaction lt of every
+// account the batch's transactions touched.
+type TokenHook func(ctx context.Context, states []chain.AccountState, touched map[string]uint64) error
+
+// statesAfter are the states of p's accounts after its transactions: the
+// replayed ones of a fee replay, else the states the file holds.
+func statesAfter(p *Parsed) []chain.AccountState {
+	if p.After != nil || p.AfterErr != nil {
+		return p.After
+	}
+	return p.Accounts
+}
+
+// touchedBy is the newest transaction lt of each account among txs.
+func touchedBy(txs []*chain.Transaction) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, tx := range txs {
+		if tx.Account != "" && tx.Lt > out[tx.Account] {
+			out[tx.Account] = tx.Lt
+		}
+	}
+	return out
+}
+
+// updateTokens runs the token hook on a saved batch; its failure leaves
+// the batch saved (importing the file again runs it again).
+func (im *Importer) updateTokens(ctx context.Context, states []chain.AccountState, b *store.Batch) error {
+	if im.Tokens == nil || b == nil {
+		return nil
+	}
+	if err := im.Tokens(ctx, states, touchedBy(b.Transactions)); err != nil {
+		return fmt.Errorf("saved, but the token registry was not updated: %w", err)
+	}
+	return nil
 }
 
 // Stats counts what one file brought.
@@ -135,6 +175,9 @@ func (im *Importer) save(ctx context.Context, path string, p *Parsed) (Stats, er
 		return Stats{}, fmt.Errorf("%s: save: %w", path, err)
 	}
 	rows.countPresent(&st, b.Present)
+	if err := im.updateTokens(ctx, statesAfter(p), b); err != nil {
+		return st, fmt.Errorf("%s: %w", path, err)
+	}
 	return st, nil
 }
 
@@ -172,6 +215,9 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 		if g.batch != nil {
 			g.batch.Present = found
 			err = im.store.SaveBatch(ctx, g.batch)
+			if err == nil {
+				err = im.updateTokens(ctx, g.after, g.batch)
+			}
 		}
 		for _, f := range g.files {
 			switch {
@@ -197,9 +243,10 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 		}
 		b, st := im.Batch(r.p)
 		rows := rowsOf(r.p, b)
-		if !g.join(f, b, st, rows) {
+		after := statesAfter(r.p)
+		if !g.join(f, b, st, rows, after) {
 			flush()
-			g.join(f, b, st, rows)
+			g.join(f, b, st, rows, after)
 		}
 		if g.full() {
 			flush()

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/tokens"
 )
 
 // runImport imports block BOCs, toncenter trace JSON and fee-replay JSON
@@ -43,6 +45,7 @@ func runImport(ctx context.Context, args []string, e *env) error {
 	}
 	defer st.Close()
 	im := ingest.New(st)
+	im.Tokens = tokens.ForStore(st, slog.Default()).Hook
 	seeded, err := im.Resume(ctx)
 	if err != nil {
 		return fmt.Errorf("load pending traces: %w", err)

@@ -25,6 +25,7 @@ func New() *migrate.Migrations {
 	registerLtPartitions(m)
 	registerNestedActions(m)
 	registerTokenMetadata(m)
+	registerTokens(m)
 	return m
 }
 
