@@ -211,12 +211,23 @@ func libraryBOCs(b []byte) (map[ton.Bits256][]byte, error) {
 	if err != nil || len(cells) != 1 {
 		return nil, errors.New("libraries are not a BOC with one root")
 	}
-	var dict tlb.HashmapE[tlb.Bits256, tlb.Ref[boc.Cell]]
-	if err := tlb.Unmarshal(cells[0], &dict); err != nil {
-		return nil, err
+	// The dictionary's root cell is the Hashmap itself, as the emulator
+	// takes it (and as fee-replay files and lite servers give it); a
+	// HashmapE (a bit and a reference) is accepted too.
+	var items []tlb.HashmapItem[tlb.Bits256, tlb.Ref[boc.Cell]]
+	var root tlb.Hashmap[tlb.Bits256, tlb.Ref[boc.Cell]]
+	if err := tlb.Unmarshal(cells[0], &root); err == nil {
+		items = root.Items()
+	} else {
+		cells[0].ResetCounters()
+		var dict tlb.HashmapE[tlb.Bits256, tlb.Ref[boc.Cell]]
+		if err := tlb.Unmarshal(cells[0], &dict); err != nil {
+			return nil, err
+		}
+		items = dict.Items()
 	}
 	out := map[ton.Bits256][]byte{}
-	for _, it := range dict.Items() {
+	for _, it := range items {
 		c := it.Value.Value
 		lb, err := c.ToBoc()
 		if err != nil {
@@ -239,11 +250,13 @@ func (p *prepared) needed(hashes []ton.Bits256) (string, error) {
 	}
 	keys := make([]tlb.Bits256, 0, len(hashes))
 	values := make([]tlb.Ref[boc.Cell], 0, len(hashes))
+	seen := make(map[ton.Bits256]bool, len(hashes))
 	for _, h := range hashes {
 		b, ok := p.libs[h]
-		if !ok {
-			continue
+		if !ok || seen[h] {
+			continue // a dictionary with a key twice does not serialize
 		}
+		seen[h] = true
 		cells, err := boc.DeserializeBoc(b)
 		if err != nil {
 			return "", apperr.Wrap(apperr.Internal, err, "internal error")
@@ -254,7 +267,7 @@ func (p *prepared) needed(hashes []ton.Bits256) (string, error) {
 	if len(keys) == 0 {
 		return "", nil
 	}
-	dict := tlb.NewHashmapE(keys, values)
+	dict := tlb.NewHashmap(keys, values) // the root Hashmap, as the VM reads it
 	c := boc.NewCell()
 	if err := tlb.Marshal(c, dict); err != nil {
 		return "", apperr.Wrap(apperr.Internal, err, "internal error")
