@@ -1,5 +1,7 @@
 package chain
 
+import "encoding/json"
+
 // The token registry's records: what each jetton and NFT contract holds,
 // read by its standard get methods on its account state after a block.
 // LastTxLt is the logical time of the account's last transaction in that
@@ -15,6 +17,10 @@ type JettonMaster struct {
 	Admin       string // raw upper-case; "" when none (addr_none)
 	// Content is the TEP-64 content cell as a BOC.
 	Content []byte
+	// ContentJSON is the content's on-chain attributes and uri as a JSON
+	// object (toncenter's jetton_content, collection_content); nil when
+	// the content does not parse.
+	ContentJSON json.RawMessage
 	// WalletCodeHash is the representation hash of the jetton wallet code
 	// the master hands out (of the library cell when the code is one).
 	WalletCodeHash Hash
@@ -42,9 +48,13 @@ type NftCollection struct {
 	Owner         string // "" when none
 	NextItemIndex string // decimal; -1 for collections that do not count
 	Content       []byte // TEP-64 content cell as a BOC
-	CodeHash      Hash
-	DataHash      Hash
-	LastTxLt      uint64
+	// ContentJSON is the content's on-chain attributes and uri as a JSON
+	// object (toncenter's jetton_content, collection_content); nil when
+	// the content does not parse.
+	ContentJSON json.RawMessage
+	CodeHash    Hash
+	DataHash    Hash
+	LastTxLt    uint64
 }
 
 // NftItem is an NFT item (TEP-62 get_nft_data).
@@ -60,7 +70,8 @@ type NftItem struct {
 	// Content is the item's full TEP-64 content (for an item of a
 	// collection, after the collection's get_nft_content) as a BOC; nil
 	// when it could not be made.
-	Content []byte
+	Content     []byte
+	ContentJSON json.RawMessage // as JettonMaster's
 	// SaleContract is the item's owner when that owner is a sale or
 	// auction contract (the item is on sale), and RealOwner the seller it
 	// names; both "" otherwise.

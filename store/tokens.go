@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"math/big"
 	"strings"
 
@@ -22,6 +23,7 @@ type jettonMasterRow struct {
 	Mintable       bool    `bun:"mintable,notnull"`
 	Admin          *string `bun:"admin"`
 	Content        []byte  `bun:"content"`
+	ContentJSON    *string `bun:"content_json"`
 	WalletCodeHash string  `bun:"wallet_code_hash,notnull"`
 	CodeHash       string  `bun:"code_hash,notnull"`
 	DataHash       string  `bun:"data_hash,notnull"`
@@ -47,6 +49,7 @@ type nftCollectionRow struct {
 	Owner         *string `bun:"owner"`
 	NextItemIndex string  `bun:"next_item_index,notnull"`
 	Content       []byte  `bun:"content"`
+	ContentJSON   *string `bun:"content_json"`
 	CodeHash      string  `bun:"code_hash,notnull"`
 	DataHash      string  `bun:"data_hash,notnull"`
 	LastTxLt      int64   `bun:"last_tx_lt,notnull"`
@@ -62,6 +65,7 @@ type nftItemRow struct {
 	Collection   string  `bun:"collection,notnull"`
 	Owner        *string `bun:"owner"`
 	Content      []byte  `bun:"content"`
+	ContentJSON  *string `bun:"content_json"`
 	SaleContract *string `bun:"sale_contract"`
 	RealOwner    *string `bun:"real_owner"`
 	CodeHash     string  `bun:"code_hash,notnull"`
@@ -113,6 +117,21 @@ func textOr(p *string) string {
 	return *p
 }
 
+func jsonText(b json.RawMessage) *string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
+func rawJSON(s *string) json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	return json.RawMessage(*s)
+}
+
 func hashOf(s string) chain.Hash {
 	h, _ := chain.ParseHash(s)
 	return h
@@ -136,7 +155,7 @@ func (s *Store) SaveTokens(ctx context.Context, t *chain.TokenRecords) error {
 		if rows := jettonMasterRows(t.JettonMasters); len(rows) > 0 {
 			if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (address) DO UPDATE").
 				Set("total_supply = EXCLUDED.total_supply, mintable = EXCLUDED.mintable, admin = EXCLUDED.admin").
-				Set("content = EXCLUDED.content, wallet_code_hash = EXCLUDED.wallet_code_hash").
+				Set("content = EXCLUDED.content, content_json = EXCLUDED.content_json, wallet_code_hash = EXCLUDED.wallet_code_hash").
 				Set("code_hash = EXCLUDED.code_hash, data_hash = EXCLUDED.data_hash, last_tx_lt = EXCLUDED.last_tx_lt").
 				Where(newerThan("jetton_masters")).Exec(ctx); err != nil {
 				return err
@@ -153,6 +172,7 @@ func (s *Store) SaveTokens(ctx context.Context, t *chain.TokenRecords) error {
 		if rows := nftCollectionRows(t.NftCollections); len(rows) > 0 {
 			if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (address) DO UPDATE").
 				Set("owner = EXCLUDED.owner, next_item_index = EXCLUDED.next_item_index, content = EXCLUDED.content").
+				Set("content_json = EXCLUDED.content_json").
 				Set("code_hash = EXCLUDED.code_hash, data_hash = EXCLUDED.data_hash, last_tx_lt = EXCLUDED.last_tx_lt").
 				Where(newerThan("nft_collections")).Exec(ctx); err != nil {
 				return err
@@ -161,7 +181,7 @@ func (s *Store) SaveTokens(ctx context.Context, t *chain.TokenRecords) error {
 		if rows := nftItemRows(t.NftItems); len(rows) > 0 {
 			if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (address) DO UPDATE").
 				Set("init = EXCLUDED.init, idx = EXCLUDED.idx, idx_key = EXCLUDED.idx_key, collection = EXCLUDED.collection").
-				Set("owner = EXCLUDED.owner, content = EXCLUDED.content, sale_contract = EXCLUDED.sale_contract").
+				Set("owner = EXCLUDED.owner, content = EXCLUDED.content, content_json = EXCLUDED.content_json, sale_contract = EXCLUDED.sale_contract").
 				Set("real_owner = EXCLUDED.real_owner, code_hash = EXCLUDED.code_hash, data_hash = EXCLUDED.data_hash").
 				Set("last_tx_lt = EXCLUDED.last_tx_lt").
 				Where(newerThan("nft_items")).Exec(ctx); err != nil {
@@ -222,7 +242,7 @@ func jettonMasterRows(in []chain.JettonMaster) []jettonMasterRow {
 	rows := make([]jettonMasterRow, 0, len(in))
 	for _, m := range in {
 		rows = append(rows, jettonMasterRow{Address: m.Address, TotalSupply: m.TotalSupply, Mintable: m.Mintable,
-			Admin: optText(m.Admin), Content: m.Content, WalletCodeHash: m.WalletCodeHash.Base64(),
+			Admin: optText(m.Admin), Content: m.Content, ContentJSON: jsonText(m.ContentJSON), WalletCodeHash: m.WalletCodeHash.Base64(),
 			CodeHash: m.CodeHash.Base64(), DataHash: m.DataHash.Base64(), LastTxLt: int64(m.LastTxLt)})
 	}
 	return dedupe(rows, func(r *jettonMasterRow) string { return r.Address },
@@ -251,7 +271,7 @@ func nftCollectionRows(in []chain.NftCollection) []nftCollectionRow {
 	rows := make([]nftCollectionRow, 0, len(in))
 	for _, c := range in {
 		rows = append(rows, nftCollectionRow{Address: c.Address, Owner: optText(c.Owner), NextItemIndex: c.NextItemIndex,
-			Content: c.Content, CodeHash: c.CodeHash.Base64(), DataHash: c.DataHash.Base64(), LastTxLt: int64(c.LastTxLt)})
+			Content: c.Content, ContentJSON: jsonText(c.ContentJSON), CodeHash: c.CodeHash.Base64(), DataHash: c.DataHash.Base64(), LastTxLt: int64(c.LastTxLt)})
 	}
 	return dedupe(rows, func(r *nftCollectionRow) string { return r.Address },
 		func(a, b *nftCollectionRow) bool { return a.LastTxLt >= b.LastTxLt })
@@ -265,7 +285,7 @@ func nftItemRows(in []chain.NftItem) []nftItemRow {
 			continue
 		}
 		r := nftItemRow{Address: it.Address, Init: it.Init, Idx: unpad(key), IdxKey: key, Collection: it.Collection,
-			Content: it.Content, CodeHash: it.CodeHash.Base64(), DataHash: it.DataHash.Base64(), LastTxLt: int64(it.LastTxLt)}
+			Content: it.Content, ContentJSON: jsonText(it.ContentJSON), CodeHash: it.CodeHash.Base64(), DataHash: it.DataHash.Base64(), LastTxLt: int64(it.LastTxLt)}
 		if it.OwnerKnown {
 			r.Owner, r.SaleContract = optText(it.Owner), optText(it.SaleContract)
 			r.RealOwner = optText(it.Owner)
@@ -281,7 +301,7 @@ func nftItemRows(in []chain.NftItem) []nftItemRow {
 
 func (r *jettonMasterRow) toChain() chain.JettonMaster {
 	return chain.JettonMaster{Address: r.Address, TotalSupply: r.TotalSupply, Mintable: r.Mintable, Admin: textOr(r.Admin),
-		Content: r.Content, WalletCodeHash: hashOf(r.WalletCodeHash), CodeHash: hashOf(r.CodeHash),
+		Content: r.Content, ContentJSON: rawJSON(r.ContentJSON), WalletCodeHash: hashOf(r.WalletCodeHash), CodeHash: hashOf(r.CodeHash),
 		DataHash: hashOf(r.DataHash), LastTxLt: uint64(r.LastTxLt)}
 }
 
@@ -296,12 +316,14 @@ func (r *jettonWalletRow) toChain() chain.JettonWallet {
 
 func (r *nftCollectionRow) toChain() chain.NftCollection {
 	return chain.NftCollection{Address: r.Address, Owner: textOr(r.Owner), NextItemIndex: r.NextItemIndex,
-		Content: r.Content, CodeHash: hashOf(r.CodeHash), DataHash: hashOf(r.DataHash), LastTxLt: uint64(r.LastTxLt)}
+		Content: r.Content, ContentJSON: rawJSON(r.ContentJSON), CodeHash: hashOf(r.CodeHash), DataHash: hashOf(r.DataHash),
+		LastTxLt: uint64(r.LastTxLt)}
 }
 
 func (r *nftItemRow) toChain() chain.NftItem {
 	return chain.NftItem{Address: r.Address, Init: r.Init, Index: r.Idx, Collection: r.Collection,
 		Owner: textOr(r.Owner), OwnerKnown: r.Owner != nil || r.RealOwner != nil, Content: r.Content,
+		ContentJSON:  rawJSON(r.ContentJSON),
 		SaleContract: textOr(r.SaleContract), RealOwner: textOr(r.RealOwner), CodeHash: hashOf(r.CodeHash),
 		DataHash: hashOf(r.DataHash), LastTxLt: uint64(r.LastTxLt)}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/metadata"
 	"github.com/tonql/tonql/store"
 )
 
@@ -56,6 +57,16 @@ func TestMasterContentIsTheContracts(t *testing.T) {
 			h, err := chain.CellHash(root)
 			require.NoError(t, err)
 			require.Equal(t, chain.Hash(contentHash), h)
+
+			var shown map[string]string
+			require.NoError(t, json.Unmarshal(m.ContentJSON, &shown))
+			parsed, err := metadata.ParseCell(content)
+			require.NoError(t, err)
+			require.Equal(t, chain.MetadataSemichain, parsed.Layout)
+			require.Equal(t, parsed.URI, shown["uri"])
+			for k, v := range parsed.Attrs {
+				require.Equal(t, v, shown[k], k)
+			}
 
 			md, err := st.TokenMetadata(ctx, []string{tsTON})
 			require.NoError(t, err)

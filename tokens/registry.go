@@ -55,6 +55,7 @@ func (g *Registry) Update(ctx context.Context, states []chain.AccountState, touc
 	stats.Unreadable = len(bad)
 	stats.JettonMasters, stats.JettonWallets = len(recs.JettonMasters), len(recs.JettonWallets)
 	stats.NftCollections, stats.NftItems = len(recs.NftCollections), len(recs.NftItems)
+	withContentJSON(recs)
 	if err := g.store.SaveTokens(ctx, recs); err != nil {
 		return stats, err
 	}

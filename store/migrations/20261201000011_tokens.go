@@ -41,6 +41,9 @@ const TokenHashPartitions = 8
 // the (jetton, balance) or (owner, balance) index in order; NULL is
 // unknown. NFT indexes can be 256-bit (Telemint's are hashes): kept as
 // decimal text and also padded (idx_key, 78 digits) for ordering.
+// content_json is the content's on-chain attributes (and its uri) as a
+// JSON object, made once at write time for the routes (toncenter's
+// jetton_content, collection_content, content): pages decode nothing.
 // real_owner is the owner, or for an item on sale the seller its sale
 // contract names (toncenter's include_on_sale asks by it).
 func tokensUp(ctx context.Context, db *bun.DB) error {
@@ -64,6 +67,7 @@ func tokensUp(ctx context.Context, db *bun.DB) error {
 			mintable BOOLEAN NOT NULL,
 			admin TEXT,
 			content BYTES,
+			content_json TEXT,
 			wallet_code_hash TEXT NOT NULL,
 			code_hash TEXT NOT NULL,
 			data_hash TEXT NOT NULL,
@@ -88,6 +92,7 @@ func tokensUp(ctx context.Context, db *bun.DB) error {
 			owner TEXT,
 			next_item_index TEXT NOT NULL,
 			content BYTES,
+			content_json TEXT,
 			code_hash TEXT NOT NULL,
 			data_hash TEXT NOT NULL,
 			last_tx_lt BIGINT NOT NULL)`,
@@ -100,6 +105,7 @@ func tokensUp(ctx context.Context, db *bun.DB) error {
 			collection TEXT NOT NULL DEFAULT '',
 			owner TEXT,
 			content BYTES,
+			content_json TEXT,
 			sale_contract TEXT,
 			real_owner TEXT,
 			code_hash TEXT NOT NULL,
