@@ -69,7 +69,7 @@ func (l leafUint64) MarshalGQL(w io.Writer) {
 // computedFields are, per object type, the fields that a resolver or a
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
-	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "status": true, "user_friendly": true},
+	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "user_friendly": true},
 	"Action":                       {"children": true, "details": true, "parent": true, "participants": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
@@ -119,6 +119,9 @@ var computedFields = map[string]map[string]bool{
 	"Fees":                         {},
 	"JettonBalanceChange":          {},
 	"JettonBurn":                   {},
+	"JettonHolding":                {},
+	"JettonHoldingConnection":      {},
+	"JettonHoldingEdge":            {},
 	"JettonMint":                   {},
 	"JettonSwap":                   {},
 	"JettonTransfer":               {},
@@ -142,6 +145,9 @@ var computedFields = map[string]map[string]bool{
 	"NftCancelSale":                {},
 	"NftDiscovery":                 {},
 	"NftFinishAuction":             {},
+	"NftHolding":                   {},
+	"NftHoldingConnection":         {},
+	"NftHoldingEdge":               {},
 	"NftItemTransfer":              {},
 	"NftMint":                      {},
 	"NftPurchase":                  {},
@@ -170,6 +176,7 @@ var computedFields = map[string]map[string]bool{
 	"TgbtcNewKey":                  {},
 	"TgbtcNewKeyFallback":          {},
 	"TickTock":                     {},
+	"Token":                        {},
 	"TonBalanceChange":             {},
 	"TonTransfer":                  {},
 	"ToncoDeployPool":              {},
@@ -280,7 +287,9 @@ var leafObjectFields = map[string]map[string]bool{
 	"ActionEdge":          {"__typename": true, "cursor": true},
 	"AddressBookEntry":    {"__typename": true, "address": true, "user_friendly": true},
 	"EmulatedTransaction": {"__typename": true, "hash": true, "account": true, "lt": true, "utime": true, "success": true, "aborted": true, "compute_exit_code": true, "total_fees": true},
+	"JettonHoldingEdge":   {"__typename": true, "cursor": true},
 	"Message":             {"__typename": true, "hash": true, "value": true, "fwd_fee": true, "created_lt": true, "bounce": true, "bounced": true},
+	"NftHoldingEdge":      {"__typename": true, "cursor": true},
 	"TraceStop":           {"__typename": true, "account": true, "reason": true, "message": true, "message_hash": true, "transaction": true},
 	"Transaction":         {"__typename": true, "hash": true, "lt": true, "utime": true, "now": true, "account_address": true, "trace_id": true, "success": true, "aborted": true, "compute_exit_code": true, "total_fees": true, "orig_status": true, "end_status": true},
 }

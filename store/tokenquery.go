@@ -9,13 +9,31 @@ import (
 )
 
 // TokenPage is the paging every registry list takes: toncenter's limit and
-// offset, checked by the caller.
+// offset, checked by the caller; or, with ByAddress, a keyset page in
+// address order after the address After (GraphQL's cursors: a deep page
+// costs what the first one costs).
 type TokenPage struct {
 	Limit, Offset int
+	ByAddress     bool
+	After         string
 }
 
 func (p TokenPage) apply(q *bun.SelectQuery) *bun.SelectQuery {
+	if p.ByAddress {
+		if p.After != "" {
+			q = q.Where("address > ?", p.After)
+		}
+		return q.Order("address").Limit(int64(p.Limit))
+	}
 	return q.Limit(int64(p.Limit)).Offset(int64(p.Offset))
+}
+
+// ordered adds the route's order unless the page is in address order.
+func (p TokenPage) ordered(q *bun.SelectQuery, cols ...string) *bun.SelectQuery {
+	if p.ByAddress {
+		return q
+	}
+	return q.Order(cols...)
 }
 
 // JettonMasterFilter selects jetton masters (toncenter's
@@ -37,7 +55,7 @@ func (s *Store) JettonMasters(ctx context.Context, f JettonMasterFilter) ([]chai
 		if len(f.Admins) > 0 {
 			q = q.Where("admin IN (?)", bun.In(f.Admins))
 		}
-		return f.apply(q.Order("address")).Scan(ctx)
+		return f.apply(f.ordered(q, "address")).Scan(ctx)
 	})
 	if err != nil {
 		return nil, unavailable(err)
@@ -84,20 +102,22 @@ func (s *Store) JettonWallets(ctx context.Context, f JettonWalletFilter) ([]chai
 		if f.ExcludeZero {
 			q = q.Where("(balance IS NULL OR balance <> ?)", zeroAmount)
 		}
-		switch {
-		case len(f.Addresses) > 0:
-		case len(f.Owners) > 0:
-			q = q.Order("owner")
-		case len(f.Jettons) == 1:
-			q = q.Order("jetton")
+		if !f.ByAddress {
+			switch {
+			case len(f.Addresses) > 0:
+			case len(f.Owners) > 0:
+				q = q.Order("owner")
+			case len(f.Jettons) == 1:
+				q = q.Order("jetton")
+			}
+			switch f.SortBalance {
+			case "asc":
+				q = q.OrderExpr("balance IS NULL, balance ASC")
+			case "desc":
+				q = q.OrderExpr("balance IS NULL, balance DESC")
+			}
 		}
-		switch f.SortBalance {
-		case "asc":
-			q = q.OrderExpr("balance IS NULL, balance ASC")
-		case "desc":
-			q = q.OrderExpr("balance IS NULL, balance DESC")
-		}
-		return f.apply(q.Order("address")).Scan(ctx)
+		return f.apply(f.ordered(q, "address")).Scan(ctx)
 	})
 	if err != nil {
 		return nil, unavailable(err)
@@ -128,7 +148,7 @@ func (s *Store) NftCollections(ctx context.Context, f NftCollectionFilter) ([]ch
 		if len(f.Owners) > 0 {
 			q = q.Where("owner IN (?)", bun.In(f.Owners))
 		}
-		return f.apply(q.Order("address")).Scan(ctx)
+		return f.apply(f.ordered(q, "address")).Scan(ctx)
 	})
 	if err != nil {
 		return nil, unavailable(err)
@@ -176,18 +196,18 @@ func (s *Store) NftItems(ctx context.Context, f NftItemFilter) ([]chain.NftItem,
 			if f.IncludeOnSale {
 				col = "real_owner"
 			}
-			q = q.Where("? IN (?)", bun.Ident(col), bun.In(f.Owners)).Order(col, "collection", "idx_key")
+			q = f.ordered(q.Where("? IN (?)", bun.Ident(col), bun.In(f.Owners)), col, "collection", "idx_key")
 		}
 		if len(f.Collections) > 0 {
 			q = q.Where("collection IN (?)", bun.In(f.Collections))
 			if len(f.Owners) == 0 && len(f.Collections) == 1 {
-				q = q.Order("collection", "idx_key")
+				q = f.ordered(q, "collection", "idx_key")
 			}
 		}
 		if len(keys) > 0 {
 			q = q.Where("idx_key IN (?)", bun.In(keys))
 		}
-		return f.apply(q.Order("address")).Scan(ctx)
+		return f.apply(f.ordered(q, "address")).Scan(ctx)
 	})
 	if err != nil {
 		return nil, unavailable(err)
