@@ -101,10 +101,14 @@ func NewLookup(src Source, o LookupOptions) *Lookup {
 
 type clientKeyType struct{}
 
-// WithClient records the client's address for the miss limit.
+// WithClient records the client's address (an IP, or an IPv6 /64) for the
+// miss limit and for the limit on keyless streams per address.
 func WithClient(ctx context.Context, addr string) context.Context {
 	return context.WithValue(ctx, clientKeyType{}, addr)
 }
+
+// ClientAddr is the address WithClient recorded; "" when none was.
+func ClientAddr(ctx context.Context) string { return clientOf(ctx) }
 
 func clientOf(ctx context.Context) string {
 	addr, _ := ctx.Value(clientKeyType{}).(string)

@@ -24,6 +24,7 @@ const (
 	TooLarge                     // the request body is over the limit
 	BadRequest                   // the body is not JSON at all
 	MethodNotAllowed             // wrong HTTP method
+	OverBudget                   // the request's work budget ran out before this call (cost package)
 )
 
 // Info is one row of the mapping table.
@@ -44,6 +45,32 @@ var table = map[Kind]Info{
 	TooLarge:         {http.StatusRequestEntityTooLarge, "TOO_LARGE"},
 	BadRequest:       {http.StatusBadRequest, "BAD_REQUEST"},
 	MethodNotAllowed: {http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"},
+	// 429: the call was not run and may be sent again on its own; the
+	// server did not fail (no 5xx) and the client is not wrong (no 4xx of
+	// its input).
+	OverBudget: {http.StatusTooManyRequests, "BUDGET_EXCEEDED"},
+}
+
+// KindOfCode is the kind of a GraphQL extensions.code (Internal when no
+// kind has it).
+func KindOfCode(code string) Kind {
+	for k, info := range table {
+		if info.GQLCode == code {
+			return k
+		}
+	}
+	return Internal
+}
+
+// ServerFailed tells the GraphQL codes of answers the server failed to
+// give (5xx): they cost the client no unit.
+func ServerFailed(code string) bool {
+	for _, info := range table {
+		if info.GQLCode == code {
+			return info.HTTPStatus >= 500
+		}
+	}
+	return false
 }
 
 // Info returns the table row of a kind.

@@ -77,6 +77,8 @@ func (l *ActionList) AppendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `],"address_book":`...)
 	b = l.AddressBook.AppendJSON(b)
+	b = append(b, `,"metadata":`...)
+	b = l.Metadata.AppendJSON(b)
 	return append(b, '}'), nil
 }
 

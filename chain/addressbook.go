@@ -102,6 +102,10 @@ type AddressFacts struct {
 	Balance    uint64
 	Domain     string
 	Interfaces []string
+	// Token is the stored TEP-64 metadata of the token at the address (a
+	// jetton master, NFT collection or item), nil when it is none the store
+	// knows: what the page's `metadata` object shows of it.
+	Token *TokenMetadata
 }
 
 // Bounceable reports whether the user-friendly form should carry the
@@ -148,4 +152,7 @@ func (l *ActionList) BookAddresses() []string {
 type ActionList struct {
 	Actions     []*Action   `json:"actions"`
 	AddressBook AddressBook `json:"address_book"`
+	// Metadata is toncenter's metadata object of the tokens among the
+	// address book's addresses.
+	Metadata Metadata `json:"metadata"`
 }

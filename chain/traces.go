@@ -191,3 +191,13 @@ func (t *Trace) TransactionList() []*Transaction {
 	})
 	return out
 }
+
+// TraceOf tells the trace id of a transaction the assembler holds (of an
+// incomplete trace), and whether it holds it.
+func (a *Assembler) TraceOf(tx Hash) (Hash, bool) {
+	t, ok := a.txs[tx]
+	if !ok {
+		return Hash{}, false
+	}
+	return t.TraceID, true
+}

@@ -48,7 +48,7 @@ func TestExplorerInABrowser(t *testing.T) {
 	st := storetest.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "tonql.db"))
 	importFiles(t, st, before)
 	res := &resolvers.Resolver{Store: st}
-	hub, err := notify.Start(context.Background(), notify.Options{Store: st, Book: res.AddressBook})
+	hub, err := notify.Start(context.Background(), notify.Options{Store: st, Book: res.AddressBookAndMetadata})
 	require.NoError(t, err)
 	t.Cleanup(hub.Close)
 	res.Notify = hub
@@ -104,6 +104,7 @@ func TestExplorerInABrowser(t *testing.T) {
 		got := p.runQuery(t)
 		requireNewest(t, got, newest)
 		p.requireRequested(t, "POST", keyed.URL+"/graphql?api_key="+key)
+		p.requireEditorHides(t, key)
 		p.requireOnlyLoopback(t)
 	})
 
@@ -119,6 +120,7 @@ func TestExplorerInABrowser(t *testing.T) {
 		got := p.runQuery(t)
 		requireNewest(t, got, newest)
 		p.requireRequested(t, "POST", keyed.URL+"/"+key+"/graphql")
+		p.requireEditorHides(t, key)
 
 		// A subscription goes over the websocket beside the endpoint and
 		// shows an action stored after it started.
@@ -311,6 +313,16 @@ func (p *page) setQuery(t *testing.T, q string) {
 	require.NoError(t, chromedp.Run(p.ctx,
 		chromedp.Evaluate(queryEditor+".setValue("+string(b)+")", nil),
 		chromedp.Poll(parsed, nil, chromedp.WithPollingInterval(50*time.Millisecond))))
+}
+
+// requireEditorHides checks that the editor's text does not show key: it
+// is kept in the browser's storage and shows in screenshots.
+func (p *page) requireEditorHides(t *testing.T, key string) {
+	t.Helper()
+	var q string
+	require.NoError(t, chromedp.Run(p.ctx, chromedp.Evaluate(queryEditor+".getValue()", &q)))
+	require.NotContains(t, strings.ToLower(q), strings.ToLower(key))
+	require.Contains(t, q, "{api_key}")
 }
 
 // runQuery clicks run on the query in the editor (the default one) and

@@ -20,11 +20,27 @@
   var socket = new URL(endpoint.href);
   socket.protocol = endpoint.protocol === 'https:' ? 'wss:' : 'ws:';
 
+  // shown is a URL as the editor may print it: the key, in the path or
+  // the query, replaced by {api_key}. The editor's text is kept in the
+  // browser's storage and lands in screenshots and shared snippets; the
+  // key must not travel with it.
+  function shown(u) {
+    var s = new URL(u);
+    s.pathname = s.pathname.split('/').map(function (seg) {
+      return /^[0-9a-fA-F]{64}$/.test(seg) ? '{api_key}' : seg;
+    }).join('/');
+    var text = s.href;
+    if (key) {
+      text = text.replace('api_key=' + encodeURIComponent(key), 'api_key={api_key}');
+    }
+    return text.split('%7Bapi_key%7D').join('{api_key}');
+  }
+
   var defaultQuery = [
     '# tonql GraphQL explorer. Run: Ctrl+Enter or the ▶ button.',
     '# The book icon (top left) documents every field.',
-    '# Queries go to   ' + endpoint.href,
-    '# subscriptions   ' + socket.href,
+    '# Queries go to   ' + shown(endpoint.href),
+    '# subscriptions   ' + shown(socket.href),
     '#',
     '# The newest actions, with their address book:',
     '{',

@@ -17,6 +17,7 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 )
 
 // Options tune an Estimator; zero values pick the defaults.
@@ -271,8 +272,11 @@ func (e *Estimator) run(ctx context.Context, r Request, cfg *preparedConfig, st 
 	start := time.Now()
 	defer func() {
 		l.release()
+		took := time.Since(start)
+		// The request's work budget: a batch of estimates shares one.
+		cost.Spend(ctx, took)
 		if f := e.onEmu.Load(); f != nil {
-			(*f)(time.Since(start))
+			(*f)(took)
 		}
 	}()
 	if err := setup(l.e, at, r.IgnoreChksig, r.Body); err != nil {

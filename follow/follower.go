@@ -223,7 +223,11 @@ func (r *run) step(ctx context.Context) error {
 	if blk.Seqno != r.next {
 		return fmt.Errorf("source returned masterchain block %d for %d", blk.Seqno, r.next)
 	}
-	b, st := r.im.Batch(blk.Data)
+	b, st, err := r.im.Batch(ctx, blk.Data)
+	if err != nil {
+		r.started = false // the assembler holds the block: re-seed it
+		return fmt.Errorf("masterchain block %d: %w", blk.Seqno, err)
+	}
 	to := store.Cursor{Seqno: blk.Seqno, Utime: blk.Utime}
 	b.Extra = store.Steps(b.Extra,
 		store.TouchAccounts(touchedAccounts(blk.Data.Transactions)),

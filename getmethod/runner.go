@@ -9,7 +9,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/code"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/fees"
 )
 
@@ -28,8 +32,9 @@ import (
 const ExitNotActive = -13
 
 // DefaultGasLimit bounds a get method's gas, as lite servers bound theirs:
-// an endless loop costs a bounded amount of CPU.
-const DefaultGasLimit = 1_000_000
+// an endless loop costs a bounded amount of CPU (GET_METHOD_GAS_LIMIT
+// changes it: WithGasLimit).
+const DefaultGasLimit = cost.DefaultGetMethodGas
 
 // Runner runs get methods. It is safe for concurrent use.
 type Runner struct {
@@ -38,6 +43,31 @@ type Runner struct {
 
 	mu      sync.Mutex
 	configs map[[32]byte]*prepared // by config key; a few, one per config change
+
+	// nsPerGas is what a unit of gas took in long runs lately (a moving
+	// average), to know what a run at the gas limit costs before it runs.
+	nsPerGas atomic.Uint64 // math.Float64bits
+}
+
+// learnMinGas is the gas of the runs that teach nsPerGas: short runs are
+// mostly set-up, not execution.
+const learnMinGas = 100_000
+
+func (r *Runner) learn(gas int64, took time.Duration) {
+	if gas < learnMinGas {
+		return
+	}
+	v := float64(took.Nanoseconds()) / float64(gas)
+	if old := math.Float64frombits(r.nsPerGas.Load()); old > 0 {
+		v = 0.7*old + 0.3*v
+	}
+	r.nsPerGas.Store(math.Float64bits(v))
+}
+
+// worst is what a run at the gas limit is expected to take (0: no long
+// run seen yet).
+func (r *Runner) worst() time.Duration {
+	return time.Duration(math.Float64frombits(r.nsPerGas.Load()) * float64(r.gasLimit))
 }
 
 // prepared is a config parsed by the library, with its library
@@ -50,6 +80,15 @@ type prepared struct {
 // New makes a Runner reading states, config and clock from est.
 func New(est *fees.Estimator) *Runner {
 	return &Runner{est: est, gasLimit: DefaultGasLimit, configs: map[[32]byte]*prepared{}}
+}
+
+// WithGasLimit sets the gas one run may use (a run past it ends with
+// exit code -14, out of gas, as on a lite server); 0 keeps the default.
+func (r *Runner) WithGasLimit(gas int64) *Runner {
+	if gas > 0 {
+		r.gasLimit = gas
+	}
+	return r
 }
 
 // Method is a get method by name or by id.
@@ -118,7 +157,18 @@ func (r *Runner) run(ctx context.Context, account ton.AccountID, st *chain.Accou
 	if c.libs, err = p.needed(c.libHashes); err != nil {
 		return nil, err
 	}
+	// The request's work budget: a batch of calls shares one, and a call
+	// runs only if the budget holds it at its gas limit.
+	if err := cost.Afford(ctx, r.worst()); err != nil {
+		return nil, err
+	}
+	start := time.Now()
 	out, err := c.run(p.vm)
+	took := time.Since(start)
+	cost.Spend(ctx, took)
+	if err == nil {
+		r.learn(out.gas(), took)
+	}
 	if err != nil {
 		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}

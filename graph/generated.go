@@ -93,6 +93,7 @@ type FeeEstimateResolver interface {
 	Transactions(ctx context.Context, obj *preview.Estimate) ([]*preview.Transaction, error)
 	Actions(ctx context.Context, obj *preview.Estimate) ([]*chain.Action, error)
 	AddressBook(ctx context.Context, obj *preview.Estimate) (chain.AddressBook, error)
+	Metadata(ctx context.Context, obj *preview.Estimate) (chain.Metadata, error)
 	BalanceChanges(ctx context.Context, obj *preview.Estimate) (*preview.BalanceChanges, error)
 }
 type QueryResolver interface {
@@ -249,6 +250,12 @@ var sources = []*ast.Source{
 scalar JSON
 "Address book: raw address -> {user_friendly, domain, interfaces}; the REST object as is."
 scalar AddressBook
+"""
+toncenter's metadata object: raw address -> {is_indexed, token_info}, for
+each jetton master, NFT collection and item the answer names that the store
+knows (TEP-64 name, symbol, image, decimals, ...); the REST object as is.
+"""
+scalar Metadata
 "An unsigned 64-bit integer, as a JSON number (logical times)."
 scalar UInt64
 "An unsigned 32-bit integer, as a JSON number (unix times)."
@@ -257,7 +264,7 @@ scalar UInt32
 type Query {
   """
   Decoded actions, newest first by default, with an address book of every
-  address that appears in them. Filters combine with AND; see API.md.
+  address that appears in them. Filters combine with AND; see docs/API-NOTES.md.
   """
   actions(
     filter: ActionFilter
@@ -334,6 +341,8 @@ type ActionList {
   address_book: AddressBook!
   "the same entries as a typed list, sorted by address"
   address_book_entries: [AddressBookEntry!]!
+  "the REST metadata object: the tokens among the address book's addresses"
+  metadata: Metadata!
 }
 
 type Action {
@@ -548,6 +557,8 @@ type ActionConnection {
   pageInfo: PageInfo!
   "the address book of this page's actions"
   address_book: AddressBook!
+  "the metadata object of the tokens among its addresses"
+  metadata: Metadata!
 }
 
 type ActionEdge {
@@ -618,6 +629,8 @@ type ActionEvent {
   address_book: AddressBook!
   "the same entries as a typed list, sorted by address"
   address_book_entries: [AddressBookEntry!]!
+  "the REST metadata object of the tokens among the action's addresses"
+  metadata: Metadata!
 }
 
 extend type Query {
@@ -649,6 +662,8 @@ extend type FeeEstimate {
   actions: [Action!]!
   "the REST address book of every address the preview shows"
   address_book: AddressBook!
+  "the REST metadata object of the tokens among those addresses"
+  metadata: Metadata!
   balance_changes: BalanceChanges!
 }
 
@@ -3406,6 +3421,8 @@ func (ec *executionContext) fieldContext_Account_actions(ctx context.Context, fi
 				return ec.fieldContext_ActionConnection_pageInfo(ctx, field)
 			case "address_book":
 				return ec.fieldContext_ActionConnection_address_book(ctx, field)
+			case "metadata":
+				return ec.fieldContext_ActionConnection_metadata(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type ActionConnection", field.Name)
 		},
@@ -4571,6 +4588,31 @@ func (ec *executionContext) fieldContext_ActionConnection_address_book(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _ActionConnection_metadata(ctx context.Context, field graphql.CollectedField, obj *model.ActionConnection) (ret graphql.Marshaler) {
+	if obj.Metadata == nil {
+		fc, err := ec.fieldContext_ActionConnection_metadata(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNMetadata2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐMetadata(ctx, field.Selections, obj.Metadata)
+	}
+	return &obj.Metadata
+}
+
+func (ec *executionContext) fieldContext_ActionConnection_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Metadata does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ActionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ActionEdge) (ret graphql.Marshaler) {
 	res := obj.Cursor
 	if any(res) == nil {
@@ -4892,6 +4934,31 @@ func (ec *executionContext) fieldContext_ActionEvent_address_book_entries(_ cont
 	return fc, nil
 }
 
+func (ec *executionContext) _ActionEvent_metadata(ctx context.Context, field graphql.CollectedField, obj *model.ActionEvent) (ret graphql.Marshaler) {
+	if obj.Metadata == nil {
+		fc, err := ec.fieldContext_ActionEvent_metadata(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNMetadata2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐMetadata(ctx, field.Selections, obj.Metadata)
+	}
+	return &obj.Metadata
+}
+
+func (ec *executionContext) fieldContext_ActionEvent_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Metadata does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ActionList_actions(ctx context.Context, field graphql.CollectedField, obj *chain.ActionList) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_ActionList_actions(ctx, field)
 	if err != nil {
@@ -5058,6 +5125,31 @@ func (ec *executionContext) fieldContext_ActionList_address_book_entries(_ conte
 				return ec.fieldContext_AddressBookEntry_interfaces(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type AddressBookEntry", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionList_metadata(ctx context.Context, field graphql.CollectedField, obj *chain.ActionList) (ret graphql.Marshaler) {
+	if obj.Metadata == nil {
+		fc, err := ec.fieldContext_ActionList_metadata(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNMetadata2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐMetadata(ctx, field.Selections, obj.Metadata)
+	}
+	return &obj.Metadata
+}
+
+func (ec *executionContext) fieldContext_ActionList_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Metadata does not have child fields")
 		},
 	}
 	return fc, nil
@@ -14713,6 +14805,50 @@ func (ec *executionContext) fieldContext_FeeEstimate_address_book(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _FeeEstimate_metadata(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_metadata(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.FeeEstimate().Metadata(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(chain.Metadata)
+	fc.Result = res
+	return ec.marshalNMetadata2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐMetadata(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Metadata does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FeeEstimate_balance_changes(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
 	if err != nil {
@@ -24209,6 +24345,8 @@ func (ec *executionContext) fieldContext_Query_actions(ctx context.Context, fiel
 				return ec.fieldContext_ActionList_address_book(ctx, field)
 			case "address_book_entries":
 				return ec.fieldContext_ActionList_address_book_entries(ctx, field)
+			case "metadata":
+				return ec.fieldContext_ActionList_metadata(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type ActionList", field.Name)
 		},
@@ -24441,6 +24579,8 @@ func (ec *executionContext) fieldContext_Query_estimateFee(ctx context.Context, 
 				return ec.fieldContext_FeeEstimate_actions(ctx, field)
 			case "address_book":
 				return ec.fieldContext_FeeEstimate_address_book(ctx, field)
+			case "metadata":
+				return ec.fieldContext_FeeEstimate_metadata(ctx, field)
 			case "balance_changes":
 				return ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
 			}
@@ -24520,6 +24660,8 @@ func (ec *executionContext) fieldContext_Query_emulateMessage(ctx context.Contex
 				return ec.fieldContext_FeeEstimate_actions(ctx, field)
 			case "address_book":
 				return ec.fieldContext_FeeEstimate_address_book(ctx, field)
+			case "metadata":
+				return ec.fieldContext_FeeEstimate_metadata(ctx, field)
 			case "balance_changes":
 				return ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
 			}
@@ -25949,6 +26091,8 @@ func (ec *executionContext) fieldContext_Subscription_actions(ctx context.Contex
 				return ec.fieldContext_ActionEvent_address_book(ctx, field)
 			case "address_book_entries":
 				return ec.fieldContext_ActionEvent_address_book_entries(ctx, field)
+			case "metadata":
+				return ec.fieldContext_ActionEvent_metadata(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type ActionEvent", field.Name)
 		},
@@ -33576,6 +33720,11 @@ func (ec *executionContext) _ActionConnection(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "metadata":
+			out.Values[i] = ec._ActionConnection_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33705,6 +33854,11 @@ func (ec *executionContext) _ActionEvent(ctx context.Context, sel ast.SelectionS
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "metadata":
+			out.Values[i] = ec._ActionEvent_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33785,6 +33939,11 @@ func (ec *executionContext) _ActionList(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "metadata":
+			out.Values[i] = ec._ActionList_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36092,6 +36251,42 @@ func (ec *executionContext) _FeeEstimate(ctx context.Context, sel ast.SelectionS
 					}
 				}()
 				res = ec._FeeEstimate_address_book(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "metadata":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FeeEstimate_metadata(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -41097,6 +41292,22 @@ func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋch
 		return graphql.Null
 	}
 	return ec._Message(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMetadata2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐMetadata(ctx context.Context, v any) (chain.Metadata, error) {
+	var res chain.Metadata
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMetadata2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐMetadata(ctx context.Context, sel ast.SelectionSet, v chain.Metadata) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalNNftHolding2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHolding(ctx context.Context, sel ast.SelectionSet, v *model.NftHolding) graphql.Marshaler {

@@ -115,7 +115,7 @@ var computedFields = map[string]map[string]bool{
 	"EvaaWithdraw":                 {},
 	"ExtraCurrency":                {},
 	"ExtraCurrencyTransfer":        {},
-	"FeeEstimate":                  {"actions": true, "address_book": true, "balance_changes": true, "complete": true, "stopped": true, "transactions": true},
+	"FeeEstimate":                  {"actions": true, "address_book": true, "balance_changes": true, "complete": true, "metadata": true, "stopped": true, "transactions": true},
 	"Fees":                         {},
 	"JettonBalanceChange":          {},
 	"JettonBurn":                   {},

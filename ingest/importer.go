@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,12 +19,16 @@ import (
 
 // Importer turns parsed files into store batches. It keeps the trace
 // assembler across files, so a trace spread over several blocks is
-// completed when its last part arrives, and what is known about contracts
-// (from toncenter files) helps classify later traces.
+// completed when its last part arrives.
 type Importer struct {
 	store *store.Store
 	asm   *chain.Assembler
-	known chain.KnownContracts
+	// known is what files of this run said about the accounts of their
+	// traces, by trace id (base64), for a trace a later file extends
+	// before the store holds it.
+	known map[string]chain.KnownContracts
+	count *runCount
+	act   activity
 	// Tokens, when set, is called after each saved batch with the
 	// accounts' states after it (the token registry: tokens.Registry).
 	Tokens TokenHook
@@ -79,19 +84,30 @@ type Stats struct {
 	Config                                                bool // the file held a blockchain config
 }
 
-// fileRows names a file's own transactions and its actions, to count
-// which were stored before it.
+// fileRows names a file's own transactions and its actions (with their
+// traces), to count which were stored before it; traces are those it
+// wrote, held the incomplete ones it touched without writing (runCount).
 type fileRows struct {
-	txs, actions []string
+	txs, actions, actionTraces []string
+	traces                     []traceOut
+	held                       []string
 }
 
-func rowsOf(p *Parsed, b *store.Batch) fileRows {
-	r := fileRows{txs: make([]string, len(p.Transactions)), actions: make([]string, len(b.Actions))}
+func rowsOf(p *Parsed, b *store.Batch, held []string) fileRows {
+	r := fileRows{txs: make([]string, len(p.Transactions)), actions: make([]string, len(b.Actions)),
+		actionTraces: make([]string, len(b.Actions)), held: held}
 	for i, t := range p.Transactions {
 		r.txs[i] = t.Hash.Base64()
 	}
 	for i := range b.Actions {
-		r.actions[i] = b.Actions[i].ActionID
+		r.actions[i], r.actionTraces[i] = b.Actions[i].ActionID, b.Actions[i].TraceID
+	}
+	for _, tr := range b.Traces {
+		o := traceOut{id: tr.ID.Base64(), complete: tr.Complete}
+		for _, m := range tr.Merged {
+			o.merged = append(o.merged, m.Base64())
+		}
+		r.traces = append(r.traces, o)
 	}
 	return r
 }
@@ -113,7 +129,7 @@ func (r fileRows) countPresent(st *Stats, found *store.Present) {
 }
 
 func New(st *store.Store) *Importer {
-	return &Importer{store: st, asm: chain.NewAssembler(), known: chain.KnownContracts{}}
+	return &Importer{store: st, asm: chain.NewAssembler(), known: map[string]chain.KnownContracts{}, count: newRunCount()}
 }
 
 // Resume seeds the assembler with the transactions of traces the store
@@ -129,16 +145,41 @@ func (im *Importer) Resume(ctx context.Context) (int, error) {
 
 // Batch assembles a parsed file into traces and actions. Every trace the
 // file touched is written whole (its earlier transactions get the final
-// trace id); traces it merged away are dropped.
-func (im *Importer) Batch(p *Parsed) (*store.Batch, Stats) {
+// trace id); traces it merged away are dropped. A trace is classified with
+// what files said about its accounts (store.Batch.Known: the earlier
+// files' facts, stored or of this run, then this file's), and those facts
+// are stored with it, so reclassify decodes it with the same input. Facts
+// are never borrowed from another trace: the result must not depend on the
+// order files were imported in. ctx bounds the one read of stored facts
+// (none without a store).
+func (im *Importer) Batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, error) {
+	b, st, _, err := im.batch(ctx, p)
+	return b, st, err
+}
+
+// batch is Batch that also names the incomplete traces p touched without
+// bringing them anything new (runCount).
+func (im *Importer) batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, []string, error) {
 	b := &store.Batch{Accounts: p.Accounts, Config: p.Config}
-	for addr, k := range p.Known {
-		im.known[addr] = k
-		if i := chain.KindInterface(k.Kind); i != "" {
+	for _, addr := range sortedKeys(p.Known) {
+		if i := chain.KindInterface(p.Known[addr].Kind); i != "" {
 			b.Interfaces = append(b.Interfaces, chain.AccountInterfaces{Address: addr, Interfaces: []string{i}})
 		}
 	}
+	held := heldTraces(im.asm, p.Transactions)
 	traces := im.asm.Add(p.Transactions)
+	stored, err := im.storedKnown(ctx, traces)
+	if err != nil {
+		return nil, Stats{}, nil, err
+	}
+	written := map[string]bool{}
+	for _, tr := range traces {
+		written[tr.ID.Base64()] = true
+		for _, m := range tr.Merged {
+			written[m.Base64()] = true
+		}
+	}
+	held = slices.DeleteFunc(held, func(id string) bool { return written[id] })
 	b.Traces = traces
 	var merged []chain.Hash
 	st := Stats{Format: p.Format, Traces: len(traces), Accounts: len(p.Accounts), Config: p.Config != nil}
@@ -146,16 +187,83 @@ func (im *Importer) Batch(p *Parsed) (*store.Batch, Stats) {
 		if tr.Complete {
 			st.Complete++
 		}
+		known := im.traceKnown(tr, stored, p.Known)
 		b.Transactions = append(b.Transactions, tr.TransactionList()...)
-		b.Actions = append(b.Actions, actions.Classify(tr, im.known)...)
+		b.Actions = append(b.Actions, actions.Classify(tr, known)...)
 		merged = append(merged, tr.Merged...)
 	}
 	b.DNS = actions.DNSNames(b.Actions)
 	if len(merged) > 0 {
 		b.Extra = store.DropTraces(merged)
 	}
+	for _, tr := range traces {
+		if k := im.known[tr.ID.Base64()]; len(k) > 0 {
+			if b.Known == nil {
+				b.Known = map[string]chain.KnownContracts{}
+			}
+			b.Known[tr.ID.Base64()] = k
+		}
+	}
 	st.Transactions, st.Actions = len(b.Transactions), len(b.Actions)
-	return b, st
+	return b, st, held, nil
+}
+
+// storedKnown reads the stored facts of the traces (and of the traces
+// they absorbed) that this run has none for: a trace imported before,
+// seen again or completed now.
+func (im *Importer) storedKnown(ctx context.Context, traces []*chain.Trace) (map[string]chain.KnownContracts, error) {
+	if im.store == nil {
+		return nil, nil
+	}
+	var ids []string
+	for _, tr := range traces {
+		for _, h := range append([]chain.Hash{tr.ID}, tr.Merged...) {
+			if _, ok := im.known[h.Base64()]; !ok {
+				ids = append(ids, h.Base64())
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return im.store.TraceKnown(ctx, ids)
+}
+
+// traceKnown merges what is known about tr's accounts: of the traces it
+// absorbed, then its own earlier facts, then the current file's (the
+// newest word on an account wins), and keeps it for the run.
+func (im *Importer) traceKnown(tr *chain.Trace, stored map[string]chain.KnownContracts, file chain.KnownContracts) chain.KnownContracts {
+	out := chain.KnownContracts{}
+	for _, h := range append(append([]chain.Hash{}, tr.Merged...), tr.ID) {
+		id := h.Base64()
+		k, ok := im.known[id]
+		if !ok {
+			k = stored[id]
+		}
+		for a, c := range k {
+			out[a] = c
+		}
+		if h != tr.ID {
+			delete(im.known, id)
+		}
+	}
+	for a, c := range file {
+		out[a] = c
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	im.known[tr.ID.Base64()] = out
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // ImportFile parses one file and saves it in one database transaction.
@@ -168,13 +276,19 @@ func (im *Importer) ImportFile(ctx context.Context, path string) (Stats, error) 
 }
 
 func (im *Importer) save(ctx context.Context, path string, p *Parsed) (Stats, error) {
-	b, st := im.Batch(p)
-	rows := rowsOf(p, b)
+	b, st, held, err := im.batch(ctx, p)
+	if err != nil {
+		return Stats{}, fmt.Errorf("%s: %w", path, err)
+	}
+	rows := rowsOf(p, b, held)
 	b.Present = &store.Present{Lookup: rows.txs}
 	if err := im.store.SaveBatch(ctx, b); err != nil {
 		return Stats{}, fmt.Errorf("%s: save: %w", path, err)
 	}
 	rows.countPresent(&st, b.Present)
+	if err := im.count.file(ctx, im.store, rows, b.Present); err != nil {
+		return st, fmt.Errorf("%s: count actions: %w", path, err)
+	}
 	if err := im.updateTokens(ctx, statesAfter(p), b); err != nil {
 		return st, fmt.Errorf("%s: %w", path, err)
 	}
@@ -206,6 +320,7 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 	defer cancel()
 	ready := parseAll(ctx, &wg, files)
 	var g group
+	var countErr error
 	flush := func() {
 		var err error
 		found := &store.Present{Lookup: []string{}}
@@ -214,10 +329,12 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 		}
 		if g.batch != nil {
 			g.batch.Present = found
+			im.act.set(Activity{Stage: "saving", File: g.files[len(g.files)-1].path, Files: len(g.files), Transactions: len(g.batch.Transactions)})
 			err = im.store.SaveBatch(ctx, g.batch)
 			if err == nil {
 				err = im.updateTokens(ctx, g.after, g.batch)
 			}
+			im.act.set(Activity{})
 		}
 		for _, f := range g.files {
 			switch {
@@ -227,13 +344,18 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 				report(f.path, Stats{}, fmt.Errorf("%s: save: %w", f.path, err))
 			default:
 				f.rows.countPresent(&f.stats, found)
+				if err := im.count.file(ctx, im.store, f.rows, found); err != nil && countErr == nil {
+					countErr = fmt.Errorf("%s: count actions: %w", f.path, err)
+				}
 				report(f.path, f.stats, nil)
 			}
 		}
 		g = group{}
 	}
 	for _, f := range files {
+		im.act.set(Activity{Stage: "parsing", File: f, Files: 1})
 		r := ready()
+		im.act.set(Activity{})
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -241,8 +363,15 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 			g.failed(f, r.err)
 			continue
 		}
-		b, st := im.Batch(r.p)
-		rows := rowsOf(r.p, b)
+		b, st, held, err := im.batch(ctx, r.p)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			g.failed(f, fmt.Errorf("%s: %w", f, err))
+			continue
+		}
+		rows := rowsOf(r.p, b, held)
 		after := statesAfter(r.p)
 		if !g.join(f, b, st, rows, after) {
 			flush()
@@ -253,8 +382,14 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 		}
 	}
 	flush()
-	return nil
+	return countErr
 }
+
+// Actions counts the actions of the files imported so far, each once:
+// those new to the database and those it held before the first file
+// (Stats.ActionsPresent counts per file, where a trace spread over files
+// is counted again by each).
+func (im *Importer) Actions() (fresh, present int) { return im.count.totals() }
 
 // importGCPercent is the GOGC an import runs with. Decoding blocks churns
 // through short-lived cells while little stays live, so the collector ran

@@ -25,10 +25,42 @@ func fixtureFiles(t testing.TB) []string {
 
 var tables = []string{"transactions", "messages", "traces", "actions", "action_accounts", "action_transactions", "accounts", "account_interfaces", "chain_configs", "dns_names"}
 
-// dump renders every table as sorted JSON rows.
+// dump renders the chain tables as sorted JSON rows, without seqs (a
+// fresh write gets fresh ones: store/seq.go).
 func dump(t *testing.T, st *store.Store) map[string][]string {
+	return dumpTables(t, st, tables, false)
+}
+
+// dumpAll renders every table of the schema (not the migration
+// bookkeeping) as sorted JSON rows, seqs included.
+func dumpAll(t *testing.T, st *store.Store) map[string][]string {
+	q := "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
+	if st.IsPostgres() {
+		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+	}
+	rows, err := st.DB().QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(n, "bun_migration") {
+			names = append(names, n)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dumpTables(t, st, names, true)
+}
+
+func dumpTables(t *testing.T, st *store.Store, names []string, seqs bool) map[string][]string {
 	out := map[string][]string{}
-	for _, name := range tables {
+	for _, name := range names {
 		rows, err := st.DB().QueryContext(context.Background(), "SELECT * FROM "+name)
 		if err != nil {
 			t.Fatalf("dump %s: %v", name, err)
@@ -44,7 +76,7 @@ func dump(t *testing.T, st *store.Store) map[string][]string {
 				t.Fatal(err)
 			}
 			for i, c := range cols {
-				if c == "seq" { // the stream order: a fresh write gets fresh seqs (store/seq.go)
+				if c == "seq" && !seqs {
 					vals[i] = nil
 				}
 			}

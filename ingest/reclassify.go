@@ -20,9 +20,9 @@ const reclassifyPage = 500
 // is the last trace id done, "" to start). progress is called after each
 // page with the traces and actions done so far and the last trace id.
 //
-// What a toncenter trace file added beyond the chain (its indexer's
-// knowledge of jetton wallets and sales) is not stored; re-import those
-// files to keep it.
+// Each trace is decoded with what its import knew beyond the chain (an
+// indexer's facts about its accounts, stored with it: store.TraceKnown),
+// so on the same binary a reclassify changes nothing.
 func Reclassify(ctx context.Context, st *store.Store, after string, progress func(traces, actions int, last string)) error {
 	traces, acts := 0, 0
 	for {
@@ -34,10 +34,14 @@ func Reclassify(ctx context.Context, st *store.Store, after string, progress fun
 		if err != nil {
 			return err
 		}
+		known, err := st.TraceKnown(ctx, ids)
+		if err != nil {
+			return err
+		}
 		b := &store.Batch{}
 		for _, tr := range chain.NewAssembler().Add(txs) {
 			b.Traces = append(b.Traces, tr)
-			b.Actions = append(b.Actions, actions.Classify(tr, nil)...)
+			b.Actions = append(b.Actions, actions.Classify(tr, known[tr.ID.Base64()])...)
 		}
 		b.DNS = actions.DNSNames(b.Actions)
 		if err := st.SaveBatch(ctx, b); err != nil {

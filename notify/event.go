@@ -18,6 +18,7 @@ type Event struct {
 	Action *chain.Action // Accounts filled
 	facts  *store.MatchFacts
 	book   chain.AddressBook // entries of Addresses and Accounts
+	tokens chain.Metadata    // metadata of the tokens among them
 
 	views [2]view // without, with accounts
 }
@@ -30,7 +31,8 @@ type view struct {
 }
 
 // List is the event as a /api/v3/actions page of one action: the action,
-// its accounts only when asked for, and the address book of what it shows.
+// its accounts only when asked for, and the address book and metadata of
+// what it shows.
 func (e *Event) List(includeAccounts bool) *chain.ActionList {
 	v := e.view(includeAccounts)
 	return &v.list
@@ -61,14 +63,16 @@ func (e *Event) view(includeAccounts bool) *view {
 				v.list.AddressBook[addr] = entry
 			}
 		}
+		v.list.Metadata = e.tokens.Only(addrs)
 		v.json, v.err = v.list.AppendJSON(nil)
 	})
 	return v
 }
 
-// BookFunc makes the address book of addresses (resolvers' AddressBook:
-// the same entries /api/v3/actions shows).
-type BookFunc func(ctx context.Context, addrs []string) (chain.AddressBook, error)
+// BookFunc makes the address book of addresses and the metadata object of
+// the tokens among them (resolvers' AddressBookAndMetadata: the same
+// entries /api/v3/actions shows).
+type BookFunc func(ctx context.Context, addrs []string) (chain.AddressBook, chain.Metadata, error)
 
 // prepare makes events of stored actions: one address book read for all of
 // them, and the match facts when a subscriber's filter needs them.
@@ -90,7 +94,7 @@ func prepare(ctx context.Context, st *store.Store, book BookFunc, rows []store.S
 		}
 	}
 	sort.Strings(addrs)
-	b, err := book(ctx, addrs)
+	b, md, err := book(ctx, addrs)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +106,7 @@ func prepare(ctx context.Context, st *store.Store, book BookFunc, rows []store.S
 	}
 	out := make([]*Event, len(rows))
 	for i, r := range rows {
-		out[i] = &Event{Seq: r.Seq, Action: r.Action, book: b, facts: facts[r.ActionID]}
+		out[i] = &Event{Seq: r.Seq, Action: r.Action, book: b, tokens: md, facts: facts[r.ActionID]}
 	}
 	return out, nil
 }

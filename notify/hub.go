@@ -36,11 +36,24 @@ import (
 const (
 	DefaultMaxStreams       = 10_000
 	DefaultMaxStreamsPerKey = 20
-	DefaultQueue            = 10_000
-	DefaultPoll             = time.Second
-	DefaultRevokeCheck      = 2 * time.Second
-	// pageSize is how many actions one store read brings (live and replay).
+	// DefaultMaxStreamsPerAddress bounds the streams opened without a key
+	// from one client address: bare routes need no key by default, and
+	// without their own bound one address could take MaxStreams whole.
+	DefaultMaxStreamsPerAddress = 10
+	DefaultQueue                = 10_000
+	DefaultPoll                 = time.Second
+	DefaultRevokeCheck          = 2 * time.Second
+	// DefaultStall is how long a transport waits for a client to take
+	// anything before it cuts the stream as too slow (Subscription.CutSlow).
+	DefaultStall = 10 * time.Second
+	// pageSize is how many actions one store read brings for the live
+	// fan-out (read once for every subscriber).
 	pageSize = 500
+	// replayPage is how many a replay reads at once: each replaying
+	// subscriber holds its page (prepared, its JSON made as it is sent),
+	// so it is what a subscriber resuming from an old cursor costs in
+	// memory; the next page is read only when this one has been taken.
+	replayPage = 100
 )
 
 // Options configure a Hub; Store and Book are required.
@@ -51,6 +64,12 @@ type Options struct {
 	// those of one API key on it.
 	MaxStreams       int
 	MaxStreamsPerKey int
+	// MaxStreamsPerAddress bounds the streams of one client address
+	// opened without a key (Request.Client).
+	MaxStreamsPerAddress int
+	// Stall is how long a client may take nothing while events wait for it
+	// before its transport cuts it (Subscription.Stall, CutSlow).
+	Stall time.Duration
 	// Queue is how many events may wait for a subscriber; one more and the
 	// subscriber is cut off (it resumes from its position), so a client that
 	// does not read cannot grow the server's memory. Events are shared, so a
@@ -87,6 +106,7 @@ type Hub struct {
 	closed    bool
 	subs      map[*Subscription]struct{} // every open subscription
 	perKey    map[string]int
+	perAddr   map[string]int                        // streams without a key, by client address
 	others    map[*Subscription]struct{}            // live, no account filter
 	byAccount map[string]map[*Subscription]struct{} // live, by account filter
 	needLts   int
@@ -105,6 +125,12 @@ func Start(ctx context.Context, o Options) (*Hub, error) {
 	}
 	if o.MaxStreamsPerKey <= 0 {
 		o.MaxStreamsPerKey = DefaultMaxStreamsPerKey
+	}
+	if o.MaxStreamsPerAddress <= 0 {
+		o.MaxStreamsPerAddress = DefaultMaxStreamsPerAddress
+	}
+	if o.Stall <= 0 {
+		o.Stall = DefaultStall
 	}
 	if o.Queue <= 0 {
 		o.Queue = DefaultQueue
@@ -125,7 +151,7 @@ func Start(ctx context.Context, o Options) (*Hub, error) {
 	}
 	h := &Hub{
 		o: o, log: log, warn: ratelog.New(log, time.Minute), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		last: last, subs: map[*Subscription]struct{}{}, perKey: map[string]int{},
+		last: last, subs: map[*Subscription]struct{}{}, perKey: map[string]int{}, perAddr: map[string]int{},
 		others: map[*Subscription]struct{}{}, byAccount: map[string]map[*Subscription]struct{}{},
 	}
 	o.Store.OnActionsCommitted(func(uint64) { h.poke() })
@@ -372,8 +398,14 @@ func (h *Hub) admit(s *Subscription) error {
 	if s.req.Owner != "" && h.perKey[s.req.Owner] >= h.o.MaxStreamsPerKey {
 		return apperr.New(apperr.RateLimited, "this key holds its limit of %d open streams on this server (MAX_STREAMS_PER_KEY); close one first", h.o.MaxStreamsPerKey)
 	}
+	if addr := s.anonymous(); addr != "" && h.perAddr[addr] >= h.o.MaxStreamsPerAddress {
+		return apperr.New(apperr.RateLimited, "this address holds its limit of %d open streams without a key on this server (MAX_STREAMS_PER_ADDRESS); close one first or open streams under an API key", h.o.MaxStreamsPerAddress)
+	}
 	h.subs[s] = struct{}{}
 	h.perKey[s.req.Owner]++
+	if addr := s.anonymous(); addr != "" {
+		h.perAddr[addr]++
+	}
 	return nil
 }
 
@@ -424,6 +456,11 @@ func (h *Hub) leaveLocked(s *Subscription) {
 	delete(h.subs, s)
 	if h.perKey[s.req.Owner]--; h.perKey[s.req.Owner] <= 0 {
 		delete(h.perKey, s.req.Owner)
+	}
+	if addr := s.anonymous(); addr != "" {
+		if h.perAddr[addr]--; h.perAddr[addr] <= 0 {
+			delete(h.perAddr, addr)
+		}
 	}
 	if !s.live {
 		return

@@ -24,7 +24,7 @@ func blockFiles(t *testing.T) []string {
 }
 
 func start(t *testing.T, st *store.Store, o notify.Options) *notify.Hub {
-	o.Store, o.Book = st, (&resolvers.Resolver{Store: st}).AddressBook
+	o.Store, o.Book = st, (&resolvers.Resolver{Store: st}).AddressBookAndMetadata
 	h, err := notify.Start(context.Background(), o)
 	require.NoError(t, err)
 	t.Cleanup(h.Close)

@@ -2,7 +2,9 @@ package notify
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/store"
@@ -19,6 +21,17 @@ type Request struct {
 	// bare route. It counts against MaxStreamsPerKey, and the stream ends
 	// when the key is revoked.
 	Owner string
+	// Client is the client's address (apikey.ClientAddr); a stream without
+	// an Owner counts against MaxStreamsPerAddress under it.
+	Client string
+}
+
+// anonymous is the address a keyless stream counts under; "" for keyed ones.
+func (s *Subscription) anonymous() string {
+	if s.req.Owner != "" {
+		return ""
+	}
+	return s.req.Client
 }
 
 // Subscription is one subscriber's stream. One goroutine consumes it
@@ -111,7 +124,7 @@ func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows, err := st.ActionsAfter(ctx, s.req.Filter, s.pos, pageSize)
+		rows, err := st.ActionsAfter(ctx, s.req.Filter, s.pos, replayPage)
 		if err != nil {
 			return nil, err
 		}
@@ -129,6 +142,7 @@ func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
 		}
 	}
 	e := s.buf[0]
+	s.buf[0] = nil // its JSON goes with it once sent
 	s.buf = s.buf[1:]
 	s.pos = e.Seq
 	s.hub.stats.delivered.Add(1)
@@ -175,14 +189,43 @@ func (s *Subscription) offer(e *Event, limit int) bool {
 		return true
 	}
 	if len(s.queue) >= limit {
-		s.queue, s.end = nil, apperr.New(apperr.Unavailable,
-			"the client read too slowly (%d events were waiting); reconnect with the last event id to resume", limit)
+		s.queue, s.end = nil, errSlow(fmt.Sprintf("%d events were waiting", limit))
 		s.signal()
 		return false
 	}
 	s.queue = append(s.queue, e)
 	s.signal()
 	return true
+}
+
+// Stall is how long a transport lets a client take nothing while events
+// wait for it before it calls CutSlow (Options.Stall).
+func (s *Subscription) Stall() time.Duration { return s.hub.o.Stall }
+
+// CutSlow ends the stream because its client took nothing for Stall while
+// events waited: the transport's buffer is full or its write is blocked.
+// Like a full queue, it is counted (Stats.CutSlow) and frees the place at
+// once; the returned error is the stream's last word, and the transport
+// reports it with the position of the last event it handed to the client.
+func (s *Subscription) CutSlow(what string) error {
+	h := s.hub
+	h.mu.Lock()
+	_, open := h.subs[s]
+	h.leaveLocked(s)
+	h.mu.Unlock()
+	err := errSlow(what)
+	if open {
+		h.stats.cutSlow.Add(1)
+		s.finish(err)
+	}
+	if e := s.ended(); e != nil {
+		return e
+	}
+	return err
+}
+
+func errSlow(what string) error {
+	return apperr.New(apperr.Unavailable, "the client read too slowly (%s); reconnect with the last event id to resume", what)
 }
 
 // saw records that the hub told everything up to seq.

@@ -14,6 +14,9 @@ type Estimate struct {
 	*fees.Result
 	Preview     *Preview // nil when only fees were asked for
 	AddressBook chain.AddressBook
+	// Metadata is toncenter's metadata object of the tokens the preview
+	// names (those the store knows).
+	Metadata chain.Metadata
 }
 
 // Addresses lists, sorted and once each, every address the preview shows:

@@ -12,11 +12,12 @@ import (
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/store"
 )
 
-// Paging bounds of the actions list (API.md).
+// Paging bounds of the actions list (docs/API-NOTES.md, the schema).
 const (
 	DefaultActionsLimit = 10
 	MaxActionsLimit     = 1000
@@ -36,6 +37,9 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 	if err != nil || in == nil || !isTrue(in.IncludeTransactions) {
 		return list, err
 	}
+	if err := cost.Rows(len(list.Actions), txCount(list.Actions)); err != nil {
+		return nil, err
+	}
 	if err := r.attachTransactions(ctx, list.Actions); err != nil {
 		return nil, err
 	}
@@ -44,8 +48,18 @@ func (r *Resolver) ListActions(ctx context.Context, in *model.ActionFilter, limi
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
-// bookFields are the fields of a page that show its address book.
-var bookFields = map[string]bool{"address_book": true, "address_book_entries": true}
+// txCount is how many transactions a page shows with include_transactions.
+func txCount(page []*chain.Action) int {
+	n := 0
+	for _, a := range page {
+		n += len(a.Transactions)
+	}
+	return n
+}
+
+// bookFields are the fields of a page that show its address book or its
+// tokens' metadata (read with the book's facts).
+var bookFields = map[string]bool{"address_book": true, "address_book_entries": true, "metadata": true}
 
 // selects tells whether the field being resolved shows any of fields:
 // outside GraphQL (REST, JSON-RPC), whose answers have every field, it
@@ -99,13 +113,20 @@ func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAc
 	if !withBook {
 		return list, nil
 	}
-	if list.AddressBook, err = r.addressBookWith(ctx, page.Book, page.Facts, r.facts); err != nil {
+	if list.AddressBook, list.Metadata, err = r.addressBookWith(ctx, page.Book, page.Facts, r.facts); err != nil {
 		return nil, err
 	}
 	return list, nil
 }
 
 func (r *Resolver) addressBook(ctx context.Context, addrs []string) (chain.AddressBook, error) {
+	book, _, err := r.addressBookWith(ctx, addrs, nil, r.facts)
+	return book, err
+}
+
+// AddressBookAndMetadata is the address book of addrs as /api/v3/actions
+// shows it, and the metadata object of the tokens among them.
+func (r *Resolver) AddressBookAndMetadata(ctx context.Context, addrs []string) (chain.AddressBook, chain.Metadata, error) {
 	return r.addressBookWith(ctx, addrs, nil, r.facts)
 }
 
@@ -127,10 +148,10 @@ func (r *Resolver) facts(ctx context.Context, addrs []string) (map[string]chain.
 	return out, nil
 }
 
-// addressBookWith is addressBook for a caller that read some addresses'
-// facts already (have); only the others are read, by read.
+// addressBookWith is AddressBookAndMetadata for a caller that read some
+// addresses' facts already (have); only the others are read, by read.
 func (r *Resolver) addressBookWith(ctx context.Context, addrs []string, have map[string]chain.AddressFacts,
-	read func(context.Context, []string) (map[string]chain.AddressFacts, error)) (chain.AddressBook, error) {
+	read func(context.Context, []string) (map[string]chain.AddressFacts, error)) (chain.AddressBook, chain.Metadata, error) {
 	var missing []string
 	for _, a := range addrs {
 		if _, ok := have[a]; !ok {
@@ -141,7 +162,7 @@ func (r *Resolver) addressBookWith(ctx context.Context, addrs []string, have map
 	if len(missing) > 0 || have == nil {
 		got, err := read(ctx, missing)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for a, f := range have {
 			got[a] = f
@@ -154,7 +175,7 @@ func (r *Resolver) addressBookWith(ctx context.Context, addrs []string, have map
 			book[a] = e
 		}
 	}
-	return book, nil
+	return book, chain.MetadataOfFacts(addrs, facts), nil
 }
 
 // storeFilter checks every field and names the one at fault.
@@ -169,6 +190,11 @@ func storeFilter(in *model.ActionFilter, limit, offset *int, sort *model.SortOrd
 	if offset != nil {
 		if *offset < 0 {
 			return f, apperr.Field("offset", "must be >= 0")
+		}
+		if *offset > cost.MaxOffset {
+			// The database reads and drops every skipped row.
+			return f, apperr.Field("offset", "must be at most %d; page deeper by cursor: end_lt (sort=desc) or start_lt (sort=asc) "+
+				"from the last action you have, or GraphQL's account.actions after its endCursor", cost.MaxOffset)
 		}
 		f.Offset = *offset
 	}

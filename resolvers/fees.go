@@ -80,17 +80,17 @@ func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimat
 	if got.err != nil {
 		return nil, got.err
 	}
-	book, err := r.addressBookWith(ctx, pv.Addresses(), got.facts, r.facts)
+	book, md, err := r.addressBookWith(ctx, pv.Addresses(), got.facts, r.facts)
 	if err != nil {
 		return nil, err
 	}
 	r.primeLinks(ctx, pv)
-	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book}, nil
+	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book, Metadata: md}, nil
 }
 
 // previewFields are FeeEstimate's fields that need the emulated trace.
 var previewFields = map[string]bool{"complete": true, "stopped": true, "transactions": true,
-	"actions": true, "address_book": true, "balance_changes": true}
+	"actions": true, "address_book": true, "metadata": true, "balance_changes": true}
 
 // wantsPreview reports a GraphQL selection of a preview field on the
 // estimate being resolved (outside GraphQL: no).

@@ -183,7 +183,7 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 		a.Accounts = nil // REST shows them only when asked; so does the graph
 	}
 	if withBook {
-		if conn.AddressBook, err = r.addressBookWith(ctx, list.BookAddresses(), read.Facts, r.facts); err != nil {
+		if conn.AddressBook, conn.Metadata, err = r.addressBookWith(ctx, list.BookAddresses(), read.Facts, r.facts); err != nil {
 			return nil, err
 		}
 	}

@@ -30,6 +30,9 @@ type Resolver struct {
 	// statement; 0 = 500us. Keys that arrive later go in a batch of their
 	// own: a test that counts batches on a loaded machine sets it longer.
 	LoaderWait time.Duration
+	// GetMethodGas bounds one get method's gas (GET_METHOD_GAS_LIMIT);
+	// 0 = cost.DefaultGetMethodGas.
+	GetMethodGas int64
 
 	getOnce sync.Once
 	get     *getmethod.Runner
@@ -46,7 +49,7 @@ type LiteServers interface {
 func (r *Resolver) getMethods() *getmethod.Runner {
 	r.getOnce.Do(func() {
 		if r.Fees != nil {
-			r.get = getmethod.New(r.Fees)
+			r.get = getmethod.New(r.Fees).WithGasLimit(r.GetMethodGas)
 		}
 	})
 	return r.get

@@ -159,6 +159,14 @@ func (r *feeEstimateResolver) AddressBook(ctx context.Context, obj *preview.Esti
 	return obj.AddressBook, nil
 }
 
+// Metadata is the resolver for the metadata field.
+func (r *feeEstimateResolver) Metadata(ctx context.Context, obj *preview.Estimate) (chain.Metadata, error) {
+	if _, err := r.previewOf(obj); err != nil {
+		return nil, err
+	}
+	return obj.Metadata, nil
+}
+
 // BalanceChanges is the resolver for the balance_changes field.
 func (r *feeEstimateResolver) BalanceChanges(ctx context.Context, obj *preview.Estimate) (*preview.BalanceChanges, error) {
 	p, err := r.previewOf(obj)

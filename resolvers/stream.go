@@ -5,14 +5,15 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
-	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/internal/netconn"
 	"github.com/tonql/tonql/notify"
 )
 
@@ -76,7 +77,8 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 		}
 		from = &seq
 	}
-	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from, Owner: apikey.KeyID(ctx)})
+	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from,
+		Owner: apikey.KeyID(ctx), Client: apikey.ClientAddr(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -85,24 +87,32 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 
 // SubscribeActionEvents serves Subscription.actions: one goroutine per
 // subscription moves its events to gqlgen until the operation ends or the
-// stream does (then with an error that carries the resume cursor).
+// stream does (then with an error that carries the resume cursor). gqlgen
+// takes an event only when it has written the one before to the socket,
+// so an event not taken for the stall time means a client that reads
+// nothing: the stream is cut as too slow, like an SSE stream, and the
+// socket's writes are bounded so the cut cannot hang on that client.
 func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error) {
 	st, err := r.SubscribeActions(ctx, in, after, "after")
 	if err != nil {
 		return nil, err
 	}
+	netconn.LimitSendBuffer(ctx)
 	// Unbuffered: the subscription's own queue is the (bounded) buffer.
 	ch := make(chan *model.ActionEvent)
 	go func() {
 		defer close(ch)
 		defer st.Close()
+		stall := time.NewTimer(st.Stall())
+		defer stall.Stop()
 		for {
+			taken := st.Position() // what gqlgen has taken
 			e, err := st.Next(ctx)
 			if ctx.Err() != nil {
 				return
 			}
 			if err != nil {
-				transport.AddSubscriptionError(ctx, StreamEndError(err, st.Position()))
+				transport.AddSubscriptionError(ctx, StreamEndError(err, taken))
 				return
 			}
 			if e == nil {
@@ -114,9 +124,15 @@ func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFi
 				continue
 			}
 			l := e.List(st.IncludeAccounts)
+			stall.Reset(st.Stall())
 			select {
-			case ch <- &model.ActionEvent{Cursor: EncodeStreamCursor(e.Seq), Action: l.Actions[0], AddressBook: l.AddressBook}:
+			case ch <- &model.ActionEvent{Cursor: EncodeStreamCursor(e.Seq), Action: l.Actions[0], AddressBook: l.AddressBook, Metadata: l.Metadata}:
 			case <-ctx.Done():
+				return
+			case <-stall.C:
+				err := st.CutSlow("it took nothing for " + st.Stall().String())
+				transport.AddSubscriptionError(ctx, StreamEndError(err, taken))
+				netconn.BoundWrites(ctx, st.Stall())
 				return
 			}
 		}
@@ -130,9 +146,4 @@ func StreamEndError(err error, pos uint64) *gqlerror.Error {
 	e := apperr.From(err)
 	return &gqlerror.Error{Message: e.Public(), Extensions: map[string]any{
 		"code": e.Kind.Info().GQLCode, "cursor": EncodeStreamCursor(pos)}}
-}
-
-// AddressBook is the address book of addresses as /api/v3/actions shows it.
-func (r *Resolver) AddressBook(ctx context.Context, addrs []string) (chain.AddressBook, error) {
-	return r.addressBook(ctx, addrs)
 }

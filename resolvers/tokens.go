@@ -207,11 +207,3 @@ func (r *Resolver) NftCollectionsByAddress(ctx context.Context, addrs []string) 
 	}
 	return out, nil
 }
-
-// TokensMetadata is the stored metadata of tokens a page names (raw
-// addresses, already checked), by address: the `metadata` object of the
-// registry's routes. Unlike TokenMetadata it takes a page's worth of
-// addresses whatever their number.
-func (r *Resolver) TokensMetadata(ctx context.Context, raw []string) (map[string]chain.TokenMetadata, error) {
-	return r.Store.TokenMetadata(ctx, raw)
-}

@@ -28,7 +28,7 @@ func Actions(q graph.QueryResolver) http.HandlerFunc {
 			WriteError(w, r, V3, err)
 			return
 		}
-		WriteJSON(w, list)
+		writeBounded(w, r, V3, list)
 	}
 }
 

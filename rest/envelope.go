@@ -14,9 +14,10 @@ import (
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/cost"
 )
 
-// Envelope selects the error shape of a route family (API.md).
+// Envelope selects the error shape of a route family (docs/API-NOTES.md).
 type Envelope int
 
 const (
@@ -40,23 +41,47 @@ type appender interface {
 var pageBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var b []byte
-	var err error
-	if a, ok := v.(appender); ok {
-		buf := pageBuffers.Get().(*[]byte)
-		defer func() {
-			if cap(b) <= 1<<20 { // a huge page is not kept
-				*buf = b[:0]
-				pageBuffers.Put(buf)
-			}
-		}()
-		b, err = a.AppendJSON((*buf)[:0])
-	} else {
-		b, err = json.Marshal(v)
+	encodeJSON(v, func(b []byte, err error) {
+		if err != nil {
+			status, b = http.StatusInternalServerError, []byte(`{"error":"internal error","code":500}`)
+		}
+		writeBody(w, status, b)
+	})
+}
+
+// writeBounded writes v with status 200 when its JSON is within the
+// answer's byte bound (cost.Bytes), else that error in the envelope.
+func writeBounded(w http.ResponseWriter, r *http.Request, env Envelope, v any) {
+	encodeJSON(v, func(b []byte, err error) {
+		if err == nil {
+			err = cost.Bytes(len(b))
+		}
+		if err != nil {
+			WriteError(w, r, env, err)
+			return
+		}
+		writeBody(w, http.StatusOK, b)
+	})
+}
+
+// encodeJSON hands v's JSON to use; the bytes are reused after it returns.
+func encodeJSON(v any, use func([]byte, error)) {
+	a, ok := v.(appender)
+	if !ok {
+		b, err := json.Marshal(v)
+		use(b, err)
+		return
 	}
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"internal error","code":500}`)
+	buf := pageBuffers.Get().(*[]byte)
+	b, err := a.AppendJSON((*buf)[:0])
+	use(b, err)
+	if cap(b) <= 1<<20 { // a huge page is not kept
+		*buf = b[:0]
+		pageBuffers.Put(buf)
 	}
+}
+
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	// The whole body is at hand: its length spares net/http the chunked
 	// encoding (and the client its parsing).

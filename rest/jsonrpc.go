@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/tonql/tonql/apperr"
-	"github.com/tonql/tonql/internal/reqcost"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/resolvers"
 )
 
@@ -54,9 +54,9 @@ func JSONRPC(q *resolvers.Resolver) http.HandlerFunc {
 				writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(nil, e))
 				return
 			}
-			// Every call of a batch is a unit and a rate-limit token of the
-			// key, like a request of its own (the first was charged already).
-			reqcost.Charge(r.Context(), len(batch)-1)
+			// Every call of a batch is a request of its own: admitted by
+			// cost.Item before it runs (a token, a unit, a share of the
+			// request's one work budget), in order.
 			out := make([]map[string]any, len(batch))
 			for i, one := range batch {
 				out[i], _ = call(r, q, one)
@@ -93,23 +93,36 @@ func call(r *http.Request, q *resolvers.Resolver, raw json.RawMessage) (map[stri
 		}
 		return rpcError(id, e), e.Kind.Info().HTTPStatus
 	}
-	var method string
-	if err := json.Unmarshal(req.Method, &method); err != nil {
-		return fail(apperr.Field("method", "must be a string"))
-	}
-	m, ok := rpcMethods[method]
-	if !ok {
-		return fail(apperr.Field("method", "unknown method %q; supported: %s", apperr.Excerpt(method), methodNames()))
-	}
-	p, err := objectParams(req.Params)
+	// Every call is admitted before it runs (the first is the request's
+	// own): a batch's calls each take a token and a unit, and share one
+	// work budget.
+	done, err := cost.Item(r.Context())
 	if err != nil {
 		return fail(err)
 	}
-	res, err := m(r, q, p)
+	res, err := dispatch(r, q, req)
+	done(err)
 	if err != nil {
 		return fail(err)
 	}
 	return map[string]any{"ok": true, "result": res, "jsonrpc": "2.0", "id": rawID(id)}, http.StatusOK
+}
+
+// dispatch runs one well-formed JSON-RPC object's method.
+func dispatch(r *http.Request, q *resolvers.Resolver, req rpcRequest) (any, error) {
+	var method string
+	if err := json.Unmarshal(req.Method, &method); err != nil {
+		return nil, apperr.Field("method", "must be a string")
+	}
+	m, ok := rpcMethods[method]
+	if !ok {
+		return nil, apperr.Field("method", "unknown method %q; supported: %s", apperr.Excerpt(method), methodNames())
+	}
+	p, err := objectParams(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	return m(r, q, p)
 }
 
 func rpcError(id json.RawMessage, e *apperr.Error) map[string]any {

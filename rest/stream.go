@@ -8,6 +8,7 @@ import (
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/internal/netconn"
 	"github.com/tonql/tonql/resolvers"
 )
 
@@ -15,11 +16,6 @@ import (
 // and load balancers (which commonly close connections idle for 60 s) keep
 // it open.
 const DefaultHeartbeat = 15 * time.Second
-
-// streamWriteWait bounds one write to a stream: a client that stops
-// reading is dropped after it, and its queue (notify.Options.Queue) bounds
-// what waits for it meanwhile.
-const streamWriteWait = 20 * time.Second
 
 // streamOnlyParams are /api/v3/actions parameters that mean nothing for a
 // stream, which sends every matching action once, in commit order.
@@ -89,72 +85,95 @@ func lastEventID(r *http.Request) (*string, string) {
 }
 
 // serveStream writes events until the client leaves or the stream ends.
+// The bytes go out through an sseOut: at most StreamBuffer of them wait,
+// and a client that takes nothing for the subscription's stall time is cut
+// with the last event "end" (503, read too slowly), whether its events come
+// from a replay (which then reads no further page) or live.
 func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStream, heartbeat time.Duration) {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	// The server's ReadTimeout would end the request (its context) mid-stream.
 	_ = rc.SetReadDeadline(time.Time{})
+	netconn.LimitSendBuffer(ctx)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: rc}
+	out := startOut(w, rc, StreamBuffer, st.Stall())
+	var sw sseWriter
 	// The first id is the starting position, so a client that gets no
 	// event before reconnecting still resumes from where it started.
 	sw.comment("stream of new actions; id is the resume cursor")
 	sw.id(st.Position())
-	sw.flush()
+	sw.to(out)
+	end := func(err error) {
+		out.last(false, func(pos uint64) []byte { return endEvent(err, pos) })
+	}
+	cut := func() {
+		err := st.CutSlow("it took nothing for " + st.Stall().String())
+		out.last(true, func(pos uint64) []byte { return endEvent(err, pos) })
+	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
-	for sw.err == nil {
+	for {
+		switch err := out.wait(ctx); {
+		case err == errStalled:
+			cut()
+			return
+		case err != nil:
+			out.abort()
+			return
+		}
 		e, err := st.Next(ctx)
 		if ctx.Err() != nil {
+			out.abort()
 			return
 		}
 		if err != nil {
-			sw.end(err, st.Position())
-			sw.flush()
+			end(err)
 			return
 		}
 		if e != nil {
 			data, err := e.JSON(st.IncludeAccounts)
 			if err != nil {
-				sw.end(err, st.Position())
-				sw.flush()
+				end(err)
 				return
 			}
 			sw.event(e.Seq, data)
+			sw.to(out)
 			continue
 		}
-		sw.flush()
 		select {
 		case <-ctx.Done():
+			out.abort()
 			return
 		case <-st.Ready():
 		case <-tick.C:
+			if out.stalled() {
+				cut()
+				return
+			}
 			sw.comment("heartbeat")
 			sw.id(st.Position())
+			sw.to(out)
 		}
 	}
 }
 
-// sseWriter writes the event-stream format; the first failed write (the
-// client is gone or stopped reading) ends the stream.
+// sseWriter formats the event-stream format.
 type sseWriter struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
 	buf     []byte
 	lastID  uint64
 	started bool
-	err     error
+	hasID   bool // buf ends at an id
 }
 
 func (s *sseWriter) id(pos uint64) {
 	if s.started && pos == s.lastID {
 		return
 	}
-	s.started, s.lastID = true, pos
+	s.started, s.lastID, s.hasID = true, pos, true
 	s.buf = append(append(append(s.buf, "id: "...), resolvers.EncodeStreamCursor(pos)...), "\n\n"...)
 }
 
@@ -163,38 +182,25 @@ func (s *sseWriter) comment(text string) {
 }
 
 func (s *sseWriter) event(seq uint64, data []byte) {
-	s.started, s.lastID = true, seq
+	s.started, s.lastID, s.hasID = true, seq, true
 	s.buf = append(append(s.buf, "id: "...), resolvers.EncodeStreamCursor(seq)...)
 	s.buf = append(append(append(s.buf, "\ndata: "...), data...), "\n\n"...)
-	if len(s.buf) >= 32<<10 {
-		s.write()
-	}
 }
 
-// end writes the last event: the error in the v3 envelope and the cursor
+// to hands what was formatted to out.
+func (s *sseWriter) to(out *sseOut) {
+	out.put(s.buf, s.lastID, s.hasID)
+	s.buf, s.hasID = s.buf[:0], false
+}
+
+// endEvent is the last event: the error in the v3 envelope and the cursor
 // to resume from.
-func (s *sseWriter) end(err error, pos uint64) {
+func endEvent(err error, pos uint64) []byte {
 	e := apperr.From(err)
 	body := ErrorBody(V3, e)
 	body["cursor"] = resolvers.EncodeStreamCursor(pos)
 	b, _ := json.Marshal(body) // strings and numbers always marshal
-	s.buf = append(append(append(s.buf, "event: end\nid: "...), resolvers.EncodeStreamCursor(pos)...), "\ndata: "...)
-	s.buf = append(append(s.buf, b...), "\n\n"...)
-}
-
-func (s *sseWriter) write() {
-	if s.err != nil || len(s.buf) == 0 {
-		s.buf = s.buf[:0]
-		return
-	}
-	_ = s.rc.SetWriteDeadline(time.Now().Add(streamWriteWait))
-	_, s.err = s.w.Write(s.buf)
-	s.buf = s.buf[:0]
-}
-
-func (s *sseWriter) flush() {
-	s.write()
-	if s.err == nil {
-		s.err = s.rc.Flush()
-	}
+	var buf []byte
+	buf = append(append(append(buf, "event: end\nid: "...), resolvers.EncodeStreamCursor(pos)...), "\ndata: "...)
+	return append(append(buf, b...), "\n\n"...)
 }

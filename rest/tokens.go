@@ -73,7 +73,7 @@ type TokenList struct {
 	Key         string
 	List        any
 	AddressBook chain.AddressBook
-	Metadata    Metadata
+	Metadata    chain.Metadata
 }
 
 func (l TokenList) MarshalJSON() ([]byte, error) {
@@ -176,19 +176,12 @@ func tokenRoute(res *resolvers.Resolver, key string, params map[string]bool,
 			WriteError(w, r, V3, err)
 			return
 		}
-		ab, err := res.AddressBook(r.Context(), uniq(book))
+		// The book names every address shown; the metadata object the
+		// tokens among them.
+		ab, md, err := res.AddressBookAndMetadata(r.Context(), uniq(append(book, tokens...)))
 		if err != nil {
 			WriteError(w, r, V3, err)
 			return
-		}
-		md := Metadata{}
-		if tokens = uniq(tokens); len(tokens) > 0 {
-			stored, err := res.TokensMetadata(r.Context(), tokens)
-			if err != nil {
-				WriteError(w, r, V3, err)
-				return
-			}
-			md = MetadataOf(stored)
 		}
 		WriteJSON(w, TokenList{Key: key, List: items, AddressBook: ab, Metadata: md})
 	}

@@ -34,6 +34,21 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/jetton/wallets":  JettonWalletsRoute(res),
 		"/api/v3/nft/collections": NftCollectionsRoute(res),
 		"/api/v3/nft/items":       NftItemsRoute(res),
+
+		"/api/v3/transactions":          Transactions(res),
+		"/api/v3/transactionsByMessage": TransactionsByMessage(res),
+		"/api/v3/adjacentTransactions":  AdjacentTransactions(res),
+		"/api/v3/messages":              Messages(res),
+		"/api/v3/addressBook":           AddressBookRoute(res),
+		"/api/v3/traces":                Traces(res, false),
+		"/api/v3/events":                Traces(res, true),
+		"/api/v3/addressInformation":    AddressInformation(res),
+		"/api/v3/account":               AddressInformation(res),
+		"/api/v3/walletInformation":     WalletInformation(res),
+		"/api/v3/wallet":                WalletInformation(res),
+		"/api/v3/accountStates":         AccountStates(res),
+		"/api/v3/walletStates":          WalletStates(res),
+		"/api/v3/runGetMethod":          RunGetMethodV3(res),
 	}
 	for name, verb := range v2Routes {
 		out["/api/v2/"+name] = v2Call(res, name, verb)

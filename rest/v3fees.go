@@ -89,6 +89,7 @@ type emulateAnswer struct {
 	Transactions   []*preview.Transaction `json:"transactions"`
 	Actions        []*chain.Action        `json:"actions"`
 	AddressBook    chain.AddressBook      `json:"address_book"`
+	Metadata       chain.Metadata         `json:"metadata"`
 	BalanceChanges preview.BalanceChanges `json:"balance_changes"`
 }
 
@@ -110,7 +111,7 @@ func Emulate(res *resolvers.Resolver) http.HandlerFunc {
 		pv := est.Preview
 		out := emulateAnswer{v3Estimate: v3EstimateOf(est.Result), ConfigSource: est.ConfigSource, Utime: est.Utime,
 			Clock: est.Clock, Complete: pv.Complete, Stopped: pv.Stopped, Transactions: pv.Transactions,
-			Actions: pv.Actions, AddressBook: est.AddressBook, BalanceChanges: pv.BalanceChanges}
+			Actions: pv.Actions, AddressBook: est.AddressBook, Metadata: est.Metadata, BalanceChanges: pv.BalanceChanges}
 		if out.Stopped == nil {
 			out.Stopped = []*preview.Stop{}
 		}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replays issue 16's attacks against a tonql binary built from REV (default:
+# Replays issue 16's and issue 29's attacks against a tonql binary built from REV (default:
 # the work tree): SQLite in a temporary folder, one API key, the server's
 # CPU per request from /proc. Prints the probe's table, then what the
 # server logged (errors, panics, non-JSON lines, keys in clear text).
@@ -24,12 +24,27 @@ else
   go build -o "$tmp/tonql" ./cmd/tonql
 fi
 export DATABASE_URL="sqlite:$tmp/tonql.db" LISTEN_ADDR="127.0.0.1:${PORT:-18080}" REQUEST_TIMEOUT="${REQUEST_TIMEOUT:-20s}"
+# Issue 29's streams resume from the first stored action: store the block
+# fixtures' 1,430 actions first (MAX_STREAMS_PER_ADDRESS=200 lets all 200
+# keyless streams in, to see the per-stream bounds rather than the limit).
+fixtures="${TON_FIXTURES:-../shared/fixtures}"
+if [ -d "$fixtures/blocks" ]; then
+  "$tmp/tonql" import "$fixtures"/blocks/*.bin >/dev/null
+fi
 key="$("$tmp/tonql" keys create --name probe --rate -1 | tail -1)"
+key5="$("$tmp/tonql" keys create --name burst5 --rate 1 --burst 5 | tail -1)"
+# Issue 29's include_transactions pages need data: every trace fixture and
+# the fee-replay block, when the fixtures are there.
+fx="${TON_FIXTURES:-../shared/fixtures}"
+if [ -d "$fx/toncenter-traces/traces" ]; then
+  "$tmp/tonql" import "$fx/fee-replay/tvm_replay_fat_block_66519406.json" "$fx/toncenter-traces/traces" >/dev/null 2>&1 || true
+fi
 "$tmp/tonql" serve >"$tmp/out.log" 2>"$tmp/err.log" &
 pid=$!
 for _ in $(seq 1 100); do curl -fs "http://$LISTEN_ADDR/healthz" >/dev/null && break; sleep 0.1; done
 
-go run ./scripts/probe -url "http://$LISTEN_ADDR" -pid "$pid" -key "$key" -only "${ONLY:-}"
+go run ./scripts/probe -url "http://$LISTEN_ADDR" -pid "$pid" -key "$key" -key5 "$key5" \
+  -seed-loop "$DATABASE_URL" -only "${ONLY:-}"
 
 echo
 echo "server log: $(grep -c '"level":"ERROR"' "$tmp/err.log" || true) ERROR lines," \

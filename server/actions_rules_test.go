@@ -25,12 +25,14 @@ const (
   actions(filter: $f, limit: $limit, offset: $offset, sort: $sort) {
     actions { ` + actionFields + ` }
     address_book
+    metadata
   }
 }`
 	withAccounts = `query($f: ActionFilter, $limit: Int, $offset: Int, $sort: SortOrder) {
   actions(filter: $f, limit: $limit, offset: $offset, sort: $sort) {
     actions { ` + actionFields + ` accounts }
     address_book
+    metadata
   }
 }`
 )

@@ -30,7 +30,7 @@ type Access struct {
 }
 
 // errNoKey is the one answer for a missing, malformed, unknown or revoked
-// key (API.md), so a client learns nothing about which it was.
+// key (README, "API keys"), so a client learns nothing about which it was.
 func errNoKey() error { return apperr.New(apperr.Unauthorized, "API key does not exist") }
 
 // reservedSegment tells first path segments that are routes or public
@@ -69,7 +69,7 @@ func splitKey(path string) (key, rest string, bare bool) {
 }
 
 // KeyHeader and KeyParam carry a key on bare routes, as toncenter's
-// clients send it (API.md).
+// clients send it (README, "API keys").
 const (
 	KeyHeader = "X-API-Key"
 	KeyParam  = "api_key"
@@ -102,13 +102,16 @@ func keyOutsidePath(r *http.Request) (string, *http.Request) {
 // guard authenticates, rate-limits and meters requests, and strips the key
 // segment so the routes below see the bare path. A key in the path wins
 // over one in a header or the query.
-func (a *Access) guard(next http.Handler) http.Handler {
+func (a *Access) guard(next http.Handler, routes *router) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if publicRoute(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		key, rest, bare := splitKey(r.URL.Path)
+		if !bare && !a.RequireKey && routes.typo(key, rest) {
+			bare = true // a path no route serves: 404 below, not a key's 401
+		}
 		inPath := !bare
 		if bare {
 			key, r = keyOutsidePath(r)
@@ -135,18 +138,27 @@ func (a *Access) guard(next http.Handler) http.Handler {
 			return
 		}
 		noteKey(r.Context(), k.ID)
-		if wait, err := a.admit(k); err != nil {
+		if wait, err := a.take(k); err != nil {
 			retryAfterHeader(w, wait)
 			writeRouteError(w, r, rest, err)
 			return
 		}
 		// The key rides the request: stream limits and revocation read it,
-		// and extra charges (batch calls) are made through it.
-		keyed := withKey(r.WithContext(a.withCharger(r.Context(), k)), a, key, k)
+		// and the calls that are requests of their own (batch items) are
+		// charged through it (cost.Item).
+		keyed := withKey(r.WithContext(withAdmitter(r.Context(), a, k)), a, key, k)
 		if inPath {
 			keyed = withPath(keyed, key, rest)
 		}
-		next.ServeHTTP(w, keyed)
+		if isStream(keyed) {
+			// Open for minutes or hours: its unit counts when it starts.
+			a.countUnit(k, 0)
+			next.ServeHTTP(w, keyed)
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, keyed)
+		a.countUnit(k, sw.status)
 	})
 }
 

@@ -10,10 +10,12 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/graph"
-	"github.com/tonql/tonql/internal/reqcost"
 	"github.com/tonql/tonql/resolvers"
 )
 
@@ -41,13 +43,23 @@ func newGraphQLWith(res *resolvers.Resolver, origins Origins, post graphql.Trans
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		return next(res.WithLoaders(ctx))
 	})
-	// Each estimateFee of an operation after the first is charged like a
-	// call of a JSON-RPC batch (a unit and a rate-limit token).
+	// The root fields that are requests of their own (cost.GraphQLItem)
+	// are admitted one by one before they run: a token each after the
+	// first, a unit each unless the server failed it, and none once the
+	// request's work budget is spent.
 	srv.AroundRootFields(func(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
-		if graphql.GetRootFieldContext(ctx).Field.Name == "estimateFee" {
-			reqcost.Call(ctx)
+		f := graphql.GetRootFieldContext(ctx).Field
+		if !cost.GraphQLItem(f.Name) {
+			return next(ctx)
 		}
-		return next(ctx)
+		done, err := cost.Item(ctx)
+		if err != nil {
+			graphql.AddError(ctx, &gqlerror.Error{Err: err, Message: err.Error(), Path: ast.Path{ast.PathName(f.Alias)}})
+			return graphql.Null
+		}
+		out := next(ctx)
+		done(rootFieldError(ctx, f.Alias))
+		return out
 	})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(post)
@@ -63,4 +75,18 @@ func newGraphQLWith(res *resolvers.Resolver, origins Origins, post graphql.Trans
 		return apperr.New(apperr.Internal, "internal error")
 	})
 	return srv, cache
+}
+
+// rootFieldError is an error of the root field at alias that the server
+// failed to answer (a 5xx kind), or nil: its unit is not charged.
+func rootFieldError(ctx context.Context, alias string) error {
+	for _, e := range graphql.GetErrors(ctx) {
+		if len(e.Path) == 0 || e.Path[0] != ast.PathName(alias) {
+			continue
+		}
+		if code, _ := e.Extensions["code"].(string); apperr.ServerFailed(code) {
+			return apperr.New(apperr.KindOfCode(code), "%s", e.Message)
+		}
+	}
+	return nil
 }

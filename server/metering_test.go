@@ -23,14 +23,18 @@ type process struct {
 	stop func() error
 }
 
-// handled counts the requests that reached a process's handler.
+// handled counts the requests that reached a process's handler and were
+// answered (below 500: an answer the server failed to give costs no unit).
 func (e *accessEnv) startProcess(handled *atomic.Int64) *process {
 	m := e.meter()
 	stopMeter := startMeter(m)
 	h := e.handler(m)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		handled.Add(1)
-		h.ServeHTTP(w, r)
+		rec := &statusRecorder{ResponseWriter: w}
+		h.ServeHTTP(rec, r)
+		if rec.status < 500 {
+			handled.Add(1)
+		}
 	}))
 	return &process{srv: srv, stop: func() error {
 		srv.Close() // waits for requests in flight
@@ -103,8 +107,8 @@ func TestUnitsExactAcrossRestart(t *testing.T) {
 								}
 								_, _ = io.Copy(io.Discard, resp.Body)
 								resp.Body.Close()
-								// Without an estimator the fee routes answer 503: still
-								// an accepted request.
+								// Without an estimator the fee routes answer 503:
+								// accepted, and not charged.
 								if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusServiceUnavailable {
 									t.Errorf("%s %s: status %d", r.method, r.path, resp.StatusCode)
 									return
@@ -124,4 +128,24 @@ func TestUnitsExactAcrossRestart(t *testing.T) {
 			})
 		}
 	}
+}
+
+// statusRecorder remembers the status a handler answered.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
 }

@@ -29,19 +29,6 @@ type Gauge struct {
 	Value      float64
 }
 
-// routeLabels bound the label set: any other path is "other".
-var routeLabels = [...]string{"/graphql", "/api/v3/actions", "/api/v3/actions/stream", "/api/v2/estimateFee", "/api/v2/jsonRPC", "/",
-	"/healthz", "/readyz", "/metrics", "other"}
-
-func routeIndex(path string) int {
-	for i, r := range routeLabels[:len(routeLabels)-1] {
-		if r == path {
-			return i
-		}
-	}
-	return len(routeLabels) - 1
-}
-
 // latencyBuckets are upper bounds in seconds, from a cached read to the
 // request timeout.
 var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
@@ -49,11 +36,13 @@ var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 
 // metrics is this handler's Prometheus registry: its own, not the global
 // default, so two handlers in one process (tests) never share counts.
 type metrics struct {
-	reg      *prometheus.Registry
-	handler  http.Handler
-	requests *prometheus.CounterVec
-	latency  [len(routeLabels)]prometheus.Observer // bound once: no label lookup per request
-	limited  prometheus.Counter
+	reg        *prometheus.Registry
+	handler    http.Handler
+	requests   *prometheus.CounterVec
+	latencyVec *prometheus.HistogramVec
+	routes     *router               // names a request by its route's pattern (routes.go); set once by setRoutes
+	latency    []prometheus.Observer // by the router's label index, bound once: no label lookup per request
+	limited    prometheus.Counter
 
 	// responses caches the counter of each route and status seen, so a
 	// request costs a read-locked map lookup instead of hashing labels and
@@ -72,12 +61,10 @@ func newMetrics(src MetricsSources) *metrics {
 			Help: "Requests refused with 429 by a key's rate limit."}),
 		responses: map[uint32]prometheus.Counter{},
 	}
-	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tonql_http_request_duration_seconds",
+	m.latencyVec = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tonql_http_request_duration_seconds",
 		Help: "Time to answer a request, by route.", Buckets: latencyBuckets}, []string{"route"})
-	for i, r := range routeLabels {
-		m.latency[i] = latency.WithLabelValues(r) // every route shows, with zeros, from the start
-	}
-	reg.MustRegister(m.requests, latency, m.limited,
+	m.setRoutes(newRouter())
+	reg.MustRegister(m.requests, m.latencyVec, m.limited,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if src.Units != nil {
 		reg.MustRegister(counterFunc("tonql_request_units_total", "Request units counted by this process.", src.Units))
@@ -96,8 +83,18 @@ func newMetrics(src MetricsSources) *metrics {
 	return m
 }
 
+// setRoutes labels requests by rt's patterns; called once, before the
+// first request.
+func (m *metrics) setRoutes(rt *router) {
+	m.routes = rt
+	m.latency = make([]prometheus.Observer, len(rt.labels))
+	for i, l := range rt.labels {
+		m.latency[i] = m.latencyVec.WithLabelValues(l) // every route shows, with zeros, from the start
+	}
+}
+
 func (m *metrics) observe(path string, status int, took time.Duration) {
-	ri := routeIndex(path)
+	ri := m.routes.route(path)
 	m.latency[ri].Observe(took.Seconds())
 	if status == http.StatusTooManyRequests {
 		m.limited.Inc()
@@ -107,7 +104,7 @@ func (m *metrics) observe(path string, status int, took time.Duration) {
 	c, ok := m.responses[k]
 	m.mu.RUnlock()
 	if !ok {
-		c = m.requests.WithLabelValues(routeLabels[ri], strconv.Itoa(status))
+		c = m.requests.WithLabelValues(m.routes.labels[ri], strconv.Itoa(status))
 		m.mu.Lock()
 		m.responses[k] = c
 		m.mu.Unlock()

@@ -21,7 +21,7 @@ func (m *metrics) addSources(o Options, docs *docCache) {
 	}
 	if est := o.Resolver.Fees; est != nil {
 		reg.MustRegister(
-			gaugeFunc("tonql_emulator_pool_size", "Emulators that may run at once (EMULATORS).",
+			gaugeFunc("tonql_emulator_pool_size", "Emulators that may run at once (one per core: GOMAXPROCS).",
 				func() float64 { return float64(est.PoolStats().Size) }),
 			gaugeFunc("tonql_emulator_pool_busy", "Emulators leased to an estimate now.",
 				func() float64 { return float64(est.PoolStats().Busy) }),

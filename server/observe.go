@@ -88,8 +88,7 @@ func observe(log *slog.Logger, al AccessLog, m *metrics, next http.Handler) http
 			sw.status = StatusClientClosed
 		}
 		took := time.Since(start)
-		_, rest, _ := splitKey(r.URL.Path)
-		m.observe(rest, sw.status, took)
+		m.observe(r.URL.Path, sw.status, took)
 		if !al.wants(r.Context(), log, sw.status, &seen) {
 			return
 		}

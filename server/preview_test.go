@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/internal/tokenfixture"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
 )
@@ -38,6 +41,7 @@ const previewQuery = `query($boc: String!) { emulateMessage(boc: $boc) {
   actions { action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
     transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno }
   address_book
+  metadata
   balance_changes { ton { account change } jettons { owner jetton_wallet jetton_master change } }
 } }`
 
@@ -50,6 +54,7 @@ type emulated struct {
 	Transactions    []emulatedTx    `json:"transactions"`
 	Actions         []chain.Action  `json:"actions"`
 	AddressBook     map[string]any  `json:"address_book"`
+	Metadata        map[string]any  `json:"metadata"`
 	BalanceChanges  json.RawMessage `json:"balance_changes"`
 }
 
@@ -64,10 +69,21 @@ type emulatedTx struct {
 // through POST /api/v3/emulate, on a server at the database's head (the
 // block's time and logical time): each source fee is what the chain
 // charged, in_fwd_fee included (the message is emulated as it was sent),
-// the trace is complete, every address shown is in the address book, and
-// GraphQL's emulateMessage with every field selected answers the same JSON.
+// the trace is complete, every address shown is in the address book, the
+// block's tokens (enqueued, not made) among them are in the metadata
+// object and no other address is, and GraphQL's emulateMessage with every
+// field selected answers the same JSON.
 func checkPreviewRoutes(t *testing.T, r *feeReplay) {
 	h := r.headHandler()
+	tokens, err := tokenfixture.Contents(testenv.Fixture(t, tokenfixture.ReplayBlock))
+	require.NoError(t, err)
+	_, err = r.st.EnqueueTokenContent(context.Background(), tokens)
+	require.NoError(t, err)
+	isToken := map[string]string{} // toncenter's type
+	for _, tc := range tokens {
+		isToken[tc.Address] = map[string]string{chain.TokenJettonMaster: "jetton_masters", chain.TokenNftCollection: "nft_collections"}[tc.Kind]
+	}
+	named := 0
 	for i, m := range r.msgs {
 		name := m.Account.ToRaw()[:12]
 		body, _ := json.Marshal(map[string]string{"boc": m.Message})
@@ -99,6 +115,16 @@ func checkPreviewRoutes(t *testing.T, r *feeReplay) {
 		for _, tx := range got.Transactions {
 			require.Contains(t, got.AddressBook, tx.Account)
 		}
+		for addr := range got.AddressBook {
+			if typ, ok := isToken[addr]; ok {
+				named++
+				require.Equal(t, map[string]any{"is_indexed": false, "token_info": []any{map[string]any{"type": typ}}},
+					got.Metadata[addr], "%s: %s", name, addr)
+			}
+		}
+		for addr := range got.Metadata {
+			require.Contains(t, isToken, addr, "%s: %s is no token", name, addr)
+		}
 
 		// GraphQL: the same object (every third message: each kind of
 		// trace of the block, at a third of the emulations)
@@ -116,6 +142,7 @@ func checkPreviewRoutes(t *testing.T, r *feeReplay) {
 		require.Empty(t, out.Errors, gq.Body.String())
 		require.Equal(t, canonical(t, rec.Body.Bytes()), canonical(t, out.Data.EmulateMessage), name)
 	}
+	require.Positive(t, named, "the block's previews name some of its tokens")
 }
 
 // valueAddresses lists the raw addresses in an action's value.

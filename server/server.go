@@ -7,13 +7,14 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/explorer"
 	"github.com/tonql/tonql/openapi"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/rest"
 )
 
-// MaxBodyBytes bounds every request body (API.md: 413 above 1 MiB).
+// MaxBodyBytes bounds every request body (413 above 1 MiB; the OpenAPI document says so).
 const MaxBodyBytes = 1 << 20
 
 // Options configure the handler. Only Resolver is required.
@@ -34,6 +35,8 @@ type Options struct {
 	// Origins may call the API from a browser (CORS_ORIGINS); the zero
 	// value allows any.
 	Origins Origins
+	// Cost sets the request budget of the cost model (cost package).
+	Cost cost.Limits
 	// StreamHeartbeat is how often idle SSE streams send a comment; 0 means
 	// rest.DefaultHeartbeat.
 	StreamHeartbeat time.Duration
@@ -41,39 +44,39 @@ type Options struct {
 
 // New returns the root handler. Middleware, outermost first: canonical
 // paths, security headers, request id, log line and metrics, panic recovery, key check/rate limit/metering,
-// request timeout, body limit.
+// cost budget, request timeout, body limit.
 func New(o Options) http.Handler {
-	mux := http.NewServeMux()
+	mux := newRouter()
 	q := o.Resolver.Query()
 	gql, docs := newGraphQL(o.Resolver, o.Origins)
 	m := newMetrics(o.Metrics)
 	m.addSources(o, docs)
-	mux.Handle("/graphql", gql)
-	mux.Handle("/api/v3/actions", rest.Actions(q))
-	mux.Handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
-	mux.Handle("/api/v2/estimateFee", rest.EstimateFee(q))
-	mux.Handle("/api/v2/jsonRPC", rest.JSONRPC(o.Resolver))
+	mux.handle("/graphql", refuseBadUpgrades(o.Origins, gql))
+	mux.handle("/api/v3/actions", rest.Actions(q))
+	mux.handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
+	mux.handle("/api/v2/estimateFee", rest.EstimateFee(q))
+	mux.handle("/api/v2/jsonRPC", rest.JSONRPC(o.Resolver))
 	for path, h := range rest.Routes(o.Resolver) {
-		mux.Handle(path, h)
+		mux.handle(path, h)
 	}
-	mux.Handle("GET /{$}", explorer.Page())
-	mux.Handle("GET "+explorer.AssetPrefix, explorer.Assets())
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+	mux.handle("GET /{$}", explorer.Page())
+	mux.handle("GET "+explorer.AssetPrefix, explorer.Assets())
+	mux.handle("/healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rest.WriteJSON(w, map[string]string{"status": "ok"})
-	})
-	mux.Handle("/readyz", ready(o.Ready))
-	mux.HandleFunc("GET /robots.txt", robots)
-	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	mux.Handle("GET /metrics", m)
-	mux.Handle("GET "+openapi.DocumentPath, openapi.Document())
-	mux.Handle("GET "+openapi.DocsPath, openapi.Docs())
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeNotFound(w, r)
-	})
+	}))
+	mux.handle("/readyz", ready(o.Ready))
+	mux.handle("GET /robots.txt", http.HandlerFunc(robots))
+	mux.handle("GET /favicon.ico", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	mux.handle("GET /metrics", m)
+	mux.handle("GET "+openapi.DocumentPath, openapi.Document())
+	mux.handle("GET "+openapi.DocsPath, openapi.Docs())
+	mux.handle("/", http.HandlerFunc(writeNotFound))
+	m.setRoutes(mux)
 	var h http.Handler = limitBody(mux)
 	h = withTimeout(o.RequestTimeout, h)
+	h = withBudget(o.Cost, h)
 	if o.Access != nil {
-		h = o.Access.guard(h)
+		h = o.Access.guard(h, mux)
 	}
 	h = cors(o.Origins, h)
 	h = recoverer(h)

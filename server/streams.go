@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/internal/netconn"
 	"github.com/tonql/tonql/store"
 )
 
@@ -26,6 +28,11 @@ import (
 // the notify hub (streams per key and per server; a revoked key's streams
 // end). Operations sent over an open websocket are admitted one by one,
 // as requests would be: a subscription counts one unit when it starts.
+
+// ConnContext is what an http.Server serving this handler sets as its
+// ConnContext: a stream shrinks its connection's send buffer, so a client
+// that reads nothing makes the server encode little for it.
+func ConnContext(ctx context.Context, c net.Conn) context.Context { return netconn.ConnContext(ctx, c) }
 
 // streamPath is the SSE route.
 const streamPath = "/api/v3/actions/stream"
@@ -38,14 +45,23 @@ func isStream(r *http.Request) bool {
 // admit applies a key's rate limit to one request or operation and counts
 // its unit. retryAfter is set when it is refused for the rate.
 func (a *Access) admit(k *store.APIKey) (retryAfter time.Duration, err error) {
+	if wait, err := a.take(k); err != nil {
+		return wait, err
+	}
+	if a.Meter != nil {
+		a.Meter.Count(k.ID)
+	}
+	return 0, nil
+}
+
+// take takes the key's rate-limit token of a request; its unit is counted
+// when the answer is known (countUnit).
+func (a *Access) take(k *store.APIKey) (retryAfter time.Duration, err error) {
 	if a.Limiter != nil {
 		if ok, wait := a.Limiter.Allow(k.ID, a.limitOf(k)); !ok {
 			return wait, apperr.New(apperr.RateLimited,
 				"rate limit exceeded: %s; retry after %s", describeLimit(a.limitOf(k)), wait.Round(time.Millisecond))
 		}
-	}
-	if a.Meter != nil {
-		a.Meter.Count(k.ID)
 	}
 	return 0, nil
 }

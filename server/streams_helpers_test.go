@@ -38,7 +38,7 @@ func allFixtureFiles(t testing.TB) []string {
 // startHub starts a hub on st for the test's lifetime.
 func startHub(t testing.TB, st *store.Store, res *resolvers.Resolver, o notify.Options) *notify.Hub {
 	t.Helper()
-	o.Store, o.Book = st, res.AddressBook
+	o.Store, o.Book = st, res.AddressBookAndMetadata
 	hub, err := notify.Start(context.Background(), o)
 	require.NoError(t, err)
 	t.Cleanup(hub.Close)
@@ -53,7 +53,9 @@ func streamServer(t testing.TB, o server.Options) *httptest.Server {
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = 2 * time.Second // streams must outlive it
 	}
-	srv := httptest.NewServer(newServer(t, o))
+	srv := httptest.NewUnstartedServer(newServer(t, o))
+	srv.Config.ConnContext = server.ConnContext
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -46,7 +46,8 @@ func learnFilters(t *testing.T, files []string) []streamFilter {
 	for _, f := range files {
 		p, err := ingest.ParseFile(f)
 		require.NoError(t, err, f)
-		b, _ := im.Batch(p)
+		b, _, err := im.Batch(context.Background(), p)
+		require.NoError(t, err, f)
 		acts = append(acts, b.Actions...)
 		for _, tx := range b.Transactions {
 			if tx.InMsg != nil {
@@ -179,7 +180,7 @@ func TestStreamsDeliverImportedActions(t *testing.T) {
 		t.Run(db.Name, func(t *testing.T) {
 			st := storetest.Open(t, db.URL)
 			res := &resolvers.Resolver{Store: st}
-			hub := startHub(t, st, res, notify.Options{Queue: 100_000})
+			hub := startHub(t, st, res, notify.Options{Queue: 100_000, MaxStreamsPerAddress: 1000})
 			srv := streamServer(t, server.Options{Resolver: res})
 			sse := make([]*sseStream, len(filters))
 			start := make([]string, len(filters))

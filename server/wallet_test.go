@@ -308,6 +308,7 @@ func TestImportedBlockRoutes(t *testing.T) {
 		"EstimateFeeV3":                  checkEstimateFeeV3,
 		"SendBocLiteDown":                checkSendBocLiteDown,
 		"JettonWalletAddressByGetMethod": checkJettonWalletAddressByGetMethod,
+		"RunGetMethodV3":                 checkRunGetMethodV3,
 		"WalletCallsMalformed":           checkWalletCallsMalformed,
 		"NewRoutesTransportErrors":       checkNewRoutesTransportErrors,
 	} {
@@ -323,6 +324,7 @@ func TestPreviewAndWalletCallsOnBothDatabases(t *testing.T) {
 			r := importFeeReplay(t, db)
 			t.Run("PreviewRoutes", func(t *testing.T) { checkPreviewRoutes(t, r) })
 			t.Run("WalletCalls", func(t *testing.T) { checkWalletCalls(t, r) })
+			t.Run("V3AccountRoutes", func(t *testing.T) { checkV3AccountRoutes(t, r) })
 		})
 	}
 }

@@ -53,15 +53,19 @@ func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 }
 
 // addressFactsQuery reads, in one round trip, what the address book needs
-// from three tables: each row says which table it came from (k), the
-// address, one text column (status, interfaces or a domain) and the two
-// columns only accounts have (the kinds are pageRowsSQL's). Domains
-// come sorted so that an address with several names shows the same one
-// every time.
-const addressFactsQuery = `SELECT 1 AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address IN (?0)
+// from three tables, and the stored metadata of the addresses that are
+// tokens (rowToken): each row says which table it came from (k), the
+// address, one text column (status, interfaces, a domain or the token's
+// JSON) and the two columns only accounts have (the kinds are
+// pageRowsSQL's). Domains come sorted so that an address with several
+// names shows the same one every time.
+func addressFactsQuery(db *bun.DB) string {
+	return `SELECT 1 AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address IN (?0)
 UNION ALL SELECT 2, address, interfaces, FALSE, 0 FROM account_interfaces WHERE address IN (?0)
 UNION ALL SELECT 3, address, domain, FALSE, 0 FROM dns_names WHERE address IN (?0)
+UNION ALL SELECT 4, address, ` + tokenFactSQL(db) + `, FALSE, 0 FROM token_metadata WHERE address IN (?0)
 ORDER BY 1, 3`
+}
 
 // AddressFacts looks up the status, wallet flag, balance, interfaces and
 // .ton name of each address, in one query.
@@ -81,7 +85,7 @@ func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]ch
 }
 
 func scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]chain.AddressFacts) error {
-	rows, err := db.QueryContext(ctx, addressFactsQuery, bun.In(addrs))
+	rows, err := db.QueryContext(ctx, addressFactsQuery(db), bun.In(addrs))
 	if err != nil {
 		return err
 	}
@@ -94,7 +98,9 @@ func scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]c
 		if err := rows.Scan(&kind, &addr, &text, &wallet, &balance); err != nil {
 			return err
 		}
-		addFact(out, kind, addr, text, wallet, balance)
+		if err := addFact(out, kind, addr, text, wallet, balance); err != nil {
+			return err
+		}
 	}
 	return rows.Err()
 }

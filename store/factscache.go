@@ -12,7 +12,8 @@ import (
 )
 
 // factsCacheSize bounds the addresses whose facts one server keeps: about
-// 250 bytes each, so some 12 MB at most.
+// 250 bytes each (a token's metadata up to maxCachedToken more), so some
+// 12 MB at most (under 65 MB if every address were a token).
 const factsCacheSize = 50_000
 
 // factsCache keeps, for a short time, the address book's facts of the
@@ -103,7 +104,9 @@ func (c *factsCache) fill(gen uint64, addrs []string, facts map[string]chain.Add
 		if c.gen.Load() != gen {
 			return
 		}
-		c.lru.Add(a, cachedFacts{facts: facts[a], expires: expires})
+		if f := facts[a]; cacheable(&f) {
+			c.lru.Add(a, cachedFacts{facts: f, expires: expires})
+		}
 	}
 }
 

@@ -116,6 +116,7 @@ func (s *Store) EnqueueTokenContent(ctx context.Context, contents []chain.TokenC
 		n, _ := res.RowsAffected()
 		changed += int(n)
 	}
+	s.forgetTokens(tokenAddresses(contents))
 	return changed, nil
 }
 
@@ -170,6 +171,7 @@ func (s *Store) SaveTokenMetadata(ctx context.Context, md chain.TokenMetadata) (
 			"fetched_at", "attempts", "last_error", "next_attempt_at", "updated_at").
 		Where("address = ? AND content_hash = ?", r.Address, r.ContentHash).
 		Exec(ctx)
+	s.forgetTokens([]string{r.Address})
 	return affected(res, err)
 }
 

@@ -30,6 +30,9 @@ type txRow struct {
 	InMsgHash       string `bun:"in_msg_hash,notnull"`
 	McSeqno         int64  `bun:"mc_seqno,notnull"`
 	BOC             []byte `bun:"boc"`
+	// Facts: what a transaction without BOC knows beyond these columns
+	// (decoded.go).
+	Facts *string `bun:"facts"`
 }
 
 type msgRow struct {
@@ -51,6 +54,8 @@ type msgRow struct {
 	InitState   []byte `bun:"init_state"`
 	// HashNorm is the TEP-467 normalized hash of an external-in message.
 	HashNorm *string `bun:"hash_norm"`
+	// Facts: of a message of a transaction without BOC (decoded.go).
+	Facts *string `bun:"facts"`
 }
 
 type traceRow struct {
@@ -179,6 +184,7 @@ func newTxRow(t *chain.Transaction) txRow {
 		TraceID: hashText(t.TraceID), OrigStatus: t.OrigStatus, EndStatus: t.EndStatus,
 		TotalFees: int64(t.TotalFees), Success: t.Success(), Aborted: t.Aborted,
 		ComputeExitCode: t.ComputeExitCode, McSeqno: int64(t.McSeqno), BOC: t.BOC,
+		Facts: newTxFacts(t),
 	}
 	if t.InMsg != nil {
 		r.InMsgHash = t.InMsg.Hash.Base64()

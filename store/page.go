@@ -283,7 +283,7 @@ func intArray(vs []int64) string {
 
 // pageRowsSQL reads, in one statement, the actions of the keys in $1
 // (action_ids) and $2 (their end_lts), in that order, and unless NoBook
-// the address book's facts: the page is materialized once, the book's
+// the address book's facts (and its tokens' metadata, rowToken): the page is materialized once, the book's
 // addresses are split out of its stored lists, and the three fact tables
 // are read for them. Rows of both kinds share one column list: the row
 // kind, the action's place in the page, its columns, then three fact
@@ -310,6 +310,7 @@ func pageRowsSQL(book Book) string {
 		b.WriteString("UNION ALL SELECT 1, 0, address, " + noAction + ", status, is_wallet, balance FROM accounts WHERE address IN (SELECT address FROM book)\n")
 		b.WriteString("UNION ALL SELECT 2, 0, address, " + noAction + ", interfaces, NULL, NULL FROM account_interfaces WHERE address IN (SELECT address FROM book)\n")
 		b.WriteString("UNION ALL SELECT 3, 0, address, " + noAction + ", domain, NULL, NULL FROM dns_names WHERE address IN (SELECT address FROM book)\n")
+		b.WriteString("UNION ALL SELECT 4, 0, address, " + noAction + ", " + tokenFactPG + ", NULL, NULL FROM token_metadata WHERE address IN (SELECT address FROM book)\n")
 	}
 	b.WriteString("ORDER BY 1, 2, 3, ft")
 	return b.String()
@@ -332,13 +333,15 @@ func scanPageWithFacts(res *sql.Rows, p *Page) error {
 			p.Actions = append(p.Actions, r.toChain())
 			continue
 		}
-		addFact(p.Facts, int(kind), r.ActionID, string(text), wallet.Bool, int64(balance))
+		if err := addFact(p.Facts, int(kind), r.ActionID, string(text), wallet.Bool, int64(balance)); err != nil {
+			return err
+		}
 	}
 	return res.Err()
 }
 
 // addFact records one fact row of either address facts query.
-func addFact(out map[string]chain.AddressFacts, kind int, addr, text string, wallet bool, balance int64) {
+func addFact(out map[string]chain.AddressFacts, kind int, addr, text string, wallet bool, balance int64) error {
 	f := out[addr]
 	switch kind {
 	case rowAccount:
@@ -349,6 +352,13 @@ func addFact(out map[string]chain.AddressFacts, kind int, addr, text string, wal
 		if f.Domain == "" {
 			f.Domain = text
 		}
+	case rowToken:
+		t, err := parseTokenFact(addr, text)
+		if err != nil {
+			return err
+		}
+		f.Token = t
 	}
 	out[addr] = f
+	return nil
 }

@@ -32,9 +32,10 @@ func (s *Store) probeSQL(ctx context.Context, f ActionFilter) ([]string, ActionF
 	return out, f, err
 }
 
-// AddressFactsSQL is the address book's one statement for addrs, inlined.
+// AddressFactsSQL is the address book's one statement for addrs (with
+// their tokens' metadata), inlined.
 func (s *Store) AddressFactsSQL(addrs []string) string {
-	return s.db.NewRaw(addressFactsQuery, bun.In(addrs)).String()
+	return s.db.NewRaw(addressFactsQuery(s.db), bun.In(addrs)).String()
 }
 
 // PageWithBookSQL returns, with every value inlined, what ListActions now

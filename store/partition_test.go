@@ -219,10 +219,17 @@ func TestPartitionMigration(t *testing.T) {
 		t.Helper()
 		stmts := []string{`ALTER TABLE actions ADD COLUMN parent_action_id text NOT NULL DEFAULT ''`,
 			`ALTER TABLE actions ADD COLUMN ancestors text NOT NULL DEFAULT ''`,
-			`ALTER TABLE action_accounts ADD COLUMN ancestors text NOT NULL DEFAULT ''`}
+			`ALTER TABLE action_accounts ADD COLUMN ancestors text NOT NULL DEFAULT ''`,
+			`ALTER TABLE transactions ADD COLUMN facts text`, `ALTER TABLE messages ADD COLUMN facts text`,
+			// pages read their tokens' metadata (token_metadata) with their book
+			`CREATE TABLE token_metadata (address text PRIMARY KEY, kind text NOT NULL, valid boolean NOT NULL DEFAULT FALSE,
+				reason text NOT NULL DEFAULT '', name text, symbol text, decimals integer, image text, description text,
+				uri text, extra text, fetched_at bigint)`}
 		if !add {
 			stmts = []string{`ALTER TABLE actions DROP COLUMN parent_action_id`,
-				`ALTER TABLE actions DROP COLUMN ancestors`, `ALTER TABLE action_accounts DROP COLUMN ancestors`}
+				`ALTER TABLE actions DROP COLUMN ancestors`, `ALTER TABLE action_accounts DROP COLUMN ancestors`,
+				`ALTER TABLE transactions DROP COLUMN facts`, `ALTER TABLE messages DROP COLUMN facts`,
+				`DROP TABLE token_metadata`}
 		}
 		for _, q := range stmts {
 			_, err := s.db.ExecContext(ctx, q)

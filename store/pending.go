@@ -112,6 +112,7 @@ func addMessage(tx *chain.Transaction, m *msgRow) {
 		op := uint32(*m.Opcode)
 		msg.Opcode = &op
 	}
+	applyMsgFacts(&msg, m.Facts)
 	if m.Direction == "in" {
 		tx.InMsg = &msg
 	} else {
@@ -121,12 +122,14 @@ func addMessage(tx *chain.Transaction, m *msgRow) {
 
 // summary is the transaction as its row has it, without messages.
 func (r *txRow) summary() *chain.Transaction {
-	return &chain.Transaction{
+	tx := &chain.Transaction{
 		Hash: parseHashText(r.Hash), Account: r.Account, Lt: uint64(r.Lt), Utime: uint32(r.Utime),
 		OrigStatus: r.OrigStatus, EndStatus: r.EndStatus, TotalFees: uint64(r.TotalFees),
 		Aborted: r.Aborted, ComputeExitCode: r.ComputeExitCode, ComputeSuccess: r.Success,
 		ActionSuccess: r.Success, TraceID: parseHashText(r.TraceID), McSeqno: uint32(r.McSeqno),
 	}
+	applyTxFacts(tx, r.Facts)
+	return tx
 }
 
 // DropTraces returns a step for Batch.Extra that deletes traces (and their
@@ -155,6 +158,11 @@ func DropTraces(ids []chain.Hash) func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Model((*traceRow)(nil)).Where("id IN (?)", bun.In(keys)).Exec(ctx); err != nil {
 			return fmt.Errorf("drop merged traces: %w", err)
 		}
+		// Their known facts were carried into the merged trace's (the
+		// importer merges them before it classifies).
+		if _, err := tx.NewDelete().Model((*traceKnownRow)(nil)).Where("trace_id IN (?)", bun.In(keys)).Exec(ctx); err != nil {
+			return fmt.Errorf("drop merged traces: %w", err)
+		}
 		return nil
 	}
 }
@@ -164,4 +172,21 @@ func textOrEmpty(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// TraceActionIDs lists the stored action ids of each given trace (base64
+// ids): an import counts those of traces it did not write again.
+func (s *Store) TraceActionIDs(ctx context.Context, traceIDs []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for start := 0; start < len(traceIDs); start += 1000 {
+		var rows []actionRow
+		if err := s.db.NewSelect().Model(&rows).Column("trace_id", "action_id").
+			Where("trace_id IN (?)", bun.In(traceIDs[start:min(start+1000, len(traceIDs))])).Scan(ctx); err != nil {
+			return nil, unavailable(err)
+		}
+		for _, r := range rows {
+			out[r.TraceID] = append(out[r.TraceID], r.ActionID)
+		}
+	}
+	return out, nil
 }

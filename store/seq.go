@@ -55,8 +55,9 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 	if len(actions) == 0 {
 		return nil, nil, 0, nil
 	}
-	// Numbers are taken for every action; those of kept actions stay unused
-	// (seqs need order, not density).
+	// Numbers are taken for every action, before it is known which are
+	// stored already (the lock must come first); the unused ones are given
+	// back below.
 	last, err := takeSeqs(ctx, tx, len(actions))
 	if err != nil {
 		return nil, nil, 0, err
@@ -82,7 +83,21 @@ func assignSeqs(ctx context.Context, tx bun.Tx, actions []chain.Action) (seqs ma
 			seqs[r.ActionID], kept[r.ActionID] = r.Seq, true
 		}
 	}
-	hi = numberNew(actions, seqs, last-int64(len(actions)))
+	base := last - int64(len(actions))
+	hi = numberNew(actions, seqs, base)
+	given := int64(0)
+	if hi > 0 {
+		given = int64(hi) - base
+	}
+	// Numbers left over at the top (kept actions' share) go back while the
+	// row is still locked: no one took any after them, and a batch that
+	// writes nothing new (a re-import, a reclassify) then leaves the
+	// counter as it found it.
+	if unused := int64(len(actions)) - given; unused > 0 {
+		if _, err := takeSeqs(ctx, tx, int(-unused)); err != nil {
+			return nil, nil, 0, err
+		}
+	}
 	return seqs, kept, hi, nil
 }
 

@@ -92,7 +92,10 @@ func open(ctx context.Context, url string, existing bool) (*Store, error) {
 	if err := db.PingContext(ctx); err != nil {
 		s.Close()
 		var pgErr pgdriver.Error
-		if existing && errors.As(err, &pgErr) && pgErr.Field('C') == "3D000" { // invalid_catalog_name
+		// Postgres databases are never created here (that takes a role
+		// allowed to, and the operator's choice of owner and encoding):
+		// Open and OpenExisting alike say that one is missing.
+		if errors.As(err, &pgErr) && pgErr.Field('C') == "3D000" { // invalid_catalog_name
 			return nil, fmt.Errorf("%w: %s", ErrNoDatabase, pgErr.Field('M'))
 		}
 		return nil, fmt.Errorf("database unreachable: %w", err)

@@ -117,7 +117,7 @@ func textOr(p *string) string {
 	return *p
 }
 
-func jsonText(b json.RawMessage) *string {
+func rawText(b json.RawMessage) *string {
 	if len(b) == 0 {
 		return nil
 	}
@@ -242,7 +242,7 @@ func jettonMasterRows(in []chain.JettonMaster) []jettonMasterRow {
 	rows := make([]jettonMasterRow, 0, len(in))
 	for _, m := range in {
 		rows = append(rows, jettonMasterRow{Address: m.Address, TotalSupply: m.TotalSupply, Mintable: m.Mintable,
-			Admin: optText(m.Admin), Content: m.Content, ContentJSON: jsonText(m.ContentJSON), WalletCodeHash: m.WalletCodeHash.Base64(),
+			Admin: optText(m.Admin), Content: m.Content, ContentJSON: rawText(m.ContentJSON), WalletCodeHash: m.WalletCodeHash.Base64(),
 			CodeHash: m.CodeHash.Base64(), DataHash: m.DataHash.Base64(), LastTxLt: int64(m.LastTxLt)})
 	}
 	return dedupe(rows, func(r *jettonMasterRow) string { return r.Address },
@@ -271,7 +271,7 @@ func nftCollectionRows(in []chain.NftCollection) []nftCollectionRow {
 	rows := make([]nftCollectionRow, 0, len(in))
 	for _, c := range in {
 		rows = append(rows, nftCollectionRow{Address: c.Address, Owner: optText(c.Owner), NextItemIndex: c.NextItemIndex,
-			Content: c.Content, ContentJSON: jsonText(c.ContentJSON), CodeHash: c.CodeHash.Base64(), DataHash: c.DataHash.Base64(), LastTxLt: int64(c.LastTxLt)})
+			Content: c.Content, ContentJSON: rawText(c.ContentJSON), CodeHash: c.CodeHash.Base64(), DataHash: c.DataHash.Base64(), LastTxLt: int64(c.LastTxLt)})
 	}
 	return dedupe(rows, func(r *nftCollectionRow) string { return r.Address },
 		func(a, b *nftCollectionRow) bool { return a.LastTxLt >= b.LastTxLt })
@@ -285,7 +285,7 @@ func nftItemRows(in []chain.NftItem) []nftItemRow {
 			continue
 		}
 		r := nftItemRow{Address: it.Address, Init: it.Init, Idx: unpad(key), IdxKey: key, Collection: it.Collection,
-			Content: it.Content, ContentJSON: jsonText(it.ContentJSON), CodeHash: it.CodeHash.Base64(), DataHash: it.DataHash.Base64(), LastTxLt: int64(it.LastTxLt)}
+			Content: it.Content, ContentJSON: rawText(it.ContentJSON), CodeHash: it.CodeHash.Base64(), DataHash: it.DataHash.Base64(), LastTxLt: int64(it.LastTxLt)}
 		if it.OwnerKnown {
 			r.Owner, r.SaleContract = optText(it.Owner), optText(it.SaleContract)
 			r.RealOwner = optText(it.Owner)

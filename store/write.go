@@ -29,6 +29,10 @@ type Batch struct {
 	Interfaces []chain.AccountInterfaces
 	Config     *chain.ChainConfig
 	DNS        []chain.DNSName
+	// Known is what an indexer's file said about the accounts of the
+	// batch's traces, by trace id (base64): stored with the trace so that
+	// reclassify decodes it with what the import had (store/known.go).
+	Known map[string]chain.KnownContracts
 	// Extra runs inside the same database transaction after the batch is
 	// written (the follower moves its cursor here).
 	Extra func(ctx context.Context, tx bun.Tx) error
@@ -109,6 +113,9 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err := saveInterfaces(ctx, w, b.Accounts, b.Interfaces); err != nil {
 			return err
 		}
+		if err := saveKnown(ctx, w, b.Known); err != nil {
+			return err
+		}
 		if b.Config != nil {
 			row := configRow{McSeqno: int64(b.Config.McSeqno), Utime: int64(b.Config.Utime),
 				ConfigBOC: b.Config.ConfigBOC, LibrariesBOC: b.Config.LibrariesBOC}
@@ -183,11 +190,21 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	for _, t := range txs {
 		r := newTxRow(t)
 		rows = append(rows, r)
+		n := len(msgs)
 		if t.InMsg != nil {
 			msgs = append(msgs, newMsgRow(r.Hash, "in", 0, t.InMsg))
 		}
 		for i := range t.OutMsgs {
 			msgs = append(msgs, newMsgRow(r.Hash, "out", i, &t.OutMsgs[i]))
+		}
+		if len(t.BOC) == 0 { // the BOC holds them otherwise
+			for i := n; i < len(msgs); i++ {
+				m := t.InMsg
+				if msgs[i].Direction == "out" {
+					m = &t.OutMsgs[msgs[i].Seq]
+				}
+				msgs[i].Facts = newMsgFacts(m)
+			}
 		}
 	}
 	rows = dedupe(rows, func(r *txRow) string { return r.Hash }, nil)
@@ -195,11 +212,15 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	// The trace id of a transaction can change when an earlier part of its
 	// trace arrives later, so it is the one column updated on conflict; an
 	// unchanged row is not rewritten (a rewrite costs a new row version and
-	// an entry in every index, which made re-imports slow).
-	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+" DO UPDATE SET trace_id = EXCLUDED.trace_id WHERE transactions.trace_id <> EXCLUDED.trace_id"); err != nil {
+	// an entry in every index, which made re-imports slow). facts are
+	// filled in on rows written before they were kept (decoded.go): a
+	// re-import of the file completes them.
+	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+` DO UPDATE SET trace_id = EXCLUDED.trace_id, facts = EXCLUDED.facts
+		WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.facts IS NULL AND EXCLUDED.facts IS NOT NULL)`); err != nil {
 		return err
 	}
-	return queueRows(ctx, w, "save messages", msgs, "CONFLICT (tx_hash, direction, seq) DO NOTHING")
+	return queueRows(ctx, w, "save messages", msgs, `CONFLICT (tx_hash, direction, seq) DO UPDATE SET facts = EXCLUDED.facts
+		WHERE messages.facts IS NULL AND EXCLUDED.facts IS NOT NULL`)
 }
 
 func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions []chain.Action, seqs map[string]int64) error {

@@ -95,7 +95,8 @@ var walletRoles = map[string][][3]string{
 func TestOwnersMatchTransfers(t *testing.T) {
 	p, err := ingest.ParseFile(testenv.Fixture(t, replayFile))
 	require.NoError(t, err)
-	b, _ := ingest.New(nil).Batch(p)
+	b, _, err := ingest.New(nil).Batch(context.Background(), p)
+	require.NoError(t, err)
 	norm := func(s string) string {
 		if s == "" {
 			return ""

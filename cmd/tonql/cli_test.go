@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tonql/tonql/internal/testenv"
 )
 
 // runCmd runs tonql in-process with the given environment.
@@ -28,8 +33,8 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		own  []string
 	}{
 		{[]string{"serve"}, []string{"listen", "database-url", "database-max-conns", "redis-url", "database-replicas", "replica-max-lag", "network",
-			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "address-book-ttl", "max-streams", "max-streams-per-key",
-			"lite-servers-config", "lite-servers", "follow", "state-max-age", "fee-clock",
+			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "request-work-budget", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "address-book-ttl", "max-streams", "max-streams-per-key",
+			"lite-servers-config", "lite-servers", "follow", "state-max-age", "fee-clock", "get-method-gas-limit",
 			"metadata-workers", "ipfs-gateway", "metadata-fetch-timeout", "metadata-max-bytes", "metadata-allow-private"}},
 		{[]string{"migrate"}, []string{"database-url", "database-max-conns"}},
 		{[]string{"follow"}, []string{"database-url", "database-max-conns", "network", "lite-servers-config", "lite-servers", "from", "max-retries",
@@ -56,7 +61,9 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				code, stdout, stderr := runCmd(vars, append(c.args, h)...)
 				require.Equal(t, 0, code, stderr)
-				require.Contains(t, stdout, "usage: tonql "+strings.Join(c.args, " "))
+				// Only its own help: nothing before it, nothing on stderr.
+				require.True(t, strings.HasPrefix(stdout, "usage: tonql "+strings.Join(c.args, " ")), stdout)
+				require.Empty(t, stderr)
 				var listed []string
 				for _, m := range flagLine.FindAllStringSubmatch(stdout, -1) {
 					listed = append(listed, m[1])
@@ -83,6 +90,8 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		code, stdout, _ := runCmd(nil, "-h")
 		require.Equal(t, 0, code)
 		require.Contains(t, stdout, "version")
+		// Every keys subcommand is named at the top, limit included.
+		require.Regexp(t, `(?m)^  keys .*create.*list.*revoke.*usage.*limit KEY`, stdout)
 	})
 }
 
@@ -113,6 +122,9 @@ func TestUnknownFlagsExit2(t *testing.T) {
 		code, _, stderr := runCmd(nil, args...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
 		require.Regexp(t, `flag provided but not defined|unknown keys command`, stderr, args)
+		if strings.Contains(stderr, "flag provided") {
+			require.Contains(t, stderr, "-h' for its flags", args) // the pointer to the help, after the error
+		}
 	}
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
@@ -171,4 +183,21 @@ func TestDatabaseMaxConnsIsChecked(t *testing.T) {
 	code, stdout, stderr := runCmd(map[string]string{"DATABASE_URL": "sqlite:" + db, "DATABASE_MAX_CONNS": "4"}, "migrate")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "database is up to date")
+}
+
+// tonql never creates a Postgres database: serve, migrate, import and
+// keys create on a missing one exit 1 and say how to create it, and the
+// read-only commands name it too.
+func TestMissingPostgresDatabaseIsNamed(t *testing.T) {
+	dsn := testenv.PostgresDSN(t)
+	u, err := url.Parse(dsn)
+	require.NoError(t, err)
+	u.Path = "/tonql_missing_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	vars := map[string]string{"DATABASE_URL": u.String()}
+	for _, args := range [][]string{{"serve", "-listen", "127.0.0.1:0"}, {"migrate"}, {"import", t.TempDir()}, {"keys", "create", "--name", "n"}, {"keys", "list"}} {
+		code, _, stderr := runCmd(vars, args...)
+		require.Equal(t, 1, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "no database at DATABASE_URL=", args)
+		require.Contains(t, stderr, "createdb", args)
+	}
 }

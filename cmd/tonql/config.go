@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/metadata"
 	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/server"
@@ -39,7 +40,10 @@ type config struct {
 	RateLimit      float64 // requests per second per key; 0 = unlimited
 	RateBurst      int
 	RequestTimeout time.Duration
-	CORSOrigins    string // comma-separated browser origins; "*" = any
+	// The cost model (cost package, docs/OPERATIONS.md).
+	RequestWork  time.Duration // heavy work one request may do; 0 = none
+	GetMethodGas int           // gas one get method may use
+	CORSOrigins  string        // comma-separated browser origins; "*" = any
 
 	// Logs and profiling (docs/OPERATIONS.md).
 	LogLevel        string // debug, info, warn, error
@@ -52,8 +56,9 @@ type config struct {
 	AddressBookTTL time.Duration
 
 	// Action streams (docs/OPERATIONS.md).
-	MaxStreams       int
-	MaxStreamsPerKey int
+	MaxStreams        int
+	MaxStreamsPerKey  int
+	MaxStreamsPerAddr int
 
 	// Live chain (docs/LIVE.md).
 	LiteServersConfig string        // path or URL of a TON global config JSON
@@ -142,6 +147,8 @@ func bindConfig(f *flags, e *env, groups group) *config {
 			"requests per second per API key unless the key has its own; 0 = unlimited")
 		integer(&c.RateBurst, "rate-burst", "RATE_BURST", 20, "requests a key may send at once before RATE_LIMIT applies")
 		dur(&c.RequestTimeout, "request-timeout", "REQUEST_TIMEOUT", 20*time.Second, "time limit of one request; 0 = none")
+		dur(&c.RequestWork, "request-work-budget", "REQUEST_WORK_BUDGET", cost.DefaultWork,
+			"time of emulation and get methods one request (a whole batch) may take; calls past it are not run; 0 = none")
 		str(&c.CORSOrigins, "cors-origins", "CORS_ORIGINS", "*",
 			"browser origins allowed to call the API and open subscription sockets, comma-separated; * = any")
 		str(&c.LogLevel, "log-level", "LOG_LEVEL", "info", "debug, info, warn or error")
@@ -156,6 +163,8 @@ func bindConfig(f *flags, e *env, groups group) *config {
 			"open action streams (SSE and GraphQL subscriptions) one server holds")
 		integer(&c.MaxStreamsPerKey, "max-streams-per-key", "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey,
 			"open action streams one API key may hold on one server")
+		integer(&c.MaxStreamsPerAddr, "max-streams-per-address", "MAX_STREAMS_PER_ADDRESS", notify.DefaultMaxStreamsPerAddress,
+			"open action streams one client address (IP; IPv6 /64) may hold on one server without a key")
 	}
 	if groups&groupLite != 0 {
 		str(&c.LiteServersConfig, "lite-servers-config", "LITE_SERVERS_CONFIG", "",
@@ -169,6 +178,8 @@ func bindConfig(f *flags, e *env, groups group) *config {
 		dur(&c.StateMaxAge, "state-max-age", "STATE_MAX_AGE", 30*time.Second,
 			"fee estimates refresh stored account states older than this from lite servers")
 		str(&c.FeeClock, "fee-clock", "FEE_CLOCK", "wall", "wall, or head: estimates run at the time of the newest block the database holds")
+		integer(&c.GetMethodGas, "get-method-gas-limit", "GET_METHOD_GAS_LIMIT", cost.DefaultGetMethodGas,
+			"gas one get method may use (exit code -14 past it, as on a lite server)")
 	}
 	if groups&groupMetadata != 0 {
 		integer(&c.MetadataWorkers, "metadata-workers", "METADATA_WORKERS", metadata.DefaultWorkers,
@@ -214,6 +225,9 @@ func (c *config) validate() error {
 	if c.groups&groupDatabase != 0 && (c.DatabaseMaxConns < 1 || c.DatabaseMaxConns > maxDatabaseConns) {
 		return fmt.Errorf("DATABASE_MAX_CONNS must be between 1 and %d, not %d", maxDatabaseConns, c.DatabaseMaxConns)
 	}
+	if c.groups&groupFees != 0 && c.GetMethodGas < 1 {
+		return errors.New("GET_METHOD_GAS_LIMIT must be at least 1")
+	}
 	if c.groups&groupFees != 0 && c.FeeClock != "wall" && c.FeeClock != "head" {
 		return fmt.Errorf("FEE_CLOCK must be wall or head, not %q", c.FeeClock)
 	}
@@ -223,14 +237,14 @@ func (c *config) validate() error {
 		}
 	}
 	if c.groups&groupServer != 0 {
-		if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 {
-			return errors.New("RATE_LIMIT, RATE_BURST and REQUEST_TIMEOUT must not be negative")
+		if c.RateLimit < 0 || c.RateBurst < 0 || c.RequestTimeout < 0 || c.RequestWork < 0 {
+			return errors.New("RATE_LIMIT, RATE_BURST, REQUEST_TIMEOUT and REQUEST_WORK_BUDGET must not be negative")
 		}
 		if c.AddressBookTTL < 0 {
 			return errors.New("ADDRESS_BOOK_TTL must not be negative (0 turns the cache off)")
 		}
-		if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 {
-			return errors.New("MAX_STREAMS and MAX_STREAMS_PER_KEY must be at least 1")
+		if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 || c.MaxStreamsPerAddr < 1 {
+			return errors.New("MAX_STREAMS, MAX_STREAMS_PER_KEY and MAX_STREAMS_PER_ADDRESS must be at least 1")
 		}
 		if _, err := parseLevel("LOG_LEVEL", c.LogLevel); err != nil {
 			return err
@@ -248,6 +262,14 @@ func (c *config) validate() error {
 	return nil
 }
 
+// costLimits are the cost model's settings (REQUEST_WORK_BUDGET 0 = none).
+func (c *config) costLimits() cost.Limits {
+	if c.RequestWork == 0 {
+		return cost.Limits{Work: -1}
+	}
+	return cost.Limits{Work: c.RequestWork}
+}
+
 // print shows the effective configuration of the bound groups with
 // passwords redacted.
 func (c *config) print(w io.Writer) {
@@ -260,24 +282,27 @@ func (c *config) print(w io.Writer) {
 	line(groupServer, "LISTEN_ADDR", c.ListenAddr)
 	line(groupDatabase, "DATABASE_URL", redact(c.DatabaseURL))
 	line(groupDatabase, "DATABASE_MAX_CONNS", c.DatabaseMaxConns)
-	line(groupRedis, "REDIS_URL", orNone(redact(c.RedisURL)))
+	line(groupRedis, "REDIS_URL", orNone(redact(c.RedisURL), "in-process cache"))
 	line(groupNetwork, "NETWORK", c.Network)
 	line(groupServer, "REQUIRE_API_KEY", c.RequireAPIKey)
 	line(groupServer, "RATE_LIMIT", strconv.FormatFloat(c.RateLimit, 'g', -1, 64))
 	line(groupServer, "RATE_BURST", c.RateBurst)
 	line(groupServer, "REQUEST_TIMEOUT", c.RequestTimeout)
+	line(groupServer, "REQUEST_WORK_BUDGET", c.RequestWork)
 	line(groupServer, "CORS_ORIGINS", c.CORSOrigins)
 	line(groupServer, "LOG_LEVEL", c.LogLevel)
 	line(groupServer, "ACCESS_LOG", c.AccessLog)
 	line(groupServer, "ACCESS_LOG_SAMPLE", c.AccessLogSample)
-	line(groupServer, "PPROF_ADDR", orNone(c.PprofAddr))
+	line(groupServer, "PPROF_ADDR", orNone(c.PprofAddr, "profiler off"))
 	line(groupServer, "ADDRESS_BOOK_TTL", c.AddressBookTTL)
 	line(groupServer, "MAX_STREAMS", c.MaxStreams)
 	line(groupServer, "MAX_STREAMS_PER_KEY", c.MaxStreamsPerKey)
+	line(groupServer, "MAX_STREAMS_PER_ADDRESS", c.MaxStreamsPerAddr)
 	line(groupLite, "LITE_SERVERS", c.liteDescription())
 	line(groupFollow, "FOLLOW", c.Follow)
 	line(groupFees, "STATE_MAX_AGE", c.StateMaxAge)
 	line(groupFees, "FEE_CLOCK", c.FeeClock)
+	line(groupFees, "GET_METHOD_GAS_LIMIT", c.GetMethodGas)
 	line(groupMetadata, "METADATA_WORKERS", c.MetadataWorkers)
 	line(groupMetadata, "IPFS_GATEWAY", c.IPFSGateway)
 	line(groupMetadata, "METADATA_FETCH_TIMEOUT", c.MetadataFetchTimeout)
@@ -312,9 +337,10 @@ func envOr(e *env, key, def string) string {
 	return def
 }
 
-func orNone(s string) string {
+// orNone shows an empty setting as what leaving it empty means.
+func orNone(s, meaning string) string {
 	if s == "" {
-		return "(none: in-process cache)"
+		return "(none: " + meaning + ")"
 	}
 	return s
 }

@@ -23,9 +23,10 @@ func newFlags(e *env, name, usage, about string) *flags {
 	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), usage: usage, about: about,
 		env: map[string]string{}, def: map[string]string{}, e: e}
 	f.SetOutput(e.stderr)
-	// The flag package prints its parse error, then calls Usage: a pointer
-	// to -h is enough there; -h itself prints the help in parse.
-	f.Usage = func() { fmt.Fprintf(e.stderr, "Run 'tonql %s -h' for its flags.\n", name) }
+	// The flag package calls Usage on -h as well as after its parse error
+	// message: parse prints the help, or the pointer to it, itself, so -h
+	// shows the command's help and nothing else.
+	f.Usage = func() {}
 	return f
 }
 
@@ -71,6 +72,7 @@ func (f *flags) parse(args []string) error {
 		f.printHelp(f.e.stdout)
 		return errHelp
 	case err != nil:
+		fmt.Fprintf(f.e.stderr, "Run 'tonql %s -h' for its flags.\n", f.Name())
 		return usageError{err: err, printed: true}
 	}
 	return nil

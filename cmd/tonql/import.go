@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/tokens"
@@ -50,36 +49,34 @@ func runImport(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return fmt.Errorf("load pending traces: %w", err)
 	}
-	start, lastReport := time.Now(), time.Now()
 	var sum importSummary
-	failed, skipped, done := 0, 0, 0
+	failed, skipped := 0, 0
 	paths := make([]string, len(files))
 	found := make(map[string]bool, len(files))
 	for i, f := range files {
 		paths[i], found[f.Path] = f.Path, f.Found
 	}
+	prog := newImportProgress(e.stderr, len(files), e.progressEvery)
+	stop := prog.watch(im)
 	err = im.ImportFiles(ctx, paths, func(path string, s ingest.Stats, err error) {
-		done++
 		switch {
 		case err != nil && found[path] && errors.Is(err, ingest.ErrNoChainData):
 			skipped++
-			fmt.Fprintf(e.stderr, "not imported (%v)\n", err)
-			return
+			prog.printf("not imported (%v)\n", err)
 		case err != nil:
 			failed++
-			fmt.Fprintf(e.stderr, "skipped %v\n", err)
-			return
+			prog.printf("skipped %v\n", err)
+		default:
+			sum.add(s)
 		}
-		sum.add(s)
-		if time.Since(lastReport) > 2*time.Second || done == len(files) {
-			lastReport = time.Now()
-			fmt.Fprintf(e.stderr, "[%d/%d files] %d transactions, %d actions, %.0f tx/s\n",
-				done, len(files), sum.txs, sum.actions, float64(sum.txs)/time.Since(start).Seconds())
-		}
+		prog.fileDone(sum.txs, sum.actions)
 	})
+	stop()
 	if err != nil {
 		return err
 	}
+	sum.actions, sum.actionsPresent = im.Actions()
+	sum.actions += sum.actionsPresent
 	sum.print(e.stdout)
 	fmt.Fprintf(e.stdout, "traces: %d complete (%d pending transactions resumed, %d still pending)\n", sum.complete, seeded, im.Pending())
 	if failed > 0 {
@@ -103,8 +100,7 @@ func (s *importSummary) add(st ingest.Stats) {
 	s.files[st.Format]++
 	s.txs += st.FileTransactions
 	s.txsPresent += st.TransactionsPresent
-	s.actions += st.Actions
-	s.actionsPresent += st.ActionsPresent
+	s.actions += st.Actions // for the progress lines; the summary takes the importer's count
 	s.accounts += st.Accounts
 	s.complete += st.Complete
 	if st.Config {

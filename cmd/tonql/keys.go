@@ -98,7 +98,7 @@ type keysCommand struct {
 
 var keysCommands = []keysCommand{
 	{"create", "tonql keys create --name NAME [--rate R] [--burst B] [flags]",
-		"Makes an API key; the key is printed once, on the last line (only its hash is stored).\nCreates the database when missing.", groupDatabase},
+		"Makes an API key; the key is printed once, on the last line (only its hash is stored).\nCreates a SQLite database when missing (a Postgres one must exist).", groupDatabase},
 	{"list", "tonql keys list [flags]",
 		"Lists the keys with their limits and request units (units still in Redis are stored first).", groupDatabase | groupRedis},
 	{"revoke", "tonql keys revoke KEY [flags]", "Revokes a key; running servers refuse it within seconds.", groupDatabase},

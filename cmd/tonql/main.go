@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 // env is what a subcommand may touch of the outside world, so tests can run
@@ -17,6 +18,9 @@ import (
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// progressEvery is how often import prints progress (0: every 2 s);
+	// tests shorten it to see the lines of a long file.
+	progressEvery time.Duration
 }
 
 type command struct {
@@ -30,7 +34,7 @@ func commands() []command {
 		{"serve", "run the API server (GraphQL, REST, JSON-RPC)", runServe},
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"follow", "follow the chain from lite servers into the database", runFollow},
-		{"keys", "manage API keys: create --name N, list, revoke KEY, usage KEY", runKeys},
+		{"keys", "manage API keys: create --name N, list, revoke KEY, usage KEY, limit KEY", runKeys},
 		{"import", "import block BOCs, toncenter traces, fee-replay files or folders", runImport},
 		{"partitions", "list the lt partitions of Postgres, or detach the old ones: list, detach -before LT", runPartitions},
 		{"metadata", "make token metadata due now: refresh ADDRESS...", runMetadata},

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/tonql/tonql/cache"
@@ -32,6 +33,14 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	cfg.print(e.stdout)
 	tuneGC(e)
 
+	// The address is taken first: a port in use or a bad LISTEN_ADDR fails
+	// the command before it creates or migrates a database. Connections
+	// that arrive meanwhile wait in the kernel's backlog until Serve.
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
+	}
+	defer ln.Close() // a no-op once Serve has run: Shutdown closes it
 	st, err := openStore(ctx, cfg, e)
 	if err != nil {
 		return err
@@ -56,12 +65,12 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		states = live.state
 	}
 	est := fees.New(states, c, feeOptions(cfg, st))
-	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet"}
+	res := &resolvers.Resolver{Store: st, Fees: est, Testnet: cfg.Network == "testnet", GetMethodGas: int64(cfg.GetMethodGas)}
 	// The hub tells streams about new actions; it is closed before the
 	// HTTP server drains, so open streams end (with a resume cursor) and do
 	// not hold the shutdown up.
-	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBook,
-		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey})
+	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBookAndMetadata,
+		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey, MaxStreamsPerAddress: cfg.MaxStreamsPerAddr})
 	if err != nil {
 		return fmt.Errorf("streams: %w", err)
 	}
@@ -93,7 +102,8 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	srv := &http.Server{
 		Handler: server.New(server.Options{Resolver: res, Access: acc.access, RequestTimeout: cfg.RequestTimeout,
-			Ready: acc.ready, Metrics: acc.metrics, Origins: server.ParseOrigins(cfg.CORSOrigins), AccessLog: cfg.accessLog()}),
+			Cost: cfg.costLimits(), Ready: acc.ready, Metrics: acc.metrics, Origins: server.ParseOrigins(cfg.CORSOrigins), AccessLog: cfg.accessLog()}),
+		ConnContext:       server.ConnContext, // streams size their send buffers
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -102,10 +112,6 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// Before "listening on": what the profiler could read is settled
 	// before anything is served.
 	sampleMemory(cfg.PprofAddr != "")
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(e.stdout, "listening on %s\n  explorer  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
 		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
@@ -146,6 +152,10 @@ func runServe(ctx context.Context, args []string, e *env) error {
 // openStore connects and migrates; every command that touches data uses it.
 func openStore(ctx context.Context, cfg *config, e *env) (*store.Store, error) {
 	st, err := store.Open(ctx, cfg.DatabaseURL)
+	if errors.Is(err, store.ErrNoDatabase) { // Postgres: only SQLite files are created
+		return nil, fmt.Errorf("no database at DATABASE_URL=%s (%w); tonql creates SQLite files but not Postgres databases: create it (createdb NAME, or CREATE DATABASE NAME in psql), then run this again",
+			redact(cfg.DatabaseURL), err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +182,12 @@ func openExisting(ctx context.Context, cfg *config) (*store.Store, error) {
 	st, err := store.OpenExisting(ctx, cfg.DatabaseURL)
 	switch {
 	case errors.Is(err, store.ErrNoDatabase):
-		return nil, fmt.Errorf("no database at DATABASE_URL=%s (%w); create one with 'tonql migrate', or point DATABASE_URL or -database-url at yours",
-			redact(cfg.DatabaseURL), err)
+		create := "create one with 'tonql migrate'"
+		if !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") {
+			create = "create it (createdb NAME, or CREATE DATABASE NAME in psql) and run 'tonql migrate'"
+		}
+		return nil, fmt.Errorf("no database at DATABASE_URL=%s (%w); %s, or point DATABASE_URL or -database-url at yours",
+			redact(cfg.DatabaseURL), err, create)
 	case errors.Is(err, store.ErrNotMigrated):
 		return nil, fmt.Errorf("the database at DATABASE_URL=%s is not ready for this tonql (%w); run 'tonql migrate' first",
 			redact(cfg.DatabaseURL), err)
@@ -186,7 +200,7 @@ func openExisting(ctx context.Context, cfg *config) (*store.Store, error) {
 
 func runMigrate(ctx context.Context, args []string, e *env) error {
 	fs := newFlags(e, "migrate", "tonql migrate [flags]",
-		"Creates the database when missing and applies its migrations (serve and import do too).")
+		"Applies the database's migrations (serve and import do too); a SQLite file is created when missing,\na Postgres database must exist already.")
 	cfg := bindConfig(fs, e, groupDatabase)
 	if err := fs.parseAll(args, cfg); err != nil {
 		return err

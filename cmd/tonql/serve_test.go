@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -55,6 +56,7 @@ func TestServeZeroSetup(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "nested", "tonql.db")
 	base, out := startServe(t, map[string]string{"DATABASE_URL": "sqlite:" + dbPath})
 	require.Contains(t, out.String(), "REDIS_URL=(none: in-process cache)")
+	require.Contains(t, out.String(), "PPROF_ADDR=(none: profiler off)")
 	require.FileExists(t, dbPath)
 
 	get := func(path string) (int, string) {
@@ -99,4 +101,21 @@ func TestUnknownCommandAndBadConfig(t *testing.T) {
 	errb.Reset()
 	require.Equal(t, 1, run(context.Background(), []string{"serve", "-database-url", "mysql://x"}, e))
 	require.Contains(t, errb.String(), "DATABASE_URL must start with")
+}
+
+// A listen address that cannot be taken fails serve before it creates or
+// migrates anything: no database file is left behind.
+func TestServeChecksListenAddrFirst(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer busy.Close()
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "data", "tonql.db")
+	for _, addr := range []string{busy.Addr().String(), "127.0.0.1:notaport"} {
+		code, stdout, stderr := runCmd(map[string]string{"DATABASE_URL": "sqlite:" + dbPath}, "serve", "-listen", addr)
+		require.Equal(t, 1, code, stdout)
+		require.Contains(t, stderr, "LISTEN_ADDR="+addr)
+		require.NotContains(t, stdout, "migrated:")
+		require.NoDirExists(t, filepath.Dir(dbPath))
+	}
 }

@@ -59,6 +59,8 @@ type ActionConnection struct {
 	PageInfo *PageInfo     `json:"pageInfo"`
 	// the address book of this page's actions
 	AddressBook chain.AddressBook `json:"address_book"`
+	// the metadata object of the tokens among its addresses
+	Metadata chain.Metadata `json:"metadata"`
 }
 
 type ActionEdge struct {
@@ -75,6 +77,8 @@ type ActionEvent struct {
 	AddressBook chain.AddressBook `json:"address_book"`
 	// the same entries as a typed list, sorted by address
 	AddressBookEntries []*chain.AddressBookEntry `json:"address_book_entries"`
+	// the REST metadata object of the tokens among the action's addresses
+	Metadata chain.Metadata `json:"metadata"`
 }
 
 type ActionFilter struct {

@@ -43,6 +43,7 @@ type probe struct {
 	base   string
 	host   string
 	key    string
+	key5   string // a key with burst 5 (issue 29's classes)
 	pid    int
 	client *http.Client
 }
@@ -52,19 +53,27 @@ func main() {
 	key := flag.String("key", "", "a valid API key (classes under a key are skipped without one)")
 	pid := flag.Int("pid", 0, "server process id, for its CPU time (0: not measured)")
 	only := flag.String("only", "", "run only classes whose name contains this")
+	key5 := flag.String("key5", "", "a valid API key with burst 5 (issue 29's classes)")
+	seed := flag.String("seed-loop", "", "DATABASE_URL of the server: store the looping contract there first")
 	flag.Parse()
+	if *seed != "" {
+		if err := seedLoop(*seed); err != nil {
+			fmt.Fprintln(os.Stderr, "probe: seed the looping contract:", err)
+			os.Exit(2)
+		}
+	}
 	u, err := url.Parse(*base)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "probe:", err)
 		os.Exit(2)
 	}
-	p := &probe{base: strings.TrimSuffix(*base, "/"), host: u.Host, key: *key, pid: *pid,
+	p := &probe{base: strings.TrimSuffix(*base, "/"), host: u.Host, key: *key, key5: *key5, pid: *pid,
 		client: &http.Client{Timeout: 120 * time.Second,
 			// a redirect is an answer to report, not to follow
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	fmt.Printf("%-44s %5s  %-40s %10s %12s\n", "class", "reqs", "answers", "worst ms", "worst CPU ms")
 	rssBefore := p.rss()
-	for _, c := range classes(p) {
+	for _, c := range append(classes(p), costClasses(p)...) {
 		if *only != "" && !strings.Contains(c.name, *only) {
 			continue
 		}
@@ -300,6 +309,7 @@ func classes(p *probe) []class {
 		})},
 		{name: "14 Content-Length with Transfer-Encoding", raw: smuggle},
 		{name: "14 GraphiQL page headers", raw: pageHeaders},
+		{name: "29 200 non-reading resumed streams", raw: nonReadingStreams},
 	}
 }
 

@@ -24,6 +24,8 @@ func New() *migrate.Migrations {
 	registerTimeIndexes(m)
 	registerLtPartitions(m)
 	registerNestedActions(m)
+	registerTraceKnown(m)
+	registerDecodedFacts(m)
 	registerTokenMetadata(m)
 	registerTokens(m)
 	return m

@@ -1,0 +1,150 @@
+package resolvers
+
+import (
+	"context"
+	"sort"
+
+	"github.com/tonql/tonql/accountinfo"
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/store"
+)
+
+// The stored chain data as toncenter's v3 routes read it: transactions,
+// messages and the address book of the accounts they name. REST and
+// GraphQL both call these.
+
+// FindTransactions returns a page of stored transactions and the address
+// book of their accounts and counterparties.
+func (r *Resolver) FindTransactions(ctx context.Context, f store.TxFilter) ([]*chain.Transaction, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	txs, err := r.Store.FindTransactions(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	book, err := r.addressBook(ctx, txAddresses(txs))
+	return txs, book, err
+}
+
+// AdjacentTransactions returns the transactions linked to hash by a
+// message: the sender of its in-message ("in"), the receivers of its
+// out-messages ("out"), or both ("").
+func (r *Resolver) AdjacentTransactions(ctx context.Context, hash, direction string) ([]*chain.Transaction, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	txs, err := r.Store.AdjacentTransactions(ctx, hash, direction)
+	if err != nil {
+		return nil, nil, err
+	}
+	book, err := r.addressBook(ctx, txAddresses(txs))
+	return txs, book, err
+}
+
+// FindMessages returns a page of stored messages and the address book of
+// their ends.
+func (r *Resolver) FindMessages(ctx context.Context, f store.MsgFilter) ([]store.StoredMessage, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	msgs, err := r.Store.Messages(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	var addrs []string
+	for i := range msgs {
+		addrs = append(addrs, msgs[i].Message.Source, msgs[i].Message.Destination)
+	}
+	book, err := r.addressBook(ctx, distinct(addrs))
+	return msgs, book, err
+}
+
+// txAddresses are the accounts a page of transactions names, as
+// toncenter's book holds them: each account, its in-message's source and
+// its out-messages' destinations.
+func txAddresses(txs []*chain.Transaction) []string {
+	var addrs []string
+	for _, t := range txs {
+		addrs = append(addrs, t.Account)
+		if t.InMsg != nil {
+			addrs = append(addrs, t.InMsg.Source)
+		}
+		for i := range t.OutMsgs {
+			addrs = append(addrs, t.OutMsgs[i].Destination)
+		}
+	}
+	return distinct(addrs)
+}
+
+// distinct drops empty and repeated addresses, sorted.
+func distinct(addrs []string) []string {
+	seen := map[string]bool{}
+	out := addrs[:0:0]
+	for _, a := range addrs {
+		if a != "" && !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FindTraces returns a page of stored traces with their transactions and
+// the address book of every account they name.
+func (r *Resolver) FindTraces(ctx context.Context, f store.TraceFilter) ([]store.StoredTrace, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	traces, err := r.Store.FindTraces(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	var txs []*chain.Transaction
+	for i := range traces {
+		txs = append(txs, traces[i].Transactions...)
+	}
+	book, err := r.addressBook(ctx, txAddresses(txs))
+	return traces, book, err
+}
+
+// StoredAccount is an account's stored state, decoded, and what the
+// store knows of its code (interfaces).
+type StoredAccount struct {
+	State      *chain.AccountState
+	Info       *accountinfo.Info
+	Interfaces []string
+}
+
+// StoredAccounts returns the stored states of the addresses (raw), in the
+// order given, skipping those the store holds no state of, with the
+// address book of them all.
+func (r *Resolver) StoredAccounts(ctx context.Context, addrs []string) ([]StoredAccount, chain.AddressBook, error) {
+	if r.Store == nil {
+		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	addrs = distinct(addrs)
+	facts, err := r.facts(ctx, addrs)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []StoredAccount
+	for _, a := range addrs {
+		st, err := r.Store.Account(ctx, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st == nil || len(st.ShardAccountBOC) == 0 {
+			continue
+		}
+		info, err := accountinfo.Decode(st)
+		if err != nil {
+			return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
+		}
+		out = append(out, StoredAccount{State: st, Info: info, Interfaces: facts[a].Interfaces})
+	}
+	book, _, err := r.addressBookWith(ctx, addrs, facts, r.facts)
+	return out, book, err
+}

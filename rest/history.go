@@ -1,0 +1,372 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/store"
+	"github.com/tonql/tonql/toncenter"
+)
+
+// toncenter's v3 routes over stored transactions and messages: parameters
+// parsed and answers rendered by toncenter/, data read through the
+// resolvers.
+
+// v3Get wraps a toncenter route: GET (and HEAD) only, its parameters
+// checked against the names it takes, errors in toncenter's body.
+func v3Get(known []string, serve func(r *http.Request, p *toncenter.Params) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use GET", r.Method))
+			return
+		}
+		p, err := toncenter.Parse(r.URL.Query(), known...)
+		if err == nil {
+			var out any
+			if out, err = serve(r, p); err == nil {
+				WriteJSON(w, out)
+				return
+			}
+		}
+		WriteError(w, r, V3, err)
+	}
+}
+
+func names(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// notServed refuses a parameter toncenter takes that the store cannot
+// answer yet: ignoring it would return rows it does not select.
+func notServed(p *toncenter.Params, why string, params ...string) error {
+	for _, name := range params {
+		if p.Has(name) {
+			return apperr.Field(name, "is not served yet: %s", why)
+		}
+	}
+	return nil
+}
+
+const noBlocks = "blocks are not stored yet, so transactions cannot be selected by block (use mc_seqno)"
+
+var transactionsParams = names([]string{"workchain", "shard", "seqno", "mc_seqno", "account", "exclude_account",
+	"hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt"}, toncenter.PageParams)
+
+// Transactions serves GET /api/v3/transactions.
+func Transactions(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get(transactionsParams, func(r *http.Request, p *toncenter.Params) (any, error) {
+		if err := notServed(p, noBlocks, "workchain", "shard", "seqno"); err != nil {
+			return nil, err
+		}
+		f, err := txFilter(p)
+		if err != nil {
+			return nil, err
+		}
+		if f.Accounts, err = p.Addresses("account", 1024); err != nil {
+			return nil, err
+		}
+		if f.ExcludeAccounts, err = p.Addresses("exclude_account", 1024); err != nil {
+			return nil, err
+		}
+		if f.Hashes, err = p.Hashes("hash", 1024); err != nil {
+			return nil, err
+		}
+		if f.Lt, err = p.Uint("lt", 63); err != nil {
+			return nil, err
+		}
+		if f.McSeqno, err = p.Uint32("mc_seqno"); err != nil {
+			return nil, err
+		}
+		if f.StartUtime, err = p.Uint32("start_utime"); err != nil {
+			return nil, err
+		}
+		if f.EndUtime, err = p.Uint32("end_utime"); err != nil {
+			return nil, err
+		}
+		if f.StartLt, err = p.Uint("start_lt", 63); err != nil {
+			return nil, err
+		}
+		if f.EndLt, err = p.Uint("end_lt", 63); err != nil {
+			return nil, err
+		}
+		txs, book, err := res.FindTransactions(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		return transactionsResponse(txs, book)
+	})
+}
+
+// txFilter reads the page of a transactions route.
+func txFilter(p *toncenter.Params) (store.TxFilter, error) {
+	pg, err := p.Page()
+	return store.TxFilter{Limit: pg.Limit, Offset: pg.Offset, Desc: pg.Desc}, err
+}
+
+func transactionsResponse(txs []*chain.Transaction, book chain.AddressBook) (*toncenter.TransactionsResponse, error) {
+	out := &toncenter.TransactionsResponse{Transactions: make([]*toncenter.Transaction, 0, len(txs)), AddressBook: book}
+	if out.AddressBook == nil {
+		out.AddressBook = chain.AddressBook{}
+	}
+	for _, t := range txs {
+		rt, err := toncenter.RenderTransaction(t)
+		if err != nil {
+			return nil, apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
+		}
+		out.Transactions = append(out.Transactions, rt)
+	}
+	return out, nil
+}
+
+const noBodyHash = "message body hashes are not stored yet"
+
+var byMessageParams = names([]string{"msg_hash", "body_hash", "opcode", "direction"}, toncenter.PageParams)
+
+// TransactionsByMessage serves GET /api/v3/transactionsByMessage: the
+// transactions whose in- or out-message has the hash (or the op code).
+func TransactionsByMessage(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get(byMessageParams, func(r *http.Request, p *toncenter.Params) (any, error) {
+		if err := notServed(p, noBodyHash, "body_hash"); err != nil {
+			return nil, err
+		}
+		f, err := txFilter(p)
+		if err != nil {
+			return nil, err
+		}
+		if f.MsgHashes, err = p.Hashes("msg_hash", 1024); err != nil {
+			return nil, err
+		}
+		if f.Opcode, err = p.Opcode("opcode"); err != nil {
+			return nil, err
+		}
+		if f.Direction, err = p.Direction(); err != nil {
+			return nil, err
+		}
+		if len(f.MsgHashes) == 0 && f.Opcode == nil {
+			return nil, apperr.Field("msg_hash", "at least one of msg_hash, body_hash, opcode is required")
+		}
+		txs, book, err := res.FindTransactions(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		return transactionsResponse(txs, book)
+	})
+}
+
+// AdjacentTransactions serves GET /api/v3/adjacentTransactions: the
+// parent (direction in) and/or children (out) of a transaction. None
+// found is 404, as toncenter answers.
+func AdjacentTransactions(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get([]string{"hash", "direction"}, func(r *http.Request, p *toncenter.Params) (any, error) {
+		hash, err := p.Hash("hash")
+		if err != nil {
+			return nil, err
+		}
+		if hash == nil {
+			return nil, apperr.Field("hash", "required")
+		}
+		dir, err := p.Direction()
+		if err != nil {
+			return nil, err
+		}
+		d := ""
+		if dir != nil {
+			d = *dir
+		}
+		txs, book, err := res.AdjacentTransactions(r.Context(), *hash, d)
+		if err != nil {
+			return nil, err
+		}
+		if len(txs) == 0 {
+			return nil, apperr.New(apperr.NotFound, "adjacent transactions not found")
+		}
+		return transactionsResponse(txs, book)
+	})
+}
+
+var messagesParams = names([]string{"msg_hash", "hash", "body_hash", "source", "destination", "opcode",
+	"start_utime", "end_utime", "start_lt", "end_lt", "direction", "exclude_externals", "only_externals"}, toncenter.PageParams)
+
+// Messages serves GET /api/v3/messages.
+func Messages(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get(messagesParams, func(r *http.Request, p *toncenter.Params) (any, error) {
+		if err := notServed(p, noBodyHash, "body_hash"); err != nil {
+			return nil, err
+		}
+		if err := notServed(p, "message creation times are not stored yet (use start_lt/end_lt)", "start_utime", "end_utime"); err != nil {
+			return nil, err
+		}
+		pg, err := p.Page()
+		if err != nil {
+			return nil, err
+		}
+		f := store.MsgFilter{Limit: pg.Limit, Offset: pg.Offset, Desc: pg.Desc}
+		if f.Hashes, err = p.Hashes("msg_hash", 1024); err != nil {
+			return nil, err
+		}
+		if len(f.Hashes) == 0 { // toncenter's alias, read when msg_hash is absent
+			if f.Hashes, err = p.Hashes("hash", 1); err != nil {
+				return nil, err
+			}
+		}
+		if f.Source, err = p.Address("source", true); err != nil {
+			return nil, err
+		}
+		if f.Destination, err = p.Address("destination", true); err != nil {
+			return nil, err
+		}
+		if f.Opcode, err = p.Opcode("opcode"); err != nil {
+			return nil, err
+		}
+		if f.Direction, err = p.Direction(); err != nil {
+			return nil, err
+		}
+		if f.StartLt, err = p.Uint("start_lt", 63); err != nil {
+			return nil, err
+		}
+		if f.EndLt, err = p.Uint("end_lt", 63); err != nil {
+			return nil, err
+		}
+		ex, err := p.Bool("exclude_externals")
+		if err != nil {
+			return nil, err
+		}
+		only, err := p.Bool("only_externals")
+		if err != nil {
+			return nil, err
+		}
+		f.ExcludeExternals, f.OnlyExternals = ex != nil && *ex, only != nil && *only
+		msgs, book, err := res.FindMessages(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		out := &toncenter.MessagesResponse{Messages: make([]*toncenter.Message, 0, len(msgs)), AddressBook: book, Metadata: map[string]any{}}
+		for i := range msgs {
+			sm := &msgs[i]
+			m, err := toncenter.RenderStoredMessage(&sm.Message, toncenter.MessageEnd{TxHash: sm.TxHash, Account: sm.TxAccount,
+				Direction: sm.Direction, Seq: sm.Seq, BOC: sm.TxBOC, OtherTxHash: sm.OtherTxHash})
+			if err != nil {
+				return nil, apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
+			}
+			out.Messages = append(out.Messages, m)
+		}
+		return out, nil
+	})
+}
+
+// AddressBookRoute serves GET /api/v3/addressBook: each address keyed as
+// it was given, as toncenter keys them.
+func AddressBookRoute(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get([]string{"address"}, func(r *http.Request, p *toncenter.Params) (any, error) {
+		given := p.List("address")
+		if len(given) == 0 {
+			return nil, apperr.Field("address", "at least 1 address required")
+		}
+		if len(given) > 1024 {
+			return nil, apperr.Field("address", "at most 1024 values")
+		}
+		raws := make([]string, len(given))
+		for i, a := range given {
+			raw, err := chain.NormalizeAddress(a)
+			if err != nil {
+				return nil, apperr.Field("address", "%q: %v", a, err)
+			}
+			raws[i] = raw
+		}
+		book, _, err := res.AddressBookAndMetadata(r.Context(), raws)
+		if err != nil {
+			return nil, err
+		}
+		out := make(chain.AddressBook, len(given))
+		for i, a := range given {
+			out[a] = book[raws[i]]
+		}
+		return out, nil
+	})
+}
+
+var tracesParams = names([]string{"account", "trace_id", "tx_hash", "msg_hash", "mc_seqno", "start_utime", "end_utime",
+	"start_lt", "end_lt", "include_actions", "supported_action_types"}, toncenter.PageParams)
+
+// Traces serves GET /api/v3/traces and, when events, its older name
+// /api/v3/events (the list under "events"). Actions are not embedded:
+// toncenter's action shape is another dialect than ours
+// (docs/API-NOTES.md), so include_actions=true is 422.
+func Traces(res *resolvers.Resolver, events bool) http.HandlerFunc {
+	return v3Get(tracesParams, func(r *http.Request, p *toncenter.Params) (any, error) {
+		if b, err := p.Bool("include_actions"); err != nil {
+			return nil, err
+		} else if b != nil && *b {
+			return nil, apperr.Field("include_actions", "is not served: actions are at /api/v3/actions (this server's shape)")
+		}
+		pg, err := p.Page()
+		if err != nil {
+			return nil, err
+		}
+		f := store.TraceFilter{Limit: pg.Limit, Offset: pg.Offset, Desc: pg.Desc}
+		if f.Account, err = p.Address("account", false); err != nil {
+			return nil, err
+		}
+		if f.TraceIDs, err = p.Hashes("trace_id", 1024); err != nil {
+			return nil, err
+		}
+		if f.TxHashes, err = p.Hashes("tx_hash", 1024); err != nil {
+			return nil, err
+		}
+		if f.MsgHashes, err = p.Hashes("msg_hash", 1024); err != nil {
+			return nil, err
+		}
+		given := 0
+		for _, has := range []bool{f.Account != nil, len(f.TraceIDs) > 0, len(f.TxHashes) > 0, len(f.MsgHashes) > 0} {
+			if has {
+				given++
+			}
+		}
+		if given > 1 {
+			return nil, apperr.Field("account", "only one of account, trace_id, tx_hash, msg_hash may be given")
+		}
+		if f.McSeqno, err = p.Uint32("mc_seqno"); err != nil {
+			return nil, err
+		}
+		if f.StartUtime, err = p.Uint32("start_utime"); err != nil {
+			return nil, err
+		}
+		if f.EndUtime, err = p.Uint32("end_utime"); err != nil {
+			return nil, err
+		}
+		if f.StartLt, err = p.Uint("start_lt", 63); err != nil {
+			return nil, err
+		}
+		if f.EndLt, err = p.Uint("end_lt", 63); err != nil {
+			return nil, err
+		}
+		traces, book, err := res.FindTraces(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]*toncenter.Trace, 0, len(traces))
+		for i := range traces {
+			st := &traces[i]
+			tr, err := toncenter.RenderTrace(&toncenter.TraceData{ID: st.ID, StartLt: st.StartLt, EndLt: st.EndLt,
+				StartUtime: st.StartUtime, EndUtime: st.EndUtime, Complete: st.Complete, Transactions: st.Transactions})
+			if err != nil {
+				return nil, apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
+			}
+			list = append(list, tr)
+		}
+		if book == nil {
+			book = chain.AddressBook{}
+		}
+		if events {
+			return &toncenter.EventsResponse{Events: list, AddressBook: book, Metadata: map[string]any{}}, nil
+		}
+		return &toncenter.TracesResponse{Traces: list, AddressBook: book, Metadata: map[string]any{}}, nil
+	})
+}

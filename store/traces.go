@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// TraceFilter selects traces as toncenter's /api/v3/traces does: by one
+// of account, trace ids, transaction hashes or message hashes, and by
+// end time or end lt.
+type TraceFilter struct {
+	Account              *string
+	TraceIDs, TxHashes   []string
+	MsgHashes            []string
+	StartUtime, EndUtime *uint32
+	StartLt, EndLt       *uint64
+	McSeqno              *uint32
+
+	Limit, Offset int
+	Desc          bool
+}
+
+// StoredTrace is a trace's row and its stored transactions, by lt.
+type StoredTrace struct {
+	ID                   string
+	StartLt, EndLt       uint64
+	StartUtime, EndUtime uint32
+	Complete             bool
+	Transactions         []*chain.Transaction
+}
+
+// maxTraceTransactions bounds the transactions read of one page of
+// traces; a page past it is cut (the trace says it is incomplete).
+const maxTraceTransactions = 10000
+
+// FindTraces returns a page of traces ordered by end lt (end utime when a
+// utime bound is given), then id, with their transactions.
+func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, error) {
+	dir := "ASC"
+	if f.Desc {
+		dir = "DESC"
+	}
+	var rows []traceRow
+	err := s.read(func(db *bun.DB) error {
+		q := db.NewSelect().Model(&rows)
+		if f.Account != nil {
+			q = q.Where("EXISTS (SELECT 1 FROM transactions AS t WHERE t.trace_id = traces.id AND t.account = ?)", *f.Account)
+		}
+		if len(f.TxHashes) > 0 {
+			q = q.Where("traces.id IN (SELECT t.trace_id FROM transactions AS t WHERE t.hash IN (?))", bun.In(f.TxHashes))
+		}
+		if len(f.MsgHashes) > 0 {
+			q = q.Where(`traces.id IN (SELECT t.trace_id FROM messages AS m JOIN transactions AS t ON t.hash = m.tx_hash
+				WHERE m.hash IN (?) OR m.hash_norm IN (?))`, bun.In(f.MsgHashes), bun.In(f.MsgHashes))
+		}
+		if len(f.TraceIDs) > 0 {
+			q = q.Where("traces.id IN (?)", bun.In(f.TraceIDs))
+		}
+		if f.McSeqno != nil {
+			q = q.Where("traces.complete AND (SELECT max(t.mc_seqno) FROM transactions AS t WHERE t.trace_id = traces.id) = ?", int64(*f.McSeqno))
+		}
+		byUtime := f.StartUtime != nil || f.EndUtime != nil
+		if f.StartUtime != nil {
+			q = q.Where("traces.end_utime >= ?", *f.StartUtime)
+		}
+		if f.EndUtime != nil {
+			q = q.Where("traces.end_utime <= ?", *f.EndUtime)
+		}
+		if f.StartLt != nil {
+			q = q.Where("traces.end_lt >= ?", int64(*f.StartLt))
+		}
+		if f.EndLt != nil {
+			q = q.Where("traces.end_lt <= ?", int64(*f.EndLt))
+		}
+		if byUtime {
+			q = q.OrderExpr(fmt.Sprintf("traces.end_utime %s, traces.id %s", dir, dir))
+		} else {
+			q = q.OrderExpr(fmt.Sprintf("traces.end_lt %s, traces.id %s", dir, dir))
+		}
+		return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]StoredTrace, len(rows))
+	ids := make([]string, len(rows))
+	byID := map[string]*StoredTrace{}
+	for i, r := range rows {
+		out[i] = StoredTrace{ID: r.ID, StartLt: uint64(r.StartLt), EndLt: uint64(r.EndLt),
+			StartUtime: uint32(r.StartUtime), EndUtime: uint32(r.EndUtime), Complete: r.Complete}
+		ids[i] = r.ID
+		byID[r.ID] = &out[i]
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	txs, err := s.FindTransactions(ctx, TxFilter{TraceIDs: ids, Limit: maxTraceTransactions})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range txs {
+		if st := byID[t.TraceID.Base64()]; st != nil {
+			st.Transactions = append(st.Transactions, t)
+		}
+	}
+	return out, nil
+}

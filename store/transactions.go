@@ -1,0 +1,290 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// TxFilter selects transactions as toncenter's /api/v3/transactions and
+// /transactionsByMessage do. Hashes are standard base64, addresses raw
+// upper-case (the store's forms). Empty fields do not filter.
+type TxFilter struct {
+	Accounts, ExcludeAccounts []string
+	Hashes                    []string
+	Lt                        *uint64
+	StartUtime, EndUtime      *uint32
+	StartLt, EndLt            *uint64
+	McSeqno                   *uint32
+	TraceIDs                  []string
+	// A message of the transaction: its hash (or normalized hash), its
+	// direction, and an in-message's op code.
+	MsgHashes []string
+	Direction *string
+	Opcode    *uint32
+
+	Limit, Offset int
+	Desc          bool
+}
+
+// FindTransactions returns a page of transactions with their messages, in
+// toncenter's order: by lt (by utime then lt when a utime bound is
+// given), account ascending between equal lts; one account's page in its
+// (account, lt) index order; a hash lookup by hash.
+func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Transaction, error) {
+	dir := "ASC"
+	if f.Desc {
+		dir = "DESC"
+	}
+	var rows []txRow
+	err := s.read(func(db *bun.DB) error {
+		q := db.NewSelect().Model(&rows)
+		byMsg := len(f.MsgHashes) > 0 || f.Direction != nil || f.Opcode != nil
+		if byMsg {
+			q = q.Join("JOIN messages AS m ON m.tx_hash = transactions.hash").Distinct()
+			if len(f.MsgHashes) > 0 {
+				q = q.Where("(m.hash IN (?) OR m.hash_norm IN (?))", bun.In(f.MsgHashes), bun.In(f.MsgHashes))
+			}
+			if f.Direction != nil {
+				q = q.Where("m.direction = ?", *f.Direction)
+			}
+			if f.Opcode != nil {
+				q = q.Where("m.opcode = ? AND m.direction = 'in'", int64(*f.Opcode))
+			}
+		}
+		byUtime := f.StartUtime != nil || f.EndUtime != nil
+		if f.StartUtime != nil {
+			q = q.Where("transactions.utime >= ?", *f.StartUtime)
+		}
+		if f.EndUtime != nil {
+			q = q.Where("transactions.utime <= ?", *f.EndUtime)
+		}
+		if f.StartLt != nil {
+			q = q.Where("transactions.lt >= ?", int64(*f.StartLt))
+		}
+		if f.EndLt != nil {
+			q = q.Where("transactions.lt <= ?", int64(*f.EndLt))
+		}
+		if f.Lt != nil {
+			q = q.Where("transactions.lt = ?", int64(*f.Lt))
+		}
+		if f.McSeqno != nil {
+			q = q.Where("transactions.mc_seqno = ?", int64(*f.McSeqno))
+		}
+		if len(f.Accounts) > 0 {
+			q = q.Where("transactions.account IN (?)", bun.In(f.Accounts))
+		}
+		if len(f.ExcludeAccounts) > 0 {
+			q = q.Where("transactions.account NOT IN (?)", bun.In(f.ExcludeAccounts))
+		}
+		if len(f.Hashes) > 0 {
+			q = q.Where("transactions.hash IN (?)", bun.In(f.Hashes))
+		}
+		if len(f.TraceIDs) > 0 {
+			q = q.Where("transactions.trace_id IN (?)", bun.In(f.TraceIDs))
+		}
+		switch {
+		case len(f.Hashes) > 0:
+			q = q.OrderExpr("transactions.hash " + dir)
+		case len(f.Accounts) == 1 && byUtime:
+			q = q.OrderExpr(fmt.Sprintf("transactions.account, transactions.utime %s, transactions.lt %s", dir, dir))
+		case len(f.Accounts) == 1:
+			q = q.OrderExpr(fmt.Sprintf("transactions.account, transactions.lt %s", dir))
+		case byUtime && f.McSeqno == nil:
+			q = q.OrderExpr(fmt.Sprintf("transactions.utime %s, transactions.lt %s, transactions.account", dir, dir))
+		default:
+			q = q.OrderExpr(fmt.Sprintf("transactions.lt %s, transactions.account", dir))
+		}
+		return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return s.withMessages(ctx, rows)
+}
+
+// withMessages converts rows and attaches their messages, read in one
+// statement.
+func (s *Store) withMessages(ctx context.Context, rows []txRow) ([]*chain.Transaction, error) {
+	out := make([]*chain.Transaction, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	byHash := make(map[string]*chain.Transaction, len(rows))
+	for i := range rows {
+		out[i] = rows[i].summary()
+		out[i].BOC = rows[i].BOC
+		byHash[rows[i].Hash] = out[i]
+	}
+	var msgs []msgRow
+	err := s.read(func(db *bun.DB) (err error) {
+		msgs, err = messagesOf(ctx, db, rows)
+		return err
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	for i := range msgs {
+		addMessage(byHash[msgs[i].TxHash], &msgs[i])
+	}
+	return out, nil
+}
+
+// AdjacentTransactions returns the transaction that sent hash's
+// in-message (direction "in"), the ones that received its out-messages
+// ("out"), or both (""), ordered by lt as toncenter does.
+func (s *Store) AdjacentTransactions(ctx context.Context, hash, direction string) ([]*chain.Transaction, error) {
+	var rows []txRow
+	err := s.read(func(db *bun.DB) error {
+		// A message links the two: out of one transaction, in of the other.
+		var conds []string
+		var args []any
+		if direction != "out" { // the parent: sent this transaction's in-message
+			conds = append(conds, `transactions.hash IN (SELECT o.tx_hash FROM messages AS i
+				JOIN messages AS o ON o.hash = i.hash AND o.direction = 'out'
+				WHERE i.tx_hash = ? AND i.direction = 'in')`)
+			args = append(args, hash)
+		}
+		if direction != "in" { // the children: received its out-messages
+			conds = append(conds, `transactions.hash IN (SELECT i.tx_hash FROM messages AS o
+				JOIN messages AS i ON i.hash = o.hash AND i.direction = 'in'
+				WHERE o.tx_hash = ? AND o.direction = 'out')`)
+			args = append(args, hash)
+		}
+		return db.NewSelect().Model(&rows).Where("("+strings.Join(conds, " OR ")+")", args...).
+			OrderExpr("transactions.lt ASC, transactions.account").Limit(1000).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return s.withMessages(ctx, rows)
+}
+
+// MsgFilter selects messages as toncenter's /api/v3/messages does.
+type MsgFilter struct {
+	Hashes              []string
+	Source, Destination *string // "" selects the missing end of an external message
+	Opcode              *uint32
+	Direction           *string
+	StartLt, EndLt      *uint64
+	ExcludeExternals    bool
+	OnlyExternals       bool
+
+	Limit, Offset int
+	Desc          bool
+}
+
+// StoredMessage is a message as stored with one of its transactions: the
+// one it was in-message (Direction "in") or out-message of, with that
+// transaction's raw BOC when the store holds it.
+type StoredMessage struct {
+	Message   chain.Message
+	TxHash    string
+	Direction string
+	Seq       int
+	TxAccount string
+	TxBOC     []byte
+	// OtherTxHash is the transaction at the other end: the sender's of
+	// an in-row, the receiver's of an out-row; "" when not stored.
+	OtherTxHash string
+}
+
+// Messages returns a page of messages ordered by created_lt, then hash,
+// one row a message unless a direction is asked for; OtherTxHash names
+// the transaction at the message's other end when the store holds it.
+func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, error) {
+	dir := "ASC"
+	if f.Desc {
+		dir = "DESC"
+	}
+	type row struct {
+		msgRow    `bun:",extend"`
+		TxAccount string `bun:"tx_account"`
+		TxBOC     []byte `bun:"tx_boc"`
+	}
+	var rows []row
+	err := s.read(func(db *bun.DB) error {
+		q := db.NewSelect().Model(&rows).
+			ColumnExpr("messages.*, t.account AS tx_account, t.boc AS tx_boc").
+			Join("JOIN transactions AS t ON t.hash = messages.tx_hash")
+		if len(f.Hashes) > 0 {
+			q = q.Where("(messages.hash IN (?) OR messages.hash_norm IN (?))", bun.In(f.Hashes), bun.In(f.Hashes))
+		}
+		if f.Source != nil {
+			q = q.Where("messages.source = ?", *f.Source)
+		}
+		if f.Destination != nil {
+			q = q.Where("messages.destination = ?", *f.Destination)
+		}
+		if f.Opcode != nil {
+			q = q.Where("messages.opcode = ?", int64(*f.Opcode))
+		}
+		if f.Direction != nil {
+			q = q.Where("messages.direction = ?", *f.Direction)
+		} else {
+			// One row a message: its in-row, or its out-row while the
+			// receiving transaction is not stored (toncenter groups by hash).
+			q = q.Where(`(messages.direction = 'in' OR NOT EXISTS (SELECT 1 FROM messages AS r
+				WHERE r.hash = messages.hash AND r.direction = 'in'))`)
+		}
+		if f.StartLt != nil {
+			q = q.Where("messages.created_lt >= ?", int64(*f.StartLt))
+		}
+		if f.EndLt != nil {
+			q = q.Where("messages.created_lt <= ?", int64(*f.EndLt))
+		}
+		// An external-in message has no creation lt (stored 0) and no source.
+		if f.ExcludeExternals {
+			q = q.Where("messages.source <> ''")
+		}
+		if f.OnlyExternals {
+			q = q.Where("messages.source = ''")
+		}
+		return q.OrderExpr(fmt.Sprintf("messages.created_lt %s, messages.hash %s, messages.direction", dir, dir)).
+			Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]StoredMessage, len(rows))
+	hashes := make([]string, 0, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		t := &chain.Transaction{}
+		addMessage(t, &r.msgRow)
+		m := t.InMsg
+		if m == nil {
+			m = &t.OutMsgs[0]
+		}
+		out[i] = StoredMessage{Message: *m, TxHash: r.TxHash, Direction: r.Direction,
+			Seq: r.Seq, TxAccount: r.TxAccount, TxBOC: r.TxBOC}
+		hashes = append(hashes, r.Hash)
+	}
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	var ends []struct {
+		Hash      string `bun:"hash"`
+		TxHash    string `bun:"tx_hash"`
+		Direction string `bun:"direction"`
+	}
+	err = s.read(func(db *bun.DB) error {
+		return db.NewSelect().TableExpr("messages").Column("hash", "tx_hash", "direction").
+			Where("hash IN (?)", bun.In(hashes)).Scan(ctx, &ends)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	for i := range out {
+		for _, e := range ends {
+			if e.Hash == rows[i].Hash && e.Direction != out[i].Direction {
+				out[i].OtherTxHash = e.TxHash
+			}
+		}
+	}
+	return out, nil
+}
