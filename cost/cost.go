@@ -13,6 +13,7 @@ package cost
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -173,22 +174,41 @@ func GraphQLItem(field string) bool {
 	return false
 }
 
-// Afford admits heavy work that may take up to worst (a get method at its
-// gas limit) when the request's budget still holds it: the request's
-// first heavy work always runs, a later one only within the budget, so a
-// batch of calls that each may run to the gas limit stops at the budget
-// instead of one call past it.
-func Afford(ctx context.Context, worst time.Duration) error {
+// minGas is the least gas a call is started with: below it the budget
+// is spent, not merely low.
+const minGas = 10_000
+
+// Gas is the gas a get method may use in this request: full (the gas
+// limit) for the request's first heavy work, else what the budget left
+// pays for at nsPerGas (what a unit of gas took lately; 0: unknown, full).
+// A call that then runs out of the reduced gas did not finish within the
+// budget: the caller answers BudgetSpent, not its exit code, so a batch
+// stops at the budget and cheap calls after an expensive one still run.
+func Gas(ctx context.Context, full int64, nsPerGas float64) (int64, error) {
 	b := From(ctx)
-	if b == nil || b.limit <= 0 {
-		return nil
+	if b == nil || b.limit <= 0 || nsPerGas <= 0 {
+		return full, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.spent > 0 && b.spent+worst > b.limit {
-		return errBudget("work budget (" + b.limit.String() + " of emulation and get methods) cannot hold this call at its gas limit")
+	if b.spent == 0 {
+		return full, nil
 	}
-	return nil
+	left := float64(b.limit-b.spent) / nsPerGas
+	if left < minGas {
+		return 0, errBudget("work budget (" + b.limit.String() + " of emulation and get methods) ran out before this call")
+	}
+	return min(full, int64(left)), nil
+}
+
+// BudgetSpent is the error of a get method that ran out of the gas its
+// request's budget left it (Gas).
+func BudgetSpent(ctx context.Context) error {
+	limit := time.Duration(0)
+	if b := From(ctx); b != nil {
+		limit = b.limit
+	}
+	return errBudget("work budget (" + limit.String() + " of emulation and get methods) ran out during this call")
 }
 
 // Rows admits an answer of actions rows that also shows extra rows (their
@@ -208,4 +228,24 @@ func Bytes(n int) error {
 		return apperr.Field("limit", "the answer would be %d bytes, over the limit of %d: ask for fewer rows per page", n, MaxAnswerBytes)
 	}
 	return nil
+}
+
+// Work runs heavy work (a VM run, an emulation and its trace) and spends
+// the CPU time it took on the request's budget, measured on its own OS
+// thread (the goroutine is locked to it meanwhile, and the emulator's C++
+// runs there too), so a loaded machine does not make a request look
+// dearer than it is; wall time where the thread's time is unknown. It
+// returns the time spent.
+func Work(ctx context.Context, f func()) time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := time.Now()
+	c0, ok := threadCPU()
+	f()
+	took := time.Since(start)
+	if c1, ok1 := threadCPU(); ok && ok1 {
+		took = time.Duration(c1 - c0)
+	}
+	Spend(ctx, took)
+	return took
 }

@@ -53,7 +53,7 @@ func TestStreamLoad(t *testing.T) {
 				committed[last] = time.Now()
 				mu.Unlock()
 			})
-			env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "MAX_STREAMS=2000")
+			env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "MAX_STREAMS=2000", "MAX_STREAMS_PER_ADDRESS=2000")
 			base, server := startKillable(t, bin, env)
 			warm(t, base)
 			before := rssKB(t, server.Process.Pid)

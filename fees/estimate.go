@@ -269,16 +269,22 @@ func (e *Estimator) run(ctx context.Context, r Request, cfg *preparedConfig, st 
 	if err != nil {
 		return nil, nil, unavailable(err, "emulator")
 	}
+	defer l.release()
+	var out *Emulation
+	var deps []dep
 	start := time.Now()
-	defer func() {
-		l.release()
-		took := time.Since(start)
-		// The request's work budget: a batch of estimates shares one.
-		cost.Spend(ctx, took)
-		if f := e.onEmu.Load(); f != nil {
-			(*f)(took)
-		}
-	}()
+	// The request's work budget is charged the CPU time (a batch of
+	// estimates shares one budget).
+	cost.Work(ctx, func() { out, deps, err = e.emulateOn(ctx, l, r, b, sa, cfg, at, record) })
+	if f := e.onEmu.Load(); f != nil {
+		(*f)(time.Since(start))
+	}
+	return out, deps, err
+}
+
+// emulateOn runs the message and its trace on a leased emulator.
+func (e *Estimator) emulateOn(ctx context.Context, l *lease, r Request, b *built, sa tlb.ShardAccount, cfg *preparedConfig,
+	at ChainTime, record bool) (*Emulation, []dep, error) {
 	if err := setup(l.e, at, r.IgnoreChksig, r.Body); err != nil {
 		return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}
@@ -321,6 +327,10 @@ func (e *Estimator) rootAccount(r Request, b *built, st *chain.AccountState, uti
 			return sa, apperr.Wrap(apperr.Internal, err, "internal error")
 		}
 	} else {
+		if b.init == nil {
+			// No state: not "not initialized", which the chain may deny.
+			return sa, NoState(chain.RawAddress(r.Account), "to estimate its deployment, give init_code and init_data")
+		}
 		sa.Account.SumType = "AccountNone"
 	}
 	exists := sa.Account.SumType == "Account"

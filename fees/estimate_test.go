@@ -137,7 +137,10 @@ func TestUninitializedWithoutInit(t *testing.T) {
 	r := loadReplay(t)
 	d := newV3Deploy(t, r.genUtime+60)
 	_, err := r.estimator(Options{}).Estimate(context.Background(), mustParams(t, Params{Address: d.addr.ToRaw(), Body: d.body}))
-	wantKind(t, err, apperr.NotAccepted, "not initialized")
+	// No state is held of the address: the answer says so, not that the
+	// chain has it uninitialized.
+	wantKind(t, err, apperr.NotFound, "holds no state of account")
+	wantKind(t, err, apperr.NotFound, "give init_code and init_data")
 }
 
 func TestInitNotMatchingAddress(t *testing.T) {

@@ -64,11 +64,8 @@ func (r *Runner) learn(gas int64, took time.Duration) {
 	r.nsPerGas.Store(math.Float64bits(v))
 }
 
-// worst is what a run at the gas limit is expected to take (0: no long
-// run seen yet).
-func (r *Runner) worst() time.Duration {
-	return time.Duration(math.Float64frombits(r.nsPerGas.Load()) * float64(r.gasLimit))
-}
+// exitOutOfGas is the TVM's exit code of a run that used all its gas.
+const exitOutOfGas = -14
 
 // prepared is a config parsed by the library, with its library
 // dictionary as BOCs by hash (each run decodes its own cells).
@@ -158,16 +155,17 @@ func (r *Runner) run(ctx context.Context, account ton.AccountID, st *chain.Accou
 		return nil, err
 	}
 	// The request's work budget: a batch of calls shares one, and a call
-	// runs only if the budget holds it at its gas limit.
-	if err := cost.Afford(ctx, r.worst()); err != nil {
+	// after the first gets the gas the budget left pays for.
+	if c.gasLimit, err = cost.Gas(ctx, r.gasLimit, math.Float64frombits(r.nsPerGas.Load())); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	out, err := c.run(p.vm)
-	took := time.Since(start)
-	cost.Spend(ctx, took)
+	var out vmResult
+	took := cost.Work(ctx, func() { out, err = c.run(p.vm) })
 	if err == nil {
 		r.learn(out.gas(), took)
+		if c.gasLimit < r.gasLimit && out.ExitCode == exitOutOfGas {
+			return nil, cost.BudgetSpent(ctx)
+		}
 	}
 	if err != nil {
 		return nil, apperr.Wrap(apperr.Internal, err, "internal error")

@@ -64,8 +64,9 @@ func ParseAccount(address string) (ton.AccountID, error) {
 }
 
 // AccountState answers getAddressInformation and its relatives. An
-// account the server has no state of is shown as toncenter shows one that
-// does not exist (Info.Known tells them apart).
+// account the server has no state of is a NotFound error saying so (and
+// how to get one), unless its last stored transaction left it
+// nonexistent: accountInfo.
 func (r *Resolver) AccountState(ctx context.Context, address string) (*Account, error) {
 	id, err := ParseAccount(address)
 	if err != nil {
@@ -78,9 +79,9 @@ func (r *Resolver) AccountState(ctx context.Context, address string) (*Account, 
 	if err != nil {
 		return nil, err
 	}
-	info, err := accountinfo.Decode(st)
+	info, err := r.accountInfo(ctx, id, st)
 	if err != nil {
-		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
+		return nil, err
 	}
 	mc, err := r.MasterchainInfo(ctx)
 	if err != nil {
@@ -109,9 +110,9 @@ func (r *Resolver) RunGetMethod(ctx context.Context, address string, m getmethod
 	if err != nil {
 		return nil, err
 	}
-	info, err := accountinfo.Decode(res.State)
+	info, err := r.accountInfo(ctx, id, res.State)
 	if err != nil {
-		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
+		return nil, err
 	}
 	mc, err := r.MasterchainInfo(ctx)
 	if err != nil {
@@ -173,6 +174,16 @@ func (r *Resolver) masterchainInfo(ctx context.Context) (Masterchain, error) {
 		return info, err
 	}
 	info.Last.Seqno, info.Utime = h.McSeqno, h.Utime
+	// The block store names the newest stored masterchain block fully
+	// (its hashes), when it is at least as new as the newest data says.
+	last, err := r.Store.LastMasterBlock(ctx)
+	if err != nil {
+		return info, err
+	}
+	if last != nil && last.Seqno >= info.Last.Seqno {
+		info.Last = Block{Seqno: last.Seqno, RootHash: last.RootHash[:], FileHash: last.FileHash[:]}
+		info.Utime = max(info.Utime, last.GenUtime)
+	}
 	return info, nil
 }
 
@@ -231,4 +242,26 @@ func answerText(err error) string {
 		return s[i+2:]
 	}
 	return s
+}
+
+// accountInfo reads an account's state; without one, what its last stored
+// transaction says (accountinfo.Resolve), or an error saying the server
+// holds no state of it.
+func (r *Resolver) accountInfo(ctx context.Context, id ton.AccountID, st *chain.AccountState) (*accountinfo.Info, error) {
+	raw := chain.RawAddress(id)
+	var last *chain.Transaction
+	if (st == nil || len(st.ShardAccountBOC) == 0) && r.Store != nil {
+		var err error
+		if last, err = r.Store.LastTransaction(ctx, raw); err != nil {
+			return nil, err
+		}
+	}
+	info, err := accountinfo.Resolve(raw, st, last)
+	if err != nil {
+		if apperr.From(err).Kind == apperr.NotFound {
+			return nil, err
+		}
+		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
+	}
+	return info, nil
 }

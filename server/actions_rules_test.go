@@ -113,7 +113,7 @@ func filterCases(f *fixture) map[string]url.Values {
 		"desc explicit":            q("sort", "desc"),
 		"limit 1000":               q("limit", "1000"),
 		"limit 1":                  q("limit", "1"),
-		"offset past end":          q("offset", "100000"),
+		"offset past end":          q("offset", "10000"),
 		"action_id":                q("action_id", a.ActionID),
 		"action_id repeated":       q("action_id", a.ActionID, "action_id", b.ActionID),
 		"action_id unknown":        q("action_id", "nope"),

@@ -100,7 +100,7 @@ func badParams(t *testing.T, r *feeReplay) []paramsCase {
 		{"ignore_chksig number", with(`"ignore_chksig":1`), 422, "ignore_chksig: must be a boolean"},
 		{"params array", `[` + A + `,` + B + `]`, 422, "must be a JSON object"},
 		{"params string", B, 422, "must be a JSON object"},
-		{"nonexistent account", p(q(nowhere), B), 422, "not initialized"},
+		{"account without a state", p(q(nowhere), B), 404, "holds no state of account"},
 		{"another wallet's signed message", fmt.Sprintf(`{"address":%q,"body":%s,"ignore_chksig":false}`, other, B), 422, "exit code"},
 	}
 }
@@ -149,7 +149,7 @@ func TestEstimateFeeTransportErrors(t *testing.T) {
 		want       string
 		idKnown    bool // the id is read, so it must be echoed
 	}{
-		{"unknown method", `{"jsonrpc":"2.0","id":%s,"method":"getBlockHeader","params":{}}`, 422, `unknown method "getBlockHeader"`, true},
+		{"unknown method", `{"jsonrpc":"2.0","id":%s,"method":"getShardBlockProof","params":{}}`, 422, `unknown method "getShardBlockProof"`, true},
 		{"wallet method without its address", `{"jsonrpc":"2.0","id":%s,"method":"getAddressBalance","params":{}}`, 422, "address: required", true},
 		{"method missing", `{"jsonrpc":"2.0","id":%s,"params":{}}`, 422, "method: must be a string", true},
 		{"method number", `{"jsonrpc":"2.0","id":%s,"method":5}`, 422, "method: must be a string", true},

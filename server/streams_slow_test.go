@@ -192,6 +192,27 @@ func TestSubscriptionNotReadingIsCut(t *testing.T) {
 	}
 	require.Less(t, events, total)
 	t.Logf("cut after %d of %d events", events, total)
+
+	// The socket outlives the cut (its writes were bounded only until the
+	// error was written): later, a subscription on it resumes from the cursor.
+	time.Sleep(2 * slowStall)
+	if last == "" {
+		last = resolvers.EncodeStreamCursor(0)
+	}
+	payload, _ = json.Marshal(map[string]any{"query": subscribeActions, "variables": map[string]any{"after": last}})
+	require.NoError(t, conn.WriteJSON(gqlMessage{Type: "subscribe", ID: "2", Payload: payload}))
+	for {
+		var m gqlMessage
+		require.NoError(t, conn.ReadJSON(&m))
+		if m.Type == "ping" || m.ID == "1" {
+			continue
+		}
+		require.Equal(t, "next", m.Type, string(m.Payload))
+		var ev gqlEvent
+		require.NoError(t, json.Unmarshal(m.Payload, &ev))
+		require.Greater(t, cursorSeq(t, ev.Data.Actions.Cursor), cursorSeq(t, last))
+		break
+	}
 }
 
 // Streams opened without a key count against their client address's own

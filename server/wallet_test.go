@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 
@@ -120,14 +121,14 @@ func checkWalletCalls(t *testing.T, r *feeReplay) {
 	require.Equal(t, uint32(r.now.Unix()), info.SyncUtime)
 	sameAsREST(t, h, "getAddressInformation", raw, url.Values{"address": {v4Wallet}})
 
-	// an account the server knows nothing of: as toncenter shows one
-	// that does not exist
-	var none fullState
-	require.NoError(t, json.Unmarshal(rpc(t, h, "getAddressInformation", map[string]string{"address": nobody}), &none))
-	require.Equal(t, "uninitialized", none.State)
-	require.Equal(t, "0", none.Balance)
-	require.Equal(t, "0", none.LastTransactionID.Lt)
-	require.Equal(t, "", none.Code)
+	// an account the server holds no state of: not "uninitialized" (a
+	// claim about the chain), but a 404 saying so and how to get one, in
+	// toncenter's error shape, through JSON-RPC and REST alike
+	for _, method := range []string{"getAddressInformation", "getExtendedAddressInformation", "getWalletInformation", "getAddressBalance", "getAddressState"} {
+		noStateAnswer(t, doRequest(h, http.MethodPost, "/api/v2/jsonRPC", rpcCall(`1`, method, fmt.Sprintf(`{"address":%q}`, nobody))))
+		noStateAnswer(t, doRequest(h, http.MethodGet, "/api/v2/"+method+"?address="+nobody, ""))
+	}
+	noStateAnswer(t, doRequest(h, http.MethodPost, "/api/v2/runGetMethod", fmt.Sprintf(`{"address":%q,"method":"seqno","stack":[]}`, nobody)))
 
 	// getWalletInformation: type, seqno and wallet id from the data;
 	// the seqno is what the get method answers
@@ -177,11 +178,9 @@ func checkWalletCalls(t *testing.T, r *feeReplay) {
 	// getAddressBalance, getAddressState: plain strings
 	require.JSONEq(t, fmt.Sprintf("%q", fmt.Sprint(st.Balance)), string(rpc(t, h, "getAddressBalance", map[string]string{"address": v4Wallet})))
 	require.JSONEq(t, `"active"`, string(rpc(t, h, "getAddressState", map[string]string{"address": v4Wallet})))
-	require.JSONEq(t, `"uninitialized"`, string(rpc(t, h, "getAddressState", map[string]string{"address": nobody})))
 	sameAsREST(t, h, "getAddressBalance", rpc(t, h, "getAddressBalance", map[string]string{"address": v4Wallet}), url.Values{"address": {v4Wallet}})
 
-	// runGetMethod by id is the same call; an account without code
-	// answers toncenter's -13
+	// runGetMethod by id is the same call
 	byID := rpc(t, h, "runGetMethod", map[string]any{"address": v4Wallet, "method": 85143, "stack": []any{}})
 	var run struct {
 		Type     string `json:"@type"`
@@ -193,8 +192,6 @@ func checkWalletCalls(t *testing.T, r *feeReplay) {
 	require.Equal(t, "smc.runResult", run.Type)
 	require.Positive(t, run.GasUsed)
 	require.Equal(t, fmt.Sprintf("0x%x", w4.Seqno), run.Stack[0][1])
-	require.NoError(t, json.Unmarshal(rpc(t, h, "runGetMethod", map[string]any{"address": nobody, "method": "seqno", "stack": []any{}}), &run))
-	require.Equal(t, -13, run.ExitCode)
 	rest := doRequest(h, http.MethodPost, "/api/v2/runGetMethod", fmt.Sprintf(`{"address":%q,"method":"seqno","stack":[]}`, v4Wallet))
 	require.Equal(t, http.StatusOK, rest.Code, rest.Body.String())
 
@@ -327,4 +324,21 @@ func TestPreviewAndWalletCallsOnBothDatabases(t *testing.T) {
 			t.Run("V3AccountRoutes", func(t *testing.T) { checkV3AccountRoutes(t, r) })
 		})
 	}
+}
+
+// noStateAnswer checks a toncenter error answer for an account the server
+// holds no state of.
+func noStateAnswer(t *testing.T, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	require.Equal(t, http.StatusNotFound, rec.Code, rec.Body.String())
+	var out struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+		Code  int    `json:"code"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out), rec.Body.String())
+	require.False(t, out.OK)
+	require.Equal(t, http.StatusNotFound, out.Code)
+	require.Contains(t, out.Error, "holds no state of account "+nobody)
+	require.Contains(t, out.Error, "LITE_SERVERS")
 }

@@ -14,14 +14,23 @@ import (
 // second body of its own, and logs it through the standard logger outside
 // the request log and its sampling. Here the client gets one GraphQL error
 // (400, BAD_REQUEST) that says which part of the handshake was wrong
-// (RFC 6455 4.2.1: what a websocket server checks), and the request is
-// logged like any other refused request.
+// (RFC 6455 4.2.1: what a websocket server checks), or 403 (FORBIDDEN) for
+// an origin outside CORS_ORIGINS, and the request is logged like any other
+// refused request.
 func refuseBadUpgrades(origins Origins, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.Header.Get("Upgrade") != "" {
-			if reason := upgradeProblem(r, origins); reason != "" {
+			if reason := upgradeProblem(r); reason != "" {
 				writeRouteError(w, r, "/graphql", apperr.New(apperr.BadRequest,
 					"websocket upgrade refused: %s (GraphQL subscriptions: graphql-transport-ws over a websocket on this URL)", reason))
+				return
+			}
+			if !origins.Allows(r.Header.Get("Origin")) {
+				// 403 as websocket servers answer it (RFC 6455 4.2.2): the
+				// handshake is fine, the page's origin is not let in.
+				writeJSONStatus(w, http.StatusForbidden, map[string]any{"errors": []map[string]any{{
+					"message":    "websocket upgrade refused: this origin is not in the server's CORS_ORIGINS",
+					"extensions": map[string]any{"code": "FORBIDDEN"}}}})
 				return
 			}
 		}
@@ -31,7 +40,7 @@ func refuseBadUpgrades(origins Origins, next http.Handler) http.Handler {
 
 // upgradeProblem is why the websocket handshake r cannot succeed; "" when
 // it can.
-func upgradeProblem(r *http.Request, origins Origins) string {
+func upgradeProblem(r *http.Request) string {
 	h := r.Header
 	switch {
 	case !hasToken(h, "Upgrade", "websocket"):
@@ -42,8 +51,6 @@ func upgradeProblem(r *http.Request, origins Origins) string {
 		return "the Sec-WebSocket-Version header must be 13"
 	case !validWebsocketKey(h.Get("Sec-Websocket-Key")):
 		return "the Sec-WebSocket-Key header must be 16 bytes in base64"
-	case !origins.Allows(h.Get("Origin")):
-		return "this origin is not in the server's CORS_ORIGINS"
 	}
 	return ""
 }

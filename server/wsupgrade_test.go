@@ -39,7 +39,7 @@ func (b *syncBuffer) String() string {
 }
 
 // A websocket handshake on /graphql that cannot succeed is answered with
-// one GraphQL error naming what was wrong, and nothing is written to the
+// one GraphQL error naming what was wrong (403 for a foreign origin), and nothing is written to the
 // standard logger (the request log, with its sampling, is the only line).
 // (Before: 400 text/plain "Bad Request" followed by a second body from
 // gqlgen, a log.Printf line and net/http's "superfluous WriteHeader" line.)
@@ -68,6 +68,12 @@ func TestWebsocketUpgradeRefusal(t *testing.T) {
 		"short key":      {func(h http.Header) { h.Set("Sec-Websocket-Key", "c2hvcnQ=") }, "Sec-WebSocket-Key header must be 16 bytes in base64"},
 		"foreign origin": {func(h http.Header) { h.Set("Origin", "https://evil.example") }, "origin is not in the server's CORS_ORIGINS"},
 	}
+	status := func(name string) (int, string) {
+		if name == "foreign origin" {
+			return http.StatusForbidden, "FORBIDDEN"
+		}
+		return http.StatusBadRequest, "BAD_REQUEST"
+	}
 	for name, c := range cases {
 		req, err := http.NewRequest(http.MethodGet, srv.URL+"/graphql", nil)
 		require.NoError(t, err)
@@ -78,7 +84,8 @@ func TestWebsocketUpgradeRefusal(t *testing.T) {
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		require.NoError(t, err)
-		require.Equal(t, http.StatusBadRequest, resp.StatusCode, name)
+		wantStatus, wantCode := status(name)
+		require.Equal(t, wantStatus, resp.StatusCode, name)
 		require.Equal(t, "application/json", resp.Header.Get("Content-Type"), name)
 		var e struct {
 			Errors []struct {
@@ -93,10 +100,11 @@ func TestWebsocketUpgradeRefusal(t *testing.T) {
 		require.Len(t, e.Errors, 1, name)
 		require.Contains(t, e.Errors[0].Message, c.reason, name)
 		require.Contains(t, e.Errors[0].Message, "websocket upgrade refused", name)
-		require.Equal(t, "BAD_REQUEST", e.Errors[0].Extensions["code"], name)
+		require.Equal(t, wantCode, e.Errors[0].Extensions["code"], name)
 	}
 	require.Empty(t, stdlog.String(), "nothing outside the request log")
-	require.Equal(t, len(cases), strings.Count(reqlog.String(), `"status":400`), reqlog.String())
+	require.Equal(t, len(cases)-1, strings.Count(reqlog.String(), `"status":400`), reqlog.String())
+	require.Equal(t, 1, strings.Count(reqlog.String(), `"status":403`), reqlog.String())
 
 	// The handshake itself still works, from an allowed origin too.
 	ws := dialGraphQL(t, srv.URL, "")

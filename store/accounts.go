@@ -104,3 +104,21 @@ func scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]c
 	}
 	return rows.Err()
 }
+
+// LastTransaction returns the newest stored transaction of an account
+// (without messages), or nil when the store holds none: what the chain
+// last said of an account whose state the store does not hold.
+func (s *Store) LastTransaction(ctx context.Context, address string) (*chain.Transaction, error) {
+	var rows []txRow
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		return db.NewSelect().Model(&rows).Where("account = ?", address).OrderExpr("lt DESC").Limit(1).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return rows[0].summary(), nil
+}

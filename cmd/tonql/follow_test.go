@@ -77,7 +77,7 @@ func TestServeWithFollowStartsDegraded(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.Equal(t, 200, resp.StatusCode)
-	require.JSONEq(t, `{"actions":[],"address_book":{}}`, string(body))
+	require.JSONEq(t, `{"actions":[],"address_book":{},"metadata":{}}`, string(body))
 
 	// /readyz names the degradation but stays 200: stored data is served.
 	resp, err = http.Get(base + "/readyz")

@@ -68,7 +68,7 @@ func TestServeZeroSetup(t *testing.T) {
 	}
 	code, body := get("/api/v3/actions")
 	require.Equal(t, 200, code)
-	require.JSONEq(t, `{"actions":[],"address_book":{}}`, body)
+	require.JSONEq(t, `{"actions":[],"address_book":{},"metadata":{}}`, body)
 	code, body = get("/")
 	require.Equal(t, 200, code)
 	require.Contains(t, strings.ToLower(body), "graphiql")

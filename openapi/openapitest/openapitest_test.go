@@ -29,7 +29,7 @@ func exchange(t *testing.T, method, target, reqBody string, status int, contentT
 	return v.Check(req, []byte(reqBody), status, h, []byte(body))
 }
 
-const page = `{"actions":[],"address_book":{}}`
+const page = `{"actions":[],"address_book":{},"metadata":{}}`
 
 func TestDocumentedAnswersPass(t *testing.T) {
 	for _, c := range []struct {

@@ -28,6 +28,7 @@ func New() *migrate.Migrations {
 	registerDecodedFacts(m)
 	registerTokenMetadata(m)
 	registerTokens(m)
+	registerBlocks(m)
 	return m
 }
 
