@@ -49,6 +49,10 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/accountStates":         AccountStates(res),
 		"/api/v3/walletStates":          WalletStates(res),
 		"/api/v3/runGetMethod":          RunGetMethodV3(res),
+		// The block store (package history).
+		"/api/v3/masterchainInfo":        MasterchainInfo(res),
+		"/api/v3/blocks":                 Blocks(res),
+		"/api/v3/masterchainBlockShards": MasterchainBlockShards(res),
 	}
 	for name, verb := range v2Routes {
 		out["/api/v2/"+name] = v2Call(res, name, verb)

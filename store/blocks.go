@@ -212,3 +212,83 @@ func (s *Store) CommittedBlocks(ctx context.Context, mcSeqno uint32) ([]*chain.B
 	}
 	return out, nil
 }
+
+// BlockFilter selects blocks for toncenter's v3 block list. Nil fields do
+// not filter; the lt bounds apply to start_lt as toncenter's do.
+type BlockFilter struct {
+	Workchain  *int32
+	Shard      *int64
+	Seqno      *uint32
+	McSeqno    *uint32
+	StartUtime *uint32
+	EndUtime   *uint32
+	StartLt    *uint64
+	EndLt      *uint64
+	Limit      int
+	Offset     int
+	Desc       bool
+}
+
+// FindBlocks is a page of stored blocks by f, ordered by gen_utime then
+// workchain, shard, seqno (the tie-break keeps pages stable: blocks of
+// several shards share a second).
+func (s *Store) FindBlocks(ctx context.Context, f BlockFilter) ([]*chain.BlockHeader, error) {
+	var rows []blockRow
+	dir := ""
+	if f.Desc {
+		dir = " DESC"
+	}
+	if err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		q := db.NewSelect().Model(&rows)
+		if f.Workchain != nil {
+			q = q.Where("workchain = ?", *f.Workchain)
+		}
+		if f.Shard != nil {
+			q = q.Where("shard = ?", *f.Shard)
+		}
+		if f.Seqno != nil {
+			q = q.Where("seqno = ?", int64(*f.Seqno))
+		}
+		if f.McSeqno != nil {
+			q = q.Where("mc_seqno = ?", int64(*f.McSeqno))
+		}
+		if f.StartUtime != nil {
+			q = q.Where("gen_utime >= ?", int64(*f.StartUtime))
+		}
+		if f.EndUtime != nil {
+			q = q.Where("gen_utime <= ?", int64(*f.EndUtime))
+		}
+		if f.StartLt != nil {
+			q = q.Where("start_lt >= ?", int64(*f.StartLt))
+		}
+		if f.EndLt != nil {
+			q = q.Where("start_lt <= ?", int64(*f.EndLt))
+		}
+		return q.OrderExpr("gen_utime" + dir).OrderExpr("workchain" + dir).OrderExpr("shard" + dir).
+			OrderExpr("seqno" + dir).Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+	}); err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]*chain.BlockHeader, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toChain()
+	}
+	return out, nil
+}
+
+// FirstMasterBlock is the oldest stored masterchain block, or nil.
+func (s *Store) FirstMasterBlock(ctx context.Context) (*chain.BlockHeader, error) {
+	var row blockRow
+	err := s.read(func(db *bun.DB) error {
+		return db.NewSelect().Model(&row).Where("workchain = -1").Where("shard = ?", int64(-1<<63)).
+			OrderExpr("seqno").Limit(1).Scan(ctx)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return row.toChain(), nil
+}

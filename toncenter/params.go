@@ -281,3 +281,21 @@ func (p *Params) Page() (Page, error) {
 	}
 	return pg, nil
 }
+
+// Shard reads a shard as toncenter takes ShardId: unsigned hex (an
+// optional 0x; "8000000000000000" is the whole workchain), else signed
+// decimal as tonlib prints it. Returned signed, as the store keeps it.
+func (p *Params) Shard(name string) (*int64, error) {
+	s, err := p.Str(name)
+	if s == nil || err != nil {
+		return nil, err
+	}
+	if u, err := strconv.ParseUint(strings.TrimPrefix(*s, "0x"), 16, 64); err == nil {
+		v := int64(u)
+		return &v, nil
+	}
+	if v, err := strconv.ParseInt(*s, 10, 64); err == nil {
+		return &v, nil
+	}
+	return nil, apperr.Field(name, "must be a shard id: hex as 8000000000000000 or signed decimal")
+}
