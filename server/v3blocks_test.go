@@ -232,6 +232,8 @@ func TestV3BlocksOverImportedBlocks(t *testing.T) {
 				require.Equal(t, len(shards.Blocks), len(byMc.Blocks))
 			}
 			require.Equal(t, http.StatusNotFound, v3get(t, h, "/api/v3/masterchainBlockShards?seqno=1", nil))
+			// api_key is accepted and ignored.
+			require.Equal(t, 200, v3get(t, h, "/api/v3/blocks?limit=1&api_key=anything", nil))
 
 			for path, field := range map[string]string{
 				"/api/v3/blocks?workchain=x":                         "workchain",
