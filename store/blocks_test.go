@@ -86,3 +86,47 @@ func TestShardAccountRange(t *testing.T) {
 	require.Equal(t, "-1:0000000000000000000000000000000000000000000000000000000000000000", lo)
 	require.Equal(t, "-1:FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF", hi)
 }
+
+// FindBlocks filters by each key and pages in gen_utime order; the
+// masterchain range is the oldest and newest stored masterchain block.
+func TestFindBlocks(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		var hs []chain.BlockHeader
+		for _, name := range []string{"block-3.bin", "block-5.bin", "block-6.bin"} {
+			hs = append(hs, readBlock(t, name).Header)
+		}
+		require.NoError(t, s.SaveBatch(ctx, &Batch{Blocks: hs}))
+		all, err := s.FindBlocks(ctx, BlockFilter{Limit: 10, Desc: true})
+		require.NoError(t, err)
+		require.Len(t, all, len(hs))
+		for i := 1; i < len(all); i++ {
+			require.GreaterOrEqual(t, all[i-1].GenUtime, all[i].GenUtime)
+		}
+		second, err := s.FindBlocks(ctx, BlockFilter{Limit: 1, Offset: 1, Desc: true})
+		require.NoError(t, err)
+		require.Equal(t, all[1].RootHash, second[0].RootHash)
+		for _, h := range hs {
+			shard, seqno := h.ShardSigned(), h.Seqno
+			got, err := s.FindBlocks(ctx, BlockFilter{Workchain: &h.Workchain, Shard: &shard, Seqno: &seqno, Limit: 10})
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			require.Equal(t, h.RootHash, got[0].RootHash)
+			lt := h.StartLt
+			got, err = s.FindBlocks(ctx, BlockFilter{StartLt: &lt, EndLt: &lt, Limit: 10})
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			require.Equal(t, h.RootHash, got[0].RootHash)
+			u := h.GenUtime
+			got, err = s.FindBlocks(ctx, BlockFilter{StartUtime: &u, EndUtime: &u, Limit: 10})
+			require.NoError(t, err)
+			require.NotEmpty(t, got)
+		}
+		first, err := s.FirstMasterBlock(ctx)
+		require.NoError(t, err)
+		last, err := s.LastMasterBlock(ctx)
+		require.NoError(t, err)
+		require.Equal(t, hs[1].RootHash, first.RootHash) // block-5 is the one masterchain block
+		require.Equal(t, first.RootHash, last.RootHash)
+	})
+}
