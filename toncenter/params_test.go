@@ -79,3 +79,15 @@ func TestAddressNullable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "0:B113A994B5024A16719F69139328EB759596C38A25F59028B146FECDC3621DFE", *got)
 }
+
+// Shards come as toncenter writes them (hex) or as tonlib prints them
+// (signed decimal); both name the same shard.
+func TestShardInBothForms(t *testing.T) {
+	for _, q := range []string{"shard=8000000000000000", "shard=0x8000000000000000", "shard=-9223372036854775808"} {
+		got, err := params(t, q, "shard").Shard("shard")
+		require.NoError(t, err, q)
+		require.Equal(t, int64(-1<<63), *got, q)
+	}
+	_, err := params(t, "shard=xyz", "shard").Shard("shard")
+	require.ErrorContains(t, err, "shard")
+}
