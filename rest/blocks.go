@@ -34,7 +34,8 @@ func MasterchainInfo(res *resolvers.Resolver) http.HandlerFunc {
 var blocksParams = names([]string{"workchain", "shard", "seqno", "root_hash", "file_hash", "mc_seqno",
 	"start_utime", "end_utime", "start_lt", "end_lt"}, toncenter.PageParams)
 
-// Blocks serves GET /api/v3/blocks, ordered by gen_utime (sort), then
+// Blocks serves GET /api/v3/blocks: blocks by workchain, shard, seqno,
+// root or file hash, committing masterchain block, time and lt, ordered by gen_utime (sort), then
 // workchain, shard and seqno.
 func Blocks(res *resolvers.Resolver) http.HandlerFunc {
 	return v3Get(blocksParams, func(r *http.Request, p *toncenter.Params) (any, error) {
@@ -42,7 +43,10 @@ func Blocks(res *resolvers.Resolver) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		if err := notServed(p, "use workchain, shard and seqno (v2's getBlockHeader checks hashes)", "root_hash", "file_hash"); err != nil {
+		if f.RootHash, err = p.Hash("root_hash"); err != nil {
+			return nil, err
+		}
+		if f.FileHash, err = p.Hash("file_hash"); err != nil {
 			return nil, err
 		}
 		if n, err := p.Int("workchain", 32); err != nil {

@@ -182,6 +182,14 @@ func TestV3BlocksOverImportedBlocks(t *testing.T) {
 				require.Equal(t, 200, v3get(t, h, fmt.Sprintf("/api/v3/blocks?workchain=%d&shard=%d&seqno=%d", b.workchain, int64(u), b.seqno), &one))
 				require.Len(t, one.Blocks, 1)
 				require.Equal(t, b.rootHash, one.Blocks[0].RootHash)
+				// by either hash, in any of toncenter's forms (url-safe base64 here)
+				for name, hash := range map[string]string{"root_hash": b.rootHash, "file_hash": b.fileHash} {
+					raw, err := base64.StdEncoding.DecodeString(hash)
+					require.NoError(t, err)
+					require.Equal(t, 200, v3get(t, h, "/api/v3/blocks?"+name+"="+base64.RawURLEncoding.EncodeToString(raw), &one))
+					require.Len(t, one.Blocks, 1, name)
+					require.Equal(t, b.rootHash, one.Blocks[0].RootHash)
+				}
 			}
 
 			// time and lt ranges select what the files say they hold

@@ -219,6 +219,8 @@ type BlockFilter struct {
 	Workchain  *int32
 	Shard      *int64
 	Seqno      *uint32
+	RootHash   *string // base64, as stored
+	FileHash   *string // base64; no index: narrow by another key too
 	McSeqno    *uint32
 	StartUtime *uint32
 	EndUtime   *uint32
@@ -249,6 +251,12 @@ func (s *Store) FindBlocks(ctx context.Context, f BlockFilter) ([]*chain.BlockHe
 		}
 		if f.Seqno != nil {
 			q = q.Where("seqno = ?", int64(*f.Seqno))
+		}
+		if f.RootHash != nil {
+			q = q.Where("root_hash = ?", *f.RootHash)
+		}
+		if f.FileHash != nil {
+			q = q.Where("file_hash = ?", *f.FileHash)
 		}
 		if f.McSeqno != nil {
 			q = q.Where("mc_seqno = ?", int64(*f.McSeqno))
