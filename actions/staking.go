@@ -1,6 +1,8 @@
 package actions
 
 import (
+	"slices"
+
 	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/tlb"
 )
@@ -120,7 +122,7 @@ func matchTonstakersDeposit(c *classifier, p *node) bool {
 			d.ok = false
 		}
 	}
-	d.claimBelow(p, item)
+	d.claimBelow(p, append(roundStarts(p), item)...)
 	c.add(d)
 	return true
 }
@@ -161,7 +163,7 @@ func matchTonstakersWithdraw(c *classifier, w *node) bool {
 			v.Amount = nano(got - sent)
 		}
 		d := newDraft(v, key).withInitiator(w)
-		d.claimBelow(w, nil)
+		d.claimBelow(w, roundStarts(req)...)
 		d.ok = chainOK
 		c.add(d)
 		return true
@@ -178,7 +180,7 @@ func matchTonstakersWithdraw(c *classifier, w *node) bool {
 		v.PayoutNft = Address(item.tx.Account)
 	}
 	d := newDraft(v, key).withInitiator(w)
-	d.claimBelow(w, item)
+	d.claimBelow(w, append(roundStarts(req), item)...)
 	d.ok = chainOK && mint.ok() && item != nil
 	c.add(d)
 	return true
@@ -264,13 +266,30 @@ func anyChild(n *node, op abi.MsgOpCode) *node {
 }
 
 // claimBelow adds n and every unclaimed transaction below it, except the
-// subtree of skip (a step reported as an action of its own).
-func (d *draft) claimBelow(n, skip *node) {
-	if n == skip || n.used {
+// subtrees of skip (steps reported as actions of their own; nil skips
+// nothing).
+func (d *draft) claimBelow(n *node, skip ...*node) {
+	if n.used || slices.Contains(skip, n) {
 		return
 	}
 	d.nodes = append(d.nodes, n)
 	for _, ch := range n.children {
-		d.claimBelow(ch, skip)
+		d.claimBelow(ch, skip...)
 	}
+}
+
+// roundStarts lists the start_distribution messages (0x1140a64f) a
+// Tonstakers pool sent its payout collections from a transaction: the pool
+// rotates its round inside whatever request it takes (update_round in the
+// pool's contract), so a holder's deposit or withdrawal can start paying
+// the bills of the finished round. Those bills are withdrawals of their own
+// holders, not steps of the request.
+func roundStarts(pool *node) []*node {
+	var out []*node
+	for _, ch := range pool.children {
+		if ch.hasOp && ch.op == tonstakersDistribute && !ch.in().Bounced {
+			out = append(out, ch)
+		}
+	}
+	return out
 }
