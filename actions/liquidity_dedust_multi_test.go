@@ -105,3 +105,26 @@ func TestDedustDepositSeveralTopUps(t *testing.T) {
 		})
 	}
 }
+
+// TestDedustPartialSeveralTopUps: several top-ups of one deposit contract
+// in one trace that do not yet reach the pool (the targets ask for more)
+// are one deposit without pool, with every asset the trace brought.
+func TestDedustPartialSeveralTopUps(t *testing.T) {
+	t.Run("TON and jetton in one message", func(t *testing.T) {
+		tr := ext(ddWallet, ddTonDeposit(4, ddAsk()), ddJettonDeposit(20, ddAsk()))
+		a := classify(t, tr, nil).only(t, "DexDepositLiquidity:ok")
+		a.want(t, map[string]any{"dex": "dedust", "sender": ddWallet, "pool": nil, "deposit_contract": ddDeposit,
+			"asset_1": nil, "amount_1": "4", "user_jetton_wallet_1": nil,
+			"asset_2": ddMaster, "amount_2": "20", "user_jetton_wallet_2": ddUserJW,
+			"target_asset_1": nil, "target_amount_1": "10", "target_asset_2": ddMaster, "target_amount_2": "20",
+			"lp_amount": nil})
+		a.wantTxs(t, 12)
+	})
+	t.Run("TON twice", func(t *testing.T) {
+		tr := ext(ddWallet, ddTonDeposit(4, ddAsk()), ddTonDeposit(3, ddAsk()))
+		a := classify(t, tr, nil).only(t, "DexDepositLiquidity:ok")
+		a.want(t, map[string]any{"sender": ddWallet, "pool": nil, "deposit_contract": ddDeposit,
+			"asset_1": nil, "amount_1": "7", "asset_2": nil, "amount_2": nil, "target_amount_1": "10", "target_amount_2": "20"})
+		a.wantTxs(t, 9)
+	})
+}

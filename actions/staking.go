@@ -64,7 +64,7 @@ func init() {
 			Failed:  "the pool failed, or the minted jettons did not reach the holder's wallet",
 			Differs: "toncenter reports nothing for a Tonstakers deposit that minted no tsTON, and recognizes a nominator pool by its code; we report it (failed, or with the bill NFT) and take any masterchain account told \"d\" by a basechain account for a nominator pool"},
 		Type{Value: StakeWithdrawal{}, Toncenter: "stake_withdrawal", Protocols: "Tonstakers, nominator pools",
-			Doc:     "Tonstakers: tsTON burnt (burn, burn_notification, withdraw 0x319b0cdc at the pool) and paid at once (withdrawal 0x0a77535c); or a bill NFT burnt (0xf127fe4e, burn_notification 0xed58b0b2) and paid (0xdb3b8abd). Nominator pool: a \"w\" comment paid at once, or the pool paying a withdrawal request (op 2).",
+			Doc:     "Tonstakers: tsTON burnt (burn, burn_notification, withdraw 0x319b0cdc at the pool) and paid at once (withdrawal 0x0a77535c); or a bill NFT burnt (0xf127fe4e, burn_notification 0xed58b0b2) and paid (0xdb3b8abd), one action per bill, also when the pool started the round (start_distribution 0x1140a64f) from a holder's deposit or withdrawal, which keeps only its own steps. Nominator pool: a \"w\" comment paid at once, or the pool paying a withdrawal request (op 2).",
 			Failed:  "the burn or the pool's step failed",
 			Differs: "toncenter recognizes a nominator pool by its code; we take a masterchain account talking to basechain accounts"},
 		Type{Value: StakeWithdrawalRequest{}, Toncenter: "stake_withdrawal_request", Protocols: "Tonstakers, nominator pools, Ethena",
