@@ -17,6 +17,10 @@ type Block struct {
 	GenUtime     uint32
 	IsMaster     bool
 	Transactions []*Transaction // ordered by lt, then account
+	// Header is the block's own description, for the block store. Its
+	// FileHash is the hash of the bytes given, which is the block's file
+	// hash when they are the block's file as the network serves it.
+	Header BlockHeader
 }
 
 // ParseBlockBOC decodes a raw block (one root cell) and every transaction
@@ -30,6 +34,10 @@ func ParseBlockBOC(b []byte) (blk *Block, err error) {
 	}
 	if len(cells) != 1 {
 		return nil, fmt.Errorf("block BOC: want 1 root, got %d", len(cells))
+	}
+	rootHash, err := cells[0].Hash256()
+	if err != nil {
+		return nil, fmt.Errorf("block BOC: %w", err)
 	}
 	var raw tlb.Block
 	if err := tlb.Unmarshal(cells[0], &raw); err != nil {
@@ -60,5 +68,6 @@ func ParseBlockBOC(b []byte) (blk *Block, err error) {
 		}
 		return a.Account < b.Account
 	})
+	blk.Header = blockHeader(&raw, b, rootHash, len(blk.Transactions))
 	return blk, nil
 }

@@ -65,3 +65,25 @@ func CheckConfig(cfgBOC []byte) (err error) {
 	}
 	return nil
 }
+
+// ConfigParam is config param id of a config dictionary BOC, as a BOC of
+// its cell; found is false when the config lacks it.
+func ConfigParam(cfgBOC []byte, id uint32) (param []byte, found bool, err error) {
+	defer recoverDecode("config", &err)
+	cells, err := boc.DeserializeBoc(cfgBOC)
+	if err != nil || len(cells) != 1 {
+		return nil, false, fmt.Errorf("%w: not a BOC with one root", ErrNotConfig)
+	}
+	var params tlb.ConfigParams
+	if err := tlb.Unmarshal(cells[0], &params.Config); err != nil {
+		return nil, false, fmt.Errorf("%w: %v", ErrNotConfig, err)
+	}
+	for _, item := range params.Config.Items() {
+		if uint32(item.Key) == id {
+			c := boc.Cell(item.Value.Value)
+			b, err := c.ToBoc()
+			return b, true, err
+		}
+	}
+	return nil, false, nil
+}

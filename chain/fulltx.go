@@ -68,15 +68,16 @@ func NewFullTransaction(tx *Transaction) *FullTransaction {
 		t.McBlockSeqno = &n
 	}
 	if tx.InMsg != nil {
-		t.InMsg = newFullMessage(tx.InMsg)
+		t.InMsg = NewFullMessage(tx.InMsg)
 	}
 	for i := range tx.OutMsgs {
-		t.OutMsgs = append(t.OutMsgs, newFullMessage(&tx.OutMsgs[i]))
+		t.OutMsgs = append(t.OutMsgs, NewFullMessage(&tx.OutMsgs[i]))
 	}
 	return t
 }
 
-func newFullMessage(m *Message) *FullMessage {
+// NewFullMessage is a message as GraphQL and transactions_full show it.
+func NewFullMessage(m *Message) *FullMessage {
 	out := &FullMessage{Hash: m.Hash.Base64(), Source: nonEmpty(m.Source), Destination: nonEmpty(m.Destination),
 		Value: m.Value, FwdFee: m.FwdFee, CreatedLt: m.CreatedLt, Bounce: m.Bounce, Bounced: m.Bounced,
 		MessageContent: content(m.Body), InitState: content(m.InitState)}

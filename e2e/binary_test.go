@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,15 +76,16 @@ func startBinaryStoppable(t *testing.T, bin string, env []string) (string, func(
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "-listen", "127.0.0.1:0", "-rate-limit", "0")
 	cmd.Env = env
-	cmd.Stderr = io.Discard // one JSON log line per request
-	stdout, err := cmd.StdoutPipe()
+	// Start-up lines are log lines, as is one line per request: read the
+	// log stream until "listening", then drain it.
+	logs, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	exited := make(chan struct{}) // closed when the process is gone; waitErr then holds how
 	var waitErr error
 	lines := make(chan string, 64)
 	go func() {
-		sc := bufio.NewScanner(stdout)
+		sc := bufio.NewScanner(logs)
 		for sc.Scan() {
 			select {
 			case lines <- sc.Text():
@@ -109,7 +109,7 @@ func startBinaryStoppable(t *testing.T, bin string, env []string) (string, func(
 		})
 	}
 	t.Cleanup(stop)
-	re := regexp.MustCompile(`listening on (\S+)`)
+	re := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 	timeout := time.After(60 * time.Second)
 	for {
 		select {

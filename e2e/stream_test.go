@@ -125,18 +125,20 @@ func startKillable(t *testing.T, bin string, env []string) (string, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "-listen", "127.0.0.1:0", "-rate-limit", "0")
 	cmd.Env = env
-	stderr := &testenv.SyncBuffer{}
-	cmd.Stderr = stderr
-	stdout, err := cmd.StdoutPipe()
+	// Start-up lines are log lines (stderr): read until "listening", keep
+	// what came before for the failure message, then drain.
+	logs, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	sc := bufio.NewScanner(stdout)
-	re := regexp.MustCompile(`listening on (\S+)`)
+	sc := bufio.NewScanner(logs)
+	re := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	var before strings.Builder
 	for sc.Scan() {
+		before.WriteString(sc.Text() + "\n")
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
 			go func() {
 				for sc.Scan() {
@@ -146,7 +148,7 @@ func startKillable(t *testing.T, bin string, env []string) (string, *exec.Cmd) {
 		}
 	}
 	_ = cmd.Wait()
-	t.Fatalf("serve did not start: %s", stderr.String())
+	t.Fatalf("serve did not start: %s", before.String())
 	return "", nil
 }
 

@@ -100,3 +100,20 @@ func stateInitAddress(si tlb.StateInit, wc int32) (ton.AccountID, error) {
 	}
 	return ton.AccountID{Workchain: wc, Address: h}, nil
 }
+
+// ExternalMessage is the request's external message as a BOC, built the
+// way tonlib builds it (see buildMessage): what sendQuery sends.
+func (r Request) ExternalMessage() ([]byte, error) {
+	if r.Message != nil {
+		return r.Message, nil
+	}
+	b, err := buildMessage(r)
+	if err != nil {
+		return nil, err
+	}
+	c := boc.NewCell()
+	if err := tlb.Marshal(c, b.msg); err != nil {
+		return nil, err
+	}
+	return c.ToBoc()
+}

@@ -51,17 +51,20 @@ func (s *LiteSource) Block(ctx context.Context, seqno uint32) (*Block, error) {
 			return nil, err
 		}
 	}
-	parts := []*ingest.Parsed{{Format: "block", Transactions: mc.blk.Transactions}}
+	parts := []*ingest.Parsed{{Format: "block", Transactions: mc.blk.Transactions, Blocks: []chain.BlockHeader{mc.blk.Header}}}
 	shards, err := s.newShardBlocks(ctx, mc.tops)
 	if err != nil {
 		return nil, fmt.Errorf("masterchain block %d: %w", seqno, err)
 	}
 	for _, blk := range shards {
-		parts = append(parts, &ingest.Parsed{Format: "block", Transactions: blk.Transactions})
+		parts = append(parts, &ingest.Parsed{Format: "block", Transactions: blk.Transactions, Blocks: []chain.BlockHeader{blk.Header}})
 	}
 	data := merge(parts)
 	for _, tx := range data.Transactions {
 		tx.McSeqno = seqno
+	}
+	for i := range data.Blocks {
+		data.Blocks[i].McSeqno = seqno // the masterchain block that commits them
 	}
 	if mc.keyBlock || !s.haveCfg {
 		cfg, cfgSeqno, err := s.c.Config(ctx)

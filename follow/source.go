@@ -46,6 +46,7 @@ func merge(parts []*ingest.Parsed) *ingest.Parsed {
 	for _, p := range parts {
 		out.Transactions = append(out.Transactions, p.Transactions...)
 		out.Accounts = append(out.Accounts, p.Accounts...)
+		out.Blocks = append(out.Blocks, p.Blocks...)
 		for k, v := range p.Known {
 			out.Known[k] = v
 		}

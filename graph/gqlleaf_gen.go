@@ -69,7 +69,7 @@ func (l leafUint64) MarshalGQL(w io.Writer) {
 // computedFields are, per object type, the fields that a resolver or a
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
-	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "status": true, "user_friendly": true},
+	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "status": true, "transactions": true, "user_friendly": true},
 	"Action":                       {"children": true, "details": true, "parent": true, "participants": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
@@ -151,7 +151,7 @@ var computedFields = map[string]map[string]bool{
 	"PageInfo":                     {},
 	"Participant":                  {},
 	"PeerSwap":                     {},
-	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "estimateFee": true, "trace": true},
+	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "estimateFee": true, "message": true, "messages": true, "trace": true, "transaction": true, "transactions": true},
 	"RenewDns":                     {},
 	"SmartContractExec":            {},
 	"StakeDeposit":                 {},
@@ -176,6 +176,8 @@ var computedFields = map[string]map[string]bool{
 	"Trace":                        {"actions": true, "transactions": true},
 	"TraceStop":                    {},
 	"Transaction":                  {"account": true, "actions": true},
+	"TransactionConnection":        {},
+	"TransactionEdge":              {},
 	"Unknown":                      {},
 	"Unsubscribe":                  {},
 	"VestingAddWhitelist":          {},
@@ -283,6 +285,7 @@ var leafObjectFields = map[string]map[string]bool{
 	"Message":             {"__typename": true, "hash": true, "value": true, "fwd_fee": true, "created_lt": true, "bounce": true, "bounced": true},
 	"TraceStop":           {"__typename": true, "account": true, "reason": true, "message": true, "message_hash": true, "transaction": true},
 	"Transaction":         {"__typename": true, "hash": true, "lt": true, "utime": true, "now": true, "account_address": true, "trace_id": true, "success": true, "aborted": true, "compute_exit_code": true, "total_fees": true, "orig_status": true, "end_status": true},
+	"TransactionEdge":     {"__typename": true, "cursor": true},
 }
 
 // leafObjects is a list of n objects whose fields are all direct leaves,

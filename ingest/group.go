@@ -56,6 +56,7 @@ func (g *group) join(path string, b *store.Batch, st Stats, rows fileRows) bool 
 		g.batch.Accounts = append(g.batch.Accounts, b.Accounts...)
 		g.batch.DNS = append(g.batch.DNS, b.DNS...)
 		g.batch.Interfaces = append(g.batch.Interfaces, b.Interfaces...)
+		g.batch.Blocks = append(g.batch.Blocks, b.Blocks...)
 		for id, k := range b.Known {
 			if g.batch.Known == nil {
 				g.batch.Known = map[string]chain.KnownContracts{}

@@ -120,7 +120,7 @@ func (im *Importer) Batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, 
 // batch is Batch that also names the incomplete traces p touched without
 // bringing them anything new (runCount).
 func (im *Importer) batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, []string, error) {
-	b := &store.Batch{Accounts: p.Accounts, Config: p.Config}
+	b := &store.Batch{Accounts: p.Accounts, Config: p.Config, Blocks: p.Blocks}
 	for _, addr := range sortedKeys(p.Known) {
 		if i := chain.KindInterface(p.Known[addr].Kind); i != "" {
 			b.Interfaces = append(b.Interfaces, chain.AccountInterfaces{Address: addr, Interfaces: []string{i}})

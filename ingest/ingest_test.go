@@ -23,7 +23,7 @@ func fixtureFiles(t testing.TB) []string {
 	return append(files, traces...)
 }
 
-var tables = []string{"transactions", "messages", "traces", "actions", "action_accounts", "action_transactions", "accounts", "account_interfaces", "chain_configs", "dns_names"}
+var tables = []string{"transactions", "messages", "traces", "actions", "action_accounts", "action_transactions", "accounts", "account_interfaces", "chain_configs", "dns_names", "blocks"}
 
 // dump renders the chain tables as sorted JSON rows, without seqs (a
 // fresh write gets fresh ones: store/seq.go).

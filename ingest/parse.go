@@ -24,6 +24,8 @@ type Parsed struct {
 	Known        chain.KnownContracts
 	Accounts     []chain.AccountState
 	Config       *chain.ChainConfig
+	// Blocks are the headers of the raw blocks read (none from trace JSON).
+	Blocks []chain.BlockHeader
 }
 
 // ParseFile detects the format of a file and decodes it whole. Any problem
@@ -60,7 +62,7 @@ func Parse(name string, b []byte) (*Parsed, error) {
 			}
 			return nil, err
 		}
-		return &Parsed{Format: "block", Transactions: blk.Transactions}, nil
+		return &Parsed{Format: "block", Transactions: blk.Transactions, Blocks: []chain.BlockHeader{blk.Header}}, nil
 	case len(trimmed) > 0 && trimmed[0] == '{':
 		return parseJSON(trimmed)
 	}
@@ -168,7 +170,10 @@ func parseFeeReplay(fr *feeReplay) (*Parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("block_boc_base64: %w", err)
 	}
-	p := &Parsed{Format: "fee-replay", Transactions: blk.Transactions}
+	p := &Parsed{Format: "fee-replay", Transactions: blk.Transactions, Blocks: []chain.BlockHeader{blk.Header}}
+	if p.Blocks[0].McSeqno == 0 {
+		p.Blocks[0].McSeqno = fr.MasterSeqno // the masterchain block the replay names
+	}
 	for _, tx := range p.Transactions {
 		if tx.McSeqno == 0 {
 			tx.McSeqno = fr.MasterSeqno

@@ -152,3 +152,35 @@ func (c *Client) SendMessage(ctx context.Context, boc []byte) error {
 		return err
 	})
 }
+
+// AccountTransactions returns up to count transactions of an account as
+// raw BOCs, newest first, starting at the one with lt and hash (included)
+// and following each one's link to the previous: tonlib's
+// raw.getTransactions. Lite servers without the older history pass the
+// request to an archive one (tongo's archive detection).
+func (c *Client) AccountTransactions(ctx context.Context, id ton.AccountID, lt uint64, hash [32]byte, count int) ([][]byte, error) {
+	var out [][]byte
+	err := c.do(ctx, "transactions of "+id.ToRaw(), func(ctx context.Context, api *liteapi.Client) error {
+		res, err := api.GetTransactionsRaw(ctx, uint32(count), id, lt, ton.Bits256(hash))
+		if err != nil {
+			return err
+		}
+		out = out[:0]
+		if len(res.Transactions) == 0 {
+			return nil
+		}
+		cells, err := boc.DeserializeBoc(res.Transactions)
+		if err != nil {
+			return fmt.Errorf("transactions of %s: %w", id.ToRaw(), err)
+		}
+		for _, cell := range cells {
+			b, err := cell.ToBoc()
+			if err != nil {
+				return err
+			}
+			out = append(out, b)
+		}
+		return nil
+	})
+	return out, err
+}

@@ -75,6 +75,11 @@ func (r *accountResolver) Actions(ctx context.Context, obj *model.Account, filte
 	return r.AccountActions(ctx, obj, filter, first, after, sort)
 }
 
+// Transactions is the resolver for the transactions field.
+func (r *accountResolver) Transactions(ctx context.Context, obj *model.Account, first *int, after *string, sort *model.SortOrder) (*model.TransactionConnection, error) {
+	return r.AccountTransactions(ctx, obj, first, after, sort)
+}
+
 // Details is the resolver for the details field.
 func (r *actionResolver) Details(ctx context.Context, obj *chain.Action) (actions.Details, error) {
 	return r.Resolver.Details(ctx, obj)
@@ -200,6 +205,26 @@ func (r *queryResolver) EstimateFee(ctx context.Context, address string, body st
 // EmulateMessage is the resolver for the emulateMessage field.
 func (r *queryResolver) EmulateMessage(ctx context.Context, boc string, ignoreChksig *bool) (*preview.Estimate, error) {
 	return r.Resolver.EstimateFee(ctx, fees.Params{Boc: boc, IgnoreChksig: ignoreChksig})
+}
+
+// Transactions is the resolver for the transactions field.
+func (r *queryResolver) Transactions(ctx context.Context, filter *model.TransactionFilter, limit *int, offset *int, sort *model.SortOrder) ([]*chain.FullTransaction, error) {
+	return r.GraphTransactions(ctx, filter, limit, offset, sort)
+}
+
+// Transaction is the resolver for the transaction field.
+func (r *queryResolver) Transaction(ctx context.Context, hash string) (*chain.FullTransaction, error) {
+	return r.GraphTransaction(ctx, hash)
+}
+
+// Messages is the resolver for the messages field.
+func (r *queryResolver) Messages(ctx context.Context, filter *model.MessageFilter, limit *int, offset *int, sort *model.SortOrder) ([]*chain.FullMessage, error) {
+	return r.GraphMessages(ctx, filter, limit, offset, sort)
+}
+
+// Message is the resolver for the message field.
+func (r *queryResolver) Message(ctx context.Context, hash string) (*chain.FullMessage, error) {
+	return r.GraphMessage(ctx, hash)
 }
 
 // Actions is the resolver for the actions field.

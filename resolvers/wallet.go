@@ -174,6 +174,16 @@ func (r *Resolver) masterchainInfo(ctx context.Context) (Masterchain, error) {
 		return info, err
 	}
 	info.Last.Seqno, info.Utime = h.McSeqno, h.Utime
+	// The block store names the newest stored masterchain block fully
+	// (its hashes), when it is at least as new as the newest data says.
+	last, err := r.Store.LastMasterBlock(ctx)
+	if err != nil {
+		return info, err
+	}
+	if last != nil && last.Seqno >= info.Last.Seqno {
+		info.Last = Block{Seqno: last.Seqno, RootHash: last.RootHash[:], FileHash: last.FileHash[:]}
+		info.Utime = max(info.Utime, last.GenUtime)
+	}
 	return info, nil
 }
 

@@ -29,6 +29,7 @@ func TestGraphQLActionsAndFeeInOneRequest(t *testing.T) {
     actions { action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
       transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno }
     address_book
+    metadata
   }
   estimateFee(address: $a, body: $body) {
     source_fees { in_fwd_fee storage_fee gas_fee fwd_fee }

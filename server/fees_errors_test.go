@@ -149,7 +149,7 @@ func TestEstimateFeeTransportErrors(t *testing.T) {
 		want       string
 		idKnown    bool // the id is read, so it must be echoed
 	}{
-		{"unknown method", `{"jsonrpc":"2.0","id":%s,"method":"getBlockHeader","params":{}}`, 422, `unknown method "getBlockHeader"`, true},
+		{"unknown method", `{"jsonrpc":"2.0","id":%s,"method":"getShardBlockProof","params":{}}`, 422, `unknown method "getShardBlockProof"`, true},
 		{"wallet method without its address", `{"jsonrpc":"2.0","id":%s,"method":"getAddressBalance","params":{}}`, 422, "address: required", true},
 		{"method missing", `{"jsonrpc":"2.0","id":%s,"params":{}}`, 422, "method: must be a string", true},
 		{"method number", `{"jsonrpc":"2.0","id":%s,"method":5}`, 422, "method: must be a string", true},

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -283,6 +284,8 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 			require.Len(t, byID.Traces, 1)
 			require.Equal(t, one.TransactionsOrder, byID.Traces[0].TransactionsOrder)
 
+			checkTransactionsRESTEqualsGraphQL(t, h, busiest, withParent)
+
 			// A row imported from trace JSON holds no BOC: what it lacks is null.
 			var fromJSON v3Txs
 			tracesOnly := traceJSONAccount(t, traces[0])
@@ -400,4 +403,128 @@ func traceJSONAccount(t *testing.T, path string) string {
 	}
 	t.Fatal("no transaction in " + path)
 	return ""
+}
+
+// checkTransactionsRESTEqualsGraphQL: GraphQL's transactions, transaction,
+// messages, message and Account.transactions return the rows the v3
+// routes return for the same filters, in the same order.
+func checkTransactionsRESTEqualsGraphQL(t *testing.T, h http.Handler, account string, tx *v3Tx) {
+	t.Helper()
+	f := &fixture{h: h}
+	type gqlTx struct {
+		Hash      string `json:"hash"`
+		Lt        uint64 `json:"lt"`
+		Now       uint32 `json:"now"`
+		TotalFees uint64 `json:"total_fees"`
+		Account   string `json:"account_address"`
+	}
+	for _, q := range []struct{ rest, filter string }{
+		{"account=" + account + "&limit=1000", `{account: ["` + account + `"]}`},
+		{"account=" + account + "&limit=3&offset=2&sort=asc", `{account: ["` + account + `"]}, limit: 3, offset: 2, sort: asc`},
+		{"hash=" + url.QueryEscape(tx.Hash), `{hash: ["` + tx.Hash + `"]}`},
+		{"limit=50&start_lt=" + tx.Lt, `{start_lt: ` + tx.Lt + `}, limit: 50`},
+	} {
+		var rest v3Txs
+		require.Equal(t, 200, v3get(t, h, "/api/v3/transactions?"+q.rest, &rest))
+		filter := q.filter
+		if !strings.Contains(filter, "limit") {
+			filter += ", limit: 1000"
+		}
+		if strings.HasPrefix(q.rest, "limit=50") {
+			filter = q.filter
+		}
+		var gql struct {
+			Data struct {
+				Transactions []gqlTx `json:"transactions"`
+			}
+		}
+		require.NoError(t, json.Unmarshal(f.graphql(t, `{ transactions(filter: `+filter+`) { hash lt now total_fees account_address } }`, nil), &gql))
+		require.Len(t, gql.Data.Transactions, len(rest.Transactions), q.rest)
+		require.NotEmpty(t, rest.Transactions, q.rest)
+		for i, g := range gql.Data.Transactions {
+			r := rest.Transactions[i]
+			require.Equal(t, r.Hash, g.Hash)
+			require.Equal(t, r.Lt, strconv.FormatUint(g.Lt, 10))
+			require.Equal(t, r.TotalFees, strconv.FormatUint(g.TotalFees, 10))
+			require.Equal(t, r.Now, int64(g.Now))
+			require.Equal(t, r.Account, g.Account)
+		}
+	}
+
+	// One transaction and one message by hash; an unknown hash is null.
+	var one struct {
+		Data struct {
+			Transaction *gqlTx `json:"transaction"`
+			Missing     *gqlTx `json:"missing"`
+			Message     *struct {
+				Hash   string  `json:"hash"`
+				Source *string `json:"source"`
+			} `json:"message"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(f.graphql(t, `{ transaction(hash: "`+tx.Hash+`") { hash lt now total_fees account_address }
+		missing: transaction(hash: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=") { hash }
+		message(hash: "`+tx.InMsg.Hash+`") { hash source } }`, nil), &one))
+	require.Equal(t, tx.Hash, one.Data.Transaction.Hash)
+	require.Nil(t, one.Data.Missing)
+	require.Equal(t, tx.InMsg.Hash, one.Data.Message.Hash)
+	require.Equal(t, *tx.InMsg.Source, *one.Data.Message.Source)
+
+	// messages: the same list as /api/v3/messages.
+	var restMsgs struct {
+		Messages []v3Msg `json:"messages"`
+	}
+	require.Equal(t, 200, v3get(t, h, "/api/v3/messages?limit=40&source="+*tx.InMsg.Source, &restMsgs))
+	var gqlMsgs struct {
+		Data struct {
+			Messages []struct {
+				Hash string `json:"hash"`
+			} `json:"messages"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(f.graphql(t, `{ messages(filter: {source: "`+*tx.InMsg.Source+`"}, limit: 40) { hash } }`, nil), &gqlMsgs))
+	require.NotEmpty(t, restMsgs.Messages)
+	require.Len(t, gqlMsgs.Data.Messages, len(restMsgs.Messages))
+	for i, m := range gqlMsgs.Data.Messages {
+		require.Equal(t, restMsgs.Messages[i].Hash, m.Hash)
+	}
+
+	// Account.transactions by cursor, 2 a page: the REST list in order.
+	var all v3Txs
+	require.Equal(t, 200, v3get(t, h, "/api/v3/transactions?limit=1000&account="+account, &all))
+	var paged []string
+	after := ""
+	for pages := 0; pages < 1000; pages++ {
+		arg := ""
+		if after != "" {
+			arg = `, after: "` + after + `"`
+		}
+		var conn struct {
+			Data struct {
+				Account struct {
+					Transactions struct {
+						Edges []struct {
+							Node struct {
+								Hash string `json:"hash"`
+							} `json:"node"`
+						} `json:"edges"`
+						PageInfo struct {
+							HasNextPage bool    `json:"hasNextPage"`
+							EndCursor   *string `json:"endCursor"`
+						} `json:"pageInfo"`
+					} `json:"transactions"`
+				} `json:"account"`
+			}
+		}
+		require.NoError(t, json.Unmarshal(f.graphql(t, `{ account(address: "`+account+`") { transactions(first: 2`+arg+`) { edges { node { hash } } pageInfo { hasNextPage endCursor } } } }`, nil), &conn))
+		c := conn.Data.Account.Transactions
+		for _, e := range c.Edges {
+			paged = append(paged, e.Node.Hash)
+		}
+		if !c.PageInfo.HasNextPage {
+			break
+		}
+		after = *c.PageInfo.EndCursor
+	}
+	require.Equal(t, hashesOf(all), paged)
 }

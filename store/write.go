@@ -29,6 +29,8 @@ type Batch struct {
 	Interfaces []chain.AccountInterfaces
 	Config     *chain.ChainConfig
 	DNS        []chain.DNSName
+	// Blocks are the headers of the raw blocks the batch came from.
+	Blocks []chain.BlockHeader
 	// Known is what an indexer's file said about the accounts of the
 	// batch's traces, by trace id (base64): stored with the trace so that
 	// reclassify decodes it with what the import had (store/known.go).
@@ -111,6 +113,9 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 			return err
 		}
 		if err := saveInterfaces(ctx, w, b.Accounts, b.Interfaces); err != nil {
+			return err
+		}
+		if err := saveBlocks(ctx, w, b.Blocks); err != nil {
 			return err
 		}
 		if err := saveKnown(ctx, w, b.Known); err != nil {
@@ -210,13 +215,16 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	rows = dedupe(rows, func(r *txRow) string { return r.Hash }, nil)
 	msgs = dedupe(msgs, func(r *msgRow) string { return r.TxHash + "/" + r.Direction + "/" + strconv.Itoa(r.Seq) }, nil)
 	// The trace id of a transaction can change when an earlier part of its
-	// trace arrives later, so it is the one column updated on conflict; an
-	// unchanged row is not rewritten (a rewrite costs a new row version and
-	// an entry in every index, which made re-imports slow). facts are
-	// filled in on rows written before they were kept (decoded.go): a
-	// re-import of the file completes them.
-	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+` DO UPDATE SET trace_id = EXCLUDED.trace_id, facts = EXCLUDED.facts
-		WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.facts IS NULL AND EXCLUDED.facts IS NOT NULL)`); err != nil {
+	// trace arrives later, so it is updated on conflict; an unchanged row is
+	// not rewritten (a rewrite costs a new row version and an entry in every
+	// index, which made re-imports slow). facts are filled in on rows
+	// written before they were kept (decoded.go): a re-import of the file
+	// completes them. A row first stored without its raw BOC (from trace
+	// JSON) gets it when its block arrives.
+	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+` DO UPDATE SET trace_id = EXCLUDED.trace_id,
+		facts = COALESCE(EXCLUDED.facts, transactions.facts), boc = COALESCE(transactions.boc, EXCLUDED.boc)
+		WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.facts IS NULL AND EXCLUDED.facts IS NOT NULL)
+		OR (transactions.boc IS NULL AND EXCLUDED.boc IS NOT NULL)`); err != nil {
 		return err
 	}
 	return queueRows(ctx, w, "save messages", msgs, `CONFLICT (tx_hash, direction, seq) DO UPDATE SET facts = EXCLUDED.facts

@@ -216,19 +216,9 @@ func (p *Params) Opcode(name string) (*uint32, error) {
 	if s == nil || err != nil {
 		return nil, err
 	}
-	var v uint32
-	if h, ok := strings.CutPrefix(strings.ToLower(*s), "0x"); ok {
-		n, err := strconv.ParseUint(h, 16, 32)
-		if err != nil {
-			return nil, apperr.Field(name, "must be a 32-bit op code in hex (0x...) or decimal")
-		}
-		v = uint32(n)
-	} else {
-		n, err := strconv.ParseInt(*s, 10, 64)
-		if err != nil || n < -1<<31 || n > 1<<32-1 {
-			return nil, apperr.Field(name, "must be a 32-bit op code in hex (0x...) or decimal")
-		}
-		v = uint32(n)
+	v, err := chain.ParseOpcode(*s)
+	if err != nil {
+		return nil, apperr.Field(name, "%v", err)
 	}
 	return &v, nil
 }

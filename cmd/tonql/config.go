@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -270,13 +271,14 @@ func (c *config) costLimits() cost.Limits {
 	return cost.Limits{Work: c.RequestWork}
 }
 
-// print shows the effective configuration of the bound groups with
-// passwords redacted.
-func (c *config) print(w io.Writer) {
-	fmt.Fprintln(w, "config:")
+// log writes the effective configuration of the bound groups, passwords
+// redacted, as one structured line ("msg":"config", one attribute per
+// setting), like every other line the process logs.
+func (c *config) log(l *slog.Logger) {
+	var attrs []slog.Attr
 	line := func(g group, key string, v any) {
 		if c.groups&g != 0 {
-			fmt.Fprintf(w, "  %s=%v\n", key, v)
+			attrs = append(attrs, slog.String(key, fmt.Sprint(v)))
 		}
 	}
 	line(groupServer, "LISTEN_ADDR", c.ListenAddr)
@@ -317,6 +319,7 @@ func (c *config) print(w io.Writer) {
 	}
 	line(groupReplicas, "DATABASE_REPLICAS", strings.Join(replicas, ","))
 	line(groupReplicas, "REPLICA_MAX_LAG", c.ReplicaMaxLag)
+	l.LogAttrs(context.Background(), slog.LevelInfo, "config", attrs...)
 }
 
 // replicaURLs splits DATABASE_REPLICAS.

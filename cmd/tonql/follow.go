@@ -45,8 +45,8 @@ func runFollow(ctx context.Context, args []string, e *env) error {
 	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	cfg.Follow = true
-	cfg.print(e.stdout)
-	st, err := openStore(ctx, cfg, e)
+	cfg.log(log)
+	st, err := openStoreWith(ctx, cfg, logMigrations(log))
 	if err != nil {
 		return err
 	}

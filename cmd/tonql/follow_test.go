@@ -70,8 +70,8 @@ func TestServeWithFollowStartsDegraded(t *testing.T) {
 		"FOLLOW":       "true",
 		"LITE_SERVERS": refusedAddr(t) + ":" + key,
 	})
-	require.Contains(t, out.String(), "FOLLOW=true")
-	require.Contains(t, out.String(), "LITE_SERVERS=LITE_SERVERS (1 servers)")
+	require.Contains(t, out.String(), setting("FOLLOW", "true"))
+	require.Contains(t, out.String(), setting("LITE_SERVERS", "LITE_SERVERS (1 servers)"))
 	resp, err := http.Get(base + "/api/v3/actions")
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)

@@ -15,7 +15,7 @@ import (
 // take, so they belong on a loopback or admin address, not under any key.
 // Handlers are put on a private mux: importing net/http/pprof also adds
 // them to http.DefaultServeMux, which nothing here serves.
-func servePprof(addr string, e *env) (stop func(), err error) {
+func servePprof(addr string, log *slog.Logger) (stop func(), err error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -29,10 +29,10 @@ func servePprof(addr string, e *env) (stop func(), err error) {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-			slog.Error("pprof server stopped", "err", err)
+			log.Error("pprof server stopped", "err", err)
 		}
 	}()
-	fmt.Fprintf(e.stdout, "  profiler  http://%s/debug/pprof/\n", ln.Addr())
+	log.Info("profiler", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
 	return func() { _ = srv.Close() }, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -28,9 +27,12 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	if err := fs.parseAll(args, cfg); err != nil {
 		return err
 	}
-	slog.SetDefault(cfg.logger(os.Stderr))
-	redislog.Install(slog.Default())
-	cfg.print(e.stdout)
+	// Start-up lines (settings, migrations, addresses, shutdown) are
+	// structured log lines on the same stream as every other line.
+	log := cfg.logger(e.stderr)
+	slog.SetDefault(log)
+	redislog.Install(log)
+	cfg.log(log)
 	tuneGC(e)
 
 	// The address is taken first: a port in use or a bad LISTEN_ADDR fails
@@ -41,7 +43,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 		return fmt.Errorf("LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
 	}
 	defer ln.Close() // a no-op once Serve has run: Shutdown closes it
-	st, err := openStore(ctx, cfg, e)
+	st, err := openStoreWith(ctx, cfg, logMigrations(log))
 	if err != nil {
 		return err
 	}
@@ -113,11 +115,15 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// before anything is served.
 	sampleMemory(cfg.PprofAddr != "")
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stdout, "listening on %s\n  explorer  %s/\n  GraphQL   %s/graphql (subscriptions: ws://%s/graphql)\n  actions   %s/api/v3/actions, stream %s/api/v3/actions/stream\n  fees      POST %s/api/v2/estimateFee, POST %s/api/v2/jsonRPC\n  preview   POST %s/api/v3/emulate (clock: %s)\n",
-		ln.Addr(), base, base, ln.Addr(), base, base, base, base, base, cfg.FeeClock)
+	log.Info("listening", "addr", ln.Addr().String(),
+		"explorer", base+"/",
+		"graphql", base+"/graphql", "subscriptions", "ws://"+ln.Addr().String()+"/graphql",
+		"actions", base+"/api/v3/actions", "stream", base+"/api/v3/actions/stream",
+		"fees", base+"/api/v2/estimateFee", "jsonrpc", base+"/api/v2/jsonRPC",
+		"preview", base+"/api/v3/emulate", "fee_clock", cfg.FeeClock)
 
 	if cfg.PprofAddr != "" {
-		stopPprof, err := servePprof(cfg.PprofAddr, e)
+		stopPprof, err := servePprof(cfg.PprofAddr, log)
 		if err != nil {
 			return err
 		}
@@ -133,7 +139,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// Shutdown order: stop accepting and drain requests, then persist the
 	// request units, then close Redis and the store (deferred) once
 	// nothing can use them.
-	fmt.Fprintln(e.stdout, "shutting down")
+	log.Info("shutting down")
 	hub.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -149,8 +155,20 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	return nil
 }
 
-// openStore connects and migrates; every command that touches data uses it.
+// openStore connects and migrates; every command that touches data uses
+// it. It names each migration it applies on stdout, the command's output.
 func openStore(ctx context.Context, cfg *config, e *env) (*store.Store, error) {
+	return openStoreWith(ctx, cfg, func(m string) { fmt.Fprintf(e.stdout, "migrated: %s\n", m) })
+}
+
+// logMigrations reports migrations as log lines, for the long-running
+// commands whose output is their log.
+func logMigrations(log *slog.Logger) func(string) {
+	return func(m string) { log.Info("migrated", "migration", m) }
+}
+
+// openStoreWith is openStore telling migrated about each migration.
+func openStoreWith(ctx context.Context, cfg *config, migrated func(string)) (*store.Store, error) {
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if errors.Is(err, store.ErrNoDatabase) { // Postgres: only SQLite files are created
 		return nil, fmt.Errorf("no database at DATABASE_URL=%s (%w); tonql creates SQLite files but not Postgres databases: create it (createdb NAME, or CREATE DATABASE NAME in psql), then run this again",
@@ -170,7 +188,7 @@ func openStore(ctx context.Context, cfg *config, e *env) (*store.Store, error) {
 		return nil, err
 	}
 	for _, m := range applied {
-		fmt.Fprintf(e.stdout, "migrated: %s\n", m)
+		migrated(m)
 	}
 	return st, nil
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -24,7 +26,8 @@ func startServe(t *testing.T, vars map[string]string, args ...string) (string, *
 	out := &testenv.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	e := &env{stdout: out, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+	// Start-up lines are log lines: the test reads the log stream.
+	e := &env{stdout: out, stderr: out, getenv: func(k string) string { return vars[k] }}
 	go func() { done <- run(ctx, append([]string{"serve", "-listen", "127.0.0.1:0"}, args...), e) }()
 	t.Cleanup(func() {
 		cancel()
@@ -35,7 +38,7 @@ func startServe(t *testing.T, vars map[string]string, args ...string) (string, *
 			t.Fatal("serve did not shut down")
 		}
 	})
-	re := regexp.MustCompile(`listening on (\S+)`)
+	re := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 	for i := 0; i < 600; i++ {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
 			return "http://" + m[1], out
@@ -55,8 +58,8 @@ func startServe(t *testing.T, vars map[string]string, args ...string) (string, *
 func TestServeZeroSetup(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "nested", "tonql.db")
 	base, out := startServe(t, map[string]string{"DATABASE_URL": "sqlite:" + dbPath})
-	require.Contains(t, out.String(), "REDIS_URL=(none: in-process cache)")
-	require.Contains(t, out.String(), "PPROF_ADDR=(none: profiler off)")
+	require.Contains(t, out.String(), setting("REDIS_URL", "(none: in-process cache)"))
+	require.Contains(t, out.String(), setting("PPROF_ADDR", "(none: profiler off)"))
 	require.FileExists(t, dbPath)
 
 	get := func(path string) (int, string) {
@@ -84,7 +87,7 @@ func TestServeZeroSetup(t *testing.T) {
 func TestConfigRedactsSecrets(t *testing.T) {
 	var b bytes.Buffer
 	c := &config{ListenAddr: "x", DatabaseURL: "postgres://u:hunter2@h/db", RedisURL: "redis://:s3cret@h:6379/0", Network: "mainnet", groups: groupAll}
-	c.print(&b)
+	c.log(slog.New(slog.NewJSONHandler(&b, nil)))
 	require.NotContains(t, b.String(), "hunter2")
 	require.NotContains(t, b.String(), "s3cret")
 	require.Contains(t, b.String(), "postgres://u:xxxxx@h/db")
@@ -118,4 +121,39 @@ func TestServeChecksListenAddrFirst(t *testing.T) {
 		require.NotContains(t, stdout, "migrated:")
 		require.NoDirExists(t, filepath.Dir(dbPath))
 	}
+}
+
+// setting is how a setting shows in the start-up "config" log line.
+func setting(key, value string) string {
+	b, _ := json.Marshal(map[string]string{key: value})
+	return string(b[1 : len(b)-1])
+}
+
+// Every start-up line of serve is a structured log line: the settings,
+// the migrations, the addresses and the shutdown, nothing else on stdout.
+func TestServeStartupLinesAreStructured(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "tonql.db")
+	var out testenv.SyncBuffer
+	var stdout bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	e := &env{stdout: &stdout, stderr: &out, getenv: func(k string) string { return map[string]string{"DATABASE_URL": "sqlite:" + dbPath}[k] }}
+	go func() { done <- run(ctx, []string{"serve", "-listen", "127.0.0.1:0"}, e) }()
+	testenv.WaitFor(t, 60*time.Second, "listening", func() bool { return strings.Contains(out.String(), `"msg":"listening"`) })
+	cancel()
+	require.Equal(t, 0, <-done, out.String())
+	require.Empty(t, stdout.String())
+	msgs := map[string]map[string]any{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		require.Contains(t, m, "time")
+		require.Contains(t, m, "level")
+		msgs[m["msg"].(string)] = m
+	}
+	require.Equal(t, "sqlite:"+dbPath, msgs["config"]["DATABASE_URL"])
+	require.Contains(t, msgs, "migrated")
+	require.Regexp(t, `^127\.0\.0\.1:\d+$`, msgs["listening"]["addr"])
+	require.Equal(t, "http://"+msgs["listening"]["addr"].(string)+"/graphql", msgs["listening"]["graphql"])
+	require.Contains(t, msgs, "shutting down")
 }

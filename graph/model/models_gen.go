@@ -31,6 +31,9 @@ type Account struct {
 	// The account's actions, newest first by default, paged by cursor: pass
 	// pageInfo.endCursor as after. A deep page costs what the first one costs.
 	Actions *ActionConnection `json:"actions"`
+	// The account's stored transactions by lt, newest first by default, paged
+	// by cursor: pass pageInfo.endCursor as after. first is 1..1000.
+	Transactions *TransactionConnection `json:"transactions"`
 }
 
 // The filters of ActionFilter that make sense within one account.
@@ -114,6 +117,21 @@ type ActionFilter struct {
 	IncludeTransactions *bool `json:"include_transactions,omitempty"`
 }
 
+// GET /api/v3/messages' filters, the same names.
+type MessageFilter struct {
+	MsgHash []string `json:"msg_hash,omitempty"`
+	// any address form; empty string: external inbound messages
+	Source *string `json:"source,omitempty"`
+	// any address form; empty string: external outbound messages
+	Destination      *string `json:"destination,omitempty"`
+	Opcode           *string `json:"opcode,omitempty"`
+	Direction        *string `json:"direction,omitempty"`
+	StartLt          *uint64 `json:"start_lt,omitempty"`
+	EndLt            *uint64 `json:"end_lt,omitempty"`
+	ExcludeExternals *bool   `json:"exclude_externals,omitempty"`
+	OnlyExternals    *bool   `json:"only_externals,omitempty"`
+}
+
 type PageInfo struct {
 	HasNextPage bool `json:"hasNextPage"`
 	// pass as after for the next page; null when the page is empty
@@ -131,6 +149,37 @@ type Query struct {
 }
 
 type Subscription struct {
+}
+
+type TransactionConnection struct {
+	Edges    []*TransactionEdge `json:"edges"`
+	PageInfo *PageInfo          `json:"pageInfo"`
+}
+
+type TransactionEdge struct {
+	Cursor string                 `json:"cursor"`
+	Node   *chain.FullTransaction `json:"node"`
+}
+
+// GET /api/v3/transactions' filters (and transactionsByMessage's), the same names.
+type TransactionFilter struct {
+	// any address form
+	Account        []string `json:"account,omitempty"`
+	ExcludeAccount []string `json:"exclude_account,omitempty"`
+	// any hash form
+	Hash       []string `json:"hash,omitempty"`
+	Lt         *uint64  `json:"lt,omitempty"`
+	StartUtime *uint32  `json:"start_utime,omitempty"`
+	EndUtime   *uint32  `json:"end_utime,omitempty"`
+	StartLt    *uint64  `json:"start_lt,omitempty"`
+	EndLt      *uint64  `json:"end_lt,omitempty"`
+	McSeqno    *uint32  `json:"mc_seqno,omitempty"`
+	// a message of the transaction: its hash or normalized hash
+	MsgHash []string `json:"msg_hash,omitempty"`
+	// in or out, with msg_hash or opcode
+	Direction *string `json:"direction,omitempty"`
+	// an in-message's op code, 0x-hex or decimal
+	Opcode *string `json:"opcode,omitempty"`
 }
 
 type SortOrder string
