@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tonkeeper/tongo/abi"
+	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 )
 
@@ -107,7 +108,7 @@ func matchTonstakersDeposit(c *classifier, p *node) bool {
 	// The mint request is found even when another matcher took it (an NFT
 	// matcher may take the bill's collection step): it tells what the
 	// deposit became.
-	mint := anyChild(p, abi.TonstakePayoutMintJettonsMsgOpCode)
+	mint := requestMint(p)
 	d.ok = p.ok() && mint != nil && mint.ok()
 	if mint != nil {
 		if w := anyChild(mint, abi.JettonInternalTransferMsgOpCode); w != nil {
@@ -168,7 +169,7 @@ func matchTonstakersWithdraw(c *classifier, w *node) bool {
 		c.add(d)
 		return true
 	}
-	mint := anyChild(req, abi.TonstakePayoutMintJettonsMsgOpCode)
+	mint := requestMint(req)
 	if mint == nil {
 		return false
 	}
@@ -278,18 +279,58 @@ func (d *draft) claimBelow(n *node, skip ...*node) {
 	}
 }
 
-// roundStarts lists the start_distribution messages (0x1140a64f) a
-// Tonstakers pool sent its payout collections from a transaction: the pool
+// roundStarts lists what a Tonstakers pool sent from a transaction to
+// start paying a finished round: start_distribution (0x1140a64f) to the
+// withdrawal payout collection, and the mint (0x1674b0a0) of tsTON for the
+// deposit payout collection, whose payload is start_distribution. The pool
 // rotates its round inside whatever request it takes (update_round in the
-// pool's contract), so a holder's deposit or withdrawal can start paying
-// the bills of the finished round. Those bills are withdrawals of their own
-// holders, not steps of the request.
+// pool's contract), before it answers the request, so a holder's deposit or
+// withdrawal can start paying the bills of the round: those payouts are
+// actions of their own holders, not steps of the request.
 func roundStarts(pool *node) []*node {
 	var out []*node
 	for _, ch := range pool.children {
-		if ch.hasOp && ch.op == tonstakersDistribute && !ch.in().Bounced {
+		if ch.in().Bounced {
+			continue
+		}
+		var mint tonstakersMint
+		switch {
+		case ch.hasOp && ch.op == tonstakersDistribute:
 			out = append(out, ch)
+		case ch.is(abi.TonstakePayoutMintJettonsMsgOpCode) && ch.decode(&mint) && mint.Payload != nil:
+			if p := boc.Cell(*mint.Payload); p.BitsAvailableForRead() >= 32 {
+				if op, err := p.ReadUint(32); err == nil && op == tonstakersDistribute {
+					out = append(out, ch)
+				}
+			}
 		}
 	}
 	return out
+}
+
+// tonstakersMint is the pool's mint request (0x1674b0a0) with its payload:
+// mint query_id destination amount:Coins notification:Coins
+// forward:Coins payload:(Maybe ^Cell).
+type tonstakersMint struct {
+	Op           uint32
+	QueryID      uint64
+	Destination  tlb.MsgAddress
+	Amount       tlb.Grams
+	Notification tlb.Grams
+	Forward      tlb.Grams
+	Payload      *tlb.Any `tlb:"maybe^"`
+}
+
+// requestMint is the mint (0x1674b0a0) a Tonstakers pool sent for the
+// holder's own request, claimed or not (it tells what the request became):
+// not one that starts a round's payouts, which the pool sends first when
+// the request rotated the round.
+func requestMint(pool *node) *node {
+	starts := roundStarts(pool)
+	for _, ch := range pool.children {
+		if ch.is(abi.TonstakePayoutMintJettonsMsgOpCode) && !slices.Contains(starts, ch) {
+			return ch
+		}
+	}
+	return nil
 }

@@ -154,3 +154,56 @@ func TestTonstakersRoundInUserRequest(t *testing.T) {
 		}
 	})
 }
+
+// More parties of the rotating requests.
+var (
+	tsDepCollection = named("tonstakers deposit payout collection")
+	tsDepCollJW     = named("tonstakers deposit payout collection's tsTON wallet")
+	tsNewPayout     = named("tonstakers withdrawal payout collection of the new round")
+	tsNewBill       = named("tonstakers new bill of holder D")
+)
+
+// tsMint is the pool's mint#1674b0a0 query_id destination amount
+// notification forward payload:(Maybe ^Cell).
+func tsMint(dest string, amount uint64, payload *boc.Cell) *boc.Cell {
+	return cellOf(op(abi.TonstakePayoutMintJettonsMsgOpCode), u64(9), addr(dest), coins(amount), coins(1), coins(2), maybeRef(payload))
+}
+
+// TestTonstakersRoundMints: a rotating request also has the tsTON master
+// mint the deposit payout collection its jettons (a mint whose payload is
+// start_distribution), sent before the mint the request asked for. The
+// holder's action reads its own mint: the tsTON minted to the holder's
+// wallet, or the bill NFT of the new round's collection, never the round's.
+func TestTonstakersRoundMints(t *testing.T) {
+	roundMint := func() *stx {
+		j := jetton{query: 9, amount: 50_000_000_000, from: tsPool, response: tsPool}
+		return call(tsMaster, 200_000_000, tsMint(tsDepCollection, 50_000_000_000, opQuery(0x1140a64f, 9)),
+			call(tsDepCollJW, 150_000_000, j.internal(), call(tsDepCollection, 100_000_000, j.notify())))
+	}
+	t.Run("deposit", func(t *testing.T) {
+		mint := jetton{query: 9, amount: 2_900_000_000, from: tsPool, response: tsHolderD}
+		tr := ext(tsHolderD, call(tsPool, 4_000_000_000, opQuery(abi.TonstakePoolDepositMsgOpCode, 9),
+			roundMint(),
+			call(tsMaster, 100_000_000, tsMint(tsHolderD, 2_900_000_000, nil),
+				call(tsUserJW, 90_000_000, mint.internal(), call(tsHolderD, 10_000_000, excesses(9))))))
+		dep := classify(t, tr, nil).one(t, "StakeDeposit:ok")
+		dep.want(t, map[string]any{"stake_holder": tsHolderD, "pool": tsPool, "tokens_minted": "2900000000",
+			"asset": tsMaster, "tokens_wallet": tsUserJW})
+		dep.wantTxs(t, 5)
+	})
+	t.Run("withdrawal request", func(t *testing.T) {
+		withdrawBody := cellOf(op(abi.TonstakePoolWithdrawMsgOpCode), tlbOf(abi.TonstakePoolWithdrawMsgBody{QueryId: 9,
+			JettonAmount: 3_000_000_000, FromAddress: msgAddr(tsHolderD), ResponseAddress: msgAddr(tsHolderD)}), bit(true), bit(false))
+		burn := jetton{query: 9, amount: 3_000_000_000, from: tsHolderD, response: tsHolderD}
+		tr := ext(tsHolderD, call(tsUserJW, 1_050_000_000, burn.burn(),
+			call(tsMaster, 1_040_000_000, burn.burnNotification(),
+				call(tsPool, 1_030_000_000, withdrawBody,
+					roundMint(),
+					call(tsNewPayout, 500_000_000, tsMint(tsHolderD, 3_000_000_000, nil),
+						call(tsNewBill, 300_000_000, opQuery(abi.TonstakeNftInitMsgOpCode, 9)))))))
+		rs := classify(t, tr, nil)
+		req := rs.one(t, "StakeWithdrawalRequest:ok")
+		req.want(t, map[string]any{"stake_holder": tsHolderD, "pool": tsPool, "tokens_burnt": "3000000000",
+			"asset": tsMaster, "source_wallet": tsUserJW, "payout_nft": tsNewBill, "payout_collection": tsNewPayout})
+	})
+}
