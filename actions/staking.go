@@ -200,8 +200,11 @@ type tonstakersBillBurnt struct {
 // matchTonstakersBillPayout anchors at the payout (0xdb3b8abd) the payout
 // collection sends a bill's owner once the bill NFT was burnt (0xf127fe4e)
 // and reported its tsTON (burn_notification 0xed58b0b2): one withdrawal per
-// bill. Bills of a round are burnt one after the other, so the next bill's
-// burn hangs below this one's notification and stays its own.
+// bill. Bills of a round are burnt one after the other: a burnt bill asks
+// the next bill to burn before it notifies the collection (the payout
+// collection's items in liquid-staking-contract), so the next bill's burn
+// hangs below this one and stays its own (a chain hung below the
+// notification is read the same way).
 func matchTonstakersBillPayout(c *classifier, pay *node) bool {
 	if !pay.is(abi.TonstakeNftPayoutMsgOpCode) {
 		return false
