@@ -61,7 +61,7 @@ type StakeWithdrawalRequest struct {
 func init() {
 	declare(
 		Type{Value: StakeDeposit{}, Toncenter: "stake_deposit", Protocols: "Tonstakers, nominator pools, Ethena",
-			Doc:     "Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder.",
+			Doc:     "Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. A round the pool starts from the same transaction (start_distribution 0x1140a64f, or the tsTON mint for the deposit payouts, whose payload is start_distribution) is not part of the deposit. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder.",
 			Failed:  "the pool failed, or the minted jettons did not reach the holder's wallet",
 			Differs: "toncenter reports nothing for a Tonstakers deposit that minted no tsTON, and recognizes a nominator pool by its code; we report it (failed, or with the bill NFT) and take any masterchain account told \"d\" by a basechain account for a nominator pool"},
 		Type{Value: StakeWithdrawal{}, Toncenter: "stake_withdrawal", Protocols: "Tonstakers, nominator pools",

@@ -2382,7 +2382,7 @@ type SmartContractExec {
   extra_currencies: [ExtraCurrency!]
 }
 
-"Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder."
+"Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. A round the pool starts from the same transaction (start_distribution 0x1140a64f, or the tsTON mint for the deposit payouts, whose payload is start_distribution) is not part of the deposit. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder."
 type StakeDeposit {
   "tonstakers (toncenter: liquid_staking), nominator or ethena"
   provider: String
