@@ -118,12 +118,32 @@ func (r *Runner) Run(ctx context.Context, account ton.AccountID, m Method, stack
 	if err != nil {
 		return nil, err
 	}
+	at, err := r.est.Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(ctx, account, st, at.Unix, m, stack)
+}
+
+// RunState runs method on the given state of its account (st.Address), at
+// the chain time the state is valid at (st.ReadAtUtime): the token
+// registry reads each contract on its state after a block, whatever the
+// store holds by then. The VM config and libraries are the estimator's.
+func (r *Runner) RunState(ctx context.Context, st *chain.AccountState, m Method, stack tlb.VmStack) (*Result, error) {
+	account, err := ton.ParseAccountID(st.Address)
+	if err != nil {
+		return nil, apperr.Field("address", "not an account address")
+	}
+	return r.run(ctx, account, st, uint32(st.ReadAtUtime), m, stack)
+}
+
+func (r *Runner) run(ctx context.Context, account ton.AccountID, st *chain.AccountState, now uint32, m Method, stack tlb.VmStack) (*Result, error) {
 	res := &Result{State: st}
 	if st == nil || st.Status != chain.AccountActive || len(st.ShardAccountBOC) == 0 {
 		res.ExitCode = ExitNotActive
 		return res, nil
 	}
-	c, err := r.call(ctx, account, st, m, stack)
+	c, err := r.call(account, st, now, m, stack)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +184,7 @@ func (r *Runner) Run(ctx context.Context, account ton.AccountID, m Method, stack
 }
 
 // call prepares a run: code and data of the state, the clock, the stack.
-func (r *Runner) call(ctx context.Context, account ton.AccountID, st *chain.AccountState, m Method, stack tlb.VmStack) (*call, error) {
+func (r *Runner) call(account ton.AccountID, st *chain.AccountState, now uint32, m Method, stack tlb.VmStack) (*call, error) {
 	sa, err := fees.DecodeShardAccount(st.ShardAccountBOC)
 	if err != nil {
 		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
@@ -174,11 +194,7 @@ func (r *Runner) call(ctx context.Context, account ton.AccountID, st *chain.Acco
 		return &call{}, apperr.New(apperr.NotAccepted, "account %s has no code or no data", chain.RawAddress(account))
 	}
 	codeCell, dataCell := init.Code.Value.Value, init.Data.Value.Value
-	at, err := r.est.Now(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &call{address: account.ToRaw(), now: at.Unix, balance: st.Balance, gasLimit: r.gasLimit, method: m.MethodID()}
+	c := &call{address: account.ToRaw(), now: now, balance: st.Balance, gasLimit: r.gasLimit, method: m.MethodID()}
 	for _, cell := range []*boc.Cell{&codeCell, &dataCell} {
 		found, err := code.FindLibraries(cell)
 		if err != nil {
@@ -243,12 +259,23 @@ func libraryBOCs(b []byte) (map[ton.Bits256][]byte, error) {
 	if err != nil || len(cells) != 1 {
 		return nil, errors.New("libraries are not a BOC with one root")
 	}
-	var dict tlb.HashmapE[tlb.Bits256, tlb.Ref[boc.Cell]]
-	if err := tlb.Unmarshal(cells[0], &dict); err != nil {
-		return nil, err
+	// The dictionary's root cell is the Hashmap itself, as the emulator
+	// takes it (and as fee-replay files and lite servers give it); a
+	// HashmapE (a bit and a reference) is accepted too.
+	var items []tlb.HashmapItem[tlb.Bits256, tlb.Ref[boc.Cell]]
+	var root tlb.Hashmap[tlb.Bits256, tlb.Ref[boc.Cell]]
+	if err := tlb.Unmarshal(cells[0], &root); err == nil {
+		items = root.Items()
+	} else {
+		cells[0].ResetCounters()
+		var dict tlb.HashmapE[tlb.Bits256, tlb.Ref[boc.Cell]]
+		if err := tlb.Unmarshal(cells[0], &dict); err != nil {
+			return nil, err
+		}
+		items = dict.Items()
 	}
 	out := map[ton.Bits256][]byte{}
-	for _, it := range dict.Items() {
+	for _, it := range items {
 		c := it.Value.Value
 		lb, err := c.ToBoc()
 		if err != nil {
@@ -271,11 +298,13 @@ func (p *prepared) needed(hashes []ton.Bits256) (string, error) {
 	}
 	keys := make([]tlb.Bits256, 0, len(hashes))
 	values := make([]tlb.Ref[boc.Cell], 0, len(hashes))
+	seen := make(map[ton.Bits256]bool, len(hashes))
 	for _, h := range hashes {
 		b, ok := p.libs[h]
-		if !ok {
-			continue
+		if !ok || seen[h] {
+			continue // a dictionary with a key twice does not serialize
 		}
+		seen[h] = true
 		cells, err := boc.DeserializeBoc(b)
 		if err != nil {
 			return "", apperr.Wrap(apperr.Internal, err, "internal error")
@@ -286,7 +315,7 @@ func (p *prepared) needed(hashes []ton.Bits256) (string, error) {
 	if len(keys) == 0 {
 		return "", nil
 	}
-	dict := tlb.NewHashmapE(keys, values)
+	dict := tlb.NewHashmap(keys, values) // the root Hashmap, as the VM reads it
 	c := boc.NewCell()
 	if err := tlb.Marshal(c, dict); err != nil {
 		return "", apperr.Wrap(apperr.Internal, err, "internal error")

@@ -175,3 +175,25 @@ func repeat(s string, n int) string {
 	}
 	return out
 }
+
+// TestLibraryCodeRuns runs a get method of a jetton wallet whose code is
+// a library cell: the fixture's library dictionary (a root Hashmap, as
+// the emulator takes it) must be read and handed to the VM, or the run
+// reports the library missing.
+func TestLibraryCodeRuns(t *testing.T) {
+	r := replayRunner(t)
+	const libraryWallet = "0:88DAC67CCEADB9CAE6FAAC7118F05C0FA95DF36C2A92E686AC39D96310D0A387"
+	st, err := r.est.State(context.Background(), libraryWallet)
+	require.NoError(t, err)
+	sa, err := fees.DecodeShardAccount(st.ShardAccountBOC)
+	require.NoError(t, err)
+	require.True(t, sa.Account.Account.Storage.State.AccountActive.StateInit.Code.Value.Value.IsLibrary(), "code is a library cell")
+	res, err := r.Run(context.Background(), account(t, libraryWallet), Method{Name: "get_wallet_data"}, tlb.VmStack{})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode)
+	require.GreaterOrEqual(t, res.Stack.Len(), 3)
+	_, ok := Int(res.Stack.PeekBottom(0))
+	require.True(t, ok, "a balance")
+	_, ok = Address(res.Stack.PeekBottom(1))
+	require.True(t, ok, "an owner")
+}

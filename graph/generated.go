@@ -70,6 +70,8 @@ type AccountResolver interface {
 	Domain(ctx context.Context, obj *model.Account) (*string, error)
 	Actions(ctx context.Context, obj *model.Account, filter *model.AccountActionFilter, first *int, after *string, sort *model.SortOrder) (*model.ActionConnection, error)
 	Transactions(ctx context.Context, obj *model.Account, first *int, after *string, sort *model.SortOrder) (*model.TransactionConnection, error)
+	Jettons(ctx context.Context, obj *model.Account, first *int, after *string, excludeZeroBalance *bool) (*model.JettonHoldingConnection, error)
+	Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error)
 }
 type ActionResolver interface {
 	Details(ctx context.Context, obj *chain.Action) (actions.Details, error)
@@ -2785,6 +2787,99 @@ type LayerzeroPacket {
 }
 
 `, BuiltIn: false},
+	{Name: "../tokens.graphqls", Input: `# The token registry in the graph (package tokens; REST: /api/v3/jetton/*,
+# /api/v3/nft/*).
+
+"""
+A token: a jetton master, an NFT collection or an NFT item, with the
+TEP-64 metadata the background worker made from its content and, for a
+jetton master, what get_jetton_data answered.
+"""
+type Token {
+  "raw form, 0:ABCD..."
+  address: String!
+  "jetton_master, nft_collection or nft_item"
+  kind: String!
+  name: String
+  symbol: String
+  "jettons: the content's decimals, TEP-64's 9 when it states none"
+  decimals: Int
+  image: String
+  description: String
+  "jetton masters: total supply in the jetton's smallest units"
+  totalSupply: BigInt
+  "jetton masters: the admin; null when none"
+  admin: String
+  "jetton masters"
+  mintable: Boolean
+  "false until the metadata is made, and when it could not be made whole"
+  valid: Boolean!
+  "why not valid: pending, not_found, timeout, invalid_decimals, ...; null when valid"
+  reason: String
+}
+
+"One jetton an account holds: its wallet and balance."
+type JettonHolding {
+  "the account's jetton wallet"
+  wallet: String!
+  "in the jetton's smallest units; null while unknown (a newer transaction than the state read)"
+  balance: BigInt
+  "the jetton master"
+  jetton: String!
+  token: Token!
+  last_transaction_lt: UInt64!
+}
+
+type JettonHoldingEdge {
+  cursor: String!
+  node: JettonHolding!
+}
+
+type JettonHoldingConnection {
+  edges: [JettonHoldingEdge!]!
+  pageInfo: PageInfo!
+}
+
+"One NFT item an account owns."
+type NftHolding {
+  "the item"
+  address: String!
+  "decimal"
+  index: String!
+  "null for an item without a collection"
+  collection: String
+  "the item's own metadata"
+  token: Token!
+  "the collection's, when it has one"
+  collection_token: Token
+  "the item is held by a sale or auction contract"
+  on_sale: Boolean!
+  last_transaction_lt: UInt64!
+}
+
+type NftHoldingEdge {
+  cursor: String!
+  node: NftHolding!
+}
+
+type NftHoldingConnection {
+  edges: [NftHoldingEdge!]!
+  pageInfo: PageInfo!
+}
+
+extend type Account {
+  """
+  The account's jetton wallets (GET /api/v3/jetton/wallets?owner_address=),
+  by wallet address, paged by cursor: pass pageInfo.endCursor as after.
+  """
+  jettons(first: Int = 10, after: String, exclude_zero_balance: Boolean = false): JettonHoldingConnection!
+  """
+  The NFT items the account owns (GET /api/v3/nft/items?owner_address=),
+  by item address, paged by cursor.
+  """
+  nfts(first: Int = 10, after: String): NftHoldingConnection!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -2815,6 +2910,43 @@ func (ec *executionContext) field_Account_actions_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["sort"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_jettons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "exclude_zero_balance", ec.unmarshalOBoolean2ᚖbool)
+	if err != nil {
+		return nil, err
+	}
+	args["exclude_zero_balance"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_nfts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -3546,6 +3678,128 @@ func (ec *executionContext) fieldContext_Account_transactions(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Account_transactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_jettons(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_jettons(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Account().Jettons(rctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["exclude_zero_balance"].(*bool))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.JettonHoldingConnection)
+	fc.Result = res
+	return ec.marshalNJettonHoldingConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHoldingConnection(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_jettons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "edges":
+				return ec.fieldContext_JettonHoldingConnection_edges(ctx, field)
+			case "pageInfo":
+				return ec.fieldContext_JettonHoldingConnection_pageInfo(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JettonHoldingConnection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_jettons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_nfts(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_nfts(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Account().Nfts(rctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.NftHoldingConnection)
+	fc.Result = res
+	return ec.marshalNNftHoldingConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHoldingConnection(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_nfts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "edges":
+				return ec.fieldContext_NftHoldingConnection_edges(ctx, field)
+			case "pageInfo":
+				return ec.fieldContext_NftHoldingConnection_pageInfo(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type NftHoldingConnection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_nfts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15270,6 +15524,374 @@ func (ec *executionContext) fieldContext_JettonBurn_response_destination(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _JettonHolding_wallet(ctx context.Context, field graphql.CollectedField, obj *model.JettonHolding) (ret graphql.Marshaler) {
+	res := obj.Wallet
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonHolding_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Wallet}
+}
+
+func (ec *executionContext) fieldContext_JettonHolding_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonHolding_balance(ctx context.Context, field graphql.CollectedField, obj *model.JettonHolding) (ret graphql.Marshaler) {
+	res := obj.Balance
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonHolding_balance(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonHolding_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonHolding_jetton(ctx context.Context, field graphql.CollectedField, obj *model.JettonHolding) (ret graphql.Marshaler) {
+	res := obj.Jetton
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonHolding_jetton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Jetton}
+}
+
+func (ec *executionContext) fieldContext_JettonHolding_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonHolding_token(ctx context.Context, field graphql.CollectedField, obj *model.JettonHolding) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonHolding_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Token, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalNToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonHolding_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonHolding_last_transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.JettonHolding) (ret graphql.Marshaler) {
+	res := obj.LastTransactionLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonHolding_last_transaction_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafUint64{&obj.LastTransactionLt}
+}
+
+func (ec *executionContext) fieldContext_JettonHolding_last_transaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonHoldingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.JettonHoldingConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonHoldingConnection_edges(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Edges, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*model.JettonHoldingEdge)
+	fc.Result = res
+	return ec.marshalNJettonHoldingEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHoldingEdgeᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonHoldingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHoldingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "cursor":
+				return ec.fieldContext_JettonHoldingEdge_cursor(ctx, field)
+			case "node":
+				return ec.fieldContext_JettonHoldingEdge_node(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JettonHoldingEdge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonHoldingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.JettonHoldingConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonHoldingConnection_pageInfo(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PageInfo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.PageInfo)
+	fc.Result = res
+	return ec.marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonHoldingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHoldingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hasNextPage":
+				return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+			case "endCursor":
+				return ec.fieldContext_PageInfo_endCursor(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonHoldingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.JettonHoldingEdge) (ret graphql.Marshaler) {
+	res := obj.Cursor
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonHoldingEdge_cursor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Cursor}
+}
+
+func (ec *executionContext) fieldContext_JettonHoldingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHoldingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonHoldingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.JettonHoldingEdge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonHoldingEdge_node(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Node, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.JettonHolding)
+	fc.Result = res
+	return ec.marshalNJettonHolding2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHolding(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonHoldingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonHoldingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "wallet":
+				return ec.fieldContext_JettonHolding_wallet(ctx, field)
+			case "balance":
+				return ec.fieldContext_JettonHolding_balance(ctx, field)
+			case "jetton":
+				return ec.fieldContext_JettonHolding_jetton(ctx, field)
+			case "token":
+				return ec.fieldContext_JettonHolding_token(ctx, field)
+			case "last_transaction_lt":
+				return ec.fieldContext_JettonHolding_last_transaction_lt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JettonHolding", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JettonMint_recipient(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
 	res := obj.Recipient
 	if any(res) == nil {
@@ -20673,6 +21295,474 @@ func (ec *executionContext) fieldContext_NftFinishAuction_finisher(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _NftHolding_address(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
+	res := obj.Address
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftHolding_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Address}
+}
+
+func (ec *executionContext) fieldContext_NftHolding_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_index(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
+	res := obj.Index
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftHolding_index(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Index}
+}
+
+func (ec *executionContext) fieldContext_NftHolding_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_collection(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
+	res := obj.Collection
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftHolding_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftHolding_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_token(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftHolding_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Token, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalNToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftHolding_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_collection_token(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftHolding_collection_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.CollectionToken, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftHolding_collection_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_on_sale(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
+	res := obj.OnSale
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftHolding_on_sale(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.OnSale}
+}
+
+func (ec *executionContext) fieldContext_NftHolding_on_sale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_last_transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
+	res := obj.LastTransactionLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftHolding_last_transaction_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafUint64{&obj.LastTransactionLt}
+}
+
+func (ec *executionContext) fieldContext_NftHolding_last_transaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHoldingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.NftHoldingConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftHoldingConnection_edges(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Edges, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*model.NftHoldingEdge)
+	fc.Result = res
+	return ec.marshalNNftHoldingEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHoldingEdgeᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftHoldingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHoldingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "cursor":
+				return ec.fieldContext_NftHoldingEdge_cursor(ctx, field)
+			case "node":
+				return ec.fieldContext_NftHoldingEdge_node(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type NftHoldingEdge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHoldingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.NftHoldingConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftHoldingConnection_pageInfo(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PageInfo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.PageInfo)
+	fc.Result = res
+	return ec.marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftHoldingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHoldingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hasNextPage":
+				return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+			case "endCursor":
+				return ec.fieldContext_PageInfo_endCursor(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHoldingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.NftHoldingEdge) (ret graphql.Marshaler) {
+	res := obj.Cursor
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftHoldingEdge_cursor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Cursor}
+}
+
+func (ec *executionContext) fieldContext_NftHoldingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHoldingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHoldingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.NftHoldingEdge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftHoldingEdge_node(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Node, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.NftHolding)
+	fc.Result = res
+	return ec.marshalNNftHolding2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHolding(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftHoldingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHoldingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_NftHolding_address(ctx, field)
+			case "index":
+				return ec.fieldContext_NftHolding_index(ctx, field)
+			case "collection":
+				return ec.fieldContext_NftHolding_collection(ctx, field)
+			case "token":
+				return ec.fieldContext_NftHolding_token(ctx, field)
+			case "collection_token":
+				return ec.fieldContext_NftHolding_collection_token(ctx, field)
+			case "on_sale":
+				return ec.fieldContext_NftHolding_on_sale(ctx, field)
+			case "last_transaction_lt":
+				return ec.fieldContext_NftHolding_last_transaction_lt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type NftHolding", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NftItemTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
 	res := obj.Sender
 	if any(res) == nil {
@@ -23311,6 +24401,10 @@ func (ec *executionContext) fieldContext_Participant_account(_ context.Context, 
 				return ec.fieldContext_Account_actions(ctx, field)
 			case "transactions":
 				return ec.fieldContext_Account_transactions(ctx, field)
+			case "jettons":
+				return ec.fieldContext_Account_jettons(ctx, field)
+			case "nfts":
+				return ec.fieldContext_Account_nfts(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -23577,6 +24671,10 @@ func (ec *executionContext) fieldContext_Query_account(ctx context.Context, fiel
 				return ec.fieldContext_Account_actions(ctx, field)
 			case "transactions":
 				return ec.fieldContext_Account_transactions(ctx, field)
+			case "jettons":
+				return ec.fieldContext_Account_jettons(ctx, field)
+			case "nfts":
+				return ec.fieldContext_Account_nfts(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -27162,6 +28260,327 @@ func (ec *executionContext) fieldContext_TickTock_tock(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Token_address(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Address
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Address}
+}
+
+func (ec *executionContext) fieldContext_Token_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_kind(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Kind
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_kind(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Kind}
+}
+
+func (ec *executionContext) fieldContext_Token_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_name(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Name
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_name(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_symbol(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Symbol
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_symbol(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_symbol(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_decimals(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Decimals
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_decimals(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_image(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Image
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_image(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_image(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_description(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Description
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_description(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_totalSupply(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.TotalSupply
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_totalSupply(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_totalSupply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_admin(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Admin
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_admin(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_admin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_mintable(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Mintable
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_mintable(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_mintable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_valid(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Valid
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_valid(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.Valid}
+}
+
+func (ec *executionContext) fieldContext_Token_valid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_reason(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	res := obj.Reason
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Token_reason(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TonBalanceChange_account(ctx context.Context, field graphql.CollectedField, obj *preview.TonChange) (ret graphql.Marshaler) {
 	res := obj.Account
 	if any(res) == nil {
@@ -28515,6 +29934,10 @@ func (ec *executionContext) fieldContext_Transaction_account(_ context.Context, 
 				return ec.fieldContext_Account_actions(ctx, field)
 			case "transactions":
 				return ec.fieldContext_Account_transactions(ctx, field)
+			case "jettons":
+				return ec.fieldContext_Account_jettons(ctx, field)
+			case "nfts":
+				return ec.fieldContext_Account_nfts(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -32881,6 +34304,78 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "jettons":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_jettons(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "nfts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_nfts(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36050,6 +37545,150 @@ func (ec *executionContext) _JettonBurn(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var jettonHoldingImplementors = []string{"JettonHolding"}
+
+func (ec *executionContext) _JettonHolding(ctx context.Context, sel ast.SelectionSet, obj *model.JettonHolding) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonHoldingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonHolding")
+		case "wallet":
+			out.Values[i] = ec._JettonHolding_wallet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._JettonHolding_balance(ctx, field, obj)
+		case "jetton":
+			out.Values[i] = ec._JettonHolding_jetton(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "token":
+			out.Values[i] = ec._JettonHolding_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "last_transaction_lt":
+			out.Values[i] = ec._JettonHolding_last_transaction_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jettonHoldingConnectionImplementors = []string{"JettonHoldingConnection"}
+
+func (ec *executionContext) _JettonHoldingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.JettonHoldingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonHoldingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonHoldingConnection")
+		case "edges":
+			out.Values[i] = ec._JettonHoldingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._JettonHoldingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var jettonHoldingEdgeImplementors = []string{"JettonHoldingEdge"}
+
+func (ec *executionContext) _JettonHoldingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.JettonHoldingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonHoldingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonHoldingEdge")
+		case "cursor":
+			out.Values[i] = ec._JettonHoldingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._JettonHoldingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var jettonMintImplementors = []string{"JettonMint", "ActionDetails"}
 
 func (ec *executionContext) _JettonMint(ctx context.Context, sel ast.SelectionSet, obj *actions.JettonMint) graphql.Marshaler {
@@ -37222,6 +38861,157 @@ func (ec *executionContext) _NftFinishAuction(ctx context.Context, sel ast.Selec
 			out.Values[i] = ec._NftFinishAuction_marketplace_name(ctx, field, obj)
 		case "finisher":
 			out.Values[i] = ec._NftFinishAuction_finisher(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftHoldingImplementors = []string{"NftHolding"}
+
+func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSet, obj *model.NftHolding) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftHolding")
+		case "address":
+			out.Values[i] = ec._NftHolding_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "index":
+			out.Values[i] = ec._NftHolding_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "collection":
+			out.Values[i] = ec._NftHolding_collection(ctx, field, obj)
+		case "token":
+			out.Values[i] = ec._NftHolding_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "collection_token":
+			out.Values[i] = ec._NftHolding_collection_token(ctx, field, obj)
+		case "on_sale":
+			out.Values[i] = ec._NftHolding_on_sale(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "last_transaction_lt":
+			out.Values[i] = ec._NftHolding_last_transaction_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftHoldingConnectionImplementors = []string{"NftHoldingConnection"}
+
+func (ec *executionContext) _NftHoldingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.NftHoldingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftHoldingConnection")
+		case "edges":
+			out.Values[i] = ec._NftHoldingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._NftHoldingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftHoldingEdgeImplementors = []string{"NftHoldingEdge"}
+
+func (ec *executionContext) _NftHoldingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.NftHoldingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftHoldingEdge")
+		case "cursor":
+			out.Values[i] = ec._NftHoldingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._NftHoldingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38796,6 +40586,73 @@ func (ec *executionContext) _TickTock(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._TickTock_account(ctx, field, obj)
 		case "tock":
 			out.Values[i] = ec._TickTock_tock(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tokenImplementors = []string{"Token"}
+
+func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, obj *model.Token) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Token")
+		case "address":
+			out.Values[i] = ec._Token_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._Token_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Token_name(ctx, field, obj)
+		case "symbol":
+			out.Values[i] = ec._Token_symbol(ctx, field, obj)
+		case "decimals":
+			out.Values[i] = ec._Token_decimals(ctx, field, obj)
+		case "image":
+			out.Values[i] = ec._Token_image(ctx, field, obj)
+		case "description":
+			out.Values[i] = ec._Token_description(ctx, field, obj)
+		case "totalSupply":
+			out.Values[i] = ec._Token_totalSupply(ctx, field, obj)
+		case "admin":
+			out.Values[i] = ec._Token_admin(ctx, field, obj)
+		case "mintable":
+			out.Values[i] = ec._Token_mintable(ctx, field, obj)
+		case "valid":
+			out.Values[i] = ec._Token_valid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._Token_reason(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -40482,6 +42339,91 @@ func (ec *executionContext) marshalNJettonBalanceChange2ᚕgithubᚗcomᚋtonql�
 	return ret
 }
 
+func (ec *executionContext) marshalNJettonHolding2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHolding(ctx context.Context, sel ast.SelectionSet, v *model.JettonHolding) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._JettonHolding(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJettonHoldingConnection2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHoldingConnection(ctx context.Context, sel ast.SelectionSet, v model.JettonHoldingConnection) graphql.Marshaler {
+	return ec._JettonHoldingConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNJettonHoldingConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHoldingConnection(ctx context.Context, sel ast.SelectionSet, v *model.JettonHoldingConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._JettonHoldingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJettonHoldingEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHoldingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.JettonHoldingEdge) graphql.Marshaler {
+	if m, ok := ec.leafList_JettonHoldingEdge(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNJettonHoldingEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHoldingEdge(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJettonHoldingEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonHoldingEdge(ctx context.Context, sel ast.SelectionSet, v *model.JettonHoldingEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._JettonHoldingEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNJvaultClaimedReward2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedReward(ctx context.Context, sel ast.SelectionSet, v actions.JvaultClaimedReward) graphql.Marshaler {
 	return ec._JvaultClaimedReward(ctx, sel, &v)
 }
@@ -40561,6 +42503,91 @@ func (ec *executionContext) marshalNMetadata2githubᚗcomᚋtonqlᚋtonqlᚋchai
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNNftHolding2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHolding(ctx context.Context, sel ast.SelectionSet, v *model.NftHolding) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NftHolding(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftHoldingConnection2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHoldingConnection(ctx context.Context, sel ast.SelectionSet, v model.NftHoldingConnection) graphql.Marshaler {
+	return ec._NftHoldingConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNNftHoldingConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHoldingConnection(ctx context.Context, sel ast.SelectionSet, v *model.NftHoldingConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NftHoldingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftHoldingEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHoldingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NftHoldingEdge) graphql.Marshaler {
+	if m, ok := ec.leafList_NftHoldingEdge(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNNftHoldingEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHoldingEdge(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNftHoldingEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftHoldingEdge(ctx context.Context, sel ast.SelectionSet, v *model.NftHoldingEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NftHoldingEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -40678,6 +42705,16 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx context.Context, sel ast.SelectionSet, v *model.Token) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Token(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTonBalanceChange2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTonChange(ctx context.Context, sel ast.SelectionSet, v preview.TonChange) graphql.Marshaler {
@@ -41714,6 +43751,13 @@ func (ec *executionContext) marshalOSwapTransfer2ᚖgithubᚗcomᚋtonqlᚋtonql
 	return ec._SwapTransfer(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx context.Context, sel ast.SelectionSet, v *model.Token) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Token(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOTrace2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐTraceInfo(ctx context.Context, sel ast.SelectionSet, v *chain.TraceInfo) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -42177,6 +44221,37 @@ func (ec *executionContext) leafList_EmulatedTransaction(ctx context.Context, se
 
 var leafTypename_EmulatedTransaction = graphql.MarshalString("EmulatedTransaction")
 
+// leafList_JettonHoldingEdge marshals a list of JettonHoldingEdge whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_JettonHoldingEdge(ctx context.Context, sel ast.SelectionSet, v []*model.JettonHoldingEdge) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonHoldingEdgeImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["JettonHoldingEdge"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_JettonHoldingEdge)
+			case "cursor":
+				vals = append(vals, leafString{&obj.Cursor})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_JettonHoldingEdge = graphql.MarshalString("JettonHoldingEdge")
+
 // leafList_Message marshals a list of Message whose selection is all direct
 // leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
 func (ec *executionContext) leafList_Message(ctx context.Context, sel ast.SelectionSet, v []*chain.FullMessage) (graphql.Marshaler, bool) {
@@ -42217,6 +44292,37 @@ func (ec *executionContext) leafList_Message(ctx context.Context, sel ast.Select
 }
 
 var leafTypename_Message = graphql.MarshalString("Message")
+
+// leafList_NftHoldingEdge marshals a list of NftHoldingEdge whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_NftHoldingEdge(ctx context.Context, sel ast.SelectionSet, v []*model.NftHoldingEdge) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingEdgeImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["NftHoldingEdge"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_NftHoldingEdge)
+			case "cursor":
+				vals = append(vals, leafString{&obj.Cursor})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_NftHoldingEdge = graphql.MarshalString("NftHoldingEdge")
 
 // leafList_TraceStop marshals a list of TraceStop whose selection is all direct
 // leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.

@@ -22,6 +22,7 @@ type group struct {
 	batch *store.Batch
 	files []groupFile
 	keys  map[string]bool
+	after []chain.AccountState // the files' states after them, for the token registry
 }
 
 // groupFile is one file of the group, in import order, with what it
@@ -34,7 +35,7 @@ type groupFile struct {
 }
 
 // join adds b to the group, or tells that it cannot join.
-func (g *group) join(path string, b *store.Batch, st Stats, rows fileRows) bool {
+func (g *group) join(path string, b *store.Batch, st Stats, rows fileRows, after []chain.AccountState) bool {
 	keys := rowKeys(b)
 	if g.batch != nil {
 		if alone(g.batch) || alone(b) || len(g.batch.Transactions)+len(b.Transactions) > groupTransactions {
@@ -67,6 +68,7 @@ func (g *group) join(path string, b *store.Batch, st Stats, rows fileRows) bool 
 	for _, k := range keys {
 		g.keys[k] = true
 	}
+	g.after = append(g.after, after...)
 	return true
 }
 

@@ -29,6 +29,46 @@ type Importer struct {
 	known map[string]chain.KnownContracts
 	count *runCount
 	act   activity
+	// Tokens, when set, is called after each saved batch with the
+	// accounts' states after it (the token registry: tokens.Registry).
+	Tokens TokenHook
+}
+
+// TokenHook receives the states of accounts after a saved batch (each at
+// its own last transaction) and the newest transaction lt of every
+// account the batch's transactions touched.
+type TokenHook func(ctx context.Context, states []chain.AccountState, touched map[string]uint64) error
+
+// statesAfter are the states of p's accounts after its transactions: the
+// replayed ones of a fee replay, else the states the file holds.
+func statesAfter(p *Parsed) []chain.AccountState {
+	if p.After != nil || p.AfterErr != nil {
+		return p.After
+	}
+	return p.Accounts
+}
+
+// touchedBy is the newest transaction lt of each account among txs.
+func touchedBy(txs []*chain.Transaction) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, tx := range txs {
+		if tx.Account != "" && tx.Lt > out[tx.Account] {
+			out[tx.Account] = tx.Lt
+		}
+	}
+	return out
+}
+
+// updateTokens runs the token hook on a saved batch; its failure leaves
+// the batch saved (importing the file again runs it again).
+func (im *Importer) updateTokens(ctx context.Context, states []chain.AccountState, b *store.Batch) error {
+	if im.Tokens == nil || b == nil {
+		return nil
+	}
+	if err := im.Tokens(ctx, states, touchedBy(b.Transactions)); err != nil {
+		return fmt.Errorf("saved, but the token registry was not updated: %w", err)
+	}
+	return nil
 }
 
 // Stats counts what one file brought.
@@ -249,6 +289,9 @@ func (im *Importer) save(ctx context.Context, path string, p *Parsed) (Stats, er
 	if err := im.count.file(ctx, im.store, rows, b.Present); err != nil {
 		return st, fmt.Errorf("%s: count actions: %w", path, err)
 	}
+	if err := im.updateTokens(ctx, statesAfter(p), b); err != nil {
+		return st, fmt.Errorf("%s: %w", path, err)
+	}
 	return st, nil
 }
 
@@ -288,6 +331,9 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 			g.batch.Present = found
 			im.act.set(Activity{Stage: "saving", File: g.files[len(g.files)-1].path, Files: len(g.files), Transactions: len(g.batch.Transactions)})
 			err = im.store.SaveBatch(ctx, g.batch)
+			if err == nil {
+				err = im.updateTokens(ctx, g.after, g.batch)
+			}
 			im.act.set(Activity{})
 		}
 		for _, f := range g.files {
@@ -326,9 +372,10 @@ func (im *Importer) ImportFiles(ctx context.Context, files []string, report func
 			continue
 		}
 		rows := rowsOf(r.p, b, held)
-		if !g.join(f, b, st, rows) {
+		after := statesAfter(r.p)
+		if !g.join(f, b, st, rows, after) {
 			flush()
-			g.join(f, b, st, rows)
+			g.join(f, b, st, rows, after)
 		}
 		if g.full() {
 			flush()

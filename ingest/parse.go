@@ -24,6 +24,13 @@ type Parsed struct {
 	Known        chain.KnownContracts
 	Accounts     []chain.AccountState
 	Config       *chain.ChainConfig
+	// After are account states after the file's transactions, when the
+	// file allows to know them (a fee replay: see replay.go); the token
+	// registry reads them. Accounts are what the store keeps.
+	After []chain.AccountState
+	// AfterErr is why After could not be made (nil when it was or the
+	// format has none to make).
+	AfterErr error
 	// Blocks are the headers of the raw blocks read (none from trace JSON).
 	Blocks []chain.BlockHeader
 }
@@ -157,6 +164,7 @@ type feeReplay struct {
 		Root      string          `json:"config_root_boc_base64"`
 		Libraries json.RawMessage `json:"libraries_boc_base64"` // a string or a list of one
 	} `json:"config"`
+	TxConfigs []txConfig `json:"transaction_configs"`
 }
 
 // parseFeeReplay reads a block with the states of its accounts before it
@@ -203,6 +211,9 @@ func parseFeeReplay(fr *feeReplay) (*Parsed, error) {
 			}
 		}
 		p.Config = cfg
+	}
+	if len(fr.TxConfigs) > 0 {
+		p.After, p.AfterErr = afterStates(raw, p.Accounts, fr.TxConfigs, p.Config, blk.GenUtime)
 	}
 	return p, nil
 }

@@ -29,6 +29,11 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/estimateFee": EstimateFeeV3(res),
 		"/api/v3/emulate":     Emulate(res),
 		"/api/v3/metadata":    MetadataRoute(res),
+		// The token registry (package tokens).
+		"/api/v3/jetton/masters":  JettonMastersRoute(res),
+		"/api/v3/jetton/wallets":  JettonWalletsRoute(res),
+		"/api/v3/nft/collections": NftCollectionsRoute(res),
+		"/api/v3/nft/items":       NftItemsRoute(res),
 
 		"/api/v3/transactions":          Transactions(res),
 		"/api/v3/transactionsByMessage": TransactionsByMessage(res),

@@ -34,6 +34,12 @@ type Account struct {
 	// The account's stored transactions by lt, newest first by default, paged
 	// by cursor: pass pageInfo.endCursor as after. first is 1..1000.
 	Transactions *TransactionConnection `json:"transactions"`
+	// The account's jetton wallets (GET /api/v3/jetton/wallets?owner_address=),
+	// by wallet address, paged by cursor: pass pageInfo.endCursor as after.
+	Jettons *JettonHoldingConnection `json:"jettons"`
+	// The NFT items the account owns (GET /api/v3/nft/items?owner_address=),
+	// by item address, paged by cursor.
+	Nfts *NftHoldingConnection `json:"nfts"`
 }
 
 // The filters of ActionFilter that make sense within one account.
@@ -117,6 +123,28 @@ type ActionFilter struct {
 	IncludeTransactions *bool `json:"include_transactions,omitempty"`
 }
 
+// One jetton an account holds: its wallet and balance.
+type JettonHolding struct {
+	// the account's jetton wallet
+	Wallet string `json:"wallet"`
+	// in the jetton's smallest units; null while unknown (a newer transaction than the state read)
+	Balance *actions.BigInt `json:"balance,omitempty"`
+	// the jetton master
+	Jetton            string `json:"jetton"`
+	Token             *Token `json:"token"`
+	LastTransactionLt uint64 `json:"last_transaction_lt"`
+}
+
+type JettonHoldingConnection struct {
+	Edges    []*JettonHoldingEdge `json:"edges"`
+	PageInfo *PageInfo            `json:"pageInfo"`
+}
+
+type JettonHoldingEdge struct {
+	Cursor string         `json:"cursor"`
+	Node   *JettonHolding `json:"node"`
+}
+
 // GET /api/v3/messages' filters, the same names.
 type MessageFilter struct {
 	MsgHash []string `json:"msg_hash,omitempty"`
@@ -130,6 +158,33 @@ type MessageFilter struct {
 	EndLt            *uint64 `json:"end_lt,omitempty"`
 	ExcludeExternals *bool   `json:"exclude_externals,omitempty"`
 	OnlyExternals    *bool   `json:"only_externals,omitempty"`
+}
+
+// One NFT item an account owns.
+type NftHolding struct {
+	// the item
+	Address string `json:"address"`
+	// decimal
+	Index string `json:"index"`
+	// null for an item without a collection
+	Collection *string `json:"collection,omitempty"`
+	// the item's own metadata
+	Token *Token `json:"token"`
+	// the collection's, when it has one
+	CollectionToken *Token `json:"collection_token,omitempty"`
+	// the item is held by a sale or auction contract
+	OnSale            bool   `json:"on_sale"`
+	LastTransactionLt uint64 `json:"last_transaction_lt"`
+}
+
+type NftHoldingConnection struct {
+	Edges    []*NftHoldingEdge `json:"edges"`
+	PageInfo *PageInfo         `json:"pageInfo"`
+}
+
+type NftHoldingEdge struct {
+	Cursor string      `json:"cursor"`
+	Node   *NftHolding `json:"node"`
 }
 
 type PageInfo struct {
@@ -149,6 +204,32 @@ type Query struct {
 }
 
 type Subscription struct {
+}
+
+// A token: a jetton master, an NFT collection or an NFT item, with the
+// TEP-64 metadata the background worker made from its content and, for a
+// jetton master, what get_jetton_data answered.
+type Token struct {
+	// raw form, 0:ABCD...
+	Address string `json:"address"`
+	// jetton_master, nft_collection or nft_item
+	Kind   string  `json:"kind"`
+	Name   *string `json:"name,omitempty"`
+	Symbol *string `json:"symbol,omitempty"`
+	// jettons: the content's decimals, TEP-64's 9 when it states none
+	Decimals    *int    `json:"decimals,omitempty"`
+	Image       *string `json:"image,omitempty"`
+	Description *string `json:"description,omitempty"`
+	// jetton masters: total supply in the jetton's smallest units
+	TotalSupply *actions.BigInt `json:"totalSupply,omitempty"`
+	// jetton masters: the admin; null when none
+	Admin *string `json:"admin,omitempty"`
+	// jetton masters
+	Mintable *bool `json:"mintable,omitempty"`
+	// false until the metadata is made, and when it could not be made whole
+	Valid bool `json:"valid"`
+	// why not valid: pending, not_found, timeout, invalid_decimals, ...; null when valid
+	Reason *string `json:"reason,omitempty"`
 }
 
 type TransactionConnection struct {

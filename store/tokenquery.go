@@ -1,0 +1,220 @@
+package store
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// TokenPage is the paging every registry list takes: toncenter's limit and
+// offset, checked by the caller; or, with ByAddress, a keyset page in
+// address order after the address After (GraphQL's cursors: a deep page
+// costs what the first one costs).
+type TokenPage struct {
+	Limit, Offset int
+	ByAddress     bool
+	After         string
+}
+
+func (p TokenPage) apply(q *bun.SelectQuery) *bun.SelectQuery {
+	if p.ByAddress {
+		if p.After != "" {
+			q = q.Where("address > ?", p.After)
+		}
+		return q.Order("address").Limit(int64(p.Limit))
+	}
+	return q.Limit(int64(p.Limit)).Offset(int64(p.Offset))
+}
+
+// ordered adds the route's order unless the page is in address order.
+func (p TokenPage) ordered(q *bun.SelectQuery, cols ...string) *bun.SelectQuery {
+	if p.ByAddress {
+		return q
+	}
+	return q.Order(cols...)
+}
+
+// JettonMasterFilter selects jetton masters (toncenter's
+// /api/v3/jetton/masters): by address, by admin; raw addresses.
+type JettonMasterFilter struct {
+	Addresses, Admins []string
+	TokenPage
+}
+
+// JettonMasters lists masters in address order.
+func (s *Store) JettonMasters(ctx context.Context, f JettonMasterFilter) ([]chain.JettonMaster, error) {
+	var rows []jettonMasterRow
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		q := db.NewSelect().Model(&rows)
+		if len(f.Addresses) > 0 {
+			q = q.Where("address IN (?)", bun.In(f.Addresses))
+		}
+		if len(f.Admins) > 0 {
+			q = q.Where("admin IN (?)", bun.In(f.Admins))
+		}
+		return f.apply(f.ordered(q, "address")).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]chain.JettonMaster, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toChain()
+	}
+	return out, nil
+}
+
+// JettonWalletFilter selects jetton wallets (toncenter's
+// /api/v3/jetton/wallets).
+type JettonWalletFilter struct {
+	Addresses, Owners, Jettons []string
+	// ExcludeZero leaves out wallets whose balance is known to be 0.
+	ExcludeZero bool
+	// SortBalance orders by balance ("asc" or "desc"; "" none). Wallets
+	// whose balance is unknown come last either way.
+	SortBalance string
+	TokenPage
+}
+
+// zeroAmount is 0 as a padded balance.
+var zeroAmount, _ = padDecimal("0", amountDigits)
+
+// JettonWallets lists wallets. The order follows toncenter's: by address
+// when addresses are given, else by owner (when owners are given) or by
+// master (when one is given), then by balance when asked, then address.
+func (s *Store) JettonWallets(ctx context.Context, f JettonWalletFilter) ([]chain.JettonWallet, error) {
+	var rows []jettonWalletRow
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		q := db.NewSelect().Model(&rows)
+		if len(f.Addresses) > 0 {
+			q = q.Where("address IN (?)", bun.In(f.Addresses))
+		}
+		if len(f.Owners) > 0 {
+			q = q.Where("owner IN (?)", bun.In(f.Owners))
+		}
+		if len(f.Jettons) > 0 {
+			q = q.Where("jetton IN (?)", bun.In(f.Jettons))
+		}
+		if f.ExcludeZero {
+			q = q.Where("(balance IS NULL OR balance <> ?)", zeroAmount)
+		}
+		if !f.ByAddress {
+			switch {
+			case len(f.Addresses) > 0:
+			case len(f.Owners) > 0:
+				q = q.Order("owner")
+			case len(f.Jettons) == 1:
+				q = q.Order("jetton")
+			}
+			switch f.SortBalance {
+			case "asc":
+				q = q.OrderExpr("balance IS NULL, balance ASC")
+			case "desc":
+				q = q.OrderExpr("balance IS NULL, balance DESC")
+			}
+		}
+		return f.apply(f.ordered(q, "address")).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]chain.JettonWallet, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toChain()
+	}
+	return out, nil
+}
+
+// NftCollectionFilter selects NFT collections (toncenter's
+// /api/v3/nft/collections).
+type NftCollectionFilter struct {
+	Addresses, Owners []string
+	TokenPage
+}
+
+// NftCollections lists collections in address order.
+func (s *Store) NftCollections(ctx context.Context, f NftCollectionFilter) ([]chain.NftCollection, error) {
+	var rows []nftCollectionRow
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		q := db.NewSelect().Model(&rows)
+		if len(f.Addresses) > 0 {
+			q = q.Where("address IN (?)", bun.In(f.Addresses))
+		}
+		if len(f.Owners) > 0 {
+			q = q.Where("owner IN (?)", bun.In(f.Owners))
+		}
+		return f.apply(f.ordered(q, "address")).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]chain.NftCollection, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toChain()
+	}
+	return out, nil
+}
+
+// NftItemFilter selects NFT items (toncenter's /api/v3/nft/items).
+type NftItemFilter struct {
+	Addresses, Owners, Collections []string
+	// Indexes are decimal item indexes (with one or more Collections).
+	Indexes []string
+	// IncludeOnSale: Owners also match items their sale contracts hold for
+	// them (the real owner).
+	IncludeOnSale bool
+	TokenPage
+}
+
+// NftItems lists items: by owner, collection and index when owners are
+// given, by collection and index when one collection is, else by address.
+func (s *Store) NftItems(ctx context.Context, f NftItemFilter) ([]chain.NftItem, error) {
+	keys := make([]string, 0, len(f.Indexes))
+	for _, ix := range f.Indexes {
+		k, ok := padDecimal(ix, indexDigits)
+		if ok {
+			keys = append(keys, k)
+		}
+	}
+	if len(f.Indexes) > 0 && len(keys) == 0 {
+		return nil, nil
+	}
+	var rows []nftItemRow
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		q := db.NewSelect().Model(&rows)
+		if len(f.Addresses) > 0 {
+			q = q.Where("address IN (?)", bun.In(f.Addresses))
+		}
+		if len(f.Owners) > 0 {
+			col := "owner"
+			if f.IncludeOnSale {
+				col = "real_owner"
+			}
+			q = f.ordered(q.Where("? IN (?)", bun.Ident(col), bun.In(f.Owners)), col, "collection", "idx_key")
+		}
+		if len(f.Collections) > 0 {
+			q = q.Where("collection IN (?)", bun.In(f.Collections))
+			if len(f.Owners) == 0 && len(f.Collections) == 1 {
+				q = f.ordered(q, "collection", "idx_key")
+			}
+		}
+		if len(keys) > 0 {
+			q = q.Where("idx_key IN (?)", bun.In(keys))
+		}
+		return f.apply(f.ordered(q, "address")).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]chain.NftItem, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toChain()
+	}
+	return out, nil
+}
