@@ -44,7 +44,7 @@ type DexDepositLiquidityExcess struct {
 func init() {
 	declare(Type{Value: DexDepositLiquidity{}, Toncenter: "dex_deposit_liquidity",
 		Protocols: "DeDust, STON.fi v2, Coffee, Tonco",
-		Doc:       "DeDust: one action per deposit (the assets sent in one wallet message merge); STON.fi v2: the two branches of one wallet message merge when one of them saw the LP mint; Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool.",
+		Doc:       "DeDust: one action per deposit (the assets sent in one wallet message merge); STON.fi v2: the two branches of one wallet message merge when one of them saw the LP mint; Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool; every top-up of one deposit contract in a trace, completing or not, is one action.",
 		Failed:    "as toncenter has it: DeDust, the pool minted no LP jettons (it rejected the deposit); STON.fi v2, the pool handed the assets back to an LP account instead of minting; never for a DeDust deposit without pool, Coffee or Tonco",
 		Differs:   "toncenter orders a Tonco branch's user_jetton_wallet_1/2 by pool side while it puts the asset sent first; ours pairs wallet N with asset N. Coffee's target_asset_1/2 follow the pool's order (toncenter puts the branch's own asset first) and carry the amounts the completing branch handed the pool. Toncenter's destination_liquidity is the pool for all but DeDust; ours is always the per-user deposit contract."})
 	addMatcher(OrderProtocol+20, "DexDepositLiquidity/dedust", matchDedustDeposit)
@@ -121,55 +121,99 @@ func matchDedustDeposit(c *classifier, p *node) bool {
 
 // matchDedustPartialDeposit anchors at a deposit contract topped up by the
 // factory (0x54240fe5) that did not go on to the pool in this trace: the
-// user funded one asset of a deposit whose other asset comes (or came) in
-// another trace. The branch, from the user's message to the vault down, is
-// the action; it names no pool and, as toncenter has it, is never failed.
+// user funded assets of a deposit whose rest comes (or came) in another
+// trace. Every top-up of that contract in the trace is the one deposit (a
+// TON and a jetton sent in one wallet message, or two sends of one asset,
+// merge as they do when the pool is reached); the branches, from the
+// user's messages to the vaults down, are the action. It names no pool
+// and, as toncenter has it, is never failed.
 func matchDedustPartialDeposit(c *classifier, t *node) bool {
-	if !t.is(dedustTopUpDepositOp) || t.child(abi.DedustDepositLiquidityAllMsgOpCode) != nil {
+	first, ok := dedustTopUpOf(t)
+	if !ok {
 		return false
+	}
+	v := &DexDepositLiquidity{Dex: "dedust", Sender: Address(first.owner), DepositContract: Address(t.tx.Account)}
+	var tops []dedustTopUp
+	for _, n := range c.nodes {
+		if n.used || n.tx.Account != t.tx.Account {
+			continue
+		}
+		if u, ok := dedustTopUpOf(n); ok && u.owner == first.owner {
+			tops = append(tops, u)
+			if u.params != nil && v.TargetAmount1 == "" {
+				v.TargetAsset1, v.TargetAmount1 = Address(dedustAsset(u.params.Asset0)), u.target0
+				v.TargetAsset2, v.TargetAmount2 = Address(dedustAsset(u.params.Asset1)), u.target1
+			}
+		}
+	}
+	a0, a1 := string(v.TargetAsset1), string(v.TargetAsset2)
+	var d *draft
+	var ins []liqMove
+	heads := map[*node]bool{}
+	for _, u := range tops {
+		head := requestOf(u.vault, u.owner)
+		if heads[head] {
+			continue
+		}
+		heads[head] = true
+		if d == nil {
+			d = newDraft(v, head.in().Hash)
+		}
+		d.claimSubtree(head)
+		d.withInitiator(head)
+		if m, ok := c.dedustSent(head, a0, a1); ok {
+			ins = append(ins, m)
+		}
+	}
+	v.setDeposited(mergeDeposits(ins, a0, a1))
+	c.add(d)
+	return true
+}
+
+// dedustTopUp is a factory's top-up of a deposit contract that did not ask
+// the pool, read from the vault's request above it.
+type dedustTopUp struct {
+	vault            *node // the vault told deposit_liquidity or transfer_notification
+	owner            string
+	params           *abi.DedustPoolParams // nil when the jetton's payload is unreadable
+	target0, target1 BigInt
+}
+
+// dedustTopUpOf reads a top-up (0x54240fe5) from the factory's ask
+// (0xf04ec526), itself from a vault's deposit request: TON with
+// deposit_liquidity, or a jetton whose notification carries the deposit
+// parameters.
+func dedustTopUpOf(t *node) (dedustTopUp, bool) {
+	if !t.is(dedustTopUpDepositOp) || t.child(abi.DedustDepositLiquidityAllMsgOpCode) != nil {
+		return dedustTopUp{}, false
 	}
 	factory := t.parent
 	if factory == nil || factory.parent == nil || !factory.is(dedustAskLiqFactoryOp) {
-		return false
+		return dedustTopUp{}, false
 	}
-	vault := factory.parent
-	var owner string
-	var params *abi.DedustPoolParams
-	var target0, target1 BigInt
+	u := dedustTopUp{vault: factory.parent}
 	switch {
-	case vault.is(abi.DedustDepositLiquidityMsgOpCode):
-		b, ok := bodyAs[abi.DedustDepositLiquidityMsgBody](vault)
+	case u.vault.is(abi.DedustDepositLiquidityMsgOpCode):
+		b, ok := bodyAs[abi.DedustDepositLiquidityMsgBody](u.vault)
 		if !ok {
-			return false
+			return dedustTopUp{}, false
 		}
-		owner, params = vault.in().Source, &b.PoolParams
-		target0, target1 = nano(uint64(b.Params.Asset0TargetBalance)), nano(uint64(b.Params.Asset1TargetBalance))
-	case vault.is(abi.JettonNotifyMsgOpCode):
-		b, ok := bodyAs[abi.JettonNotifyMsgBody](vault)
+		u.owner, u.params = u.vault.in().Source, &b.PoolParams
+		u.target0, u.target1 = nano(uint64(b.Params.Asset0TargetBalance)), nano(uint64(b.Params.Asset1TargetBalance))
+	case u.vault.is(abi.JettonNotifyMsgOpCode):
+		b, ok := bodyAs[abi.JettonNotifyMsgBody](u.vault)
 		if !ok {
-			return false
+			return dedustTopUp{}, false
 		}
-		owner = addr(b.Sender)
+		u.owner = addr(b.Sender)
 		if p, ok := b.ForwardPayload.Value.Value.(abi.DedustDepositLiquidityJettonPayload); ok {
-			params = &p.PoolParams
-			target0, target1 = nano(uint64(p.Asset0TargetBalance)), nano(uint64(p.Asset1TargetBalance))
+			u.params = &p.PoolParams
+			u.target0, u.target1 = nano(uint64(p.Asset0TargetBalance)), nano(uint64(p.Asset1TargetBalance))
 		}
 	default:
-		return false
+		return dedustTopUp{}, false
 	}
-	var a0, a1 string
-	if params != nil {
-		a0, a1 = dedustAsset(params.Asset0), dedustAsset(params.Asset1)
-	}
-	v := &DexDepositLiquidity{Dex: "dedust", Sender: Address(owner), DepositContract: Address(t.tx.Account),
-		TargetAsset1: Address(a0), TargetAmount1: target0, TargetAsset2: Address(a1), TargetAmount2: target1}
-	d, head := depositBranch(v, vault, owner)
-	d.withInitiator(head)
-	if m, ok := c.dedustSent(head, a0, a1); ok {
-		v.setDeposited([]liqMove{m})
-	}
-	c.add(d)
-	return true
+	return u, true
 }
 
 // dedustSent reads the asset a branch brought to a DeDust vault: TON sent

@@ -1,7 +1,10 @@
 package actions
 
 import (
+	"slices"
+
 	"github.com/tonkeeper/tongo/abi"
+	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 )
 
@@ -58,11 +61,11 @@ type StakeWithdrawalRequest struct {
 func init() {
 	declare(
 		Type{Value: StakeDeposit{}, Toncenter: "stake_deposit", Protocols: "Tonstakers, nominator pools, Ethena",
-			Doc:     "Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder.",
+			Doc:     "Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. A round the pool starts from the same transaction (start_distribution 0x1140a64f, or the tsTON mint for the deposit payouts, whose payload is start_distribution) is not part of the deposit. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder.",
 			Failed:  "the pool failed, or the minted jettons did not reach the holder's wallet",
 			Differs: "toncenter reports nothing for a Tonstakers deposit that minted no tsTON, and recognizes a nominator pool by its code; we report it (failed, or with the bill NFT) and take any masterchain account told \"d\" by a basechain account for a nominator pool"},
 		Type{Value: StakeWithdrawal{}, Toncenter: "stake_withdrawal", Protocols: "Tonstakers, nominator pools",
-			Doc:     "Tonstakers: tsTON burnt (burn, burn_notification, withdraw 0x319b0cdc at the pool) and paid at once (withdrawal 0x0a77535c); or a bill NFT burnt (0xf127fe4e, burn_notification 0xed58b0b2) and paid (0xdb3b8abd). Nominator pool: a \"w\" comment paid at once, or the pool paying a withdrawal request (op 2).",
+			Doc:     "Tonstakers: tsTON burnt (burn, burn_notification, withdraw 0x319b0cdc at the pool) and paid at once (withdrawal 0x0a77535c); or a bill NFT burnt (0xf127fe4e, burn_notification 0xed58b0b2) and paid (0xdb3b8abd), one action per bill, also when the pool started the round (start_distribution 0x1140a64f) from a holder's deposit or withdrawal, which keeps only its own steps. Nominator pool: a \"w\" comment paid at once, or the pool paying a withdrawal request (op 2).",
 			Failed:  "the burn or the pool's step failed",
 			Differs: "toncenter recognizes a nominator pool by its code; we take a masterchain account talking to basechain accounts"},
 		Type{Value: StakeWithdrawalRequest{}, Toncenter: "stake_withdrawal_request", Protocols: "Tonstakers, nominator pools, Ethena",
@@ -105,7 +108,7 @@ func matchTonstakersDeposit(c *classifier, p *node) bool {
 	// The mint request is found even when another matcher took it (an NFT
 	// matcher may take the bill's collection step): it tells what the
 	// deposit became.
-	mint := anyChild(p, abi.TonstakePayoutMintJettonsMsgOpCode)
+	mint := requestMint(p)
 	d.ok = p.ok() && mint != nil && mint.ok()
 	if mint != nil {
 		if w := anyChild(mint, abi.JettonInternalTransferMsgOpCode); w != nil {
@@ -120,7 +123,7 @@ func matchTonstakersDeposit(c *classifier, p *node) bool {
 			d.ok = false
 		}
 	}
-	d.claimBelow(p, item)
+	d.claimBelow(p, append(roundStarts(p), item)...)
 	c.add(d)
 	return true
 }
@@ -161,12 +164,12 @@ func matchTonstakersWithdraw(c *classifier, w *node) bool {
 			v.Amount = nano(got - sent)
 		}
 		d := newDraft(v, key).withInitiator(w)
-		d.claimBelow(w, nil)
+		d.claimBelow(w, roundStarts(req)...)
 		d.ok = chainOK
 		c.add(d)
 		return true
 	}
-	mint := anyChild(req, abi.TonstakePayoutMintJettonsMsgOpCode)
+	mint := requestMint(req)
 	if mint == nil {
 		return false
 	}
@@ -178,7 +181,7 @@ func matchTonstakersWithdraw(c *classifier, w *node) bool {
 		v.PayoutNft = Address(item.tx.Account)
 	}
 	d := newDraft(v, key).withInitiator(w)
-	d.claimBelow(w, item)
+	d.claimBelow(w, append(roundStarts(req), item)...)
 	d.ok = chainOK && mint.ok() && item != nil
 	c.add(d)
 	return true
@@ -197,8 +200,11 @@ type tonstakersBillBurnt struct {
 // matchTonstakersBillPayout anchors at the payout (0xdb3b8abd) the payout
 // collection sends a bill's owner once the bill NFT was burnt (0xf127fe4e)
 // and reported its tsTON (burn_notification 0xed58b0b2): one withdrawal per
-// bill. Bills of a round are burnt one after the other, so the next bill's
-// burn hangs below this one's notification and stays its own.
+// bill. Bills of a round are burnt one after the other: a burnt bill asks
+// the next bill to burn before it notifies the collection (the payout
+// collection's items in liquid-staking-contract), so the next bill's burn
+// hangs below this one and stays its own (a chain hung below the
+// notification is read the same way).
 func matchTonstakersBillPayout(c *classifier, pay *node) bool {
 	if !pay.is(abi.TonstakeNftPayoutMsgOpCode) {
 		return false
@@ -264,13 +270,70 @@ func anyChild(n *node, op abi.MsgOpCode) *node {
 }
 
 // claimBelow adds n and every unclaimed transaction below it, except the
-// subtree of skip (a step reported as an action of its own).
-func (d *draft) claimBelow(n, skip *node) {
-	if n == skip || n.used {
+// subtrees of skip (steps reported as actions of their own; nil skips
+// nothing).
+func (d *draft) claimBelow(n *node, skip ...*node) {
+	if n.used || slices.Contains(skip, n) {
 		return
 	}
 	d.nodes = append(d.nodes, n)
 	for _, ch := range n.children {
-		d.claimBelow(ch, skip)
+		d.claimBelow(ch, skip...)
 	}
+}
+
+// roundStarts lists what a Tonstakers pool sent from a transaction to
+// start paying a finished round: start_distribution (0x1140a64f) to the
+// withdrawal payout collection, and the mint (0x1674b0a0) of tsTON for the
+// deposit payout collection, whose payload is start_distribution. The pool
+// rotates its round inside whatever request it takes (update_round in the
+// pool's contract), before it answers the request, so a holder's deposit or
+// withdrawal can start paying the bills of the round: those payouts are
+// actions of their own holders, not steps of the request.
+func roundStarts(pool *node) []*node {
+	var out []*node
+	for _, ch := range pool.children {
+		if ch.in().Bounced {
+			continue
+		}
+		var mint tonstakersMint
+		switch {
+		case ch.hasOp && ch.op == tonstakersDistribute:
+			out = append(out, ch)
+		case ch.is(abi.TonstakePayoutMintJettonsMsgOpCode) && ch.decode(&mint) && mint.Payload != nil:
+			if p := boc.Cell(*mint.Payload); p.BitsAvailableForRead() >= 32 {
+				if op, err := p.ReadUint(32); err == nil && op == tonstakersDistribute {
+					out = append(out, ch)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// tonstakersMint is the pool's mint request (0x1674b0a0) with its payload:
+// mint query_id destination amount:Coins notification:Coins
+// forward:Coins payload:(Maybe ^Cell).
+type tonstakersMint struct {
+	Op           uint32
+	QueryID      uint64
+	Destination  tlb.MsgAddress
+	Amount       tlb.Grams
+	Notification tlb.Grams
+	Forward      tlb.Grams
+	Payload      *tlb.Any `tlb:"maybe^"`
+}
+
+// requestMint is the mint (0x1674b0a0) a Tonstakers pool sent for the
+// holder's own request, claimed or not (it tells what the request became):
+// not one that starts a round's payouts, which the pool sends first when
+// the request rotated the round.
+func requestMint(pool *node) *node {
+	starts := roundStarts(pool)
+	for _, ch := range pool.children {
+		if ch.is(abi.TonstakePayoutMintJettonsMsgOpCode) && !slices.Contains(starts, ch) {
+			return ch
+		}
+	}
+	return nil
 }

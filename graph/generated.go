@@ -1424,7 +1424,7 @@ type DeleteDns {
   domain: String
 }
 
-"DeDust: one action per deposit (the assets sent in one wallet message merge); STON.fi v2: the two branches of one wallet message merge when one of them saw the LP mint; Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool."
+"DeDust: one action per deposit (the assets sent in one wallet message merge); STON.fi v2: the two branches of one wallet message merge when one of them saw the LP mint; Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool; every top-up of one deposit contract in a trace, completing or not, is one action."
 type DexDepositLiquidity {
   "dedust, stonfi_v2, coffee or tonco"
   dex: String
@@ -2384,7 +2384,7 @@ type SmartContractExec {
   extra_currencies: [ExtraCurrency!]
 }
 
-"Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder."
+"Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. A round the pool starts from the same transaction (start_distribution 0x1140a64f, or the tsTON mint for the deposit payouts, whose payload is start_distribution) is not part of the deposit. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder."
 type StakeDeposit {
   "tonstakers (toncenter: liquid_staking), nominator or ethena"
   provider: String
@@ -2410,7 +2410,7 @@ type StakeDeposit {
   payout_collection: Address
 }
 
-"Tonstakers: tsTON burnt (burn, burn_notification, withdraw 0x319b0cdc at the pool) and paid at once (withdrawal 0x0a77535c); or a bill NFT burnt (0xf127fe4e, burn_notification 0xed58b0b2) and paid (0xdb3b8abd). Nominator pool: a \"w\" comment paid at once, or the pool paying a withdrawal request (op 2)."
+"Tonstakers: tsTON burnt (burn, burn_notification, withdraw 0x319b0cdc at the pool) and paid at once (withdrawal 0x0a77535c); or a bill NFT burnt (0xf127fe4e, burn_notification 0xed58b0b2) and paid (0xdb3b8abd), one action per bill, also when the pool started the round (start_distribution 0x1140a64f) from a holder's deposit or withdrawal, which keeps only its own steps. Nominator pool: a \"w\" comment paid at once, or the pool paying a withdrawal request (op 2)."
 type StakeWithdrawal {
   "tonstakers (toncenter: liquid_staking) or nominator"
   provider: String
