@@ -36,6 +36,35 @@ func (p TokenPage) ordered(q *bun.SelectQuery, cols ...string) *bun.SelectQuery 
 	return q.Order(cols...)
 }
 
+// whereIn narrows q to rows whose col is one of vals; no vals, no filter.
+func whereIn(q *bun.SelectQuery, col string, vals []string) *bun.SelectQuery {
+	if len(vals) == 0 {
+		return q
+	}
+	return q.Where("? IN (?)", bun.Ident(col), bun.In(vals))
+}
+
+// readTokens reads one page of a registry table (R its row, T the chain
+// type a row converts to); query adds the route's filters, order and bounds.
+func readTokens[R any, PR interface {
+	*R
+	toChain() T
+}, T any](ctx context.Context, s *Store, query func(*bun.SelectQuery) *bun.SelectQuery) ([]T, error) {
+	var rows []R
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		return query(db.NewSelect().Model(&rows)).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]T, len(rows))
+	for i := range rows {
+		out[i] = PR(&rows[i]).toChain()
+	}
+	return out, nil
+}
+
 // JettonMasterFilter selects jetton masters (toncenter's
 // /api/v3/jetton/masters): by address, by admin; raw addresses.
 type JettonMasterFilter struct {
@@ -45,26 +74,11 @@ type JettonMasterFilter struct {
 
 // JettonMasters lists masters in address order.
 func (s *Store) JettonMasters(ctx context.Context, f JettonMasterFilter) ([]chain.JettonMaster, error) {
-	var rows []jettonMasterRow
-	err := s.read(func(db *bun.DB) error {
-		rows = rows[:0]
-		q := db.NewSelect().Model(&rows)
-		if len(f.Addresses) > 0 {
-			q = q.Where("address IN (?)", bun.In(f.Addresses))
-		}
-		if len(f.Admins) > 0 {
-			q = q.Where("admin IN (?)", bun.In(f.Admins))
-		}
-		return f.apply(f.ordered(q, "address")).Scan(ctx)
+	return readTokens[jettonMasterRow, *jettonMasterRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = whereIn(q, "address", f.Addresses)
+		q = whereIn(q, "admin", f.Admins)
+		return f.apply(f.ordered(q, "address"))
 	})
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	out := make([]chain.JettonMaster, len(rows))
-	for i := range rows {
-		out[i] = rows[i].toChain()
-	}
-	return out, nil
 }
 
 // JettonWalletFilter selects jetton wallets (toncenter's
@@ -86,19 +100,10 @@ var zeroAmount, _ = padDecimal("0", amountDigits)
 // when addresses are given, else by owner (when owners are given) or by
 // master (when one is given), then by balance when asked, then address.
 func (s *Store) JettonWallets(ctx context.Context, f JettonWalletFilter) ([]chain.JettonWallet, error) {
-	var rows []jettonWalletRow
-	err := s.read(func(db *bun.DB) error {
-		rows = rows[:0]
-		q := db.NewSelect().Model(&rows)
-		if len(f.Addresses) > 0 {
-			q = q.Where("address IN (?)", bun.In(f.Addresses))
-		}
-		if len(f.Owners) > 0 {
-			q = q.Where("owner IN (?)", bun.In(f.Owners))
-		}
-		if len(f.Jettons) > 0 {
-			q = q.Where("jetton IN (?)", bun.In(f.Jettons))
-		}
+	return readTokens[jettonWalletRow, *jettonWalletRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = whereIn(q, "address", f.Addresses)
+		q = whereIn(q, "owner", f.Owners)
+		q = whereIn(q, "jetton", f.Jettons)
 		if f.ExcludeZero {
 			q = q.Where("(balance IS NULL OR balance <> ?)", zeroAmount)
 		}
@@ -117,16 +122,8 @@ func (s *Store) JettonWallets(ctx context.Context, f JettonWalletFilter) ([]chai
 				q = q.OrderExpr("balance IS NULL, balance DESC")
 			}
 		}
-		return f.apply(f.ordered(q, "address")).Scan(ctx)
+		return f.apply(f.ordered(q, "address"))
 	})
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	out := make([]chain.JettonWallet, len(rows))
-	for i := range rows {
-		out[i] = rows[i].toChain()
-	}
-	return out, nil
 }
 
 // NftCollectionFilter selects NFT collections (toncenter's
@@ -138,26 +135,11 @@ type NftCollectionFilter struct {
 
 // NftCollections lists collections in address order.
 func (s *Store) NftCollections(ctx context.Context, f NftCollectionFilter) ([]chain.NftCollection, error) {
-	var rows []nftCollectionRow
-	err := s.read(func(db *bun.DB) error {
-		rows = rows[:0]
-		q := db.NewSelect().Model(&rows)
-		if len(f.Addresses) > 0 {
-			q = q.Where("address IN (?)", bun.In(f.Addresses))
-		}
-		if len(f.Owners) > 0 {
-			q = q.Where("owner IN (?)", bun.In(f.Owners))
-		}
-		return f.apply(f.ordered(q, "address")).Scan(ctx)
+	return readTokens[nftCollectionRow, *nftCollectionRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = whereIn(q, "address", f.Addresses)
+		q = whereIn(q, "owner", f.Owners)
+		return f.apply(f.ordered(q, "address"))
 	})
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	out := make([]chain.NftCollection, len(rows))
-	for i := range rows {
-		out[i] = rows[i].toChain()
-	}
-	return out, nil
 }
 
 // NftItemFilter selects NFT items (toncenter's /api/v3/nft/items).
@@ -184,13 +166,8 @@ func (s *Store) NftItems(ctx context.Context, f NftItemFilter) ([]chain.NftItem,
 	if len(f.Indexes) > 0 && len(keys) == 0 {
 		return nil, nil
 	}
-	var rows []nftItemRow
-	err := s.read(func(db *bun.DB) error {
-		rows = rows[:0]
-		q := db.NewSelect().Model(&rows)
-		if len(f.Addresses) > 0 {
-			q = q.Where("address IN (?)", bun.In(f.Addresses))
-		}
+	return readTokens[nftItemRow, *nftItemRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = whereIn(q, "address", f.Addresses)
 		if len(f.Owners) > 0 {
 			col := "owner"
 			if f.IncludeOnSale {
@@ -207,14 +184,6 @@ func (s *Store) NftItems(ctx context.Context, f NftItemFilter) ([]chain.NftItem,
 		if len(keys) > 0 {
 			q = q.Where("idx_key IN (?)", bun.In(keys))
 		}
-		return f.apply(f.ordered(q, "address")).Scan(ctx)
+		return f.apply(f.ordered(q, "address"))
 	})
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	out := make([]chain.NftItem, len(rows))
-	for i := range rows {
-		out[i] = rows[i].toChain()
-	}
-	return out, nil
 }
