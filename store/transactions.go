@@ -20,7 +20,12 @@ type TxFilter struct {
 	StartUtime, EndUtime      *uint32
 	StartLt, EndLt            *uint64
 	McSeqno                   *uint32
-	TraceIDs                  []string
+	// The block that holds it (toncenter's workchain, shard, seqno): only
+	// transactions read from raw blocks know theirs.
+	Workchain  *int32
+	Shard      *int64
+	BlockSeqno *uint32
+	TraceIDs   []string
 	// A message of the transaction: its hash (or normalized hash), its
 	// direction, and an in-message's op code.
 	MsgHashes []string
@@ -74,6 +79,15 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 		}
 		if f.McSeqno != nil {
 			q = q.Where("transactions.mc_seqno = ?", int64(*f.McSeqno))
+		}
+		if f.Workchain != nil {
+			q = q.Where("transactions.block_workchain = ?", *f.Workchain)
+		}
+		if f.Shard != nil {
+			q = q.Where("transactions.block_shard = ?", *f.Shard)
+		}
+		if f.BlockSeqno != nil {
+			q = q.Where("transactions.block_seqno = ?", int64(*f.BlockSeqno))
 		}
 		if len(f.Accounts) > 0 {
 			q = q.Where("transactions.account IN (?)", bun.In(f.Accounts))
