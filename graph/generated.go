@@ -790,6 +790,12 @@ input TransactionFilter {
   start_lt: UInt64
   end_lt: UInt64
   mc_seqno: UInt32
+  "the workchain of the block that holds it (only transactions read from raw blocks know their block)"
+  workchain: Int
+  "the shard of the block that holds it: hex as 8000000000000000 or signed decimal"
+  shard: String
+  "the seqno of the block that holds it"
+  seqno: UInt32
   "a message of the transaction: its hash or normalized hash"
   msg_hash: [String!]
   "in or out, with msg_hash or opcode"
@@ -33307,7 +33313,7 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"account", "exclude_account", "hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno", "msg_hash", "direction", "opcode"}
+	fieldsInOrder := [...]string{"account", "exclude_account", "hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno", "workchain", "shard", "seqno", "msg_hash", "direction", "opcode"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33377,6 +33383,27 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 				return it, err
 			}
 			it.McSeqno = data
+		case "workchain":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workchain"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Workchain = data
+		case "shard":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shard"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Shard = data
+		case "seqno":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seqno"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Seqno = data
 		case "msg_hash":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("msg_hash"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)

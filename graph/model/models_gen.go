@@ -255,6 +255,12 @@ type TransactionFilter struct {
 	StartLt    *uint64  `json:"start_lt,omitempty"`
 	EndLt      *uint64  `json:"end_lt,omitempty"`
 	McSeqno    *uint32  `json:"mc_seqno,omitempty"`
+	// the workchain of the block that holds it (only transactions read from raw blocks know their block)
+	Workchain *int `json:"workchain,omitempty"`
+	// the shard of the block that holds it: hex as 8000000000000000 or signed decimal
+	Shard *string `json:"shard,omitempty"`
+	// the seqno of the block that holds it
+	Seqno *uint32 `json:"seqno,omitempty"`
 	// a message of the transaction: its hash or normalized hash
 	MsgHash []string `json:"msg_hash,omitempty"`
 	// in or out, with msg_hash or opcode
