@@ -252,20 +252,20 @@ func TestV3TransactionsByBlock(t *testing.T) {
 			require.Contains(t, string(gqlErr), "INVALID_INPUT")
 
 			for path, field := range map[string]string{
-				"/api/v3/transactions?workchain=x":                              "workchain",
-				"/api/v3/transactions?workchain=99999999999":                    "workchain",
-				"/api/v3/transactions?shard=zz":                                 "shard",
-				"/api/v3/transactions?seqno=-1":                                 "seqno",
-				"/api/v3/transactions?offset=10001":                             "offset",
-				"/api/v3/transactionsByMasterchainBlock":                        "seqno",
-				"/api/v3/transactionsByMasterchainBlock?seqno=x":                "seqno",
-				"/api/v3/transactionsByMasterchainBlock?seqno=1&limit=0":        "limit",
-				"/api/v3/transactionsByMasterchainBlock?seqno=1&sort=up":        "sort",
-				"/api/v3/transactionsByMasterchainBlock?seqno=1&offset=10001":   "offset",
-				"/api/v3/transactionsByMasterchainBlock?seqno=1&workchain=0":    "workchain",
-				"/api/v3/masterchainBlockShardState":                            "seqno",
-				"/api/v3/masterchainBlockShardState?seqno=abc":                  "seqno",
-				"/api/v3/masterchainBlockShardState?seqno=1&limit=5":            "limit",
+				"/api/v3/transactions?workchain=x":                            "workchain",
+				"/api/v3/transactions?workchain=99999999999":                  "workchain",
+				"/api/v3/transactions?shard=zz":                               "shard",
+				"/api/v3/transactions?seqno=-1":                               "seqno",
+				"/api/v3/transactions?offset=10001":                           "offset",
+				"/api/v3/transactionsByMasterchainBlock":                      "seqno",
+				"/api/v3/transactionsByMasterchainBlock?seqno=x":              "seqno",
+				"/api/v3/transactionsByMasterchainBlock?seqno=1&limit=0":      "limit",
+				"/api/v3/transactionsByMasterchainBlock?seqno=1&sort=up":      "sort",
+				"/api/v3/transactionsByMasterchainBlock?seqno=1&offset=10001": "offset",
+				"/api/v3/transactionsByMasterchainBlock?seqno=1&workchain=0":  "workchain",
+				"/api/v3/masterchainBlockShardState":                          "seqno",
+				"/api/v3/masterchainBlockShardState?seqno=abc":                "seqno",
+				"/api/v3/masterchainBlockShardState?seqno=1&limit=5":          "limit",
 			} {
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
