@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -48,6 +50,19 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 	var rows []txRow
 	err := s.read(func(db *bun.DB) error {
 		q := db.NewSelect().Model(&rows)
+		if f.Workchain != nil && f.Shard != nil && f.BlockSeqno != nil {
+			// One block: its lt range bounds the rows too, so that Postgres
+			// reads only the lt partition that holds them.
+			var b blockRow
+			err := db.NewSelect().Model(&b).Column("start_lt", "end_lt").Where("workchain = ? AND shard = ? AND seqno = ?",
+				*f.Workchain, *f.Shard, int64(*f.BlockSeqno)).Limit(1).Scan(ctx)
+			switch {
+			case err == nil:
+				q = q.Where("transactions.lt >= ? AND transactions.lt <= ?", b.StartLt, b.EndLt)
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+		}
 		byMsg := len(f.MsgHashes) > 0 || f.Direction != nil || f.Opcode != nil
 		if byMsg {
 			q = q.Join("JOIN messages AS m ON m.tx_hash = transactions.hash").Distinct()

@@ -20,7 +20,9 @@ func registerTxBlock(m *migrate.Migrations) {
 // of /api/v3/transactions). A transaction read from a raw block knows it;
 // one imported from trace JSON does not (NULL) until its block is imported
 // and its row is written again. shard is the signed int64 the blocks table
-// keeps. transactions_block serves the three filters and their lt order.
+// keeps. transactions_block serves the three filters and their lt order;
+// transactions_mc_seqno serves mc_seqno (/transactionsByMasterchainBlock),
+// which had no index and read every transaction by lt to find a block's.
 //
 // Rows written before this migration are filled from the block store: a
 // block's transactions are the stored ones of its shard in its lt range
@@ -32,6 +34,7 @@ func txBlockUp(ctx context.Context, db *bun.DB) error {
 		`ALTER TABLE transactions ADD COLUMN block_shard BIGINT`,
 		`ALTER TABLE transactions ADD COLUMN block_seqno BIGINT`,
 		`CREATE INDEX transactions_block ON transactions (block_workchain, block_shard, block_seqno, lt)`,
+		`CREATE INDEX transactions_mc_seqno ON transactions (mc_seqno, lt)`,
 	); err != nil {
 		return err
 	}
@@ -94,6 +97,7 @@ func inShard(hexAddr string, shard uint64) bool {
 
 func txBlockDown(ctx context.Context, db *bun.DB) error {
 	return execAll(ctx, db,
+		`DROP INDEX IF EXISTS transactions_mc_seqno`,
 		`DROP INDEX IF EXISTS transactions_block`,
 		`ALTER TABLE transactions DROP COLUMN block_seqno`,
 		`ALTER TABLE transactions DROP COLUMN block_shard`,
