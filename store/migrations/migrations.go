@@ -30,6 +30,7 @@ func New() *migrate.Migrations {
 	registerTokens(m)
 	registerBlocks(m)
 	registerTxBlock(m)
+	registerAccountsBalance(m)
 	return m
 }
 
