@@ -50,6 +50,8 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/accountStates":                  AccountStates(res),
 		"/api/v3/walletStates":                   WalletStates(res),
 		"/api/v3/runGetMethod":                   RunGetMethodV3(res),
+		"/api/v3/message":                        SendMessageV3(res),
+		"/api/v3/topAccountsByBalance":           TopAccountsByBalance(res),
 		// The block store (package history).
 		"/api/v3/masterchainInfo":            MasterchainInfo(res),
 		"/api/v3/blocks":                     Blocks(res),
