@@ -92,7 +92,9 @@ func callBatch(r *http.Request, q *resolvers.Resolver, batch []json.RawMessage, 
 	}
 	for i, one := range batch {
 		if full {
-			var members struct{ ID json.RawMessage `json:"id"` }
+			var members struct {
+				ID json.RawMessage `json:"id"`
+			}
 			_ = json.Unmarshal(one, &members)
 			out[i] = over(members.ID)
 			continue
