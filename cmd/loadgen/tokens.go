@@ -90,7 +90,7 @@ func loadTokens(ctx context.Context, dbURL string, n int) error {
 	fmt.Printf("registry: %d jetton wallets and %d NFT items of %d owners in %s\n", n, n, tokenOwners,
 		time.Since(start).Round(time.Second))
 	var first string
-	if err := st.DB().NewRaw("SELECT " + genAddr("o", "0")).Scan(ctx, &first); err != nil {
+	if err := st.DB().NewRaw("SELECT "+genAddr("o", "0")).Scan(ctx, &first); err != nil {
 		return err
 	}
 	fmt.Println("an owner:", first)
