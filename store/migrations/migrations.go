@@ -31,6 +31,7 @@ func New() *migrate.Migrations {
 	registerBlocks(m)
 	registerTxBlock(m)
 	registerAccountsBalance(m)
+	registerBlocksGenUtime(m)
 	return m
 }
 
