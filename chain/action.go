@@ -39,6 +39,13 @@ type Action struct {
 	Type       string  `json:"type"`
 	Status     string  `json:"status"`
 	Value      RawJSON `json:"value"`
+	// Title and Description say the action to a person ("Jetton
+	// transfer", "Sent 218.75 USDT to alice.ton"): its type's template
+	// (actions.Describe) over the value and the names of the answer's
+	// address book and metadata. Filled when the answer is made, never
+	// stored: a token's symbol or a domain learned later shows at once.
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
 	StartLt    uint64  `json:"start_lt"`
 	StartUtime uint32  `json:"start_utime"`
 	EndLt      uint64  `json:"end_lt"`
