@@ -192,7 +192,7 @@ func init() {
 			Doc:    "ext_proxy_payout_request (0x7610e6eb) at a proxy, which pays its owner (payout 0xc59a7cd3) and returns the excess.",
 			Failed: "the proxy failed or the owner's payout transaction aborted"},
 		Type{Value: CocoonProxyCharge{}, Title: "Cocoon charge", Describe: describeAs(func(v *CocoonProxyCharge, w *Words) string {
-			return "Charged Cocoon client " + w.Account(v.Client) + " for " + string(v.NewTokensUsed) + " tokens used in all"
+			return "Charged Cocoon client " + w.Account(v.Client) + " for " + v.NewTokensUsed.or("an unknown number of") + " tokens used in all"
 		}),
 			Toncenter: "cocoon_proxy_charge", Protocols: protocols,
 			Doc:     "A proxy-signed charge (0xbb63ff93) at a client contract, which reports to its proxy (client_proxy_request 0x65448ff4) and returns the excess.",

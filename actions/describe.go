@@ -331,7 +331,8 @@ func fillExample(v reflect.Value, name string) {
 			name == "bidder" || name == "stake_holder" || name == "subscriber" || name == "creator" || name == "signer" ||
 			name == "liquidator" || name == "deployer":
 			addr = ExampleAlice
-		case strings.Contains(name, "master") || strings.Contains(name, "asset") || strings.Contains(name, "minter"):
+		case strings.Contains(name, "master") || strings.Contains(name, "asset") || strings.Contains(name, "minter") ||
+			strings.Contains(name, "jetton") && !strings.Contains(name, "wallet"):
 			addr = ExampleJetton
 		case name == "recipient" || name == "seller" || name == "destination" || name == "new_bidder" || name == "beneficiary":
 			addr = ExampleBob

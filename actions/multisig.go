@@ -58,7 +58,7 @@ type MultisigExecute struct {
 func init() {
 	declare(
 		Type{Value: MultisigCreateOrder{}, Title: "Multisig order", Describe: describeAs(func(v *MultisigCreateOrder, w *Words) string {
-			return "Created order" + w.seqno(v.OrderSeqno) + " " + w.Account(v.Order) + " on multisig " + w.Account(v.Multisig)
+			return "Created order" + w.seqno(v.OrderSeqno) + " on multisig " + w.Account(v.Multisig)
 		}),
 			Toncenter: "multisig_create_order", Protocols: "multisig v2",
 			Doc:     "new_order (0xf718510f) at the multisig, which deploys the order contract with init (0x9c73fba2).",

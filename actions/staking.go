@@ -75,6 +75,9 @@ func init() {
 			Failed:  "the burn or the pool's step failed",
 			Differs: "toncenter recognizes a nominator pool by its code; we take a masterchain account talking to basechain accounts"},
 		Type{Value: StakeWithdrawalRequest{}, Title: "Unstake request", Describe: describeAs(func(v *StakeWithdrawalRequest, w *Words) string {
+			if v.Amount == "" && v.TokensBurnt != "" {
+				return "Asked " + w.provider(v.Provider) + " to unstake, burning " + w.Jetton(v.Asset, v.TokensBurnt)
+			}
 			return "Asked " + w.provider(v.Provider) + " to withdraw " + w.staked(v.Provider, "", v.Amount) + " of stake"
 		}),
 			Toncenter: "stake_withdrawal_request", Protocols: "Tonstakers, nominator pools, Ethena",

@@ -35,8 +35,12 @@ func init() {
 	declare(Type{Value: DexWithdrawLiquidity{}, Title: "Liquidity withdrawal", Describe: describeAs(func(v *DexWithdrawLiquidity, w *Words) string {
 		s := "Withdrew " + w.and(if1(v.Amount1 != "", w.Asset(v.Asset1, v.Amount1)), if1(v.Amount2 != "", w.Asset(v.Asset2, v.Amount2))) +
 			" from the " + w.Dex(v.Dex) + " pool " + w.Account(v.Pool)
-		if v.LpAmount != "" {
+		switch {
+		case v.LpMaster != "":
 			s += " for " + w.Jetton(v.LpMaster, v.LpAmount)
+		case v.LpAmount != "":
+			// A position without an LP jetton (TONCO's NFT): its liquidity units.
+			s += ", burning " + string(v.LpAmount) + " units of liquidity"
 		}
 		return s
 	}),
