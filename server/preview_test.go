@@ -38,7 +38,7 @@ const previewQuery = `query($boc: String!) { emulateMessage(boc: $boc) {
   stopped { account reason message message_hash transaction actions }
   transactions { hash account lt utime parent success aborted compute_exit_code total_fees
     fees { in_fwd_fee storage_fee gas_fee fwd_fee } }
-  actions { action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
+  actions { action_id trace_id tx_hash type status title description value start_lt start_utime end_lt end_utime
     transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno }
   address_book
   metadata
