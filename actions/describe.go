@@ -47,7 +47,12 @@ type Names struct {
 
 // Words is what a template writes with: its helpers say an account, an
 // amount of TON or of a jetton, an NFT, the way every template says them.
-type Words struct{ names Names }
+type Words struct {
+	names Names
+	// Failed is the action's status: a template whose words differ for a
+	// failed action (a refunded swap) reads it; sayStatus marks the others.
+	Failed bool
+}
 
 // Describe is the title and sentence of an action of type typ with the
 // stored value raw and status; ok false when the type is not declared or
@@ -62,7 +67,7 @@ func Describe(typ, status string, raw []byte, n Names) (title, sentence string, 
 	if err != nil {
 		return "", "", false
 	}
-	return t.Title, sayStatus(t.Describe(v, &Words{names: n}), status), true
+	return t.Title, sayStatus(t.Describe(v, &Words{names: n, Failed: status == "failed"}), status), true
 }
 
 // DescribeActions fills Title and Description of each action from the
@@ -81,7 +86,7 @@ func DescribeActions(list []*chain.Action, n Names) {
 // sayStatus marks a failed action's sentence: the template says what was
 // attempted, the prefix that it did not happen.
 func sayStatus(s, status string) string {
-	if status != "failed" || s == "" {
+	if status != "failed" || s == "" || strings.HasPrefix(s, "Failed: ") {
 		return s
 	}
 	r, size := utf8.DecodeRuneInString(s)

@@ -55,6 +55,8 @@ func TestWords(t *testing.T) {
 		{say("JettonTransfer", "ok", jt, n), "Sent 218.75 USDT to alice.ton"},
 		{say("JettonTransfer", "ok", jt, actions.Names{}), "Sent 218750000 raw units of jetton 0:E7E7...00004 to 0:A11C...00001"},
 		{say("JettonTransfer", "failed", jt, n), "Failed: sent 218.75 USDT to alice.ton"},
+		{say("JettonSwap", "failed", actions.JettonSwap{Dex: "dedust", AmountIn: "302472963", AmountOut: "302472963"}, n),
+			"Failed: swap of 0.302472963 TON on DeDust, 0.302472963 TON refunded"},
 		{say("JettonSwap", "ok", actions.JettonSwap{Dex: "stonfi_v2", AmountIn: "10000000000", JettonMasterOut: actions.ExampleJetton, AmountOut: "21300000"}, n),
 			"Swapped 10 TON for 21.3 USDT on STON.fi"},
 		{say("SmartContractExec", "ok", actions.SmartContractExec{Contract: actions.Address("0:8C6C" + strings.Repeat("0", 55) + "AE69C"), Opcode: "0x01f3835d", Amount: "2748032020"}, n),

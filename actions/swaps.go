@@ -64,6 +64,15 @@ type PeerSwap struct {
 
 func init() {
 	declare(Type{Value: JettonSwap{}, Title: "Swap", Describe: describeAs(func(v *JettonSwap, w *Words) string {
+		if w.Failed {
+			// A refund: amount_out is what came back, of the asset in
+			// unless the outgoing transfer names another.
+			back := v.JettonMasterIn
+			if v.DexOutgoingTransfer != nil && v.DexOutgoingTransfer.Asset != "" {
+				back = v.DexOutgoingTransfer.Asset
+			}
+			return "Failed: swap of " + w.Asset(v.JettonMasterIn, v.AmountIn) + " on " + w.Dex(v.Dex) + ", " + w.Asset(back, v.AmountOut) + " refunded"
+		}
 		s := "Swapped " + w.Asset(v.JettonMasterIn, v.AmountIn) + " for " + w.Asset(v.JettonMasterOut, v.AmountOut) + " on " + w.Dex(v.Dex)
 		if v.Recipient != "" && v.Sender != "" && v.Recipient != v.Sender {
 			s += ", paid to " + w.Account(v.Recipient)
