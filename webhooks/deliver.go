@@ -1,0 +1,331 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/internal/safedial"
+)
+
+// Delivery is one attempt in a hook's log.
+type Delivery struct {
+	EventID string `json:"event_id"`
+	// Attempt counts the attempts of this event, from 1.
+	Attempt int `json:"attempt"`
+	// Outcome is delivered (2xx), failed (to be retried), expired (the
+	// last attempt of an event retried for WEBHOOK_RETRY_FOR: given up),
+	// or test (POST .../test: a delivery outside the event order).
+	Outcome    string  `json:"outcome"`
+	StatusCode *int    `json:"status_code"`
+	LatencyMs  int64   `json:"latency_ms"`
+	Error      *string `json:"error"`
+	At         int64   `json:"at"` // unix milliseconds
+}
+
+// Signature headers of every delivery.
+const (
+	HeaderEventID   = "X-Tonql-Event-Id"
+	HeaderHookID    = "X-Tonql-Webhook-Id"
+	HeaderTimestamp = "X-Tonql-Timestamp"
+	HeaderSignature = "X-Tonql-Signature"
+)
+
+// newClient makes the delivery client: every dial through the public
+// address guard (unless AllowPrivate), no proxy (a proxy would dial for
+// us and the guard would see only it), no redirect followed (a redirect is
+// the receiver's failure, retried like any other), a bounded answer.
+func newClient(o Options) *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy: nil,
+			DialContext: safedial.DialContext(safedial.Options{AllowPrivate: o.AllowPrivate, ConnectTimeout: o.Timeout,
+				LookupHost: o.LookupHost, ExemptAddrs: o.ExemptAddrs}),
+			TLSHandshakeTimeout:    o.Timeout,
+			ResponseHeaderTimeout:  o.Timeout,
+			MaxResponseHeaderBytes: 16 << 10,
+			MaxIdleConns:           256,
+			MaxIdleConnsPerHost:    4,
+			IdleConnTimeout:        60 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// result is what one attempt came to.
+type result struct {
+	status  int // 0: no answer
+	latency time.Duration
+	err     string // "" on success
+}
+
+// send POSTs body to url, signed with secret.
+func (s *Service) send(ctx context.Context, url, hookID, secret, eventID string, body []byte) result {
+	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return result{err: "bad url: " + err.Error()}
+	}
+	h := req.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "tonql-webhooks/1")
+	h.Set(HeaderEventID, eventID)
+	h.Set(HeaderHookID, hookID)
+	h.Set(HeaderTimestamp, ts)
+	h.Set(HeaderSignature, Sign(secret, ts, body))
+	start := time.Now()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return result{latency: time.Since(start), err: s.describe(ctx, err)}
+	}
+	defer resp.Body.Close()
+	// Read (a bounded part of) the answer so the connection is reused.
+	got, rerr := io.ReadAll(io.LimitReader(resp.Body, s.o.MaxRead))
+	r := result{status: resp.StatusCode, latency: time.Since(start)}
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		r.err = fmt.Sprintf("HTTP %d: redirect to %q not followed; give the webhook its final URL", resp.StatusCode, excerpt(resp.Header.Get("Location")))
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		r.err = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, excerpt(string(got)))
+	case rerr != nil && ctx.Err() != nil:
+		r.err = "timed out reading the answer after " + s.o.Timeout.String()
+	}
+	return r
+}
+
+// describe names a transport failure for the log.
+func (s *Service) describe(ctx context.Context, err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, safedial.ErrPrivate):
+		return "refused: the URL's host is not a public address (WEBHOOK_ALLOW_PRIVATE)"
+	case errors.Is(err, safedial.ErrDNS):
+		return "the URL's host does not resolve"
+	case ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout():
+		return "timed out after " + s.o.Timeout.String()
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return "connection failed: " + excerpt(oe.Err.Error())
+	}
+	return excerpt(err.Error())
+}
+
+func excerpt(s string) string {
+	const max = 200
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		s = s[:max]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "..."
+	}
+	return s
+}
+
+// deliverLoop claims hooks with due events, as many as there are free
+// workers, and runs a worker for each; every Poll, and when the
+// dispatcher queued something or a worker finished.
+func (s *Service) deliverLoop(ctx context.Context) {
+	sem := make(chan struct{}, s.o.Workers)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	tick := time.NewTicker(s.o.Poll)
+	defer tick.Stop()
+	prune := time.NewTicker(time.Minute)
+	defer prune.Stop()
+	for {
+		if free := s.o.Workers - len(sem); free > 0 {
+			ids, err := s.claim(ctx, free)
+			if err != nil && ctx.Err() == nil {
+				s.o.Logger.Warn("webhooks: claiming hooks failed", "error", err.Error())
+			}
+			for _, id := range ids {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s.work(ctx, id)
+					<-sem
+					s.poke()
+				}()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		case <-tick.C:
+		case <-prune.C:
+			_, _ = s.o.Store.DB().ExecContext(ctx, "DELETE FROM webhook_deliveries WHERE at < ?", nowMs()-s.o.LogKeep.Milliseconds())
+		}
+	}
+}
+
+// claim leases up to n hooks that have events due and no live lease.
+// Postgres skips rows another process is claiming (SKIP LOCKED); SQLite
+// serializes writers anyway.
+func (s *Service) claim(ctx context.Context, n int) ([]string, error) {
+	now := nowMs()
+	lock := ""
+	if s.o.Store.IsPostgres() {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	var ids []string
+	err := s.o.Store.DB().NewRaw(`UPDATE webhooks SET lease_owner = ?, lease_until = ? WHERE id IN (
+		SELECT w.id FROM webhooks AS w WHERE w.disabled_at IS NULL AND w.next_attempt_at <= ? AND w.lease_until < ?
+		AND EXISTS (SELECT 1 FROM webhook_events AS e WHERE e.hook_id = w.id)
+		ORDER BY w.next_attempt_at LIMIT ?`+lock+`) AND lease_until < ? RETURNING id`,
+		s.owner, now+s.o.Lease.Milliseconds(), now, now, n, now).Scan(ctx, &ids)
+	return ids, err
+}
+
+// head is a hook's next event with what sending it needs.
+type head struct {
+	hook     *hookRow
+	seq      int64
+	payload  []byte
+	created  int64
+	attempts int
+}
+
+// work delivers a leased hook's events in order until none is left, one
+// fails, or the lease is lost; then gives the lease back.
+func (s *Service) work(ctx context.Context, id string) {
+	for ctx.Err() == nil {
+		h, err := s.next(ctx, id)
+		if err != nil || h == nil {
+			if err != nil && ctx.Err() == nil {
+				s.o.Logger.Warn("webhooks: reading a hook's next event failed", "hook", id, "error", err.Error())
+			}
+			s.release(ctx, id)
+			return
+		}
+		r := s.send(ctx, h.hook.URL, id, h.hook.Secret, eventID(id, uint64(h.seq)), h.payload)
+		if ctx.Err() != nil {
+			return // shutting down: the event is sent again by whoever takes the hook
+		}
+		if ok, err := s.record(ctx, h, r); err != nil || !ok {
+			if err != nil {
+				s.o.Logger.Warn("webhooks: recording a delivery failed", "hook", id, "error", err.Error())
+			}
+			return
+		}
+	}
+}
+
+// next renews the lease and reads the hook's oldest event; nil when there
+// is none or the lease was lost.
+func (s *Service) next(ctx context.Context, id string) (*head, error) {
+	db := s.o.Store.DB()
+	res, err := db.ExecContext(ctx, "UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL",
+		nowMs()+s.o.Lease.Milliseconds(), id, s.owner)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, nil
+	}
+	r, err := scanHook(db.QueryRowContext(ctx, db.NewRaw("SELECT "+hookColumns+" FROM webhooks WHERE id = ?", id).String()))
+	if err != nil {
+		return nil, err
+	}
+	h := &head{hook: r}
+	var payload string
+	err = db.QueryRowContext(ctx, db.NewRaw("SELECT seq, payload, created_at, attempts FROM webhook_events WHERE hook_id = ? ORDER BY seq LIMIT 1", id).String()).
+		Scan(&h.seq, &payload, &h.created, &h.attempts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	h.payload = []byte(payload)
+	return h, err
+}
+
+// record logs an attempt and moves the hook on: past the event when it
+// was delivered (or expired), to a later attempt when it failed, to
+// disabled when it failed for DisableAfter. It reports whether the worker
+// goes on to the next event.
+func (s *Service) record(ctx context.Context, h *head, r result) (bool, error) {
+	now := nowMs()
+	id := h.hook.ID
+	d := Delivery{EventID: eventID(id, uint64(h.seq)), Attempt: h.attempts + 1, LatencyMs: r.latency.Milliseconds(), At: now}
+	if r.status != 0 {
+		d.StatusCode = &r.status
+	}
+	goOn := false
+	err := s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if r.err == "" {
+			d.Outcome, goOn = "delivered", true
+			if _, err := tx.ExecContext(ctx, "DELETE FROM webhook_events WHERE hook_id = ? AND seq = ?", id, h.seq); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "UPDATE webhooks SET attempts = 0, failing_since = NULL, last_success_at = ?, last_error = '' WHERE id = ?", now, id); err != nil {
+				return err
+			}
+			return s.log(ctx, tx, id, d)
+		}
+		d.Error = &r.err
+		d.Outcome = "failed"
+		failing := now
+		if h.hook.FailingSince.Valid {
+			failing = h.hook.FailingSince.Int64
+		}
+		attempts := h.hook.Attempts + 1
+		if now-h.created >= s.o.RetryFor.Milliseconds() {
+			d.Outcome = "expired"
+			if _, err := tx.ExecContext(ctx, "DELETE FROM webhook_events WHERE hook_id = ? AND seq = ?", id, h.seq); err != nil {
+				return err
+			}
+		} else if _, err := tx.ExecContext(ctx, "UPDATE webhook_events SET attempts = attempts + 1 WHERE hook_id = ? AND seq = ?", id, h.seq); err != nil {
+			return err
+		}
+		if err := s.log(ctx, tx, id, d); err != nil {
+			return err
+		}
+		if now-failing >= s.o.DisableAfter.Milliseconds() {
+			reason := fmt.Sprintf("no delivery succeeded since %s (WEBHOOK_DISABLE_AFTER=%s); last error: %s",
+				time.UnixMilli(failing).UTC().Format(time.RFC3339), s.o.DisableAfter, r.err)
+			if _, err := tx.ExecContext(ctx, "UPDATE webhook_state SET version = version + 1 WHERE id = 1"); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE webhooks SET attempts = ?, failing_since = ?, last_error = ?, disabled_at = ?, disabled_reason = ?,
+				lease_owner = '', lease_until = 0 WHERE id = ?`, attempts, failing, r.err, now, reason, id)
+			return err
+		}
+		next := now + s.o.Backoff.Delay(attempts, nil).Milliseconds()
+		_, err := tx.ExecContext(ctx, `UPDATE webhooks SET attempts = ?, failing_since = ?, last_error = ?, next_attempt_at = ?,
+			lease_owner = '', lease_until = 0 WHERE id = ?`, attempts, failing, r.err, next, id)
+		return err
+	})
+	return goOn, err
+}
+
+func (s *Service) log(ctx context.Context, tx bun.IDB, hookID string, d Delivery) error {
+	errText := ""
+	if d.Error != nil {
+		errText = *d.Error
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO webhook_deliveries (hook_id, event_id, attempt, outcome, status_code, latency_ms, error, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		hookID, d.EventID, d.Attempt, d.Outcome, d.StatusCode, d.LatencyMs, errText, d.At)
+	return err
+}
+
+// release gives a hook's lease back.
+func (s *Service) release(ctx context.Context, id string) {
+	_, _ = s.o.Store.DB().ExecContext(context.WithoutCancel(ctx), "UPDATE webhooks SET lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?", id, s.owner)
+}
