@@ -36,6 +36,16 @@ func (l leafInt) MarshalGQL(w io.Writer) {
 	graphql.MarshalInt(*l.p).MarshalGQL(w)
 }
 
+type leafInt64 struct{ p *int64 }
+
+func (l leafInt64) MarshalGQL(w io.Writer) {
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(*l.p), 10))
+		return
+	}
+	graphql.MarshalInt64(*l.p).MarshalGQL(w)
+}
+
 type leafString struct{ p *string }
 
 func (l leafString) MarshalGQL(w io.Writer) {
@@ -101,6 +111,7 @@ var computedFields = map[string]map[string]bool{
 	"CoffeeStakingDeposit":         {},
 	"CoffeeStakingWithdraw":        {},
 	"ContractDeploy":               {},
+	"CreatedWebhook":               {},
 	"DeleteDns":                    {},
 	"DexDepositLiquidity":          {},
 	"DexDepositLiquidityExcess":    {},
@@ -141,6 +152,7 @@ var computedFields = map[string]map[string]bool{
 	"MultisigApprove":              {},
 	"MultisigCreateOrder":          {},
 	"MultisigExecute":              {},
+	"Mutation":                     {"createWebhook": true, "deleteWebhook": true, "testWebhook": true},
 	"NftCancelAuction":             {},
 	"NftCancelSale":                {},
 	"NftDiscovery":                 {},
@@ -157,7 +169,7 @@ var computedFields = map[string]map[string]bool{
 	"PageInfo":                     {},
 	"Participant":                  {},
 	"PeerSwap":                     {},
-	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "estimateFee": true, "message": true, "messages": true, "trace": true, "transaction": true, "transactions": true},
+	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "estimateFee": true, "message": true, "messages": true, "trace": true, "transaction": true, "transactions": true, "webhook": true, "webhooks": true},
 	"RenewDns":                     {},
 	"SmartContractExec":            {},
 	"StakeDeposit":                 {},
@@ -189,6 +201,8 @@ var computedFields = map[string]map[string]bool{
 	"Unsubscribe":                  {},
 	"VestingAddWhitelist":          {},
 	"VestingSendMessage":           {},
+	"Webhook":                      {"deliveries": true},
+	"WebhookDelivery":              {},
 	"__Directive":                  {"description": true},
 	"__EnumValue":                  {"deprecationReason": true, "description": true, "isDeprecated": true},
 	"__Field":                      {"deprecationReason": true, "description": true, "isDeprecated": true},
@@ -295,6 +309,8 @@ var leafObjectFields = map[string]map[string]bool{
 	"TraceStop":           {"__typename": true, "account": true, "reason": true, "message": true, "message_hash": true, "transaction": true},
 	"Transaction":         {"__typename": true, "hash": true, "lt": true, "utime": true, "now": true, "account_address": true, "trace_id": true, "success": true, "aborted": true, "compute_exit_code": true, "total_fees": true, "orig_status": true, "end_status": true},
 	"TransactionEdge":     {"__typename": true, "cursor": true},
+	"Webhook":             {"__typename": true, "id": true, "url": true, "status": true, "created_at": true, "pending": true},
+	"WebhookDelivery":     {"__typename": true, "event_id": true, "attempt": true, "outcome": true, "latency_ms": true, "at": true},
 }
 
 // leafObjects is a list of n objects whose fields are all direct leaves,

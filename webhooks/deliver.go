@@ -32,7 +32,7 @@ type Delivery struct {
 	StatusCode *int    `json:"status_code"`
 	LatencyMs  int64   `json:"latency_ms"`
 	Error      *string `json:"error"`
-	At         int64   `json:"at"` // unix milliseconds
+	At         int64   `json:"at"` // unix seconds
 }
 
 // Signature headers of every delivery.
@@ -263,7 +263,7 @@ func (s *Service) next(ctx context.Context, id string) (*head, error) {
 func (s *Service) record(ctx context.Context, h *head, r result) (bool, error) {
 	now := nowMs()
 	id := h.hook.ID
-	d := Delivery{EventID: eventID(id, uint64(h.seq)), Attempt: h.attempts + 1, LatencyMs: r.latency.Milliseconds(), At: now}
+	d := Delivery{EventID: eventID(id, uint64(h.seq)), Attempt: h.attempts + 1, LatencyMs: r.latency.Milliseconds(), At: now / 1000}
 	if r.status != 0 {
 		d.StatusCode = &r.status
 	}
@@ -321,7 +321,7 @@ func (s *Service) log(ctx context.Context, tx bun.IDB, hookID string, d Delivery
 		errText = *d.Error
 	}
 	_, err := tx.ExecContext(ctx, "INSERT INTO webhook_deliveries (hook_id, event_id, attempt, outcome, status_code, latency_ms, error, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		hookID, d.EventID, d.Attempt, d.Outcome, d.StatusCode, d.LatencyMs, errText, d.At)
+		hookID, d.EventID, d.Attempt, d.Outcome, d.StatusCode, d.LatencyMs, errText, nowMs())
 	return err
 }
 

@@ -34,6 +34,7 @@ func (s *Service) Deliveries(ctx context.Context, owner, id string, limit int) (
 		if err := rows.Scan(&d.EventID, &d.Attempt, &d.Outcome, &status, &d.LatencyMs, &errText, &d.At); err != nil {
 			return nil, unavailable(err)
 		}
+		d.At /= 1000
 		if status.Valid {
 			c := int(status.Int64)
 			d.StatusCode = &c
@@ -59,7 +60,7 @@ func (s *Service) Test(ctx context.Context, owner, id string) (*Delivery, error)
 	body := append([]byte(`{"event_id":"`+ev+`","hook_id":"`+id+`","type":"test","seq":0,"data":`), data...)
 	body = append(body, '}')
 	res := s.send(ctx, r.URL, id, r.Secret, ev, body)
-	d := &Delivery{EventID: ev, Attempt: 1, Outcome: "test", LatencyMs: res.latency.Milliseconds(), At: nowMs()}
+	d := &Delivery{EventID: ev, Attempt: 1, Outcome: "test", LatencyMs: res.latency.Milliseconds(), At: time.Now().Unix()}
 	if res.status != 0 {
 		d.StatusCode = &res.status
 	}
