@@ -160,6 +160,7 @@ type receiver struct {
 type delivered struct {
 	EventID string
 	Seq     uint64
+	At      time.Time // arrival
 }
 
 func newReceiver(t testing.TB) *receiver {
@@ -194,6 +195,7 @@ func (rc *receiver) down(d time.Duration) {
 }
 
 func (rc *receiver) handle(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	body, _ := io.ReadAll(r.Body)
 	hook := r.Header.Get(webhooks.HeaderHookID)
 	rc.mu.Lock()
@@ -220,7 +222,7 @@ func (rc *receiver) handle(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	rc.got[hook] = append(rc.got[hook], delivered{EventID: ev.EventID, Seq: ev.Seq})
+	rc.got[hook] = append(rc.got[hook], delivered{EventID: ev.EventID, Seq: ev.Seq, At: at})
 	w.WriteHeader(http.StatusNoContent)
 }
 
