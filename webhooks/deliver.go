@@ -229,19 +229,15 @@ func (s *Service) work(ctx context.Context, id string) {
 	}
 }
 
-// next renews the lease and reads the hook's oldest event; nil when there
-// is none or the lease was lost.
+// next renews the lease, reading the hook in the same statement, and
+// reads its oldest event; nil when there is none or the lease was lost.
 func (s *Service) next(ctx context.Context, id string) (*head, error) {
 	db := s.o.Store.DB()
-	res, err := db.ExecContext(ctx, "UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL",
-		nowMs()+s.o.Lease.Milliseconds(), id, s.owner)
-	if err != nil {
-		return nil, err
+	r, err := scanHook(db.QueryRowContext(ctx, db.NewRaw("UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL RETURNING "+hookColumns,
+		nowMs()+s.o.Lease.Milliseconds(), id, s.owner).String()))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil // the lease was lost, or the hook deleted or disabled
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, nil
-	}
-	r, err := scanHook(db.QueryRowContext(ctx, db.NewRaw("SELECT "+hookColumns+" FROM webhooks WHERE id = ?", id).String()))
 	if err != nil {
 		return nil, err
 	}
@@ -274,8 +270,13 @@ func (s *Service) record(ctx context.Context, h *head, r result) (bool, error) {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM webhook_events WHERE hook_id = ? AND seq = ?", id, h.seq); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, "UPDATE webhooks SET attempts = 0, failing_since = NULL, last_success_at = ?, last_error = '' WHERE id = ?", now, id); err != nil {
-				return err
+			// A healthy hook's row is written at most once a second: under
+			// a burst it would otherwise be one more write per delivery.
+			h := h.hook
+			if h.Attempts != 0 || h.FailingSince.Valid || !h.LastSuccessAt.Valid || now-h.LastSuccessAt.Int64 >= 1000 {
+				if _, err := tx.ExecContext(ctx, "UPDATE webhooks SET attempts = 0, failing_since = NULL, last_success_at = ?, last_error = '' WHERE id = ?", now, id); err != nil {
+					return err
+				}
 			}
 			return s.log(ctx, tx, id, d)
 		}
