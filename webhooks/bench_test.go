@@ -16,26 +16,35 @@ import (
 	"github.com/tonql/tonql/webhooks"
 )
 
-// BenchmarkDelivery imports every fixture block while hooks watch about
-// 150 of their actions, and reports commit-to-receiver latency (the time
+// BenchmarkDelivery imports every fixture block (7 commits, back to back
+// or a second apart) while hooks watch about 150 of their actions, and reports commit-to-receiver latency (the time
 // from the commit that stored an action to its delivery's arrival at a
 // local receiver) and deliveries per second, with the default Poll and
 // production settings but the loopback exemption. Run with -benchtime=1x.
 func BenchmarkDelivery(b *testing.B) {
 	files := blockFiles(b)
 	for i, db := range testenv.Databases(b) {
-		for _, hooks := range []int{1, 100} {
-			b.Run(fmt.Sprintf("%s/hooks=%d", db.Name, hooks), func(b *testing.B) {
+		for _, c := range []struct {
+			hooks int
+			quiet bool
+		}{{1, true}, {1, false}, {100, true}, {100, false}} {
+			name := "burst"
+			if c.quiet {
+				name = "quiet"
+			}
+			b.Run(fmt.Sprintf("%s/%s/hooks=%d", db.Name, name, c.hooks), func(b *testing.B) {
 				for range b.N {
 					// A fresh database each run: the fixtures are imported anew.
-					benchDelivery(b, testenv.Databases(b)[i], files, hooks)
+					benchDelivery(b, testenv.Databases(b)[i], files, c.hooks, c.quiet)
 				}
 			})
 		}
 	}
 }
 
-func benchDelivery(b *testing.B, db testenv.Database, files []string, hooks int) {
+// quiet imports the files one by one, a second apart (each commit's
+// deliveries done before the next), burst back to back.
+func benchDelivery(b *testing.B, db testenv.Database, files []string, hooks int, quiet bool) {
 	ctx := context.Background()
 	st := storetest.Open(b, db.URL)
 	hub := startHub(b, st)
@@ -69,7 +78,14 @@ func benchDelivery(b *testing.B, db testenv.Database, files []string, hooks int)
 	}
 	b.ResetTimer()
 	start := time.Now()
-	importFiles(b, st, files)
+	if quiet {
+		for _, f := range files {
+			importFiles(b, st, []string{f})
+			time.Sleep(time.Second)
+		}
+	} else {
+		importFiles(b, st, files)
+	}
 	want := expectedSeqs(b, st, watched, 0)
 	waitFor(b, 10*time.Minute, func() bool {
 		for _, id := range ids {

@@ -172,12 +172,31 @@ func (s *Service) deliverLoop(ctx context.Context) {
 		case <-s.wake:
 		case <-tick.C:
 		case <-prune.C:
-			_, _ = s.o.Store.DB().ExecContext(ctx, "DELETE FROM webhook_deliveries WHERE at < ?", nowMs()-s.o.LogKeep.Milliseconds())
+			s.maintain(ctx)
 		}
 	}
 }
 
-// claim leases up to n hooks that have events due and no live lease.
+// maintain drops old log entries and disables the hooks of revoked keys
+// (claim skips them at once; disabled, no more events are queued for them).
+func (s *Service) maintain(ctx context.Context) {
+	db := s.o.Store.DB()
+	_, _ = db.ExecContext(ctx, "DELETE FROM webhook_deliveries WHERE at < ?", nowMs()-s.o.LogKeep.Milliseconds())
+	_ = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET disabled_at = ?, disabled_reason = 'the API key that owns it was revoked'
+			WHERE disabled_at IS NULL AND owner IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)`, nowMs())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			_, err = tx.ExecContext(ctx, "UPDATE webhook_state SET version = version + 1 WHERE id = 1")
+		}
+		return err
+	})
+}
+
+// claim leases up to n hooks that have events due and no live lease (and
+// whose key was not revoked).
 // Postgres skips rows another process is claiming (SKIP LOCKED); SQLite
 // serializes writers anyway.
 func (s *Service) claim(ctx context.Context, n int) ([]string, error) {
@@ -190,6 +209,7 @@ func (s *Service) claim(ctx context.Context, n int) ([]string, error) {
 	err := s.o.Store.DB().NewRaw(`UPDATE webhooks SET lease_owner = ?, lease_until = ? WHERE id IN (
 		SELECT w.id FROM webhooks AS w WHERE w.disabled_at IS NULL AND w.next_attempt_at <= ? AND w.lease_until < ?
 		AND EXISTS (SELECT 1 FROM webhook_events AS e WHERE e.hook_id = w.id)
+		AND NOT EXISTS (SELECT 1 FROM api_keys AS k WHERE k.id = w.owner AND k.revoked_at IS NOT NULL)
 		ORDER BY w.next_attempt_at LIMIT ?`+lock+`) AND lease_until < ? RETURNING id`,
 		s.owner, now+s.o.Lease.Milliseconds(), now, now, n, now).Scan(ctx, &ids)
 	return ids, err
