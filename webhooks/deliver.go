@@ -224,52 +224,89 @@ type head struct {
 	attempts int
 }
 
+// prefetch is how many of a hook's events one read brings: a burst is sent
+// with one read per that many events, not one per event.
+const prefetch = 32
+
 // work delivers a leased hook's events in order until none is left, one
-// fails, or the lease is lost; then gives the lease back.
+// fails, or the lease is lost; then gives the lease back. The lease is
+// renewed (and the hook read again) with each read of events, and before
+// an attempt that could outlast it, so no other process takes the hook
+// while an attempt may still be under way.
 func (s *Service) work(ctx context.Context, id string) {
 	for ctx.Err() == nil {
-		h, err := s.next(ctx, id)
-		if err != nil || h == nil {
+		batch, until, err := s.next(ctx, id)
+		if err != nil || len(batch) == 0 {
 			if err != nil && ctx.Err() == nil {
-				s.o.Logger.Warn("webhooks: reading a hook's next event failed", "hook", id, "error", err.Error())
+				s.o.Logger.Warn("webhooks: reading a hook's next events failed", "hook", id, "error", err.Error())
 			}
 			s.release(ctx, id)
 			return
 		}
-		r := s.send(ctx, h.hook.URL, id, h.hook.Secret, eventID(id, uint64(h.seq)), h.payload)
-		if ctx.Err() != nil {
-			return // shutting down: the event is sent again by whoever takes the hook
-		}
-		if ok, err := s.record(ctx, h, r); err != nil || !ok {
-			if err != nil {
-				s.o.Logger.Warn("webhooks: recording a delivery failed", "hook", id, "error", err.Error())
+		for _, h := range batch {
+			if time.Now().Add(s.o.Timeout + 2*time.Second).After(until) {
+				if until, err = s.renew(ctx, id); err != nil || until.IsZero() {
+					return // lost (deleted, disabled, taken over) or the database failed: the next claim retries
+				}
 			}
-			return
+			r := s.send(ctx, h.hook.URL, id, h.hook.Secret, eventID(id, uint64(h.seq)), h.payload)
+			if ctx.Err() != nil {
+				return // shutting down: the event is sent again by whoever takes the hook
+			}
+			ok, err := s.record(ctx, h, r)
+			if err != nil || !ok {
+				if err != nil {
+					s.o.Logger.Warn("webhooks: recording a delivery failed", "hook", id, "error", err.Error())
+				}
+				return
+			}
 		}
 	}
 }
 
+// renew extends the lease; zero when it was lost.
+func (s *Service) renew(ctx context.Context, id string) (time.Time, error) {
+	until := time.Now().Add(s.o.Lease)
+	res, err := s.o.Store.DB().ExecContext(ctx, "UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL",
+		until.UnixMilli(), id, s.owner)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return time.Time{}, nil
+	}
+	return until, nil
+}
+
 // next renews the lease, reading the hook in the same statement, and
-// reads its oldest event; nil when there is none or the lease was lost.
-func (s *Service) next(ctx context.Context, id string) (*head, error) {
+// reads its oldest events; none when there are none or the lease was lost.
+func (s *Service) next(ctx context.Context, id string) ([]*head, time.Time, error) {
 	db := s.o.Store.DB()
+	until := time.Now().Add(s.o.Lease)
 	r, err := scanHook(db.QueryRowContext(ctx, db.NewRaw("UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL RETURNING "+hookColumns,
-		nowMs()+s.o.Lease.Milliseconds(), id, s.owner).String()))
+		until.UnixMilli(), id, s.owner).String()))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil // the lease was lost, or the hook deleted or disabled
+		return nil, until, nil // the lease was lost, or the hook deleted or disabled
 	}
 	if err != nil {
-		return nil, err
+		return nil, until, err
 	}
-	h := &head{hook: r}
-	var payload string
-	err = db.QueryRowContext(ctx, db.NewRaw("SELECT seq, payload, created_at, attempts FROM webhook_events WHERE hook_id = ? ORDER BY seq LIMIT 1", id).String()).
-		Scan(&h.seq, &payload, &h.created, &h.attempts)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+	rows, err := db.QueryContext(ctx, db.NewRaw("SELECT seq, payload, created_at, attempts FROM webhook_events WHERE hook_id = ? ORDER BY seq LIMIT ?", id, prefetch).String())
+	if err != nil {
+		return nil, until, err
 	}
-	h.payload = []byte(payload)
-	return h, err
+	defer rows.Close()
+	var out []*head
+	for rows.Next() {
+		h := &head{hook: r}
+		var payload string
+		if err := rows.Scan(&h.seq, &payload, &h.created, &h.attempts); err != nil {
+			return nil, until, err
+		}
+		h.payload = []byte(payload)
+		out = append(out, h)
+	}
+	return out, until, rows.Err()
 }
 
 // record logs an attempt and moves the hook on: past the event when it
@@ -283,23 +320,26 @@ func (s *Service) record(ctx context.Context, h *head, r result) (bool, error) {
 	if r.status != 0 {
 		d.StatusCode = &r.status
 	}
-	goOn := false
-	err := s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if r.err == "" {
-			d.Outcome, goOn = "delivered", true
-			if _, err := tx.ExecContext(ctx, "DELETE FROM webhook_events WHERE hook_id = ? AND seq = ?", id, h.seq); err != nil {
-				return err
-			}
-			// A healthy hook's row is written at most once a second: under
-			// a burst it would otherwise be one more write per delivery.
-			h := h.hook
-			if h.Attempts != 0 || h.FailingSince.Valid || !h.LastSuccessAt.Valid || now-h.LastSuccessAt.Int64 >= 1000 {
-				if _, err := tx.ExecContext(ctx, "UPDATE webhooks SET attempts = 0, failing_since = NULL, last_success_at = ?, last_error = '' WHERE id = ?", now, id); err != nil {
-					return err
-				}
-			}
-			return s.log(ctx, tx, id, d)
+	if r.err == "" {
+		// No transaction: the event goes first, then the log line; a crash
+		// between them loses a log line, never resends an event.
+		d.Outcome = "delivered"
+		db := s.o.Store.DB()
+		if _, err := db.ExecContext(ctx, "DELETE FROM webhook_events WHERE hook_id = ? AND seq = ?", id, h.seq); err != nil {
+			return false, err
 		}
+		// A healthy hook's row is written at most once a second: under a
+		// burst it would otherwise be one more write per delivery.
+		hk := h.hook
+		if hk.Attempts != 0 || hk.FailingSince.Valid || !hk.LastSuccessAt.Valid || now-hk.LastSuccessAt.Int64 >= 1000 {
+			if _, err := db.ExecContext(ctx, "UPDATE webhooks SET attempts = 0, failing_since = NULL, last_success_at = ?, last_error = '' WHERE id = ?", now, id); err != nil {
+				return false, err
+			}
+			hk.Attempts, hk.FailingSince, hk.LastSuccessAt = 0, sql.NullInt64{}, sql.NullInt64{Int64: now, Valid: true}
+		}
+		return true, s.log(ctx, db, id, d)
+	}
+	err := s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		d.Error = &r.err
 		d.Outcome = "failed"
 		failing := now
@@ -333,7 +373,7 @@ func (s *Service) record(ctx context.Context, h *head, r result) (bool, error) {
 			lease_owner = '', lease_until = 0 WHERE id = ?`, attempts, failing, r.err, next, id)
 		return err
 	})
-	return goOn, err
+	return false, err
 }
 
 func (s *Service) log(ctx context.Context, tx bun.IDB, hookID string, d Delivery) error {
