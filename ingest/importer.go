@@ -193,6 +193,7 @@ func (im *Importer) batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, 
 		merged = append(merged, tr.Merged...)
 	}
 	b.DNS = actions.DNSNames(b.Actions)
+	b.TokenMoves = actions.TokenMoves(b.Transactions)
 	if len(merged) > 0 {
 		b.Extra = store.DropTraces(merged)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/store"
 )
 
@@ -34,6 +35,10 @@ func (a TokenListArgs) page() (store.TokenPage, error) {
 	if a.Offset != nil {
 		if *a.Offset < 0 {
 			return p, apperr.Field("offset", "must be 0 or more")
+		}
+		if *a.Offset > cost.MaxOffset {
+			// The database reads and drops every skipped row.
+			return p, apperr.Field("offset", "must be at most %d; narrow the query (start_lt/end_lt, an owner) instead", cost.MaxOffset)
 		}
 		p.Offset = *a.Offset
 	}
