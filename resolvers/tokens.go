@@ -153,6 +153,9 @@ type NftItemsArgs struct {
 	Address, OwnerAddress, CollectionAddress []string
 	Index                                    []string
 	IncludeOnSale                            bool
+	// SortByLastTransactionLt orders by the items' last transaction lt,
+	// newest first (toncenter's sort_by_last_transaction_lt).
+	SortByLastTransactionLt bool
 	TokenListArgs
 }
 
@@ -191,7 +194,7 @@ func (r *Resolver) NftItems(ctx context.Context, a NftItemsArgs) ([]chain.NftIte
 		}
 		f.Indexes = append(f.Indexes, n.String())
 	}
-	f.IncludeOnSale = a.IncludeOnSale
+	f.IncludeOnSale, f.ByLastTxLt = a.IncludeOnSale, a.SortByLastTransactionLt
 	return r.Store.NftItems(ctx, f)
 }
 

@@ -339,4 +339,3 @@ func TestNftTransfersRoute(t *testing.T) {
 		})
 	}
 }
-
