@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strconv"
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
@@ -43,6 +44,20 @@ type Trade struct {
 // hop, so the first and last trade of a candle are the same on every path.
 func (t *Trade) Key() string {
 	return fmt.Sprintf("%012d/%020d/%s/%03d", t.Utime, t.Lt, t.ActionID, t.Hop)
+}
+
+// ParseKey reads a Key back; ok false when s is not one.
+func ParseKey(s string) (utime, lt int64, actionID string, hop int, ok bool) {
+	if len(s) < 12+1+20+1+1+1+3 || s[12] != '/' || s[33] != '/' || s[len(s)-4] != '/' {
+		return 0, 0, "", 0, false
+	}
+	u, err1 := strconv.ParseInt(s[:12], 10, 64)
+	l, err2 := strconv.ParseInt(s[13:33], 10, 64)
+	h, err3 := strconv.Atoi(s[len(s)-3:])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return 0, 0, "", 0, false
+	}
+	return u, l, s[34 : len(s)-4], h, true
 }
 
 // Price is the trade's price as a fraction: quote units per jetton unit.

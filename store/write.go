@@ -144,6 +144,10 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
+		// After the flush: the rollups read the trades they write.
+		if err := saveAnalytics(ctx, tx, traceIDs(b.Traces), b.Actions); err != nil {
+			return err
+		}
 		if b.Extra != nil {
 			return b.Extra(ctx, tx)
 		}
@@ -436,4 +440,13 @@ func (w *writer) flush(ctx context.Context) error {
 		return fmt.Errorf("save batch: %w", err)
 	}
 	return nil
+}
+
+// traceIDs are the base64 ids of traces.
+func traceIDs(traces []*chain.Trace) []string {
+	ids := make([]string, len(traces))
+	for i, t := range traces {
+		ids[i] = t.ID.Base64()
+	}
+	return ids
 }

@@ -29,6 +29,7 @@ func New() *migrate.Migrations {
 	registerTokenMetadata(m)
 	registerTokens(m)
 	registerBlocks(m)
+	registerAnalytics(m)
 	return m
 }
 
