@@ -1,0 +1,128 @@
+package analytics_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/storetest"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/store"
+)
+
+// fixtureFiles are every real fixture with actions: the raw blocks, the
+// fee-replay block and the toncenter traces.
+func fixtureFiles(t *testing.T) []string {
+	dir := testenv.FixturesDir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "blocks", "*.bin"))
+	files = append(files, testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json"))
+	traces, _ := filepath.Glob(filepath.Join(dir, "toncenter-traces", "traces", "*.json"))
+	return append(files, traces...)
+}
+
+func importFiles(t *testing.T, st *store.Store, files []string) {
+	t.Helper()
+	require.NoError(t, ingest.New(st).ImportFiles(context.Background(), files, func(path string, _ ingest.Stats, err error) {
+		require.NoError(t, err, path)
+	}))
+}
+
+// snapshot is every analytics row, in key order, as text.
+func snapshot(t *testing.T, st *store.Store) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for table, order := range map[string]string{
+		"analytics_trades":  "action_id, hop",
+		"analytics_moves":   "action_id",
+		"analytics_candles": "jetton, quote, interval_s, bucket",
+		"analytics_volumes": "jetton, interval_s, bucket",
+	} {
+		var rows []map[string]any
+		require.NoError(t, st.DB().NewSelect().TableExpr(table).OrderExpr(order).Scan(context.Background(), &rows))
+		for _, r := range rows {
+			keys := make([]string, 0, len(r))
+			for k := range r {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			line := ""
+			for _, k := range keys {
+				v := r[k]
+				if b, ok := v.([]byte); ok {
+					v = string(b)
+				}
+				line += fmt.Sprintf("%s=%v ", k, v)
+			}
+			out[table] = append(out[table], line)
+		}
+	}
+	return out
+}
+
+// TestRollupsAgreeOnEveryPath: the rows after one import equal those after
+// the files were written one batch at a time in reverse order (the
+// follower's way: traces completed and replaced across batches), after a
+// reclassify of every trace, and after a rebuild from the actions.
+func TestRollupsAgreeOnEveryPath(t *testing.T) {
+	files := fixtureFiles(t)
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := storetest.Open(t, db.URL)
+			importFiles(t, st, files)
+			once := snapshot(t, st)
+			require.NotEmpty(t, once["analytics_trades"], "the fixtures hold swaps against TON")
+			require.NotEmpty(t, once["analytics_candles"])
+			require.NotEmpty(t, once["analytics_volumes"])
+			require.Equal(t, countDistinct(t, st), countCandles(t, st, 60), "one 1m candle per traded minute of a pair")
+
+			// Written again: idempotent.
+			importFiles(t, st, files)
+			require.Equal(t, once, snapshot(t, st))
+
+			require.NoError(t, ingest.Reclassify(ctx, st, "", func(int, int, string) {}))
+			require.Equal(t, once, snapshot(t, st), "after reclassify")
+
+			trades, moves, err := st.RebuildAnalytics(ctx)
+			require.NoError(t, err)
+			require.Equal(t, len(once["analytics_trades"]), trades)
+			require.Equal(t, len(once["analytics_moves"]), moves)
+			require.Equal(t, once, snapshot(t, st), "after rebuild")
+
+			// The follower's way: one batch per file, newest first, into a
+			// database of its own.
+			inc := storetest.Open(t, freshLike(t, db))
+			for i := len(files) - 1; i >= 0; i-- {
+				importFiles(t, inc, files[i:i+1])
+			}
+			require.Equal(t, once, snapshot(t, inc), "written one file at a time")
+		})
+	}
+}
+
+// countDistinct counts the (pair, minute) buckets of the stored trades.
+func countDistinct(t *testing.T, st *store.Store) int {
+	var n int
+	require.NoError(t, st.DB().NewSelect().TableExpr("(SELECT DISTINCT jetton, quote, utime - utime % 60 AS b FROM analytics_trades) AS d").
+		ColumnExpr("count(*)").Scan(context.Background(), &n))
+	return int(n)
+}
+
+func countCandles(t *testing.T, st *store.Store, interval int) int {
+	n, err := st.DB().NewSelect().TableExpr("analytics_candles").Where("interval_s = ?", interval).Count(context.Background())
+	require.NoError(t, err)
+	return int(n)
+}
+
+// freshLike is a new empty database of db's kind.
+func freshLike(t *testing.T, db testenv.Database) string {
+	if db.Name == "postgres" {
+		return testenv.NewPostgresDatabase(t)
+	}
+	return "sqlite:" + filepath.Join(t.TempDir(), "inc.db")
+}
