@@ -117,17 +117,11 @@ func Candles(trades []Trade, iv Interval) []Candle {
 }
 
 // Decimal renders a fraction scaled by 10^shift as a decimal string with
-// at most digits fractional digits, trailing zeros dropped: a price in
+// at most digits fractional digits (truncated toward zero is not used:
+// big.Rat rounds half away from zero), trailing zeros dropped: a price in
 // whole tokens is the stored fraction scaled by the decimals' difference.
 func Decimal(r *big.Rat, shift, digits int) string {
-	v := new(big.Rat).Set(r)
-	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(shift))), nil))
-	if shift >= 0 {
-		v.Mul(v, scale)
-	} else {
-		v.Quo(v, scale)
-	}
-	s := v.FloatString(digits)
+	s := scale(r, shift).FloatString(digits)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
@@ -137,9 +131,16 @@ func Decimal(r *big.Rat, shift, digits int) string {
 	return s
 }
 
-func abs(n int) int {
+// scale is r times 10^shift, a new value.
+func scale(r *big.Rat, shift int) *big.Rat {
+	v := new(big.Rat).Set(r)
+	n := shift
 	if n < 0 {
-		return -n
+		n = -n
 	}
-	return n
+	p := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil))
+	if shift >= 0 {
+		return v.Mul(v, p)
+	}
+	return v.Quo(v, p)
 }

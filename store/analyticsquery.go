@@ -130,3 +130,17 @@ func (s *Store) RebuildAnalytics(ctx context.Context) (trades, moves int, err er
 	})
 	return trades, moves, err
 }
+
+// JettonSeen tells whether the store has a trade or a move of a jetton.
+func (s *Store) JettonSeen(ctx context.Context, jetton string) (bool, error) {
+	var seen bool
+	err := s.read(func(db *bun.DB) error {
+		var err error
+		seen, err = db.NewSelect().Model((*moveRow)(nil)).Where("jetton = ?", jetton).Exists(ctx)
+		if err == nil && !seen {
+			seen, err = db.NewSelect().Model((*tradeRow)(nil)).Where("jetton = ?", jetton).Exists(ctx)
+		}
+		return err
+	})
+	return seen, err
+}
