@@ -36,6 +36,16 @@ func (l leafInt) MarshalGQL(w io.Writer) {
 	graphql.MarshalInt(*l.p).MarshalGQL(w)
 }
 
+type leafInt64 struct{ p *int64 }
+
+func (l leafInt64) MarshalGQL(w io.Writer) {
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(*l.p), 10))
+		return
+	}
+	graphql.MarshalInt64(*l.p).MarshalGQL(w)
+}
+
 type leafString struct{ p *string }
 
 func (l leafString) MarshalGQL(w io.Writer) {
@@ -69,7 +79,7 @@ func (l leafUint64) MarshalGQL(w io.Writer) {
 // computedFields are, per object type, the fields that a resolver or a
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
-	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "transactions": true, "user_friendly": true},
+	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "trades": true, "transactions": true, "user_friendly": true},
 	"Action":                       {"children": true, "details": true, "parent": true, "participants": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
@@ -79,6 +89,8 @@ var computedFields = map[string]map[string]bool{
 	"AuctionBid":                   {},
 	"AuctionOutbid":                {},
 	"BalanceChanges":               {},
+	"CandlePoint":                  {},
+	"CandleSeries":                 {},
 	"ChangeDns":                    {},
 	"CocoonClientChangeSecretHash": {},
 	"CocoonClientIncreaseStake":    {},
@@ -157,7 +169,7 @@ var computedFields = map[string]map[string]bool{
 	"PageInfo":                     {},
 	"Participant":                  {},
 	"PeerSwap":                     {},
-	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "estimateFee": true, "message": true, "messages": true, "trace": true, "transaction": true, "transactions": true},
+	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "estimateFee": true, "message": true, "messages": true, "token": true, "trace": true, "transaction": true, "transactions": true},
 	"RenewDns":                     {},
 	"SmartContractExec":            {},
 	"StakeDeposit":                 {},
@@ -176,12 +188,19 @@ var computedFields = map[string]map[string]bool{
 	"TgbtcNewKey":                  {},
 	"TgbtcNewKeyFallback":          {},
 	"TickTock":                     {},
-	"Token":                        {},
+	"Token":                        {"candles": true, "holders": true, "price": true, "volume": true},
+	"TokenHolder":                  {},
+	"TokenHolderConnection":        {},
+	"TokenHolderEdge":              {},
+	"TokenPrice":                   {},
 	"TonBalanceChange":             {},
 	"TonTransfer":                  {},
 	"ToncoDeployPool":              {},
 	"Trace":                        {"actions": true, "transactions": true},
 	"TraceStop":                    {},
+	"Trade":                        {},
+	"TradeConnection":              {},
+	"TradeEdge":                    {},
 	"Transaction":                  {"account": true, "actions": true},
 	"TransactionConnection":        {},
 	"TransactionEdge":              {},
@@ -189,6 +208,8 @@ var computedFields = map[string]map[string]bool{
 	"Unsubscribe":                  {},
 	"VestingAddWhitelist":          {},
 	"VestingSendMessage":           {},
+	"VolumePoint":                  {},
+	"VolumeSeries":                 {},
 	"__Directive":                  {"description": true},
 	"__EnumValue":                  {"deprecationReason": true, "description": true, "isDeprecated": true},
 	"__Field":                      {"deprecationReason": true, "description": true, "isDeprecated": true},
@@ -292,7 +313,9 @@ var leafObjectFields = map[string]map[string]bool{
 	"JettonHoldingEdge":   {"__typename": true, "cursor": true},
 	"Message":             {"__typename": true, "hash": true, "value": true, "fwd_fee": true, "created_lt": true, "bounce": true, "bounced": true},
 	"NftHoldingEdge":      {"__typename": true, "cursor": true},
+	"TokenHolderEdge":     {"__typename": true, "cursor": true},
 	"TraceStop":           {"__typename": true, "account": true, "reason": true, "message": true, "message_hash": true, "transaction": true},
+	"TradeEdge":           {"__typename": true, "cursor": true},
 	"Transaction":         {"__typename": true, "hash": true, "lt": true, "utime": true, "now": true, "account_address": true, "trace_id": true, "success": true, "aborted": true, "compute_exit_code": true, "total_fees": true, "orig_status": true, "end_status": true},
 	"TransactionEdge":     {"__typename": true, "cursor": true},
 }

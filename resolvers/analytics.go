@@ -2,15 +2,19 @@ package resolvers
 
 import (
 	"context"
+	"encoding/base64"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/analytics"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/store"
 )
 
 // DefaultPoints is the intervals a series spans when from is not given.
@@ -221,4 +225,124 @@ func (r *Resolver) Price(ctx context.Context, tok *model.Token, quote string) (*
 		return nil, err
 	}
 	return &analytics.TokenPrice{Quote: quoteName(q), Price: analytics.Decimal(p, 0, analytics.PriceDigits), Time: t, Via: via}, nil
+}
+
+// offsetPage reads first and after of a list paged by offset (after is the
+// offset's cursor); limit includes one more row that tells a next page.
+func offsetPage(first *int, after *string, def int) (limit, offset int, err error) {
+	limit = def
+	if first != nil {
+		if *first < 1 || *first > MaxTokenLimit {
+			return 0, 0, apperr.Field("first", "must be from 1 to %d", MaxTokenLimit)
+		}
+		limit = *first
+	}
+	if after != nil && *after != "" {
+		b, err := base64.RawURLEncoding.DecodeString(*after)
+		if err == nil {
+			offset, err = strconv.Atoi(string(b))
+		}
+		if err != nil || offset < 0 {
+			return 0, 0, apperr.Field("after", "not a cursor of this list")
+		}
+		if offset > cost.MaxOffset {
+			return 0, 0, apperr.Field("after", "past the deepest page (%d rows)", cost.MaxOffset)
+		}
+	}
+	return limit + 1, offset, nil
+}
+
+// Holders is Token.holders: the jetton's wallets the store knows, largest
+// balance first.
+func (r *Resolver) Holders(ctx context.Context, tok *model.Token, first *int, after *string) (*model.TokenHolderConnection, error) {
+	limit, offset, err := offsetPage(first, after, DefaultTokenLimit)
+	if err != nil {
+		return nil, err
+	}
+	list, err := r.Store.JettonWallets(ctx, store.JettonWalletFilter{Jettons: []string{tok.Address}, ExcludeZero: true, SortBalance: "desc",
+		TokenPage: store.TokenPage{Limit: limit, Offset: offset}})
+	if err != nil {
+		return nil, err
+	}
+	count, err := r.Store.JettonHolderCount(ctx, tok.Address)
+	if err != nil {
+		return nil, err
+	}
+	n := min(len(list), limit-1)
+	out := &model.TokenHolderConnection{Count: count, PageInfo: &model.PageInfo{HasNextPage: len(list) == limit}}
+	for i, w := range list[:n] {
+		if w.Balance == "" {
+			break // unknown balances come last
+		}
+		c := base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset + i + 1)))
+		out.Edges = append(out.Edges, &model.TokenHolderEdge{Cursor: c,
+			Node: &model.TokenHolder{Owner: w.Owner, Wallet: w.Address, Balance: actions.BigInt(w.Balance)}})
+		out.PageInfo.EndCursor = &c
+	}
+	if out.Edges == nil {
+		out.Edges = []*model.TokenHolderEdge{}
+	}
+	return out, nil
+}
+
+// AccountTrades is Account.trades: its counted swap hops, newest first.
+func (r *Resolver) AccountTrades(ctx context.Context, account string, first *int, after *string) (*model.TradeConnection, error) {
+	limit := 20
+	if first != nil {
+		if *first < 1 || *first > MaxTokenLimit {
+			return nil, apperr.Field("first", "must be from 1 to %d", MaxTokenLimit)
+		}
+		limit = *first
+	}
+	before := ""
+	if after != nil && *after != "" {
+		b, err := base64.RawURLEncoding.DecodeString(*after)
+		if _, _, _, _, ok := analytics.ParseKey(string(b)); err != nil || !ok {
+			return nil, apperr.Field("after", "not a cursor of this list")
+		}
+		before = string(b)
+	}
+	list, err := r.Store.Trades(ctx, account, before, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.TradeConnection{Edges: []*model.TradeEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(list) > limit}}
+	list = list[:min(len(list), limit)]
+	jettons := make([]string, 0, len(list))
+	for _, t := range list {
+		jettons = append(jettons, t.Jetton)
+	}
+	toks, err := r.Tokens(ctx, jettons, chain.TokenJettonMaster)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range list {
+		qd := analytics.TONDecimals
+		if t.Quote == analytics.USDT {
+			qd = analytics.USDTDecimals
+		}
+		c := base64.RawURLEncoding.EncodeToString([]byte(t.Key()))
+		out.Edges = append(out.Edges, &model.TradeEdge{Cursor: c, Node: &model.Trade{ActionID: t.ActionID, Hop: t.Hop, TraceID: t.TraceID,
+			Time: int(t.Utime), Jetton: t.Jetton, Quote: quoteName(t.Quote), Buy: t.Buy,
+			Amount: actions.BigInt(t.Base.String()), QuoteAmount: actions.BigInt(t.QuoteAmt.String()),
+			Price: analytics.Decimal(t.Price(), decimalsOf(toks[t.Jetton])-qd, analytics.PriceDigits)}})
+		out.PageInfo.EndCursor = &c
+	}
+	return out, nil
+}
+
+// int64p widens a GraphQL Int argument.
+func int64p(v *int) *int64 {
+	if v == nil {
+		return nil
+	}
+	n := int64(*v)
+	return &n
+}
+
+func strOr(p *string, def string) string {
+	if p == nil {
+		return def
+	}
+	return *p
 }

@@ -7,6 +7,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
 )
 
@@ -19,3 +20,8 @@ func (r *accountResolver) Jettons(ctx context.Context, obj *model.Account, first
 func (r *accountResolver) Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error) {
 	return r.AccountNfts(ctx, obj, first, after)
 }
+
+// Token returns graph.TokenResolver implementation.
+func (r *Resolver) Token() graph.TokenResolver { return &tokenResolver{r} }
+
+type tokenResolver struct{ *Resolver }

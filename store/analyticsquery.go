@@ -144,3 +144,15 @@ func (s *Store) JettonSeen(ctx context.Context, jetton string) (bool, error) {
 	})
 	return seen, err
 }
+
+// JettonHolderCount counts the wallets of a jetton the store knows with a
+// balance known to be above 0.
+func (s *Store) JettonHolderCount(ctx context.Context, jetton string) (int, error) {
+	var n int
+	err := s.read(func(db *bun.DB) error {
+		c, err := db.NewSelect().Model((*jettonWalletRow)(nil)).Where("jetton = ? AND balance IS NOT NULL AND balance <> ?", jetton, zeroAmount).Count(ctx)
+		n = int(c)
+		return err
+	})
+	return n, err
+}
