@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/uptrace/bun"
 
@@ -32,10 +33,16 @@ func (s *Store) Candles(ctx context.Context, jetton, quote string, iv analytics.
 // LastCandle is a pair's newest 1m candle (its close is the last trade's
 // price), nil when the pair never traded.
 func (s *Store) LastCandle(ctx context.Context, jetton, quote string) (*analytics.Candle, error) {
+	return s.CandleBefore(ctx, jetton, quote, analytics.Intervals[0], math.MaxInt64)
+}
+
+// CandleBefore is a pair's newest candle of iv starting before t, nil
+// when none.
+func (s *Store) CandleBefore(ctx context.Context, jetton, quote string, iv analytics.Interval, t int64) (*analytics.Candle, error) {
 	var rows []candleRow
 	err := s.read(func(db *bun.DB) error {
 		return db.NewSelect().Model(&rows).
-			Where("jetton = ? AND quote = ? AND interval_s = ?", jetton, quote, analytics.Intervals[0].Seconds).
+			Where("jetton = ? AND quote = ? AND interval_s = ? AND bucket < ?", jetton, quote, iv.Seconds, t).
 			Order("bucket DESC").Limit(1).Scan(ctx)
 	})
 	if err != nil || len(rows) == 0 {
