@@ -17,6 +17,11 @@ import (
 	"github.com/tonql/tonql/store"
 )
 
+// MaxTime is the latest unix time a range may name (tonapi's bound of its
+// chart dates, 2037-01-01): past it the arithmetic of intervals would
+// overflow long before any answer.
+const MaxTime = 2114380800
+
 // DefaultPoints is the intervals a series spans when from is not given.
 const DefaultPoints = 100
 
@@ -75,8 +80,10 @@ func (r *Resolver) seriesOf(ctx context.Context, a SeriesArgs) (*series, error) 
 		from = *a.From
 	}
 	switch {
-	case from < 0:
-		return nil, apperr.Field("from", "must be a unix time, 0 or more")
+	case from < 0 || from > MaxTime:
+		return nil, apperr.Field("from", "must be a unix time from 0 to %d", MaxTime)
+	case to > MaxTime:
+		return nil, apperr.Field("to", "must be a unix time up to %d", MaxTime)
 	case to <= from:
 		return nil, apperr.Field("from", "must be before to (%d is not before %d)", from, to)
 	}

@@ -129,8 +129,10 @@ func (r *Resolver) Chart(ctx context.Context, a ChartArgs) ([][2]float64, error)
 		start = *a.StartDate
 	}
 	switch {
-	case start < 0:
-		return nil, apperr.Field("start_date", "must be a unix time, 0 or more")
+	case start < 0 || start > MaxTime:
+		return nil, apperr.Field("start_date", "must be a unix time from 0 to %d", MaxTime)
+	case end > MaxTime:
+		return nil, apperr.Field("end_date", "must be a unix time up to %d", MaxTime)
 	case end <= start:
 		return nil, apperr.Field("start_date", "must be before end_date (%d is not before %d)", start, end)
 	}

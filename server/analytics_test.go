@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -246,8 +247,8 @@ func TestCandlesAndVolumesEqualTheActions(t *testing.T) {
 						require.Equal(t, http.StatusOK, code, string(body))
 						var got struct {
 							Decimals int `json:"decimals"`
-							QD                      int `json:"quote_decimals"`
-							Candles                 []struct {
+							QD       int `json:"quote_decimals"`
+							Candles  []struct {
 								Time                         int64
 								Open, High, Low, Close, Vwap string
 								Volume                       string
@@ -350,4 +351,125 @@ func TestCandlesAndVolumesEqualTheActions(t *testing.T) {
 			require.Positive(t, checkedVolumes)
 		})
 	}
+}
+
+// TestAnalyticsBadInput: every bad argument is a 422 whose message starts
+// with the parameter's name, on REST and in GraphQL.
+func TestAnalyticsBadInput(t *testing.T) {
+	f := analyticsServer(t, testenv.Databases(t)[0])
+	known := usdtMaster // the fixtures have USD₮ moves
+	unknown := "0:" + "AB" + fmt.Sprintf("%062d", 0)
+	cases := []struct {
+		path  string
+		q     url.Values
+		param string
+	}{
+		{"/api/v3/analytics/candles", url.Values{"interval": {"1h"}}, "token"},
+		{"/api/v3/analytics/candles", url.Values{"token": {"nonsense"}, "interval": {"1h"}}, "token"},
+		{"/api/v3/analytics/candles", url.Values{"token": {unknown}, "interval": {"1h"}}, "token"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}}, "interval"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}, "interval": {"2h"}}, "interval"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}, "interval": {"1h"}, "quote": {"EUR"}}, "quote"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}, "interval": {"1h"}, "from": {"200"}, "to": {"100"}}, "from"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}, "interval": {"1h"}, "from": {"-5"}, "to": {"100"}}, "from"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}, "interval": {"1h"}, "from": {"x"}}, "from"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}, "interval": {"1m"}, "from": {"0"}, "to": {"1700000000"}}, "to"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}, "interval": {"1d"}, "from": {"0"}, "to": {"9223372036854775807"}}, "to"},
+		{"/api/v3/analytics/candles", url.Values{"token": {known}, "interval": {"1h"}, "limit": {"5"}}, "limit"},
+		{"/api/v3/analytics/volumes", url.Values{"token": {known}, "interval": {"1w"}}, "interval"},
+		{"/api/v3/analytics/volumes", url.Values{"token": {unknown}, "interval": {"1d"}}, "token"},
+		{"/api/v3/analytics/volumes", url.Values{"token": {known}, "interval": {"1d"}, "quote": {"TON"}}, "quote"},
+		{"/v2/rates", url.Values{"currencies": {"ton"}}, "tokens"},
+		{"/v2/rates", url.Values{"tokens": {"ton"}, "currencies": {"rub"}}, "currencies"},
+		{"/v2/rates", url.Values{"tokens": {"ton," + unknown}, "currencies": {"usd"}}, "tokens"},
+		{"/v2/rates/chart", url.Values{"token": {unknown}}, "token"},
+		{"/v2/rates/chart", url.Values{"token": {known}, "currency": {"ton"}, "points_count": {"500"}}, "points_count"},
+		{"/v2/rates/chart", url.Values{"token": {known}, "start_date": {"100"}, "end_date": {"50"}}, "start_date"},
+		{"/v2/rates/chart", url.Values{"token": {known}, "start_date": {"0"}, "end_date": {"1700000000"}}, "start_date"},
+	}
+	for _, c := range cases {
+		code, body := f.getPath(t, c.path, c.q)
+		require.Equal(t, http.StatusUnprocessableEntity, code, "%s?%s: %s", c.path, c.q.Encode(), body)
+		var e struct{ Error string }
+		require.NoError(t, json.Unmarshal(body, &e))
+		require.Regexp(t, "^"+c.param+": ", e.Error, "%s?%s", c.path, c.q.Encode())
+	}
+	for q, param := range map[string]string{
+		`{token(address:"` + unknown + `"){address}}`:                                            "address",
+		`{token(address:"` + known + `"){candles(interval:"7m"){token}}}`:                        "interval",
+		`{token(address:"` + known + `"){candles(interval:"1m", from:0, to:1700000000){token}}}`: "to",
+		`{token(address:"` + known + `"){volume(interval:"1h", from:10, to:5){token}}}`:          "from",
+		`{token(address:"` + known + `"){price(quote:"EUR"){price}}}`:                            "quote",
+		`{token(address:"` + known + `"){holders(first:0){count}}}`:                              "first",
+		`{account(address:"` + known + `"){trades(after:"zz"){pageInfo{hasNextPage}}}}`:          "after",
+	} {
+		var resp struct {
+			Errors []struct {
+				Message    string
+				Extensions map[string]any
+			}
+		}
+		require.NoError(t, json.Unmarshal(f.graphql(t, q, nil), &resp))
+		require.NotEmpty(t, resp.Errors, q)
+		require.Regexp(t, "^"+param+": ", resp.Errors[0].Message, q)
+		require.NotEmpty(t, resp.Errors[0].Extensions["code"], q)
+	}
+}
+
+// TestAnalyticsRESTEqualsGraphQL: the series routes answer what
+// Token.candles and Token.volume answer; rates and chart come from the
+// same prices; Account.trades lists the swaps' senders' trades.
+func TestAnalyticsRESTEqualsGraphQL(t *testing.T) {
+	f := analyticsServer(t, testenv.Databases(t)[0])
+	// The pair with the most trades.
+	var trades []refTrade
+	for _, a := range jettonActions(t, f) {
+		trades = append(trades, refTrades(a)...)
+	}
+	require.NotEmpty(t, trades)
+	tr := trades[0]
+	from, to := tr.utime-30*86400, tr.utime+30*86400
+	q := url.Values{"token": {tr.jetton}, "quote": {tr.quote}, "interval": {"1d"}, "from": {strconv.FormatInt(from, 10)}, "to": {strconv.FormatInt(to, 10)}}
+	code, rest := f.getPath(t, "/api/v3/analytics/candles", q)
+	require.Equal(t, http.StatusOK, code, string(rest))
+	var gql struct {
+		Data struct {
+			Token struct {
+				Candles json.RawMessage `json:"candles"`
+				Volume  json.RawMessage `json:"volume"`
+				Price   *struct{ Price, Quote, Via string }
+			} `json:"token"`
+		}
+	}
+	body := f.graphql(t, `query($a:String!,$q:String!,$f:Int!,$t:Int!){token(address:$a){
+		candles(interval:"1d",from:$f,to:$t,quote:$q){token quote interval from to decimals quote_decimals symbol candles{time open high low close vwap volume volume_quote trades}}
+		volume(interval:"1d",from:$f,to:$t){token interval from to decimals symbol volumes{time transfers transfer_amount mints mint_amount burns burn_amount senders receivers}}
+		price(quote:$q){price quote via}}}`,
+		map[string]any{"a": tr.jetton, "q": tr.quote, "f": from, "t": to})
+	require.NoError(t, json.Unmarshal(body, &gql), string(body))
+	require.JSONEq(t, string(rest), string(gql.Data.Token.Candles))
+	code, restV := f.getPath(t, "/api/v3/analytics/volumes", url.Values{"token": {tr.jetton}, "interval": {"1d"},
+		"from": {strconv.FormatInt(from, 10)}, "to": {strconv.FormatInt(to, 10)}})
+	require.Equal(t, http.StatusOK, code, string(restV))
+	require.JSONEq(t, string(restV), string(gql.Data.Token.Volume))
+
+	// /v2/rates: the same last price as Token.price, as a number.
+	require.NotNil(t, gql.Data.Token.Price, string(body))
+	cur := map[string]string{"TON": "ton", "USDT": "usd"}[tr.quote]
+	code, rates := f.getPath(t, "/v2/rates", url.Values{"tokens": {tr.jetton}, "currencies": {cur}})
+	require.Equal(t, http.StatusOK, code, string(rates))
+	var r struct {
+		Rates map[string]struct{ Prices map[string]float64 } `json:"rates"`
+	}
+	require.NoError(t, json.Unmarshal(rates, &r))
+	want, _ := strconv.ParseFloat(gql.Data.Token.Price.Price, 64)
+	require.InDelta(t, want, r.Rates[tr.jetton].Prices[strings.ToUpper(cur)], want*1e-12, string(rates))
+
+	// /v2/rates/chart: a point at the trade's interval.
+	code, chart := f.getPath(t, "/v2/rates/chart", url.Values{"token": {tr.jetton}, "currency": {cur},
+		"start_date": {strconv.FormatInt(tr.utime-3600, 10)}, "end_date": {strconv.FormatInt(tr.utime+3600, 10)}})
+	require.Equal(t, http.StatusOK, code, string(chart))
+	var c struct{ Points [][2]float64 }
+	require.NoError(t, json.Unmarshal(chart, &c))
+	require.NotEmpty(t, c.Points, string(chart))
 }
