@@ -9,8 +9,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tonql/tonql/analytics"
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/storetest"
+	"github.com/tonql/tonql/internal/synth"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/store"
 )
@@ -125,4 +128,43 @@ func freshLike(t *testing.T, db testenv.Database) string {
 		return testenv.NewPostgresDatabase(t)
 	}
 	return "sqlite:" + filepath.Join(t.TempDir(), "inc.db")
+}
+
+// TestRollupsOfGeneratedSwaps: the load generator's swaps (buys, sells,
+// USD₮ pairs, two-pool routes, dust) written in many small batches, as the
+// follower writes, give the rows a rebuild gives; every counted trade is
+// one of its hops.
+func TestRollupsOfGeneratedSwaps(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := storetest.Open(t, db.URL)
+			p := synth.Params{Seed: 3, Actions: 3000, Accounts: 40, StartUtime: 1_760_000_000}
+			var b store.Batch
+			swaps, hops := 0, 0
+			require.NoError(t, synth.Generate(p, func(a *chain.Action) error {
+				if a.Type == "JettonSwap" && a.Status == chain.StatusOK {
+					swaps++
+					hops += len(analytics.TradesOf(a))
+				}
+				b.Actions = append(b.Actions, *a)
+				if len(b.Actions) == 50 {
+					err := st.SaveBatch(ctx, &b)
+					b = store.Batch{}
+					return err
+				}
+				return nil
+			}))
+			require.NoError(t, st.SaveBatch(ctx, &b))
+			inc := snapshot(t, st)
+			require.Greater(t, hops, swaps, "two-pool routes count each hop")
+			require.Len(t, inc["analytics_trades"], hops)
+			var quotes []string
+			require.NoError(t, st.DB().NewSelect().TableExpr("analytics_trades").ColumnExpr("DISTINCT quote").Scan(ctx, &quotes))
+			require.ElementsMatch(t, []string{analytics.TON, analytics.USDT}, quotes)
+			_, _, err := st.RebuildAnalytics(ctx)
+			require.NoError(t, err)
+			require.Equal(t, inc, snapshot(t, st))
+		})
+	}
 }
