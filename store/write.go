@@ -145,8 +145,10 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 			return err
 		}
 		// After the flush: the rollups read the trades they write.
-		if err := saveAnalytics(ctx, tx, traceIDs(b.Traces), b.Actions); err != nil {
-			return err
+		if !s.noAnalytics {
+			if err := saveAnalytics(ctx, tx, traceIDs(b.Traces), b.Actions); err != nil {
+				return err
+			}
 		}
 		if b.Extra != nil {
 			return b.Extra(ctx, tx)
