@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -161,7 +162,7 @@ func newTouched() *touched {
 // (replaced, base64 ids) and adds those of acts, then makes the touched
 // buckets again. It runs inside the batch's transaction, after the
 // actions are written.
-func saveAnalytics(ctx context.Context, tx bun.Tx, replaced []string, acts []chain.Action) error {
+func saveAnalytics(ctx context.Context, tx bun.Tx, conn bun.Conn, replaced []string, acts []chain.Action) error {
 	t := newTouched()
 	for start := 0; start < len(replaced); start += 500 {
 		chunk := replaced[start:min(start+500, len(replaced))]
@@ -194,7 +195,7 @@ func saveAnalytics(ctx context.Context, tx bun.Tx, replaced []string, acts []cha
 	if err := addAnalytics(ctx, tx, acts, t); err != nil {
 		return err
 	}
-	return t.remake(ctx, tx)
+	return t.remake(ctx, tx, conn)
 }
 
 // addAnalytics writes the trades and moves of acts (kept when stored
@@ -222,155 +223,204 @@ func addAnalytics(ctx context.Context, tx bun.Tx, acts []chain.Action, t *touche
 	return nil
 }
 
-// buckets are the distinct buckets of iv holding times, ascending.
-func buckets(times []int64, iv analytics.Interval) []int64 {
-	out := make([]int64, 0, len(times))
-	for _, u := range times {
-		out = append(out, iv.Bucket(u))
+// remake makes every touched bucket again. Reads are one statement per
+// interval (and per stretch of time the write touched) for all pairs at
+// once; the writes are queued and sent as one script (writer), so keeping
+// the rollups costs a batch about a dozen round trips, not several per
+// jetton. Each wider interval merges the stored candles of the one before
+// with those just made (which the queued writes have not stored yet).
+func (t *touched) remake(ctx context.Context, tx bun.Tx, conn bun.Conn) error {
+	w := newWriter(tx, conn)
+	var upserts []candleRow
+	var prev map[pairBucket]*analytics.Candle // made at the interval before; nil: none
+	var jettons []string
+	for k := range t.trades {
+		jettons = append(jettons, k.jetton)
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.Sort(jettons)
+	jettons = slices.Compact(jettons)
+	for i, iv := range analytics.Intervals {
+		want := map[pairBucket]bool{}
+		if i == 0 {
+			for k, times := range t.trades {
+				for _, u := range times {
+					want[pairBucket{k.jetton, k.quote, iv.Bucket(u)}] = true
+				}
+			}
+		} else {
+			for k := range prev {
+				want[pairBucket{k.jetton, k.quote, iv.Bucket(k.bucket)}] = true
+			}
+		}
+		if len(want) == 0 {
+			break // no trades touched
+		}
+		parts := map[pairBucket][]analytics.Candle{}
+		if i == 0 {
+			for _, r := range stretches(want, iv.Seconds) {
+				var rows []tradeRow
+				if err := inChunks(jettons, func(chunk []string) error {
+					return tx.NewSelect().Model(&rows).Where("jetton IN (?) AND utime >= ? AND utime < ?", bun.In(chunk), r[0], r[1]).Scan(ctx)
+				}); err != nil {
+					return fmt.Errorf("read trades: %w", err)
+				}
+				for j := range rows {
+					tr := rows[j].toTrade()
+					k := pairBucket{tr.Jetton, tr.Quote, iv.Bucket(tr.Utime)}
+					if want[k] {
+						parts[k] = append(parts[k], analytics.CandleOf(&tr, iv))
+					}
+				}
+			}
+		} else {
+			below := analytics.Intervals[i-1]
+			var children []int64
+			for k := range want {
+				for b := k.bucket; b < k.bucket+iv.Seconds; b += below.Seconds {
+					children = append(children, b)
+				}
+			}
+			slices.Sort(children)
+			children = slices.Compact(children)
+			var rows []candleRow
+			if err := inChunks(children, func(chunk []int64) error {
+				return tx.NewSelect().Model(&rows).Where("interval_s = ? AND jetton IN (?) AND bucket IN (?)", below.Seconds, bun.In(jettons), bun.In(chunk)).Scan(ctx)
+			}); err != nil {
+				return fmt.Errorf("read candles: %w", err)
+			}
+			for j := range rows {
+				ck := pairBucket{rows[j].Jetton, rows[j].Quote, rows[j].Bucket}
+				if _, remade := prev[ck]; remade {
+					continue // stored before this write; made again below
+				}
+				if k := (pairBucket{ck.jetton, ck.quote, iv.Bucket(ck.bucket)}); want[k] {
+					parts[k] = append(parts[k], rows[j].toCandle())
+				}
+			}
+			for ck, c := range prev {
+				if c != nil {
+					k := pairBucket{ck.jetton, ck.quote, iv.Bucket(ck.bucket)}
+					parts[k] = append(parts[k], *c)
+				}
+			}
+		}
+		made := make(map[pairBucket]*analytics.Candle, len(want))
+		for k := range want {
+			if len(parts[k]) == 0 {
+				made[k] = nil
+				if err := w.exec(ctx, "replace candles", tx.NewDelete().Model((*candleRow)(nil)).
+					Where("jetton = ? AND quote = ? AND interval_s = ? AND bucket = ?", k.jetton, k.quote, iv.Seconds, k.bucket)); err != nil {
+					return err
+				}
+				continue
+			}
+			c := analytics.Merge(parts[k], iv, k.bucket)
+			made[k] = &c
+			upserts = append(upserts, newCandleRow(&c))
+		}
+		prev = made
+	}
+	// In key order: writers lock rows in one order.
+	slices.SortFunc(upserts, func(a, b candleRow) int {
+		return strings.Compare(fmt.Sprintf("%s %s %09d %012d", a.Jetton, a.Quote, a.IntervalS, a.Bucket), fmt.Sprintf("%s %s %09d %012d", b.Jetton, b.Quote, b.IntervalS, b.Bucket))
+	})
+	if err := queueRows(ctx, w, "save candles", upserts, `CONFLICT (jetton, quote, interval_s, bucket) DO UPDATE SET open = EXCLUDED.open, high = EXCLUDED.high,
+		low = EXCLUDED.low, close = EXCLUDED.close, open_key = EXCLUDED.open_key, close_key = EXCLUDED.close_key,
+		volume_base = EXCLUDED.volume_base, volume_quote = EXCLUDED.volume_quote, trades = EXCLUDED.trades`); err != nil {
+		return err
+	}
+	if err := t.remakeVolumes(ctx, tx, w); err != nil {
+		return err
+	}
+	return w.flush(ctx)
 }
 
-// remake makes every touched bucket again, in key order (writers take row
-// locks in one order).
-func (t *touched) remake(ctx context.Context, tx bun.Tx) error {
-	pairs := make([]pairKey, 0, len(t.trades))
-	for k := range t.trades {
-		pairs = append(pairs, k)
-	}
-	slices.SortFunc(pairs, func(a, b pairKey) int {
-		if a.jetton != b.jetton {
-			return cmpStr(a.jetton, b.jetton)
+// pairBucket is one candle's key within an interval.
+type pairBucket struct {
+	jetton, quote string
+	bucket        int64
+}
+
+// stretches are the spans [from, to) of time that cover the wanted
+// buckets of width sec, neighbours merged: a write touches a few minutes,
+// so this is usually one span.
+func stretches[K comparable](want map[K]bool, sec int64) [][2]int64 {
+	var bs []int64
+	for k := range want {
+		switch v := any(k).(type) {
+		case pairBucket:
+			bs = append(bs, v.bucket)
+		case jettonBucket:
+			bs = append(bs, v.bucket)
 		}
-		return cmpStr(a.quote, b.quote)
-	})
-	for _, p := range pairs {
-		if err := remakeCandles(ctx, tx, p, t.trades[p]); err != nil {
-			return err
-		}
 	}
+	slices.Sort(bs)
+	bs = slices.Compact(bs)
+	var out [][2]int64
+	for _, b := range bs {
+		if n := len(out); n > 0 && b <= out[n-1][1]+sec*10 {
+			out[n-1][1] = b + sec
+			continue
+		}
+		out = append(out, [2]int64{b, b + sec})
+	}
+	return out
+}
+
+// jettonBucket is one volume's key within an interval.
+type jettonBucket struct {
+	jetton string
+	bucket int64
+}
+
+// remakeVolumes makes the touched volumes of every interval again from
+// the moves (distinct owners do not add up across intervals, so each
+// interval reads the moves), queueing the writes on w.
+func (t *touched) remakeVolumes(ctx context.Context, tx bun.Tx, w *writer) error {
 	jettons := make([]string, 0, len(t.moves))
 	for j := range t.moves {
 		jettons = append(jettons, j)
 	}
 	slices.Sort(jettons)
-	for _, j := range jettons {
-		if err := remakeVolumes(ctx, tx, j, t.moves[j]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// remakeCandles makes the candles of every interval holding times again:
-// 1m ones from the pair's trades, each wider one from the candles of the
-// interval before it.
-func remakeCandles(ctx context.Context, tx bun.Tx, p pairKey, times []int64) error {
-	for i, iv := range analytics.Intervals {
-		want := buckets(times, iv)
-		lo, hi := want[0], want[len(want)-1]+iv.Seconds
-		var made []analytics.Candle
-		if i == 0 {
-			var rows []tradeRow
-			if err := tx.NewSelect().Model(&rows).Where("jetton = ? AND quote = ? AND utime >= ? AND utime < ?", p.jetton, p.quote, lo, hi).Scan(ctx); err != nil {
-				return fmt.Errorf("read trades: %w", err)
-			}
-			trades := make([]analytics.Trade, len(rows))
-			for j := range rows {
-				trades[j] = rows[j].toTrade()
-			}
-			made = analytics.Candles(trades, iv)
-		} else {
-			prev := analytics.Intervals[i-1]
-			var rows []candleRow
-			if err := tx.NewSelect().Model(&rows).Where("jetton = ? AND quote = ? AND interval_s = ? AND bucket >= ? AND bucket < ?",
-				p.jetton, p.quote, prev.Seconds, lo, hi).Order("bucket").Scan(ctx); err != nil {
-				return fmt.Errorf("read candles: %w", err)
-			}
-			groups := map[int64][]analytics.Candle{}
-			var order []int64
-			for j := range rows {
-				b := iv.Bucket(rows[j].Bucket)
-				if _, ok := groups[b]; !ok {
-					order = append(order, b)
-				}
-				groups[b] = append(groups[b], rows[j].toCandle())
-			}
-			for _, b := range order {
-				made = append(made, analytics.Merge(groups[b], iv, b))
-			}
-		}
-		if err := putCandles(ctx, tx, p, iv, want, made); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// putCandles writes the made candles of the wanted buckets and deletes
-// the wanted buckets left without trades.
-func putCandles(ctx context.Context, tx bun.Tx, p pairKey, iv analytics.Interval, want []int64, made []analytics.Candle) error {
-	rows := make([]candleRow, 0, len(made))
-	for j := range made {
-		if _, ok := slices.BinarySearch(want, made[j].Bucket); ok {
-			rows = append(rows, newCandleRow(&made[j]))
-		}
-	}
-	if err := inChunks(want, func(chunk []int64) error {
-		_, err := tx.NewDelete().Model((*candleRow)(nil)).Where("jetton = ? AND quote = ? AND interval_s = ? AND bucket IN (?)",
-			p.jetton, p.quote, iv.Seconds, bun.In(chunk)).Exec(ctx)
-		return err
-	}); err != nil {
-		return fmt.Errorf("replace candles: %w", err)
-	}
-	return insertChunks(ctx, tx, rows, "CONFLICT DO NOTHING")
-}
-
-// remakeVolumes makes a jetton's volumes of every interval holding times
-// again from its moves (distinct owners do not add up across intervals,
-// so each interval reads the moves).
-func remakeVolumes(ctx context.Context, tx bun.Tx, jetton string, times []int64) error {
+	var upserts []volumeRow
 	for _, iv := range analytics.Intervals {
-		want := buckets(times, iv)
-		lo, hi := want[0], want[len(want)-1]+iv.Seconds
-		var rows []moveRow
-		if err := tx.NewSelect().Model(&rows).Where("jetton = ? AND utime >= ? AND utime < ?", jetton, lo, hi).Scan(ctx); err != nil {
-			return fmt.Errorf("read moves: %w", err)
-		}
-		moves := make([]analytics.Move, 0, len(rows))
-		for j := range rows {
-			if _, ok := slices.BinarySearch(want, iv.Bucket(rows[j].Utime)); ok {
-				moves = append(moves, rows[j].toMove())
+		want := map[jettonBucket]bool{}
+		for j, times := range t.moves {
+			for _, u := range times {
+				want[jettonBucket{j, iv.Bucket(u)}] = true
 			}
 		}
-		made := analytics.Volumes(moves, iv)
-		out := make([]volumeRow, len(made))
-		for j := range made {
-			out[j] = newVolumeRow(&made[j])
+		if len(want) == 0 {
+			break // no moves touched
 		}
-		if err := inChunks(want, func(chunk []int64) error {
-			_, err := tx.NewDelete().Model((*volumeRow)(nil)).Where("jetton = ? AND interval_s = ? AND bucket IN (?)",
-				jetton, iv.Seconds, bun.In(chunk)).Exec(ctx)
-			return err
-		}); err != nil {
-			return fmt.Errorf("replace volumes: %w", err)
+		var moves []analytics.Move
+		for _, r := range stretches(want, iv.Seconds) {
+			var rows []moveRow
+			if err := inChunks(jettons, func(chunk []string) error {
+				return tx.NewSelect().Model(&rows).Where("jetton IN (?) AND utime >= ? AND utime < ?", bun.In(chunk), r[0], r[1]).Scan(ctx)
+			}); err != nil {
+				return fmt.Errorf("read moves: %w", err)
+			}
+			for j := range rows {
+				if want[jettonBucket{rows[j].Jetton, iv.Bucket(rows[j].Utime)}] {
+					moves = append(moves, rows[j].toMove())
+				}
+			}
 		}
-		if err := insertChunks(ctx, tx, out, "CONFLICT DO NOTHING"); err != nil {
-			return fmt.Errorf("save volumes: %w", err)
+		for _, v := range analytics.Volumes(moves, iv) {
+			delete(want, jettonBucket{v.Jetton, v.Bucket})
+			upserts = append(upserts, newVolumeRow(&v))
+		}
+		for k := range want { // no moves left there
+			if err := w.exec(ctx, "replace volumes", tx.NewDelete().Model((*volumeRow)(nil)).
+				Where("jetton = ? AND interval_s = ? AND bucket = ?", k.jetton, iv.Seconds, k.bucket)); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
+	return queueRows(ctx, w, "save volumes", upserts, `CONFLICT (jetton, interval_s, bucket) DO UPDATE SET transfers = EXCLUDED.transfers,
+		transfer_amount = EXCLUDED.transfer_amount, mints = EXCLUDED.mints, mint_amount = EXCLUDED.mint_amount, burns = EXCLUDED.burns,
+		burn_amount = EXCLUDED.burn_amount, senders = EXCLUDED.senders, receivers = EXCLUDED.receivers`)
 }
 
 // inChunks calls fn with parts of list small enough for an IN list.

@@ -20,7 +20,7 @@ import (
 // ("on") and without ("off"), into a fresh database per run. Compare
 // actions/s of on and off from one sitting.
 func BenchmarkSaveBatchAnalytics(b *testing.B) {
-	p := synth.Params{Seed: 11, Actions: 20_000, Accounts: 2_000, HotAccounts: 4, HotActions: 500, StartUtime: 1_760_000_000}
+	p := synth.Params{Seed: 11, Actions: 6_000, Accounts: 2_000, HotAccounts: 4, HotActions: 150, StartUtime: 1_760_000_000}
 	var batches []*Batch
 	cur := &Batch{}
 	_ = synth.Generate(p, func(a *chain.Action) error {

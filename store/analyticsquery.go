@@ -133,7 +133,7 @@ func (s *Store) RebuildAnalytics(ctx context.Context) (trades, moves int, err er
 		for _, v := range t.moves {
 			moves += len(v)
 		}
-		return t.remake(ctx, tx)
+		return t.remake(ctx, tx, bun.Conn{})
 	})
 	return trades, moves, err
 }

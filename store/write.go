@@ -146,7 +146,7 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		}
 		// After the flush: the rollups read the trades they write.
 		if !s.noAnalytics {
-			if err := saveAnalytics(ctx, tx, traceIDs(b.Traces), b.Actions); err != nil {
+			if err := saveAnalytics(ctx, tx, conn, traceIDs(b.Traces), b.Actions); err != nil {
 				return err
 			}
 		}
