@@ -33,7 +33,9 @@ func importFiles(t *testing.T, st *store.Store, files []string) {
 	}))
 }
 
-func snapshot(t *testing.T, st *store.Store) map[string][]string { return storetest.AnalyticsRows(t, st) }
+func snapshot(t *testing.T, st *store.Store) map[string][]string {
+	return storetest.AnalyticsRows(t, st)
+}
 
 // TestRollupsAgreeOnEveryPath: the rows after one import equal those after
 // the files were written one batch at a time in reverse order (the
