@@ -35,32 +35,39 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/nft/collections": NftCollectionsRoute(res),
 		"/api/v3/nft/items":       NftItemsRoute(res),
 
-		"/api/v3/transactions":          Transactions(res),
-		"/api/v3/transactionsByMessage": TransactionsByMessage(res),
-		"/api/v3/adjacentTransactions":  AdjacentTransactions(res),
-		"/api/v3/messages":              Messages(res),
-		"/api/v3/addressBook":           AddressBookRoute(res),
-		"/api/v3/traces":                Traces(res, false),
-		"/api/v3/events":                Traces(res, true),
-		"/api/v3/addressInformation":    AddressInformation(res),
-		"/api/v3/account":               AddressInformation(res),
-		"/api/v3/walletInformation":     WalletInformation(res),
-		"/api/v3/wallet":                WalletInformation(res),
-		"/api/v3/accountStates":         AccountStates(res),
-		"/api/v3/walletStates":          WalletStates(res),
-		"/api/v3/runGetMethod":          RunGetMethodV3(res),
+		"/api/v3/transactions":                   Transactions(res),
+		"/api/v3/transactionsByMessage":          TransactionsByMessage(res),
+		"/api/v3/transactionsByMasterchainBlock": TransactionsByMasterchainBlock(res),
+		"/api/v3/adjacentTransactions":           AdjacentTransactions(res),
+		"/api/v3/messages":                       Messages(res),
+		"/api/v3/addressBook":                    AddressBookRoute(res),
+		"/api/v3/traces":                         Traces(res, false),
+		"/api/v3/events":                         Traces(res, true),
+		"/api/v3/addressInformation":             AddressInformation(res),
+		"/api/v3/account":                        AddressInformation(res),
+		"/api/v3/walletInformation":              WalletInformation(res),
+		"/api/v3/wallet":                         WalletInformation(res),
+		"/api/v3/accountStates":                  AccountStates(res),
+		"/api/v3/walletStates":                   WalletStates(res),
+		"/api/v3/runGetMethod":                   RunGetMethodV3(res),
+		"/api/v3/message":                        SendMessageV3(res),
+		"/api/v3/topAccountsByBalance":           TopAccountsByBalance(res),
 		// Token analytics (package analytics).
 		"/api/v3/analytics/candles": Candles(res),
 		"/api/v3/analytics/volumes": Volumes(res),
 		"/v2/rates":                 Rates(res),
 		"/v2/rates/chart":           RatesChart(res),
 		// The block store (package history).
-		"/api/v3/masterchainInfo":        MasterchainInfo(res),
-		"/api/v3/blocks":                 Blocks(res),
-		"/api/v3/masterchainBlockShards": MasterchainBlockShards(res),
+		"/api/v3/masterchainInfo":            MasterchainInfo(res),
+		"/api/v3/blocks":                     Blocks(res),
+		"/api/v3/masterchainBlockShards":     MasterchainBlockShards(res),
+		"/api/v3/masterchainBlockShardState": MasterchainBlockShardState(res),
 	}
 	for name, verb := range v2Routes {
 		out["/api/v2/"+name] = v2Call(res, name, verb)
+	}
+	for path, h := range WebhookRoutes(res) {
+		out[path] = h
 	}
 	return out
 }

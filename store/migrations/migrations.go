@@ -29,6 +29,10 @@ func New() *migrate.Migrations {
 	registerTokenMetadata(m)
 	registerTokens(m)
 	registerBlocks(m)
+	registerTxBlock(m)
+	registerAccountsBalance(m)
+	registerBlocksGenUtime(m)
+	registerWebhooks(m)
 	registerAnalytics(m)
 	return m
 }
