@@ -251,3 +251,18 @@ func Work(ctx context.Context, f func()) time.Duration {
 	Spend(ctx, took)
 	return took
 }
+
+// MaxPoints bounds the intervals one analytics series spans (candles,
+// volumes, a rates chart): a year of 1h candles (8,760) fits. A point is a
+// small row read in primary-key order, about 250 bytes of JSON, so a full
+// series is some 2.5 MB and one index range scan.
+const MaxPoints = 10_000
+
+// Points admits a series of n intervals; field is the parameter that sets
+// the range's far end.
+func Points(field string, n int64) error {
+	if n > MaxPoints {
+		return apperr.Field(field, "the range holds %d intervals; a series holds at most %d: narrow the range or choose a wider interval", n, MaxPoints)
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/graph/model"
@@ -22,6 +23,10 @@ func (r *accountResolver) Nfts(ctx context.Context, obj *model.Account, first *i
 	return r.AccountNfts(ctx, obj, first, after)
 }
 
+// Token returns graph.TokenResolver implementation.
+func (r *Resolver) Token() graph.TokenResolver { return &tokenResolver{r} }
+
+type tokenResolver struct{ *Resolver }
 // Token is the resolver for the token field.
 func (r *jettonBurnResolver) Token(ctx context.Context, obj *actions.JettonBurn) (*model.Token, error) {
 	return r.TokenOf(ctx, obj.JettonMaster, chain.TokenJettonMaster)

@@ -56,6 +56,11 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/runGetMethod":                   RunGetMethodV3(res),
 		"/api/v3/message":                        SendMessageV3(res),
 		"/api/v3/topAccountsByBalance":           TopAccountsByBalance(res),
+		// Token analytics (package analytics).
+		"/api/v3/analytics/candles": Candles(res),
+		"/api/v3/analytics/volumes": Volumes(res),
+		"/v2/rates":                 Rates(res),
+		"/v2/rates/chart":           RatesChart(res),
 		// The block store (package history).
 		"/api/v3/masterchainInfo":            MasterchainInfo(res),
 		"/api/v3/blocks":                     Blocks(res),

@@ -128,7 +128,15 @@ type listCost struct {
 var listCosts = map[string]map[string]listCost{
 	"Query": {"actions": {sizeArg: "limit"}, "transactions": {sizeArg: "limit"}, "messages": {sizeArg: "limit"},
 		"blocks": {sizeArg: "limit"}},
-	"Account": {"actions": {sizeArg: "first"}, "transactions": {sizeArg: "first"}, "jettons": {sizeArg: "first"}, "nfts": {sizeArg: "first"}},
+	"Account": {"actions": {sizeArg: "first"}, "transactions": {sizeArg: "first"}, "jettons": {sizeArg: "first"}, "nfts": {sizeArg: "first"},
+		"trades": {sizeArg: "first"}},
+	"Token": {"holders": {sizeArg: "first"}},
+	// A series' points are rows of one primary-key range scan, bounded at
+	// cost.MaxPoints by the resolver; counted at the default range's size
+	// (at the bound, a year of 1h candles would cost past the operation's
+	// limit for what is one cheap read).
+	"CandleSeries": {"candles": {size: resolvers.DefaultPoints}},
+	"VolumeSeries": {"volumes": {size: resolvers.DefaultPoints}},
 	// An action's links are short lists; counted as typical sizes.
 	// Its nested steps (children) are a few of its own transactions'
 	// actions, so they count as such a list too (read capped at

@@ -226,14 +226,27 @@ func TestPartitionMigration(t *testing.T) {
 			// pages read their tokens' metadata (token_metadata) with their book
 			`CREATE TABLE token_metadata (address text PRIMARY KEY, kind text NOT NULL, valid boolean NOT NULL DEFAULT FALSE,
 				reason text NOT NULL DEFAULT '', name text, symbol text, decimals integer, image text, description text,
-				uri text, extra text, fetched_at bigint)`}
+				uri text, extra text, fetched_at bigint)`,
+			// every write keeps the token analytics (20261201000071)
+			`CREATE TABLE analytics_trades (action_id text, hop integer, trace_id text NOT NULL, utime bigint NOT NULL, lt bigint NOT NULL,
+				jetton text NOT NULL, quote text NOT NULL, base_amount text NOT NULL, quote_amount text NOT NULL, buy boolean NOT NULL,
+				trader text NOT NULL, PRIMARY KEY (action_id, hop))`,
+			`CREATE TABLE analytics_moves (action_id text PRIMARY KEY, trace_id text NOT NULL, jetton text NOT NULL, utime bigint NOT NULL,
+				kind text NOT NULL, sender text NOT NULL, receiver text NOT NULL, amount text NOT NULL)`,
+			`CREATE TABLE analytics_candles (jetton text, quote text, interval_s integer, bucket bigint, open text NOT NULL, high text NOT NULL,
+				low text NOT NULL, close text NOT NULL, open_key text NOT NULL, close_key text NOT NULL, volume_base text NOT NULL,
+				volume_quote text NOT NULL, trades bigint NOT NULL, PRIMARY KEY (jetton, quote, interval_s, bucket))`,
+			`CREATE TABLE analytics_volumes (jetton text, interval_s integer, bucket bigint, transfers bigint NOT NULL, transfer_amount text NOT NULL,
+				mints bigint NOT NULL, mint_amount text NOT NULL, burns bigint NOT NULL, burn_amount text NOT NULL, senders bigint NOT NULL,
+				receivers bigint NOT NULL, PRIMARY KEY (jetton, interval_s, bucket))`}
 		if !add {
 			stmts = []string{`ALTER TABLE actions DROP COLUMN parent_action_id`,
 				`ALTER TABLE actions DROP COLUMN ancestors`, `ALTER TABLE action_accounts DROP COLUMN ancestors`,
 				`ALTER TABLE transactions DROP COLUMN facts`, `ALTER TABLE messages DROP COLUMN facts`,
 				`ALTER TABLE transactions DROP COLUMN block_workchain`,
 				`ALTER TABLE transactions DROP COLUMN block_shard`, `ALTER TABLE transactions DROP COLUMN block_seqno`,
-				`DROP TABLE token_metadata`}
+				`DROP TABLE token_metadata`, `DROP TABLE analytics_trades`, `DROP TABLE analytics_moves`,
+				`DROP TABLE analytics_candles`, `DROP TABLE analytics_volumes`}
 		}
 		for _, q := range stmts {
 			_, err := s.db.ExecContext(ctx, q)

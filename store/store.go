@@ -37,6 +37,9 @@ type Store struct {
 	copyDB   *bun.DB     // the primary again, for transactions that COPY (cancel.go); SQLite: db
 	url      string      // the primary's, for maintenance connections (maintenance.go)
 	replicas *replicaSet // nil without DATABASE_REPLICAS
+	// noAnalytics skips the analytics rollups of writes: set only by the
+	// benchmark that measures what keeping them costs.
+	noAnalytics bool
 
 	mu        sync.Mutex
 	committed []func(last uint64) // see OnActionsCommitted

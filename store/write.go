@@ -150,6 +150,12 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
+		// After the flush: the rollups read the trades they write.
+		if !s.noAnalytics {
+			if err := saveAnalytics(ctx, tx, conn, traceIDs(b.Traces), b.Actions); err != nil {
+				return err
+			}
+		}
 		if b.Extra != nil {
 			return b.Extra(ctx, tx)
 		}
@@ -446,4 +452,13 @@ func (w *writer) flush(ctx context.Context) error {
 		return fmt.Errorf("save batch: %w", err)
 	}
 	return nil
+}
+
+// traceIDs are the base64 ids of traces.
+func traceIDs(traces []*chain.Trace) []string {
+	ids := make([]string, len(traces))
+	for i, t := range traces {
+		ids[i] = t.ID.Base64()
+	}
+	return ids
 }

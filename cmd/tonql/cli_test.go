@@ -43,6 +43,7 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		{[]string{"import"}, []string{"database-url", "database-max-conns"}},
 		{[]string{"reclassify"}, []string{"database-url", "database-max-conns", "after"}},
 		{[]string{"metadata", "refresh"}, []string{"database-url", "database-max-conns"}},
+		{[]string{"analytics", "rebuild"}, []string{"database-url", "database-max-conns"}},
 		{[]string{"classify"}, []string{"network"}},
 		{[]string{"version"}, nil},
 		{[]string{"keys", "create"}, []string{"database-url", "database-max-conns", "name", "rate", "burst"}},

@@ -39,6 +39,7 @@ func commands() []command {
 		{"partitions", "list the lt partitions of Postgres, or detach the old ones: list, detach -before LT", runPartitions},
 		{"metadata", "make token metadata due now: refresh ADDRESS...", runMetadata},
 		{"reclassify", "decode every stored trace again and replace its actions (after an upgrade)", runReclassify},
+		{"analytics", "make the token analytics again from the stored actions: rebuild", runAnalytics},
 		{"classify", "print the actions of one toncenter trace JSON", runClassify},
 		{"version", "print the version of tonql, its build, Go and the TON emulator", runVersion},
 	}

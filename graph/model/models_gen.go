@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/analytics"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -40,6 +41,8 @@ type Account struct {
 	// The NFT items the account owns (GET /api/v3/nft/items?owner_address=),
 	// by item address, paged by cursor.
 	Nfts *NftHoldingConnection `json:"nfts"`
+	// the account's counted swap hops (the analytics rule), newest first, paged by cursor
+	Trades *TradeConnection `json:"trades"`
 }
 
 // The filters of ActionFilter that make sense within one account.
@@ -254,6 +257,62 @@ type Token struct {
 	Valid bool `json:"valid"`
 	// why not valid: pending, not_found, timeout, invalid_decimals, ...; null when valid
 	Reason *string `json:"reason,omitempty"`
+	// the last trade's price; quote TON or USDT (through TON when the jetton has no USD₮ pair); null when it never traded
+	Price *analytics.TokenPrice `json:"price,omitempty"`
+	// candles of interval (1m, 5m, 15m, 1h, 4h, 1d) with from <= start < to (unix times; to defaults to now, from to 100 intervals before); at most 10000 intervals
+	Candles *analytics.CandleSeries `json:"candles"`
+	// activity per interval, the same range rules as candles
+	Volume *analytics.VolumeSeries `json:"volume"`
+	// top holders by balance among the jetton wallets the store knows, paged by cursor
+	Holders *TokenHolderConnection `json:"holders"`
+}
+
+// One holder among the jetton wallets the store knows.
+type TokenHolder struct {
+	Owner  string `json:"owner"`
+	Wallet string `json:"wallet"`
+	// smallest units
+	Balance actions.BigInt `json:"balance"`
+}
+
+type TokenHolderConnection struct {
+	Edges    []*TokenHolderEdge `json:"edges"`
+	PageInfo *PageInfo          `json:"pageInfo"`
+	// holders with a balance above 0 among the wallets the store knows (not the chain's whole count)
+	Count int `json:"count"`
+}
+
+type TokenHolderEdge struct {
+	Cursor string       `json:"cursor"`
+	Node   *TokenHolder `json:"node"`
+}
+
+// One counted swap hop of an account.
+type Trade struct {
+	ActionID string `json:"action_id"`
+	Hop      int    `json:"hop"`
+	TraceID  string `json:"trace_id"`
+	Time     int    `json:"time"`
+	Jetton   string `json:"jetton"`
+	// TON or USDT
+	Quote string `json:"quote"`
+	// true: the account paid the quote for the jetton
+	Buy bool `json:"buy"`
+	// smallest units
+	Amount      actions.BigInt `json:"amount"`
+	QuoteAmount actions.BigInt `json:"quote_amount"`
+	// whole quote tokens per whole jetton
+	Price string `json:"price"`
+}
+
+type TradeConnection struct {
+	Edges    []*TradeEdge `json:"edges"`
+	PageInfo *PageInfo    `json:"pageInfo"`
+}
+
+type TradeEdge struct {
+	Cursor string `json:"cursor"`
+	Node   *Trade `json:"node"`
 }
 
 type TransactionConnection struct {

@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -157,8 +158,9 @@ func build(r *rand.Rand, p Params, typ string, n, hotEvery int) *chain.Action {
 	case "NftPurchase":
 		v = &actions.NftPurchase{Seller: from, Buyer: to, Nft: named("nft", 1<<30), Price: amount}
 	case "JettonSwap":
-		v = &actions.JettonSwap{Sender: from, Recipient: from, Dex: "stonfi_v2", Pool: named("pool", 20),
-			AmountIn: amount, AmountOut: actions.BigInt(strconv.Itoa(r.IntN(1e9)))}
+		pool := named("pool", 20)
+		_ = r.IntN(1e9) // keeps the draws of the rest of the set as they were
+		v = swap(p.Seed, n, from, pool)
 	case "ContractDeploy":
 		v = &actions.ContractDeploy{Deployer: from, Address: to, Amount: amount}
 	default: // SmartContractExec
@@ -206,3 +208,54 @@ func Directory(p Params, emit func(chain.AccountState, *chain.DNSName) error) er
 	}
 	return nil
 }
+
+// swapMasters is how many jettons the swaps trade (the transfers' masters
+// come from the same set, so each traded jetton has transfers too).
+const swapMasters = 50
+
+// swap makes a realistic swap: a jetton bought or sold for TON (or USD₮,
+// one in ten), one in eight routed jetton -> TON -> jetton through two
+// pools; the price of each jetton wanders around a level of its own
+// (from 0.0001 to 10 TON) over the set, and the TON side is 0.1 to 500
+// TON, now and then dust. Drawn from a generator of its own (seeded by the
+// action's number), so the rest of the set does not change with it.
+func swap(seed uint64, n int, sender, pool actions.Address) *actions.JettonSwap {
+	r := rand.New(rand.NewPCG(seed^0x5357415053, uint64(n)))
+	jetton := func() (actions.Address, float64) {
+		m := r.IntN(swapMasters)
+		level := math.Pow(10, -4+5*float64(m)/swapMasters)
+		// A slow wave per jetton and a little noise per trade.
+		return actions.Address(addr(seed, "master", m)), level * (1 + 0.3*math.Sin(float64(n)/5000+float64(m))) * (0.98 + 0.04*r.Float64())
+	}
+	tonAmount := 0.1 * math.Pow(5000, r.Float64())
+	if r.IntN(50) == 0 {
+		tonAmount = 0.005 // dust
+	}
+	nano := func(x float64, decimals int) actions.BigInt {
+		return actions.BigInt(strconv.FormatFloat(math.Max(1, math.Round(x*math.Pow(10, float64(decimals)))), 'f', 0, 64))
+	}
+	master, price := jetton()
+	v := &actions.JettonSwap{Sender: sender, Recipient: sender, Dex: "stonfi_v2", Pool: pool}
+	switch k := r.IntN(40); {
+	case k < 5: // through TON: jetton -> TON -> other jetton
+		other, p2 := jetton()
+		in, mid, out := nano(tonAmount/price, 9), nano(tonAmount, 9), nano(tonAmount/p2, 9)
+		v.JettonMasterIn, v.JettonMasterOut, v.AmountIn, v.AmountOut = master, other, in, out
+		v.PeerSwaps = []actions.PeerSwap{{AssetIn: master, AmountIn: in, AmountOut: mid}, {AmountIn: mid, AssetOut: other, AmountOut: out}}
+	case k < 9: // against USD₮ (TON at about 3 USD)
+		usdt := actions.Address(usdtMaster)
+		if r.IntN(2) == 0 {
+			v.JettonMasterIn, v.AmountIn, v.JettonMasterOut, v.AmountOut = usdt, nano(tonAmount*3, 6), master, nano(tonAmount/price, 9)
+		} else {
+			v.JettonMasterIn, v.AmountIn, v.JettonMasterOut, v.AmountOut = master, nano(tonAmount/price, 9), usdt, nano(tonAmount*3, 6)
+		}
+	case k < 25: // buy for TON
+		v.AmountIn, v.JettonMasterOut, v.AmountOut = nano(tonAmount, 9), master, nano(tonAmount/price, 9)
+	default: // sell for TON
+		v.JettonMasterIn, v.AmountIn, v.AmountOut = master, nano(tonAmount/price, 9), nano(tonAmount, 9)
+	}
+	return v
+}
+
+// usdtMaster is USD₮'s master on mainnet.
+const usdtMaster = "0:B113A994B5024A16719F69139328EB759596C38A25F59028B146FECDC3621DFE"

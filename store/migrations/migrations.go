@@ -34,6 +34,7 @@ func New() *migrate.Migrations {
 	registerBlocksGenUtime(m)
 	registerWebhooks(m)
 	registerTokenMoves(m)
+	registerAnalytics(m)
 	return m
 }
 

@@ -1,0 +1,107 @@
+package analytics
+
+import (
+	"math/big"
+
+	"github.com/tonql/tonql/actions"
+)
+
+// The shapes of answers (GraphQL binds to them, REST writes them as
+// they are). Prices are decimal strings in whole tokens (the stored
+// fraction scaled by the two assets' decimals, 18 fractional digits at
+// most); amounts are in smallest units, exact.
+
+// PriceDigits is the fractional digits a rendered price keeps.
+const PriceDigits = 18
+
+// CandlePoint is one interval of a series.
+type CandlePoint struct {
+	Time   int64          `json:"time"`
+	Open   string         `json:"open"`
+	High   string         `json:"high"`
+	Low    string         `json:"low"`
+	Close  string         `json:"close"`
+	Vwap   string         `json:"vwap"`
+	Volume actions.BigInt `json:"volume"`
+	// VolumeQuote is in the quote's smallest units (nanotons, USD₮ units).
+	VolumeQuote actions.BigInt `json:"volume_quote"`
+	Trades      int64          `json:"trades"`
+}
+
+// CandleSeries is a jetton's candles against one quote.
+type CandleSeries struct {
+	Token         string        `json:"token"`
+	Quote         string        `json:"quote"`
+	Interval      string        `json:"interval"`
+	From          int64         `json:"from"`
+	To            int64         `json:"to"`
+	Decimals      int           `json:"decimals"`
+	QuoteDecimals int           `json:"quote_decimals"`
+	Symbol        *string       `json:"symbol"`
+	Candles       []CandlePoint `json:"candles"`
+}
+
+// VolumePoint is a jetton's activity in one interval.
+type VolumePoint struct {
+	Time           int64          `json:"time"`
+	Transfers      int64          `json:"transfers"`
+	TransferAmount actions.BigInt `json:"transfer_amount"`
+	Mints          int64          `json:"mints"`
+	MintAmount     actions.BigInt `json:"mint_amount"`
+	Burns          int64          `json:"burns"`
+	BurnAmount     actions.BigInt `json:"burn_amount"`
+	Senders        int64          `json:"senders"`
+	Receivers      int64          `json:"receivers"`
+}
+
+// VolumeSeries is a jetton's activity over a range.
+type VolumeSeries struct {
+	Token    string        `json:"token"`
+	Interval string        `json:"interval"`
+	From     int64         `json:"from"`
+	To       int64         `json:"to"`
+	Decimals int           `json:"decimals"`
+	Symbol   *string       `json:"symbol"`
+	Volumes  []VolumePoint `json:"volumes"`
+}
+
+// TokenPrice is a jetton's last trade price.
+type TokenPrice struct {
+	Quote string `json:"quote"`
+	Price string `json:"price"`
+	// Time is the unix time of the last trade the price rests on (of the
+	// older one, when it goes through TON).
+	Time int64 `json:"time"`
+	// Via is "direct" (a pair with the quote) or "TON" (jetton/TON times
+	// TON/USD₮).
+	Via string `json:"via"`
+}
+
+// Point renders a stored candle with the base's and quote's decimals.
+func (c *Candle) Point(decimals, quoteDecimals int) CandlePoint {
+	shift := decimals - quoteDecimals
+	return CandlePoint{Time: c.Bucket,
+		Open: Decimal(c.Open, shift, PriceDigits), High: Decimal(c.High, shift, PriceDigits),
+		Low: Decimal(c.Low, shift, PriceDigits), Close: Decimal(c.Close, shift, PriceDigits),
+		Vwap:   Decimal(c.VWAP(), shift, PriceDigits),
+		Volume: actions.BigInt(c.VolumeBase.String()), VolumeQuote: actions.BigInt(c.VolumeQuote.String()), Trades: c.Trades}
+}
+
+// Point renders a stored volume.
+func (v *Volume) Point() VolumePoint {
+	return VolumePoint{Time: v.Bucket, Transfers: v.Transfers, TransferAmount: actions.BigInt(v.TransferAmount.String()),
+		Mints: v.Mints, MintAmount: actions.BigInt(v.MintAmount.String()), Burns: v.Burns, BurnAmount: actions.BigInt(v.BurnAmount.String()),
+		Senders: v.Senders, Receivers: v.Receivers}
+}
+
+// Decimals of the quotes.
+const (
+	TONDecimals  = 9
+	USDTDecimals = 6
+)
+
+// WholePrice is a fraction of smallest units as a fraction of whole
+// tokens (exact, for arithmetic across pairs).
+func WholePrice(r *big.Rat, decimals, quoteDecimals int) *big.Rat {
+	return scale(r, decimals-quoteDecimals)
+}

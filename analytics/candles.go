@@ -1,0 +1,146 @@
+package analytics
+
+import (
+	"math/big"
+	"strings"
+)
+
+// Interval is a candle width.
+type Interval struct {
+	Name    string
+	Seconds int64
+}
+
+// Intervals are the widths kept, each a whole multiple of the one before:
+// a candle of one is merged from the candles of the one before.
+var Intervals = []Interval{{"1m", 60}, {"5m", 300}, {"15m", 900}, {"1h", 3600}, {"4h", 14400}, {"1d", 86400}}
+
+// ParseInterval finds an interval by name.
+func ParseInterval(s string) (Interval, bool) {
+	for _, iv := range Intervals {
+		if iv.Name == s {
+			return iv, true
+		}
+	}
+	return Interval{}, false
+}
+
+// IntervalNames lists the names, for messages.
+func IntervalNames() string {
+	names := make([]string, len(Intervals))
+	for i, iv := range Intervals {
+		names[i] = iv.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Bucket is the start of the interval holding t.
+func (iv Interval) Bucket(t int64) int64 { return t - ((t%iv.Seconds)+iv.Seconds)%iv.Seconds }
+
+// Candle is the trades of one jetton against one quote in one interval.
+// Prices are reduced fractions (quote units per jetton unit).
+type Candle struct {
+	Jetton, Quote          string
+	Interval               int64 // seconds
+	Bucket                 int64 // unix time of its start
+	Open, High, Low, Close *big.Rat
+	OpenKey, CloseKey      string // Trade.Key of the first and last trade
+	VolumeBase             *big.Int
+	VolumeQuote            *big.Int
+	Trades                 int64
+}
+
+// VWAP is the volume-weighted average price: quote volume per jetton unit.
+func (c *Candle) VWAP() *big.Rat { return new(big.Rat).SetFrac(c.VolumeQuote, c.VolumeBase) }
+
+// CandleOf is the candle of one trade.
+func CandleOf(t *Trade, iv Interval) Candle {
+	p := t.Price()
+	k := t.Key()
+	return Candle{Jetton: t.Jetton, Quote: t.Quote, Interval: iv.Seconds, Bucket: iv.Bucket(t.Utime),
+		Open: p, High: p, Low: p, Close: p, OpenKey: k, CloseKey: k,
+		VolumeBase: new(big.Int).Set(t.Base), VolumeQuote: new(big.Int).Set(t.QuoteAmt), Trades: 1}
+}
+
+// Merge combines candles of the same jetton and quote (of one interval or
+// of the narrower ones it holds) into one candle of iv starting at bucket.
+// The parts are not changed; len(parts) > 0.
+func Merge(parts []Candle, iv Interval, bucket int64) Candle {
+	first := parts[0]
+	c := Candle{Jetton: first.Jetton, Quote: first.Quote, Interval: iv.Seconds, Bucket: bucket,
+		Open: first.Open, High: first.High, Low: first.Low, Close: first.Close,
+		OpenKey: first.OpenKey, CloseKey: first.CloseKey,
+		VolumeBase: new(big.Int), VolumeQuote: new(big.Int)}
+	for i := range parts {
+		p := &parts[i]
+		if p.OpenKey < c.OpenKey {
+			c.Open, c.OpenKey = p.Open, p.OpenKey
+		}
+		if p.CloseKey > c.CloseKey {
+			c.Close, c.CloseKey = p.Close, p.CloseKey
+		}
+		if p.High.Cmp(c.High) > 0 {
+			c.High = p.High
+		}
+		if p.Low.Cmp(c.Low) < 0 {
+			c.Low = p.Low
+		}
+		c.VolumeBase.Add(c.VolumeBase, p.VolumeBase)
+		c.VolumeQuote.Add(c.VolumeQuote, p.VolumeQuote)
+		c.Trades += p.Trades
+	}
+	return c
+}
+
+// Candles merges trades (of any jettons and quotes) into the candles of iv,
+// in no particular order.
+func Candles(trades []Trade, iv Interval) []Candle {
+	type key struct {
+		jetton, quote string
+		bucket        int64
+	}
+	groups := map[key][]Candle{}
+	var order []key
+	for i := range trades {
+		c := CandleOf(&trades[i], iv)
+		k := key{c.Jetton, c.Quote, c.Bucket}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], c)
+	}
+	out := make([]Candle, 0, len(order))
+	for _, k := range order {
+		out = append(out, Merge(groups[k], iv, k.bucket))
+	}
+	return out
+}
+
+// Decimal renders a fraction scaled by 10^shift as a decimal string with
+// at most digits fractional digits (truncated toward zero is not used:
+// big.Rat rounds half away from zero), trailing zeros dropped: a price in
+// whole tokens is the stored fraction scaled by the decimals' difference.
+func Decimal(r *big.Rat, shift, digits int) string {
+	s := scale(r, shift).FloatString(digits)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// scale is r times 10^shift, a new value.
+func scale(r *big.Rat, shift int) *big.Rat {
+	v := new(big.Rat).Set(r)
+	n := shift
+	if n < 0 {
+		n = -n
+	}
+	p := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil))
+	if shift >= 0 {
+		return v.Mul(v, p)
+	}
+	return v.Quo(v, p)
+}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/analytics"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/synth"
+	"github.com/tonql/tonql/internal/testenv"
+)
+
+// BenchmarkSaveBatchAnalytics measures what keeping the token analytics
+// costs the write path: the same generated actions (mainnet's mix: 6%
+// swaps, 31% jetton transfers, mints and burns) written in batches of 500,
+// in time order as import and follow write them, with the rollups kept
+// ("on") and without ("off"), into a fresh database per run. Compare
+// actions/s of on and off from one sitting.
+func BenchmarkSaveBatchAnalytics(b *testing.B) {
+	p := synth.Params{Seed: 11, Actions: 6_000, Accounts: 2_000, HotAccounts: 4, HotActions: 150, StartUtime: 1_760_000_000}
+	var batches []*Batch
+	cur := &Batch{}
+	_ = synth.Generate(p, func(a *chain.Action) error {
+		cur.Actions = append(cur.Actions, *a)
+		if len(cur.Actions) == 500 {
+			batches = append(batches, cur)
+			cur = &Batch{}
+		}
+		return nil
+	})
+	for _, db := range []string{"sqlite", "postgres"} {
+		for _, mode := range []string{"off", "on"} {
+			b.Run(db+"/"+mode, func(b *testing.B) {
+				total := 0
+				for range b.N {
+					b.StopTimer()
+					url := ""
+					for _, d := range testenv.Databases(b) {
+						if d.Name == db {
+							url = d.URL
+						}
+					}
+					if url == "" {
+						b.Skip(db + " not available")
+					}
+					s, err := Open(context.Background(), url)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := s.Migrate(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+					s.noAnalytics = mode == "off"
+					b.StartTimer()
+					for _, batch := range batches {
+						if err := s.SaveBatch(context.Background(), batch); err != nil {
+							b.Fatal(err)
+						}
+						total += len(batch.Actions)
+					}
+					b.StopTimer()
+					s.Close()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "actions/s")
+			})
+		}
+	}
+}
+
+// BenchmarkCandlesYear reads a year of 1h candles of one jetton (8,760
+// rows among 21 jettons' years) through Store.Candles ("store": the query,
+// scan and conversion to big numbers) and as the bare SQL with its rows
+// scanned into strings ("sql"): their ratio is what the read path adds to
+// the database's own work.
+func BenchmarkCandlesYear(b *testing.B) {
+	ctx := context.Background()
+	for _, db := range testenv.Databases(b) {
+		s, err := Open(ctx, db.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Migrate(ctx); err != nil {
+			b.Fatal(err)
+		}
+		const hours = 8760
+		start := int64(1_735_689_600) // 2025-01-01
+		for j := 0; j <= 20; j++ {
+			rows := make([]candleRow, 0, hours)
+			for h := int64(0); h < hours; h++ {
+				p := fmt.Sprintf("%d/%d", 1000+h%97+int64(j), 1_000_000)
+				rows = append(rows, candleRow{Jetton: fmt.Sprintf("0:%064X", j), Quote: "TON", IntervalS: 3600, Bucket: start + h*3600,
+					Open: p, High: p, Low: p, Close: p, OpenKey: "a", CloseKey: "b", VolumeBase: "123456789000", VolumeQuote: "987654321", Trades: 7})
+			}
+			if err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				return insertChunks(ctx, tx, rows, "CONFLICT DO NOTHING")
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		target := fmt.Sprintf("0:%064X", 7)
+		iv, _ := analytics.ParseInterval("1h")
+		b.Run(db.Name+"/store", func(b *testing.B) {
+			for range b.N {
+				list, err := s.Candles(ctx, target, "TON", iv, start, start+hours*3600, 10_000)
+				if err != nil || len(list) != hours {
+					b.Fatal(err, len(list))
+				}
+			}
+		})
+		b.Run(db.Name+"/sql", func(b *testing.B) {
+			q := s.db.NewSelect().Model((*candleRow)(nil)).
+				Where("jetton = ? AND quote = ? AND interval_s = ? AND bucket >= ? AND bucket < ?", target, "TON", iv.Seconds, start, start+hours*3600).
+				Order("bucket").Limit(10_000).String()
+			for range b.N {
+				rows, err := s.db.QueryContext(ctx, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				var v [13]any
+				var sv [13]string
+				for i := range v {
+					v[i] = &sv[i]
+				}
+				for rows.Next() {
+					if err := rows.Scan(v[:]...); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				rows.Close()
+				if n != hours {
+					b.Fatal(n)
+				}
+			}
+		})
+		s.Close()
+	}
+}
