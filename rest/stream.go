@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/tonql/tonql/apperr"
@@ -23,7 +24,7 @@ var streamOnlyParams = []string{"limit", "offset", "sort"}
 
 // ActionsStreamer opens action streams (resolvers.Resolver).
 type ActionsStreamer interface {
-	SubscribeActions(ctx context.Context, in *model.ActionFilter, after *string, field string) (*resolvers.ActionStream, error)
+	SubscribeActions(ctx context.Context, in *model.ActionFilter, watch *model.StreamWatch, after *string, field string) (*resolvers.ActionStream, error)
 }
 
 // ActionsStream serves GET /api/v3/actions/stream: Server-Sent Events, one
@@ -38,12 +39,22 @@ func ActionsStream(s ActionsStreamer, heartbeat time.Duration) http.HandlerFunc 
 		heartbeat = DefaultHeartbeat
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			w.Header().Set("Allow", "GET")
-			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use GET", r.Method))
+		var q url.Values
+		switch r.Method {
+		case http.MethodGet:
+			q = r.URL.Query()
+		case http.MethodPost:
+			// A set of thousands of addresses does not fit in a URL.
+			var err error
+			if q, err = bodyParams(r); err != nil {
+				WriteError(w, r, V3, err)
+				return
+			}
+		default:
+			w.Header().Set("Allow", "GET, POST")
+			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use GET or POST", r.Method))
 			return
 		}
-		q := r.URL.Query()
 		for _, p := range streamOnlyParams {
 			if q.Has(p) {
 				WriteError(w, r, V3, apperr.Field(p, "not used by the stream, which sends every matching action once, in commit order"))
@@ -62,12 +73,17 @@ func ActionsStream(s ActionsStreamer, heartbeat time.Duration) http.HandlerFunc 
 			field = "after"
 		}
 		q.Del("after")
+		watch, err := parseWatch(q)
+		if err != nil {
+			WriteError(w, r, V3, err)
+			return
+		}
 		filter, _, _, _, err := parseActionsQuery(q)
 		if err != nil {
 			WriteError(w, r, V3, err)
 			return
 		}
-		st, err := s.SubscribeActions(r.Context(), filter, after, field)
+		st, err := s.SubscribeActions(r.Context(), filter, watch, after, field)
 		if err != nil {
 			WriteError(w, r, V3, err)
 			return
