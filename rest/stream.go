@@ -10,6 +10,7 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/internal/netconn"
+	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/resolvers"
 )
 
@@ -89,7 +90,7 @@ func ActionsStream(s ActionsStreamer, heartbeat time.Duration) http.HandlerFunc 
 			return
 		}
 		defer st.Close()
-		serveStream(w, r, st, heartbeat)
+		serveStream(w, r, st, heartbeat, ownFormat(st))
 	}
 }
 
@@ -105,7 +106,7 @@ func lastEventID(r *http.Request) (*string, string) {
 // and a client that takes nothing for the subscription's stall time is cut
 // with the last event "end" (503, read too slowly), whether its events come
 // from a replay (which then reads no further page) or live.
-func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStream, heartbeat time.Duration) {
+func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStream, heartbeat time.Duration, fm streamFormat) {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	// The server's ReadTimeout would end the request (its context) mid-stream.
@@ -120,7 +121,7 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStr
 	var sw sseWriter
 	// The first id is the starting position, so a client that gets no
 	// event before reconnecting still resumes from where it started.
-	sw.comment("stream of new actions; id is the resume cursor")
+	sw.buf = append(sw.buf, fm.hello...)
 	sw.id(st.Position())
 	sw.to(out)
 	end := func(err error) {
@@ -151,12 +152,12 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStr
 			return
 		}
 		if e != nil {
-			data, err := e.JSON(st.IncludeAccounts)
+			data, err := fm.data(e)
 			if err != nil {
 				end(err)
 				return
 			}
-			sw.event(e.Seq, data)
+			sw.event(fm.event, e.Seq, data)
 			sw.to(out)
 			continue
 		}
@@ -175,6 +176,21 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStr
 			sw.to(out)
 		}
 	}
+}
+
+// streamFormat is how a protocol writes a stream: what it says first, the
+// name of its events' SSE event field ("" for none) and their data.
+type streamFormat struct {
+	hello []byte
+	event string
+	data  func(*notify.Event) ([]byte, error)
+}
+
+// ownFormat is /api/v3/actions/stream's: each event a /api/v3/actions page
+// of its one action.
+func ownFormat(st *resolvers.ActionStream) streamFormat {
+	return streamFormat{hello: []byte(": stream of new actions; id is the resume cursor\n"),
+		data: func(e *notify.Event) ([]byte, error) { return e.JSON(st.IncludeAccounts) }}
 }
 
 // sseWriter formats the event-stream format.
@@ -197,8 +213,11 @@ func (s *sseWriter) comment(text string) {
 	s.buf = append(append(append(s.buf, ": "...), text...), '\n')
 }
 
-func (s *sseWriter) event(seq uint64, data []byte) {
+func (s *sseWriter) event(name string, seq uint64, data []byte) {
 	s.started, s.lastID, s.hasID = true, seq, true
+	if name != "" {
+		s.buf = append(append(append(s.buf, "event: "...), name...), '\n')
+	}
 	s.buf = append(append(s.buf, "id: "...), resolvers.EncodeStreamCursor(seq)...)
 	s.buf = append(append(append(s.buf, "\ndata: "...), data...), "\n\n"...)
 }
