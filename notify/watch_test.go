@@ -284,3 +284,31 @@ func assertEventually(f func() bool) bool {
 	}
 	return false
 }
+
+// Under a flood of concurrent opens the per-key watch limit holds: of 50
+// streams of 3 addresses against a limit of 10, exactly 3 open.
+func TestWatchLimitUnderFlood(t *testing.T) {
+	st := storetest.Open(t, testenv.Databases(t)[0].URL)
+	h := start(t, st, notify.Options{MaxWatch: 3, MaxWatchPerKey: 10, MaxStreamsPerKey: 1000})
+	three := store.ActionFilter{WatchAccounts: []string{syntheticAddress(1), syntheticAddress(2), syntheticAddress(3)}}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	opened, refused := 0, 0
+	for range 50 {
+		wg.Go(func() {
+			s, err := h.Subscribe(context.Background(), notify.Request{Filter: three, Owner: "k"})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				require.Equal(t, apperr.RateLimited, apperr.From(err).Kind)
+				refused++
+				return
+			}
+			opened++
+			t.Cleanup(s.Close)
+		})
+	}
+	wg.Wait()
+	require.Equal(t, 3, opened)
+	require.Equal(t, 47, refused)
+}
