@@ -2,7 +2,9 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/tonql/tonql/apperr"
@@ -46,10 +48,10 @@ type tcError struct {
 // parseTCRequest reads a subscription as toncenter checks it: types are
 // required, and addresses or hashes; then everything else as our streams
 // check it (address forms, type and finality names, set size).
-func parseTCRequest(raw []byte) (*tcRequest, error) {
+func parseTCRequest(raw []byte, what string) (*tcRequest, error) {
 	var req tcRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
-		return &req, apperr.New(apperr.BadRequest, "body: not a subscription request: %v", err)
+		return &req, jsonFieldError(err, what)
 	}
 	if len(req.Types) == 0 {
 		return &req, apperr.Field("types", "required: the event types to stream (actions)")
@@ -128,7 +130,7 @@ func ToncenterStream(s ActionsStreamer, heartbeat time.Duration) http.HandlerFun
 			WriteError(w, r, V3, err)
 			return
 		}
-		req, err := parseTCRequest(raw)
+		req, err := parseTCRequest(raw, "body")
 		var st *resolvers.ActionStream
 		if err == nil {
 			after, field := lastEventID(r)
@@ -145,4 +147,26 @@ func ToncenterStream(s ActionsStreamer, heartbeat time.Duration) http.HandlerFun
 		defer st.Close()
 		serveStream(w, r, st, heartbeat, req.format())
 	}
+}
+
+// jsonFieldError names the member of a wrong JSON type (422), or says the
+// whole (what: body, message) is not a JSON object (400).
+func jsonFieldError(err error, what string) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return apperr.Field(te.Field, "must be JSON %s, not %s", jsonKind(te.Type), te.Value)
+	}
+	return apperr.New(apperr.BadRequest, "%s: not a JSON subscription object: %v", what, err)
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice:
+		return "an array"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a string"
 }
