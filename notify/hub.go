@@ -83,6 +83,9 @@ type Options struct {
 	// Poll is how often the store is checked for commits nobody announced
 	// (another process on SQLite, a missed Postgres notification).
 	Poll time.Duration
+	// PendingTimeout is how long a pending trace (Pending) waits for its
+	// real trace before it is invalidated.
+	PendingTimeout time.Duration
 	// RevokeCheck is how often the keys holding streams are checked.
 	RevokeCheck time.Duration
 	// NoListen leaves Postgres LISTEN off (tests: only polling then finds
@@ -117,6 +120,10 @@ type Hub struct {
 	watchKey  map[string]int                        // watched keys of a key's streams
 	needLts   int
 	needMsgs  int
+	// pending traces told and not settled, by normalized external hash;
+	// needPending counts the live subscriptions that want them.
+	pending     map[string]*pendingTrace
+	needPending int
 
 	stats struct {
 		delivered, cutSlow, revoked atomic.Int64
@@ -140,6 +147,9 @@ func Start(ctx context.Context, o Options) (*Hub, error) {
 	}
 	if o.MaxWatchPerKey <= 0 {
 		o.MaxWatchPerKey = DefaultMaxWatchPerKey
+	}
+	if o.PendingTimeout <= 0 {
+		o.PendingTimeout = DefaultPendingTimeout
 	}
 	if o.Stall <= 0 {
 		o.Stall = DefaultStall
@@ -165,7 +175,7 @@ func Start(ctx context.Context, o Options) (*Hub, error) {
 		o: o, log: log, warn: ratelog.New(log, time.Minute), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		last: last, subs: map[*Subscription]struct{}{}, perKey: map[string]int{}, perAddr: map[string]int{},
 		others: map[*Subscription]struct{}{}, byAccount: map[string]map[*Subscription]struct{}{},
-		byExt: map[string]map[*Subscription]struct{}{}, watchKey: map[string]int{},
+		byExt: map[string]map[*Subscription]struct{}{}, watchKey: map[string]int{}, pending: map[string]*pendingTrace{},
 	}
 	o.Store.OnActionsCommitted(func(uint64) { h.poke() })
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -184,6 +194,7 @@ func (h *Hub) Close() {
 // Stats are the hub's counters for /metrics.
 type Stats struct {
 	Streams                     int
+	Pending                     int // pending traces told and not yet settled
 	Delivered, CutSlow, Revoked int64
 	Last                        uint64
 }
@@ -192,7 +203,7 @@ type Stats struct {
 func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return Stats{Streams: len(h.subs), Delivered: h.stats.delivered.Load(), CutSlow: h.stats.cutSlow.Load(),
+	return Stats{Streams: len(h.subs), Pending: len(h.pending), Delivered: h.stats.delivered.Load(), CutSlow: h.stats.cutSlow.Load(),
 		Revoked: h.stats.revoked.Load(), Last: h.last}
 }
 
@@ -214,6 +225,8 @@ func (h *Hub) run(ctx context.Context) {
 	defer wg.Wait()
 	revoke := time.NewTicker(h.o.RevokeCheck)
 	defer revoke.Stop()
+	expire := time.NewTicker(max(h.o.PendingTimeout/4, 10*time.Millisecond))
+	defer expire.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -223,6 +236,11 @@ func (h *Hub) run(ctx context.Context) {
 			h.catchUp(ctx)
 		case <-revoke.C:
 			h.checkRevoked(ctx)
+		case now := <-expire.C:
+			if h.hasPending() {
+				h.catchUp(ctx)
+				h.expirePending(now)
+			}
 		}
 	}
 }
@@ -331,6 +349,7 @@ func (h *Hub) fanOut(events []*Event) {
 		}
 	}
 	for _, e := range events {
+		h.settleLocked(e)
 		for s := range h.others {
 			give(s, e)
 		}
@@ -454,6 +473,9 @@ func (h *Hub) join(s *Subscription, horizon uint64, fromNow bool) (uint64, bool)
 	}
 	s.skip = horizon
 	h.index(s)
+	if s.req.Pending {
+		h.needPending++
+	}
 	lts, msgs := needsFacts(&s.req.Filter)
 	if lts {
 		h.needLts++
@@ -488,6 +510,9 @@ func (h *Hub) leaveLocked(s *Subscription) {
 		return
 	}
 	h.unindex(s)
+	if s.req.Pending {
+		h.needPending--
+	}
 	lts, msgs := needsFacts(&s.req.Filter)
 	if lts {
 		h.needLts--

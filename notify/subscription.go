@@ -21,6 +21,10 @@ type Request struct {
 	// bare route. It counts against MaxStreamsPerKey, and the stream ends
 	// when the key is revoked.
 	Owner string
+	// Pending asks for pending events (min_finality pending): the
+	// emulated actions of messages sent through this server, and the
+	// invalidation of those whose trace was not stored in time.
+	Pending bool
 	// Client is the client's address (apikey.ClientAddr); a stream without
 	// an Owner counts against MaxStreamsPerAddress under it.
 	Client string
@@ -107,7 +111,9 @@ func (s *Subscription) Next(ctx context.Context) (*Event, error) {
 	if len(s.queue) == 0 {
 		s.queue = nil
 	}
-	s.pos = e.Seq
+	if !e.Pending && e.Invalidated == "" {
+		s.pos = e.Seq // pending news moves no position: the stored trace comes later
+	}
 	s.hub.stats.delivered.Add(1)
 	return e, nil
 }
@@ -189,6 +195,11 @@ func (s *Subscription) offer(e *Event, limit int) bool {
 	if !s.watch.passes(&s.req.Filter, e) || !matches(&s.req.Filter, e) {
 		return true
 	}
+	return s.push(e, limit)
+}
+
+// push queues e (hub.mu held); false when this cut the subscriber off.
+func (s *Subscription) push(e *Event, limit int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.end != nil {

@@ -80,7 +80,8 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 		}
 		from = &seq
 	}
-	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from,
+	pending := watch != nil && watch.MinFinality != nil && *watch.MinFinality == FinalityPending
+	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from, Pending: pending,
 		Owner: apikey.KeyID(ctx), Client: apikey.ClientAddr(ctx)})
 	if err != nil {
 		return nil, err
@@ -96,6 +97,9 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 // nothing: the stream is cut as too slow, like an SSE stream, and the
 // socket's writes are bounded so the cut cannot hang on that client.
 func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFilter, watch *model.StreamWatch, after *string) (<-chan *model.ActionEvent, error) {
+	if watch != nil && watch.MinFinality != nil && *watch.MinFinality == FinalityPending {
+		return nil, apperr.Field("min_finality", "pending events are served on the SSE streams (/api/v3/actions/stream, toncenter's /api/streaming/v2/sse and /ws), not on GraphQL yet; use confirmed or finalized here")
+	}
 	st, err := r.SubscribeActions(ctx, in, watch, after, "after")
 	if err != nil {
 		return nil, err

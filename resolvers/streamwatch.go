@@ -16,6 +16,9 @@ const (
 	// FinalityFinalized is the finality of every event streamed: an action
 	// is told once its masterchain block is stored.
 	FinalityFinalized = "finalized"
+	// FinalityPending is the finality of the emulated actions of a message
+	// sent through this server, told before its trace is stored.
+	FinalityPending = "pending"
 )
 
 // eventTypes are toncenter's streaming v2 event types; true for those
@@ -24,7 +27,7 @@ var eventTypes = map[string]bool{
 	EventActions: true, "transactions": false, "trace": false, "account_state_change": false, "jettons_change": false,
 }
 
-var finalities = []string{"pending", "confirmed", FinalityFinalized}
+var finalities = []string{FinalityPending, "confirmed", FinalityFinalized}
 
 // applyWatch checks a stream's watch set, event types and finality and
 // puts the set in f. A set larger than one stream may watch is refused

@@ -152,12 +152,15 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStr
 			return
 		}
 		if e != nil {
-			data, err := fm.data(e)
+			name, data, err := fm.data(e)
 			if err != nil {
 				end(err)
 				return
 			}
-			sw.event(fm.event, e.Seq, data)
+			if name == "" {
+				name = fm.event
+			}
+			sw.event(name, e.Seq, !e.Pending && e.Invalidated == "", data)
 			sw.to(out)
 			continue
 		}
@@ -179,18 +182,30 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStr
 }
 
 // streamFormat is how a protocol writes a stream: what it says first, the
-// name of its events' SSE event field ("" for none) and their data.
+// default name of its events' SSE event field ("" for none), and each
+// event's data with its own name when it has one.
 type streamFormat struct {
 	hello []byte
 	event string
-	data  func(*notify.Event) ([]byte, error)
+	data  func(*notify.Event) (name string, data []byte, err error)
 }
 
 // ownFormat is /api/v3/actions/stream's: each event a /api/v3/actions page
-// of its one action.
+// of its one action; a pending one the same named "pending", an
+// invalidation {"trace_external_hash_norm"} named "invalidated".
 func ownFormat(st *resolvers.ActionStream) streamFormat {
 	return streamFormat{hello: []byte(": stream of new actions; id is the resume cursor\n"),
-		data: func(e *notify.Event) ([]byte, error) { return e.JSON(st.IncludeAccounts) }}
+		data: func(e *notify.Event) (string, []byte, error) {
+			if e.Invalidated != "" {
+				b, err := json.Marshal(map[string]string{"trace_external_hash_norm": e.Invalidated})
+				return "invalidated", b, err
+			}
+			b, err := e.JSON(st.IncludeAccounts)
+			if e.Pending {
+				return "pending", b, err
+			}
+			return "", b, err
+		}}
 }
 
 // sseWriter formats the event-stream format.
@@ -213,13 +228,17 @@ func (s *sseWriter) comment(text string) {
 	s.buf = append(append(append(s.buf, ": "...), text...), '\n')
 }
 
-func (s *sseWriter) event(name string, seq uint64, data []byte) {
-	s.started, s.lastID, s.hasID = true, seq, true
+// event writes one event; withID gives it the position as its id (pending
+// news has none: it moves no position).
+func (s *sseWriter) event(name string, seq uint64, withID bool, data []byte) {
 	if name != "" {
 		s.buf = append(append(append(s.buf, "event: "...), name...), '\n')
 	}
-	s.buf = append(append(s.buf, "id: "...), resolvers.EncodeStreamCursor(seq)...)
-	s.buf = append(append(append(s.buf, "\ndata: "...), data...), "\n\n"...)
+	if withID {
+		s.started, s.lastID, s.hasID = true, seq, true
+		s.buf = append(append(append(s.buf, "id: "...), resolvers.EncodeStreamCursor(seq)...), '\n')
+	}
+	s.buf = append(append(append(s.buf, "data: "...), data...), "\n\n"...)
 }
 
 // to hands what was formatted to out.

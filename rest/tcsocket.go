@@ -142,7 +142,7 @@ func (c *tcSocket) pump(ctx context.Context) bool {
 		if e == nil {
 			return true
 		}
-		data, _ := fm.data(e)
+		_, data, _ := fm.data(e)
 		if c.write(websocket.TextMessage, data) != nil {
 			return false
 		}

@@ -40,6 +40,12 @@ type tcStatus struct {
 	Status string  `json:"status"`
 }
 
+// tcInvalidated is toncenter's TraceInvalidatedNotification.
+type tcInvalidated struct {
+	Type                  string `json:"type"`
+	TraceExternalHashNorm string `json:"trace_external_hash_norm"`
+}
+
 type tcError struct {
 	ID    *string `json:"id,omitempty"`
 	Error string  `json:"error"`
@@ -79,7 +85,13 @@ func (req *tcRequest) format() streamFormat {
 	return streamFormat{
 		hello: append(append([]byte("event: connected\ndata: "), hello...), "\n\n"...),
 		event: "event",
-		data:  func(e *notify.Event) ([]byte, error) { return tcActionsNotification(nil, e, book, meta), nil },
+		data: func(e *notify.Event) (string, []byte, error) {
+			if e.Invalidated != "" {
+				b, err := json.Marshal(tcInvalidated{Type: "trace_invalidated", TraceExternalHashNorm: e.Invalidated})
+				return "", b, err
+			}
+			return "", tcActionsNotification(nil, e, book, meta), nil
+		},
 	}
 }
 
@@ -87,7 +99,11 @@ func (req *tcRequest) format() streamFormat {
 func tcActionsNotification(b []byte, e *notify.Event, book, meta bool) []byte {
 	l := e.List(false)
 	a := l.Actions[0]
-	b = append(b, `{"type":"actions","finality":"`+resolvers.FinalityFinalized+`","trace_external_hash_norm":`...)
+	finality := resolvers.FinalityFinalized
+	if e.Pending {
+		finality = resolvers.FinalityPending
+	}
+	b = append(b, `{"type":"actions","finality":"`+finality+`","trace_external_hash_norm":`...)
 	hash := ""
 	if a.TraceExternalHashNorm != nil {
 		hash = *a.TraceExternalHashNorm
