@@ -23,9 +23,9 @@ type Event struct {
 	// Invalidated is the normalized external hash of a pending trace that
 	// was not stored in time: its pending actions are void.
 	Invalidated string
-	facts  *store.MatchFacts
-	book   chain.AddressBook // entries of Addresses and Accounts
-	tokens chain.Metadata    // metadata of the tokens among them
+	facts       *store.MatchFacts
+	book        chain.AddressBook // entries of Addresses and Accounts
+	tokens      chain.Metadata    // metadata of the tokens among them
 
 	views [2]view // without, with accounts
 }
