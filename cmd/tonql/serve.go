@@ -73,7 +73,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// not hold the shutdown up.
 	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBookAndMetadata,
 		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey, MaxStreamsPerAddress: cfg.MaxStreamsPerAddr,
-		MaxWatch: cfg.MaxStreamWatch, MaxWatchPerKey: cfg.MaxWatchedPerKey})
+		MaxWatch: cfg.MaxStreamWatch, MaxWatchPerKey: cfg.MaxWatchedPerKey, PendingTimeout: cfg.PendingTimeout})
 	if err != nil {
 		return fmt.Errorf("streams: %w", err)
 	}
