@@ -48,9 +48,13 @@ func ToncenterSocket(s ActionsStreamer, checkOrigin func(*http.Request) bool, he
 	}
 	up := websocket.Upgrader{CheckOrigin: checkOrigin}
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet || !websocket.IsWebSocketUpgrade(r) {
+		if r.Method != http.MethodGet {
 			w.Header().Set("Allow", "GET")
-			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "a websocket upgrade (GET) is expected on this route"))
+			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; open a websocket (GET with Upgrade)", r.Method))
+			return
+		}
+		if !websocket.IsWebSocketUpgrade(r) {
+			WriteError(w, r, V3, apperr.New(apperr.BadRequest, "Upgrade: this route is a websocket; open one (toncenter's streaming v2 protocol)"))
 			return
 		}
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
