@@ -19,6 +19,7 @@ import (
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/preview"
+	"github.com/tonql/tonql/toncenter"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -74,6 +75,9 @@ type AccountResolver interface {
 	Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error)
 }
 type ActionResolver interface {
+	Title(ctx context.Context, obj *chain.Action) (string, error)
+	Description(ctx context.Context, obj *chain.Action) (string, error)
+
 	Details(ctx context.Context, obj *chain.Action) (actions.Details, error)
 
 	TransactionsFull(ctx context.Context, obj *chain.Action) ([]*chain.FullTransaction, error)
@@ -107,6 +111,9 @@ type QueryResolver interface {
 	Transaction(ctx context.Context, hash string) (*chain.FullTransaction, error)
 	Messages(ctx context.Context, filter *model.MessageFilter, limit *int, offset *int, sort *model.SortOrder) ([]*chain.FullMessage, error)
 	Message(ctx context.Context, hash string) (*chain.FullMessage, error)
+	Blocks(ctx context.Context, filter *model.BlockFilter, limit *int, offset *int, sort *model.SortOrder) ([]*toncenter.Block, error)
+	Block(ctx context.Context, workchain int, shard string, seqno uint32) (*toncenter.Block, error)
+	MasterchainInfo(ctx context.Context) (*toncenter.MasterchainInfo, error)
 }
 type SubscriptionResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.ActionEvent, error)
@@ -148,6 +155,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAccountActionFilter,
 		ec.unmarshalInputActionFilter,
+		ec.unmarshalInputBlockFilter,
 		ec.unmarshalInputMessageFilter,
 		ec.unmarshalInputStreamWatch,
 		ec.unmarshalInputTransactionFilter,
@@ -361,6 +369,18 @@ type Action {
   type: String!
   "ok or failed"
   status: String!
+  """
+  the action's short title, the same for every action of its type ("Jetton
+  transfer"); docs/ACTIONS.md lists them
+  """
+  title: String!
+  """
+  one sentence a person reads ("Sent 218.75 USDT to alice.ton"): the type's
+  template over the value, naming tokens by symbol and decimals and accounts
+  by .ton domain where the store knows them, else raw amounts, the jetton
+  master and the shortened raw address; "Failed: ..." for a failed action
+  """
+  description: String!
   "type-specific fields, documented in docs/ACTIONS.md (the REST value as is)"
   value: JSON!
   "the same fields, typed: one object type per action type"
@@ -813,6 +833,12 @@ input TransactionFilter {
   start_lt: UInt64
   end_lt: UInt64
   mc_seqno: UInt32
+  "the workchain of the block that holds it (only transactions read from raw blocks know their block)"
+  workchain: Int
+  "the shard of the block that holds it: hex as 8000000000000000 or signed decimal"
+  shard: String
+  "the seqno of the block that holds it"
+  seqno: UInt32
   "a message of the transaction: its hash or normalized hash"
   msg_hash: [String!]
   "in or out, with msg_hash or opcode"
@@ -834,6 +860,102 @@ input MessageFilter {
   end_lt: UInt64
   exclude_externals: Boolean
   only_externals: Boolean
+}
+
+extend type Query {
+  """
+  Stored blocks in toncenter's Block shape (GET /api/v3/blocks selects the
+  same with the same filter names), by gen_utime then workchain, shard and
+  seqno. Only the raw blocks this server imported or followed are stored.
+  """
+  blocks(
+    filter: BlockFilter
+    "1..1000"
+    limit: Int = 10
+    "at most 10000"
+    offset: Int = 0
+    sort: SortOrder = desc
+  ): [Block!]!
+  "One stored block; null when the store does not hold it."
+  block(workchain: Int!, "hex as 8000000000000000 or signed decimal" shard: String!, seqno: UInt32!): Block
+  "The newest and the oldest stored masterchain block (GET /api/v3/masterchainInfo); null when none is stored."
+  masterchainInfo: MasterchainInfo
+}
+
+"GET /api/v3/blocks' filters, the same names."
+input BlockFilter {
+  workchain: Int
+  "with workchain; hex as 8000000000000000 or signed decimal"
+  shard: String
+  "with workchain and shard"
+  seqno: UInt32
+  "any hash form"
+  root_hash: String
+  "any hash form"
+  file_hash: String
+  "the masterchain block that commits it"
+  mc_seqno: UInt32
+  start_utime: UInt32
+  end_utime: UInt32
+  "start_lt >= this"
+  start_lt: UInt64
+  "start_lt <= this"
+  end_lt: UInt64
+}
+
+"toncenter's Block: a stored block header. Fields the store does not keep are null (docs/API-NOTES.md)."
+type Block {
+  workchain: Int!
+  "unsigned upper-case hex"
+  shard: String!
+  seqno: Int!
+  root_hash: String!
+  file_hash: String!
+  global_id: Int!
+  version: Int!
+  after_merge: Boolean!
+  before_split: Boolean!
+  after_split: Boolean!
+  want_merge: Boolean!
+  want_split: Boolean!
+  key_block: Boolean!
+  "not stored (null)"
+  vert_seqno_incr: Boolean
+  flags: Int!
+  "unix time, as a decimal string (toncenter's form)"
+  gen_utime: String!
+  "decimal string"
+  start_lt: String!
+  "decimal string"
+  end_lt: String!
+  validator_list_hash_short: Int!
+  gen_catchain_seqno: Int!
+  min_ref_mc_seqno: Int!
+  prev_key_block_seqno: Int!
+  vert_seqno: Int!
+  "null for a masterchain block"
+  master_ref_seqno: Int
+  "not stored (null)"
+  rand_seed: String
+  "not stored (null)"
+  created_by: String
+  tx_count: Int!
+  "the masterchain block that commits it; null when the store does not know it"
+  masterchain_block_ref: BlockRef
+  prev_blocks: [BlockRef!]!
+}
+
+"A block's place: toncenter's BlockId."
+type BlockRef {
+  workchain: Int!
+  "unsigned upper-case hex"
+  shard: String!
+  seqno: Int!
+}
+
+type MasterchainInfo {
+  last: Block!
+  first: Block!
 }
 `, BuiltIn: false},
 	{Name: "../actions.graphqls", Input: `# Generated by cmd/actionsgen from the declarations of package actions. DO NOT EDIT.
@@ -3042,6 +3164,53 @@ func (ec *executionContext) field_Query_actions_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_block_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "workchain", ec.unmarshalNInt2int)
+	if err != nil {
+		return nil, err
+	}
+	args["workchain"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "shard", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["shard"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "seqno", ec.unmarshalNUInt322uint32)
+	if err != nil {
+		return nil, err
+	}
+	args["seqno"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_blocks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOBlockFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐBlockFilter)
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sort", ec.unmarshalOSortOrder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐSortOrder)
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_emulateMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3979,6 +4148,94 @@ func (ec *executionContext) fieldContext_Action_status(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Action_title(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_title(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Title(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_description(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_description(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Description(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Action_value(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
 	if obj.Value == nil {
 		fc, err := ec.fieldContext_Action_value(ctx, field)
@@ -4570,6 +4827,10 @@ func (ec *executionContext) fieldContext_Action_parent(_ context.Context, field 
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -4662,6 +4923,10 @@ func (ec *executionContext) fieldContext_Action_children(_ context.Context, fiel
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -4962,6 +5227,10 @@ func (ec *executionContext) fieldContext_ActionEdge_node(_ context.Context, fiel
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -5083,6 +5352,10 @@ func (ec *executionContext) fieldContext_ActionEvent_action(_ context.Context, f
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -5279,6 +5552,10 @@ func (ec *executionContext) fieldContext_ActionList_actions(_ context.Context, f
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -6054,6 +6331,965 @@ func (ec *executionContext) fieldContext_BalanceChanges_jettons(_ context.Contex
 				return ec.fieldContext_JettonBalanceChange_change(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type JettonBalanceChange", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_workchain(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.Workchain
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_workchain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.Workchain}
+}
+
+func (ec *executionContext) fieldContext_Block_workchain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_shard(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.Shard
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_shard(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Shard}
+}
+
+func (ec *executionContext) fieldContext_Block_shard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.Seqno
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.Seqno}
+}
+
+func (ec *executionContext) fieldContext_Block_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_root_hash(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.RootHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_root_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.RootHash}
+}
+
+func (ec *executionContext) fieldContext_Block_root_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_file_hash(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.FileHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_file_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.FileHash}
+}
+
+func (ec *executionContext) fieldContext_Block_file_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_global_id(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.GlobalID
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_global_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.GlobalID}
+}
+
+func (ec *executionContext) fieldContext_Block_global_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_version(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.Version
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_version(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Version}
+}
+
+func (ec *executionContext) fieldContext_Block_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_after_merge(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.AfterMerge
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_after_merge(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.AfterMerge}
+}
+
+func (ec *executionContext) fieldContext_Block_after_merge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_before_split(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.BeforeSplit
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_before_split(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.BeforeSplit}
+}
+
+func (ec *executionContext) fieldContext_Block_before_split(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_after_split(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.AfterSplit
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_after_split(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.AfterSplit}
+}
+
+func (ec *executionContext) fieldContext_Block_after_split(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_want_merge(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.WantMerge
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_want_merge(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.WantMerge}
+}
+
+func (ec *executionContext) fieldContext_Block_want_merge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_want_split(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.WantSplit
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_want_split(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.WantSplit}
+}
+
+func (ec *executionContext) fieldContext_Block_want_split(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_key_block(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.KeyBlock
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_key_block(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.KeyBlock}
+}
+
+func (ec *executionContext) fieldContext_Block_key_block(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_vert_seqno_incr(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.VertSeqnoIncr
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_vert_seqno_incr(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Block_vert_seqno_incr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_flags(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.Flags
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_flags(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.Flags}
+}
+
+func (ec *executionContext) fieldContext_Block_flags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_gen_utime(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.GenUtime
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_gen_utime(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.GenUtime}
+}
+
+func (ec *executionContext) fieldContext_Block_gen_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_start_lt(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.StartLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_start_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.StartLt}
+}
+
+func (ec *executionContext) fieldContext_Block_start_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_end_lt(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.EndLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_end_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.EndLt}
+}
+
+func (ec *executionContext) fieldContext_Block_end_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_validator_list_hash_short(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.ValidatorListHashShort
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_validator_list_hash_short(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.ValidatorListHashShort}
+}
+
+func (ec *executionContext) fieldContext_Block_validator_list_hash_short(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_gen_catchain_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.GenCatchainSeqno
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.GenCatchainSeqno}
+}
+
+func (ec *executionContext) fieldContext_Block_gen_catchain_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_min_ref_mc_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.MinRefMcSeqno
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.MinRefMcSeqno}
+}
+
+func (ec *executionContext) fieldContext_Block_min_ref_mc_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_prev_key_block_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.PrevKeyBlockSeqno
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.PrevKeyBlockSeqno}
+}
+
+func (ec *executionContext) fieldContext_Block_prev_key_block_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_vert_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.VertSeqno
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_vert_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.VertSeqno}
+}
+
+func (ec *executionContext) fieldContext_Block_vert_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_master_ref_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.MasterRefSeqno
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_master_ref_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOInt2ᚖint32(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Block_master_ref_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_rand_seed(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.RandSeed
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_rand_seed(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Block_rand_seed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_created_by(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.CreatedBy
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_created_by(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Block_created_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_tx_count(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	res := obj.TxCount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Block_tx_count(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.TxCount}
+}
+
+func (ec *executionContext) fieldContext_Block_tx_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_masterchain_block_ref(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Block_masterchain_block_ref(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.MasterchainBlockRef, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*toncenter.BlockID)
+	fc.Result = res
+	return ec.marshalOBlockRef2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockID(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Block_masterchain_block_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "workchain":
+				return ec.fieldContext_BlockRef_workchain(ctx, field)
+			case "shard":
+				return ec.fieldContext_BlockRef_shard(ctx, field)
+			case "seqno":
+				return ec.fieldContext_BlockRef_seqno(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type BlockRef", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_prev_blocks(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Block_prev_blocks(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PrevBlocks, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]toncenter.BlockID)
+	fc.Result = res
+	return ec.marshalNBlockRef2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockIDᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Block_prev_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "workchain":
+				return ec.fieldContext_BlockRef_workchain(ctx, field)
+			case "shard":
+				return ec.fieldContext_BlockRef_shard(ctx, field)
+			case "seqno":
+				return ec.fieldContext_BlockRef_seqno(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type BlockRef", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockRef_workchain(ctx context.Context, field graphql.CollectedField, obj *toncenter.BlockID) (ret graphql.Marshaler) {
+	res := obj.Workchain
+	if any(res) == nil {
+		fc, err := ec.fieldContext_BlockRef_workchain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.Workchain}
+}
+
+func (ec *executionContext) fieldContext_BlockRef_workchain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockRef",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockRef_shard(ctx context.Context, field graphql.CollectedField, obj *toncenter.BlockID) (ret graphql.Marshaler) {
+	res := obj.Shard
+	if any(res) == nil {
+		fc, err := ec.fieldContext_BlockRef_shard(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Shard}
+}
+
+func (ec *executionContext) fieldContext_BlockRef_shard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockRef",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockRef_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.BlockID) (ret graphql.Marshaler) {
+	res := obj.Seqno
+	if any(res) == nil {
+		fc, err := ec.fieldContext_BlockRef_seqno(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt32{&obj.Seqno}
+}
+
+func (ec *executionContext) fieldContext_BlockRef_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockRef",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
 		},
 	}
 	return fc, nil
@@ -14989,6 +16225,10 @@ func (ec *executionContext) fieldContext_FeeEstimate_actions(_ context.Context, 
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -19499,6 +20739,214 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_packet(_ context.Co
 				return ec.fieldContext_LayerzeroPacket_message(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type LayerzeroPacket", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MasterchainInfo_last(ctx context.Context, field graphql.CollectedField, obj *toncenter.MasterchainInfo) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MasterchainInfo_last(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Last, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*toncenter.Block)
+	fc.Result = res
+	return ec.marshalNBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MasterchainInfo_last(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MasterchainInfo",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "workchain":
+				return ec.fieldContext_Block_workchain(ctx, field)
+			case "shard":
+				return ec.fieldContext_Block_shard(ctx, field)
+			case "seqno":
+				return ec.fieldContext_Block_seqno(ctx, field)
+			case "root_hash":
+				return ec.fieldContext_Block_root_hash(ctx, field)
+			case "file_hash":
+				return ec.fieldContext_Block_file_hash(ctx, field)
+			case "global_id":
+				return ec.fieldContext_Block_global_id(ctx, field)
+			case "version":
+				return ec.fieldContext_Block_version(ctx, field)
+			case "after_merge":
+				return ec.fieldContext_Block_after_merge(ctx, field)
+			case "before_split":
+				return ec.fieldContext_Block_before_split(ctx, field)
+			case "after_split":
+				return ec.fieldContext_Block_after_split(ctx, field)
+			case "want_merge":
+				return ec.fieldContext_Block_want_merge(ctx, field)
+			case "want_split":
+				return ec.fieldContext_Block_want_split(ctx, field)
+			case "key_block":
+				return ec.fieldContext_Block_key_block(ctx, field)
+			case "vert_seqno_incr":
+				return ec.fieldContext_Block_vert_seqno_incr(ctx, field)
+			case "flags":
+				return ec.fieldContext_Block_flags(ctx, field)
+			case "gen_utime":
+				return ec.fieldContext_Block_gen_utime(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Block_start_lt(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Block_end_lt(ctx, field)
+			case "validator_list_hash_short":
+				return ec.fieldContext_Block_validator_list_hash_short(ctx, field)
+			case "gen_catchain_seqno":
+				return ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
+			case "min_ref_mc_seqno":
+				return ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
+			case "prev_key_block_seqno":
+				return ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
+			case "vert_seqno":
+				return ec.fieldContext_Block_vert_seqno(ctx, field)
+			case "master_ref_seqno":
+				return ec.fieldContext_Block_master_ref_seqno(ctx, field)
+			case "rand_seed":
+				return ec.fieldContext_Block_rand_seed(ctx, field)
+			case "created_by":
+				return ec.fieldContext_Block_created_by(ctx, field)
+			case "tx_count":
+				return ec.fieldContext_Block_tx_count(ctx, field)
+			case "masterchain_block_ref":
+				return ec.fieldContext_Block_masterchain_block_ref(ctx, field)
+			case "prev_blocks":
+				return ec.fieldContext_Block_prev_blocks(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MasterchainInfo_first(ctx context.Context, field graphql.CollectedField, obj *toncenter.MasterchainInfo) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_MasterchainInfo_first(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.First, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*toncenter.Block)
+	fc.Result = res
+	return ec.marshalNBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_MasterchainInfo_first(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MasterchainInfo",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "workchain":
+				return ec.fieldContext_Block_workchain(ctx, field)
+			case "shard":
+				return ec.fieldContext_Block_shard(ctx, field)
+			case "seqno":
+				return ec.fieldContext_Block_seqno(ctx, field)
+			case "root_hash":
+				return ec.fieldContext_Block_root_hash(ctx, field)
+			case "file_hash":
+				return ec.fieldContext_Block_file_hash(ctx, field)
+			case "global_id":
+				return ec.fieldContext_Block_global_id(ctx, field)
+			case "version":
+				return ec.fieldContext_Block_version(ctx, field)
+			case "after_merge":
+				return ec.fieldContext_Block_after_merge(ctx, field)
+			case "before_split":
+				return ec.fieldContext_Block_before_split(ctx, field)
+			case "after_split":
+				return ec.fieldContext_Block_after_split(ctx, field)
+			case "want_merge":
+				return ec.fieldContext_Block_want_merge(ctx, field)
+			case "want_split":
+				return ec.fieldContext_Block_want_split(ctx, field)
+			case "key_block":
+				return ec.fieldContext_Block_key_block(ctx, field)
+			case "vert_seqno_incr":
+				return ec.fieldContext_Block_vert_seqno_incr(ctx, field)
+			case "flags":
+				return ec.fieldContext_Block_flags(ctx, field)
+			case "gen_utime":
+				return ec.fieldContext_Block_gen_utime(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Block_start_lt(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Block_end_lt(ctx, field)
+			case "validator_list_hash_short":
+				return ec.fieldContext_Block_validator_list_hash_short(ctx, field)
+			case "gen_catchain_seqno":
+				return ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
+			case "min_ref_mc_seqno":
+				return ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
+			case "prev_key_block_seqno":
+				return ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
+			case "vert_seqno":
+				return ec.fieldContext_Block_vert_seqno(ctx, field)
+			case "master_ref_seqno":
+				return ec.fieldContext_Block_master_ref_seqno(ctx, field)
+			case "rand_seed":
+				return ec.fieldContext_Block_rand_seed(ctx, field)
+			case "created_by":
+				return ec.fieldContext_Block_created_by(ctx, field)
+			case "tx_count":
+				return ec.fieldContext_Block_tx_count(ctx, field)
+			case "masterchain_block_ref":
+				return ec.fieldContext_Block_masterchain_block_ref(ctx, field)
+			case "prev_blocks":
+				return ec.fieldContext_Block_prev_blocks(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
 		},
 	}
 	return fc, nil
@@ -25299,6 +26747,280 @@ func (ec *executionContext) fieldContext_Query_message(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_blocks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_blocks(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().Blocks(rctx, fc.Args["filter"].(*model.BlockFilter), fc.Args["limit"].(*int), fc.Args["offset"].(*int), fc.Args["sort"].(*model.SortOrder))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*toncenter.Block)
+	fc.Result = res
+	return ec.marshalNBlock2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_blocks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "workchain":
+				return ec.fieldContext_Block_workchain(ctx, field)
+			case "shard":
+				return ec.fieldContext_Block_shard(ctx, field)
+			case "seqno":
+				return ec.fieldContext_Block_seqno(ctx, field)
+			case "root_hash":
+				return ec.fieldContext_Block_root_hash(ctx, field)
+			case "file_hash":
+				return ec.fieldContext_Block_file_hash(ctx, field)
+			case "global_id":
+				return ec.fieldContext_Block_global_id(ctx, field)
+			case "version":
+				return ec.fieldContext_Block_version(ctx, field)
+			case "after_merge":
+				return ec.fieldContext_Block_after_merge(ctx, field)
+			case "before_split":
+				return ec.fieldContext_Block_before_split(ctx, field)
+			case "after_split":
+				return ec.fieldContext_Block_after_split(ctx, field)
+			case "want_merge":
+				return ec.fieldContext_Block_want_merge(ctx, field)
+			case "want_split":
+				return ec.fieldContext_Block_want_split(ctx, field)
+			case "key_block":
+				return ec.fieldContext_Block_key_block(ctx, field)
+			case "vert_seqno_incr":
+				return ec.fieldContext_Block_vert_seqno_incr(ctx, field)
+			case "flags":
+				return ec.fieldContext_Block_flags(ctx, field)
+			case "gen_utime":
+				return ec.fieldContext_Block_gen_utime(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Block_start_lt(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Block_end_lt(ctx, field)
+			case "validator_list_hash_short":
+				return ec.fieldContext_Block_validator_list_hash_short(ctx, field)
+			case "gen_catchain_seqno":
+				return ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
+			case "min_ref_mc_seqno":
+				return ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
+			case "prev_key_block_seqno":
+				return ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
+			case "vert_seqno":
+				return ec.fieldContext_Block_vert_seqno(ctx, field)
+			case "master_ref_seqno":
+				return ec.fieldContext_Block_master_ref_seqno(ctx, field)
+			case "rand_seed":
+				return ec.fieldContext_Block_rand_seed(ctx, field)
+			case "created_by":
+				return ec.fieldContext_Block_created_by(ctx, field)
+			case "tx_count":
+				return ec.fieldContext_Block_tx_count(ctx, field)
+			case "masterchain_block_ref":
+				return ec.fieldContext_Block_masterchain_block_ref(ctx, field)
+			case "prev_blocks":
+				return ec.fieldContext_Block_prev_blocks(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_blocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_block(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_block(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().Block(rctx, fc.Args["workchain"].(int), fc.Args["shard"].(string), fc.Args["seqno"].(uint32))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*toncenter.Block)
+	fc.Result = res
+	return ec.marshalOBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_block(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "workchain":
+				return ec.fieldContext_Block_workchain(ctx, field)
+			case "shard":
+				return ec.fieldContext_Block_shard(ctx, field)
+			case "seqno":
+				return ec.fieldContext_Block_seqno(ctx, field)
+			case "root_hash":
+				return ec.fieldContext_Block_root_hash(ctx, field)
+			case "file_hash":
+				return ec.fieldContext_Block_file_hash(ctx, field)
+			case "global_id":
+				return ec.fieldContext_Block_global_id(ctx, field)
+			case "version":
+				return ec.fieldContext_Block_version(ctx, field)
+			case "after_merge":
+				return ec.fieldContext_Block_after_merge(ctx, field)
+			case "before_split":
+				return ec.fieldContext_Block_before_split(ctx, field)
+			case "after_split":
+				return ec.fieldContext_Block_after_split(ctx, field)
+			case "want_merge":
+				return ec.fieldContext_Block_want_merge(ctx, field)
+			case "want_split":
+				return ec.fieldContext_Block_want_split(ctx, field)
+			case "key_block":
+				return ec.fieldContext_Block_key_block(ctx, field)
+			case "vert_seqno_incr":
+				return ec.fieldContext_Block_vert_seqno_incr(ctx, field)
+			case "flags":
+				return ec.fieldContext_Block_flags(ctx, field)
+			case "gen_utime":
+				return ec.fieldContext_Block_gen_utime(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Block_start_lt(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Block_end_lt(ctx, field)
+			case "validator_list_hash_short":
+				return ec.fieldContext_Block_validator_list_hash_short(ctx, field)
+			case "gen_catchain_seqno":
+				return ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
+			case "min_ref_mc_seqno":
+				return ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
+			case "prev_key_block_seqno":
+				return ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
+			case "vert_seqno":
+				return ec.fieldContext_Block_vert_seqno(ctx, field)
+			case "master_ref_seqno":
+				return ec.fieldContext_Block_master_ref_seqno(ctx, field)
+			case "rand_seed":
+				return ec.fieldContext_Block_rand_seed(ctx, field)
+			case "created_by":
+				return ec.fieldContext_Block_created_by(ctx, field)
+			case "tx_count":
+				return ec.fieldContext_Block_tx_count(ctx, field)
+			case "masterchain_block_ref":
+				return ec.fieldContext_Block_masterchain_block_ref(ctx, field)
+			case "prev_blocks":
+				return ec.fieldContext_Block_prev_blocks(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_block_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_masterchainInfo(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_masterchainInfo(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().MasterchainInfo(rctx)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*toncenter.MasterchainInfo)
+	fc.Result = res
+	return ec.marshalOMasterchainInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐMasterchainInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_masterchainInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "last":
+				return ec.fieldContext_MasterchainInfo_last(ctx, field)
+			case "first":
+				return ec.fieldContext_MasterchainInfo_first(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type MasterchainInfo", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Query___type(ctx, field)
 	if err != nil {
@@ -29568,6 +31290,10 @@ func (ec *executionContext) fieldContext_Trace_actions(_ context.Context, field 
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -30443,6 +32169,10 @@ func (ec *executionContext) fieldContext_Transaction_actions(_ context.Context, 
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -33245,6 +34975,96 @@ func (ec *executionContext) unmarshalInputActionFilter(ctx context.Context, obj 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputBlockFilter(ctx context.Context, obj any) (model.BlockFilter, error) {
+	var it model.BlockFilter
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"workchain", "shard", "seqno", "root_hash", "file_hash", "mc_seqno", "start_utime", "end_utime", "start_lt", "end_lt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "workchain":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workchain"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Workchain = data
+		case "shard":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shard"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Shard = data
+		case "seqno":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seqno"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Seqno = data
+		case "root_hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("root_hash"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RootHash = data
+		case "file_hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("file_hash"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FileHash = data
+		case "mc_seqno":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mc_seqno"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.McSeqno = data
+		case "start_utime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_utime"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartUtime = data
+		case "end_utime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end_utime"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndUtime = data
+		case "start_lt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_lt"))
+			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartLt = data
+		case "end_lt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end_lt"))
+			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndLt = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj any) (model.MessageFilter, error) {
 	var it model.MessageFilter
 	asMap := map[string]any{}
@@ -33383,7 +35203,7 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"account", "exclude_account", "hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno", "msg_hash", "direction", "opcode"}
+	fieldsInOrder := [...]string{"account", "exclude_account", "hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno", "workchain", "shard", "seqno", "msg_hash", "direction", "opcode"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33453,6 +35273,27 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 				return it, err
 			}
 			it.McSeqno = data
+		case "workchain":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workchain"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Workchain = data
+		case "shard":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shard"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Shard = data
+		case "seqno":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seqno"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Seqno = data
 		case "msg_hash":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("msg_hash"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
@@ -34511,6 +36352,78 @@ func (ec *executionContext) _Action(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "title":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_title(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "description":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_description(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "value":
 			out.Values[i] = ec._Action_value(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35237,6 +37150,219 @@ func (ec *executionContext) _BalanceChanges(ctx context.Context, sel ast.Selecti
 			}
 		case "jettons":
 			out.Values[i] = ec._BalanceChanges_jettons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var blockImplementors = []string{"Block"}
+
+func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, obj *toncenter.Block) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Block")
+		case "workchain":
+			out.Values[i] = ec._Block_workchain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shard":
+			out.Values[i] = ec._Block_shard(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "seqno":
+			out.Values[i] = ec._Block_seqno(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "root_hash":
+			out.Values[i] = ec._Block_root_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "file_hash":
+			out.Values[i] = ec._Block_file_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "global_id":
+			out.Values[i] = ec._Block_global_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._Block_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "after_merge":
+			out.Values[i] = ec._Block_after_merge(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before_split":
+			out.Values[i] = ec._Block_before_split(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "after_split":
+			out.Values[i] = ec._Block_after_split(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "want_merge":
+			out.Values[i] = ec._Block_want_merge(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "want_split":
+			out.Values[i] = ec._Block_want_split(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "key_block":
+			out.Values[i] = ec._Block_key_block(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "vert_seqno_incr":
+			out.Values[i] = ec._Block_vert_seqno_incr(ctx, field, obj)
+		case "flags":
+			out.Values[i] = ec._Block_flags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gen_utime":
+			out.Values[i] = ec._Block_gen_utime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start_lt":
+			out.Values[i] = ec._Block_start_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end_lt":
+			out.Values[i] = ec._Block_end_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "validator_list_hash_short":
+			out.Values[i] = ec._Block_validator_list_hash_short(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gen_catchain_seqno":
+			out.Values[i] = ec._Block_gen_catchain_seqno(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min_ref_mc_seqno":
+			out.Values[i] = ec._Block_min_ref_mc_seqno(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "prev_key_block_seqno":
+			out.Values[i] = ec._Block_prev_key_block_seqno(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "vert_seqno":
+			out.Values[i] = ec._Block_vert_seqno(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "master_ref_seqno":
+			out.Values[i] = ec._Block_master_ref_seqno(ctx, field, obj)
+		case "rand_seed":
+			out.Values[i] = ec._Block_rand_seed(ctx, field, obj)
+		case "created_by":
+			out.Values[i] = ec._Block_created_by(ctx, field, obj)
+		case "tx_count":
+			out.Values[i] = ec._Block_tx_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "masterchain_block_ref":
+			out.Values[i] = ec._Block_masterchain_block_ref(ctx, field, obj)
+		case "prev_blocks":
+			out.Values[i] = ec._Block_prev_blocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var blockRefImplementors = []string{"BlockRef"}
+
+func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet, obj *toncenter.BlockID) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BlockRef")
+		case "workchain":
+			out.Values[i] = ec._BlockRef_workchain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shard":
+			out.Values[i] = ec._BlockRef_shard(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "seqno":
+			out.Values[i] = ec._BlockRef_seqno(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -38499,6 +40625,50 @@ func (ec *executionContext) _LayerzeroSendTokens(ctx context.Context, sel ast.Se
 	return out
 }
 
+var masterchainInfoImplementors = []string{"MasterchainInfo"}
+
+func (ec *executionContext) _MasterchainInfo(ctx context.Context, sel ast.SelectionSet, obj *toncenter.MasterchainInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, masterchainInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MasterchainInfo")
+		case "last":
+			out.Values[i] = ec._MasterchainInfo_last(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "first":
+			out.Values[i] = ec._MasterchainInfo_first(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var messageImplementors = []string{"Message"}
 
 func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, obj *chain.FullMessage) graphql.Marshaler {
@@ -39835,6 +42005,66 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_message(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "blocks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_blocks(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "block":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_block(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "masterchainInfo":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_masterchainInfo(ctx, field)
 				return res
 			}
 
@@ -42182,6 +44412,118 @@ func (ec *executionContext) marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋaction
 	return v
 }
 
+func (ec *executionContext) marshalNBlock2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*toncenter.Block) graphql.Marshaler {
+	if m, ok := ec.leafList_Block(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx context.Context, sel ast.SelectionSet, v *toncenter.Block) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Block(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBlockRef2githubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockID(ctx context.Context, sel ast.SelectionSet, v toncenter.BlockID) graphql.Marshaler {
+	return ec._BlockRef(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBlockRef2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockIDᚄ(ctx context.Context, sel ast.SelectionSet, v []toncenter.BlockID) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNBlockRef2githubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockID(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -42340,6 +44682,38 @@ func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, 
 func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNInt2int32(ctx context.Context, v any) (int32, error) {
+	res, err := graphql.UnmarshalInt32(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int32(ctx context.Context, sel ast.SelectionSet, v int32) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt32(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
@@ -43433,6 +45807,28 @@ func (ec *executionContext) marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋact
 	return v
 }
 
+func (ec *executionContext) marshalOBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx context.Context, sel ast.SelectionSet, v *toncenter.Block) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Block(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBlockFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐBlockFilter(ctx context.Context, v any) (*model.BlockFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBlockFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBlockRef2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockID(ctx context.Context, sel ast.SelectionSet, v *toncenter.BlockID) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BlockRef(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -43593,6 +45989,24 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) unmarshalOInt2ᚖint32(ctx context.Context, v any) (*int32, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalInt32(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt2ᚖint32(ctx context.Context, sel ast.SelectionSet, v *int32) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt32(*v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint64(ctx context.Context, v any) (*int64, error) {
 	if v == nil {
 		return nil, nil
@@ -43666,6 +46080,13 @@ func (ec *executionContext) marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋto
 		return graphql.Null
 	}
 	return ec._LayerzeroPacket(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMasterchainInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐMasterchainInfo(ctx context.Context, sel ast.SelectionSet, v *toncenter.MasterchainInfo) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MasterchainInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOMessage2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessage(ctx context.Context, sel ast.SelectionSet, v *chain.FullMessage) graphql.Marshaler {
@@ -44259,6 +46680,81 @@ func (ec *executionContext) leafList_AddressBookEntry(ctx context.Context, sel a
 }
 
 var leafTypename_AddressBookEntry = graphql.MarshalString("AddressBookEntry")
+
+// leafList_Block marshals a list of Block whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_Block(ctx context.Context, sel ast.SelectionSet, v []*toncenter.Block) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["Block"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_Block)
+			case "workchain":
+				vals = append(vals, leafInt32{&obj.Workchain})
+			case "shard":
+				vals = append(vals, leafString{&obj.Shard})
+			case "seqno":
+				vals = append(vals, leafInt32{&obj.Seqno})
+			case "root_hash":
+				vals = append(vals, leafString{&obj.RootHash})
+			case "file_hash":
+				vals = append(vals, leafString{&obj.FileHash})
+			case "global_id":
+				vals = append(vals, leafInt32{&obj.GlobalID})
+			case "version":
+				vals = append(vals, leafInt64{&obj.Version})
+			case "after_merge":
+				vals = append(vals, leafBoolean{&obj.AfterMerge})
+			case "before_split":
+				vals = append(vals, leafBoolean{&obj.BeforeSplit})
+			case "after_split":
+				vals = append(vals, leafBoolean{&obj.AfterSplit})
+			case "want_merge":
+				vals = append(vals, leafBoolean{&obj.WantMerge})
+			case "want_split":
+				vals = append(vals, leafBoolean{&obj.WantSplit})
+			case "key_block":
+				vals = append(vals, leafBoolean{&obj.KeyBlock})
+			case "flags":
+				vals = append(vals, leafInt32{&obj.Flags})
+			case "gen_utime":
+				vals = append(vals, leafString{&obj.GenUtime})
+			case "start_lt":
+				vals = append(vals, leafString{&obj.StartLt})
+			case "end_lt":
+				vals = append(vals, leafString{&obj.EndLt})
+			case "validator_list_hash_short":
+				vals = append(vals, leafInt32{&obj.ValidatorListHashShort})
+			case "gen_catchain_seqno":
+				vals = append(vals, leafInt32{&obj.GenCatchainSeqno})
+			case "min_ref_mc_seqno":
+				vals = append(vals, leafInt32{&obj.MinRefMcSeqno})
+			case "prev_key_block_seqno":
+				vals = append(vals, leafInt32{&obj.PrevKeyBlockSeqno})
+			case "vert_seqno":
+				vals = append(vals, leafInt32{&obj.VertSeqno})
+			case "tx_count":
+				vals = append(vals, leafInt64{&obj.TxCount})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_Block = graphql.MarshalString("Block")
 
 // leafList_EmulatedTransaction marshals a list of EmulatedTransaction whose selection is all direct
 // leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.

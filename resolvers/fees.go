@@ -84,6 +84,7 @@ func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimat
 	if err != nil {
 		return nil, err
 	}
+	describe(pv.Actions, book, md)
 	r.primeLinks(ctx, pv)
 	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book, Metadata: md}, nil
 }
