@@ -19,7 +19,7 @@ import (
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/preview"
-	"github.com/tonql/tonql/toncenter"
+	"github.com/tonql/tonql/webhooks"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -49,10 +49,12 @@ type ResolverRoot interface {
 	ActionEvent() ActionEventResolver
 	ActionList() ActionListResolver
 	FeeEstimate() FeeEstimateResolver
+	Mutation() MutationResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
 	Trace() TraceResolver
 	Transaction() TransactionResolver
+	Webhook() WebhookResolver
 }
 
 type DirectiveRoot struct {
@@ -101,6 +103,11 @@ type FeeEstimateResolver interface {
 	Metadata(ctx context.Context, obj *preview.Estimate) (chain.Metadata, error)
 	BalanceChanges(ctx context.Context, obj *preview.Estimate) (*preview.BalanceChanges, error)
 }
+type MutationResolver interface {
+	CreateWebhook(ctx context.Context, url string, addresses []string, eventTypes []string) (*webhooks.Created, error)
+	DeleteWebhook(ctx context.Context, id string) (bool, error)
+	TestWebhook(ctx context.Context, id string) (*webhooks.Delivery, error)
+}
 type QueryResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error)
 	Account(ctx context.Context, address string) (*model.Account, error)
@@ -111,9 +118,8 @@ type QueryResolver interface {
 	Transaction(ctx context.Context, hash string) (*chain.FullTransaction, error)
 	Messages(ctx context.Context, filter *model.MessageFilter, limit *int, offset *int, sort *model.SortOrder) ([]*chain.FullMessage, error)
 	Message(ctx context.Context, hash string) (*chain.FullMessage, error)
-	Blocks(ctx context.Context, filter *model.BlockFilter, limit *int, offset *int, sort *model.SortOrder) ([]*toncenter.Block, error)
-	Block(ctx context.Context, workchain int, shard string, seqno uint32) (*toncenter.Block, error)
-	MasterchainInfo(ctx context.Context) (*toncenter.MasterchainInfo, error)
+	Webhooks(ctx context.Context) ([]*webhooks.Hook, error)
+	Webhook(ctx context.Context, id string) (*webhooks.Hook, error)
 }
 type SubscriptionResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.ActionEvent, error)
@@ -126,6 +132,9 @@ type TransactionResolver interface {
 	Account(ctx context.Context, obj *chain.FullTransaction) (*model.Account, error)
 
 	Actions(ctx context.Context, obj *chain.FullTransaction) ([]*chain.Action, error)
+}
+type WebhookResolver interface {
+	Deliveries(ctx context.Context, obj *webhooks.Hook, limit *int) ([]*webhooks.Delivery, error)
 }
 
 type executableSchema struct {
@@ -155,7 +164,6 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAccountActionFilter,
 		ec.unmarshalInputActionFilter,
-		ec.unmarshalInputBlockFilter,
 		ec.unmarshalInputMessageFilter,
 		ec.unmarshalInputStreamWatch,
 		ec.unmarshalInputTransactionFilter,
@@ -192,6 +200,21 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			}
 
 			return &response
+		}
+	case ast.Mutation:
+		return func(ctx context.Context) *graphql.Response {
+			if !first {
+				return nil
+			}
+			first = false
+			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
+			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
 		}
 	case ast.Subscription:
 		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
@@ -833,12 +856,6 @@ input TransactionFilter {
   start_lt: UInt64
   end_lt: UInt64
   mc_seqno: UInt32
-  "the workchain of the block that holds it (only transactions read from raw blocks know their block)"
-  workchain: Int
-  "the shard of the block that holds it: hex as 8000000000000000 or signed decimal"
-  shard: String
-  "the seqno of the block that holds it"
-  seqno: UInt32
   "a message of the transaction: its hash or normalized hash"
   msg_hash: [String!]
   "in or out, with msg_hash or opcode"
@@ -860,102 +877,6 @@ input MessageFilter {
   end_lt: UInt64
   exclude_externals: Boolean
   only_externals: Boolean
-}
-
-extend type Query {
-  """
-  Stored blocks in toncenter's Block shape (GET /api/v3/blocks selects the
-  same with the same filter names), by gen_utime then workchain, shard and
-  seqno. Only the raw blocks this server imported or followed are stored.
-  """
-  blocks(
-    filter: BlockFilter
-    "1..1000"
-    limit: Int = 10
-    "at most 10000"
-    offset: Int = 0
-    sort: SortOrder = desc
-  ): [Block!]!
-  "One stored block; null when the store does not hold it."
-  block(workchain: Int!, "hex as 8000000000000000 or signed decimal" shard: String!, seqno: UInt32!): Block
-  "The newest and the oldest stored masterchain block (GET /api/v3/masterchainInfo); null when none is stored."
-  masterchainInfo: MasterchainInfo
-}
-
-"GET /api/v3/blocks' filters, the same names."
-input BlockFilter {
-  workchain: Int
-  "with workchain; hex as 8000000000000000 or signed decimal"
-  shard: String
-  "with workchain and shard"
-  seqno: UInt32
-  "any hash form"
-  root_hash: String
-  "any hash form"
-  file_hash: String
-  "the masterchain block that commits it"
-  mc_seqno: UInt32
-  start_utime: UInt32
-  end_utime: UInt32
-  "start_lt >= this"
-  start_lt: UInt64
-  "start_lt <= this"
-  end_lt: UInt64
-}
-
-"toncenter's Block: a stored block header. Fields the store does not keep are null (docs/API-NOTES.md)."
-type Block {
-  workchain: Int!
-  "unsigned upper-case hex"
-  shard: String!
-  seqno: Int!
-  root_hash: String!
-  file_hash: String!
-  global_id: Int!
-  version: Int!
-  after_merge: Boolean!
-  before_split: Boolean!
-  after_split: Boolean!
-  want_merge: Boolean!
-  want_split: Boolean!
-  key_block: Boolean!
-  "not stored (null)"
-  vert_seqno_incr: Boolean
-  flags: Int!
-  "unix time, as a decimal string (toncenter's form)"
-  gen_utime: String!
-  "decimal string"
-  start_lt: String!
-  "decimal string"
-  end_lt: String!
-  validator_list_hash_short: Int!
-  gen_catchain_seqno: Int!
-  min_ref_mc_seqno: Int!
-  prev_key_block_seqno: Int!
-  vert_seqno: Int!
-  "null for a masterchain block"
-  master_ref_seqno: Int
-  "not stored (null)"
-  rand_seed: String
-  "not stored (null)"
-  created_by: String
-  tx_count: Int!
-  "the masterchain block that commits it; null when the store does not know it"
-  masterchain_block_ref: BlockRef
-  prev_blocks: [BlockRef!]!
-}
-
-"A block's place: toncenter's BlockId."
-type BlockRef {
-  workchain: Int!
-  "unsigned upper-case hex"
-  shard: String!
-  seqno: Int!
-}
-
-type MasterchainInfo {
-  last: Block!
-  first: Block!
 }
 `, BuiltIn: false},
 	{Name: "../actions.graphqls", Input: `# Generated by cmd/actionsgen from the declarations of package actions. DO NOT EDIT.
@@ -3025,6 +2946,85 @@ extend type Account {
   nfts(first: Int = 10, after: String): NftHoldingConnection!
 }
 `, BuiltIn: false},
+	{Name: "../webhooks.graphqls", Input: `# Webhooks (package webhooks): durable subscriptions of the request's API
+# key, whose events are POSTed to their URL, signed. REST serves the same
+# calls under /api/v3/webhooks.
+
+extend type Query {
+  "The webhooks of the request's API key, oldest first."
+  webhooks: [Webhook!]!
+  "One webhook of the request's API key (NOT_FOUND when it has none of that id)."
+  webhook(id: String!): Webhook!
+}
+
+type Mutation {
+  """
+  Makes a webhook of the request's API key: every event of event_types
+  (default actions) in which one of addresses takes part, committed from
+  now on, is POSTed to url, signed with the secret returned here (and
+  never again). url must reach a public address.
+  """
+  createWebhook(
+    "http or https URL of a public host"
+    url: String!
+    "the addresses watched, any form; at most WEBHOOK_MAX_ADDRESSES"
+    addresses: [String!]!
+    "default [actions]"
+    event_types: [String!]
+  ): CreatedWebhook!
+  "Deletes a webhook of the request's key, with its waiting events and its log."
+  deleteWebhook(id: String!): Boolean!
+  "Sends the webhook a signed test event now, logs the attempt and returns it."
+  testWebhook(id: String!): WebhookDelivery!
+}
+
+type CreatedWebhook {
+  webhook: Webhook!
+  "HMAC-SHA256 key of the signatures; shown only in this answer"
+  secret: String!
+}
+
+type Webhook {
+  id: String!
+  url: String!
+  "raw form, sorted"
+  addresses: [String!]!
+  event_types: [String!]!
+  "active, failing (retrying) or disabled"
+  status: String!
+  "unix seconds"
+  created_at: Int!
+  "events waiting for the receiver"
+  pending: Int!
+  "unix seconds of the first failure since the last success"
+  failing_since: Int
+  last_success_at: Int
+  last_error: String
+  disabled_at: Int
+  "why the webhook was disabled"
+  disabled_reason: String
+  "the newest delivery attempts, newest first"
+  deliveries(
+    "1..1000"
+    limit: Int = 20
+  ): [WebhookDelivery!]!
+}
+
+type WebhookDelivery {
+  "what receivers dedup on: the same event always has the same id"
+  event_id: String!
+  "attempts of this event so far, from 1"
+  attempt: Int!
+  "delivered, failed (retried later), expired (given up after WEBHOOK_RETRY_FOR), or test"
+  outcome: String!
+  "the receiver's HTTP status; null when it did not answer"
+  status_code: Int
+  latency_ms: Int!
+  error: String
+  "unix seconds"
+  at: Int!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -3116,6 +3116,49 @@ func (ec *executionContext) field_Account_transactions_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "url", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["url"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "addresses", ec.unmarshalNString2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["addresses"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "event_types", ec.unmarshalOString2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["event_types"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_testWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3142,53 +3185,6 @@ func (ec *executionContext) field_Query_actions_args(ctx context.Context, rawArg
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOActionFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionFilter)
-	if err != nil {
-		return nil, err
-	}
-	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit", ec.unmarshalOInt2ᚖint)
-	if err != nil {
-		return nil, err
-	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset", ec.unmarshalOInt2ᚖint)
-	if err != nil {
-		return nil, err
-	}
-	args["offset"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sort", ec.unmarshalOSortOrder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐSortOrder)
-	if err != nil {
-		return nil, err
-	}
-	args["sort"] = arg3
-	return args, nil
-}
-
-func (ec *executionContext) field_Query_block_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
-	var err error
-	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "workchain", ec.unmarshalNInt2int)
-	if err != nil {
-		return nil, err
-	}
-	args["workchain"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "shard", ec.unmarshalNString2string)
-	if err != nil {
-		return nil, err
-	}
-	args["shard"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "seqno", ec.unmarshalNUInt322uint32)
-	if err != nil {
-		return nil, err
-	}
-	args["seqno"] = arg2
-	return args, nil
-}
-
-func (ec *executionContext) field_Query_blocks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
-	var err error
-	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOBlockFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐBlockFilter)
 	if err != nil {
 		return nil, err
 	}
@@ -3343,6 +3339,17 @@ func (ec *executionContext) field_Query_transactions_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_webhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_actions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3361,6 +3368,17 @@ func (ec *executionContext) field_Subscription_actions_args(ctx context.Context,
 		return nil, err
 	}
 	args["watch"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Webhook_deliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
 	return args, nil
 }
 
@@ -6331,965 +6349,6 @@ func (ec *executionContext) fieldContext_BalanceChanges_jettons(_ context.Contex
 				return ec.fieldContext_JettonBalanceChange_change(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type JettonBalanceChange", field.Name)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_workchain(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.Workchain
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_workchain(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.Workchain}
-}
-
-func (ec *executionContext) fieldContext_Block_workchain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_shard(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.Shard
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_shard(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafString{&obj.Shard}
-}
-
-func (ec *executionContext) fieldContext_Block_shard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.Seqno
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_seqno(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.Seqno}
-}
-
-func (ec *executionContext) fieldContext_Block_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_root_hash(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.RootHash
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_root_hash(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafString{&obj.RootHash}
-}
-
-func (ec *executionContext) fieldContext_Block_root_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_file_hash(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.FileHash
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_file_hash(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafString{&obj.FileHash}
-}
-
-func (ec *executionContext) fieldContext_Block_file_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_global_id(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.GlobalID
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_global_id(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.GlobalID}
-}
-
-func (ec *executionContext) fieldContext_Block_global_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_version(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.Version
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_version(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt64{&obj.Version}
-}
-
-func (ec *executionContext) fieldContext_Block_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_after_merge(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.AfterMerge
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_after_merge(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafBoolean{&obj.AfterMerge}
-}
-
-func (ec *executionContext) fieldContext_Block_after_merge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_before_split(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.BeforeSplit
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_before_split(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafBoolean{&obj.BeforeSplit}
-}
-
-func (ec *executionContext) fieldContext_Block_before_split(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_after_split(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.AfterSplit
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_after_split(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafBoolean{&obj.AfterSplit}
-}
-
-func (ec *executionContext) fieldContext_Block_after_split(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_want_merge(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.WantMerge
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_want_merge(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafBoolean{&obj.WantMerge}
-}
-
-func (ec *executionContext) fieldContext_Block_want_merge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_want_split(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.WantSplit
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_want_split(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafBoolean{&obj.WantSplit}
-}
-
-func (ec *executionContext) fieldContext_Block_want_split(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_key_block(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.KeyBlock
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_key_block(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafBoolean{&obj.KeyBlock}
-}
-
-func (ec *executionContext) fieldContext_Block_key_block(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_vert_seqno_incr(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.VertSeqnoIncr
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_vert_seqno_incr(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		return graphql.Null
-	}
-	return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_Block_vert_seqno_incr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_flags(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.Flags
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_flags(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.Flags}
-}
-
-func (ec *executionContext) fieldContext_Block_flags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_gen_utime(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.GenUtime
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_gen_utime(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafString{&obj.GenUtime}
-}
-
-func (ec *executionContext) fieldContext_Block_gen_utime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_start_lt(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.StartLt
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_start_lt(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafString{&obj.StartLt}
-}
-
-func (ec *executionContext) fieldContext_Block_start_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_end_lt(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.EndLt
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_end_lt(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafString{&obj.EndLt}
-}
-
-func (ec *executionContext) fieldContext_Block_end_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_validator_list_hash_short(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.ValidatorListHashShort
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_validator_list_hash_short(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.ValidatorListHashShort}
-}
-
-func (ec *executionContext) fieldContext_Block_validator_list_hash_short(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_gen_catchain_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.GenCatchainSeqno
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.GenCatchainSeqno}
-}
-
-func (ec *executionContext) fieldContext_Block_gen_catchain_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_min_ref_mc_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.MinRefMcSeqno
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.MinRefMcSeqno}
-}
-
-func (ec *executionContext) fieldContext_Block_min_ref_mc_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_prev_key_block_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.PrevKeyBlockSeqno
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.PrevKeyBlockSeqno}
-}
-
-func (ec *executionContext) fieldContext_Block_prev_key_block_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_vert_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.VertSeqno
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_vert_seqno(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.VertSeqno}
-}
-
-func (ec *executionContext) fieldContext_Block_vert_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_master_ref_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.MasterRefSeqno
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_master_ref_seqno(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		return graphql.Null
-	}
-	return ec.marshalOInt2ᚖint32(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_Block_master_ref_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_rand_seed(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.RandSeed
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_rand_seed(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		return graphql.Null
-	}
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_Block_rand_seed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_created_by(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.CreatedBy
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_created_by(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		return graphql.Null
-	}
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_Block_created_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_tx_count(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	res := obj.TxCount
-	if any(res) == nil {
-		fc, err := ec.fieldContext_Block_tx_count(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt64{&obj.TxCount}
-}
-
-func (ec *executionContext) fieldContext_Block_tx_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_masterchain_block_ref(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Block_masterchain_block_ref(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.MasterchainBlockRef, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*toncenter.BlockID)
-	fc.Result = res
-	return ec.marshalOBlockRef2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockID(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_Block_masterchain_block_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			switch field.Name {
-			case "workchain":
-				return ec.fieldContext_BlockRef_workchain(ctx, field)
-			case "shard":
-				return ec.fieldContext_BlockRef_shard(ctx, field)
-			case "seqno":
-				return ec.fieldContext_BlockRef_seqno(ctx, field)
-			}
-			return nil, fmt.Errorf("no field named %q was found under type BlockRef", field.Name)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Block_prev_blocks(ctx context.Context, field graphql.CollectedField, obj *toncenter.Block) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Block_prev_blocks(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.PrevBlocks, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	res := resTmp.([]toncenter.BlockID)
-	fc.Result = res
-	return ec.marshalNBlockRef2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockIDᚄ(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_Block_prev_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Block",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			switch field.Name {
-			case "workchain":
-				return ec.fieldContext_BlockRef_workchain(ctx, field)
-			case "shard":
-				return ec.fieldContext_BlockRef_shard(ctx, field)
-			case "seqno":
-				return ec.fieldContext_BlockRef_seqno(ctx, field)
-			}
-			return nil, fmt.Errorf("no field named %q was found under type BlockRef", field.Name)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _BlockRef_workchain(ctx context.Context, field graphql.CollectedField, obj *toncenter.BlockID) (ret graphql.Marshaler) {
-	res := obj.Workchain
-	if any(res) == nil {
-		fc, err := ec.fieldContext_BlockRef_workchain(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.Workchain}
-}
-
-func (ec *executionContext) fieldContext_BlockRef_workchain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "BlockRef",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _BlockRef_shard(ctx context.Context, field graphql.CollectedField, obj *toncenter.BlockID) (ret graphql.Marshaler) {
-	res := obj.Shard
-	if any(res) == nil {
-		fc, err := ec.fieldContext_BlockRef_shard(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafString{&obj.Shard}
-}
-
-func (ec *executionContext) fieldContext_BlockRef_shard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "BlockRef",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _BlockRef_seqno(ctx context.Context, field graphql.CollectedField, obj *toncenter.BlockID) (ret graphql.Marshaler) {
-	res := obj.Seqno
-	if any(res) == nil {
-		fc, err := ec.fieldContext_BlockRef_seqno(ctx, field)
-		if err != nil {
-			return graphql.Null
-		}
-		ctx = graphql.WithFieldContext(ctx, fc)
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	return leafInt32{&obj.Seqno}
-}
-
-func (ec *executionContext) fieldContext_BlockRef_seqno(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "BlockRef",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Int does not have child fields")
 		},
 	}
 	return fc, nil
@@ -12100,6 +11159,107 @@ func (ec *executionContext) fieldContext_ContractDeploy_amount(_ context.Context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreatedWebhook_webhook(ctx context.Context, field graphql.CollectedField, obj *webhooks.Created) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CreatedWebhook_webhook(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Webhook, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*webhooks.Hook)
+	fc.Result = res
+	return ec.marshalNWebhook2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHook(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CreatedWebhook_webhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreatedWebhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Webhook_id(ctx, field)
+			case "url":
+				return ec.fieldContext_Webhook_url(ctx, field)
+			case "addresses":
+				return ec.fieldContext_Webhook_addresses(ctx, field)
+			case "event_types":
+				return ec.fieldContext_Webhook_event_types(ctx, field)
+			case "status":
+				return ec.fieldContext_Webhook_status(ctx, field)
+			case "created_at":
+				return ec.fieldContext_Webhook_created_at(ctx, field)
+			case "pending":
+				return ec.fieldContext_Webhook_pending(ctx, field)
+			case "failing_since":
+				return ec.fieldContext_Webhook_failing_since(ctx, field)
+			case "last_success_at":
+				return ec.fieldContext_Webhook_last_success_at(ctx, field)
+			case "last_error":
+				return ec.fieldContext_Webhook_last_error(ctx, field)
+			case "disabled_at":
+				return ec.fieldContext_Webhook_disabled_at(ctx, field)
+			case "disabled_reason":
+				return ec.fieldContext_Webhook_disabled_reason(ctx, field)
+			case "deliveries":
+				return ec.fieldContext_Webhook_deliveries(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Webhook", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreatedWebhook_secret(ctx context.Context, field graphql.CollectedField, obj *webhooks.Created) (ret graphql.Marshaler) {
+	res := obj.Secret
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CreatedWebhook_secret(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Secret}
+}
+
+func (ec *executionContext) fieldContext_CreatedWebhook_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreatedWebhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
 		},
 	}
 	return fc, nil
@@ -20744,214 +19904,6 @@ func (ec *executionContext) fieldContext_LayerzeroSendTokens_packet(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _MasterchainInfo_last(ctx context.Context, field graphql.CollectedField, obj *toncenter.MasterchainInfo) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MasterchainInfo_last(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.Last, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	res := resTmp.(*toncenter.Block)
-	fc.Result = res
-	return ec.marshalNBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_MasterchainInfo_last(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "MasterchainInfo",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			switch field.Name {
-			case "workchain":
-				return ec.fieldContext_Block_workchain(ctx, field)
-			case "shard":
-				return ec.fieldContext_Block_shard(ctx, field)
-			case "seqno":
-				return ec.fieldContext_Block_seqno(ctx, field)
-			case "root_hash":
-				return ec.fieldContext_Block_root_hash(ctx, field)
-			case "file_hash":
-				return ec.fieldContext_Block_file_hash(ctx, field)
-			case "global_id":
-				return ec.fieldContext_Block_global_id(ctx, field)
-			case "version":
-				return ec.fieldContext_Block_version(ctx, field)
-			case "after_merge":
-				return ec.fieldContext_Block_after_merge(ctx, field)
-			case "before_split":
-				return ec.fieldContext_Block_before_split(ctx, field)
-			case "after_split":
-				return ec.fieldContext_Block_after_split(ctx, field)
-			case "want_merge":
-				return ec.fieldContext_Block_want_merge(ctx, field)
-			case "want_split":
-				return ec.fieldContext_Block_want_split(ctx, field)
-			case "key_block":
-				return ec.fieldContext_Block_key_block(ctx, field)
-			case "vert_seqno_incr":
-				return ec.fieldContext_Block_vert_seqno_incr(ctx, field)
-			case "flags":
-				return ec.fieldContext_Block_flags(ctx, field)
-			case "gen_utime":
-				return ec.fieldContext_Block_gen_utime(ctx, field)
-			case "start_lt":
-				return ec.fieldContext_Block_start_lt(ctx, field)
-			case "end_lt":
-				return ec.fieldContext_Block_end_lt(ctx, field)
-			case "validator_list_hash_short":
-				return ec.fieldContext_Block_validator_list_hash_short(ctx, field)
-			case "gen_catchain_seqno":
-				return ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
-			case "min_ref_mc_seqno":
-				return ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
-			case "prev_key_block_seqno":
-				return ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
-			case "vert_seqno":
-				return ec.fieldContext_Block_vert_seqno(ctx, field)
-			case "master_ref_seqno":
-				return ec.fieldContext_Block_master_ref_seqno(ctx, field)
-			case "rand_seed":
-				return ec.fieldContext_Block_rand_seed(ctx, field)
-			case "created_by":
-				return ec.fieldContext_Block_created_by(ctx, field)
-			case "tx_count":
-				return ec.fieldContext_Block_tx_count(ctx, field)
-			case "masterchain_block_ref":
-				return ec.fieldContext_Block_masterchain_block_ref(ctx, field)
-			case "prev_blocks":
-				return ec.fieldContext_Block_prev_blocks(ctx, field)
-			}
-			return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _MasterchainInfo_first(ctx context.Context, field graphql.CollectedField, obj *toncenter.MasterchainInfo) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_MasterchainInfo_first(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return obj.First, nil
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
-		if !graphql.HasFieldError(ctx, fc) {
-			ec.Errorf(ctx, "must not be null")
-		}
-		return graphql.Null
-	}
-	res := resTmp.(*toncenter.Block)
-	fc.Result = res
-	return ec.marshalNBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_MasterchainInfo_first(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "MasterchainInfo",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			switch field.Name {
-			case "workchain":
-				return ec.fieldContext_Block_workchain(ctx, field)
-			case "shard":
-				return ec.fieldContext_Block_shard(ctx, field)
-			case "seqno":
-				return ec.fieldContext_Block_seqno(ctx, field)
-			case "root_hash":
-				return ec.fieldContext_Block_root_hash(ctx, field)
-			case "file_hash":
-				return ec.fieldContext_Block_file_hash(ctx, field)
-			case "global_id":
-				return ec.fieldContext_Block_global_id(ctx, field)
-			case "version":
-				return ec.fieldContext_Block_version(ctx, field)
-			case "after_merge":
-				return ec.fieldContext_Block_after_merge(ctx, field)
-			case "before_split":
-				return ec.fieldContext_Block_before_split(ctx, field)
-			case "after_split":
-				return ec.fieldContext_Block_after_split(ctx, field)
-			case "want_merge":
-				return ec.fieldContext_Block_want_merge(ctx, field)
-			case "want_split":
-				return ec.fieldContext_Block_want_split(ctx, field)
-			case "key_block":
-				return ec.fieldContext_Block_key_block(ctx, field)
-			case "vert_seqno_incr":
-				return ec.fieldContext_Block_vert_seqno_incr(ctx, field)
-			case "flags":
-				return ec.fieldContext_Block_flags(ctx, field)
-			case "gen_utime":
-				return ec.fieldContext_Block_gen_utime(ctx, field)
-			case "start_lt":
-				return ec.fieldContext_Block_start_lt(ctx, field)
-			case "end_lt":
-				return ec.fieldContext_Block_end_lt(ctx, field)
-			case "validator_list_hash_short":
-				return ec.fieldContext_Block_validator_list_hash_short(ctx, field)
-			case "gen_catchain_seqno":
-				return ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
-			case "min_ref_mc_seqno":
-				return ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
-			case "prev_key_block_seqno":
-				return ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
-			case "vert_seqno":
-				return ec.fieldContext_Block_vert_seqno(ctx, field)
-			case "master_ref_seqno":
-				return ec.fieldContext_Block_master_ref_seqno(ctx, field)
-			case "rand_seed":
-				return ec.fieldContext_Block_rand_seed(ctx, field)
-			case "created_by":
-				return ec.fieldContext_Block_created_by(ctx, field)
-			case "tx_count":
-				return ec.fieldContext_Block_tx_count(ctx, field)
-			case "masterchain_block_ref":
-				return ec.fieldContext_Block_masterchain_block_ref(ctx, field)
-			case "prev_blocks":
-				return ec.fieldContext_Block_prev_blocks(ctx, field)
-			}
-			return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Message_hash(ctx context.Context, field graphql.CollectedField, obj *chain.FullMessage) (ret graphql.Marshaler) {
 	res := obj.Hash
 	if any(res) == nil {
@@ -22065,6 +21017,193 @@ func (ec *executionContext) fieldContext_MultisigExecute_signers(_ context.Conte
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Address does not have child fields")
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Mutation_createWebhook(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Mutation().CreateWebhook(rctx, fc.Args["url"].(string), fc.Args["addresses"].([]string), fc.Args["event_types"].([]string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*webhooks.Created)
+	fc.Result = res
+	return ec.marshalNCreatedWebhook2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐCreated(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Mutation_createWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "webhook":
+				return ec.fieldContext_CreatedWebhook_webhook(ctx, field)
+			case "secret":
+				return ec.fieldContext_CreatedWebhook_secret(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type CreatedWebhook", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Mutation_deleteWebhook(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Mutation().DeleteWebhook(rctx, fc.Args["id"].(string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(bool)
+	fc.Result = res
+	return ec.marshalNBoolean2bool(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Mutation_deleteWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_testWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Mutation_testWebhook(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Mutation().TestWebhook(rctx, fc.Args["id"].(string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*webhooks.Delivery)
+	fc.Result = res
+	return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐDelivery(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Mutation_testWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "event_id":
+				return ec.fieldContext_WebhookDelivery_event_id(ctx, field)
+			case "attempt":
+				return ec.fieldContext_WebhookDelivery_attempt(ctx, field)
+			case "outcome":
+				return ec.fieldContext_WebhookDelivery_outcome(ctx, field)
+			case "status_code":
+				return ec.fieldContext_WebhookDelivery_status_code(ctx, field)
+			case "latency_ms":
+				return ec.fieldContext_WebhookDelivery_latency_ms(ctx, field)
+			case "error":
+				return ec.fieldContext_WebhookDelivery_error(ctx, field)
+			case "at":
+				return ec.fieldContext_WebhookDelivery_at(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_testWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -26747,8 +25886,8 @@ func (ec *executionContext) fieldContext_Query_message(ctx context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_blocks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Query_blocks(ctx, field)
+func (ec *executionContext) _Query_webhooks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_webhooks(ctx, field)
 	if err != nil {
 		return graphql.Null
 	}
@@ -26761,7 +25900,7 @@ func (ec *executionContext) _Query_blocks(ctx context.Context, field graphql.Col
 	}()
 	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
 		ctx = rctx // use context from middleware stack in children
-		return ec.resolvers.Query().Blocks(rctx, fc.Args["filter"].(*model.BlockFilter), fc.Args["limit"].(*int), fc.Args["offset"].(*int), fc.Args["sort"].(*model.SortOrder))
+		return ec.resolvers.Query().Webhooks(rctx)
 	})
 	if err != nil {
 		ec.Error(ctx, err)
@@ -26773,12 +25912,12 @@ func (ec *executionContext) _Query_blocks(ctx context.Context, field graphql.Col
 		}
 		return graphql.Null
 	}
-	res := resTmp.([]*toncenter.Block)
+	res := resTmp.([]*webhooks.Hook)
 	fc.Result = res
-	return ec.marshalNBlock2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockᚄ(ctx, field.Selections, res)
+	return ec.marshalNWebhook2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHookᚄ(ctx, field.Selections, res)
 }
 
-func (ec *executionContext) fieldContext_Query_blocks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_webhooks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -26786,84 +25925,41 @@ func (ec *executionContext) fieldContext_Query_blocks(ctx context.Context, field
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			switch field.Name {
-			case "workchain":
-				return ec.fieldContext_Block_workchain(ctx, field)
-			case "shard":
-				return ec.fieldContext_Block_shard(ctx, field)
-			case "seqno":
-				return ec.fieldContext_Block_seqno(ctx, field)
-			case "root_hash":
-				return ec.fieldContext_Block_root_hash(ctx, field)
-			case "file_hash":
-				return ec.fieldContext_Block_file_hash(ctx, field)
-			case "global_id":
-				return ec.fieldContext_Block_global_id(ctx, field)
-			case "version":
-				return ec.fieldContext_Block_version(ctx, field)
-			case "after_merge":
-				return ec.fieldContext_Block_after_merge(ctx, field)
-			case "before_split":
-				return ec.fieldContext_Block_before_split(ctx, field)
-			case "after_split":
-				return ec.fieldContext_Block_after_split(ctx, field)
-			case "want_merge":
-				return ec.fieldContext_Block_want_merge(ctx, field)
-			case "want_split":
-				return ec.fieldContext_Block_want_split(ctx, field)
-			case "key_block":
-				return ec.fieldContext_Block_key_block(ctx, field)
-			case "vert_seqno_incr":
-				return ec.fieldContext_Block_vert_seqno_incr(ctx, field)
-			case "flags":
-				return ec.fieldContext_Block_flags(ctx, field)
-			case "gen_utime":
-				return ec.fieldContext_Block_gen_utime(ctx, field)
-			case "start_lt":
-				return ec.fieldContext_Block_start_lt(ctx, field)
-			case "end_lt":
-				return ec.fieldContext_Block_end_lt(ctx, field)
-			case "validator_list_hash_short":
-				return ec.fieldContext_Block_validator_list_hash_short(ctx, field)
-			case "gen_catchain_seqno":
-				return ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
-			case "min_ref_mc_seqno":
-				return ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
-			case "prev_key_block_seqno":
-				return ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
-			case "vert_seqno":
-				return ec.fieldContext_Block_vert_seqno(ctx, field)
-			case "master_ref_seqno":
-				return ec.fieldContext_Block_master_ref_seqno(ctx, field)
-			case "rand_seed":
-				return ec.fieldContext_Block_rand_seed(ctx, field)
-			case "created_by":
-				return ec.fieldContext_Block_created_by(ctx, field)
-			case "tx_count":
-				return ec.fieldContext_Block_tx_count(ctx, field)
-			case "masterchain_block_ref":
-				return ec.fieldContext_Block_masterchain_block_ref(ctx, field)
-			case "prev_blocks":
-				return ec.fieldContext_Block_prev_blocks(ctx, field)
+			case "id":
+				return ec.fieldContext_Webhook_id(ctx, field)
+			case "url":
+				return ec.fieldContext_Webhook_url(ctx, field)
+			case "addresses":
+				return ec.fieldContext_Webhook_addresses(ctx, field)
+			case "event_types":
+				return ec.fieldContext_Webhook_event_types(ctx, field)
+			case "status":
+				return ec.fieldContext_Webhook_status(ctx, field)
+			case "created_at":
+				return ec.fieldContext_Webhook_created_at(ctx, field)
+			case "pending":
+				return ec.fieldContext_Webhook_pending(ctx, field)
+			case "failing_since":
+				return ec.fieldContext_Webhook_failing_since(ctx, field)
+			case "last_success_at":
+				return ec.fieldContext_Webhook_last_success_at(ctx, field)
+			case "last_error":
+				return ec.fieldContext_Webhook_last_error(ctx, field)
+			case "disabled_at":
+				return ec.fieldContext_Webhook_disabled_at(ctx, field)
+			case "disabled_reason":
+				return ec.fieldContext_Webhook_disabled_reason(ctx, field)
+			case "deliveries":
+				return ec.fieldContext_Webhook_deliveries(ctx, field)
 			}
-			return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
+			return nil, fmt.Errorf("no field named %q was found under type Webhook", field.Name)
 		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_blocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_block(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Query_block(ctx, field)
+func (ec *executionContext) _Query_webhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_webhook(ctx, field)
 	if err != nil {
 		return graphql.Null
 	}
@@ -26876,21 +25972,24 @@ func (ec *executionContext) _Query_block(ctx context.Context, field graphql.Coll
 	}()
 	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
 		ctx = rctx // use context from middleware stack in children
-		return ec.resolvers.Query().Block(rctx, fc.Args["workchain"].(int), fc.Args["shard"].(string), fc.Args["seqno"].(uint32))
+		return ec.resolvers.Query().Webhook(rctx, fc.Args["id"].(string))
 	})
 	if err != nil {
 		ec.Error(ctx, err)
 		return graphql.Null
 	}
 	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
 		return graphql.Null
 	}
-	res := resTmp.(*toncenter.Block)
+	res := resTmp.(*webhooks.Hook)
 	fc.Result = res
-	return ec.marshalOBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx, field.Selections, res)
+	return ec.marshalNWebhook2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHook(ctx, field.Selections, res)
 }
 
-func (ec *executionContext) fieldContext_Query_block(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_webhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -26898,66 +25997,34 @@ func (ec *executionContext) fieldContext_Query_block(ctx context.Context, field 
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			switch field.Name {
-			case "workchain":
-				return ec.fieldContext_Block_workchain(ctx, field)
-			case "shard":
-				return ec.fieldContext_Block_shard(ctx, field)
-			case "seqno":
-				return ec.fieldContext_Block_seqno(ctx, field)
-			case "root_hash":
-				return ec.fieldContext_Block_root_hash(ctx, field)
-			case "file_hash":
-				return ec.fieldContext_Block_file_hash(ctx, field)
-			case "global_id":
-				return ec.fieldContext_Block_global_id(ctx, field)
-			case "version":
-				return ec.fieldContext_Block_version(ctx, field)
-			case "after_merge":
-				return ec.fieldContext_Block_after_merge(ctx, field)
-			case "before_split":
-				return ec.fieldContext_Block_before_split(ctx, field)
-			case "after_split":
-				return ec.fieldContext_Block_after_split(ctx, field)
-			case "want_merge":
-				return ec.fieldContext_Block_want_merge(ctx, field)
-			case "want_split":
-				return ec.fieldContext_Block_want_split(ctx, field)
-			case "key_block":
-				return ec.fieldContext_Block_key_block(ctx, field)
-			case "vert_seqno_incr":
-				return ec.fieldContext_Block_vert_seqno_incr(ctx, field)
-			case "flags":
-				return ec.fieldContext_Block_flags(ctx, field)
-			case "gen_utime":
-				return ec.fieldContext_Block_gen_utime(ctx, field)
-			case "start_lt":
-				return ec.fieldContext_Block_start_lt(ctx, field)
-			case "end_lt":
-				return ec.fieldContext_Block_end_lt(ctx, field)
-			case "validator_list_hash_short":
-				return ec.fieldContext_Block_validator_list_hash_short(ctx, field)
-			case "gen_catchain_seqno":
-				return ec.fieldContext_Block_gen_catchain_seqno(ctx, field)
-			case "min_ref_mc_seqno":
-				return ec.fieldContext_Block_min_ref_mc_seqno(ctx, field)
-			case "prev_key_block_seqno":
-				return ec.fieldContext_Block_prev_key_block_seqno(ctx, field)
-			case "vert_seqno":
-				return ec.fieldContext_Block_vert_seqno(ctx, field)
-			case "master_ref_seqno":
-				return ec.fieldContext_Block_master_ref_seqno(ctx, field)
-			case "rand_seed":
-				return ec.fieldContext_Block_rand_seed(ctx, field)
-			case "created_by":
-				return ec.fieldContext_Block_created_by(ctx, field)
-			case "tx_count":
-				return ec.fieldContext_Block_tx_count(ctx, field)
-			case "masterchain_block_ref":
-				return ec.fieldContext_Block_masterchain_block_ref(ctx, field)
-			case "prev_blocks":
-				return ec.fieldContext_Block_prev_blocks(ctx, field)
+			case "id":
+				return ec.fieldContext_Webhook_id(ctx, field)
+			case "url":
+				return ec.fieldContext_Webhook_url(ctx, field)
+			case "addresses":
+				return ec.fieldContext_Webhook_addresses(ctx, field)
+			case "event_types":
+				return ec.fieldContext_Webhook_event_types(ctx, field)
+			case "status":
+				return ec.fieldContext_Webhook_status(ctx, field)
+			case "created_at":
+				return ec.fieldContext_Webhook_created_at(ctx, field)
+			case "pending":
+				return ec.fieldContext_Webhook_pending(ctx, field)
+			case "failing_since":
+				return ec.fieldContext_Webhook_failing_since(ctx, field)
+			case "last_success_at":
+				return ec.fieldContext_Webhook_last_success_at(ctx, field)
+			case "last_error":
+				return ec.fieldContext_Webhook_last_error(ctx, field)
+			case "disabled_at":
+				return ec.fieldContext_Webhook_disabled_at(ctx, field)
+			case "disabled_reason":
+				return ec.fieldContext_Webhook_disabled_reason(ctx, field)
+			case "deliveries":
+				return ec.fieldContext_Webhook_deliveries(ctx, field)
 			}
-			return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
+			return nil, fmt.Errorf("no field named %q was found under type Webhook", field.Name)
 		},
 	}
 	defer func() {
@@ -26967,56 +26034,9 @@ func (ec *executionContext) fieldContext_Query_block(ctx context.Context, field 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_block_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_webhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_masterchainInfo(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	fc, err := ec.fieldContext_Query_masterchainInfo(ctx, field)
-	if err != nil {
-		return graphql.Null
-	}
-	ctx = graphql.WithFieldContext(ctx, fc)
-	defer func() {
-		if r := recover(); r != nil {
-			ec.Error(ctx, ec.Recover(ctx, r))
-			ret = graphql.Null
-		}
-	}()
-	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
-		ctx = rctx // use context from middleware stack in children
-		return ec.resolvers.Query().MasterchainInfo(rctx)
-	})
-	if err != nil {
-		ec.Error(ctx, err)
-		return graphql.Null
-	}
-	if resTmp == nil {
-		return graphql.Null
-	}
-	res := resTmp.(*toncenter.MasterchainInfo)
-	fc.Result = res
-	return ec.marshalOMasterchainInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐMasterchainInfo(ctx, field.Selections, res)
-}
-
-func (ec *executionContext) fieldContext_Query_masterchainInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			switch field.Name {
-			case "last":
-				return ec.fieldContext_MasterchainInfo_last(ctx, field)
-			case "first":
-				return ec.fieldContext_MasterchainInfo_first(ctx, field)
-			}
-			return nil, fmt.Errorf("no field named %q was found under type MasterchainInfo", field.Name)
-		},
 	}
 	return fc, nil
 }
@@ -32901,6 +31921,607 @@ func (ec *executionContext) fieldContext_VestingSendMessage_send_mode(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Webhook_id(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.ID
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.ID}
+}
+
+func (ec *executionContext) fieldContext_Webhook_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_url(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.URL
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_url(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.URL}
+}
+
+func (ec *executionContext) fieldContext_Webhook_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_addresses(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.Addresses
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_addresses(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Webhook_addresses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_event_types(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.EventTypes
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_event_types(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Webhook_event_types(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_status(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.Status
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_status(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Status}
+}
+
+func (ec *executionContext) fieldContext_Webhook_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_created_at(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.CreatedAt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_created_at(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.CreatedAt}
+}
+
+func (ec *executionContext) fieldContext_Webhook_created_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_pending(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.Pending
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_pending(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.Pending}
+}
+
+func (ec *executionContext) fieldContext_Webhook_pending(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_failing_since(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.FailingSince
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_failing_since(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Webhook_failing_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_last_success_at(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.LastSuccessAt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_last_success_at(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Webhook_last_success_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_last_error(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.LastError
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_last_error(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Webhook_last_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_disabled_at(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.DisabledAt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_disabled_at(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOInt2ᚖint64(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Webhook_disabled_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_disabled_reason(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	res := obj.DisabledReason
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Webhook_disabled_reason(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Webhook_disabled_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_deliveries(ctx context.Context, field graphql.CollectedField, obj *webhooks.Hook) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Webhook_deliveries(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Webhook().Deliveries(rctx, obj, fc.Args["limit"].(*int))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*webhooks.Delivery)
+	fc.Result = res
+	return ec.marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐDeliveryᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Webhook_deliveries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "event_id":
+				return ec.fieldContext_WebhookDelivery_event_id(ctx, field)
+			case "attempt":
+				return ec.fieldContext_WebhookDelivery_attempt(ctx, field)
+			case "outcome":
+				return ec.fieldContext_WebhookDelivery_outcome(ctx, field)
+			case "status_code":
+				return ec.fieldContext_WebhookDelivery_status_code(ctx, field)
+			case "latency_ms":
+				return ec.fieldContext_WebhookDelivery_latency_ms(ctx, field)
+			case "error":
+				return ec.fieldContext_WebhookDelivery_error(ctx, field)
+			case "at":
+				return ec.fieldContext_WebhookDelivery_at(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Webhook_deliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_event_id(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
+	res := obj.EventID
+	if any(res) == nil {
+		fc, err := ec.fieldContext_WebhookDelivery_event_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.EventID}
+}
+
+func (ec *executionContext) fieldContext_WebhookDelivery_event_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_attempt(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
+	res := obj.Attempt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_WebhookDelivery_attempt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.Attempt}
+}
+
+func (ec *executionContext) fieldContext_WebhookDelivery_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_outcome(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
+	res := obj.Outcome
+	if any(res) == nil {
+		fc, err := ec.fieldContext_WebhookDelivery_outcome(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Outcome}
+}
+
+func (ec *executionContext) fieldContext_WebhookDelivery_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_status_code(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
+	res := obj.StatusCode
+	if any(res) == nil {
+		fc, err := ec.fieldContext_WebhookDelivery_status_code(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_WebhookDelivery_status_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_latency_ms(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
+	res := obj.LatencyMs
+	if any(res) == nil {
+		fc, err := ec.fieldContext_WebhookDelivery_latency_ms(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.LatencyMs}
+}
+
+func (ec *executionContext) fieldContext_WebhookDelivery_latency_ms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_error(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
+	res := obj.Error
+	if any(res) == nil {
+		fc, err := ec.fieldContext_WebhookDelivery_error(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_WebhookDelivery_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_at(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
+	res := obj.At
+	if any(res) == nil {
+		fc, err := ec.fieldContext_WebhookDelivery_at(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.At}
+}
+
+func (ec *executionContext) fieldContext_WebhookDelivery_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	res := obj.Name
 	if any(res) == nil {
@@ -34975,96 +34596,6 @@ func (ec *executionContext) unmarshalInputActionFilter(ctx context.Context, obj 
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputBlockFilter(ctx context.Context, obj any) (model.BlockFilter, error) {
-	var it model.BlockFilter
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"workchain", "shard", "seqno", "root_hash", "file_hash", "mc_seqno", "start_utime", "end_utime", "start_lt", "end_lt"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "workchain":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workchain"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Workchain = data
-		case "shard":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shard"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Shard = data
-		case "seqno":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seqno"))
-			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Seqno = data
-		case "root_hash":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("root_hash"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RootHash = data
-		case "file_hash":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("file_hash"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.FileHash = data
-		case "mc_seqno":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mc_seqno"))
-			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.McSeqno = data
-		case "start_utime":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_utime"))
-			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.StartUtime = data
-		case "end_utime":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end_utime"))
-			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.EndUtime = data
-		case "start_lt":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_lt"))
-			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.StartLt = data
-		case "end_lt":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end_lt"))
-			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.EndLt = data
-		}
-	}
-
-	return it, nil
-}
-
 func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj any) (model.MessageFilter, error) {
 	var it model.MessageFilter
 	asMap := map[string]any{}
@@ -35203,7 +34734,7 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"account", "exclude_account", "hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno", "workchain", "shard", "seqno", "msg_hash", "direction", "opcode"}
+	fieldsInOrder := [...]string{"account", "exclude_account", "hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno", "msg_hash", "direction", "opcode"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -35273,27 +34804,6 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 				return it, err
 			}
 			it.McSeqno = data
-		case "workchain":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workchain"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Workchain = data
-		case "shard":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shard"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Shard = data
-		case "seqno":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seqno"))
-			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Seqno = data
 		case "msg_hash":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("msg_hash"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
@@ -37176,219 +36686,6 @@ func (ec *executionContext) _BalanceChanges(ctx context.Context, sel ast.Selecti
 	return out
 }
 
-var blockImplementors = []string{"Block"}
-
-func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, obj *toncenter.Block) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("Block")
-		case "workchain":
-			out.Values[i] = ec._Block_workchain(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "shard":
-			out.Values[i] = ec._Block_shard(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "seqno":
-			out.Values[i] = ec._Block_seqno(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "root_hash":
-			out.Values[i] = ec._Block_root_hash(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "file_hash":
-			out.Values[i] = ec._Block_file_hash(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "global_id":
-			out.Values[i] = ec._Block_global_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "version":
-			out.Values[i] = ec._Block_version(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "after_merge":
-			out.Values[i] = ec._Block_after_merge(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "before_split":
-			out.Values[i] = ec._Block_before_split(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "after_split":
-			out.Values[i] = ec._Block_after_split(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "want_merge":
-			out.Values[i] = ec._Block_want_merge(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "want_split":
-			out.Values[i] = ec._Block_want_split(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "key_block":
-			out.Values[i] = ec._Block_key_block(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "vert_seqno_incr":
-			out.Values[i] = ec._Block_vert_seqno_incr(ctx, field, obj)
-		case "flags":
-			out.Values[i] = ec._Block_flags(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "gen_utime":
-			out.Values[i] = ec._Block_gen_utime(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "start_lt":
-			out.Values[i] = ec._Block_start_lt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "end_lt":
-			out.Values[i] = ec._Block_end_lt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "validator_list_hash_short":
-			out.Values[i] = ec._Block_validator_list_hash_short(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "gen_catchain_seqno":
-			out.Values[i] = ec._Block_gen_catchain_seqno(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "min_ref_mc_seqno":
-			out.Values[i] = ec._Block_min_ref_mc_seqno(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "prev_key_block_seqno":
-			out.Values[i] = ec._Block_prev_key_block_seqno(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "vert_seqno":
-			out.Values[i] = ec._Block_vert_seqno(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "master_ref_seqno":
-			out.Values[i] = ec._Block_master_ref_seqno(ctx, field, obj)
-		case "rand_seed":
-			out.Values[i] = ec._Block_rand_seed(ctx, field, obj)
-		case "created_by":
-			out.Values[i] = ec._Block_created_by(ctx, field, obj)
-		case "tx_count":
-			out.Values[i] = ec._Block_tx_count(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "masterchain_block_ref":
-			out.Values[i] = ec._Block_masterchain_block_ref(ctx, field, obj)
-		case "prev_blocks":
-			out.Values[i] = ec._Block_prev_blocks(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
-
-	for label, dfs := range deferred {
-		ec.processDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
-	}
-
-	return out
-}
-
-var blockRefImplementors = []string{"BlockRef"}
-
-func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet, obj *toncenter.BlockID) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockRefImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("BlockRef")
-		case "workchain":
-			out.Values[i] = ec._BlockRef_workchain(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "shard":
-			out.Values[i] = ec._BlockRef_shard(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "seqno":
-			out.Values[i] = ec._BlockRef_seqno(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
-
-	for label, dfs := range deferred {
-		ec.processDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
-	}
-
-	return out
-}
-
 var changeDnsImplementors = []string{"ChangeDns", "ActionDetails"}
 
 func (ec *executionContext) _ChangeDns(ctx context.Context, sel ast.SelectionSet, obj *actions.ChangeDns) graphql.Marshaler {
@@ -38484,6 +37781,50 @@ func (ec *executionContext) _ContractDeploy(ctx context.Context, sel ast.Selecti
 			out.Values[i] = ec._ContractDeploy_opcode(ctx, field, obj)
 		case "amount":
 			out.Values[i] = ec._ContractDeploy_amount(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var createdWebhookImplementors = []string{"CreatedWebhook"}
+
+func (ec *executionContext) _CreatedWebhook(ctx context.Context, sel ast.SelectionSet, obj *webhooks.Created) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createdWebhookImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreatedWebhook")
+		case "webhook":
+			out.Values[i] = ec._CreatedWebhook_webhook(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._CreatedWebhook_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -40625,50 +39966,6 @@ func (ec *executionContext) _LayerzeroSendTokens(ctx context.Context, sel ast.Se
 	return out
 }
 
-var masterchainInfoImplementors = []string{"MasterchainInfo"}
-
-func (ec *executionContext) _MasterchainInfo(ctx context.Context, sel ast.SelectionSet, obj *toncenter.MasterchainInfo) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, masterchainInfoImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("MasterchainInfo")
-		case "last":
-			out.Values[i] = ec._MasterchainInfo_last(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "first":
-			out.Values[i] = ec._MasterchainInfo_first(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
-
-	for label, dfs := range deferred {
-		ec.processDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
-	}
-
-	return out
-}
-
 var messageImplementors = []string{"Message"}
 
 func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, obj *chain.FullMessage) graphql.Marshaler {
@@ -40917,6 +40214,69 @@ func (ec *executionContext) _MultisigExecute(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._MultisigExecute_order_boc(ctx, field, obj)
 		case "signers":
 			out.Values[i] = ec._MultisigExecute_signers(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var mutationImplementors = []string{"Mutation"}
+
+func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Mutation",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Mutation")
+		case "createWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "testWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_testWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42014,7 +41374,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "blocks":
+		case "webhooks":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -42023,7 +41383,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Query_blocks(ctx, field)
+				res = ec._Query_webhooks(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -42036,35 +41396,19 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "block":
+		case "webhook":
 			field := field
 
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
 				defer func() {
 					if r := recover(); r != nil {
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Query_block(ctx, field)
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "masterchainInfo":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_masterchainInfo(ctx, field)
+				res = ec._Query_webhook(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
 				return res
 			}
 
@@ -43778,6 +43122,184 @@ func (ec *executionContext) _VestingSendMessage(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var webhookImplementors = []string{"Webhook"}
+
+func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, obj *webhooks.Hook) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Webhook")
+		case "id":
+			out.Values[i] = ec._Webhook_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			out.Values[i] = ec._Webhook_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "addresses":
+			out.Values[i] = ec._Webhook_addresses(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "event_types":
+			out.Values[i] = ec._Webhook_event_types(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Webhook_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "created_at":
+			out.Values[i] = ec._Webhook_created_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pending":
+			out.Values[i] = ec._Webhook_pending(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failing_since":
+			out.Values[i] = ec._Webhook_failing_since(ctx, field, obj)
+		case "last_success_at":
+			out.Values[i] = ec._Webhook_last_success_at(ctx, field, obj)
+		case "last_error":
+			out.Values[i] = ec._Webhook_last_error(ctx, field, obj)
+		case "disabled_at":
+			out.Values[i] = ec._Webhook_disabled_at(ctx, field, obj)
+		case "disabled_reason":
+			out.Values[i] = ec._Webhook_disabled_reason(ctx, field, obj)
+		case "deliveries":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Webhook_deliveries(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var webhookDeliveryImplementors = []string{"WebhookDelivery"}
+
+func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *webhooks.Delivery) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDelivery")
+		case "event_id":
+			out.Values[i] = ec._WebhookDelivery_event_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempt":
+			out.Values[i] = ec._WebhookDelivery_attempt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outcome":
+			out.Values[i] = ec._WebhookDelivery_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status_code":
+			out.Values[i] = ec._WebhookDelivery_status_code(ctx, field, obj)
+		case "latency_ms":
+			out.Values[i] = ec._WebhookDelivery_latency_ms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._WebhookDelivery_error(ctx, field, obj)
+		case "at":
+			out.Values[i] = ec._WebhookDelivery_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -44412,118 +43934,6 @@ func (ec *executionContext) marshalNBigInt2githubᚗcomᚋtonqlᚋtonqlᚋaction
 	return v
 }
 
-func (ec *executionContext) marshalNBlock2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*toncenter.Block) graphql.Marshaler {
-	if m, ok := ec.leafList_Block(ctx, sel, v); ok {
-		return m
-	}
-
-	ret := make(graphql.Array, len(v))
-	var wg sync.WaitGroup
-	isLen1 := len(v) == 1 || sequentialSelection(sel)
-	if !isLen1 {
-		wg.Add(len(v))
-	}
-	for i := range v {
-		i := i
-		fc := &graphql.FieldContext{
-			Index:  &i,
-			Result: &v[i],
-		}
-		ctx := graphql.WithFieldContext(ctx, fc)
-		f := func(i int) {
-			defer func() {
-				if r := recover(); r != nil {
-					ec.Error(ctx, ec.Recover(ctx, r))
-					ret = nil
-				}
-			}()
-			if !isLen1 {
-				defer wg.Done()
-			}
-			ret[i] = ec.marshalNBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx, sel, v[i])
-		}
-		if isLen1 {
-			if ret == nil {
-				break
-			}
-			f(i)
-		} else {
-			go f(i)
-		}
-
-	}
-	wg.Wait()
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx context.Context, sel ast.SelectionSet, v *toncenter.Block) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._Block(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNBlockRef2githubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockID(ctx context.Context, sel ast.SelectionSet, v toncenter.BlockID) graphql.Marshaler {
-	return ec._BlockRef(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNBlockRef2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockIDᚄ(ctx context.Context, sel ast.SelectionSet, v []toncenter.BlockID) graphql.Marshaler {
-	ret := make(graphql.Array, len(v))
-	var wg sync.WaitGroup
-	isLen1 := len(v) == 1 || sequentialSelection(sel)
-	if !isLen1 {
-		wg.Add(len(v))
-	}
-	for i := range v {
-		i := i
-		fc := &graphql.FieldContext{
-			Index:  &i,
-			Result: &v[i],
-		}
-		ctx := graphql.WithFieldContext(ctx, fc)
-		f := func(i int) {
-			defer func() {
-				if r := recover(); r != nil {
-					ec.Error(ctx, ec.Recover(ctx, r))
-					ret = nil
-				}
-			}()
-			if !isLen1 {
-				defer wg.Done()
-			}
-			ret[i] = ec.marshalNBlockRef2githubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockID(ctx, sel, v[i])
-		}
-		if isLen1 {
-			if ret == nil {
-				break
-			}
-			f(i)
-		} else {
-			go f(i)
-		}
-
-	}
-	wg.Wait()
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -44538,6 +43948,20 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNCreatedWebhook2githubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐCreated(ctx context.Context, sel ast.SelectionSet, v webhooks.Created) graphql.Marshaler {
+	return ec._CreatedWebhook(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCreatedWebhook2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐCreated(ctx context.Context, sel ast.SelectionSet, v *webhooks.Created) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreatedWebhook(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNDexDepositLiquidityExcess2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDexDepositLiquidityExcess(ctx context.Context, sel ast.SelectionSet, v actions.DexDepositLiquidityExcess) graphql.Marshaler {
@@ -44682,22 +44106,6 @@ func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, 
 func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt(v)
-	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
-		}
-	}
-	return res
-}
-
-func (ec *executionContext) unmarshalNInt2int32(ctx context.Context, v any) (int32, error) {
-	res, err := graphql.UnmarshalInt32(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNInt2int32(ctx context.Context, sel ast.SelectionSet, v int32) graphql.Marshaler {
-	_ = sel
-	res := graphql.MarshalInt32(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
@@ -45447,6 +44855,136 @@ func (ec *executionContext) marshalNUInt642uint64(ctx context.Context, sel ast.S
 	return res
 }
 
+func (ec *executionContext) marshalNWebhook2githubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHook(ctx context.Context, sel ast.SelectionSet, v webhooks.Hook) graphql.Marshaler {
+	return ec._Webhook(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhook2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHookᚄ(ctx context.Context, sel ast.SelectionSet, v []*webhooks.Hook) graphql.Marshaler {
+	if m, ok := ec.leafList_Webhook(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNWebhook2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHook(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhook2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHook(ctx context.Context, sel ast.SelectionSet, v *webhooks.Hook) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Webhook(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookDelivery2githubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐDelivery(ctx context.Context, sel ast.SelectionSet, v webhooks.Delivery) graphql.Marshaler {
+	return ec._WebhookDelivery(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*webhooks.Delivery) graphql.Marshaler {
+	if m, ok := ec.leafList_WebhookDelivery(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐDelivery(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐDelivery(ctx context.Context, sel ast.SelectionSet, v *webhooks.Delivery) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookDelivery(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
 	return ec.___Directive(ctx, sel, &v)
 }
@@ -45807,28 +45345,6 @@ func (ec *executionContext) marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋact
 	return v
 }
 
-func (ec *executionContext) marshalOBlock2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlock(ctx context.Context, sel ast.SelectionSet, v *toncenter.Block) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._Block(ctx, sel, v)
-}
-
-func (ec *executionContext) unmarshalOBlockFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐBlockFilter(ctx context.Context, v any) (*model.BlockFilter, error) {
-	if v == nil {
-		return nil, nil
-	}
-	res, err := ec.unmarshalInputBlockFilter(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOBlockRef2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐBlockID(ctx context.Context, sel ast.SelectionSet, v *toncenter.BlockID) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._BlockRef(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -45989,24 +45505,6 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
-func (ec *executionContext) unmarshalOInt2ᚖint32(ctx context.Context, v any) (*int32, error) {
-	if v == nil {
-		return nil, nil
-	}
-	res, err := graphql.UnmarshalInt32(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOInt2ᚖint32(ctx context.Context, sel ast.SelectionSet, v *int32) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalInt32(*v)
-	return res
-}
-
 func (ec *executionContext) unmarshalOInt2ᚖint64(ctx context.Context, v any) (*int64, error) {
 	if v == nil {
 		return nil, nil
@@ -46080,13 +45578,6 @@ func (ec *executionContext) marshalOLayerzeroPacket2ᚖgithubᚗcomᚋtonqlᚋto
 		return graphql.Null
 	}
 	return ec._LayerzeroPacket(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalOMasterchainInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐMasterchainInfo(ctx context.Context, sel ast.SelectionSet, v *toncenter.MasterchainInfo) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._MasterchainInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOMessage2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullMessage(ctx context.Context, sel ast.SelectionSet, v *chain.FullMessage) graphql.Marshaler {
@@ -46681,81 +46172,6 @@ func (ec *executionContext) leafList_AddressBookEntry(ctx context.Context, sel a
 
 var leafTypename_AddressBookEntry = graphql.MarshalString("AddressBookEntry")
 
-// leafList_Block marshals a list of Block whose selection is all direct
-// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
-func (ec *executionContext) leafList_Block(ctx context.Context, sel ast.SelectionSet, v []*toncenter.Block) (graphql.Marshaler, bool) {
-	if v == nil {
-		return nil, false
-	}
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockImplementors)
-	for _, f := range fields {
-		if f.Deferrable != nil || !leafObjectFields["Block"][f.Name] {
-			return nil, false
-		}
-	}
-	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
-	for _, obj := range v {
-		if obj == nil {
-			return nil, false
-		}
-		for _, f := range fields {
-			switch f.Name {
-			case "__typename":
-				vals = append(vals, leafTypename_Block)
-			case "workchain":
-				vals = append(vals, leafInt32{&obj.Workchain})
-			case "shard":
-				vals = append(vals, leafString{&obj.Shard})
-			case "seqno":
-				vals = append(vals, leafInt32{&obj.Seqno})
-			case "root_hash":
-				vals = append(vals, leafString{&obj.RootHash})
-			case "file_hash":
-				vals = append(vals, leafString{&obj.FileHash})
-			case "global_id":
-				vals = append(vals, leafInt32{&obj.GlobalID})
-			case "version":
-				vals = append(vals, leafInt64{&obj.Version})
-			case "after_merge":
-				vals = append(vals, leafBoolean{&obj.AfterMerge})
-			case "before_split":
-				vals = append(vals, leafBoolean{&obj.BeforeSplit})
-			case "after_split":
-				vals = append(vals, leafBoolean{&obj.AfterSplit})
-			case "want_merge":
-				vals = append(vals, leafBoolean{&obj.WantMerge})
-			case "want_split":
-				vals = append(vals, leafBoolean{&obj.WantSplit})
-			case "key_block":
-				vals = append(vals, leafBoolean{&obj.KeyBlock})
-			case "flags":
-				vals = append(vals, leafInt32{&obj.Flags})
-			case "gen_utime":
-				vals = append(vals, leafString{&obj.GenUtime})
-			case "start_lt":
-				vals = append(vals, leafString{&obj.StartLt})
-			case "end_lt":
-				vals = append(vals, leafString{&obj.EndLt})
-			case "validator_list_hash_short":
-				vals = append(vals, leafInt32{&obj.ValidatorListHashShort})
-			case "gen_catchain_seqno":
-				vals = append(vals, leafInt32{&obj.GenCatchainSeqno})
-			case "min_ref_mc_seqno":
-				vals = append(vals, leafInt32{&obj.MinRefMcSeqno})
-			case "prev_key_block_seqno":
-				vals = append(vals, leafInt32{&obj.PrevKeyBlockSeqno})
-			case "vert_seqno":
-				vals = append(vals, leafInt32{&obj.VertSeqno})
-			case "tx_count":
-				vals = append(vals, leafInt64{&obj.TxCount})
-			}
-		}
-	}
-	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
-}
-
-var leafTypename_Block = graphql.MarshalString("Block")
-
 // leafList_EmulatedTransaction marshals a list of EmulatedTransaction whose selection is all direct
 // leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
 func (ec *executionContext) leafList_EmulatedTransaction(ctx context.Context, sel ast.SelectionSet, v []*preview.Transaction) (graphql.Marshaler, bool) {
@@ -47026,3 +46442,81 @@ func (ec *executionContext) leafList_TransactionEdge(ctx context.Context, sel as
 }
 
 var leafTypename_TransactionEdge = graphql.MarshalString("TransactionEdge")
+
+// leafList_Webhook marshals a list of Webhook whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_Webhook(ctx context.Context, sel ast.SelectionSet, v []*webhooks.Hook) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["Webhook"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_Webhook)
+			case "id":
+				vals = append(vals, leafString{&obj.ID})
+			case "url":
+				vals = append(vals, leafString{&obj.URL})
+			case "status":
+				vals = append(vals, leafString{&obj.Status})
+			case "created_at":
+				vals = append(vals, leafInt64{&obj.CreatedAt})
+			case "pending":
+				vals = append(vals, leafInt{&obj.Pending})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_Webhook = graphql.MarshalString("Webhook")
+
+// leafList_WebhookDelivery marshals a list of WebhookDelivery whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_WebhookDelivery(ctx context.Context, sel ast.SelectionSet, v []*webhooks.Delivery) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["WebhookDelivery"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_WebhookDelivery)
+			case "event_id":
+				vals = append(vals, leafString{&obj.EventID})
+			case "attempt":
+				vals = append(vals, leafInt{&obj.Attempt})
+			case "outcome":
+				vals = append(vals, leafString{&obj.Outcome})
+			case "latency_ms":
+				vals = append(vals, leafInt64{&obj.LatencyMs})
+			case "at":
+				vals = append(vals, leafInt64{&obj.At})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_WebhookDelivery = graphql.MarshalString("WebhookDelivery")

@@ -82,6 +82,9 @@ type config struct {
 	MetadataMaxBytes     int
 	MetadataWorkers      int // 0 = no worker in this process
 
+	// Webhooks (package webhooks; cmd/tonql/webhooks.go).
+	Webhooks webhookConfig
+
 	groups  group   // the settings bound to flags; only these are validated and printed
 	envErrs []error // environment values that did not parse
 }
@@ -100,8 +103,9 @@ const (
 	groupFollow                     // FOLLOW: serve also follows the chain
 	groupFees                       // STATE_MAX_AGE, FEE_CLOCK
 	groupMetadata                   // IPFS_GATEWAY, METADATA_*: the token metadata worker
+	groupWebhooks                   // WEBHOOK_*: webhook limits and delivery (webhooks.go)
 
-	groupAll = groupDatabase | groupReplicas | groupRedis | groupNetwork | groupServer | groupLite | groupFollow | groupFees | groupMetadata
+	groupAll = groupDatabase | groupReplicas | groupRedis | groupNetwork | groupServer | groupLite | groupFollow | groupFees | groupMetadata | groupWebhooks
 )
 
 // bindConfig registers the flags of the given groups on f, with defaults
@@ -202,6 +206,9 @@ func bindConfig(f *flags, e *env, groups group) *config {
 		boolean(&c.MetadataAllowPrivate, "metadata-allow-private", "METADATA_ALLOW_PRIVATE",
 			"let metadata fetches reach loopback, private and link-local addresses")
 	}
+	if groups&groupWebhooks != 0 {
+		bindWebhooks(&c.Webhooks, integer, dur, boolean)
+	}
 	return c
 }
 
@@ -243,6 +250,11 @@ func (c *config) validate() error {
 	}
 	if c.groups&groupMetadata != 0 {
 		if err := c.validMetadata(); err != nil {
+			return err
+		}
+	}
+	if c.groups&groupWebhooks != 0 {
+		if err := c.Webhooks.validate(); err != nil {
 			return err
 		}
 	}
@@ -328,6 +340,7 @@ func (c *config) log(l *slog.Logger) {
 	line(groupMetadata, "METADATA_FETCH_TIMEOUT", c.MetadataFetchTimeout)
 	line(groupMetadata, "METADATA_MAX_BYTES", c.MetadataMaxBytes)
 	line(groupMetadata, "METADATA_ALLOW_PRIVATE", c.MetadataAllowPrivate)
+	c.Webhooks.each(func(key string, v any) { line(groupWebhooks, key, v) })
 	var replicas []string
 	for _, r := range c.replicaURLs() {
 		replicas = append(replicas, redact(r))
