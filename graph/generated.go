@@ -130,7 +130,7 @@ type QueryResolver interface {
 	Webhook(ctx context.Context, id string) (*webhooks.Hook, error)
 }
 type SubscriptionResolver interface {
-	Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error)
+	Actions(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.ActionEvent, error)
 }
 type TokenResolver interface {
 	Price(ctx context.Context, obj *model.Token, quote *string) (*analytics.TokenPrice, error)
@@ -180,6 +180,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputActionFilter,
 		ec.unmarshalInputBlockFilter,
 		ec.unmarshalInputMessageFilter,
+		ec.unmarshalInputStreamWatch,
 		ec.unmarshalInputTransactionFilter,
 	)
 	first := true
@@ -697,7 +698,29 @@ type Subscription {
   with an error whose extensions.cursor is where to resume (the client read
   too slowly, the key was revoked, the server is shutting down).
   """
-  actions(filter: ActionFilter, after: String): ActionEvent!
+  actions(filter: ActionFilter, after: String, watch: StreamWatch): ActionEvent!
+}
+
+"""
+What a stream watches besides its filter: actions in which any of the
+addresses takes part, or of traces started by an external message with one
+of the normalized hashes (either list alone restricts; both widen each
+other). At most MAX_STREAM_ADDRESSES addresses and hashes together; a
+key's streams together at most MAX_WATCHED_PER_KEY. The live match is one
+lookup per participant of an action, however large the set.
+"""
+input StreamWatch {
+  "any address form"
+  addresses: [String!]
+  "TEP-467 normalized hashes of external messages (base64 or hex)"
+  trace_external_hash_norms: [String!]
+  "event types: only actions are streamed here (the default); other names are refused"
+  types: [String!]
+  """
+  the lowest finality wanted: pending, confirmed or finalized (default).
+  Events streamed here are finalized, which every choice receives
+  """
+  min_finality: String
 }
 
 "One action of a subscription."
@@ -3677,6 +3700,11 @@ func (ec *executionContext) field_Subscription_actions_args(ctx context.Context,
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "watch", ec.unmarshalOStreamWatch2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamWatch)
+	if err != nil {
+		return nil, err
+	}
+	args["watch"] = arg2
 	return args, nil
 }
 
@@ -29959,7 +29987,7 @@ func (ec *executionContext) _Subscription_actions(ctx context.Context, field gra
 	}()
 	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
 		ctx = rctx // use context from middleware stack in children
-		return ec.resolvers.Subscription().Actions(rctx, fc.Args["filter"].(*model.ActionFilter), fc.Args["after"].(*string))
+		return ec.resolvers.Subscription().Actions(rctx, fc.Args["filter"].(*model.ActionFilter), fc.Args["after"].(*string), fc.Args["watch"].(*model.StreamWatch))
 	})
 	if err != nil {
 		ec.Error(ctx, err)
@@ -38986,6 +39014,54 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 				return it, err
 			}
 			it.OnlyExternals = data
+		}
+	}
+
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputStreamWatch(ctx context.Context, obj any) (model.StreamWatch, error) {
+	var it model.StreamWatch
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"addresses", "trace_external_hash_norms", "types", "min_finality"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "addresses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addresses"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Addresses = data
+		case "trace_external_hash_norms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trace_external_hash_norms"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TraceExternalHashNorms = data
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = data
+		case "min_finality":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("min_finality"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinFinality = data
 		}
 	}
 
@@ -51615,6 +51691,14 @@ func (ec *executionContext) marshalOSortOrder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOStreamWatch2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamWatch(ctx context.Context, v any) (*model.StreamWatch, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputStreamWatch(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx context.Context, v any) (actions.Text, error) {

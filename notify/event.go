@@ -16,10 +16,17 @@ import (
 // JSON are made on first use.
 type Event struct {
 	Seq    uint64
-	Action *chain.Action // Accounts filled
-	facts  *store.MatchFacts
-	book   chain.AddressBook // entries of Addresses and Accounts
-	tokens chain.Metadata    // metadata of the tokens among them
+	Action *chain.Action // Accounts filled; nil for an invalidation
+	// Pending marks an emulated action of a message sent through this
+	// server, told before its trace is stored; its Seq is the position it
+	// was told at and moves no subscriber's position.
+	Pending bool
+	// Invalidated is the normalized external hash of a pending trace that
+	// was not stored in time: its pending actions are void.
+	Invalidated string
+	facts       *store.MatchFacts
+	book        chain.AddressBook // entries of Addresses and Accounts
+	tokens      chain.Metadata    // metadata of the tokens among them
 
 	views [2]view // without, with accounts
 }

@@ -67,6 +67,10 @@ type Options struct {
 	// MaxStreamsPerAddress bounds the streams of one client address
 	// opened without a key (Request.Client).
 	MaxStreamsPerAddress int
+	// MaxWatch bounds the addresses and hashes one stream watches
+	// (CheckWatch), MaxWatchPerKey those of one key's streams together.
+	MaxWatch       int
+	MaxWatchPerKey int
 	// Stall is how long a client may take nothing while events wait for it
 	// before its transport cuts it (Subscription.Stall, CutSlow).
 	Stall time.Duration
@@ -79,6 +83,9 @@ type Options struct {
 	// Poll is how often the store is checked for commits nobody announced
 	// (another process on SQLite, a missed Postgres notification).
 	Poll time.Duration
+	// PendingTimeout is how long a pending trace (Pending) waits for its
+	// real trace before it is invalidated.
+	PendingTimeout time.Duration
 	// RevokeCheck is how often the keys holding streams are checked.
 	RevokeCheck time.Duration
 	// NoListen leaves Postgres LISTEN off (tests: only polling then finds
@@ -108,9 +115,15 @@ type Hub struct {
 	perKey    map[string]int
 	perAddr   map[string]int                        // streams without a key, by client address
 	others    map[*Subscription]struct{}            // live, no account filter
-	byAccount map[string]map[*Subscription]struct{} // live, by account filter
+	byAccount map[string]map[*Subscription]struct{} // live, by each watched account
+	byExt     map[string]map[*Subscription]struct{} // live, by each watched external hash
+	watchKey  map[string]int                        // watched keys of a key's streams
 	needLts   int
 	needMsgs  int
+	// pending traces told and not settled, by normalized external hash;
+	// needPending counts the live subscriptions that want them.
+	pending     map[string]*pendingTrace
+	needPending int
 
 	stats struct {
 		delivered, cutSlow, revoked atomic.Int64
@@ -128,6 +141,15 @@ func Start(ctx context.Context, o Options) (*Hub, error) {
 	}
 	if o.MaxStreamsPerAddress <= 0 {
 		o.MaxStreamsPerAddress = DefaultMaxStreamsPerAddress
+	}
+	if o.MaxWatch <= 0 {
+		o.MaxWatch = DefaultMaxWatch
+	}
+	if o.MaxWatchPerKey <= 0 {
+		o.MaxWatchPerKey = DefaultMaxWatchPerKey
+	}
+	if o.PendingTimeout <= 0 {
+		o.PendingTimeout = DefaultPendingTimeout
 	}
 	if o.Stall <= 0 {
 		o.Stall = DefaultStall
@@ -153,6 +175,7 @@ func Start(ctx context.Context, o Options) (*Hub, error) {
 		o: o, log: log, warn: ratelog.New(log, time.Minute), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		last: last, subs: map[*Subscription]struct{}{}, perKey: map[string]int{}, perAddr: map[string]int{},
 		others: map[*Subscription]struct{}{}, byAccount: map[string]map[*Subscription]struct{}{},
+		byExt: map[string]map[*Subscription]struct{}{}, watchKey: map[string]int{}, pending: map[string]*pendingTrace{},
 	}
 	o.Store.OnActionsCommitted(func(uint64) { h.poke() })
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -171,6 +194,7 @@ func (h *Hub) Close() {
 // Stats are the hub's counters for /metrics.
 type Stats struct {
 	Streams                     int
+	Pending                     int // pending traces told and not yet settled
 	Delivered, CutSlow, Revoked int64
 	Last                        uint64
 }
@@ -179,7 +203,7 @@ type Stats struct {
 func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return Stats{Streams: len(h.subs), Delivered: h.stats.delivered.Load(), CutSlow: h.stats.cutSlow.Load(),
+	return Stats{Streams: len(h.subs), Pending: len(h.pending), Delivered: h.stats.delivered.Load(), CutSlow: h.stats.cutSlow.Load(),
 		Revoked: h.stats.revoked.Load(), Last: h.last}
 }
 
@@ -201,6 +225,8 @@ func (h *Hub) run(ctx context.Context) {
 	defer wg.Wait()
 	revoke := time.NewTicker(h.o.RevokeCheck)
 	defer revoke.Stop()
+	expire := time.NewTicker(max(h.o.PendingTimeout/4, 10*time.Millisecond))
+	defer expire.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -210,6 +236,11 @@ func (h *Hub) run(ctx context.Context) {
 			h.catchUp(ctx)
 		case <-revoke.C:
 			h.checkRevoked(ctx)
+		case now := <-expire.C:
+			if h.hasPending() {
+				h.catchUp(ctx)
+				h.expirePending(now)
+			}
 		}
 	}
 }
@@ -304,31 +335,38 @@ func (h *Hub) step(ctx context.Context) (int, error) {
 }
 
 // fanOut offers each event to the subscriptions that may want it: those
-// without an account filter and those of the accounts taking part.
+// watching nothing, and, by one map lookup per participant, those watching
+// an account taking part or the trace's external hash. The cost per event
+// does not grow with the sizes of the sets; a subscription watching two of
+// the participants is offered the event once (offer skips a seq it saw).
 func (h *Hub) fanOut(events []*Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var cut []*Subscription
+	give := func(s *Subscription, e *Event) {
+		if !s.offer(e, h.o.Queue) {
+			cut = append(cut, s)
+		}
+	}
 	for _, e := range events {
+		h.settleLocked(e)
 		for s := range h.others {
-			if !s.offer(e, h.o.Queue) {
-				cut = append(cut, s)
-			}
+			give(s, e)
 		}
 		for _, acc := range e.Action.Accounts {
 			for s := range h.byAccount[acc] {
-				if !s.offer(e, h.o.Queue) {
-					cut = append(cut, s)
-				}
+				give(s, e)
+			}
+		}
+		if x := e.Action.TraceExternalHashNorm; x != nil {
+			for s := range h.byExt[*x] {
+				give(s, e)
 			}
 		}
 	}
 	h.last = events[len(events)-1].Seq
-	for s := range h.others {
-		s.saw(h.last)
-	}
-	for _, set := range h.byAccount {
-		for s := range set {
+	for s := range h.subs {
+		if s.live {
 			s.saw(h.last)
 		}
 	}
@@ -398,11 +436,18 @@ func (h *Hub) admit(s *Subscription) error {
 	if s.req.Owner != "" && h.perKey[s.req.Owner] >= h.o.MaxStreamsPerKey {
 		return apperr.New(apperr.RateLimited, "this key holds its limit of %d open streams on this server (MAX_STREAMS_PER_KEY); close one first", h.o.MaxStreamsPerKey)
 	}
+	if n := s.watch.size(); s.req.Owner != "" && n > 0 && h.watchKey[s.req.Owner]+n > h.o.MaxWatchPerKey {
+		return apperr.New(apperr.RateLimited, "this key's streams on this server would watch %d addresses and hashes, above its limit of %d (MAX_WATCHED_PER_KEY); close a stream first",
+			h.watchKey[s.req.Owner]+n, h.o.MaxWatchPerKey)
+	}
 	if addr := s.anonymous(); addr != "" && h.perAddr[addr] >= h.o.MaxStreamsPerAddress {
 		return apperr.New(apperr.RateLimited, "this address holds its limit of %d open streams without a key on this server (MAX_STREAMS_PER_ADDRESS); close one first or open streams under an API key", h.o.MaxStreamsPerAddress)
 	}
 	h.subs[s] = struct{}{}
 	h.perKey[s.req.Owner]++
+	if n := s.watch.size(); s.req.Owner != "" && n > 0 {
+		h.watchKey[s.req.Owner] += n
+	}
 	if addr := s.anonymous(); addr != "" {
 		h.perAddr[addr]++
 	}
@@ -427,15 +472,9 @@ func (h *Hub) join(s *Subscription, horizon uint64, fromNow bool) (uint64, bool)
 		return horizon, false
 	}
 	s.skip = horizon
-	if f := &s.req.Filter; f.Account != "" {
-		set := h.byAccount[f.Account]
-		if set == nil {
-			set = map[*Subscription]struct{}{}
-			h.byAccount[f.Account] = set
-		}
-		set[s] = struct{}{}
-	} else {
-		h.others[s] = struct{}{}
+	h.index(s)
+	if s.req.Pending {
+		h.needPending++
 	}
 	lts, msgs := needsFacts(&s.req.Filter)
 	if lts {
@@ -457,6 +496,11 @@ func (h *Hub) leaveLocked(s *Subscription) {
 	if h.perKey[s.req.Owner]--; h.perKey[s.req.Owner] <= 0 {
 		delete(h.perKey, s.req.Owner)
 	}
+	if n := s.watch.size(); s.req.Owner != "" && n > 0 {
+		if h.watchKey[s.req.Owner] -= n; h.watchKey[s.req.Owner] <= 0 {
+			delete(h.watchKey, s.req.Owner)
+		}
+	}
 	if addr := s.anonymous(); addr != "" {
 		if h.perAddr[addr]--; h.perAddr[addr] <= 0 {
 			delete(h.perAddr, addr)
@@ -465,13 +509,9 @@ func (h *Hub) leaveLocked(s *Subscription) {
 	if !s.live {
 		return
 	}
-	if acc := s.req.Filter.Account; acc != "" {
-		delete(h.byAccount[acc], s)
-		if len(h.byAccount[acc]) == 0 {
-			delete(h.byAccount, acc)
-		}
-	} else {
-		delete(h.others, s)
+	h.unindex(s)
+	if s.req.Pending {
+		h.needPending--
 	}
 	lts, msgs := needsFacts(&s.req.Filter)
 	if lts {

@@ -21,6 +21,10 @@ type Request struct {
 	// bare route. It counts against MaxStreamsPerKey, and the stream ends
 	// when the key is revoked.
 	Owner string
+	// Pending asks for pending events (min_finality pending): the
+	// emulated actions of messages sent through this server, and the
+	// invalidation of those whose trace was not stored in time.
+	Pending bool
 	// Client is the client's address (apikey.ClientAddr); a stream without
 	// an Owner counts against MaxStreamsPerAddress under it.
 	Client string
@@ -37,9 +41,10 @@ func (s *Subscription) anonymous() string {
 // Subscription is one subscriber's stream. One goroutine consumes it
 // (Next, Position, Ready); the hub feeds it from its own.
 type Subscription struct {
-	hub  *Hub
-	req  Request
-	wake chan struct{}
+	hub   *Hub
+	req   Request
+	watch *watch // the filter's watch set as maps; nil watches nothing
+	wake  chan struct{}
 
 	// The consumer's.
 	pos       uint64 // every matching action up to pos was delivered
@@ -47,8 +52,9 @@ type Subscription struct {
 	buf       []*Event // a replayed page not yet delivered
 
 	// Set under hub.mu.
-	live bool
-	skip uint64 // live events up to here came from the replay
+	live    bool
+	skip    uint64 // live events up to here came from the replay
+	offered uint64 // the last event offered: reached by two of its keys, it is queued once
 
 	// Shared with the hub under mu.
 	mu    sync.Mutex
@@ -60,7 +66,7 @@ type Subscription struct {
 // Subscribe opens a stream, or refuses it with a RateLimited error when
 // the server or the key holds its limit of streams.
 func (h *Hub) Subscribe(ctx context.Context, r Request) (*Subscription, error) {
-	s := &Subscription{hub: h, req: r, wake: make(chan struct{}, 1)}
+	s := &Subscription{hub: h, req: r, watch: newWatch(&r.Filter), wake: make(chan struct{}, 1)}
 	if err := h.admit(s); err != nil {
 		return nil, err
 	}
@@ -105,7 +111,9 @@ func (s *Subscription) Next(ctx context.Context) (*Event, error) {
 	if len(s.queue) == 0 {
 		s.queue = nil
 	}
-	s.pos = e.Seq
+	if !e.Pending && e.Invalidated == "" {
+		s.pos = e.Seq // pending news moves no position: the stored trace comes later
+	}
 	s.hub.stats.delivered.Add(1)
 	return e, nil
 }
@@ -180,9 +188,18 @@ func (s *Subscription) ended() error {
 // offer queues e if it matches (hub.mu held). It reports false when this
 // offer cut the subscriber off for being too slow.
 func (s *Subscription) offer(e *Event, limit int) bool {
-	if e.Seq <= s.skip || !matches(&s.req.Filter, e) {
+	if e.Seq <= s.skip || e.Seq == s.offered {
 		return true
 	}
+	s.offered = e.Seq
+	if !s.watch.passes(&s.req.Filter, e) || !matches(&s.req.Filter, e) {
+		return true
+	}
+	return s.push(e, limit)
+}
+
+// push queues e (hub.mu held); false when this cut the subscriber off.
+func (s *Subscription) push(e *Event, limit int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.end != nil {

@@ -256,8 +256,8 @@ func (r *queryResolver) MasterchainInfo(ctx context.Context) (*toncenter.Masterc
 }
 
 // Actions is the resolver for the actions field.
-func (r *subscriptionResolver) Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error) {
-	return r.SubscribeActionEvents(ctx, filter, after)
+func (r *subscriptionResolver) Actions(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.ActionEvent, error) {
+	return r.SubscribeActionEvents(ctx, filter, watch, after)
 }
 
 // Transactions is the resolver for the transactions field.

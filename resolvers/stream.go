@@ -56,12 +56,15 @@ type ActionStream struct {
 // ListActions checks its filter, and opens a stream under the request's key.
 // field names the resume parameter in errors (after, Last-Event-ID). The SSE
 // route and the GraphQL subscription both end here.
-func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter, after *string, field string) (*ActionStream, error) {
+func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter, watch *model.StreamWatch, after *string, field string) (*ActionStream, error) {
 	if r.Notify == nil {
 		return nil, apperr.New(apperr.Unavailable, "streams are not enabled on this server")
 	}
 	f, err := storeFilter(in, nil, nil, nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.applyWatch(watch, &f); err != nil {
 		return nil, err
 	}
 	if in != nil && isTrue(in.IncludeTransactions) {
@@ -77,7 +80,8 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 		}
 		from = &seq
 	}
-	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from,
+	pending := watch != nil && watch.MinFinality != nil && *watch.MinFinality == FinalityPending
+	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from, Pending: pending,
 		Owner: apikey.KeyID(ctx), Client: apikey.ClientAddr(ctx)})
 	if err != nil {
 		return nil, err
@@ -92,8 +96,11 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 // so an event not taken for the stall time means a client that reads
 // nothing: the stream is cut as too slow, like an SSE stream, and the
 // socket's writes are bounded so the cut cannot hang on that client.
-func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error) {
-	st, err := r.SubscribeActions(ctx, in, after, "after")
+func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFilter, watch *model.StreamWatch, after *string) (<-chan *model.ActionEvent, error) {
+	if watch != nil && watch.MinFinality != nil && *watch.MinFinality == FinalityPending {
+		return nil, apperr.Field("min_finality", "pending events are served on the SSE streams (/api/v3/actions/stream, toncenter's /api/streaming/v2/sse and /ws), not on GraphQL yet; use confirmed or finalized here")
+	}
+	st, err := r.SubscribeActions(ctx, in, watch, after, "after")
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/internal/netconn"
+	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/resolvers"
 )
 
@@ -23,7 +25,7 @@ var streamOnlyParams = []string{"limit", "offset", "sort"}
 
 // ActionsStreamer opens action streams (resolvers.Resolver).
 type ActionsStreamer interface {
-	SubscribeActions(ctx context.Context, in *model.ActionFilter, after *string, field string) (*resolvers.ActionStream, error)
+	SubscribeActions(ctx context.Context, in *model.ActionFilter, watch *model.StreamWatch, after *string, field string) (*resolvers.ActionStream, error)
 }
 
 // ActionsStream serves GET /api/v3/actions/stream: Server-Sent Events, one
@@ -38,12 +40,22 @@ func ActionsStream(s ActionsStreamer, heartbeat time.Duration) http.HandlerFunc 
 		heartbeat = DefaultHeartbeat
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			w.Header().Set("Allow", "GET")
-			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use GET", r.Method))
+		var q url.Values
+		switch r.Method {
+		case http.MethodGet:
+			q = r.URL.Query()
+		case http.MethodPost:
+			// A set of thousands of addresses does not fit in a URL.
+			var err error
+			if q, err = bodyParams(r); err != nil {
+				WriteError(w, r, V3, err)
+				return
+			}
+		default:
+			w.Header().Set("Allow", "GET, POST")
+			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use GET or POST", r.Method))
 			return
 		}
-		q := r.URL.Query()
 		for _, p := range streamOnlyParams {
 			if q.Has(p) {
 				WriteError(w, r, V3, apperr.Field(p, "not used by the stream, which sends every matching action once, in commit order"))
@@ -62,18 +74,23 @@ func ActionsStream(s ActionsStreamer, heartbeat time.Duration) http.HandlerFunc 
 			field = "after"
 		}
 		q.Del("after")
+		watch, err := parseWatch(q)
+		if err != nil {
+			WriteError(w, r, V3, err)
+			return
+		}
 		filter, _, _, _, err := parseActionsQuery(q)
 		if err != nil {
 			WriteError(w, r, V3, err)
 			return
 		}
-		st, err := s.SubscribeActions(r.Context(), filter, after, field)
+		st, err := s.SubscribeActions(r.Context(), filter, watch, after, field)
 		if err != nil {
 			WriteError(w, r, V3, err)
 			return
 		}
 		defer st.Close()
-		serveStream(w, r, st, heartbeat)
+		serveStream(w, r, st, heartbeat, ownFormat(st))
 	}
 }
 
@@ -89,7 +106,7 @@ func lastEventID(r *http.Request) (*string, string) {
 // and a client that takes nothing for the subscription's stall time is cut
 // with the last event "end" (503, read too slowly), whether its events come
 // from a replay (which then reads no further page) or live.
-func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStream, heartbeat time.Duration) {
+func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStream, heartbeat time.Duration, fm streamFormat) {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	// The server's ReadTimeout would end the request (its context) mid-stream.
@@ -104,7 +121,7 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStr
 	var sw sseWriter
 	// The first id is the starting position, so a client that gets no
 	// event before reconnecting still resumes from where it started.
-	sw.comment("stream of new actions; id is the resume cursor")
+	sw.buf = append(sw.buf, fm.hello...)
 	sw.id(st.Position())
 	sw.to(out)
 	end := func(err error) {
@@ -135,12 +152,15 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStr
 			return
 		}
 		if e != nil {
-			data, err := e.JSON(st.IncludeAccounts)
+			name, data, err := fm.data(e)
 			if err != nil {
 				end(err)
 				return
 			}
-			sw.event(e.Seq, data)
+			if name == "" {
+				name = fm.event
+			}
+			sw.event(name, e.Seq, !e.Pending && e.Invalidated == "", data)
 			sw.to(out)
 			continue
 		}
@@ -159,6 +179,33 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *resolvers.ActionStr
 			sw.to(out)
 		}
 	}
+}
+
+// streamFormat is how a protocol writes a stream: what it says first, the
+// default name of its events' SSE event field ("" for none), and each
+// event's data with its own name when it has one.
+type streamFormat struct {
+	hello []byte
+	event string
+	data  func(*notify.Event) (name string, data []byte, err error)
+}
+
+// ownFormat is /api/v3/actions/stream's: each event a /api/v3/actions page
+// of its one action; a pending one the same named "pending", an
+// invalidation {"trace_external_hash_norm"} named "invalidated".
+func ownFormat(st *resolvers.ActionStream) streamFormat {
+	return streamFormat{hello: []byte(": stream of new actions; id is the resume cursor\n"),
+		data: func(e *notify.Event) (string, []byte, error) {
+			if e.Invalidated != "" {
+				b, err := json.Marshal(map[string]string{"trace_external_hash_norm": e.Invalidated})
+				return "invalidated", b, err
+			}
+			b, err := e.JSON(st.IncludeAccounts)
+			if e.Pending {
+				return "pending", b, err
+			}
+			return "", b, err
+		}}
 }
 
 // sseWriter formats the event-stream format.
@@ -181,10 +228,17 @@ func (s *sseWriter) comment(text string) {
 	s.buf = append(append(append(s.buf, ": "...), text...), '\n')
 }
 
-func (s *sseWriter) event(seq uint64, data []byte) {
-	s.started, s.lastID, s.hasID = true, seq, true
-	s.buf = append(append(s.buf, "id: "...), resolvers.EncodeStreamCursor(seq)...)
-	s.buf = append(append(append(s.buf, "\ndata: "...), data...), "\n\n"...)
+// event writes one event; withID gives it the position as its id (pending
+// news has none: it moves no position).
+func (s *sseWriter) event(name string, seq uint64, withID bool, data []byte) {
+	if name != "" {
+		s.buf = append(append(append(s.buf, "event: "...), name...), '\n')
+	}
+	if withID {
+		s.started, s.lastID, s.hasID = true, seq, true
+		s.buf = append(append(append(s.buf, "id: "...), resolvers.EncodeStreamCursor(seq)...), '\n')
+	}
+	s.buf = append(append(append(s.buf, "data: "...), data...), "\n\n"...)
 }
 
 // to hands what was formatted to out.

@@ -54,6 +54,9 @@ func New(o Options) http.Handler {
 	mux.handle("/graphql", refuseBadUpgrades(o.Origins, gql))
 	mux.handle("/api/v3/actions", rest.Actions(q))
 	mux.handle(streamPath, rest.ActionsStream(o.Resolver, o.StreamHeartbeat))
+	mux.handle(rest.ToncenterStreamPath, rest.ToncenterStream(o.Resolver, o.StreamHeartbeat))
+	mux.handle(rest.ToncenterSocketPath, rest.ToncenterSocket(o.Resolver,
+		func(r *http.Request) bool { return o.Origins.Allows(r.Header.Get("Origin")) }, o.StreamHeartbeat))
 	mux.handle("/api/v2/estimateFee", rest.EstimateFee(q))
 	mux.handle("/api/v2/jsonRPC", rest.JSONRPC(o.Resolver))
 	for path, h := range rest.Routes(o.Resolver) {

@@ -18,6 +18,7 @@ import (
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/internal/netconn"
+	"github.com/tonql/tonql/rest"
 	"github.com/tonql/tonql/store"
 )
 
@@ -39,7 +40,7 @@ const streamPath = "/api/v3/actions/stream"
 
 // isStream tells requests that stay open: no request timeout for them.
 func isStream(r *http.Request) bool {
-	return r.URL.Path == streamPath || r.URL.Path == "/graphql" && websocket.IsWebSocketUpgrade(r)
+	return r.URL.Path == streamPath || r.URL.Path == rest.ToncenterStreamPath || r.URL.Path == rest.ToncenterSocketPath || r.URL.Path == "/graphql" && websocket.IsWebSocketUpgrade(r)
 }
 
 // admit applies a key's rate limit to one request or operation and counts

@@ -28,6 +28,14 @@ type ActionFilter struct {
 	StartLt      *uint64 // action.start_lt >= StartLt
 	EndLt        *uint64 // action.end_lt <= EndLt
 	McSeqno      *uint32 // the trace ended in this masterchain block
+	// WatchAccounts and WatchExtNorms are a stream's watch set (package
+	// notify): an action passes when one of WatchAccounts (raw upper-case)
+	// takes part in it, or its trace's external message has one of
+	// WatchExtNorms (standard base64 TEP-467 normalized hashes) as its
+	// normalized hash. Either list alone restricts; both widen each other.
+	// Only ActionsAfter (the stream's replay) reads them.
+	WatchAccounts []string
+	WatchExtNorms []string
 	// Nested says which nested actions (the steps of another action,
 	// chain.Action.ParentActionID) the query returns; the zero value none.
 	Nested NestedRule

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -174,6 +175,7 @@ func (s *Store) ActionsAfter(ctx context.Context, f ActionFilter, after uint64, 
 	if f.Account != "" {
 		q.Where("a.action_id IN (SELECT aa.action_id FROM action_accounts AS aa WHERE aa.account = ?)", v.add(f.Account))
 	}
+	applyWatch(q, f, v)
 	applyTypeTime(q, f, v, "a.")
 	applyIDs(q, f, v, "a.")
 	if len(f.TraceIDs) > 0 {
@@ -202,6 +204,22 @@ func (s *Store) ActionsAfter(ctx context.Context, f ActionFilter, after uint64, 
 		return nil, unavailable(err)
 	}
 	return out, nil
+}
+
+// applyWatch adds f's watch set: the same index (action_accounts by
+// account) that a page of one account's actions reads, for every address
+// of the set at once, and the trace's normalized external hash.
+func applyWatch(q *bun.SelectQuery, f ActionFilter, v *params) {
+	var or []string
+	if len(f.WatchAccounts) > 0 {
+		or = append(or, "a.action_id IN (SELECT aa.action_id FROM action_accounts AS aa WHERE aa.account IN ("+string(v.list(f.WatchAccounts))+"))")
+	}
+	if len(f.WatchExtNorms) > 0 {
+		or = append(or, "a.trace_external_hash_norm IN ("+string(v.list(f.WatchExtNorms))+")")
+	}
+	if len(or) > 0 {
+		q.Where("(" + strings.Join(or, " OR ") + ")")
+	}
 }
 
 // MatchFacts are what an action filter tests besides the action's own

@@ -59,6 +59,9 @@ type config struct {
 	// Action streams (docs/OPERATIONS.md).
 	MaxStreams        int
 	MaxStreamsPerKey  int
+	MaxStreamWatch    int
+	PendingTimeout    time.Duration
+	MaxWatchedPerKey  int
 	MaxStreamsPerAddr int
 
 	// Live chain (docs/LIVE.md).
@@ -170,6 +173,12 @@ func bindConfig(f *flags, e *env, groups group) *config {
 			"open action streams one API key may hold on one server")
 		integer(&c.MaxStreamsPerAddr, "max-streams-per-address", "MAX_STREAMS_PER_ADDRESS", notify.DefaultMaxStreamsPerAddress,
 			"open action streams one client address (IP; IPv6 /64) may hold on one server without a key")
+		dur(&c.PendingTimeout, "stream-pending-timeout", "STREAM_PENDING_TIMEOUT", notify.DefaultPendingTimeout,
+			"how long a pending trace (a message sent through this server, told to min_finality=pending streams) waits for its stored trace before it is invalidated")
+		integer(&c.MaxStreamWatch, "max-stream-addresses", "MAX_STREAM_ADDRESSES", notify.DefaultMaxWatch,
+			"addresses and external hashes one stream may watch")
+		integer(&c.MaxWatchedPerKey, "max-watched-per-key", "MAX_WATCHED_PER_KEY", notify.DefaultMaxWatchPerKey,
+			"addresses and external hashes one API key's streams may watch together on one server")
 	}
 	if groups&groupLite != 0 {
 		str(&c.LiteServersConfig, "lite-servers-config", "LITE_SERVERS_CONFIG", "",
@@ -259,6 +268,12 @@ func (c *config) validate() error {
 		if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 || c.MaxStreamsPerAddr < 1 {
 			return errors.New("MAX_STREAMS, MAX_STREAMS_PER_KEY and MAX_STREAMS_PER_ADDRESS must be at least 1")
 		}
+		if c.PendingTimeout <= 0 {
+			return errors.New("STREAM_PENDING_TIMEOUT must be positive")
+		}
+		if c.MaxStreamWatch < 1 || c.MaxStreamWatch > notify.MaxWatchLimit || c.MaxWatchedPerKey < 1 {
+			return fmt.Errorf("MAX_STREAM_ADDRESSES must be between 1 and %d (a replay sends the set as one SQL list) and MAX_WATCHED_PER_KEY at least 1", notify.MaxWatchLimit)
+		}
 		if _, err := parseLevel("LOG_LEVEL", c.LogLevel); err != nil {
 			return err
 		}
@@ -312,6 +327,9 @@ func (c *config) log(l *slog.Logger) {
 	line(groupServer, "MAX_STREAMS", c.MaxStreams)
 	line(groupServer, "MAX_STREAMS_PER_KEY", c.MaxStreamsPerKey)
 	line(groupServer, "MAX_STREAMS_PER_ADDRESS", c.MaxStreamsPerAddr)
+	line(groupServer, "MAX_STREAM_ADDRESSES", c.MaxStreamWatch)
+	line(groupServer, "STREAM_PENDING_TIMEOUT", c.PendingTimeout)
+	line(groupServer, "MAX_WATCHED_PER_KEY", c.MaxWatchedPerKey)
 	line(groupLite, "LITE_SERVERS", c.liteDescription())
 	line(groupFollow, "FOLLOW", c.Follow)
 	line(groupFees, "STATE_MAX_AGE", c.StateMaxAge)

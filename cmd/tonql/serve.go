@@ -72,7 +72,8 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// HTTP server drains, so open streams end (with a resume cursor) and do
 	// not hold the shutdown up.
 	hub, err := notify.Start(ctx, notify.Options{Store: st, Book: res.AddressBookAndMetadata,
-		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey, MaxStreamsPerAddress: cfg.MaxStreamsPerAddr})
+		MaxStreams: cfg.MaxStreams, MaxStreamsPerKey: cfg.MaxStreamsPerKey, MaxStreamsPerAddress: cfg.MaxStreamsPerAddr,
+		MaxWatch: cfg.MaxStreamWatch, MaxWatchPerKey: cfg.MaxWatchedPerKey, PendingTimeout: cfg.PendingTimeout})
 	if err != nil {
 		return fmt.Errorf("streams: %w", err)
 	}

@@ -230,6 +230,24 @@ type Participant struct {
 type Query struct {
 }
 
+// What a stream watches besides its filter: actions in which any of the
+// addresses takes part, or of traces started by an external message with one
+// of the normalized hashes (either list alone restricts; both widen each
+// other). At most MAX_STREAM_ADDRESSES addresses and hashes together; a
+// key's streams together at most MAX_WATCHED_PER_KEY. The live match is one
+// lookup per participant of an action, however large the set.
+type StreamWatch struct {
+	// any address form
+	Addresses []string `json:"addresses,omitempty"`
+	// TEP-467 normalized hashes of external messages (base64 or hex)
+	TraceExternalHashNorms []string `json:"trace_external_hash_norms,omitempty"`
+	// event types: only actions are streamed here (the default); other names are refused
+	Types []string `json:"types,omitempty"`
+	// the lowest finality wanted: pending, confirmed or finalized (default).
+	// Events streamed here are finalized, which every choice receives
+	MinFinality *string `json:"min_finality,omitempty"`
+}
+
 type Subscription struct {
 }
 

@@ -1,0 +1,134 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tonql/tonql/internal/storetest"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/notify"
+	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/server"
+)
+
+func dialToncenter(t testing.TB, base string) *websocket.Conn {
+	t.Helper()
+	u, err := url.Parse(base)
+	require.NoError(t, err)
+	u.Scheme, u.Path = "ws", "/api/streaming/v2/ws"
+	conn, _, err := websocket.DefaultDialer.Dial(u.String(), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func readJSON(t testing.TB, c *websocket.Conn) map[string]any {
+	t.Helper()
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(30*time.Second)))
+	var m map[string]any
+	require.NoError(t, c.ReadJSON(&m))
+	return m
+}
+
+// toncenter's streaming v2 websocket: malformed messages, unknown
+// operations, missing and bad fields each get an error naming the field
+// (with the message's id); ping gets pong; a subscription gets the watched
+// accounts' actions during an import, each once, in ActionsNotification
+// shape; unsubscribing one of two addresses goes on with the other alone.
+func TestToncenterSocket(t *testing.T) {
+	files := allFixtureFiles(t)
+	scratch := storetest.Open(t, testenv.Databases(t)[0].URL)
+	importFiles(t, scratch, files)
+	var busy []string
+	require.NoError(t, scratch.DB().NewRaw(`SELECT account FROM action_accounts GROUP BY account ORDER BY count(*) DESC, account LIMIT 2 OFFSET 3`).Scan(t.Context(), &busy))
+	half := len(files) / 2
+
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			st := storetest.Open(t, db.URL)
+			res := &resolvers.Resolver{Store: st}
+			hub := startHub(t, st, res, notify.Options{Queue: 100_000, MaxWatch: 5})
+			srv := streamServer(t, server.Options{Resolver: res})
+			c := dialToncenter(t, srv.URL)
+
+			six := []string{busy[0], busy[1], "0:" + strings.Repeat("AB", 32), "0:" + strings.Repeat("CD", 32), "0:" + strings.Repeat("EF", 32), "0:" + strings.Repeat("12", 32)}
+			for _, m := range []struct{ msg, field string }{
+				{`not json`, "message"},
+				{`{"id":"1"}`, "operation"},
+				{`{"id":"2","operation":"dance"}`, "operation"},
+				{`{"id":"3","operation":"subscribe","addresses":["` + busy[0] + `"]}`, "types"},
+				{`{"id":"4","operation":"subscribe","types":["actions"]}`, "addresses"},
+				{`{"id":"5","operation":"subscribe","types":["nope"],"addresses":["` + busy[0] + `"]}`, "types"},
+				{`{"id":"6","operation":"subscribe","types":["actions"],"addresses":["` + busy[0] + `"],"min_finality":"soon"}`, "min_finality"},
+				{`{"id":"7","operation":"subscribe","types":["actions"],"addresses":["xyz"]}`, "addresses"},
+				{`{"id":"8","operation":"subscribe","types":["actions"],"addresses":` + mustJSON(six) + `}`, "addresses"},
+				{`{"id":"9","operation":"unsubscribe"}`, "addresses"},
+				{`{"id":"10","operation":"subscribe","types":"actions"}`, "types"},
+				{`{"id":"11","operation":"unsubscribe","addresses":[1]}`, "addresses"},
+			} {
+				require.NoError(t, c.WriteMessage(websocket.TextMessage, []byte(m.msg)))
+				got := readJSON(t, c)
+				require.True(t, strings.HasPrefix(got["error"].(string), m.field), "%s: %v", m.msg, got)
+				var sent map[string]any
+				if json.Unmarshal([]byte(m.msg), &sent) == nil {
+					require.Equal(t, sent["id"], got["id"], m.msg)
+				}
+			}
+			require.NoError(t, c.WriteMessage(websocket.TextMessage, []byte(`{"id":"p","operation":"ping"}`)))
+			require.Equal(t, map[string]any{"id": "p", "status": "pong"}, readJSON(t, c))
+
+			sub := map[string]any{"id": "s", "operation": "subscribe", "types": []string{"actions"}, "addresses": busy[:2], "include_address_book": true}
+			require.NoError(t, c.WriteJSON(sub))
+			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, c))
+			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, 10*time.Second, 5*time.Millisecond)
+
+			collect := func(n int) []string {
+				var ids []string
+				for len(ids) < n {
+					m := readJSON(t, c)
+					require.Equal(t, "actions", m["type"], m)
+					require.Equal(t, "finalized", m["finality"])
+					require.Contains(t, m, "address_book")
+					require.NotContains(t, m, "metadata")
+					ids = append(ids, m["actions"].([]any)[0].(map[string]any)["action_id"].(string))
+				}
+				return ids
+			}
+			importFiles(t, st, files[:half])
+			want := map[string]bool{}
+			for _, a := range busy {
+				page, _, _ := restActions(t, srv.URL, "account="+a)
+				for id := range page {
+					want[id] = true
+				}
+			}
+			got := collect(len(want))
+			require.ElementsMatch(t, keys(want), got)
+
+			require.NoError(t, c.WriteJSON(map[string]any{"id": "u", "operation": "unsubscribe", "addresses": []string{busy[1]}}))
+			require.Equal(t, map[string]any{"id": "u", "status": "unsubscribed"}, readJSON(t, c))
+			importFiles(t, st, files[half:])
+			page, _, _ := restActions(t, srv.URL, "account="+busy[0])
+			var rest []string
+			for id := range page {
+				if !want[id] {
+					rest = append(rest, id)
+				}
+			}
+			require.ElementsMatch(t, rest, collect(len(rest)), "after unsubscribing, only the address left, from where the stream stood")
+			require.NoError(t, c.WriteJSON(map[string]any{"id": "p2", "operation": "ping"}))
+			require.Equal(t, map[string]any{"id": "p2", "status": "pong"}, readJSON(t, c), "nothing else was sent")
+		})
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
