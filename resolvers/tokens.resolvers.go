@@ -7,9 +7,9 @@ package resolvers
 import (
 	"context"
 
-	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
 )
 
@@ -23,10 +23,6 @@ func (r *accountResolver) Nfts(ctx context.Context, obj *model.Account, first *i
 	return r.AccountNfts(ctx, obj, first, after)
 }
 
-// Token returns graph.TokenResolver implementation.
-func (r *Resolver) Token() graph.TokenResolver { return &tokenResolver{r} }
-
-type tokenResolver struct{ *Resolver }
 // Token is the resolver for the token field.
 func (r *jettonBurnResolver) Token(ctx context.Context, obj *actions.JettonBurn) (*model.Token, error) {
 	return r.TokenOf(ctx, obj.JettonMaster, chain.TokenJettonMaster)
@@ -71,3 +67,8 @@ func (r *stakeDepositResolver) AssetToken(ctx context.Context, obj *actions.Stak
 func (r *stakeWithdrawalResolver) AssetToken(ctx context.Context, obj *actions.StakeWithdrawal) (*model.Token, error) {
 	return r.TokenOf(ctx, obj.Asset, chain.TokenJettonMaster)
 }
+
+// Token returns graph.TokenResolver implementation.
+func (r *Resolver) Token() graph.TokenResolver { return &tokenResolver{r} }
+
+type tokenResolver struct{ *Resolver }
