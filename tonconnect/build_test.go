@@ -1,0 +1,256 @@
+package tonconnect
+
+import (
+	"context"
+		"errors"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+	"github.com/tonkeeper/tongo/wallet"
+
+	"github.com/tonql/tonql/accountinfo"
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/testenv"
+)
+
+// block is the fee-replay fixture: a real mainnet block, the state of every
+// account it touches just before it, its config, and its 12 external
+// messages (7 of them from v4R2 and v5R1 wallets) with what the chain
+// charged for each.
+type block struct {
+	source *fees.MemorySource
+	at     uint32
+	msgs   []fees.ExternalMessage
+}
+
+var (
+	blockOnce sync.Once
+	blockData *block
+	blockErr  error
+)
+
+func loadBlock(t testing.TB) *block {
+	t.Helper()
+	path := testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")
+	blockOnce.Do(func() {
+		p, err := ingest.ParseFile(path)
+		if err != nil {
+			blockErr = err
+			return
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			blockErr = err
+			return
+		}
+		b := &block{source: fees.NewMemorySource(p.Config)}
+		if b.at, b.msgs, blockErr = fees.ReplayExternals(raw); blockErr != nil {
+			return
+		}
+		for i := range p.Accounts {
+			b.source.Put(&p.Accounts[i])
+		}
+		blockData = b
+	})
+	if blockErr != nil {
+		t.Fatal(blockErr)
+	}
+	return blockData
+}
+
+// The logical time the block starts at: contracts that read it see the
+// block's (as preview's replay tests run).
+const blockLt = 76734069000000
+
+func (b *block) estimator() *fees.Estimator {
+	return fees.New(b.source, nil, fees.Options{Clock: fees.FixedClock(fees.ChainTime{Unix: b.at, Lt: blockLt})})
+}
+
+// fromChain writes, as a dApp would, the TON Connect request for what a
+// signed external message of the block sent: each out message's address
+// (in the friendly form carrying its bounce flag), amount, payload and
+// stateInit. It also returns the out messages as the chain had them.
+func fromChain(t *testing.T, x fees.ExternalMessage, ver wallet.Version) (Params, []*boc.Cell) {
+	t.Helper()
+	cells, err := boc.DeserializeBocBase64(x.Message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws, err := wallet.ExtractRawMessages(ver, cells[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Params{From: x.Account.ToHuman(true, false), ValidUntil: time.Now().Add(time.Hour).Unix()}
+	var sent []*boc.Cell
+	for _, rm := range raws {
+		if rm.Mode != SendMode {
+			t.Fatalf("fixture message sent with mode %d, not TON Connect's %d", rm.Mode, SendMode)
+		}
+		var m tlb.Message
+		if err := tlb.Unmarshal(rm.Message, &m); err != nil {
+			t.Fatal(err)
+		}
+		rm.Message.ResetCounters()
+		sent = append(sent, rm.Message)
+		info := m.Info.IntMsgInfo
+		dest, err := ton.AccountIDFromTlb(info.Dest)
+		if err != nil || dest == nil {
+			t.Fatal("destination", err)
+		}
+		out := Message{Address: dest.ToHuman(info.Bounce, false), Amount: strconv.FormatUint(uint64(info.Value.Grams), 10)}
+		if body := boc.Cell(m.Body.Value); body.BitsAvailableForRead() > 0 || body.RefsAvailableForRead() > 0 {
+			out.Payload, _ = body.ToBocBase64()
+		}
+		if m.Init.Exists {
+			c := boc.NewCell()
+			if err := tlb.Marshal(c, m.Init.Value.Value); err != nil {
+				t.Fatal(err)
+			}
+			out.StateInit, _ = c.ToBocBase64()
+		}
+		p.Messages = append(p.Messages, out)
+	}
+	return p, sent
+}
+
+// TestPreviewFeesEqualChain: for every v4R2 and v5R1 wallet of the block,
+// the TON Connect request for the transfer it signed is built, unsigned,
+// on the wallet's real state, and its emulation charges exactly what the
+// chain charged the signed message, at every step of the trace.
+func TestPreviewFeesEqualChain(t *testing.T) {
+	b := loadBlock(t)
+	est := b.estimator()
+	ctx := context.Background()
+	seen := map[wallet.Version]int{}
+	byRef := 0
+	for _, x := range b.msgs {
+		st, err := b.source.Account(ctx, chain.RawAddress(x.Account))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := accountinfo.Decode(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Wallet == nil {
+			continue // not a wallet TON Connect talks to
+		}
+		t.Run(chain.RawAddress(x.Account)[:10], func(t *testing.T) {
+			p, sent := fromChain(t, x, info.Wallet.Version)
+			r, err := Parse(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			built, err := Build(r, st, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if built.Wallet != info.Wallet.Version || int64(built.Seqno) != *info.Wallet.Seqno {
+				t.Fatalf("built for %v seqno %d; the state says %v seqno %d", built.Wallet, built.Seqno, info.Wallet.Version, *info.Wallet.Seqno)
+			}
+			// The wallet's out messages are the ones the chain carried, bit
+			// for bit (so the forward fees can only be the same).
+			body, _ := chain.DecodeRoot(built.Request.Body)
+			ours, err := wallet.ExtractRawMessages(built.Wallet, externalOf(t, x.Account, body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range sent {
+				h1, _ := sent[i].Hash256()
+				h2, _ := ours[i].Message.Hash256()
+				if h1 != h2 {
+					// Wallet apps differ in one thing a request does not
+					// say: some put a body that fits by reference. Ours with
+					// that layout must then be the chain's message exactly.
+					var m tlb.Message
+					if err := tlb.Unmarshal(ours[i].Message, &m); err != nil {
+						t.Fatal(err)
+					}
+					m.Body.IsRight = true
+					c := boc.NewCell()
+					if err := tlb.Marshal(c, m); err != nil {
+						t.Fatal(err)
+					}
+					if h3, _ := c.Hash256(); h3 != h1 {
+						t.Fatalf("message %d: built %x, the chain's %x", i, h2, h1)
+					}
+					byRef++
+					t.Skip("the wallet app put a body that fits by reference (TON Connect wallets differ here); otherwise the same message")
+				}
+			}
+			res, err := est.Estimate(ctx, built.Request)
+			if err != nil {
+				t.Fatal(err)
+			}
+			charged := x.Charged
+			charged.Type = res.SourceFees.Type
+			if x.BodyByRef {
+				t.Skip("the signed message put its body by reference; TON Connect wallets inline it")
+			}
+			if res.SourceFees != charged {
+				t.Fatalf("source fees %+v, the chain charged %+v", res.SourceFees, charged)
+			}
+			// and the signed message's own estimate, step by step
+			want, err := fees.ParseParams(fees.Params{Boc: x.Message})
+			if err != nil {
+				t.Fatal(err)
+			}
+			signed, err := est.Estimate(ctx, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(signed.DestinationFees) != len(res.DestinationFees) {
+				t.Fatalf("%d destination fees, the signed message's %d", len(res.DestinationFees), len(signed.DestinationFees))
+			}
+			for i := range signed.DestinationFees {
+				if signed.DestinationFees[i] != res.DestinationFees[i] {
+					t.Fatalf("destination %d: %+v, signed %+v", i, res.DestinationFees[i], signed.DestinationFees[i])
+				}
+			}
+			seen[built.Wallet]++
+		})
+	}
+	t.Logf("fees equal for %v; %d messages laid out with the body by reference", seen, byRef)
+	if seen[wallet.V4R2] == 0 || seen[wallet.V5R1] == 0 {
+		t.Fatalf("compared %v; want v4R2 and v5R1 wallets", seen)
+	}
+}
+
+// externalOf wraps a body into an external message to acc, for tongo's
+// decoders (which read whole messages).
+func externalOf(t *testing.T, acc ton.AccountID, body *boc.Cell) *boc.Cell {
+	t.Helper()
+	var m tlb.Message
+	m.Info.SumType = "ExtInMsgInfo"
+	m.Info.ExtInMsgInfo = &struct {
+		Src       tlb.MsgAddress
+		Dest      tlb.MsgAddress
+		ImportFee tlb.VarUInteger16
+	}{Src: tlb.NoneMsgAddress(), Dest: acc.ToMsgAddress()}
+	m.Body = tlb.EitherRef[tlb.Any]{IsRight: true, Value: tlb.Any(*body)}
+	c := boc.NewCell()
+	if err := tlb.Marshal(c, m); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// fieldOf is the field an API error names (its message starts with it).
+func fieldOf(t *testing.T, err error) string {
+	t.Helper()
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || ae.Kind != apperr.Invalid {
+		t.Fatalf("want a 422 naming a field, got %v", err)
+	}
+	return ae.Field
+}
+
