@@ -70,8 +70,9 @@ func Build(r Request, st *chain.AccountState, now time.Time) (*Built, error) {
 		return nil, err
 	}
 	if w.GetAddress() != r.From {
-		return nil, apperr.Field("network", "the %s wallet's data at %s does not give its address on network %d (a wallet of another network, or a non-standard wallet id)",
-			w.GetVersion().ToString(), from, r.Network)
+		// the standard wallet this code and data make lives elsewhere:
+		// a wallet id outside the standard layout, which we cannot write
+		return nil, apperr.Field("from", "the %s wallet at %s has a non-standard wallet id; its messages cannot be built", w.GetVersion().ToString(), from)
 	}
 	if n := w.MaxMessageNumber(); len(r.Messages) > n {
 		return nil, apperr.Field("messages", "%d messages; a %s wallet sends at most %d at once", len(r.Messages), w.GetVersion().ToString(), n)
@@ -154,7 +155,9 @@ func stateInit(b []byte) (si tlb.StateInit, root *boc.Cell, err error) {
 // walletOf recognizes the wallet by its code (as accountinfo does) and
 // reads its seqno and wallet id from its data. v5's wallet id mixes the
 // network, the workchain and a subwallet number; the subwallet is what
-// is left after the other two are taken out.
+// is left after the other two are taken out (the XOR gives back the
+// stored id whichever network is named, so the message carries the id
+// the wallet checks).
 func walletOf(codeBOC, dataBOC []byte, wc int32, network int32) (wallet.Wallet, uint32, error) {
 	code, err := chain.DecodeRoot(codeBOC)
 	if err != nil {

@@ -2,9 +2,11 @@ package tonconnect
 
 import (
 	"context"
-		"errors"
+	"crypto/ed25519"
+	"errors"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -254,3 +256,122 @@ func fieldOf(t *testing.T, err error) string {
 	return ae.Field
 }
 
+// TestDeployWithStateInit: a wallet the chain has never seen, given its
+// StateInit (TON Connect's walletStateInit), is previewed as its
+// deployment: the root transaction runs the wallet's code for the first
+// time (seqno 0) and sends the request's transfer on.
+func TestDeployWithStateInit(t *testing.T) {
+	b := loadBlock(t)
+	pub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wallet.NewFromPublicKey(pub, wallet.V5R1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	si, err := w.StateInit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := boc.NewCell()
+	if err := tlb.Marshal(c, si); err != nil {
+		t.Fatal(err)
+	}
+	siB64, _ := c.ToBocBase64()
+	to := b.msgs[0].Account // a deployed wallet of the block
+	r, err := Parse(Params{From: w.GetAddress().ToHuman(false, false), StateInit: siB64,
+		Messages: []Message{{Address: to.ToHuman(false, false), Amount: "100000000"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, _ := b.source.Account(ctx, chain.RawAddress(r.From))
+	built, err := Build(r, st, time.Unix(int64(b.at), 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !built.Deploy || built.Seqno != 0 || built.Wallet != wallet.V5R1 {
+		t.Fatalf("built %+v; want a v5R1 deploy at seqno 0", built)
+	}
+	em, err := b.estimator().Emulate(ctx, built.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := chain.ParseTransactionBOC(em.Transactions[0].BOC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root.OrigStatus == root.EndStatus || root.EndStatus != chain.AccountActive || len(root.OutMsgs) != 1 {
+		t.Fatalf("root transaction %s -> %s with %d out messages; want a deploy sending 1", root.OrigStatus, root.EndStatus, len(root.OutMsgs))
+	}
+	if len(em.Result.DestinationFees) != 1 {
+		t.Fatalf("%d destination transactions, want the transfer's 1", len(em.Result.DestinationFees))
+	}
+}
+
+// TestRefusals: every request that cannot be built is a 422 naming the
+// field and why, before anything is emulated (or, for an expired
+// valid_until, before the message runs).
+func TestRefusals(t *testing.T) {
+	b := loadBlock(t)
+	ctx := context.Background()
+	wal := b.msgs[0].Account // v5R1
+	var notWallet ton.AccountID
+	for _, x := range b.msgs {
+		st, _ := b.source.Account(ctx, chain.RawAddress(x.Account))
+		if info, _ := accountinfo.Decode(st); info.Wallet == nil {
+			notWallet = x.Account
+			break
+		}
+	}
+	to := Message{Address: chain.RawAddress(wal), Amount: "1000"}
+	five := []Message{to, to, to, to, to}
+	_, other, _ := ed25519.GenerateKey(nil)
+	ow, _ := wallet.NewFromPublicKey(other.Public().(ed25519.PublicKey), wallet.V4R2)
+	osi, _ := ow.StateInit()
+	oc := boc.NewCell()
+	_ = tlb.Marshal(oc, osi)
+	otherInit, _ := oc.ToBocBase64()
+	fresh := ton.AccountID{Workchain: 0, Address: [32]byte{7, 7, 7}}
+	cases := []struct {
+		name  string
+		p     Params
+		field string
+		says  string
+	}{
+		{"no from", Params{Messages: []Message{to}}, "from", "required"},
+		{"bad from", Params{From: "EQ-nope", Messages: []Message{to}}, "from", "address"},
+		{"no messages", Params{From: chain.RawAddress(wal)}, "messages", "at least one"},
+		{"too many messages", Params{From: chain.RawAddress(wal), Messages: five}, "messages", "at most 4"},
+		{"bad amount", Params{From: chain.RawAddress(wal), Messages: []Message{{Address: to.Address, Amount: "-1"}}}, "messages[0].amount", "nanotons"},
+		{"bad base64", Params{From: chain.RawAddress(wal), Messages: []Message{{Address: to.Address, Amount: "1", Payload: "%%%"}}}, "messages[0].payload", "base64"},
+		{"bad state init", Params{From: chain.RawAddress(wal), Messages: []Message{{Address: to.Address, Amount: "1", StateInit: "te6cc"}}}, "messages[0].stateInit", ""},
+		{"bad network", Params{From: chain.RawAddress(wal), Network: "1", Messages: []Message{to}}, "network", "-239"},
+		{"unknown wallet", Params{From: chain.RawAddress(notWallet), Messages: []Message{to}}, "from", "not a wallet"},
+		{"not deployed", Params{From: chain.RawAddress(fresh), Messages: []Message{to}}, "from", "not deployed"},
+		{"state init of another wallet", Params{From: chain.RawAddress(fresh), StateInit: otherInit, Messages: []Message{to}}, "state_init", "does not hash"},
+		{"expired", Params{From: chain.RawAddress(wal), ValidUntil: int64(b.at) - 1, Messages: []Message{to}}, "valid_until", "expired"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Parse(c.p)
+			if err == nil {
+				st, _ := b.source.Account(ctx, chain.RawAddress(r.From))
+				var built *Built
+				if built, err = Build(r, st, time.Unix(int64(b.at), 0)); err == nil {
+					_, err = b.estimator().Estimate(ctx, built.Request)
+				}
+			}
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if got := fieldOf(t, err); got != c.field {
+				t.Fatalf("names %q (%v), want %q", got, err, c.field)
+			}
+			if !strings.HasPrefix(err.Error(), c.field+": ") || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("message %q; want it to start with %q and say %q", err, c.field, c.says)
+			}
+		})
+	}
+}

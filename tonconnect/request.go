@@ -90,10 +90,10 @@ func DecodeParams(raw []byte) (Params, error) {
 		Network    json.RawMessage `json:"network"`
 		StateInit  *string         `json:"state_init"`
 		Messages   []struct {
-			Address   *string `json:"address"`
+			Address   *string         `json:"address"`
 			Amount    json.RawMessage `json:"amount"`
-			Payload   *string `json:"payload"`
-			StateInit *string `json:"stateInit"`
+			Payload   *string         `json:"payload"`
+			StateInit *string         `json:"stateInit"`
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
