@@ -54,6 +54,16 @@ func (p *Preview) Addresses() []string {
 	for _, s := range p.Stopped {
 		add(s.Account)
 	}
+	add(p.Risk.Sender)
+	for _, m := range p.Risk.masters() {
+		add(m)
+	}
+	for _, n := range p.Risk.Nfts {
+		add(n.Nft)
+		if n.Collection != nil {
+			add(*n.Collection)
+		}
+	}
 	sort.Strings(out)
 	return out
 }

@@ -32,6 +32,8 @@ type Preview struct {
 	// Complete is true when there are none.
 	Stopped  []*Stop
 	Complete bool
+	// Risk is what the sender can lose: every preview carries it.
+	Risk Risk
 }
 
 // Transaction is one emulated transaction with the fees it charged. The
@@ -119,6 +121,7 @@ func Build(em *fees.Emulation, known chain.KnownContracts, limits Limits) (*Prev
 		p.Actions = append(p.Actions, &a)
 	}
 	p.BalanceChanges = balanceChanges(em, nodes)
+	p.Risk = riskOf(em, nodes, p.BalanceChanges, append(slices.Clip(p.Actions), p.Steps...))
 	for _, s := range em.Stops {
 		st := stop(s, nodes, limits)
 		st.Actions = []string{}
