@@ -96,6 +96,7 @@ type FeeEstimateResolver interface {
 	AddressBook(ctx context.Context, obj *preview.Estimate) (chain.AddressBook, error)
 	Metadata(ctx context.Context, obj *preview.Estimate) (chain.Metadata, error)
 	BalanceChanges(ctx context.Context, obj *preview.Estimate) (*preview.BalanceChanges, error)
+	Risk(ctx context.Context, obj *preview.Estimate) (*preview.Risk, error)
 }
 type QueryResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error)
@@ -103,6 +104,7 @@ type QueryResolver interface {
 	Trace(ctx context.Context, traceID string) (*chain.TraceInfo, error)
 	EstimateFee(ctx context.Context, address string, body string, initCode *string, initData *string, ignoreChksig *bool) (*preview.Estimate, error)
 	EmulateMessage(ctx context.Context, boc string, ignoreChksig *bool) (*preview.Estimate, error)
+	EmulateTonConnect(ctx context.Context, from string, messages []*model.TonConnectMessageInput, validUntil *uint32, network *string, stateInit *string) (*preview.Estimate, error)
 	Transactions(ctx context.Context, filter *model.TransactionFilter, limit *int, offset *int, sort *model.SortOrder) ([]*chain.FullTransaction, error)
 	Transaction(ctx context.Context, hash string) (*chain.FullTransaction, error)
 	Messages(ctx context.Context, filter *model.MessageFilter, limit *int, offset *int, sort *model.SortOrder) ([]*chain.FullMessage, error)
@@ -149,6 +151,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAccountActionFilter,
 		ec.unmarshalInputActionFilter,
 		ec.unmarshalInputMessageFilter,
+		ec.unmarshalInputTonConnectMessageInput,
 		ec.unmarshalInputTransactionFilter,
 	)
 	first := true
@@ -668,6 +671,43 @@ extend type Query {
   ): FeeEstimate!
 }
 
+extend type Query {
+  """
+  A TON Connect sendTransaction request, before the user signs it: the
+  sender's wallet (v3R1, v3R2, v4R1, v4R2, v5R1) is recognized from its
+  current state, the message it would send is built with its real seqno
+  and wallet id and left unsigned (the signature check is skipped), and
+  that message is estimated and, with the preview fields, previewed. A
+  sender not deployed yet needs state_init (TON Connect's walletStateInit):
+  the preview is then its deployment. A request that cannot be built is an
+  INVALID_INPUT error naming the field and why.
+  """
+  emulateTonConnect(
+    "the sender wallet, raw or user-friendly"
+    from: String!
+    "1 to 4 messages, as TON Connect writes them"
+    messages: [TonConnectMessageInput!]!
+    "unix time after which the wallet refuses the message; default 5 minutes from now"
+    valid_until: UInt32
+    "-239 (mainnet, the default) or -3 (testnet)"
+    network: String
+    "base64 BOC of the sender's StateInit, for a wallet not deployed yet"
+    state_init: String
+  ): FeeEstimate!
+}
+
+"One message of a TON Connect sendTransaction request."
+input TonConnectMessageInput {
+  "destination; a user-friendly form carries the bounce flag (raw: bounceable)"
+  address: String!
+  "nanotons, a decimal string"
+  amount: String!
+  "base64 BOC of the message body"
+  payload: String
+  "base64 BOC of a StateInit to deploy at the destination"
+  stateInit: String
+}
+
 # The preview: asking for any of these fields (clock aside) emulates the
 # message's whole trace once (the fees come from the same run) and decodes
 # it like a stored trace.
@@ -687,6 +727,49 @@ extend type FeeEstimate {
   "the REST metadata object of the tokens among those addresses"
   metadata: Metadata!
   balance_changes: BalanceChanges!
+  "what the sender can lose: TON (worst case), jettons, NFTs; deploys, failures, bounces, fees"
+  risk: PreviewRisk!
+}
+
+"What the sender of a previewed message can lose, read from the emulated trace."
+type PreviewRisk {
+  "the account the external message runs on, raw"
+  sender: String!
+  "most nanotons the sender parts with: its messages' values plus its fees; its whole balance when sends_all"
+  ton_out: BigInt!
+  "a message takes the whole balance (send mode 128, or 32: the account is destroyed)"
+  sends_all: Boolean!
+  "jetton transfers and burns the sender asks its jetton wallets for"
+  jettons: [RiskJetton!]!
+  "NFT items the sender asks to transfer"
+  nfts: [RiskNft!]!
+  "accounts the trace deploys, raw"
+  contracts_deployed: [String!]!
+  "a transaction of the trace whose code ran fails (non-zero exit code, failed action phase, aborted)"
+  fails: Boolean!
+  "a message of the trace bounces"
+  bounces: Boolean!
+  "nanotons, every transaction's total fees"
+  total_fees: UInt64!
+}
+
+type RiskJetton {
+  "the sender's jetton wallet asked to send"
+  jetton_wallet: String!
+  "the jetton, when the trace shows it"
+  jetton_master: String
+  "in the jetton's smallest units"
+  amount: BigInt!
+  "the token registry's symbol, when it knows the jetton"
+  symbol: String
+  "the token registry's decimals, when it knows the jetton"
+  decimals: Int
+}
+
+type RiskNft {
+  nft: String!
+  "its collection, when the trace shows it"
+  collection: String
 }
 
 "One emulated transaction."
@@ -3032,6 +3115,37 @@ func (ec *executionContext) field_Query_emulateMessage_args(ctx context.Context,
 		return nil, err
 	}
 	args["ignore_chksig"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emulateTonConnect_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "messages", ec.unmarshalNTonConnectMessageInput2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTonConnectMessageInputᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["messages"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "valid_until", ec.unmarshalOUInt322ᚖuint32)
+	if err != nil {
+		return nil, err
+	}
+	args["valid_until"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "network", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["network"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "state_init", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["state_init"] = arg4
 	return args, nil
 }
 
@@ -15142,6 +15256,70 @@ func (ec *executionContext) fieldContext_FeeEstimate_balance_changes(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _FeeEstimate_risk(ctx context.Context, field graphql.CollectedField, obj *preview.Estimate) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_FeeEstimate_risk(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.FeeEstimate().Risk(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*preview.Risk)
+	fc.Result = res
+	return ec.marshalNPreviewRisk2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRisk(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_FeeEstimate_risk(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeeEstimate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "sender":
+				return ec.fieldContext_PreviewRisk_sender(ctx, field)
+			case "ton_out":
+				return ec.fieldContext_PreviewRisk_ton_out(ctx, field)
+			case "sends_all":
+				return ec.fieldContext_PreviewRisk_sends_all(ctx, field)
+			case "jettons":
+				return ec.fieldContext_PreviewRisk_jettons(ctx, field)
+			case "nfts":
+				return ec.fieldContext_PreviewRisk_nfts(ctx, field)
+			case "contracts_deployed":
+				return ec.fieldContext_PreviewRisk_contracts_deployed(ctx, field)
+			case "fails":
+				return ec.fieldContext_PreviewRisk_fails(ctx, field)
+			case "bounces":
+				return ec.fieldContext_PreviewRisk_bounces(ctx, field)
+			case "total_fees":
+				return ec.fieldContext_PreviewRisk_total_fees(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PreviewRisk", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Fees_in_fwd_fee(ctx context.Context, field graphql.CollectedField, obj *fees.Fees) (ret graphql.Marshaler) {
 	res := obj.InFwdFee
 	if any(res) == nil {
@@ -24545,6 +24723,315 @@ func (ec *executionContext) fieldContext_PeerSwap_amount_out(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _PreviewRisk_sender(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	res := obj.Sender
+	if any(res) == nil {
+		fc, err := ec.fieldContext_PreviewRisk_sender(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Sender}
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviewRisk_ton_out(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	res := obj.TonOut
+	if any(res) == nil {
+		fc, err := ec.fieldContext_PreviewRisk_ton_out(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.TonOut
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_ton_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviewRisk_sends_all(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	res := obj.SendsAll
+	if any(res) == nil {
+		fc, err := ec.fieldContext_PreviewRisk_sends_all(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.SendsAll}
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_sends_all(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviewRisk_jettons(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_PreviewRisk_jettons(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Jettons, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]preview.RiskJetton)
+	fc.Result = res
+	return ec.marshalNRiskJetton2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRiskJettonᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_jettons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "jetton_wallet":
+				return ec.fieldContext_RiskJetton_jetton_wallet(ctx, field)
+			case "jetton_master":
+				return ec.fieldContext_RiskJetton_jetton_master(ctx, field)
+			case "amount":
+				return ec.fieldContext_RiskJetton_amount(ctx, field)
+			case "symbol":
+				return ec.fieldContext_RiskJetton_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_RiskJetton_decimals(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type RiskJetton", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviewRisk_nfts(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_PreviewRisk_nfts(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Nfts, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]preview.RiskNft)
+	fc.Result = res
+	return ec.marshalNRiskNft2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRiskNftᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_nfts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nft":
+				return ec.fieldContext_RiskNft_nft(ctx, field)
+			case "collection":
+				return ec.fieldContext_RiskNft_collection(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type RiskNft", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviewRisk_contracts_deployed(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	res := obj.ContractsDeployed
+	if any(res) == nil {
+		fc, err := ec.fieldContext_PreviewRisk_contracts_deployed(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_contracts_deployed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviewRisk_fails(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	res := obj.Fails
+	if any(res) == nil {
+		fc, err := ec.fieldContext_PreviewRisk_fails(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.Fails}
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_fails(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviewRisk_bounces(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	res := obj.Bounces
+	if any(res) == nil {
+		fc, err := ec.fieldContext_PreviewRisk_bounces(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.Bounces}
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_bounces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviewRisk_total_fees(ctx context.Context, field graphql.CollectedField, obj *preview.Risk) (ret graphql.Marshaler) {
+	res := obj.TotalFees
+	if any(res) == nil {
+		fc, err := ec.fieldContext_PreviewRisk_total_fees(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafUint64{&obj.TotalFees}
+}
+
+func (ec *executionContext) fieldContext_PreviewRisk_total_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviewRisk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_actions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	fc, err := ec.fieldContext_Query_actions(ctx, field)
 	if err != nil {
@@ -24830,6 +25317,8 @@ func (ec *executionContext) fieldContext_Query_estimateFee(ctx context.Context, 
 				return ec.fieldContext_FeeEstimate_metadata(ctx, field)
 			case "balance_changes":
 				return ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
+			case "risk":
+				return ec.fieldContext_FeeEstimate_risk(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type FeeEstimate", field.Name)
 		},
@@ -24911,6 +25400,8 @@ func (ec *executionContext) fieldContext_Query_emulateMessage(ctx context.Contex
 				return ec.fieldContext_FeeEstimate_metadata(ctx, field)
 			case "balance_changes":
 				return ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
+			case "risk":
+				return ec.fieldContext_FeeEstimate_risk(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type FeeEstimate", field.Name)
 		},
@@ -24923,6 +25414,89 @@ func (ec *executionContext) fieldContext_Query_emulateMessage(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_emulateMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emulateTonConnect(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_emulateTonConnect(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().EmulateTonConnect(rctx, fc.Args["from"].(string), fc.Args["messages"].([]*model.TonConnectMessageInput), fc.Args["valid_until"].(*uint32), fc.Args["network"].(*string), fc.Args["state_init"].(*string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*preview.Estimate)
+	fc.Result = res
+	return ec.marshalNFeeEstimate2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐEstimate(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_emulateTonConnect(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "source_fees":
+				return ec.fieldContext_FeeEstimate_source_fees(ctx, field)
+			case "destination_fees":
+				return ec.fieldContext_FeeEstimate_destination_fees(ctx, field)
+			case "config_source":
+				return ec.fieldContext_FeeEstimate_config_source(ctx, field)
+			case "utime":
+				return ec.fieldContext_FeeEstimate_utime(ctx, field)
+			case "clock":
+				return ec.fieldContext_FeeEstimate_clock(ctx, field)
+			case "complete":
+				return ec.fieldContext_FeeEstimate_complete(ctx, field)
+			case "stopped":
+				return ec.fieldContext_FeeEstimate_stopped(ctx, field)
+			case "transactions":
+				return ec.fieldContext_FeeEstimate_transactions(ctx, field)
+			case "actions":
+				return ec.fieldContext_FeeEstimate_actions(ctx, field)
+			case "address_book":
+				return ec.fieldContext_FeeEstimate_address_book(ctx, field)
+			case "metadata":
+				return ec.fieldContext_FeeEstimate_metadata(ctx, field)
+			case "balance_changes":
+				return ec.fieldContext_FeeEstimate_balance_changes(ctx, field)
+			case "risk":
+				return ec.fieldContext_FeeEstimate_risk(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type FeeEstimate", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emulateTonConnect_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -25522,6 +26096,197 @@ func (ec *executionContext) _RenewDns_domain(ctx context.Context, field graphql.
 func (ec *executionContext) fieldContext_RenewDns_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "RenewDns",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RiskJetton_jetton_wallet(ctx context.Context, field graphql.CollectedField, obj *preview.RiskJetton) (ret graphql.Marshaler) {
+	res := obj.JettonWallet
+	if any(res) == nil {
+		fc, err := ec.fieldContext_RiskJetton_jetton_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.JettonWallet}
+}
+
+func (ec *executionContext) fieldContext_RiskJetton_jetton_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RiskJetton",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RiskJetton_jetton_master(ctx context.Context, field graphql.CollectedField, obj *preview.RiskJetton) (ret graphql.Marshaler) {
+	res := obj.JettonMaster
+	if any(res) == nil {
+		fc, err := ec.fieldContext_RiskJetton_jetton_master(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RiskJetton_jetton_master(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RiskJetton",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RiskJetton_amount(ctx context.Context, field graphql.CollectedField, obj *preview.RiskJetton) (ret graphql.Marshaler) {
+	res := obj.Amount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_RiskJetton_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Amount
+}
+
+func (ec *executionContext) fieldContext_RiskJetton_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RiskJetton",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RiskJetton_symbol(ctx context.Context, field graphql.CollectedField, obj *preview.RiskJetton) (ret graphql.Marshaler) {
+	res := obj.Symbol
+	if any(res) == nil {
+		fc, err := ec.fieldContext_RiskJetton_symbol(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RiskJetton_symbol(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RiskJetton",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RiskJetton_decimals(ctx context.Context, field graphql.CollectedField, obj *preview.RiskJetton) (ret graphql.Marshaler) {
+	res := obj.Decimals
+	if any(res) == nil {
+		fc, err := ec.fieldContext_RiskJetton_decimals(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RiskJetton_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RiskJetton",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RiskNft_nft(ctx context.Context, field graphql.CollectedField, obj *preview.RiskNft) (ret graphql.Marshaler) {
+	res := obj.Nft
+	if any(res) == nil {
+		fc, err := ec.fieldContext_RiskNft_nft(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Nft}
+}
+
+func (ec *executionContext) fieldContext_RiskNft_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RiskNft",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RiskNft_collection(ctx context.Context, field graphql.CollectedField, obj *preview.RiskNft) (ret graphql.Marshaler) {
+	res := obj.Collection
+	if any(res) == nil {
+		fc, err := ec.fieldContext_RiskNft_collection(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_RiskNft_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RiskNft",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -33300,6 +34065,54 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTonConnectMessageInput(ctx context.Context, obj any) (model.TonConnectMessageInput, error) {
+	var it model.TonConnectMessageInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"address", "amount", "payload", "stateInit"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "address":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "payload":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payload"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payload = data
+		case "stateInit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stateInit"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StateInit = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context, obj any) (model.TransactionFilter, error) {
 	var it model.TransactionFilter
 	asMap := map[string]any{}
@@ -37374,6 +38187,42 @@ func (ec *executionContext) _FeeEstimate(ctx context.Context, sel ast.SelectionS
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "risk":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FeeEstimate_risk(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39560,6 +40409,85 @@ func (ec *executionContext) _PeerSwap(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var previewRiskImplementors = []string{"PreviewRisk"}
+
+func (ec *executionContext) _PreviewRisk(ctx context.Context, sel ast.SelectionSet, obj *preview.Risk) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, previewRiskImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PreviewRisk")
+		case "sender":
+			out.Values[i] = ec._PreviewRisk_sender(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ton_out":
+			out.Values[i] = ec._PreviewRisk_ton_out(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sends_all":
+			out.Values[i] = ec._PreviewRisk_sends_all(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jettons":
+			out.Values[i] = ec._PreviewRisk_jettons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nfts":
+			out.Values[i] = ec._PreviewRisk_nfts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contracts_deployed":
+			out.Values[i] = ec._PreviewRisk_contracts_deployed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fails":
+			out.Values[i] = ec._PreviewRisk_fails(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bounces":
+			out.Values[i] = ec._PreviewRisk_bounces(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total_fees":
+			out.Values[i] = ec._PreviewRisk_total_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -39674,6 +40602,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_emulateMessage(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emulateTonConnect":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emulateTonConnect(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -39820,6 +40770,97 @@ func (ec *executionContext) _RenewDns(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._RenewDns_query_id(ctx, field, obj)
 		case "domain":
 			out.Values[i] = ec._RenewDns_domain(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var riskJettonImplementors = []string{"RiskJetton"}
+
+func (ec *executionContext) _RiskJetton(ctx context.Context, sel ast.SelectionSet, obj *preview.RiskJetton) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, riskJettonImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RiskJetton")
+		case "jetton_wallet":
+			out.Values[i] = ec._RiskJetton_jetton_wallet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jetton_master":
+			out.Values[i] = ec._RiskJetton_jetton_master(ctx, field, obj)
+		case "amount":
+			out.Values[i] = ec._RiskJetton_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "symbol":
+			out.Values[i] = ec._RiskJetton_symbol(ctx, field, obj)
+		case "decimals":
+			out.Values[i] = ec._RiskJetton_decimals(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var riskNftImplementors = []string{"RiskNft"}
+
+func (ec *executionContext) _RiskNft(ctx context.Context, sel ast.SelectionSet, obj *preview.RiskNft) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, riskNftImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RiskNft")
+		case "nft":
+			out.Values[i] = ec._RiskNft_nft(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "collection":
+			out.Values[i] = ec._RiskNft_collection(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42661,6 +43702,122 @@ func (ec *executionContext) marshalNPeerSwap2githubᚗcomᚋtonqlᚋtonqlᚋacti
 	return ec._PeerSwap(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNPreviewRisk2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRisk(ctx context.Context, sel ast.SelectionSet, v preview.Risk) graphql.Marshaler {
+	return ec._PreviewRisk(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPreviewRisk2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRisk(ctx context.Context, sel ast.SelectionSet, v *preview.Risk) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PreviewRisk(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRiskJetton2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRiskJetton(ctx context.Context, sel ast.SelectionSet, v preview.RiskJetton) graphql.Marshaler {
+	return ec._RiskJetton(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRiskJetton2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRiskJettonᚄ(ctx context.Context, sel ast.SelectionSet, v []preview.RiskJetton) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNRiskJetton2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRiskJetton(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRiskNft2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRiskNft(ctx context.Context, sel ast.SelectionSet, v preview.RiskNft) graphql.Marshaler {
+	return ec._RiskNft(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRiskNft2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRiskNftᚄ(ctx context.Context, sel ast.SelectionSet, v []preview.RiskNft) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNRiskNft2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐRiskNft(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -42766,6 +43923,26 @@ func (ec *executionContext) marshalNTonBalanceChange2ᚕgithubᚗcomᚋtonqlᚋt
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNTonConnectMessageInput2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTonConnectMessageInputᚄ(ctx context.Context, v any) ([]*model.TonConnectMessageInput, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TonConnectMessageInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTonConnectMessageInput2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTonConnectMessageInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNTonConnectMessageInput2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTonConnectMessageInput(ctx context.Context, v any) (*model.TonConnectMessageInput, error) {
+	res, err := ec.unmarshalInputTonConnectMessageInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTraceStop2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐStopᚄ(ctx context.Context, sel ast.SelectionSet, v []*preview.Stop) graphql.Marshaler {

@@ -17,6 +17,8 @@ type Estimate struct {
 	// Metadata is toncenter's metadata object of the tokens the preview
 	// names (those the store knows).
 	Metadata chain.Metadata
+	// RandSeed is the random seed the emulation ran with.
+	RandSeed [32]byte
 }
 
 // Addresses lists, sorted and once each, every address the preview shows:

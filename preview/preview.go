@@ -139,7 +139,11 @@ func Build(em *fees.Emulation, known chain.KnownContracts, limits Limits) (*Prev
 // tongo's decoding when this process emulated it, else decoded from bytes.
 func transaction(et *fees.EmulatedTx) (*chain.Transaction, error) {
 	if d := et.Decoded(); d != nil {
-		return chain.TransactionFromTLB(d, et.Workchain)
+		tx, err := chain.TransactionFromTLB(d, et.Workchain)
+		if err == nil && len(tx.BOC) == 0 {
+			tx.BOC = et.BOC // toncenter's shape renders from the bytes
+		}
+		return tx, err
 	}
 	return chain.ParseTransactionBOC(et.BOC)
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/internal/walletmsg"
 )
 
 // block is the fee-replay fixture: a real mainnet block, the state of every
@@ -77,51 +77,24 @@ func (b *block) estimator() *fees.Estimator {
 	return fees.New(b.source, nil, fees.Options{Clock: fees.FixedClock(fees.ChainTime{Unix: b.at, Lt: blockLt})})
 }
 
-// fromChain writes, as a dApp would, the TON Connect request for what a
-// signed external message of the block sent: each out message's address
-// (in the friendly form carrying its bounce flag), amount, payload and
-// stateInit. It also returns the out messages as the chain had them.
+// fromChain is the TON Connect request of what a signed external message
+// of the block sent (walletmsg.TonConnectOf), all in TON Connect's mode.
 func fromChain(t *testing.T, x fees.ExternalMessage, ver wallet.Version) (Params, []*boc.Cell) {
 	t.Helper()
-	cells, err := boc.DeserializeBocBase64(x.Message)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raws, err := wallet.ExtractRawMessages(ver, cells[0])
+	msgs, sent, err := walletmsg.TonConnectOf(x.Message, ver)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := Params{From: x.Account.ToHuman(true, false), ValidUntil: time.Now().Add(time.Hour).Unix()}
-	var sent []*boc.Cell
-	for _, rm := range raws {
-		if rm.Mode != SendMode {
-			t.Fatalf("fixture message sent with mode %d, not TON Connect's %d", rm.Mode, SendMode)
+	var cells []*boc.Cell
+	for i, s := range sent {
+		if s.Mode != SendMode {
+			t.Fatalf("fixture message sent with mode %d, not TON Connect's %d", s.Mode, SendMode)
 		}
-		var m tlb.Message
-		if err := tlb.Unmarshal(rm.Message, &m); err != nil {
-			t.Fatal(err)
-		}
-		rm.Message.ResetCounters()
-		sent = append(sent, rm.Message)
-		info := m.Info.IntMsgInfo
-		dest, err := ton.AccountIDFromTlb(info.Dest)
-		if err != nil || dest == nil {
-			t.Fatal("destination", err)
-		}
-		out := Message{Address: dest.ToHuman(info.Bounce, false), Amount: strconv.FormatUint(uint64(info.Value.Grams), 10)}
-		if body := boc.Cell(m.Body.Value); body.BitsAvailableForRead() > 0 || body.RefsAvailableForRead() > 0 {
-			out.Payload, _ = body.ToBocBase64()
-		}
-		if m.Init.Exists {
-			c := boc.NewCell()
-			if err := tlb.Marshal(c, m.Init.Value.Value); err != nil {
-				t.Fatal(err)
-			}
-			out.StateInit, _ = c.ToBocBase64()
-		}
-		p.Messages = append(p.Messages, out)
+		cells = append(cells, s.Cell)
+		p.Messages = append(p.Messages, Message(msgs[i]))
 	}
-	return p, sent
+	return p, cells
 }
 
 // TestPreviewFeesEqualChain: for every v4R2 and v5R1 wallet of the block,
