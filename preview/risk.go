@@ -1,6 +1,7 @@
 package preview
 
 import (
+	"cmp"
 	"encoding/json"
 	"math/big"
 	"slices"
@@ -138,16 +139,17 @@ func assetsOf(bc BalanceChanges, all []*chain.Action) (masters, collections map[
 	}
 	for _, a := range all {
 		var v struct {
-			SenderWallet string `json:"sender_wallet"`
-			JettonMaster string `json:"jetton_master"`
-			Nft          string `json:"nft"`
-			Collection   string `json:"collection"`
+			SenderWallet   string `json:"sender_wallet"`
+			JettonMaster   string `json:"jetton_master"`    // a transfer, a burn
+			JettonMasterIn string `json:"jetton_master_in"` // a swap
+			Nft            string `json:"nft"`
+			Collection     string `json:"collection"`
 		}
 		if json.Unmarshal(a.Value, &v) != nil {
 			continue
 		}
-		if v.SenderWallet != "" && v.JettonMaster != "" {
-			masters[v.SenderWallet] = v.JettonMaster
+		if m := cmp.Or(v.JettonMaster, v.JettonMasterIn); v.SenderWallet != "" && m != "" {
+			masters[v.SenderWallet] = m
 		}
 		if v.Nft != "" && v.Collection != "" {
 			collections[v.Nft] = v.Collection

@@ -128,6 +128,9 @@ func (r *Resolver) preview(ctx context.Context, req fees.Request) (*preview.Esti
 	if got.err != nil {
 		return nil, got.err
 	}
+	if err := r.riskMasters(ctx, &pv.Risk); err != nil {
+		return nil, err
+	}
 	book, md, err := r.addressBookWith(ctx, pv.Addresses(), got.facts, r.facts)
 	if err != nil {
 		return nil, err
@@ -135,6 +138,35 @@ func (r *Resolver) preview(ctx context.Context, req fees.Request) (*preview.Esti
 	pv.Risk.Name(md)
 	r.primeLinks(ctx, pv)
 	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book, Metadata: md, RandSeed: req.RandSeed()}, nil
+}
+
+// riskMasters names the jetton of each jetton wallet the risk lists whose
+// master the trace does not show (a swap's first hop), from the token
+// registry's jetton wallets: the address book and metadata then cover it.
+func (r *Resolver) riskMasters(ctx context.Context, risk *preview.Risk) error {
+	var unknown []string
+	for _, j := range risk.Jettons {
+		if j.JettonMaster == nil {
+			unknown = append(unknown, j.JettonWallet)
+		}
+	}
+	if len(unknown) == 0 || r.Store == nil {
+		return nil
+	}
+	ws, err := r.Store.JettonWallets(ctx, store.JettonWalletFilter{Addresses: unknown, TokenPage: store.TokenPage{Limit: len(unknown)}})
+	if err != nil {
+		return err
+	}
+	master := make(map[string]string, len(ws))
+	for _, w := range ws {
+		master[w.Address] = w.Jetton
+	}
+	for i := range risk.Jettons {
+		if m, ok := master[risk.Jettons[i].JettonWallet]; ok && risk.Jettons[i].JettonMaster == nil && m != "" {
+			risk.Jettons[i].JettonMaster = &m
+		}
+	}
+	return nil
 }
 
 // previewFields are FeeEstimate's fields that need the emulated trace.
