@@ -1,8 +1,12 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/netip"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +16,16 @@ import (
 	"github.com/tonkeeper/tongo/wallet"
 
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/internal/tokenfixture"
 	"github.com/tonql/tonql/internal/walletmsg"
+	"github.com/tonql/tonql/metadata"
+	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/server"
+	"github.com/tonql/tonql/store"
+	"github.com/tonql/tonql/tokens"
 )
 
 // tonConnectBody is the TON Connect request (JSON) for what the block's
@@ -192,4 +204,72 @@ func TestEmulateTraceV1(t *testing.T) {
 			checkEmulateShape(t, rec.Body.Bytes(), len(out.Transactions), "actions")
 		}
 	}
+}
+
+// TestRiskNamesTheJetton: the block imported with the token registry on
+// and its tokens made by the metadata worker (offline: what their
+// contracts hold): the preview of every external message of the block
+// names, in its risk, the master of each jetton wallet it sends from that
+// the registry holds (the registry's, also where the trace does not show
+// it: a swap's first hop), with the registry's symbol and decimals when
+// the token is made (the block's tsTON burn: "tsTON", 9).
+func TestRiskNamesTheJetton(t *testing.T) {
+	db := testenv.Databases(t)[0]
+	st := storetest.Open(t, db.URL)
+	im := ingest.New(st)
+	im.Tokens = tokens.ForStore(st, nil).Hook
+	_, err := im.ImportFile(context.Background(), testenv.Fixture(t, tokenfixture.ReplayBlock))
+	require.NoError(t, err)
+	real, err := tokenfixture.Contents(testenv.Fixture(t, tokenfixture.ReplayBlock))
+	require.NoError(t, err)
+	_, err = st.EnqueueTokenContent(context.Background(), real)
+	require.NoError(t, err)
+	f, err := metadata.NewFetcher(metadata.FetchOptions{AllowPrivate: true,
+		LookupHost: func(_ context.Context, name string) ([]netip.Addr, error) { return nil, fmt.Errorf("offline test: %s", name) }})
+	require.NoError(t, err)
+	runWorkerUntilMade(t, st, f, real)
+	raw, err := os.ReadFile(testenv.Fixture(t, tokenfixture.ReplayBlock))
+	require.NoError(t, err)
+	_, msgs, err := fees.ReplayExternals(raw)
+	require.NoError(t, err)
+	clock := fees.NewHeadClock(st.HeadTime, time.Second)
+	est := fees.New(st, nil, fees.Options{Clock: clock.Now, ClockName: fees.ClockHead})
+	h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st, Fees: est}})
+
+	named := 0
+	for _, m := range msgs {
+		body, _ := json.Marshal(map[string]string{"boc": m.Message})
+		rec := doRequest(h, http.MethodPost, "/api/v3/emulate", string(body))
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var got struct {
+			Risk struct {
+				Jettons []struct {
+					JettonWallet string  `json:"jetton_wallet"`
+					JettonMaster *string `json:"jetton_master"`
+					Symbol       *string `json:"symbol"`
+					Decimals     *int    `json:"decimals"`
+				} `json:"jettons"`
+			} `json:"risk"`
+		}
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+		for _, j := range got.Risk.Jettons {
+			ws, err := st.JettonWallets(context.Background(), store.JettonWalletFilter{Addresses: []string{j.JettonWallet}, TokenPage: store.TokenPage{Limit: 1}})
+			require.NoError(t, err)
+			if len(ws) == 0 {
+				continue // a wallet the registry does not hold
+			}
+			require.NotNil(t, j.JettonMaster, j.JettonWallet)
+			require.Equal(t, ws[0].Jetton, *j.JettonMaster)
+			md, err := st.TokenMetadata(context.Background(), []string{ws[0].Jetton})
+			require.NoError(t, err)
+			if tm, ok := md[ws[0].Jetton]; ok && tm.FetchedAt != nil && tm.Symbol != nil {
+				require.NotNil(t, j.Symbol)
+				require.Equal(t, *tm.Symbol, *j.Symbol)
+				require.Equal(t, tm.Decimals, j.Decimals)
+				named++
+				t.Logf("%s sends %s (decimals %d)", m.Account.ToRaw()[:10], *j.Symbol, *j.Decimals)
+			}
+		}
+	}
+	require.Positive(t, named, "some swap of the block sends a jetton the registry names")
 }
