@@ -225,7 +225,9 @@ func TestRiskNamesTheJetton(t *testing.T) {
 	_, err = st.EnqueueTokenContent(context.Background(), real)
 	require.NoError(t, err)
 	f, err := metadata.NewFetcher(metadata.FetchOptions{AllowPrivate: true,
-		LookupHost: func(_ context.Context, name string) ([]netip.Addr, error) { return nil, fmt.Errorf("offline test: %s", name) }})
+		LookupHost: func(_ context.Context, name string) ([]netip.Addr, error) {
+			return nil, fmt.Errorf("offline test: %s", name)
+		}})
 	require.NoError(t, err)
 	runWorkerUntilMade(t, st, f, real)
 	raw, err := os.ReadFile(testenv.Fixture(t, tokenfixture.ReplayBlock))
