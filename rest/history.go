@@ -27,7 +27,7 @@ func v3Get(known []string, serve func(r *http.Request, p *toncenter.Params) (any
 		if err == nil {
 			var out any
 			if out, err = serve(r, p); err == nil {
-				WriteJSON(w, out)
+				writeBounded(w, r, V3, out)
 				return
 			}
 		}

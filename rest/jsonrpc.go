@@ -57,16 +57,59 @@ func JSONRPC(q *resolvers.Resolver) http.HandlerFunc {
 			// Every call of a batch is a request of its own: admitted by
 			// cost.Item before it runs (a token, a unit, a share of the
 			// request's one work budget), in order.
-			out := make([]map[string]any, len(batch))
-			for i, one := range batch {
-				out[i], _ = call(r, q, one)
-			}
-			writeJSON(w, http.StatusOK, out)
+			writeJSON(w, http.StatusOK, callBatch(r, q, batch, cost.MaxAnswerBytes))
 			return
 		}
 		resp, status := call(r, q, raw)
-		writeJSON(w, status, resp)
+		b, err := json.Marshal(resp)
+		if err == nil {
+			err = cost.Bytes(len(b))
+		}
+		if err != nil {
+			id, _ := resp["id"].(json.RawMessage)
+			e := apperr.From(err)
+			writeJSON(w, e.Kind.Info().HTTPStatus, rpcError(id, e))
+			return
+		}
+		writeBody(w, status, b)
 	}
+}
+
+// callBatch runs a batch's calls in order. Their answers together stay
+// within bound bytes (one answer's, cost.MaxAnswerBytes): each is encoded as
+// it comes, and once the next would pass the bound it and every later call
+// are answered with an error naming the batch instead, without running, so
+// a batch of large results (100 getTransactions pages) never holds more
+// than one answer's bound in memory.
+func callBatch(r *http.Request, q *resolvers.Resolver, batch []json.RawMessage, bound int) []json.RawMessage {
+	out := make([]json.RawMessage, len(batch))
+	total, full := 0, false
+	over := func(id json.RawMessage) json.RawMessage {
+		b, _ := json.Marshal(rpcError(id, apperr.Field("batch",
+			"the answers of the calls before this one hold %d bytes and an answer holds at most %d: "+
+				"send this call and the rest in another request", total, bound)))
+		return b
+	}
+	for i, one := range batch {
+		if full {
+			var members struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(one, &members)
+			out[i] = over(members.ID)
+			continue
+		}
+		resp, _ := call(r, q, one)
+		b, err := json.Marshal(resp)
+		if full = err != nil || total+len(b) > bound; full {
+			id, _ := resp["id"].(json.RawMessage)
+			b = over(id)
+		} else {
+			total += len(b)
+		}
+		out[i] = b
+	}
+	return out
 }
 
 // call answers one JSON-RPC request and returns it with its HTTP status.

@@ -41,7 +41,7 @@ func MetadataRoute(res *resolvers.Resolver) http.HandlerFunc {
 			WriteError(w, r, V3, err)
 			return
 		}
-		WriteJSON(w, MetadataOf(tokens))
+		writeBounded(w, r, V3, MetadataOf(tokens))
 	}
 }
 

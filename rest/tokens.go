@@ -183,7 +183,7 @@ func tokenRoute(res *resolvers.Resolver, key string, params map[string]bool,
 			WriteError(w, r, V3, err)
 			return
 		}
-		WriteJSON(w, TokenList{Key: key, List: items, AddressBook: ab, Metadata: md})
+		writeBounded(w, r, V3, TokenList{Key: key, List: items, AddressBook: ab, Metadata: md})
 	}
 }
 

@@ -91,7 +91,7 @@ func v2Call(res *resolvers.Resolver, name, verb string) http.HandlerFunc {
 			WriteError(w, r, V2, err)
 			return
 		}
-		WriteJSON(w, v2Answer{OK: true, Result: result})
+		writeBounded(w, r, V2, v2Answer{OK: true, Result: result})
 	}
 }
 

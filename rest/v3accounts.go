@@ -114,7 +114,7 @@ func RunGetMethodV3(res *resolvers.Resolver) http.HandlerFunc {
 			WriteError(w, r, V3, err)
 			return
 		}
-		WriteJSON(w, out)
+		writeBounded(w, r, V3, out)
 	}
 }
 

@@ -12,6 +12,10 @@
 #   go run ./cmd/loadgen -database-url "$DATABASE_URL" -actions 1000000   # once
 #   DATABASE_URL=... tonql serve -rate-limit 0 & SERVER_PID=$!
 #   DATABASE_URL=... SERVER_PID=... scripts/perf-vs-pgbench.sh http://127.0.0.1:8080
+#
+# The token routes instead (issue 30): fill the registry, then name an owner:
+#   go run ./cmd/loadgen -database-url "$DATABASE_URL" -tokens 1000000   # prints an owner
+#   TOKEN_OWNER=0:... DATABASE_URL=... SERVER_PID=... scripts/perf-vs-pgbench.sh http://127.0.0.1:8080
 set -euo pipefail
 base=${1:?base URL of a running tonql serve}
 db=${DATABASE_URL:?the server database}
@@ -20,7 +24,20 @@ dur=${DURATION:-15}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-(cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -pgbench "$dir") > "$dir/pages"
+if [ -n "${TOKEN_OWNER:-}" ]; then
+  # Issue 30's token routes (the registry filled by `loadgen -tokens N`):
+  # one owner's jetton wallets and NFT items. The SQL is what the server
+  # sent for the page served a second time (loadgen -capture), in simple
+  # protocol only: pgbench's prepared mode takes the ":B0..." inside a raw
+  # address literal for a variable.
+  for route in jetton/wallets nft/items; do
+    name=${route/\//-} path="/api/v3/$route?owner_address=$TOKEN_OWNER&limit=10"
+    (cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -capture "$path" -capture-out "$dir/$name.sql") 2>/dev/null
+    echo "$name $path" >> "$dir/pages"
+  done
+else
+  (cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -pgbench "$dir") > "$dir/pages"
+fi
 hot=$(awk '$1=="hot"{print $2}' "$dir/pages" | sed 's/.*account=\([^&]*\).*/\1/; s/%3A/:/')
 after=$(awk '$1=="hot-cursor"{sub("after=","",$2); print $2}' "$dir/pages")
 cursor=$(printf '%s' "$after" | base64 -w0 | tr '+/' '-_' | tr -d '=')
@@ -70,13 +87,15 @@ for conns in 4 16; do
         t=$(wrk_run "$conns" "$base$path") ;;
     esac
     p=$(pgbench_run "$conns" "$dir/$name.sql")
-    n=$(pgbench_run "$conns" "$dir/$name-now.sql" prepared)
+    n="- - -"
+    [ ! -f "$dir/$name-now.sql" ] || n=$(pgbench_run "$conns" "$dir/$name-now.sql" prepared)
     read -r rps p50 p99 cpu re <<<"$t"
     read -r tps q50 q99 <<<"$p"
     read -r ntps _ _ <<<"$n"
     printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s | %8s %5s\n' "$name" "$conns" "$rps" "$p50" "$p99" "$cpu" "$re" "$tps" "$q50" "$q99" \
-      "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{printf "%.2f", a/b}')"
+      "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{if (b+0 > 0) printf "%.2f", a/b; else print "-"}')"
   done < "$dir/pages"
+  [ -z "${TOKEN_OWNER:-}" ] || continue
   t=$(HOT="$hot" wrk_run "$conns" -s "$here/wrk-graphql.lua" "$base/graphql")
   read -r rps p50 p99 cpu re <<<"$t"
   p=$(pgbench_run "$conns" "$dir/hot.sql")
@@ -89,7 +108,7 @@ done
 # GraphQL against REST on the hot page, the two alternated in short runs so
 # that the machine's drift (the rows above are minutes apart) falls on
 # both alike: the median of the pairs' ratios.
-for conns in 4 16; do
+for conns in $([ -n "${TOKEN_OWNER:-}" ] || echo 4 16); do
   ratios=""
   for _ in 1 2 3 4 5; do
     read -r r _ <<<"$(dur=4 wrk_run "$conns" "$base$(awk '$1=="hot"{print $2}' "$dir/pages")")"

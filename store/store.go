@@ -285,7 +285,10 @@ func unavailable(err error) error {
 		}
 		return apperr.Wrap(apperr.Internal, err, "internal error")
 	}
+	// A server stopped mid-answer ends the stream early: pgdriver reports
+	// io.ErrUnexpectedEOF (a Postgres stop under load answered 500 for it).
 	if errors.As(err, &netErr) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, driver.ErrBadConn) ||
 		strings.Contains(err.Error(), "database is locked") || strings.Contains(err.Error(), "connection refused") {
 		return apperr.Wrap(apperr.Unavailable, err, "database unavailable")
 	}

@@ -30,7 +30,24 @@ func main() {
 	pgbenchDir := flag.String("pgbench", "", "write pgbench scripts of the measured pages' SQL into this folder instead of loading")
 	bulk := flag.Bool("bulk", true, "Postgres: drop the action tables' indexes while loading and build them once at the end; into empty tables, COPY rows straight in")
 	workers := flag.Int("workers", 2, "connections loading at once (a direct bulk load only)")
+	tokens := flag.Int("tokens", 0, "Postgres: fill the token registry with this many generated jetton wallets and NFT items instead of loading actions")
+	capture := flag.String("capture", "", "serve this path (e.g. /api/v3/jetton/wallets?owner_address=...) in process twice and write the SQL of the second request to -capture-out")
+	captureOut := flag.String("capture-out", "page.sql", "the pgbench script -capture writes")
 	flag.Parse()
+	if *tokens > 0 || *capture != "" {
+		var err error
+		if *tokens > 0 {
+			err = loadTokens(context.Background(), *dbURL, *tokens)
+		}
+		if err == nil && *capture != "" {
+			err = captureSQL(context.Background(), *dbURL, *capture, *captureOut)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *pgbenchDir != "" {
 		if err := writePgbench(context.Background(), *dbURL, *seed, *pgbenchDir); err != nil {
 			fmt.Fprintln(os.Stderr, "loadgen:", err)

@@ -38,6 +38,7 @@ func seedLoop(url string) error {
 
 func costClasses(p *probe) []class {
 	return []class{
+		{name: "29 Postgres stop under load", raw: func(p *probe) string { return p.pgStop(p.pgStopCmd, p.pgStartCmd) }},
 		{name: "29 runGetMethod batch x100, looping contract", raw: func(p *probe) string {
 			call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"runGetMethod","params":{"address":%q,"method":"seqno","stack":[]}}`, loopstate.Address)
 			return p.concurrent(1, func(int) (string, string) { return "/" + p.key + "/api/v2/jsonRPC", batch(call, 100) })

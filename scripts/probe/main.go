@@ -46,6 +46,9 @@ type probe struct {
 	key5   string // a key with burst 5 (issue 29's classes)
 	pid    int
 	client *http.Client
+	// pgStopCmd and pgStartCmd stop and start the server's private
+	// Postgres cluster (the "Postgres stop under load" class).
+	pgStopCmd, pgStartCmd string
 }
 
 func main() {
@@ -55,6 +58,8 @@ func main() {
 	only := flag.String("only", "", "run only classes whose name contains this")
 	key5 := flag.String("key5", "", "a valid API key with burst 5 (issue 29's classes)")
 	seed := flag.String("seed-loop", "", "DATABASE_URL of the server: store the looping contract there first")
+	pgStop := flag.String("pg-stop", "", "shell command that stops the server's private Postgres cluster")
+	pgStart := flag.String("pg-start", "", "shell command that starts it again")
 	flag.Parse()
 	if *seed != "" {
 		if err := seedLoop(*seed); err != nil {
@@ -68,6 +73,7 @@ func main() {
 		os.Exit(2)
 	}
 	p := &probe{base: strings.TrimSuffix(*base, "/"), host: u.Host, key: *key, key5: *key5, pid: *pid,
+		pgStopCmd: *pgStop, pgStartCmd: *pgStart,
 		client: &http.Client{Timeout: 120 * time.Second,
 			// a redirect is an answer to report, not to follow
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
