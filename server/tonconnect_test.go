@@ -45,23 +45,9 @@ func tonConnectBody(t *testing.T, r *feeReplay, prefix string, ver wallet.Versio
 	return "", fees.ExternalMessage{}
 }
 
-// previewRiskQuery is emulateTonConnect with the REST answer's fields.
+// tonConnectQuery is emulateTonConnect with the REST answer's fields.
 const tonConnectQuery = `query($from: String!, $messages: [TonConnectMessageInput!]!, $valid_until: UInt32, $network: String) {
- emulateTonConnect(from: $from, messages: $messages, valid_until: $valid_until, network: $network) {
-  source_fees { in_fwd_fee storage_fee gas_fee fwd_fee }
-  destination_fees { in_fwd_fee storage_fee gas_fee fwd_fee }
-  config_source utime clock complete
-  stopped { account reason message message_hash transaction actions }
-  transactions { hash account lt utime parent success aborted compute_exit_code total_fees
-    fees { in_fwd_fee storage_fee gas_fee fwd_fee } }
-  actions { action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
-    transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno }
-  address_book
-  metadata
-  balance_changes { ton { account change } jettons { owner jetton_wallet jetton_master change } }
-  risk { sender ton_out sends_all jettons { jetton_wallet jetton_master amount symbol decimals }
-    nfts { nft collection } contracts_deployed fails bounces total_fees }
-} }`
+ emulateTonConnect(from: $from, messages: $messages, valid_until: $valid_until, network: $network) {` + previewSelection + `} }`
 
 // TestTonConnectRoutes: on the block imported into each database, a TON
 // Connect request for what a real v4R2 wallet (a STON.fi swap's jetton
