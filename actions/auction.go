@@ -141,35 +141,59 @@ const getgemsOutbidText = "Your bid has been outbid by another user"
 
 func init() {
 	declare(
-		Type{Value: NftPutOnSale{}, Toncenter: "nft_put_on_sale", Protocols: "Getgems fixed-price sales",
+		Type{Value: NftPutOnSale{}, Title: "NFT put on sale", Describe: describeAs(func(v *NftPutOnSale, w *Words) string {
+			return "Put " + w.NFT(v.Nft, v.Collection) + " on sale for " + w.TON(v.FullPrice) + w.on(v.MarketplaceName)
+		}),
+			Toncenter: "nft_put_on_sale", Protocols: "Getgems fixed-price sales",
 			Doc:     "The owner transfers the item to a marketplace contract, which deploys a sale contract and transfers the item on to it; terms are read from the sale's initial data (by its code version). The two item transfers are also NftItemTransfers.",
 			Failed:  "an item transfer or the sale's deploy failed",
 			Differs: "toncenter never marks it failed"},
-		Type{Value: NftPutOnAuction{}, Toncenter: "nft_put_on_auction", Protocols: "Getgems auctions",
+		Type{Value: NftPutOnAuction{}, Title: "NFT put on auction", Describe: describeAs(func(v *NftPutOnAuction, w *Words) string {
+			return "Put " + w.NFT(v.Nft, v.Collection) + " on auction from " + w.TON(v.MinBid) + w.on(v.MarketplaceName)
+		}),
+			Toncenter: "nft_put_on_auction", Protocols: "Getgems auctions",
 			Doc:     "Like NftPutOnSale, with an auction contract.",
 			Failed:  "an item transfer or the auction's deploy failed",
 			Differs: "toncenter never marks it failed"},
-		Type{Value: NftUpdateSale{}, Toncenter: "nft_update_sale", Protocols: "Getgems fixed-price sales (v3r3)",
+		Type{Value: NftUpdateSale{}, Title: "NFT sale updated", Describe: describeAs(func(v *NftUpdateSale, w *Words) string {
+			return "Changed the price of " + w.NFT(v.Nft, "") + " to " + w.TON(v.FullPrice) + w.on(v.MarketplaceName)
+		}),
+			Toncenter: "nft_update_sale", Protocols: "Getgems fixed-price sales (v3r3)",
 			Doc:     "The owner's change-price request (0x6c6c2080) at the sale.",
 			Failed:  "the sale rejected it",
 			Differs: "toncenter needs the indexer to know the sale"},
-		Type{Value: NftCancelSale{}, Toncenter: "nft_cancel_sale", Protocols: "Getgems fixed-price sales",
+		Type{Value: NftCancelSale{}, Title: "NFT sale cancelled", Describe: describeAs(func(v *NftCancelSale, w *Words) string {
+			return "Cancelled the sale of " + w.NFT(v.Nft, v.Collection) + w.on(v.MarketplaceName)
+		}),
+			Toncenter: "nft_cancel_sale", Protocols: "Getgems fixed-price sales",
 			Doc:     "cancel (op 3) at the sale, which transfers the item back (that transfer is an NftItemTransfer of its own).",
 			Failed:  "the sale or the item's transfer failed",
 			Differs: "toncenter needs the indexer to know the sale and never marks it failed"},
-		Type{Value: NftCancelAuction{}, Toncenter: "nft_cancel_auction", Protocols: "Getgems auctions",
+		Type{Value: NftCancelAuction{}, Title: "NFT auction cancelled", Describe: describeAs(func(v *NftCancelAuction, w *Words) string {
+			return "Cancelled the auction of " + w.NFT(v.Nft, v.Collection) + w.on(v.MarketplaceName)
+		}),
+			Toncenter: "nft_cancel_auction", Protocols: "Getgems auctions",
 			Doc:     "cancel (comment or op 0x5616c572) at a known auction, which transfers the item back to its owner.",
 			Failed:  "the auction or the item's transfer failed",
 			Differs: "toncenter never marks it failed"},
-		Type{Value: NftFinishAuction{}, Toncenter: "nft_finish_auction", Protocols: "Getgems auctions",
+		Type{Value: NftFinishAuction{}, Title: "NFT auction finished", Describe: describeAs(func(v *NftFinishAuction, w *Words) string {
+			return "Finished the auction of " + w.NFT(v.Nft, v.Collection) + w.on(v.MarketplaceName)
+		}),
+			Toncenter: "nft_finish_auction", Protocols: "Getgems auctions",
 			Doc:     "finish or stop (comments, or ops 0x20c9eb18, 0xb95616b6) at a known auction, which transfers the item to the winner (that purchase is an NftItemTransfer and NftPurchase) or back to the owner.",
 			Failed:  "the auction or the item's transfer failed",
 			Differs: "toncenter never marks it failed"},
-		Type{Value: AuctionBid{}, Toncenter: "auction_bid", Protocols: "Getgems auctions, Telemint items (Fragment), .ton DNS items",
+		Type{Value: AuctionBid{}, Title: "Auction bid", Describe: describeAs(func(v *AuctionBid, w *Words) string {
+			return "Bid " + w.TON(v.Amount) + " for " + w.item(v.Domain, v.Nft, v.Collection)
+		}),
+			Toncenter: "auction_bid", Protocols: "Getgems auctions, Telemint items (Fragment), .ton DNS items",
 			Doc:     "A plain TON transfer (not cancel, finish or stop) to a Getgems auction, to a Telemint item, or to a .ton DNS item that pays the previous bid back (outbid_notification); without indexer knowledge, to a contract that pays a previous bid back.",
 			Failed:  "the auction rejected the bid, by toncenter's rule for TON transfers (a non-bounceable bid that could not buy gas is not failed)",
 			Differs: "toncenter names a .ton DNS auction fragment too"},
-		Type{Value: AuctionOutbid{}, Toncenter: "auction_outbid", Protocols: "Getgems auctions, Telemint items (Fragment), .ton DNS items",
+		Type{Value: AuctionOutbid{}, Title: "Outbid", Describe: describeAs(func(v *AuctionOutbid, w *Words) string {
+			return "Outbid " + w.Account(v.Bidder) + " for " + w.NFT(v.Nft, v.Collection) + ", who got " + w.TON(v.Amount) + " back"
+		}),
+			Toncenter: "auction_outbid", Protocols: "Getgems auctions, Telemint items (Fragment), .ton DNS items",
 			Doc:     "The previous bid paid back on a new bid: the single Getgems comment transfer \"Your bid has been outbid by another user\", or outbid_notification (0x557cea20).",
 			Failed:  "the payback failed",
 			Differs: "toncenter never marks it failed"},

@@ -67,17 +67,40 @@ type ContractDeploy struct {
 
 func init() {
 	declare(
-		Type{Value: TonTransfer{}, Toncenter: "ton_transfer", Aliases: []string{"NativeTransfer"},
+		Type{Value: TonTransfer{}, Title: "TON transfer", Describe: describeAs(func(v *TonTransfer, w *Words) string {
+			return with("Sent "+w.TON(v.Amount)+" to "+w.Account(v.Recipient), w.comment(v.Comment, v.Encrypted))
+		}),
+			Toncenter: "ton_transfer", Aliases: []string{"NativeTransfer"},
 			Protocols: "any account", Doc: "TON sent with no op code, or with a (possibly encrypted) text comment.",
 			Failed: "as toncenter decides it: the recipient's transaction aborted and the message was bounceable; a non-bounceable one that aborted is failed too, unless the recipient stayed uninit or its compute phase was skipped for lack of gas; or the wallet never sent the message"},
-		Type{Value: SmartContractExec{}, Toncenter: "call_contract",
+		Type{Value: SmartContractExec{}, Title: "Contract call", Describe: describeAs(func(v *SmartContractExec, w *Words) string {
+			s := "Called " + w.Account(v.Contract) + " with " + w.Opcode(v.Opcode) + " and " + w.TON(v.Amount)
+			if len(v.ExtraCurrencies) > 0 {
+				s += " and " + w.extraCurrencies(v.ExtraCurrencies)
+			}
+			return s
+		}),
+			Toncenter: "call_contract",
 			Protocols: "any contract", Doc: "A message with an op code that no other type explains.",
 			Failed:  "the called contract's transaction aborted, except (as toncenter decides it) a call that carried no value at all: nothing was lost",
 			Differs: "a request a wallet was asked for but never sent (its action phase skipped it) is failed whatever its value; toncenter applies its zero-value exception there too"},
-		Type{Value: ExtraCurrencyTransfer{}, Toncenter: "extra_currency_transfer",
+		Type{Value: ExtraCurrencyTransfer{}, Title: "Extra currency transfer", Describe: describeAs(func(v *ExtraCurrencyTransfer, w *Words) string {
+			what := w.extraCurrencies(v.ExtraCurrencies)
+			if v.Amount != "" && v.Amount != "0" {
+				what += " and " + w.TON(v.Amount)
+			}
+			if v.Opcode != "" {
+				return "Called " + w.Account(v.Recipient) + " with " + w.Opcode(v.Opcode) + " and " + what
+			}
+			return with("Sent "+what+" to "+w.Account(v.Recipient), w.comment(v.Comment, v.Encrypted))
+		}),
+			Toncenter: "extra_currency_transfer",
 			Protocols: "any account", Doc: "A message that carries extra currencies: what would otherwise be a TonTransfer or a SmartContractExec (toncenter's API renames those the same way), which is its step: a client that does not support this type is shown the transfer or call, as toncenter's API shows it.",
 			Failed: "for a plain transfer or comment, the TonTransfer rule; for a call, the called contract's transaction aborted"},
-		Type{Value: ContractDeploy{}, Toncenter: "contract_deploy",
+		Type{Value: ContractDeploy{}, Title: "Contract deployed", Describe: describeAs(func(v *ContractDeploy, w *Words) string {
+			return with("Deployed contract "+w.Account(v.Address), if1(v.Amount != "", w.TON(v.Amount)))
+		}),
+			Toncenter: "contract_deploy",
 			Protocols: "any contract", Doc: "An account the trace brought from nonexist or uninit to active, beside whatever action its message was part of.",
 			Failed: "never"},
 	)

@@ -178,44 +178,80 @@ type CocoonClientWithdraw struct {
 func init() {
 	const protocols = "Cocoon (root, proxy, worker, client and wallet contracts)"
 	declare(
-		Type{Value: CocoonWorkerPayout{}, Toncenter: "cocoon_worker_payout", Protocols: protocols,
+		Type{Value: CocoonWorkerPayout{}, Title: "Cocoon worker payout", Describe: describeAs(func(v *CocoonWorkerPayout, w *Words) string {
+			return "Paid " + w.TON(v.Amount) + " to Cocoon worker " + w.Account(v.Worker) + " from proxy " + w.Account(v.Proxy)
+		}),
+			Toncenter: "cocoon_worker_payout", Protocols: protocols,
 			Doc:     "A proxy-signed payout request (0xa040ad28, last 0xf5f26a36) at a worker, which asks its proxy (worker_proxy_request 0x4d725d2c); the proxy pays the owner (payout 0xc59a7cd3) and returns the excess.",
 			Failed:  "the worker or the proxy failed, or the owner's payout transaction aborted",
 			Differs: "toncenter reads new_tokens and expected_address from the signed message's envelope instead of its signed payload; ours are the payload's"},
-		Type{Value: CocoonProxyPayout{}, Toncenter: "cocoon_proxy_payout", Protocols: protocols,
+		Type{Value: CocoonProxyPayout{}, Title: "Cocoon proxy payout", Describe: describeAs(func(v *CocoonProxyPayout, w *Words) string {
+			return "Paid " + w.TON(v.Amount) + " from Cocoon proxy " + w.Account(v.Proxy) + " to " + w.Account(v.ProxyOwner)
+		}),
+			Toncenter: "cocoon_proxy_payout", Protocols: protocols,
 			Doc:    "ext_proxy_payout_request (0x7610e6eb) at a proxy, which pays its owner (payout 0xc59a7cd3) and returns the excess.",
 			Failed: "the proxy failed or the owner's payout transaction aborted"},
-		Type{Value: CocoonProxyCharge{}, Toncenter: "cocoon_proxy_charge", Protocols: protocols,
+		Type{Value: CocoonProxyCharge{}, Title: "Cocoon charge", Describe: describeAs(func(v *CocoonProxyCharge, w *Words) string {
+			return "Charged Cocoon client " + w.Account(v.Client) + " for " + v.NewTokensUsed.or("an unknown number of") + " tokens used in all"
+		}),
+			Toncenter: "cocoon_proxy_charge", Protocols: protocols,
 			Doc:     "A proxy-signed charge (0xbb63ff93) at a client contract, which reports to its proxy (client_proxy_request 0x65448ff4) and returns the excess.",
 			Failed:  "the client contract failed (bad signature, old token count, closed)",
 			Differs: "toncenter swaps the names of the client and proxy contracts and reads new_tokens_used and expected_address from the signed message's envelope; ours are the signed payload's"},
-		Type{Value: CocoonClientTopUp{}, Toncenter: "cocoon_client_top_up", Protocols: protocols,
+		Type{Value: CocoonClientTopUp{}, Title: "Cocoon top-up", Describe: describeAs(func(v *CocoonClientTopUp, w *Words) string {
+			return "Topped up Cocoon client " + w.Account(v.Client) + " with " + w.TON(v.Amount)
+		}),
+			Toncenter: "cocoon_client_top_up", Protocols: protocols,
 			Doc:    "ext_client_top_up (0xf172e6c2) at a client contract, which tells its proxy (client_proxy_request with client_proxy_top_up); the proxy returns the excess.",
 			Failed: "the client contract failed"},
-		Type{Value: CocoonRegisterProxy{}, Toncenter: "cocoon_register_proxy", Protocols: protocols,
+		Type{Value: CocoonRegisterProxy{}, Title: "Cocoon proxy registered", Describe: describeAs(func(v *CocoonRegisterProxy, w *Words) string {
+			return "Registered a Cocoon proxy with root " + w.Account(v.Root)
+		}),
+			Toncenter: "cocoon_register_proxy", Protocols: protocols,
 			Doc:    "register_proxy (0x927c7cb5) at the root, which returns the excess.",
 			Failed: "the root failed"},
-		Type{Value: CocoonUnregisterProxy{}, Toncenter: "cocoon_unregister_proxy", Protocols: protocols,
+		Type{Value: CocoonUnregisterProxy{}, Title: "Cocoon proxy unregistered", Describe: describeAs(func(v *CocoonUnregisterProxy, w *Words) string {
+			return "Unregistered a Cocoon proxy from root " + w.Account(v.Root)
+		}),
+			Toncenter: "cocoon_unregister_proxy", Protocols: protocols,
 			Doc:    "unregister_proxy (0x6d49eaf2) at the root, which returns the excess.",
 			Failed: "the root failed"},
-		Type{Value: CocoonClientRegister{}, Toncenter: "cocoon_client_register", Protocols: protocols,
+		Type{Value: CocoonClientRegister{}, Title: "Cocoon client registered", Describe: describeAs(func(v *CocoonClientRegister, w *Words) string {
+			return "Registered Cocoon client " + w.Account(v.Client) + " with proxy " + w.Account(v.Proxy)
+		}),
+			Toncenter: "cocoon_client_register", Protocols: protocols,
 			Doc:    "owner_client_register (0xc45f9f3b) at a client contract, which tells its proxy and returns the excess.",
 			Failed: "the client contract failed"},
-		Type{Value: CocoonClientChangeSecretHash{}, Toncenter: "cocoon_client_change_secret_hash", Protocols: protocols,
+		Type{Value: CocoonClientChangeSecretHash{}, Title: "Cocoon secret changed", Describe: describeAs(func(v *CocoonClientChangeSecretHash, w *Words) string {
+			return "Changed the secret hash of Cocoon client " + w.Account(v.Client)
+		}),
+			Toncenter: "cocoon_client_change_secret_hash", Protocols: protocols,
 			Doc:    "owner_client_change_secret_hash (0xa9357034) at a client contract, which tells its proxy and returns the excess.",
 			Failed: "the client contract failed"},
-		Type{Value: CocoonClientRequestRefund{}, Toncenter: "cocoon_client_request_refund", Protocols: protocols,
+		Type{Value: CocoonClientRequestRefund{}, Title: "Cocoon refund request", Describe: describeAs(func(v *CocoonClientRequestRefund, w *Words) string {
+			return with("Asked for a refund of Cocoon client "+w.Account(v.Client), if1(v.RefundAmount != "", w.TON(v.RefundAmount)))
+		}),
+			Toncenter: "cocoon_client_request_refund", Protocols: protocols,
 			Doc:     "owner_client_request_refund (0xfafa6cc1) at a client contract, directly or through the owner's Cocoon wallet (owner_wallet_send_message 0x9c69f376); the client starts closing and tells its proxy, which pays back a balance above the stake at once (or, after the closing delay, everything).",
 			Failed:  "the client contract failed",
 			Differs: "toncenter only recognizes requests that refund nothing at once"},
-		Type{Value: CocoonGrantRefund{}, Toncenter: "cocoon_grant_refund", Protocols: protocols,
+		Type{Value: CocoonGrantRefund{}, Title: "Cocoon refund", Describe: describeAs(func(v *CocoonGrantRefund, w *Words) string {
+			return "Refunded " + w.TON(v.Amount) + " from Cocoon client " + w.Account(v.Client) + " to " + w.Account(v.Recipient)
+		}),
+			Toncenter: "cocoon_grant_refund", Protocols: protocols,
 			Doc:     "A proxy-signed refund grant (0xefd711e1) at a client contract, which closes and asks its proxy to refund the balance (client_proxy_request with client_proxy_refund_granted); the proxy pays the owner and returns the excess.",
 			Failed:  "the client contract failed, the proxy paid nothing, or the owner's payout transaction aborted",
 			Differs: "toncenter swaps the names of the client and proxy contracts and reads new_tokens_used and expected_address from the signed message's envelope; ours are the signed payload's"},
-		Type{Value: CocoonClientIncreaseStake{}, Toncenter: "cocoon_client_increase_stake", Protocols: protocols,
+		Type{Value: CocoonClientIncreaseStake{}, Title: "Cocoon stake raised", Describe: describeAs(func(v *CocoonClientIncreaseStake, w *Words) string {
+			return "Raised the stake of Cocoon client " + w.Account(v.Client) + " to " + w.TON(v.NewStake)
+		}),
+			Toncenter: "cocoon_client_increase_stake", Protocols: protocols,
 			Doc:    "owner_client_increase_stake (0x6a1f6a60) at a client contract, which tells its proxy and returns the excess.",
 			Failed: "the client contract failed"},
-		Type{Value: CocoonClientWithdraw{}, Toncenter: "cocoon_client_withdraw", Protocols: protocols,
+		Type{Value: CocoonClientWithdraw{}, Title: "Cocoon withdrawal", Describe: describeAs(func(v *CocoonClientWithdraw, w *Words) string {
+			return "Withdrew " + w.TON(v.Amount) + " from Cocoon client " + w.Account(v.Client)
+		}),
+			Toncenter: "cocoon_client_withdraw", Protocols: protocols,
 			Doc:    "owner_client_withdraw (0xda068e78) at a client contract, which asks its proxy to pay the balance above the stake to the owner (client_proxy_request with client_proxy_refund_granted); the proxy pays and returns the excess.",
 			Failed: "the client contract failed"},
 	)

@@ -76,14 +76,24 @@ type CoffeeCreatePool struct {
 
 func init() {
 	declare(
-		Type{Value: CoffeeCreateVault{}, Toncenter: "coffee_create_vault", Protocols: "swap.coffee",
+		Type{Value: CoffeeCreateVault{}, Title: "swap.coffee vault created", Describe: describeAs(func(v *CoffeeCreateVault, w *Words) string {
+			return "Created the swap.coffee vault " + w.Account(v.Vault) + " of " + w.AssetName(v.Asset)
+		}),
+			Toncenter: "coffee_create_vault", Protocols: "swap.coffee",
 			Doc:    "create_vault (0xc0ffee06) at the factory, which deploys the vault (deploy 0xc0ffee22); a jetton vault then asks the jetton master for its wallet (TEP-89).",
 			Failed: "the factory or the new vault failed"},
-		Type{Value: CoffeeCreatePoolCreator{}, Toncenter: "coffee_create_pool_creator", Protocols: "swap.coffee",
+		Type{Value: CoffeeCreatePoolCreator{}, Title: "swap.coffee pool request", Describe: describeAs(func(v *CoffeeCreatePoolCreator, w *Words) string {
+			return "Sent " + w.Asset(v.ProvidedAsset, v.Amount) + " to create a swap.coffee pool of " + w.AssetName(v.PoolAsset1) + " and " + w.AssetName(v.PoolAsset2)
+		}),
+			Toncenter: "coffee_create_pool_creator", Protocols: "swap.coffee",
 			Doc:     "An asset sent to a vault to create a pool (TON with create_pool 0xc0ffee02, a jetton whose notification carries create_pool 0xc0ffee11); the vault's create_pool_creator_request (0xc0ffee23) makes the factory deploy the sender's pool creator (deploy 0xc0ffee22). One action per asset; the branch that completes the creator is a CoffeeCreatePool, and this its step (as toncenter nests it).",
 			Failed:  "a step from the asset's transfer to the pool creator's deploy failed (the jettons bounced, or the vault, the factory or the pool creator failed)",
 			Differs: "toncenter's details put the asset sent in asset_1 and the pool's first asset in asset_2 (here provided_asset and pool_asset_1)."},
-		Type{Value: CoffeeCreatePool{}, Toncenter: "coffee_create_pool", Protocols: "swap.coffee",
+		Type{Value: CoffeeCreatePool{}, Title: "swap.coffee pool created", Describe: describeAs(func(v *CoffeeCreatePool, w *Words) string {
+			return "Created the swap.coffee pool " + w.Account(v.Pool) + " of " + w.AssetName(v.Asset1) + " and " + w.AssetName(v.Asset2) +
+				" with " + w.and(if1(v.Amount1 != "", w.Asset(v.Asset1, v.Amount1)), if1(v.Amount2 != "", w.Asset(v.Asset2, v.Amount2)))
+		}),
+			Toncenter: "coffee_create_pool", Protocols: "swap.coffee",
 			Doc:    "The pool creator branch whose asset completed it: the creator sends create_pool_request (0xc0ffee25) to the factory, which deploys the pool; the pool mints LP jettons to the recipient and logs deposit_liquidity_successful_event (0xc0ffee33).",
 			Failed: "a step from the asset's transfer to the pool's deploy failed, or the pool minted no LP jettons"},
 	)

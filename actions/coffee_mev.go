@@ -44,10 +44,16 @@ type CoffeeMevProtectFailedSwap struct {
 
 func init() {
 	declare(
-		Type{Value: CoffeeMevProtectHoldFunds{}, Toncenter: "coffee_mev_protect_hold_funds", Protocols: "swap.coffee MEV protector",
+		Type{Value: CoffeeMevProtectHoldFunds{}, Title: "MEV protection hold", Describe: describeAs(func(v *CoffeeMevProtectHoldFunds, w *Words) string {
+			return "Held " + w.Asset(v.Asset, v.Amount) + " in swap.coffee MEV protection"
+		}),
+			Toncenter: "coffee_mev_protect_hold_funds", Protocols: "swap.coffee MEV protector",
 			Doc:    "mev_protect_hold_funds (0x6bc79e7e) with TON at the protector, or a jetton transfer to it with that op as forward payload; a service_fee (0xc0ffeea0) the same transaction sent belongs to it.",
 			Failed: "the protector rejected the TON, or the jettons did not move"},
-		Type{Value: CoffeeMevProtectFailedSwap{}, Toncenter: "coffee_mev_protect_failed_swap", Protocols: "swap.coffee MEV protector",
+		Type{Value: CoffeeMevProtectFailedSwap{}, Title: "MEV protection refund", Describe: describeAs(func(v *CoffeeMevProtectFailedSwap, w *Words) string {
+			return "Returned " + w.Asset(v.Asset, v.Amount) + " from swap.coffee MEV protection to " + w.Account(v.Recipient)
+		}),
+			Toncenter: "coffee_mev_protect_failed_swap", Protocols: "swap.coffee MEV protector",
 			Doc:     "mev_protect_failed_swap (0xee51ce51) at the protector, as a TON message or as the forward payload of a jetton transfer to it; the protector's return of the funds is an action of its own, as toncenter reports it. A refund that a STON.fi, DeDust or Tonco pool's answer pays back to the protector is the failed JettonSwap's outgoing leg instead (toncenter's swap matchers take it first).",
 			Failed:  "the protector rejected the message, or the jettons did not move",
 			Differs: "toncenter's API has no details for this type; its raw action has destination (= recipient) and asset."},

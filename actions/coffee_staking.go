@@ -65,14 +65,23 @@ type CoffeeStakingClaimRewards struct {
 
 func init() {
 	declare(
-		Type{Value: CoffeeStakingDeposit{}, Toncenter: "coffee_staking_deposit", Protocols: "swap.coffee staking",
+		Type{Value: CoffeeStakingDeposit{}, Title: "swap.coffee stake", Describe: describeAs(func(v *CoffeeStakingDeposit, w *Words) string {
+			return "Staked " + w.Jetton(v.Asset, v.Amount) + " in swap.coffee staking pool " + w.Account(v.Pool)
+		}),
+			Toncenter: "coffee_staking_deposit", Protocols: "swap.coffee staking",
 			Doc:    "A jetton transfer to the staking vault; the vault's staking_deposit (0xf9471134) to the master, which mints the position NFT (staking_initialize 0xbe5a7595).",
 			Failed: "the jettons did not move, or the master or the new position failed"},
-		Type{Value: CoffeeStakingWithdraw{}, Toncenter: "coffee_staking_withdraw", Protocols: "swap.coffee staking",
+		Type{Value: CoffeeStakingWithdraw{}, Title: "swap.coffee unstake", Describe: describeAs(func(v *CoffeeStakingWithdraw, w *Words) string {
+			return "Withdrew " + w.Jetton(v.Asset, v.Amount) + " from swap.coffee staking pool " + w.Account(v.Pool)
+		}),
+			Toncenter: "coffee_staking_withdraw", Protocols: "swap.coffee staking",
 			Doc:     "staking_position_withdraw (0xcb03bfaf) from the owner to the position NFT, from the NFT to the master, from the master to the vault, then the vault's jetton transfer to the owner.",
 			Failed:  "a step failed or the jettons did not move",
 			Differs: "toncenter's pool is the sender of the second step, the position NFT; ours is the staking master it reaches."},
-		Type{Value: CoffeeStakingClaimRewards{}, Toncenter: "coffee_staking_claim_rewards", Protocols: "swap.coffee staking",
+		Type{Value: CoffeeStakingClaimRewards{}, Title: "swap.coffee rewards", Describe: describeAs(func(v *CoffeeStakingClaimRewards, w *Words) string {
+			return "Claimed " + w.Jetton(v.Asset, v.Amount) + " of rewards from swap.coffee staking pool " + w.Account(v.Pool)
+		}),
+			Toncenter: "coffee_staking_claim_rewards", Protocols: "swap.coffee staking",
 			Doc:    "staking_claim_rewards (0xb30c7310) at the master, which sends the rewards by jetton transfer.",
 			Failed: "the master failed or the jettons did not move"},
 	)

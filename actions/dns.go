@@ -105,19 +105,34 @@ type DnsRelease struct {
 
 func init() {
 	declare(
-		Type{Value: ChangeDns{}, Toncenter: "change_dns", Protocols: ".ton DNS items, Telemint items",
+		Type{Value: ChangeDns{}, Title: "DNS record changed", Describe: describeAs(func(v *ChangeDns, w *Words) string {
+			return "Set the " + w.dnsRecord(v.Category, v.Key) + " record of " + w.item(v.Domain, v.Nft, v.Collection)
+		}),
+			Toncenter: "change_dns", Protocols: ".ton DNS items, Telemint items",
 			Doc:    "change_dns_record (0x4eb1f0f9) with a value: the record key and the decoded value.",
 			Failed: "the item rejected the change"},
-		Type{Value: DeleteDns{}, Toncenter: "delete_dns", Protocols: ".ton DNS items, Telemint items",
+		Type{Value: DeleteDns{}, Title: "DNS record deleted", Describe: describeAs(func(v *DeleteDns, w *Words) string {
+			return "Deleted the " + w.dnsRecord(v.Category, v.Key) + " record of " + w.item(v.Domain, v.Nft, v.Collection)
+		}),
+			Toncenter: "delete_dns", Protocols: ".ton DNS items, Telemint items",
 			Doc:    "change_dns_record (0x4eb1f0f9) without a value and with a non-zero key.",
 			Failed: "the item rejected the change"},
-		Type{Value: RenewDns{}, Toncenter: "renew_dns", Protocols: ".ton DNS items",
+		Type{Value: RenewDns{}, Title: "Domain renewed", Describe: describeAs(func(v *RenewDns, w *Words) string {
+			return "Renewed " + w.item(v.Domain, v.Nft, v.Collection)
+		}),
+			Toncenter: "renew_dns", Protocols: ".ton DNS items",
 			Doc:    "change_dns_record (0x4eb1f0f9) without a value and with the zero key.",
 			Failed: "the item rejected the request"},
-		Type{Value: DnsPurchase{}, Toncenter: "dns_purchase", Protocols: ".ton DNS items",
+		Type{Value: DnsPurchase{}, Title: "Domain purchase", Describe: describeAs(func(v *DnsPurchase, w *Words) string {
+			return "Bought " + w.item(v.Domain, v.Nft, v.Collection) + " for " + w.TON(v.Price)
+		}),
+			Toncenter: "dns_purchase", Protocols: ".ton DNS items",
 			Doc:    "A DNS item whose auction has ended takes its winner's first request and pays the bid to the DNS collection (fill_up 0x370fec51); the fill-up is the purchase when that request is a call (an NFT transfer too; not a plain transfer or a comment), the request its own action.",
 			Failed: "the collection's fill-up transaction failed"},
-		Type{Value: DnsRelease{}, Toncenter: "dns_release", Protocols: ".ton DNS items",
+		Type{Value: DnsRelease{}, Title: "Domain released", Describe: describeAs(func(v *DnsRelease, w *Words) string {
+			return with("Released "+w.item(v.Domain, v.Nft, v.Collection), if1(v.Amount != "", w.TON(v.Amount)))
+		}),
+			Toncenter: "dns_release", Protocols: ".ton DNS items",
 			Doc:    "dns_balance_release (0x4ed14b65) at the item, sent by someone else than a DNS item; the item's refund to the previous owner stays a call of its own, as toncenter reports it.",
 			Failed: "the item rejected the request"},
 	)

@@ -41,10 +41,16 @@ type ElectionRecover struct {
 
 func init() {
 	declare(
-		Type{Value: ElectionDeposit{}, Toncenter: "election_deposit", Protocols: "the elector",
+		Type{Value: ElectionDeposit{}, Title: "Validator stake", Describe: describeAs(func(v *ElectionDeposit, w *Words) string {
+			return "Deposited " + w.TON(v.Amount) + " as a validator stake with the elector"
+		}),
+			Toncenter: "election_deposit", Protocols: "the elector",
 			Doc:    "new_stake (0x4e73744b) to the elector and its confirmation (0xf374484c); a refusal (0xee6f454c, the stake sent back) stays a call of its own, as toncenter leaves it.",
 			Failed: "the elector did not confirm the stake"},
-		Type{Value: ElectionRecover{}, Toncenter: "election_recover", Protocols: "the elector",
+		Type{Value: ElectionRecover{}, Title: "Validator stake recovered", Describe: describeAs(func(v *ElectionRecover, w *Words) string {
+			return "Recovered " + w.TON(v.Amount) + " of validator stake from the elector"
+		}),
+			Toncenter: "election_recover", Protocols: "the elector",
 			Doc:    "recover_stake (0x47657424) to the elector and its payment of the stake (0xf96f7324); the answer that there is none (0xfffffffe) stays a call of its own, as toncenter leaves it.",
 			Failed: "the elector paid nothing back"},
 	)

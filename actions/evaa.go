@@ -150,14 +150,24 @@ type EvaaLiquidate struct {
 
 func init() {
 	declare(
-		Type{Value: EvaaSupply{}, Toncenter: "evaa_supply", Protocols: "EVAA lending pools",
+		Type{Value: EvaaSupply{}, Title: "EVAA supply", Describe: describeAs(func(v *EvaaSupply, w *Words) string {
+			return "Supplied " + w.evaa(v.IsTon, v.JettonMaster, v.Amount) + " to EVAA"
+		}),
+			Toncenter: "evaa_supply", Protocols: "EVAA lending pools",
 			Doc:    "supply_master (0x1) to the master, in the message (TON) or in a jetton transfer's forward payload; the master asks the recipient's user contract (supply_user 0x11), which answers supply_success (0x11a) or supply_fail (0x11f, the master refunds).",
 			Failed: "the user contract answered supply_fail (the asset is refunded)"},
-		Type{Value: EvaaWithdraw{}, Toncenter: "evaa_withdraw", Protocols: "EVAA lending pools",
+		Type{Value: EvaaWithdraw{}, Title: "EVAA withdrawal", Describe: describeAs(func(v *EvaaWithdraw, w *Words) string {
+			return "Withdrew " + w.evaa(v.IsTon, v.JettonMaster, v.Amount) + " from EVAA"
+		}),
+			Toncenter: "evaa_withdraw", Protocols: "EVAA lending pools",
 			Doc:     "withdraw_master (0x2) to the master, withdraw_user (0x21) to the owner's user contract, withdraw_collateralized (0x211) back; the master pays (TON with op 0x211a, or a jetton transfer) and confirms withdraw_success (0x211a) to the user contract.",
 			Failed:  "the user contract refused (0x21e6/0x21e7/0x21e8/0x21ec to the owner), the master could not pay (withdraw_fail 0x211f, then 0x211fe8 to the owner), or the jetton payout bounced",
 			Differs: "jetton_master is also given for failed withdrawals, from the asset id (toncenter leaves asset empty there)"},
-		Type{Value: EvaaLiquidate{}, Toncenter: "evaa_liquidate", Protocols: "EVAA lending pools",
+		Type{Value: EvaaLiquidate{}, Title: "EVAA liquidation", Describe: describeAs(func(v *EvaaLiquidate, w *Words) string {
+			return "Liquidated " + w.Account(v.Borrower) + " on EVAA, repaying " + w.Jetton(v.DebtJetton, v.DebtAmount) +
+				" for " + w.evaa(v.CollateralIsTon, v.CollateralJetton, v.Amount) + " of collateral"
+		}),
+			Toncenter: "evaa_liquidate", Protocols: "EVAA lending pools",
 			Doc:     "liquidate_master (0x3) to the master, in the message (TON) or in a jetton transfer's forward payload; liquidate_user (0x31) to the borrower's user contract, which answers liquidate_satisfied (0x311) or liquidate_unsatisfied (0x31f); the master then confirms (liquidate_success 0x311a) and pays the collateral with a report (0x311d) or a jetton transfer.",
 			Failed:  "the master bounced or returned the request at once, the user contract answered liquidate_unsatisfied, or the master answered liquidate_fail (0x311f)",
 			Differs: "debt_amount of a failed jetton liquidation is the jettons sent (toncenter reads 0 from the payload); jetton liquidation payloads are read without a query id, as EVAA's SDK writes them"},

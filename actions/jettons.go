@@ -117,13 +117,22 @@ type JettonMint struct {
 
 func init() {
 	declare(
-		Type{Value: JettonTransfer{}, Toncenter: "jetton_transfer", Protocols: "TEP-74 jetton wallets",
+		Type{Value: JettonTransfer{}, Title: "Jetton transfer", Describe: describeAs(func(v *JettonTransfer, w *Words) string {
+			return with("Sent "+w.Jetton(v.JettonMaster, v.Amount)+" to "+w.Account(v.Recipient), w.comment(v.Comment, v.Encrypted))
+		}),
+			Toncenter: "jetton_transfer", Protocols: "TEP-74 jetton wallets",
 			Doc:    "transfer (0x0f8a7ea5) at the sender's wallet, internal_transfer (0x178d4519) to the recipient's wallet, then transfer_notification and excesses.",
 			Failed: "the receiver's wallet failed (the jettons bounced back), or the owner's wallet never sent the request; a request the sender's jetton wallet refused moved nothing and is a failed SmartContractExec, as toncenter reports it"},
-		Type{Value: JettonBurn{}, Toncenter: "jetton_burn", Protocols: "TEP-74 jetton wallets",
+		Type{Value: JettonBurn{}, Title: "Jetton burn", Describe: describeAs(func(v *JettonBurn, w *Words) string {
+			return "Burned " + w.Jetton(v.JettonMaster, v.Amount)
+		}),
+			Toncenter: "jetton_burn", Protocols: "TEP-74 jetton wallets",
 			Doc:    "burn (0x595f07bc) at the owner's wallet, burn_notification (0x7bdd97de) at the master.",
 			Failed: "the wallet failed or the master rejected the notification"},
-		Type{Value: JettonMint{}, Toncenter: "jetton_mint", Protocols: "TEP-74 jetton masters",
+		Type{Value: JettonMint{}, Title: "Jetton mint", Describe: describeAs(func(v *JettonMint, w *Words) string {
+			return "Minted " + w.Jetton(v.JettonMaster, v.Amount) + " to " + w.Account(v.Recipient)
+		}),
+			Toncenter: "jetton_mint", Protocols: "TEP-74 jetton masters",
 			Doc: "A contract that did not itself receive a transfer sends internal_transfer to a jetton wallet: it is the master minting. " +
 				"A standard mint request (mint#642b7d07, or the older minter's 0x15) belongs to the mint, and one that the master refused or that sent no internal_transfer is a failed mint; " +
 				"another minter's incoming message (a protocol's own call) is a call of its own.",

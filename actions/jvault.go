@@ -77,16 +77,35 @@ type JvaultClaimedReward struct {
 
 func init() {
 	declare(
-		Type{Value: JvaultStake{}, Toncenter: "jvault_stake", Protocols: "JVault",
+		Type{Value: JvaultStake{}, Title: "JVault stake", Describe: describeAs(func(v *JvaultStake, w *Words) string {
+			return "Staked " + w.Jetton(v.Asset, v.Amount) + " in JVault pool " + w.Account(v.Pool)
+		}),
+			Toncenter: "jvault_stake", Protocols: "JVault",
 			Doc:    "A jetton transfer to a pool whose forward payload names the lock period; the pool has the staker's stake wallet record it (receive_jettons 0xd68a4ac1), which reports to the pool (request_update_rewards 0xf5c5baa3), with referral updates, or refuses and has the jettons sent back (0x9eada1d9).",
 			Failed: "the stake wallet refused the stake (the jettons went back), or a step failed"},
-		Type{Value: JvaultUnstake{}, Toncenter: "jvault_unstake", Protocols: "JVault",
+		Type{Value: JvaultUnstake{}, Title: "JVault unstake", Describe: describeAs(func(v *JvaultUnstake, w *Words) string {
+			return "Unstaked " + w.Jetton(v.Asset, v.Amount) + " from JVault pool " + w.Account(v.Pool)
+		}),
+			Toncenter: "jvault_unstake", Protocols: "JVault",
 			Doc:    "unstake_jettons (0x499a9262) at the stake wallet, which asks the pool (0xf5c5baa3); the pool sends the jettons back, takes its fee and updates the stake wallet. A stake wallet that did not ask the pool is reported with its exit code when its pool is known.",
 			Failed: "never: like toncenter, an unstake the stake wallet refused is reported with its exit_code"},
-		Type{Value: JvaultUnstakeRequest{}, Toncenter: "jvault_unstake_request", Protocols: "JVault",
+		Type{Value: JvaultUnstakeRequest{}, Title: "JVault unstake request", Describe: describeAs(func(v *JvaultUnstakeRequest, w *Words) string {
+			return "Asked JVault pool " + w.Account(v.Pool) + " to unstake " + w.Jetton(v.StakingAsset, v.Amount)
+		}),
+			Toncenter: "jvault_unstake_request", Protocols: "JVault",
 			Doc:    "unstake_request (0x0168d4b7) at the stake wallet, which reports it to the pool (0xf5c5baa3) and gets its rewards updated (0xae9307ce).",
 			Failed: "the stake wallet or the pool failed, or the stake wallet did not reach the pool (exit_code)"},
-		Type{Value: JvaultClaim{}, Toncenter: "jvault_claim", Protocols: "JVault",
+		Type{Value: JvaultClaim{}, Title: "JVault rewards", Describe: describeAs(func(v *JvaultClaim, w *Words) string {
+			parts := make([]string, 0, len(v.ClaimedRewards))
+			for _, r := range v.ClaimedRewards {
+				parts = append(parts, w.Jetton(r.JettonMaster, r.Amount))
+			}
+			if len(parts) == 0 {
+				return "Claimed rewards from JVault pool " + w.Account(v.Pool)
+			}
+			return "Claimed " + w.and(parts...) + " from JVault pool " + w.Account(v.Pool)
+		}),
+			Toncenter: "jvault_claim", Protocols: "JVault",
 			Doc:    "claim_rewards (0x78d9f109) at the stake wallet, which asks the pool (0x44bc1fe3) to pay the rewards out as jetton transfers.",
 			Failed: "the stake wallet, the pool or a reward transfer failed"},
 	)

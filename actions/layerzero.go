@@ -135,23 +135,42 @@ type LayerzeroDvnVerify struct {
 func init() {
 	const protocols = "LayerZero v2 (endpoint, channel, ULN contracts)"
 	declare(
-		Type{Value: LayerzeroSend{}, Toncenter: "layerzero_send", Protocols: protocols,
+		Type{Value: LayerzeroSend{}, Title: "LayerZero send", Describe: describeAs(func(v *LayerzeroSend, w *Words) string {
+			return "Sent a LayerZero message" + w.packetPath(v.Packet) + " through endpoint " + w.Account(v.Endpoint)
+		}),
+			Toncenter: "layerzero_send", Protocols: protocols,
 			Doc:     "An OApp's endpoint_send (0xdd4ea3b4) to the endpoint, channel_send to the channel, the message library connection and ULN (uln_send), the ULN's msglib_send_callback to the channel, which pays the workers and answers the OApp with channel_send_callback (0xa2b5fbae) carrying the packet with its nonce and guid.",
 			Failed:  "a step of the chain failed, the chain stopped before the channel's answer, or the channel's receipt carries an error code (the packet was not sent)",
 			Differs: "toncenter reports every matched send as successful; `message` holds every cell of a multi-cell message (toncenter: the first cell's)"},
-		Type{Value: LayerzeroSendTokens{}, Toncenter: "layerzero_send_tokens", Protocols: protocols + ", OFT jetton OApps",
+		Type{Value: LayerzeroSendTokens{}, Title: "LayerZero bridge", Describe: describeAs(func(v *LayerzeroSendTokens, w *Words) string {
+			return "Bridged " + w.Jetton(v.JettonMaster, v.Amount) + " through LayerZero" + w.packetPath(v.Packet)
+		}),
+			Toncenter: "layerzero_send_tokens", Protocols: protocols + ", OFT jetton OApps",
 			Doc:     "A jetton transfer to an OApp whose transfer_notification makes the OApp send a LayerZero message and log an event (0xe33b9873; an OFT bridging the jettons): the jetton leg and the LayerzeroSend chain as one action. Without the event the two are a JettonTransfer and a LayerzeroSend, as toncenter reports them.",
 			Failed:  "as LayerzeroSend, or the jetton leg failed",
 			Differs: "as LayerzeroSend"},
-		Type{Value: LayerzeroReceive{}, Toncenter: "layerzero_receive", Protocols: protocols,
+		Type{Value: LayerzeroReceive{}, Title: "LayerZero delivery", Describe: describeAs(func(v *LayerzeroReceive, w *Words) string {
+			return "Delivered a LayerZero packet" + w.packetPath(v.Packet) + " to " + w.Account(v.Oapp)
+		}),
+			Toncenter: "layerzero_receive", Protocols: protocols,
 			Doc:     "lz_receive_prepare (0x22f3ac09) at the channel, lz_receive_prepare to the OApp, lz_receive_lock back, lz_receive_execute (0x0c7b8418) to the OApp with the packet, and the OApp's lz_receive_execute_callback (0xcaae25a1) to the channel. What the OApp does with the message (an OFT paying out jettons) is an action of its own.",
 			Failed:  "a step of the chain failed, the OApp never answered, or it answered that its lz_receive failed (the channel then raises an alert and keeps the packet)",
 			Differs: "toncenter reports every matched receive as successful"},
-		Type{Value: LayerzeroCommitPacket{}, Toncenter: "layerzero_commit_packet", Protocols: protocols,
+		Type{Value: LayerzeroCommitPacket{}, Title: "LayerZero packet committed", Describe: describeAs(func(v *LayerzeroCommitPacket, w *Words) string {
+			return "Committed a LayerZero packet" + w.packetPath(v.Packet) + " to channel " + w.Account(v.Channel)
+		}),
+			Toncenter: "layerzero_commit_packet", Protocols: protocols,
 			Doc:     "uln_commit_packet (0x28b97077) at the ULN, uln_connection_commit_packet, endpoint_commit_packet, channel_commit_packet (0x5388cd88) and the channel's callback to the message library connection.",
 			Failed:  "a step of the chain failed or the chain stopped before the channel",
 			Differs: "toncenter's `uln` repeats the ULN connection; ours is the ULN the executor called"},
-		Type{Value: LayerzeroDvnVerify{}, Toncenter: "layerzero_dvn_verify", Protocols: protocols + ", DVN workers",
+		Type{Value: LayerzeroDvnVerify{}, Title: "LayerZero verification", Describe: describeAs(func(v *LayerzeroDvnVerify, w *Words) string {
+			s := "Verified LayerZero packet #" + strconv.FormatUint(v.Nonce, 10) + " as DVN " + w.Account(v.Dvn)
+			if v.Status != "" {
+				s += " (" + string(v.Status) + ")"
+			}
+			return s
+		}),
+			Toncenter: "layerzero_dvn_verify", Protocols: protocols + ", DVN workers",
 			Doc:    "verify (0xa0d51a8d) at a DVN, call_contract (0x09f047d9) to its proxy, uln_verify (0x994aaf4e) at the ULN, uln_connection_verify at the ULN connection, which answers the proxy with the verification status (0x3cb38090).",
 			Failed: "a step of the chain failed or the chain stopped before the ULN connection's answer (a status other than succeeded is a fact, not a failure)"},
 	)

@@ -42,7 +42,11 @@ type DexDepositLiquidityExcess struct {
 }
 
 func init() {
-	declare(Type{Value: DexDepositLiquidity{}, Toncenter: "dex_deposit_liquidity",
+	declare(Type{Value: DexDepositLiquidity{}, Title: "Liquidity deposit", Describe: describeAs(func(v *DexDepositLiquidity, w *Words) string {
+		return "Added " + w.and(if1(v.Amount1 != "", w.Asset(v.Asset1, v.Amount1)), if1(v.Amount2 != "", w.Asset(v.Asset2, v.Amount2))) +
+			" to the " + w.Dex(v.Dex) + " pool " + w.Account(v.Pool)
+	}),
+		Toncenter: "dex_deposit_liquidity",
 		Protocols: "DeDust, STON.fi v2, Coffee, Tonco",
 		Doc:       "DeDust: one action per deposit (the assets sent in one wallet message merge); STON.fi v2: the two branches of one wallet message merge when one of them saw the LP mint; Coffee and Tonco: one action per asset sent, as toncenter reports them; only the action that completed the deposit carries the pool's answer. A DeDust trace that only funds a deposit, whose other asset comes later, is an action without pool; every top-up of one deposit contract in a trace, completing or not, is one action.",
 		Failed:    "as toncenter has it: DeDust, the pool minted no LP jettons (it rejected the deposit); STON.fi v2, the pool handed the assets back to an LP account instead of minting; never for a DeDust deposit without pool, Coffee or Tonco",

@@ -57,15 +57,24 @@ type MultisigExecute struct {
 
 func init() {
 	declare(
-		Type{Value: MultisigCreateOrder{}, Toncenter: "multisig_create_order", Protocols: "multisig v2",
+		Type{Value: MultisigCreateOrder{}, Title: "Multisig order", Describe: describeAs(func(v *MultisigCreateOrder, w *Words) string {
+			return "Created order" + w.seqno(v.OrderSeqno) + " on multisig " + w.Account(v.Multisig)
+		}),
+			Toncenter: "multisig_create_order", Protocols: "multisig v2",
 			Doc:     "new_order (0xf718510f) at the multisig, which deploys the order contract with init (0x9c73fba2).",
 			Failed:  "the multisig refused the request, or the order contract rejected its init (expired)",
 			Differs: "toncenter needs the order's indexed state and never reports the action failed; we read the multisig's init message, report a refused request as failed (toncenter: a call_contract) and take the signers from the init message"},
-		Type{Value: MultisigApprove{}, Toncenter: "multisig_approve", Protocols: "multisig v2",
+		Type{Value: MultisigApprove{}, Title: "Multisig approval", Describe: describeAs(func(v *MultisigApprove, w *Words) string {
+			return "Approved multisig order " + w.Account(v.Order)
+		}),
+			Toncenter: "multisig_approve", Protocols: "multisig v2",
 			Doc:     "approve (0xa762230f) or the text comment \"approve\" from a signer to the order, answered with approve_accepted (0x82609bf6) or approve_rejected (0xafaf283e).",
 			Failed:  "the order rejected the approval (already approved or executed), or failed on an approve message",
 			Differs: "signer_index is absent for an approval by comment (toncenter writes -1); toncenter needs the order's indexed state and lists its signers among the accounts, which the trace does not carry"},
-		Type{Value: MultisigExecute{}, Toncenter: "multisig_execute", Protocols: "multisig v2",
+		Type{Value: MultisigExecute{}, Title: "Multisig execution", Describe: describeAs(func(v *MultisigExecute, w *Words) string {
+			return "Executed order" + w.seqno(v.OrderSeqno) + " of multisig " + w.Account(v.Multisig)
+		}),
+			Toncenter: "multisig_execute", Protocols: "multisig v2",
 			Doc:    "execute (0x75097f5d) from the order to the multisig; the messages the multisig then sends are actions of their own.",
 			Failed: "the multisig refused to execute (not its order, outdated signers, expired)"},
 	)

@@ -85,19 +85,31 @@ type NftDiscovery struct {
 
 func init() {
 	declare(
-		Type{Value: NftItemTransfer{}, Toncenter: "nft_transfer", Protocols: "TEP-62 NFT items; Getgems sales and auctions; Telemint items",
+		Type{Value: NftItemTransfer{}, Title: "NFT transfer", Describe: describeAs(func(v *NftItemTransfer, w *Words) string {
+			return with("Sent "+w.NFT(v.Nft, v.Collection)+" to "+w.Account(v.Recipient), w.comment(v.Comment, v.Encrypted))
+		}),
+			Toncenter: "nft_transfer", Protocols: "TEP-62 NFT items; Getgems sales and auctions; Telemint items",
 			Doc:     "transfer (0x5fcc3d14) at the item, with ownership_assigned and excesses. A transfer sent by a Getgems sale or auction contract to someone other than the seller is a purchase (is_purchase, price, seller, marketplace; the buyer's payment or the auction's external finish belong to it). An item that announces an owner by itself (ownership_assigned 0x05138d91, not after a transfer request) is a transfer from its previous owner, or from nobody right after its deploy; with Telemint's bid info payload it is a Fragment purchase (the winning bid, the royalty and beneficiary fill-ups belong to it) unless the item was just minted.",
 			Failed:  "the item rejected the transfer (one that carried no TON never fails, toncenter's rule for calls)",
 			Differs: "toncenter reports transfers only of items its indexer knows, and no purchase without its knowledge of the sale contract"},
-		Type{Value: NftPurchase{}, Toncenter: "nft_purchase", Protocols: "Getgems sale and auction contracts; other sale contracts; Telemint (Fragment) auctions",
+		Type{Value: NftPurchase{}, Title: "NFT purchase", Describe: describeAs(func(v *NftPurchase, w *Words) string {
+			return "Bought " + w.NFT(v.Nft, v.Collection) + " for " + w.TON(v.Price) + " from " + w.Account(v.Seller) + w.on(v.MarketplaceName)
+		}),
+			Toncenter: "nft_purchase", Protocols: "Getgems sale and auction contracts; other sale contracts; Telemint (Fragment) auctions",
 			Doc:     "A purchase transfer (see NftItemTransfer) together with the payout to the seller: the Getgems sale's or auction's TON transfer to the owner it holds the item for; without indexer knowledge, a contract paid by X that sends X the item and pays someone else (X's payment then stays a TonTransfer of its own, as toncenter, which sees no sale there, reports it). A Fragment purchase (Telemint bid info) is one too, with the royalty and the beneficiary's payout.",
 			Failed:  "the item rejected the transfer",
 			Differs: "toncenter reports a Fragment purchase only as nft_transfer with is_purchase, none after a Getgems auction finished by op code (it seeks the payout among the transfer's own steps), and never marks nft_purchase failed"},
-		Type{Value: NftMint{}, Toncenter: "nft_mint", Protocols: "TEP-62 NFT collections, .ton DNS, Telemint, Tonstakers payout NFTs",
+		Type{Value: NftMint{}, Title: "NFT mint", Describe: describeAs(func(v *NftMint, w *Words) string {
+			return "Minted " + w.NFT(v.Nft, v.Collection) + " to " + w.Account(v.Owner)
+		}),
+			Toncenter: "nft_mint", Protocols: "TEP-62 NFT collections, .ton DNS, Telemint, Tonstakers payout NFTs",
 			Doc:     "A transaction that deploys an NFT item: known to the indexer as an item, or whose initial data names its index and the deploying collection, or that announces its first owner (ownership_assigned).",
 			Failed:  "the item's deploy transaction failed",
 			Differs: "toncenter needs the indexer to know the item; it never marks nft_mint failed"},
-		Type{Value: NftDiscovery{}, Toncenter: "nft_discovery", Protocols: "TEP-62 NFT items",
+		Type{Value: NftDiscovery{}, Title: "NFT discovery", Describe: describeAs(func(v *NftDiscovery, w *Words) string {
+			return "Asked " + w.NFT(v.Nft, v.Collection) + " for its collection and index"
+		}),
+			Toncenter: "nft_discovery", Protocols: "TEP-62 NFT items",
 			Doc:    "get_static_data (0x2fcb26a2) at the item, answered by report_static_data (0x8b771735).",
 			Failed: "never (without an answer it is a call)"},
 	)

@@ -29,6 +29,12 @@ type Type struct {
 	Differs string
 	// Aliases are further accepted spellings in filters.
 	Aliases []string
+	// Title is the short title every action of the type carries ("Jetton
+	// transfer").
+	Title string
+	// Describe is the type's template: the one sentence an action of the
+	// type carries (describe.go; bind it with describeAs).
+	Describe describer
 }
 
 // Name is the type name: the value struct's Go name.

@@ -60,15 +60,27 @@ type StakeWithdrawalRequest struct {
 
 func init() {
 	declare(
-		Type{Value: StakeDeposit{}, Toncenter: "stake_deposit", Protocols: "Tonstakers, nominator pools, Ethena",
+		Type{Value: StakeDeposit{}, Title: "Stake", Describe: describeAs(func(v *StakeDeposit, w *Words) string {
+			return "Staked " + w.staked(v.Provider, v.SourceAsset, v.Amount) + " with " + w.provider(v.Provider)
+		}),
+			Toncenter: "stake_deposit", Protocols: "Tonstakers, nominator pools, Ethena",
 			Doc:     "Tonstakers: deposit (0x47d54391) at the pool, which has the tsTON master mint (0x1674b0a0, internal_transfer) to the holder, or mints a bill NFT. A round the pool starts from the same transaction (start_distribution 0x1140a64f, or the tsTON mint for the deposit payouts, whose payload is start_distribution) is not part of the deposit. Nominator pool: a \"d\" comment to the pool. Ethena: USDe sent to the staking pool, which has the tsUSDe master mint (0x642b7d07) to the holder.",
 			Failed:  "the pool failed, or the minted jettons did not reach the holder's wallet",
 			Differs: "toncenter reports nothing for a Tonstakers deposit that minted no tsTON, and recognizes a nominator pool by its code; we report it (failed, or with the bill NFT) and take any masterchain account told \"d\" by a basechain account for a nominator pool"},
-		Type{Value: StakeWithdrawal{}, Toncenter: "stake_withdrawal", Protocols: "Tonstakers, nominator pools",
+		Type{Value: StakeWithdrawal{}, Title: "Unstake", Describe: describeAs(func(v *StakeWithdrawal, w *Words) string {
+			return "Withdrew " + w.staked(v.Provider, v.Asset, v.Amount) + " of stake from " + w.provider(v.Provider)
+		}),
+			Toncenter: "stake_withdrawal", Protocols: "Tonstakers, nominator pools",
 			Doc:     "Tonstakers: tsTON burnt (burn, burn_notification, withdraw 0x319b0cdc at the pool) and paid at once (withdrawal 0x0a77535c); or a bill NFT burnt (0xf127fe4e, burn_notification 0xed58b0b2) and paid (0xdb3b8abd), one action per bill, also when the pool started the round (start_distribution 0x1140a64f) from a holder's deposit or withdrawal, which keeps only its own steps. Nominator pool: a \"w\" comment paid at once, or the pool paying a withdrawal request (op 2).",
 			Failed:  "the burn or the pool's step failed",
 			Differs: "toncenter recognizes a nominator pool by its code; we take a masterchain account talking to basechain accounts"},
-		Type{Value: StakeWithdrawalRequest{}, Toncenter: "stake_withdrawal_request", Protocols: "Tonstakers, nominator pools, Ethena",
+		Type{Value: StakeWithdrawalRequest{}, Title: "Unstake request", Describe: describeAs(func(v *StakeWithdrawalRequest, w *Words) string {
+			if v.Amount == "" && v.TokensBurnt != "" {
+				return "Asked " + w.provider(v.Provider) + " to unstake, burning " + w.Jetton(v.Asset, v.TokensBurnt)
+			}
+			return "Asked " + w.provider(v.Provider) + " to withdraw " + w.staked(v.Provider, "", v.Amount) + " of stake"
+		}),
+			Toncenter: "stake_withdrawal_request", Protocols: "Tonstakers, nominator pools, Ethena",
 			Doc:    "Tonstakers: tsTON burnt and a bill NFT minted (0x1674b0a0 at the payout collection, which deploys the item: that item's deploy is an NftMint of its own). Nominator pool: a \"w\" comment not paid at once. Ethena: tsUSDe sent to the staking pool, which has locked USDe minted to the holder (0x642b7d07, then 0xb2583ed5).",
 			Failed: "the burn failed, no bill NFT was minted, or the pool failed"},
 	)

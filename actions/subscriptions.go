@@ -41,11 +41,17 @@ type Unsubscribe struct {
 
 func init() {
 	declare(
-		Type{Value: Subscribe{}, Toncenter: "subscribe", Protocols: "wallet v4 subscription plugins",
+		Type{Value: Subscribe{}, Title: "Subscription payment", Describe: describeAs(func(v *Subscribe, w *Words) string {
+			return "Paid " + w.TON(v.Amount) + " for a subscription to " + w.Account(v.Beneficiary)
+		}),
+			Toncenter: "subscribe", Protocols: "wallet v4 subscription plugins",
 			Doc:     "A subscription payment: the wallet pays its plugin (0xf06c7567), on deployment or on the plugin's request_funds (0x706c7567), and the plugin pays the beneficiary (0x73756273).",
 			Failed:  "the wallet refused to pay (request_funds failed or got no payment), the plugin failed, or it paid no beneficiary (too early, or too little)",
 			Differs: "toncenter reports a payment only when the plugin paid the beneficiary; a refused or unforwarded one is a failed Subscribe here, a call_contract there"},
-		Type{Value: Unsubscribe{}, Toncenter: "unsubscribe", Protocols: "wallet v4 subscription plugins",
+		Type{Value: Unsubscribe{}, Title: "Unsubscribed", Describe: describeAs(func(v *Unsubscribe, w *Words) string {
+			return "Cancelled the subscription " + w.Account(v.Subscription) + " to " + w.Account(v.Beneficiary)
+		}),
+			Toncenter: "unsubscribe", Protocols: "wallet v4 subscription plugins",
 			Doc:     "destruct (0x64737472) to the plugin, which sends its balance to the beneficiary and self-destructs; or the plugin ending itself after failed payments.",
 			Failed:  "the plugin failed to process the destruct request",
 			Differs: "when the beneficiary or the plugin ends the subscription, subscriber is the wallet (toncenter names the destruct's sender subscriber and its first recipient beneficiary, and, for a plugin ending itself, reports one action per destruct message it sends); toncenter never reports an unsubscribe failed, here one whose plugin aborted (a plugin already gone) is"},

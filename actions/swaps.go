@@ -63,7 +63,23 @@ type PeerSwap struct {
 }
 
 func init() {
-	declare(Type{Value: JettonSwap{}, Toncenter: "jetton_swap", Protocols: "STON.fi v1 and v2, DeDust, Coffee, Tonco, Megaton, Bidask, MoonCX",
+	declare(Type{Value: JettonSwap{}, Title: "Swap", Describe: describeAs(func(v *JettonSwap, w *Words) string {
+		if w.Failed {
+			// A refund: amount_out is what came back, of the asset in
+			// unless the outgoing transfer names another.
+			back := v.JettonMasterIn
+			if v.DexOutgoingTransfer != nil && v.DexOutgoingTransfer.Asset != "" {
+				back = v.DexOutgoingTransfer.Asset
+			}
+			return "Failed: swap of " + w.Asset(v.JettonMasterIn, v.AmountIn) + " on " + w.Dex(v.Dex) + ", " + w.Asset(back, v.AmountOut) + " refunded"
+		}
+		s := "Swapped " + w.Asset(v.JettonMasterIn, v.AmountIn) + " for " + w.Asset(v.JettonMasterOut, v.AmountOut) + " on " + w.Dex(v.Dex)
+		if v.Recipient != "" && v.Sender != "" && v.Recipient != v.Sender {
+			s += ", paid to " + w.Account(v.Recipient)
+		}
+		return s
+	}),
+		Toncenter: "jetton_swap", Protocols: "STON.fi v1 and v2, DeDust, Coffee, Tonco, Megaton, Bidask, MoonCX",
 		Doc: "Anchored at the pool's swap request; from the asset that came in to what the last pool of the route paid out. A pool of another DEX further down is a swap of its own. " +
 			"A Coffee route is a swap only when every pool logged its swap (a refused Coffee swap is its transfers and calls, as toncenter reports it). " +
 			"As toncenter's matchers require, a STON.fi or Tonco route is a swap only when every pool answered the router (payment request, pay_to) and a jetton transfer paid out " +

@@ -34,11 +34,17 @@ type TeleitemCancelAuction struct {
 
 func init() {
 	declare(
-		Type{Value: TeleitemStartAuction{}, Toncenter: "teleitem_start_auction", Protocols: "Telemint items (Fragment)",
+		Type{Value: TeleitemStartAuction{}, Title: "Auction started", Describe: describeAs(func(v *TeleitemStartAuction, w *Words) string {
+			return "Started an auction of " + w.NFT(v.Nft, v.Collection) + " from " + w.TON(v.MinBid)
+		}),
+			Toncenter: "teleitem_start_auction", Protocols: "Telemint items (Fragment)",
 			Doc:     "teleitem_start_auction (0x487a8e81) at the item, with its auction config; teleitem_ok (0xa37a0983) is its answer.",
 			Failed:  "the item rejected it",
 			Differs: "toncenter needs the indexer to know the item as a Telemint item"},
-		Type{Value: TeleitemCancelAuction{}, Toncenter: "teleitem_cancel_auction", Protocols: "Telemint items (Fragment)",
+		Type{Value: TeleitemCancelAuction{}, Title: "Auction cancelled", Describe: describeAs(func(v *TeleitemCancelAuction, w *Words) string {
+			return "Cancelled the auction of " + w.NFT(v.Nft, v.Collection)
+		}),
+			Toncenter: "teleitem_cancel_auction", Protocols: "Telemint items (Fragment)",
 			Doc:     "teleitem_cancel_auction (0x371638ae) at the item; teleitem_ok (0xa37a0983) is its answer.",
 			Failed:  "the item rejected it",
 			Differs: "toncenter needs the indexer to know the item as a Telemint item"},

@@ -103,25 +103,46 @@ type TgbtcDkgLogFallback struct {
 
 func init() {
 	declare(
-		Type{Value: TgbtcMint{}, Toncenter: "tgbtc_mint", Protocols: "tgBTC bridge",
+		Type{Value: TgbtcMint{}, Title: "tgBTC mint", Describe: describeAs(func(v *TgbtcMint, w *Words) string {
+			return "Minted " + w.Jetton(v.JettonMaster, v.Amount) + " to " + w.Account(v.Recipient) + w.btcTx(v.BitcoinTxID)
+		}),
+			Toncenter: "tgbtc_mint", Protocols: "tgBTC bridge",
 			Doc:    "From the deposit proof (0x3f781d24) through the teleport contract's checks to its last step (0xe42a879b), which logs the mint (external 0x77a80ef3) and has the tgBTC master mint to the recipient's wallet.",
 			Failed: "never, as toncenter has it: the teleport logged the mint; when the master or the recipient's wallet then failed, `not_credited` says so and the JettonMint step is failed"},
-		Type{Value: TgbtcMintFallback{}, Toncenter: "tgbtc_mint_fallback", Protocols: "tgBTC bridge",
+		Type{Value: TgbtcMintFallback{}, Title: "tgBTC mint refused", Describe: describeAs(func(v *TgbtcMintFallback, w *Words) string {
+			return "Could not mint " + v.Amount.or("an amount") + " tgBTC units to " + w.Account(v.Recipient) + w.btcTx(v.BitcoinTxID)
+		}),
+			Toncenter: "tgbtc_mint_fallback", Protocols: "tgBTC bridge",
 			Doc:    "A mint log (external 0x77a80ef3) whose chain of messages is not in the trace; reported beside whatever explains the logging transaction.",
 			Failed: "never"},
-		Type{Value: TgbtcBurn{}, Toncenter: "tgbtc_burn", Protocols: "tgBTC bridge",
+		Type{Value: TgbtcBurn{}, Title: "tgBTC peg-out", Describe: describeAs(func(v *TgbtcBurn, w *Words) string {
+			return "Burned " + w.Jetton(v.JettonMaster, v.Amount) + " to withdraw to Bitcoin"
+		}),
+			Toncenter: "tgbtc_burn", Protocols: "tgBTC bridge",
 			Doc:    "burn (0x595f07bc) at the owner's tgBTC wallet, burn_notification at the master, which reports to the teleport contract (0x7bdd97de or 0x587643a2); that logs the burn (external 0xca444ce6) and starts the peg-out (0xbe44e7a6).",
 			Failed: "the wallet or the master failed"},
-		Type{Value: TgbtcBurnFallback{}, Toncenter: "tgbtc_burn_fallback", Protocols: "tgBTC bridge",
+		Type{Value: TgbtcBurnFallback{}, Title: "tgBTC peg-out refused", Describe: describeAs(func(v *TgbtcBurnFallback, w *Words) string {
+			return "Returned " + v.Amount.or("an amount of") + " tgBTC units to " + w.Account(v.Sender) + " after a refused peg-out"
+		}),
+			Toncenter: "tgbtc_burn_fallback", Protocols: "tgBTC bridge",
 			Doc:    "A burn log (external 0xca444ce6) without a jetton burn before it; reported beside whatever explains the logging transaction.",
 			Failed: "never"},
-		Type{Value: TgbtcNewKey{}, Toncenter: "tgbtc_new_key", Protocols: "tgBTC bridge",
+		Type{Value: TgbtcNewKey{}, Title: "tgBTC key rotation", Describe: describeAs(func(v *TgbtcNewKey, w *Words) string {
+			return "Switched tgBTC to a new key, moving " + v.Amount.or("an amount of") + " satoshi to peg-out " + w.Account(v.Pegout)
+		}),
+			Toncenter: "tgbtc_new_key", Protocols: "tgBTC bridge",
 			Doc:    "A transaction that logs a completed key generation (external 0x453443a6) sends the key (0x690f357a) to the coordinator, which logs it (external 0x27756729) and updates the pegout contract (0xbe44e7a6).",
 			Failed: "never"},
-		Type{Value: TgbtcNewKeyFallback{}, Toncenter: "tgbtc_new_key_fallback", Protocols: "tgBTC bridge",
+		Type{Value: TgbtcNewKeyFallback{}, Title: "tgBTC key rotation refused", Describe: describeAs(func(v *TgbtcNewKeyFallback, w *Words) string {
+			return "Refused a tgBTC key switch of " + v.Amount.or("an amount of") + " satoshi at peg-out " + w.Account(v.Pegout)
+		}),
+			Toncenter: "tgbtc_new_key_fallback", Protocols: "tgBTC bridge",
 			Doc:    "A new-key log (external 0x27756729) without the key generation log before it; reported beside whatever explains the logging transaction.",
 			Failed: "never"},
-		Type{Value: TgbtcDkgLogFallback{}, Toncenter: "tgbtc_dkg_log_fallback", Protocols: "tgBTC bridge",
+		Type{Value: TgbtcDkgLogFallback{}, Title: "tgBTC key log refused", Describe: describeAs(func(v *TgbtcDkgLogFallback, w *Words) string {
+			return "Refused a tgBTC key log by coordinator " + w.Account(v.Coordinator)
+		}),
+			Toncenter: "tgbtc_dkg_log_fallback", Protocols: "tgBTC bridge",
 			Doc:    "A completed key generation log (external 0x453443a6) that no new key followed; reported beside whatever explains the logging transaction.",
 			Failed: "never"},
 	)

@@ -11,7 +11,13 @@ type TickTock struct {
 }
 
 func init() {
-	declare(Type{Value: TickTock{}, Toncenter: "tick_tock", Protocols: "masterchain special accounts (elector, config, ...)",
+	declare(Type{Value: TickTock{}, Title: "Tick-tock", Describe: describeAs(func(v *TickTock, w *Words) string {
+		if v.Tock != nil && *v.Tock {
+			return "Ran the tock of " + w.Account(v.Account)
+		}
+		return "Ran the tick of " + w.Account(v.Account)
+	}),
+		Toncenter: "tick_tock", Protocols: "masterchain special accounts (elector, config, ...)",
 		Doc:    "The tick-tock transaction at the root of a trace: a special account ran with no in-message and sent messages. A tick-tock that sent nothing is no action, as in toncenter.",
 		Failed: "the tick-tock transaction aborted"})
 	addMatcher(OrderFallback+60, "TickTock", matchTickTock)

@@ -25,7 +25,10 @@ type ToncoDeployPool struct {
 }
 
 func init() {
-	declare(Type{Value: ToncoDeployPool{}, Toncenter: "tonco_deploy_pool", Protocols: "Tonco",
+	declare(Type{Value: ToncoDeployPool{}, Title: "TONCO pool deployed", Describe: describeAs(func(v *ToncoDeployPool, w *Words) string {
+		return "Deployed the TONCO pool " + w.Account(v.Pool) + " of " + w.JettonName(v.JettonMinter1) + " and " + w.JettonName(v.JettonMinter2)
+	}),
+		Toncenter: "tonco_deploy_pool", Protocols: "Tonco",
 		Doc:    "ROUTERV3_CREATE_POOL (0x2e3034ef) at the router, POOLV3_INIT (0x441c39ed) from the router to the new pool, and the pool's excesses.",
 		Failed: "never: as toncenter has it, the router's init message to the pool makes the deployment (without one there is no ToncoDeployPool)"})
 	addMatcher(OrderProtocol+40, "ToncoDeployPool", matchToncoDeployPool)

@@ -9,7 +9,10 @@ type Unknown struct {
 }
 
 func init() {
-	declare(Type{Value: Unknown{}, Toncenter: "unknown", Protocols: "any",
+	declare(Type{Value: Unknown{}, Title: "Unknown", Describe: describeAs(func(v *Unknown, w *Words) string {
+		return "Ran a trace at " + w.Account(v.Account) + " that no action type explains"
+	}),
+		Toncenter: "unknown", Protocols: "any",
 		Doc: "A trace that gave no other action (typically an external message to a contract that sent no internal message, " +
 			"or a wallet request that cannot be read): one action over the whole trace. A lone tick-tock gives no action at all.",
 		Failed: "any transaction of the trace aborted"})

@@ -42,11 +42,17 @@ type VestingAddWhitelist struct {
 
 func init() {
 	declare(
-		Type{Value: VestingSendMessage{}, Toncenter: "vesting_send_message", Protocols: "TON Foundation vesting wallet",
+		Type{Value: VestingSendMessage{}, Title: "Vesting payment", Describe: describeAs(func(v *VestingSendMessage, w *Words) string {
+			return "Sent " + w.TON(v.Amount) + " from vesting wallet " + w.Account(v.Vesting) + " to " + w.Account(v.Destination)
+		}),
+			Toncenter: "vesting_send_message", Protocols: "TON Foundation vesting wallet",
 			Doc:     "send (0xa7733acd) from the owner to the vesting wallet, which sends the enclosed message and answers 0xf7733acd. The sent message is an action of its own.",
 			Failed:  "the vesting wallet failed or did not answer (the sender is not its owner)",
 			Differs: "toncenter reports the request only when the vesting answered; one it refused is a failed VestingSendMessage here, a call_contract there"},
-		Type{Value: VestingAddWhitelist{}, Toncenter: "vesting_add_whitelist", Protocols: "TON Foundation vesting wallet",
+		Type{Value: VestingAddWhitelist{}, Title: "Vesting whitelist", Describe: describeAs(func(v *VestingAddWhitelist, w *Words) string {
+			return "Added " + count(len(v.AccountsAdded), "account") + " to the whitelist of vesting wallet " + w.Account(v.Vesting)
+		}),
+			Toncenter: "vesting_add_whitelist", Protocols: "TON Foundation vesting wallet",
 			Doc:     "add_whitelist (0x7258a69b) from the vesting sender to the vesting wallet, answered with 0xf258a69b.",
 			Failed:  "the vesting wallet failed or did not answer (the sender is not the vesting sender)",
 			Differs: "toncenter reports the request only when the vesting answered; one it refused is a failed VestingAddWhitelist here, a call_contract there"},

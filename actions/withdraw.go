@@ -32,7 +32,19 @@ type DexWithdrawLiquidity struct {
 }
 
 func init() {
-	declare(Type{Value: DexWithdrawLiquidity{}, Toncenter: "dex_withdraw_liquidity",
+	declare(Type{Value: DexWithdrawLiquidity{}, Title: "Liquidity withdrawal", Describe: describeAs(func(v *DexWithdrawLiquidity, w *Words) string {
+		s := "Withdrew " + w.and(if1(v.Amount1 != "", w.Asset(v.Asset1, v.Amount1)), if1(v.Amount2 != "", w.Asset(v.Asset2, v.Amount2))) +
+			" from the " + w.Dex(v.Dex) + " pool " + w.Account(v.Pool)
+		switch {
+		case v.LpMaster != "":
+			s += " for " + w.Jetton(v.LpMaster, v.LpAmount)
+		case v.LpAmount != "":
+			// A position without an LP jetton (TONCO's NFT): its liquidity units.
+			s += ", burning " + string(v.LpAmount) + " units of liquidity"
+		}
+		return s
+	}),
+		Toncenter: "dex_withdraw_liquidity",
 		Protocols: "DeDust, STON.fi v2, Coffee, Tonco",
 		Doc:       "DeDust, STON.fi v2 and Coffee: burn (0x595f07bc) at the user's LP wallet, the pool's burn notification, then one payout per asset (DeDust payout_from_pool 0xad4eb6f5 to a vault, STON.fi pay_to 0x657b54f5 to the router, Coffee payout_internal 0xc0ffee21 to a vault) ending in a jetton transfer or TON to the user. STON.fi's refund_me (0x132b9a2c) from an LP account pays back a held deposit the same way. Tonco: poolv3_start_burn (0x530b5f2c) at the pool, position_burn at the NFT, poolv3_burn back at the pool, pay_to (0xa1daa96d, exit code 201) at the router and its payouts. Assets are in the pool's order.",
 		Failed:    "as toncenter has it: Tonco, the router's pay_to reports an exit code other than 0 or 201; never for the others (a burn without the payouts toncenter requires is a JettonBurn)",

@@ -33,16 +33,23 @@ type ActionAccount struct {
 // the /api/v3/actions contract; GraphQL binds to the same struct. The type
 // names and value shapes are declared by package actions.
 type Action struct {
-	ActionID   string  `json:"action_id"`
-	TraceID    string  `json:"trace_id"` // standard base64
-	TxHash     string  `json:"tx_hash"`  // the transaction where the action begins
-	Type       string  `json:"type"`
-	Status     string  `json:"status"`
-	Value      RawJSON `json:"value"`
-	StartLt    uint64  `json:"start_lt"`
-	StartUtime uint32  `json:"start_utime"`
-	EndLt      uint64  `json:"end_lt"`
-	EndUtime   uint32  `json:"end_utime"`
+	ActionID string `json:"action_id"`
+	TraceID  string `json:"trace_id"` // standard base64
+	TxHash   string `json:"tx_hash"`  // the transaction where the action begins
+	Type     string `json:"type"`
+	Status   string `json:"status"`
+	// Title and Description say the action to a person ("Jetton
+	// transfer", "Sent 218.75 USDT to alice.ton"): its type's template
+	// (actions.Describe) over the value and the names of the answer's
+	// address book and metadata. Filled when the answer is made, never
+	// stored: a token's symbol or a domain learned later shows at once.
+	Title       string  `json:"title,omitempty"`
+	Description string  `json:"description,omitempty"`
+	Value       RawJSON `json:"value"`
+	StartLt     uint64  `json:"start_lt"`
+	StartUtime  uint32  `json:"start_utime"`
+	EndLt       uint64  `json:"end_lt"`
+	EndUtime    uint32  `json:"end_utime"`
 	// Transactions lists every transaction of the action (standard base64),
 	// in lt order; TxHash is the first.
 	Transactions  []string `json:"transactions"`

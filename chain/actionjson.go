@@ -21,6 +21,14 @@ func (a *Action) AppendJSON(b []byte) []byte {
 	b = appendJSONString(b, a.Type)
 	b = append(b, `,"status":`...)
 	b = appendJSONString(b, a.Status)
+	if a.Title != "" {
+		b = append(b, `,"title":`...)
+		b = appendJSONString(b, a.Title)
+	}
+	if a.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendJSONString(b, a.Description)
+	}
 	b = append(b, `,"value":`...)
 	b = append(b, a.Value.OrEmpty()...)
 	b = append(b, `,"start_lt":`...)

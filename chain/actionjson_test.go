@@ -16,7 +16,7 @@ func TestActionJSONMatchesMarshal(t *testing.T) {
 	full := &chain.Action{ActionID: "id/+=", TraceID: "t", TxHash: "x", Type: "JettonSwap", Status: "ok",
 		Value: chain.RawJSON(`{"a":"b","n":[1,2]}`), StartLt: 1, StartUtime: 2, EndLt: 3, EndUtime: 4,
 		Transactions: []string{"a", "b"}, TraceEndLt: 5, TraceEndUtime: 6, TraceExternalHashNorm: &hash,
-		McSeqno: &seqno, Accounts: []string{"0:AB", "0:CD"}}
+		McSeqno: &seqno, Accounts: []string{"0:AB", "0:CD"}, Title: "Swap", Description: `Swapped 10 TON for 21.3 USDT on STON.fi, "quoted" <&>`}
 	cases := []*chain.Action{
 		{},
 		full,

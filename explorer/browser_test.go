@@ -150,8 +150,10 @@ func TestExplorerInABrowser(t *testing.T) {
 }
 
 type actionRef struct {
-	ActionID string `json:"action_id"`
-	Type     string `json:"type"`
+	ActionID    string `json:"action_id"`
+	Type        string `json:"type"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
 }
 
 // newestAction asks the REST route, not the page, what the page must show.
@@ -204,7 +206,11 @@ func requireNewest(t *testing.T, got defaultResult, newest actionRef) {
 	t.Helper()
 	require.Empty(t, got.Errors)
 	require.Len(t, got.Data.Actions.Actions, 10, "the default query asks for the 10 newest actions")
-	require.Equal(t, newest, got.Data.Actions.Actions[0])
+	require.Equal(t, newest, got.Data.Actions.Actions[0], "the same words as REST's")
+	for _, a := range got.Data.Actions.Actions {
+		require.NotEmpty(t, a.Title, a.ActionID)
+		require.NotEmpty(t, a.Description, "the default query shows every action's description")
+	}
 	require.NotEmpty(t, got.Data.Actions.AddressBookEntries)
 	require.NotEmpty(t, got.Data.Actions.AddressBookEntries[0].UserFriendly)
 }

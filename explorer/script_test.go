@@ -52,5 +52,6 @@ console.log(JSON.stringify({ url: captured.fetcher.url, subscriptionUrl: capture
 		require.NotContains(t, strings.ToLower(got.Query), key, c.page)
 		require.Contains(t, got.Query, "{api_key}", "the editor says where the key goes")
 		require.Contains(t, got.Query, "actions(limit: 10)")
+		require.Contains(t, got.Query, "      description\n", "the default query shows descriptions")
 	}
 }

@@ -74,6 +74,9 @@ type AccountResolver interface {
 	Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error)
 }
 type ActionResolver interface {
+	Title(ctx context.Context, obj *chain.Action) (string, error)
+	Description(ctx context.Context, obj *chain.Action) (string, error)
+
 	Details(ctx context.Context, obj *chain.Action) (actions.Details, error)
 
 	TransactionsFull(ctx context.Context, obj *chain.Action) ([]*chain.FullTransaction, error)
@@ -363,6 +366,18 @@ type Action {
   type: String!
   "ok or failed"
   status: String!
+  """
+  the action's short title, the same for every action of its type ("Jetton
+  transfer"); docs/ACTIONS.md lists them
+  """
+  title: String!
+  """
+  one sentence a person reads ("Sent 218.75 USDT to alice.ton"): the type's
+  template over the value, naming tokens by symbol and decimals and accounts
+  by .ton domain where the store knows them, else raw amounts, the jetton
+  master and the shortened raw address; "Failed: ..." for a failed action
+  """
+  description: String!
   "type-specific fields, documented in docs/ACTIONS.md (the REST value as is)"
   value: JSON!
   "the same fields, typed: one object type per action type"
@@ -4065,6 +4080,94 @@ func (ec *executionContext) fieldContext_Action_status(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Action_title(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_title(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Title(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Action_description(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Action_description(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Action().Description(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(string)
+	fc.Result = res
+	return ec.marshalNString2string(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Action_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Action",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Action_value(ctx context.Context, field graphql.CollectedField, obj *chain.Action) (ret graphql.Marshaler) {
 	if obj.Value == nil {
 		fc, err := ec.fieldContext_Action_value(ctx, field)
@@ -4656,6 +4759,10 @@ func (ec *executionContext) fieldContext_Action_parent(_ context.Context, field 
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -4748,6 +4855,10 @@ func (ec *executionContext) fieldContext_Action_children(_ context.Context, fiel
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -5048,6 +5159,10 @@ func (ec *executionContext) fieldContext_ActionEdge_node(_ context.Context, fiel
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -5169,6 +5284,10 @@ func (ec *executionContext) fieldContext_ActionEvent_action(_ context.Context, f
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -5365,6 +5484,10 @@ func (ec *executionContext) fieldContext_ActionList_actions(_ context.Context, f
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -15075,6 +15198,10 @@ func (ec *executionContext) fieldContext_FeeEstimate_actions(_ context.Context, 
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -30305,6 +30432,10 @@ func (ec *executionContext) fieldContext_Trace_actions(_ context.Context, field 
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -31180,6 +31311,10 @@ func (ec *executionContext) fieldContext_Transaction_actions(_ context.Context, 
 				return ec.fieldContext_Action_type(ctx, field)
 			case "status":
 				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
 			case "value":
 				return ec.fieldContext_Action_value(ctx, field)
 			case "details":
@@ -35248,6 +35383,78 @@ func (ec *executionContext) _Action(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "title":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_title(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "description":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Action_description(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "value":
 			out.Values[i] = ec._Action_value(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

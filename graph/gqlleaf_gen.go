@@ -70,7 +70,7 @@ func (l leafUint64) MarshalGQL(w io.Writer) {
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
 	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "transactions": true, "user_friendly": true},
-	"Action":                       {"children": true, "details": true, "parent": true, "participants": true, "trace": true, "transactions_full": true},
+	"Action":                       {"children": true, "description": true, "details": true, "parent": true, "participants": true, "title": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
 	"ActionEvent":                  {"address_book_entries": true},

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/store"
 )
@@ -64,6 +65,7 @@ func (e *Event) view(includeAccounts bool) *view {
 			}
 		}
 		v.list.Metadata = e.tokens.Only(addrs)
+		actions.DescribeActions(v.list.Actions, actions.Names{Book: v.list.AddressBook, Metadata: v.list.Metadata})
 		v.json, v.err = v.list.AppendJSON(nil)
 	})
 	return v

@@ -116,6 +116,7 @@ func (r *Resolver) listPage(ctx context.Context, f store.ActionFilter, includeAc
 	if list.AddressBook, list.Metadata, err = r.addressBookWith(ctx, page.Book, page.Facts, r.facts); err != nil {
 		return nil, err
 	}
+	describe(list.Actions, list.AddressBook, list.Metadata)
 	return list, nil
 }
 

@@ -135,6 +135,7 @@ func (r *Resolver) preview(ctx context.Context, req fees.Request) (*preview.Esti
 	if err != nil {
 		return nil, err
 	}
+	describe(pv.Actions, book, md)
 	pv.Risk.Name(md)
 	r.primeLinks(ctx, pv)
 	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book, Metadata: md, RandSeed: req.RandSeed()}, nil

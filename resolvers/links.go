@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"errors"
 
 	"github.com/tonkeeper/tongo/ton"
 
@@ -186,6 +187,7 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 		if conn.AddressBook, conn.Metadata, err = r.addressBookWith(ctx, list.BookAddresses(), read.Facts, r.facts); err != nil {
 			return nil, err
 		}
+		describe(page, conn.AddressBook, conn.Metadata)
 	}
 	conn.Edges = make([]*model.ActionEdge, len(page))
 	for i, a := range page {
@@ -195,4 +197,50 @@ func (r *Resolver) AccountActions(ctx context.Context, acc *model.Account, in *m
 		conn.PageInfo.EndCursor = &conn.Edges[len(page)-1].Cursor
 	}
 	return conn, nil
+}
+
+// describing is off only in BenchmarkActionsPageDescriptions, which
+// measures a page with its descriptions against the same page without.
+var describing = true
+
+// describe fills the titles and descriptions of actions from the address
+// book and metadata their answer shows anyway: no query of its own.
+func describe(list []*chain.Action, book chain.AddressBook, md chain.Metadata) {
+	if !describing {
+		return
+	}
+	actions.DescribeActions(list, actions.Names{Book: book, Metadata: md})
+}
+
+// Describe is an action's title and description: those its page filled
+// (a page that read its book), else made now from the facts of the
+// value's addresses, read through the request's loader (one query for
+// every action of the operation that needs it: a trace's or a
+// transaction's actions, a parent, children, a page whose book was not
+// selected).
+func (r *Resolver) Describe(ctx context.Context, a *chain.Action) (title, description string, err error) {
+	if a.Description != "" {
+		return a.Title, a.Description, nil
+	}
+	n := actions.Names{}
+	if len(a.Addresses) > 0 && r.Store != nil {
+		facts, err := r.loaders(ctx).factsLoader().LoadAll(ctx, a.Addresses)
+		if err != nil {
+			return "", "", err
+		}
+		byAddr := make(map[string]chain.AddressFacts, len(facts))
+		n.Book = make(chain.AddressBook, len(facts))
+		for i, addr := range a.Addresses {
+			byAddr[addr] = facts[i]
+			if e, ok := chain.NewAddressBookEntry(addr, facts[i], r.Testnet); ok {
+				n.Book[addr] = e
+			}
+		}
+		n.Metadata = chain.MetadataOfFacts(a.Addresses, byAddr)
+	}
+	title, description, ok := actions.Describe(a.Type, a.Status, a.Value, n)
+	if !ok {
+		return "", "", apperr.Wrap(apperr.Internal, errors.New("no description"), "action "+a.ActionID)
+	}
+	return title, description, nil
 }

@@ -80,6 +80,18 @@ func (r *accountResolver) Transactions(ctx context.Context, obj *model.Account, 
 	return r.AccountTransactions(ctx, obj, first, after, sort)
 }
 
+// Title is the resolver for the title field.
+func (r *actionResolver) Title(ctx context.Context, obj *chain.Action) (string, error) {
+	title, _, err := r.Resolver.Describe(ctx, obj)
+	return title, err
+}
+
+// Description is the resolver for the description field.
+func (r *actionResolver) Description(ctx context.Context, obj *chain.Action) (string, error) {
+	_, description, err := r.Resolver.Describe(ctx, obj)
+	return description, err
+}
+
 // Details is the resolver for the details field.
 func (r *actionResolver) Details(ctx context.Context, obj *chain.Action) (actions.Details, error) {
 	return r.Resolver.Details(ctx, obj)

@@ -19,7 +19,7 @@ import (
 // allFields selects every field REST returns; withAccounts adds accounts,
 // which REST shows only with include_accounts=true.
 const (
-	actionFields = `action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
+	actionFields = `action_id trace_id tx_hash type status title description value start_lt start_utime end_lt end_utime
     transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno`
 	allFields = `query($f: ActionFilter, $limit: Int, $offset: Int, $sort: SortOrder) {
   actions(filter: $f, limit: $limit, offset: $offset, sort: $sort) {

@@ -26,7 +26,7 @@ func TestGraphQLActionsAndFeeInOneRequest(t *testing.T) {
 
 			query := `query($a: String!, $body: String!) {
   actions(filter: {account: $a}, limit: 5) {
-    actions { action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
+    actions { action_id trace_id tx_hash type status title description value start_lt start_utime end_lt end_utime
       transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno }
     address_book
     metadata

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/internal/testenv"
@@ -41,7 +42,7 @@ const previewSelection = `
   stopped { account reason message message_hash transaction actions }
   transactions { hash account lt utime parent success aborted compute_exit_code total_fees
     fees { in_fwd_fee storage_fee gas_fee fwd_fee } }
-  actions { action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
+  actions { action_id trace_id tx_hash type status title description value start_lt start_utime end_lt end_utime
     transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno }
   address_book
   metadata
@@ -111,6 +112,14 @@ func checkPreviewRoutes(t *testing.T, r *feeReplay) {
 		}
 		require.NotEmpty(t, got.Actions, name)
 		for _, a := range got.Actions {
+			// A previewed action is said in words as a stored one is (the
+			// block's tokens are not made and it has no domains: its
+			// words name nothing by symbol or domain).
+			title, description, ok := actions.Describe(a.Type, a.Status, a.Value, actions.Names{})
+			require.True(t, ok, a.Type)
+			require.Equal(t, title, a.Title, name)
+			require.NotEmpty(t, a.Description, name)
+			require.Equal(t, description, a.Description, name)
 			var v map[string]any
 			require.NoError(t, json.Unmarshal(a.Value, &v))
 			for _, addr := range valueAddresses(v) {

@@ -280,7 +280,7 @@ func (s *gqlSocket) subscribe(t testing.TB, id, query string, vars map[string]an
 }
 
 // restActionFields selects every field of Action that /api/v3/actions shows.
-const restActionFields = `action_id trace_id tx_hash type status value start_lt start_utime end_lt end_utime
+const restActionFields = `action_id trace_id tx_hash type status title description value start_lt start_utime end_lt end_utime
 	transactions trace_end_lt trace_end_utime trace_external_hash_norm mc_seqno accounts`
 
 const subscribeActions = `subscription($f: ActionFilter, $after: String) {

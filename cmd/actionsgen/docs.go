@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -58,6 +59,7 @@ func renderDocs() []byte {
 	done := map[reflect.Type]bool{}
 	for _, t := range types {
 		fmt.Fprintf(&b, "\n### %s\n\n", t.Name())
+		fmt.Fprintf(&b, "Title: **%s**. Example description: %s\n\n", t.Title, exampleSentence(t))
 		if len(t.Aliases) > 0 {
 			fmt.Fprintf(&b, "Also accepted in filters: %s.\n\n", "`"+strings.Join(t.Aliases, "`, `")+"`")
 		}
@@ -100,4 +102,19 @@ func writeFields(b *strings.Builder, t reflect.Type, done map[reflect.Type]bool)
 // cell keeps a table cell on one line.
 func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// exampleSentence is the type's description of its example value, named
+// as ExampleNames names things (alice.ton, a USDT with 6 decimals): what
+// the template writes, quoted.
+func exampleSentence(t actions.Type) string {
+	raw, err := json.Marshal(actions.ExampleValue(t))
+	if err != nil {
+		panic(err)
+	}
+	_, s, ok := actions.Describe(t.Name(), "ok", raw, actions.ExampleNames())
+	if !ok {
+		return "(none: the type has no template)"
+	}
+	return "“" + s + "”"
 }
