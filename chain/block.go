@@ -69,5 +69,9 @@ func ParseBlockBOC(b []byte) (blk *Block, err error) {
 		return a.Account < b.Account
 	})
 	blk.Header = blockHeader(&raw, b, rootHash, len(blk.Transactions))
+	ref := &BlockID{Workchain: blk.Header.Workchain, Shard: blk.Header.Shard, Seqno: blk.Header.Seqno}
+	for _, tx := range blk.Transactions {
+		tx.Block = ref
+	}
 	return blk, nil
 }

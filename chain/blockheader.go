@@ -2,6 +2,9 @@ package chain
 
 import (
 	"crypto/sha256"
+	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/tonkeeper/tongo/tlb"
 )
@@ -106,4 +109,17 @@ func blockHeader(raw *tlb.Block, file []byte, rootHash [32]byte, txs int) BlockH
 		h.Prev = []BlockID{ref(p.PrevBlkInfo.Prev, shard)}
 	}
 	return h
+}
+
+// ParseShardID reads a shard id as toncenter takes one: unsigned hex
+// (8000000000000000, optional 0x) first, else signed decimal
+// (-9223372036854775808). It returns the signed form the store keeps.
+func ParseShardID(s string) (int64, error) {
+	if u, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64); err == nil {
+		return int64(u), nil
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	return 0, errors.New("must be a shard id: hex as 8000000000000000 or signed decimal")
 }

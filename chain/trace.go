@@ -52,6 +52,10 @@ type Transaction struct {
 	TraceID         Hash   // id of the trace the transaction belongs to (zero until assembled)
 	BOC             []byte // the raw transaction, so a better decoder can re-derive
 	McSeqno         uint32 // masterchain block that committed it, when known
+	// Block is the block that holds it (workchain, shard, seqno; no
+	// hashes), when it was read from a raw block; nil from trace JSON,
+	// which does not say.
+	Block *BlockID
 }
 
 // Success is true when the transaction did what its message asked.

@@ -36,6 +36,26 @@ func (l leafInt) MarshalGQL(w io.Writer) {
 	graphql.MarshalInt(*l.p).MarshalGQL(w)
 }
 
+type leafInt32 struct{ p *int32 }
+
+func (l leafInt32) MarshalGQL(w io.Writer) {
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(*l.p), 10))
+		return
+	}
+	graphql.MarshalInt32(*l.p).MarshalGQL(w)
+}
+
+type leafInt64 struct{ p *int64 }
+
+func (l leafInt64) MarshalGQL(w io.Writer) {
+	if buf, ok := w.(*bytes.Buffer); ok {
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(*l.p), 10))
+		return
+	}
+	graphql.MarshalInt64(*l.p).MarshalGQL(w)
+}
+
 type leafString struct{ p *string }
 
 func (l leafString) MarshalGQL(w io.Writer) {
@@ -79,6 +99,8 @@ var computedFields = map[string]map[string]bool{
 	"AuctionBid":                   {},
 	"AuctionOutbid":                {},
 	"BalanceChanges":               {},
+	"Block":                        {},
+	"BlockRef":                     {},
 	"ChangeDns":                    {},
 	"CocoonClientChangeSecretHash": {},
 	"CocoonClientIncreaseStake":    {},
@@ -115,7 +137,7 @@ var computedFields = map[string]map[string]bool{
 	"EvaaWithdraw":                 {},
 	"ExtraCurrency":                {},
 	"ExtraCurrencyTransfer":        {},
-	"FeeEstimate":                  {"actions": true, "address_book": true, "balance_changes": true, "complete": true, "metadata": true, "risk": true, "stopped": true, "transactions": true},
+	"FeeEstimate":                  {"actions": true, "address_book": true, "balance_changes": true, "complete": true, "metadata": true, "stopped": true, "transactions": true},
 	"Fees":                         {},
 	"JettonBalanceChange":          {},
 	"JettonBurn":                   {},
@@ -136,6 +158,7 @@ var computedFields = map[string]map[string]bool{
 	"LayerzeroReceive":             {},
 	"LayerzeroSend":                {},
 	"LayerzeroSendTokens":          {},
+	"MasterchainInfo":              {},
 	"Message":                      {},
 	"MessageContent":               {},
 	"MultisigApprove":              {},
@@ -157,11 +180,8 @@ var computedFields = map[string]map[string]bool{
 	"PageInfo":                     {},
 	"Participant":                  {},
 	"PeerSwap":                     {},
-	"PreviewRisk":                  {},
-	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "emulateMessage": true, "emulateTonConnect": true, "estimateFee": true, "message": true, "messages": true, "trace": true, "transaction": true, "transactions": true},
+	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "block": true, "blocks": true, "emulateMessage": true, "estimateFee": true, "masterchainInfo": true, "message": true, "messages": true, "trace": true, "transaction": true, "transactions": true},
 	"RenewDns":                     {},
-	"RiskJetton":                   {},
-	"RiskNft":                      {},
 	"SmartContractExec":            {},
 	"StakeDeposit":                 {},
 	"StakeWithdrawal":              {},
@@ -291,6 +311,7 @@ var leafObjectFields = map[string]map[string]bool{
 	"Action":              {"__typename": true, "action_id": true, "trace_id": true, "tx_hash": true, "type": true, "status": true, "value": true, "start_lt": true, "start_utime": true, "end_lt": true, "end_utime": true, "trace_end_lt": true, "trace_end_utime": true},
 	"ActionEdge":          {"__typename": true, "cursor": true},
 	"AddressBookEntry":    {"__typename": true, "address": true, "user_friendly": true},
+	"Block":               {"__typename": true, "workchain": true, "shard": true, "seqno": true, "root_hash": true, "file_hash": true, "global_id": true, "version": true, "after_merge": true, "before_split": true, "after_split": true, "want_merge": true, "want_split": true, "key_block": true, "flags": true, "gen_utime": true, "start_lt": true, "end_lt": true, "validator_list_hash_short": true, "gen_catchain_seqno": true, "min_ref_mc_seqno": true, "prev_key_block_seqno": true, "vert_seqno": true, "tx_count": true},
 	"EmulatedTransaction": {"__typename": true, "hash": true, "account": true, "lt": true, "utime": true, "success": true, "aborted": true, "compute_exit_code": true, "total_fees": true},
 	"JettonHoldingEdge":   {"__typename": true, "cursor": true},
 	"Message":             {"__typename": true, "hash": true, "value": true, "fwd_fee": true, "created_lt": true, "bounce": true, "bounced": true},

@@ -148,3 +148,12 @@ func (r *Resolver) StoredAccounts(ctx context.Context, addrs []string) ([]Stored
 	book, _, err := r.addressBookWith(ctx, addrs, facts, r.facts)
 	return out, book, err
 }
+
+// TopAccountsByBalance ranks the accounts whose state the store holds by
+// balance (toncenter's /api/v3/topAccountsByBalance).
+func (r *Resolver) TopAccountsByBalance(ctx context.Context, limit, offset int) ([]store.AccountBalance, error) {
+	if r.Store == nil {
+		return nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	return r.Store.TopAccountsByBalance(ctx, limit, offset)
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/preview"
+	"github.com/tonql/tonql/toncenter"
 )
 
 // UserFriendly is the resolver for the user_friendly field.
@@ -251,6 +252,21 @@ func (r *queryResolver) Messages(ctx context.Context, filter *model.MessageFilte
 // Message is the resolver for the message field.
 func (r *queryResolver) Message(ctx context.Context, hash string) (*chain.FullMessage, error) {
 	return r.GraphMessage(ctx, hash)
+}
+
+// Blocks is the resolver for the blocks field.
+func (r *queryResolver) Blocks(ctx context.Context, filter *model.BlockFilter, limit *int, offset *int, sort *model.SortOrder) ([]*toncenter.Block, error) {
+	return r.GraphBlocks(ctx, filter, limit, offset, sort)
+}
+
+// Block is the resolver for the block field.
+func (r *queryResolver) Block(ctx context.Context, workchain int, shard string, seqno uint32) (*toncenter.Block, error) {
+	return r.GraphBlock(ctx, workchain, shard, seqno)
+}
+
+// MasterchainInfo is the resolver for the masterchainInfo field.
+func (r *queryResolver) MasterchainInfo(ctx context.Context) (*toncenter.MasterchainInfo, error) {
+	return r.GraphMasterchainInfo(ctx)
 }
 
 // Actions is the resolver for the actions field.

@@ -107,6 +107,21 @@ func TxFilterOf(in *model.TransactionFilter, limit, offset *int, sort *model.Sor
 	}
 	f.Lt, f.StartLt, f.EndLt = in.Lt, in.StartLt, in.EndLt
 	f.StartUtime, f.EndUtime, f.McSeqno = in.StartUtime, in.EndUtime, in.McSeqno
+	if in.Workchain != nil {
+		wc := int32(*in.Workchain)
+		if int(wc) != *in.Workchain {
+			return f, apperr.Field("workchain", "must be a 32-bit integer")
+		}
+		f.Workchain = &wc
+	}
+	if in.Shard != nil {
+		shard, err := chain.ParseShardID(*in.Shard)
+		if err != nil {
+			return f, apperr.Field("shard", "%v", err)
+		}
+		f.Shard = &shard
+	}
+	f.BlockSeqno = in.Seqno
 	return f, nil
 }
 

@@ -136,3 +136,31 @@ func MasterchainBlockShards(res *resolvers.Resolver) http.HandlerFunc {
 		return toncenter.RenderBlocks(blocks), nil
 	})
 }
+
+// MasterchainBlockShardState serves GET
+// /api/v3/masterchainBlockShardState: the masterchain block seqno and the
+// newest block of each shard as of it, as far as the store holds them
+// (history.ShardState). None stored is 404, as toncenter answers.
+func MasterchainBlockShardState(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get([]string{"seqno"}, func(r *http.Request, p *toncenter.Params) (any, error) {
+		seqno, err := p.Uint32("seqno")
+		if err != nil {
+			return nil, err
+		}
+		if seqno == nil {
+			return nil, apperr.Field("seqno", "required")
+		}
+		h, err := historyOf(res)
+		if err != nil {
+			return nil, err
+		}
+		blocks, err := h.ShardState(r.Context(), *seqno)
+		if err != nil {
+			return nil, err
+		}
+		if len(blocks) == 0 {
+			return nil, apperr.New(apperr.NotFound, "blocks not found")
+		}
+		return toncenter.RenderBlocks(blocks), nil
+	})
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/store"
 	"github.com/tonql/tonql/toncenter"
@@ -54,19 +55,17 @@ func notServed(p *toncenter.Params, why string, params ...string) error {
 	return nil
 }
 
-const noBlocks = "blocks are not stored yet, so transactions cannot be selected by block (use mc_seqno)"
-
 var transactionsParams = names([]string{"workchain", "shard", "seqno", "mc_seqno", "account", "exclude_account",
 	"hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt"}, toncenter.PageParams)
 
 // Transactions serves GET /api/v3/transactions.
 func Transactions(res *resolvers.Resolver) http.HandlerFunc {
 	return v3Get(transactionsParams, func(r *http.Request, p *toncenter.Params) (any, error) {
-		if err := notServed(p, noBlocks, "workchain", "shard", "seqno"); err != nil {
-			return nil, err
-		}
 		f, err := txFilter(p)
 		if err != nil {
+			return nil, err
+		}
+		if err := txBlock(p, &f); err != nil {
 			return nil, err
 		}
 		if f.Accounts, err = p.Addresses("account", 1024); err != nil {
@@ -104,9 +103,54 @@ func Transactions(res *resolvers.Resolver) http.HandlerFunc {
 	})
 }
 
+// txBlock reads toncenter's block filters of /transactions: the block
+// that holds the transaction, each part alone or with the others, as
+// toncenter applies them (only transactions read from raw blocks know
+// their block).
+func txBlock(p *toncenter.Params, f *store.TxFilter) error {
+	if n, err := p.Int("workchain", 32); err != nil {
+		return err
+	} else if n != nil {
+		wc := int32(*n)
+		f.Workchain = &wc
+	}
+	var err error
+	if f.Shard, err = p.Shard("shard"); err != nil {
+		return err
+	}
+	f.BlockSeqno, err = p.Uint32("seqno")
+	return err
+}
+
+// TransactionsByMasterchainBlock serves GET
+// /api/v3/transactionsByMasterchainBlock: the transactions the
+// masterchain block seqno commits (its own and its shard blocks'), by lt.
+func TransactionsByMasterchainBlock(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get(names([]string{"seqno"}, toncenter.PageParams), func(r *http.Request, p *toncenter.Params) (any, error) {
+		f, err := txFilter(p)
+		if err != nil {
+			return nil, err
+		}
+		if f.McSeqno, err = p.Uint32("seqno"); err != nil {
+			return nil, err
+		}
+		if f.McSeqno == nil {
+			return nil, apperr.Field("seqno", "required")
+		}
+		txs, book, err := res.FindTransactions(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		return transactionsResponse(txs, book)
+	})
+}
+
 // txFilter reads the page of a transactions route.
 func txFilter(p *toncenter.Params) (store.TxFilter, error) {
 	pg, err := p.Page()
+	if err == nil && pg.Offset > cost.MaxOffset {
+		err = apperr.Field("offset", "must be at most %d; page deeper with start_lt/end_lt", cost.MaxOffset)
+	}
 	return store.TxFilter{Limit: pg.Limit, Offset: pg.Offset, Desc: pg.Desc}, err
 }
 

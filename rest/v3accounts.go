@@ -2,9 +2,11 @@ package rest
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/getmethod"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/toncenter"
@@ -164,4 +166,33 @@ func runGetMethodV3(r *http.Request, res *resolvers.Resolver) (*toncenter.RunGet
 		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}
 	return &toncenter.RunGetMethodResult{GasUsed: run.GasUsed, ExitCode: int64(run.ExitCode), Stack: entries}, nil
+}
+
+// TopAccountsByBalance serves GET /api/v3/topAccountsByBalance: toncenter's
+// bare list of {account, balance}, largest first, over the accounts whose
+// state this server stores (not the whole chain). The answer's
+// Accounts-Scope header says so, as the list's shape has no room for it.
+func TopAccountsByBalance(res *resolvers.Resolver) http.HandlerFunc {
+	get := v3Get([]string{"limit", "offset"}, func(r *http.Request, p *toncenter.Params) (any, error) {
+		pg, err := p.Page()
+		if err != nil {
+			return nil, err
+		}
+		if pg.Offset > cost.MaxOffset {
+			return nil, apperr.Field("offset", "must be at most %d", cost.MaxOffset)
+		}
+		list, err := res.TopAccountsByBalance(r.Context(), pg.Limit, pg.Offset)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]toncenter.AccountBalance, len(list))
+		for i, a := range list {
+			out[i] = toncenter.AccountBalance{Account: a.Address, Balance: strconv.FormatInt(a.Balance, 10)}
+		}
+		return out, nil
+	})
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Accounts-Scope", "stored")
+		get(w, r)
+	}
 }

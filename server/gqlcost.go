@@ -126,7 +126,8 @@ type listCost struct {
 
 // listCosts are the fields whose cost is not 1 plus their children's.
 var listCosts = map[string]map[string]listCost{
-	"Query":   {"actions": {sizeArg: "limit"}, "transactions": {sizeArg: "limit"}, "messages": {sizeArg: "limit"}},
+	"Query": {"actions": {sizeArg: "limit"}, "transactions": {sizeArg: "limit"}, "messages": {sizeArg: "limit"},
+		"blocks": {sizeArg: "limit"}},
 	"Account": {"actions": {sizeArg: "first"}, "transactions": {sizeArg: "first"}, "jettons": {sizeArg: "first"}, "nfts": {sizeArg: "first"}},
 	// An action's links are short lists; counted as typical sizes.
 	// Its nested steps (children) are a few of its own transactions'

@@ -312,7 +312,6 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 				"/api/v3/transactions?sort=up":                                                       "sort",
 				"/api/v3/transactions?account=nope":                                                  "account",
 				"/api/v3/transactions?start_lt=-5":                                                   "start_lt",
-				"/api/v3/transactions?workchain=0":                                                   "workchain",
 				"/api/v3/transactionsByMessage?direction=in":                                         "msg_hash",
 				"/api/v3/transactionsByMessage?opcode=zz":                                            "opcode",
 				"/api/v3/transactionsByMessage?body_hash=abc":                                        "body_hash",

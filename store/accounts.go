@@ -122,3 +122,31 @@ func (s *Store) LastTransaction(ctx context.Context, address string) (*chain.Tra
 	}
 	return rows[0].summary(), nil
 }
+
+// AccountBalance is a stored account's balance (nanotons) as of the state
+// the store holds.
+type AccountBalance struct {
+	Address string // raw upper-case
+	Balance int64
+}
+
+// TopAccountsByBalance is a page of the stored accounts by balance,
+// largest first, address descending between equal balances (index
+// accounts_balance read backward). Only accounts whose state the store
+// holds are ranked.
+func (s *Store) TopAccountsByBalance(ctx context.Context, limit, offset int) ([]AccountBalance, error) {
+	var rows []accountRow
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		return db.NewSelect().Model(&rows).Column("address", "balance").
+			OrderExpr("balance DESC, address DESC").Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]AccountBalance, len(rows))
+	for i, r := range rows {
+		out[i] = AccountBalance{Address: r.Address, Balance: r.Balance}
+	}
+	return out, nil
+}

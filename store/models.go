@@ -30,6 +30,11 @@ type txRow struct {
 	InMsgHash       string `bun:"in_msg_hash,notnull"`
 	McSeqno         int64  `bun:"mc_seqno,notnull"`
 	BOC             []byte `bun:"boc"`
+	// The block that holds it (migration 20261201000121); NULL when not
+	// read from a raw block.
+	BlockWorkchain *int32 `bun:"block_workchain"`
+	BlockShard     *int64 `bun:"block_shard"`
+	BlockSeqno     *int64 `bun:"block_seqno"`
 	// Facts: what a transaction without BOC knows beyond these columns
 	// (decoded.go).
 	Facts *string `bun:"facts"`
@@ -188,6 +193,10 @@ func newTxRow(t *chain.Transaction) txRow {
 	}
 	if t.InMsg != nil {
 		r.InMsgHash = t.InMsg.Hash.Base64()
+	}
+	if b := t.Block; b != nil {
+		wc, shard, seqno := b.Workchain, b.ShardSigned(), int64(b.Seqno)
+		r.BlockWorkchain, r.BlockShard, r.BlockSeqno = &wc, &shard, &seqno
 	}
 	return r
 }

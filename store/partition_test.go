@@ -221,6 +221,8 @@ func TestPartitionMigration(t *testing.T) {
 			`ALTER TABLE actions ADD COLUMN ancestors text NOT NULL DEFAULT ''`,
 			`ALTER TABLE action_accounts ADD COLUMN ancestors text NOT NULL DEFAULT ''`,
 			`ALTER TABLE transactions ADD COLUMN facts text`, `ALTER TABLE messages ADD COLUMN facts text`,
+			`ALTER TABLE transactions ADD COLUMN block_workchain integer`,
+			`ALTER TABLE transactions ADD COLUMN block_shard bigint`, `ALTER TABLE transactions ADD COLUMN block_seqno bigint`,
 			// pages read their tokens' metadata (token_metadata) with their book
 			`CREATE TABLE token_metadata (address text PRIMARY KEY, kind text NOT NULL, valid boolean NOT NULL DEFAULT FALSE,
 				reason text NOT NULL DEFAULT '', name text, symbol text, decimals integer, image text, description text,
@@ -229,6 +231,8 @@ func TestPartitionMigration(t *testing.T) {
 			stmts = []string{`ALTER TABLE actions DROP COLUMN parent_action_id`,
 				`ALTER TABLE actions DROP COLUMN ancestors`, `ALTER TABLE action_accounts DROP COLUMN ancestors`,
 				`ALTER TABLE transactions DROP COLUMN facts`, `ALTER TABLE messages DROP COLUMN facts`,
+				`ALTER TABLE transactions DROP COLUMN block_workchain`,
+				`ALTER TABLE transactions DROP COLUMN block_shard`, `ALTER TABLE transactions DROP COLUMN block_seqno`,
 				`DROP TABLE token_metadata`}
 		}
 		for _, q := range stmts {

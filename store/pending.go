@@ -128,6 +128,9 @@ func (r *txRow) summary() *chain.Transaction {
 		Aborted: r.Aborted, ComputeExitCode: r.ComputeExitCode, ComputeSuccess: r.Success,
 		ActionSuccess: r.Success, TraceID: parseHashText(r.TraceID), McSeqno: uint32(r.McSeqno),
 	}
+	if r.BlockWorkchain != nil && r.BlockShard != nil && r.BlockSeqno != nil {
+		tx.Block = &chain.BlockID{Workchain: *r.BlockWorkchain, Shard: uint64(*r.BlockShard), Seqno: uint32(*r.BlockSeqno)}
+	}
 	applyTxFacts(tx, r.Facts)
 	return tx
 }

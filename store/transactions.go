@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,7 +22,12 @@ type TxFilter struct {
 	StartUtime, EndUtime      *uint32
 	StartLt, EndLt            *uint64
 	McSeqno                   *uint32
-	TraceIDs                  []string
+	// The block that holds it (toncenter's workchain, shard, seqno): only
+	// transactions read from raw blocks know theirs.
+	Workchain  *int32
+	Shard      *int64
+	BlockSeqno *uint32
+	TraceIDs   []string
 	// A message of the transaction: its hash (or normalized hash), its
 	// direction, and an in-message's op code.
 	MsgHashes []string
@@ -43,6 +50,19 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 	var rows []txRow
 	err := s.read(func(db *bun.DB) error {
 		q := db.NewSelect().Model(&rows)
+		if f.Workchain != nil && f.Shard != nil && f.BlockSeqno != nil {
+			// One block: its lt range bounds the rows too, so that Postgres
+			// reads only the lt partition that holds them.
+			var b blockRow
+			err := db.NewSelect().Model(&b).Column("start_lt", "end_lt").Where("workchain = ? AND shard = ? AND seqno = ?",
+				*f.Workchain, *f.Shard, int64(*f.BlockSeqno)).Limit(1).Scan(ctx)
+			switch {
+			case err == nil:
+				q = q.Where("transactions.lt >= ? AND transactions.lt <= ?", b.StartLt, b.EndLt)
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+		}
 		byMsg := len(f.MsgHashes) > 0 || f.Direction != nil || f.Opcode != nil
 		if byMsg {
 			q = q.Join("JOIN messages AS m ON m.tx_hash = transactions.hash").Distinct()
@@ -74,6 +94,15 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 		}
 		if f.McSeqno != nil {
 			q = q.Where("transactions.mc_seqno = ?", int64(*f.McSeqno))
+		}
+		if f.Workchain != nil {
+			q = q.Where("transactions.block_workchain = ?", *f.Workchain)
+		}
+		if f.Shard != nil {
+			q = q.Where("transactions.block_shard = ?", *f.Shard)
+		}
+		if f.BlockSeqno != nil {
+			q = q.Where("transactions.block_seqno = ?", int64(*f.BlockSeqno))
 		}
 		if len(f.Accounts) > 0 {
 			q = q.Where("transactions.account IN (?)", bun.In(f.Accounts))

@@ -220,11 +220,15 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	// index, which made re-imports slow). facts are filled in on rows
 	// written before they were kept (decoded.go): a re-import of the file
 	// completes them. A row first stored without its raw BOC (from trace
-	// JSON) gets it when its block arrives.
+	// JSON) gets it, and the block that holds it, when its block arrives.
 	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+` DO UPDATE SET trace_id = EXCLUDED.trace_id,
-		facts = COALESCE(EXCLUDED.facts, transactions.facts), boc = COALESCE(transactions.boc, EXCLUDED.boc)
+		facts = COALESCE(EXCLUDED.facts, transactions.facts), boc = COALESCE(transactions.boc, EXCLUDED.boc),
+		block_workchain = COALESCE(transactions.block_workchain, EXCLUDED.block_workchain),
+		block_shard = COALESCE(transactions.block_shard, EXCLUDED.block_shard),
+		block_seqno = COALESCE(transactions.block_seqno, EXCLUDED.block_seqno)
 		WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.facts IS NULL AND EXCLUDED.facts IS NOT NULL)
-		OR (transactions.boc IS NULL AND EXCLUDED.boc IS NOT NULL)`); err != nil {
+		OR (transactions.boc IS NULL AND EXCLUDED.boc IS NOT NULL)
+		OR (transactions.block_seqno IS NULL AND EXCLUDED.block_seqno IS NOT NULL)`); err != nil {
 		return err
 	}
 	return queueRows(ctx, w, "save messages", msgs, `CONFLICT (tx_hash, direction, seq) DO UPDATE SET facts = EXCLUDED.facts

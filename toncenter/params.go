@@ -290,12 +290,9 @@ func (p *Params) Shard(name string) (*int64, error) {
 	if s == nil || err != nil {
 		return nil, err
 	}
-	if u, err := strconv.ParseUint(strings.TrimPrefix(*s, "0x"), 16, 64); err == nil {
-		v := int64(u)
-		return &v, nil
+	v, err := chain.ParseShardID(*s)
+	if err != nil {
+		return nil, apperr.Field(name, "%v", err)
 	}
-	if v, err := strconv.ParseInt(*s, 10, 64); err == nil {
-		return &v, nil
-	}
-	return nil, apperr.Field(name, "must be a shard id: hex as 8000000000000000 or signed decimal")
+	return &v, nil
 }

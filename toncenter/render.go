@@ -20,8 +20,8 @@ import (
 // it (a row imported from trace JSON) the fields the row does not hold
 // are null: prev_trans_hash, prev_trans_lt, description,
 // account_state_before/after, and the messages' ihr_fee, created_at,
-// ihr_disabled, import_fee. block_ref is null either way until blocks are
-// stored (docs/API-NOTES.md).
+// ihr_disabled, import_fee. block_ref is the block that holds it when the
+// transaction was read from a raw block, else null (docs/API-NOTES.md).
 func RenderTransaction(t *chain.Transaction) (*Transaction, error) {
 	out := &Transaction{
 		Account: t.Account, Hash: t.Hash.Base64(), Lt: u64(t.Lt), Now: int64(t.Utime),
@@ -36,6 +36,9 @@ func RenderTransaction(t *chain.Transaction) (*Transaction, error) {
 	if !t.TraceID.IsZero() {
 		s := t.TraceID.Base64()
 		out.TraceID = &s
+	}
+	if b := t.Block; b != nil {
+		out.BlockRef = &BlockID{Workchain: b.Workchain, Shard: ShardHex(b.Shard), Seqno: int32(b.Seqno)}
 	}
 	if len(t.BOC) == 0 {
 		if t.InMsg != nil {

@@ -191,3 +191,16 @@ type MessagesResponse struct {
 	AddressBook chain.AddressBook `json:"address_book"`
 	Metadata    map[string]any    `json:"metadata"`
 }
+
+// AccountBalance is an entry of /api/v3/topAccountsByBalance.
+type AccountBalance struct {
+	Account string `json:"account"` // raw upper-case
+	Balance string `json:"balance"` // nanotons
+}
+
+// SentMessage is the answer of POST /api/v3/message (toncenter's
+// V2SendMessageResult).
+type SentMessage struct {
+	MessageHash     string `json:"message_hash"`
+	MessageHashNorm string `json:"message_hash_norm"`
+}

@@ -123,6 +123,27 @@ type ActionFilter struct {
 	IncludeTransactions *bool `json:"include_transactions,omitempty"`
 }
 
+// GET /api/v3/blocks' filters, the same names.
+type BlockFilter struct {
+	Workchain *int `json:"workchain,omitempty"`
+	// with workchain; hex as 8000000000000000 or signed decimal
+	Shard *string `json:"shard,omitempty"`
+	// with workchain and shard
+	Seqno *uint32 `json:"seqno,omitempty"`
+	// any hash form
+	RootHash *string `json:"root_hash,omitempty"`
+	// any hash form
+	FileHash *string `json:"file_hash,omitempty"`
+	// the masterchain block that commits it
+	McSeqno    *uint32 `json:"mc_seqno,omitempty"`
+	StartUtime *uint32 `json:"start_utime,omitempty"`
+	EndUtime   *uint32 `json:"end_utime,omitempty"`
+	// start_lt >= this
+	StartLt *uint64 `json:"start_lt,omitempty"`
+	// start_lt <= this
+	EndLt *uint64 `json:"end_lt,omitempty"`
+}
+
 // One jetton an account holds: its wallet and balance.
 type JettonHolding struct {
 	// the account's jetton wallet
@@ -267,6 +288,12 @@ type TransactionFilter struct {
 	StartLt    *uint64  `json:"start_lt,omitempty"`
 	EndLt      *uint64  `json:"end_lt,omitempty"`
 	McSeqno    *uint32  `json:"mc_seqno,omitempty"`
+	// the workchain of the block that holds it (only transactions read from raw blocks know their block)
+	Workchain *int `json:"workchain,omitempty"`
+	// the shard of the block that holds it: hex as 8000000000000000 or signed decimal
+	Shard *string `json:"shard,omitempty"`
+	// the seqno of the block that holds it
+	Seqno *uint32 `json:"seqno,omitempty"`
 	// a message of the transaction: its hash or normalized hash
 	MsgHash []string `json:"msg_hash,omitempty"`
 	// in or out, with msg_hash or opcode

@@ -29,6 +29,9 @@ func New() *migrate.Migrations {
 	registerTokenMetadata(m)
 	registerTokens(m)
 	registerBlocks(m)
+	registerTxBlock(m)
+	registerAccountsBalance(m)
+	registerBlocksGenUtime(m)
 	return m
 }
 
