@@ -162,13 +162,15 @@ func Item(ctx context.Context) (done func(error), err error) {
 }
 
 // GraphQLItem tells the GraphQL root fields that are each a request of
-// their own (each runs the emulator: a unit, a token and a share of the
+// their own (each runs the emulator or calls out: a unit, a token and a share of the
 // budget per field, so 30 aliases cost what 30 JSON-RPC calls cost). A new
 // root field that does heavy work is declared here. Every JSON-RPC call of
 // a batch is an item too (rest.JSONRPC).
 func GraphQLItem(field string) bool {
 	switch field {
 	case "estimateFee", "emulateMessage", "emulateTonConnect":
+		return true
+	case "testWebhook": // a request to the receiver, up to WEBHOOK_TIMEOUT
 		return true
 	}
 	return false

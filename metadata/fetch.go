@@ -13,9 +13,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tonql/tonql/internal/safedial"
 )
 
 // Fetch failure reasons: short, stable, machine-readable. An HTTP status
@@ -146,35 +147,14 @@ func NewFetcher(opt FetchOptions) (*Fetcher, error) {
 		gw.Path += "/"
 	}
 	f := &Fetcher{opt: opt, gateway: gw}
-	exempt := map[string]bool{}
-	for _, a := range opt.ExemptAddrs {
-		exempt[a] = true
-	}
-	dialer := &net.Dialer{
-		Timeout: opt.ConnectTimeout,
-		// The check runs on the address actually dialed, after every
-		// resolution: a name that resolves to a private address, a DNS
-		// answer that changed since (rebinding), and a redirect to a
-		// private host are all refused here, before a packet is sent.
-		Control: func(network, address string, _ syscall.RawConn) error {
-			if opt.AllowPrivate || exempt[address] {
-				return nil
-			}
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fail(ReasonPrivateAddress, fmt.Errorf("unparsable address %q", address))
-			}
-			if !PublicAddr(ap.Addr()) {
-				return fail(ReasonPrivateAddress, fmt.Errorf("%s is not a public address", ap.Addr()))
-			}
-			return nil
-		},
-	}
 	transport := &http.Transport{
 		// No proxy from the environment: a proxy would dial for us and
 		// the address check would see only the proxy.
-		Proxy:                  nil,
-		DialContext:            f.dialContext(dialer),
+		Proxy: nil,
+		// The guard of every dial (internal/safedial): the address check
+		// runs on the address actually dialed, after every resolution.
+		DialContext: safedial.DialContext(safedial.Options{AllowPrivate: opt.AllowPrivate, ConnectTimeout: opt.ConnectTimeout,
+			LookupHost: opt.LookupHost, ExemptAddrs: opt.ExemptAddrs}),
 		TLSHandshakeTimeout:    opt.ConnectTimeout,
 		ResponseHeaderTimeout:  opt.Timeout,
 		MaxResponseHeaderBytes: 64 << 10,
@@ -200,84 +180,9 @@ func NewFetcher(opt FetchOptions) (*Fetcher, error) {
 	return f, nil
 }
 
-// dialContext resolves the host with LookupHost and dials its addresses
-// in turn with dialer (whose Control refuses non-public ones).
-func (f *Fetcher) dialContext(dialer *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, fail(ReasonBadURI, err)
-		}
-		var ips []netip.Addr
-		if ip, err := netip.ParseAddr(host); err == nil {
-			ips = []netip.Addr{ip}
-		} else if ips, err = f.opt.LookupHost(ctx, host); err != nil || len(ips) == 0 {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, fail(ReasonDNS, fmt.Errorf("%s: %v", host, err))
-		}
-		var errs []error
-		for _, ip := range ips {
-			c, err := dialer.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
-			if err == nil {
-				return c, nil
-			}
-			errs = append(errs, err)
-		}
-		return nil, errors.Join(errs...)
-	}
-}
-
-// PublicAddr tells whether ip is a public unicast address: not loopback,
-// private (RFC 1918, fc00::/7), link-local, multicast, unspecified, nor
-// one of the special-purpose ranges (CGNAT 100.64/10, 0/8, benchmarking
-// 198.18/15, documentation, reserved 240/4, NAT64 and 6to4 forms of the
-// above are judged by their IPv4 part).
-func PublicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
-		return false
-	}
-	for _, p := range specialPrefixes {
-		if p.Contains(ip) {
-			return false
-		}
-	}
-	if ip.Is6() {
-		b := ip.As16()
-		switch {
-		case nat64.Contains(ip): // judge the embedded IPv4
-			return PublicAddr(netip.AddrFrom4([4]byte(b[12:16])))
-		case sixToFour.Contains(ip):
-			return PublicAddr(netip.AddrFrom4([4]byte(b[2:6])))
-		}
-	}
-	return true
-}
-
-var (
-	nat64     = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour = netip.MustParsePrefix("2002::/16")
-)
-
-// specialPrefixes are special-purpose ranges (IANA registries) that
-// netip's predicates do not cover.
-var specialPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.0.2.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("::/128"),
-	netip.MustParsePrefix("100::/64"),
-	netip.MustParsePrefix("2001:db8::/32"),
-	netip.MustParsePrefix("2001::/23"),
-}
+// PublicAddr tells whether ip is a public unicast address
+// (safedial.PublicAddr).
+func PublicAddr(ip netip.Addr) bool { return safedial.PublicAddr(ip) }
 
 // Resolve turns a content's link into the URL fetched: http and https as
 // they are, ipfs://CID/path (or ipfs://ipfs/CID/path) through the
@@ -386,6 +291,14 @@ func classify(ctx context.Context, err error) error {
 	var fe *FetchError
 	if errors.As(err, &fe) {
 		return fe
+	}
+	switch {
+	case errors.Is(err, safedial.ErrPrivate):
+		return fail(ReasonPrivateAddress, err)
+	case errors.Is(err, safedial.ErrDNS):
+		return fail(ReasonDNS, err)
+	case errors.Is(err, safedial.ErrBadAddress):
+		return fail(ReasonBadURI, err)
 	}
 	if context.Cause(ctx) == errFetchTimeout {
 		return fail(ReasonTimeout, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/tonql/tonql/lite"
 	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/store"
+	"github.com/tonql/tonql/webhooks"
 )
 
 // Resolver holds the dependencies of every resolver.
@@ -21,6 +22,8 @@ type Resolver struct {
 	Fees    *fees.Estimator // nil: estimateFee answers "unavailable"
 	Testnet bool
 	Notify  *notify.Hub // nil: streams answer "unavailable"
+	// Webhooks serves the webhook calls; nil: they answer "unavailable".
+	Webhooks *webhooks.Service
 	// Lite is the live chain, nil when no lite server is configured:
 	// sendBoc then says it needs one, and getMasterchainInfo answers
 	// from the store.

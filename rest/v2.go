@@ -64,6 +64,9 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 	for name, verb := range v2Routes {
 		out["/api/v2/"+name] = v2Call(res, name, verb)
 	}
+	for path, h := range WebhookRoutes(res) {
+		out[path] = h
+	}
 	return out
 }
 

@@ -19,20 +19,34 @@ const marshalIntoOwnBuffer = "\t\t\tvar buf bytes.Buffer\n\t\t\tdata.MarshalGQL(
 // execDecl starts the executor's entry point, which holds that text.
 const execDecl = "func (e *executableSchema) Exec("
 
-// bufferEdit finds that text in src, once, and replaces it. A source
+// bufferEdit finds that text of the query's answer in src, once, and replaces it. A source
 // without the entry point (a test's excerpt) has nothing to edit.
 func bufferEdit(src []byte) ([]edit, error) {
 	if !bytes.Contains(src, []byte(execDecl)) {
 		return nil, nil
 	}
-	switch n := bytes.Count(src, []byte(marshalIntoOwnBuffer)); n {
+	// A mutation's answer is marshalled by the same text; it is left as it
+	// is (mutations are few and small), so only the query's is counted.
+	var at []int
+	for i := 0; ; {
+		j := bytes.Index(src[i:], []byte(marshalIntoOwnBuffer))
+		if j < 0 {
+			break
+		}
+		j += i
+		if !bytes.Contains(src[max(0, j-200):j], []byte("ec._Mutation(")) {
+			at = append(at, j)
+		}
+		i = j + len(marshalIntoOwnBuffer)
+	}
+	switch n := len(at); n {
 	case 0:
 		if bytes.Contains(src, []byte("buf := responseBuffer(ctx)")) {
 			return nil, nil // rewritten already
 		}
 		return nil, fmt.Errorf("the query response's buffer was not found: gqlgen's Exec changed")
 	case 1:
-		i := bytes.Index(src, []byte(marshalIntoOwnBuffer))
+		i := at[0]
 		return []edit{{i, i + len(marshalIntoOwnBuffer), "\t\t\tbuf := responseBuffer(ctx)\n\t\t\tdata.MarshalGQL(buf)\n"}}, nil
 	default:
 		return nil, fmt.Errorf("the query response's buffer was found %d times, expected once", n)

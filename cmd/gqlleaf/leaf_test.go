@@ -113,7 +113,7 @@ func TestCommittedExecutorIsRewritten(t *testing.T) {
 	committed, err := os.ReadFile("../../graph/" + CompanionFile)
 	require.NoError(t, err)
 	require.Equal(t, string(extra), string(committed))
-	require.Regexp(t, `"Action":\s+\{"children": true, "details": true, "parent": true, "participants": true, "trace": true, "transactions_full": true\}`, string(extra))
+	require.Regexp(t, `"Action":\s+\{"children": true, "description": true, "details": true, "parent": true, "participants": true, "title": true, "trace": true, "transactions_full": true\}`, string(extra))
 }
 
 // A field whose marshaler can report no error gets no field context

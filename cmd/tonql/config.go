@@ -79,6 +79,9 @@ type config struct {
 	MetadataMaxBytes     int
 	MetadataWorkers      int // 0 = no worker in this process
 
+	// Webhooks (package webhooks; cmd/tonql/webhooks.go).
+	Webhooks webhookConfig
+
 	groups  group   // the settings bound to flags; only these are validated and printed
 	envErrs []error // environment values that did not parse
 }
@@ -97,8 +100,9 @@ const (
 	groupFollow                     // FOLLOW: serve also follows the chain
 	groupFees                       // STATE_MAX_AGE, FEE_CLOCK
 	groupMetadata                   // IPFS_GATEWAY, METADATA_*: the token metadata worker
+	groupWebhooks                   // WEBHOOK_*: webhook limits and delivery (webhooks.go)
 
-	groupAll = groupDatabase | groupReplicas | groupRedis | groupNetwork | groupServer | groupLite | groupFollow | groupFees | groupMetadata
+	groupAll = groupDatabase | groupReplicas | groupRedis | groupNetwork | groupServer | groupLite | groupFollow | groupFees | groupMetadata | groupWebhooks
 )
 
 // bindConfig registers the flags of the given groups on f, with defaults
@@ -193,6 +197,9 @@ func bindConfig(f *flags, e *env, groups group) *config {
 		boolean(&c.MetadataAllowPrivate, "metadata-allow-private", "METADATA_ALLOW_PRIVATE",
 			"let metadata fetches reach loopback, private and link-local addresses")
 	}
+	if groups&groupWebhooks != 0 {
+		bindWebhooks(&c.Webhooks, integer, dur, boolean)
+	}
 	return c
 }
 
@@ -234,6 +241,11 @@ func (c *config) validate() error {
 	}
 	if c.groups&groupMetadata != 0 {
 		if err := c.validMetadata(); err != nil {
+			return err
+		}
+	}
+	if c.groups&groupWebhooks != 0 {
+		if err := c.Webhooks.validate(); err != nil {
 			return err
 		}
 	}
@@ -310,6 +322,7 @@ func (c *config) log(l *slog.Logger) {
 	line(groupMetadata, "METADATA_FETCH_TIMEOUT", c.MetadataFetchTimeout)
 	line(groupMetadata, "METADATA_MAX_BYTES", c.MetadataMaxBytes)
 	line(groupMetadata, "METADATA_ALLOW_PRIVATE", c.MetadataAllowPrivate)
+	c.Webhooks.each(func(key string, v any) { line(groupWebhooks, key, v) })
 	var replicas []string
 	for _, r := range c.replicaURLs() {
 		replicas = append(replicas, redact(r))

@@ -78,6 +78,11 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	defer hub.Close()
 	res.Notify = hub
+	// Webhooks read the hub; they stop (their attempts under way are
+	// abandoned and sent again later) before it closes.
+	hooks, stopHooks := startWebhooks(ctx, cfg.Webhooks, st, hub, slog.Default())
+	defer stopHooks()
+	res.Webhooks = hooks
 	if live != nil {
 		res.Lite = live.lite
 	}
@@ -140,6 +145,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	// request units, then close Redis and the store (deferred) once
 	// nothing can use them.
 	log.Info("shutting down")
+	stopHooks()
 	hub.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

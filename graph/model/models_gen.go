@@ -181,6 +181,9 @@ type MessageFilter struct {
 	OnlyExternals    *bool   `json:"only_externals,omitempty"`
 }
 
+type Mutation struct {
+}
+
 // One NFT item an account owns.
 type NftHolding struct {
 	// the item

@@ -32,6 +32,7 @@ func New() *migrate.Migrations {
 	registerTxBlock(m)
 	registerAccountsBalance(m)
 	registerBlocksGenUtime(m)
+	registerWebhooks(m)
 	return m
 }
 

@@ -1,0 +1,111 @@
+package webhooks_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tonql/tonql/internal/storetest"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/webhooks"
+)
+
+// A receiver that answers 500, times out, redirects and is down for a
+// while gets every event of its hook, in order, exactly once after dedup
+// by event id, on both databases; the log shows the failed attempts.
+func TestEveryEventThroughFailures(t *testing.T) {
+	files := blockFiles(t)
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := storetest.Open(t, db.URL)
+			hub := startHub(t, st)
+			rc := newReceiver(t)
+			svc := startService(t, fastOptions(st, hub, rc.addr))
+			watched := someOfAll(t)
+			start, err := st.LastActionSeq(ctx)
+			require.NoError(t, err)
+			made, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/hook"), Addresses: watched})
+			require.NoError(t, err)
+			hook := made.Webhook.ID
+			rc.mu.Lock()
+			rc.secret[hook] = made.Secret
+			// Of every 6 requests: a 500, a timeout, a redirect, 3 successes.
+			rc.behave = func(n int, w http.ResponseWriter, r *http.Request) bool {
+				switch n % 6 {
+				case 1:
+					http.Error(w, "receiver broken", http.StatusInternalServerError)
+					return false
+				case 2:
+					select {
+					case <-time.After(400 * time.Millisecond): // past the 200 ms timeout
+					case <-r.Context().Done():
+					}
+					return false
+				case 3:
+					http.Redirect(w, r, "http://127.0.0.1:1/elsewhere", http.StatusFound)
+					return false
+				}
+				return true
+			}
+			rc.mu.Unlock()
+
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				importFiles(t, st, files[:4])
+				rc.down(300 * time.Millisecond) // down while events wait
+				importFiles(t, st, files[4:])
+			}()
+			<-done
+			want := expectedSeqs(t, st, watched, start)
+			require.NotEmpty(t, want)
+			waitFor(t, 3*time.Minute, func() bool {
+				got, _ := rc.unique(hook)
+				return len(got) >= len(want)
+			}, func() string {
+				got, _ := rc.unique(hook)
+				return debugHook(ctx, svc, hook, len(got), len(want))
+			})
+			got, repeats := rc.unique(hook)
+			require.Equal(t, want, got, "every event, in order, once after dedup")
+			require.Empty(t, rc.bad, "every delivery was signed")
+			t.Logf("%s: %d events, %d repeats, %d requests", db.Name, len(want), repeats, rc.requests)
+
+			h, err := svc.Get(ctx, "key1", hook)
+			require.NoError(t, err)
+			require.Eventually(t, func() bool {
+				h, err = svc.Get(ctx, "key1", hook)
+				return err == nil && h.Pending == 0 && h.Status == "active"
+			}, 10*time.Second, 20*time.Millisecond)
+			log, err := svc.Deliveries(ctx, "key1", hook, 1000)
+			require.NoError(t, err)
+			outcomes := map[string]int{}
+			errs := map[string]bool{}
+			for _, d := range log {
+				outcomes[d.Outcome]++
+				if d.Error != nil {
+					errs[classify(*d.Error)] = true
+				}
+			}
+			require.Equal(t, len(want), outcomes["delivered"]+repeats)
+			require.Positive(t, outcomes["failed"])
+			for _, kind := range []string{"HTTP 500", "timed out", "HTTP 302", "connection failed"} {
+				require.True(t, errs[kind], "log shows %q: %v", kind, errs)
+			}
+		})
+	}
+}
+
+func classify(e string) string {
+	for _, k := range []string{"HTTP 500", "timed out", "HTTP 302", "connection failed"} {
+		if strings.Contains(e, k) {
+			return k
+		}
+	}
+	return e
+}

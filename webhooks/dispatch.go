@@ -1,0 +1,213 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/internal/backoff"
+	"github.com/tonql/tonql/notify"
+)
+
+// index is the live hooks by watched address: matching an action costs a
+// map lookup per participant, however many hooks and addresses there are.
+type index struct {
+	byAddr map[string][]*watch
+}
+
+type watch struct {
+	id      string
+	start   uint64 // told actions with a higher seq
+	actions bool   // watches EventActions
+}
+
+// dispatch keeps one hub subscription from the stored cursor and queues
+// its events for the hooks; when the subscription ends (cut as slow, the
+// hub closing, a failed write) it starts again from the stored cursor, so
+// nothing is queued twice or skipped.
+func (s *Service) dispatch(ctx context.Context) {
+	if s.o.Hub == nil {
+		return
+	}
+	for ctx.Err() == nil {
+		if err := s.dispatchOnce(ctx); err != nil && ctx.Err() == nil {
+			s.o.Logger.Warn("webhooks: dispatching failed; resuming from the stored cursor", "error", err.Error())
+		}
+		_ = backoff.Sleep(ctx, s.o.Poll)
+	}
+}
+
+func (s *Service) dispatchOnce(ctx context.Context) error {
+	var cursor int64
+	if err := s.o.Store.DB().NewRaw("SELECT cursor FROM webhook_state WHERE id = 1").Scan(ctx, &cursor); err != nil {
+		return err
+	}
+	after := uint64(cursor)
+	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after})
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	var events []*notify.Event
+	for {
+		e, err := sub.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if e != nil {
+			events = append(events, e)
+			if len(events) < batch {
+				continue
+			}
+		}
+		if len(events) > 0 {
+			if err := s.enqueue(ctx, events); err != nil {
+				return err
+			}
+			events = events[:0]
+			s.poke()
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sub.Ready():
+		}
+	}
+}
+
+// enqueue queues events for the hooks that watch them and moves the
+// cursor past them, in one transaction. The state row is locked first:
+// another process's dispatcher that got the same events finds the cursor
+// past them and queues nothing, and a hook made meanwhile is seen.
+func (s *Service) enqueue(ctx context.Context, events []*notify.Event) error {
+	return s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var st struct {
+			Cursor  int64 `bun:"cursor"`
+			Version int64 `bun:"version"`
+		}
+		if err := tx.NewRaw("UPDATE webhook_state SET cursor = cursor WHERE id = 1 RETURNING cursor, version").Scan(ctx, &st); err != nil {
+			return err
+		}
+		idx, err := s.hooks(ctx, tx, st.Version)
+		if err != nil {
+			return err
+		}
+		last := uint64(st.Cursor)
+		now := nowMs()
+		var vals []any
+		var sql strings.Builder
+		flush := func() error {
+			if len(vals) == 0 {
+				return nil
+			}
+			_, err := tx.ExecContext(ctx, "INSERT INTO webhook_events (hook_id, seq, payload, created_at) VALUES "+
+				strings.TrimSuffix(sql.String(), ",")+" ON CONFLICT DO NOTHING", vals...)
+			vals, sql = vals[:0], strings.Builder{}
+			return err
+		}
+		for _, e := range events {
+			if e.Seq <= last {
+				continue // queued by another process already
+			}
+			last = e.Seq
+			var data []byte
+			for _, w := range idx.match(e) {
+				if data == nil {
+					if data, err = e.JSON(true); err != nil {
+						return err
+					}
+				}
+				vals = append(vals, w.id, int64(e.Seq), string(payload(w.id, EventActions, e.Seq, data)), now)
+				sql.WriteString("(?, ?, ?, ?),")
+				if len(vals) >= 400 {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		if last > uint64(st.Cursor) {
+			_, err = tx.ExecContext(ctx, "UPDATE webhook_state SET cursor = ? WHERE id = 1", int64(last))
+		}
+		return err
+	})
+}
+
+// match returns the hooks that take e, each once.
+func (x *index) match(e *notify.Event) []*watch {
+	var out []*watch
+	for _, acc := range e.Action.Accounts {
+		for _, w := range x.byAddr[acc] {
+			if w.actions && e.Seq > w.start && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// hooks returns the index of live hooks, read again when their version
+// moved (a hook made, deleted or disabled, here or in another process).
+func (s *Service) hooks(ctx context.Context, tx bun.Tx, version int64) (*index, error) {
+	s.mu.Lock()
+	if s.version == version && s.index != nil {
+		defer s.mu.Unlock()
+		return s.index, nil
+	}
+	s.mu.Unlock()
+	var rows []struct {
+		ID         string `bun:"id"`
+		Addresses  string `bun:"addresses"`
+		EventTypes string `bun:"event_types"`
+		StartSeq   int64  `bun:"start_seq"`
+	}
+	if err := tx.NewRaw("SELECT id, addresses, event_types, start_seq FROM webhooks WHERE disabled_at IS NULL").Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	idx := &index{byAddr: map[string][]*watch{}}
+	for _, r := range rows {
+		var addrs, types []string
+		if err := json.Unmarshal([]byte(r.Addresses), &addrs); err != nil {
+			return nil, fmt.Errorf("webhook %s: addresses: %w", r.ID, err)
+		}
+		_ = json.Unmarshal([]byte(r.EventTypes), &types)
+		w := &watch{id: r.ID, start: uint64(r.StartSeq), actions: slices.Contains(types, EventActions)}
+		for _, a := range addrs {
+			idx.byAddr[a] = append(idx.byAddr[a], w)
+		}
+	}
+	s.mu.Lock()
+	s.version, s.index = version, idx
+	s.mu.Unlock()
+	return idx, nil
+}
+
+// payload is the body POSTed for an event: its id (what receivers dedup
+// on: the same event is always sent with the same id), the hook, the
+// type, its stream position and the data (for actions, a /api/v3/actions
+// answer of the one action, with its accounts).
+func payload(hookID, typ string, seq uint64, data []byte) []byte {
+	b := make([]byte, 0, len(data)+128)
+	b = append(b, `{"event_id":`...)
+	b = strconv.AppendQuote(b, eventID(hookID, seq))
+	b = append(b, `,"hook_id":`...)
+	b = strconv.AppendQuote(b, hookID)
+	b = append(b, `,"type":`...)
+	b = strconv.AppendQuote(b, typ)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, `,"data":`...)
+	b = append(b, data...)
+	return append(b, '}')
+}
+
+func eventID(hookID string, seq uint64) string { return hookID + "-" + strconv.FormatUint(seq, 10) }
