@@ -24,9 +24,12 @@ type JettonMaster struct {
 	// WalletCodeHash is the representation hash of the jetton wallet code
 	// the master hands out (of the library cell when the code is one).
 	WalletCodeHash Hash
-	CodeHash       Hash
-	DataHash       Hash
-	LastTxLt       uint64
+	// WalletCode is that code as a BOC, as get_jetton_data returned it;
+	// not stored (v2 getTokenData shows it, from a fresh read).
+	WalletCode []byte
+	CodeHash   Hash
+	DataHash   Hash
+	LastTxLt   uint64
 }
 
 // JettonWallet is a jetton wallet (TEP-74 get_wallet_data).
@@ -36,10 +39,13 @@ type JettonWallet struct {
 	Jetton  string // the master
 	// Balance is decimal; "" when unknown (the account has a newer
 	// transaction than the state it was read from).
-	Balance  string
-	CodeHash Hash
-	DataHash Hash
-	LastTxLt uint64
+	Balance string
+	// WalletCode is the wallet's code as get_wallet_data returned it (a
+	// BOC); not stored, as JettonMaster's.
+	WalletCode []byte
+	CodeHash   Hash
+	DataHash   Hash
+	LastTxLt   uint64
 }
 
 // NftCollection is an NFT collection (TEP-62 get_collection_data).

@@ -31,6 +31,9 @@ type Options struct {
 	Backoff    backoff.Policy // between failed attempts; zero = backoff.Network()
 	Poll       time.Duration  // wait at the head; 0 = 1s
 	Logger     *slog.Logger   // nil = slog.Default()
+	// Tokens, when set, updates the token registry after each stored
+	// block, as an import does (ingest.Importer.Tokens).
+	Tokens ingest.TokenHook
 }
 
 // Follower imports masterchain blocks from a source into the store, one
@@ -193,6 +196,7 @@ func (r *run) start(ctx context.Context) error {
 		r.update(func(s *Stats) { s.Head = head })
 	}
 	r.im = ingest.New(r.store)
+	r.im.Tokens = r.opt.Tokens
 	pending, err := r.im.Resume(ctx)
 	if err != nil {
 		return fmt.Errorf("resume pending traces: %w", err)
@@ -238,6 +242,12 @@ func (r *run) step(ctx context.Context) error {
 	}
 	r.cursor = &to
 	r.next = blk.Seqno + 1
+	// The block is stored whatever becomes of the registry: a failure
+	// leaves its rows behind (unknown balances, never wrong ones) until
+	// an account's next transaction brings a newer state.
+	if err := r.im.TokensAfter(ctx, blk.Data, b); err != nil {
+		r.log.Warn("token registry not updated", "seqno", blk.Seqno, "err", err)
+	}
 	r.update(func(s *Stats) {
 		s.Cursor, s.CursorUtime = to.Seqno, to.Utime
 		s.Head = max(s.Head, to.Seqno)

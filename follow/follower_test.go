@@ -33,7 +33,7 @@ func fixtureChain(t testing.TB) []string {
 }
 
 var tables = []string{"transactions", "messages", "traces", "actions", "action_accounts",
-	"action_transactions", "accounts", "chain_configs", "follow_cursor"}
+	"action_transactions", "accounts", "chain_configs", "follow_cursor", "token_moves"}
 
 // dump renders every table the follower writes as sorted JSON rows. It
 // scans through database/sql: bun's map scanning trips over SQLite columns

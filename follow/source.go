@@ -46,6 +46,11 @@ func merge(parts []*ingest.Parsed) *ingest.Parsed {
 	for _, p := range parts {
 		out.Transactions = append(out.Transactions, p.Transactions...)
 		out.Accounts = append(out.Accounts, p.Accounts...)
+		// States after the block (a fee replay's), for the token registry.
+		out.After = append(out.After, p.After...)
+		if p.AfterErr != nil {
+			out.AfterErr = p.AfterErr
+		}
 		out.Blocks = append(out.Blocks, p.Blocks...)
 		for k, v := range p.Known {
 			out.Known[k] = v

@@ -50,8 +50,15 @@ type ResolverRoot interface {
 	ActionEvent() ActionEventResolver
 	ActionList() ActionListResolver
 	FeeEstimate() FeeEstimateResolver
+	JettonBurn() JettonBurnResolver
+	JettonMint() JettonMintResolver
+	JettonSwap() JettonSwapResolver
+	JettonTransfer() JettonTransferResolver
 	Mutation() MutationResolver
+	NftItemTransfer() NftItemTransferResolver
 	Query() QueryResolver
+	StakeDeposit() StakeDepositResolver
+	StakeWithdrawal() StakeWithdrawalResolver
 	Subscription() SubscriptionResolver
 	Trace() TraceResolver
 	Transaction() TransactionResolver
@@ -105,10 +112,27 @@ type FeeEstimateResolver interface {
 	BalanceChanges(ctx context.Context, obj *preview.Estimate) (*preview.BalanceChanges, error)
 	Risk(ctx context.Context, obj *preview.Estimate) (*preview.Risk, error)
 }
+type JettonBurnResolver interface {
+	Token(ctx context.Context, obj *actions.JettonBurn) (*model.Token, error)
+}
+type JettonMintResolver interface {
+	Token(ctx context.Context, obj *actions.JettonMint) (*model.Token, error)
+}
+type JettonSwapResolver interface {
+	TokenIn(ctx context.Context, obj *actions.JettonSwap) (*model.Token, error)
+	TokenOut(ctx context.Context, obj *actions.JettonSwap) (*model.Token, error)
+}
+type JettonTransferResolver interface {
+	Token(ctx context.Context, obj *actions.JettonTransfer) (*model.Token, error)
+}
 type MutationResolver interface {
 	CreateWebhook(ctx context.Context, url string, addresses []string, eventTypes []string) (*webhooks.Created, error)
 	DeleteWebhook(ctx context.Context, id string) (bool, error)
 	TestWebhook(ctx context.Context, id string) (*webhooks.Delivery, error)
+}
+type NftItemTransferResolver interface {
+	Token(ctx context.Context, obj *actions.NftItemTransfer) (*model.Token, error)
+	CollectionToken(ctx context.Context, obj *actions.NftItemTransfer) (*model.Token, error)
 }
 type QueryResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error)
@@ -126,6 +150,12 @@ type QueryResolver interface {
 	MasterchainInfo(ctx context.Context) (*toncenter.MasterchainInfo, error)
 	Webhooks(ctx context.Context) ([]*webhooks.Hook, error)
 	Webhook(ctx context.Context, id string) (*webhooks.Hook, error)
+}
+type StakeDepositResolver interface {
+	AssetToken(ctx context.Context, obj *actions.StakeDeposit) (*model.Token, error)
+}
+type StakeWithdrawalResolver interface {
+	AssetToken(ctx context.Context, obj *actions.StakeWithdrawal) (*model.Token, error)
 }
 type SubscriptionResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error)
@@ -3111,6 +3141,48 @@ extend type Account {
   by item address, paged by cursor.
   """
   nfts(first: Int = 10, after: String): NftHoldingConnection!
+}
+
+# The tokens an action's details name: a history page shows "218.75 USDT"
+# from one query (amount with token.decimals and token.symbol).
+
+extend type JettonTransfer {
+  "the jetton (its master's token: symbol, decimals, name, image); null when the master is unknown"
+  token: Token
+}
+
+extend type JettonBurn {
+  "the jetton burnt (its master's token); null when the master is unknown"
+  token: Token
+}
+
+extend type JettonMint {
+  "the jetton minted (its master's token)"
+  token: Token
+}
+
+extend type NftItemTransfer {
+  "the item's own token (name, image)"
+  token: Token
+  "its collection's token; null when the item has no known collection"
+  collection_token: Token
+}
+
+extend type JettonSwap {
+  "the jetton in (jetton_master_in's token); null for TON"
+  token_in: Token
+  "the jetton asked for (jetton_master_out's token); null for TON"
+  token_out: Token
+}
+
+extend type StakeDeposit {
+  "the jetton minted for the deposit (asset's token), when there is one"
+  asset_token: Token
+}
+
+extend type StakeWithdrawal {
+  "the jetton burnt (asset's token), when there is one"
+  asset_token: Token
 }
 `, BuiltIn: false},
 	{Name: "../webhooks.graphqls", Input: `# Webhooks (package webhooks): durable subscriptions of the request's API
@@ -17215,6 +17287,73 @@ func (ec *executionContext) fieldContext_JettonBurn_response_destination(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _JettonBurn_token(ctx context.Context, field graphql.CollectedField, obj *actions.JettonBurn) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonBurn_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.JettonBurn().Token(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonBurn_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonBurn",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JettonHolding_wallet(ctx context.Context, field graphql.CollectedField, obj *model.JettonHolding) (ret graphql.Marshaler) {
 	res := obj.Wallet
 	if any(res) == nil {
@@ -17791,6 +17930,73 @@ func (ec *executionContext) fieldContext_JettonMint_wallet_value(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _JettonMint_token(ctx context.Context, field graphql.CollectedField, obj *actions.JettonMint) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonMint_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.JettonMint().Token(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonMint_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonMint",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JettonSwap_dex(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
 	res := obj.Dex
 	if any(res) == nil {
@@ -18316,6 +18522,140 @@ func (ec *executionContext) fieldContext_JettonSwap_min_out_amount(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _JettonSwap_token_in(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_token_in(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.JettonSwap().TokenIn(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_token_in(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonSwap_token_out(ctx context.Context, field graphql.CollectedField, obj *actions.JettonSwap) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonSwap_token_out(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.JettonSwap().TokenOut(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonSwap_token_out(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonSwap",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JettonTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
 	res := obj.Sender
 	if any(res) == nil {
@@ -18675,6 +19015,73 @@ func (ec *executionContext) fieldContext_JettonTransfer_custom_payload(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonTransfer_token(ctx context.Context, field graphql.CollectedField, obj *actions.JettonTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_JettonTransfer_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.JettonTransfer().Token(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonTransfer_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonTransfer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
 	}
 	return fc, nil
@@ -24447,6 +24854,140 @@ func (ec *executionContext) fieldContext_NftItemTransfer_royalty_address(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _NftItemTransfer_token(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.NftItemTransfer().Token(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftItemTransfer_collection_token(ctx context.Context, field graphql.CollectedField, obj *actions.NftItemTransfer) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftItemTransfer_collection_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.NftItemTransfer().CollectionToken(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftItemTransfer_collection_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftItemTransfer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NftMint_nft(ctx context.Context, field graphql.CollectedField, obj *actions.NftMint) (ret graphql.Marshaler) {
 	res := obj.Nft
 	if any(res) == nil {
@@ -29071,6 +29612,73 @@ func (ec *executionContext) fieldContext_StakeDeposit_payout_collection(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _StakeDeposit_asset_token(ctx context.Context, field graphql.CollectedField, obj *actions.StakeDeposit) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeDeposit_asset_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.StakeDeposit().AssetToken(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeDeposit_asset_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeDeposit",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StakeWithdrawal_provider(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
 	res := obj.Provider
 	if any(res) == nil {
@@ -29300,6 +29908,73 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_source_wallet(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Address does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakeWithdrawal_asset_token(ctx context.Context, field graphql.CollectedField, obj *actions.StakeWithdrawal) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StakeWithdrawal_asset_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.StakeWithdrawal().AssetToken(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StakeWithdrawal_asset_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakeWithdrawal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
 	}
 	return fc, nil
@@ -41757,6 +42432,39 @@ func (ec *executionContext) _JettonBurn(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._JettonBurn_query_id(ctx, field, obj)
 		case "response_destination":
 			out.Values[i] = ec._JettonBurn_response_destination(ctx, field, obj)
+		case "token":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JettonBurn_token(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -41951,6 +42659,39 @@ func (ec *executionContext) _JettonMint(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._JettonMint_minter(ctx, field, obj)
 		case "wallet_value":
 			out.Values[i] = ec._JettonMint_wallet_value(ctx, field, obj)
+		case "token":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JettonMint_token(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42019,6 +42760,72 @@ func (ec *executionContext) _JettonSwap(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._JettonSwap_peer_swaps(ctx, field, obj)
 		case "min_out_amount":
 			out.Values[i] = ec._JettonSwap_min_out_amount(ctx, field, obj)
+		case "token_in":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JettonSwap_token_in(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "token_out":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JettonSwap_token_out(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42081,6 +42888,39 @@ func (ec *executionContext) _JettonTransfer(ctx context.Context, sel ast.Selecti
 			out.Values[i] = ec._JettonTransfer_forward_payload(ctx, field, obj)
 		case "custom_payload":
 			out.Values[i] = ec._JettonTransfer_custom_payload(ctx, field, obj)
+		case "token":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JettonTransfer_token(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -43434,6 +44274,72 @@ func (ec *executionContext) _NftItemTransfer(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._NftItemTransfer_royalty_amount(ctx, field, obj)
 		case "royalty_address":
 			out.Values[i] = ec._NftItemTransfer_royalty_address(ctx, field, obj)
+		case "token":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NftItemTransfer_token(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "collection_token":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NftItemTransfer_collection_token(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -44558,6 +45464,39 @@ func (ec *executionContext) _StakeDeposit(ctx context.Context, sel ast.Selection
 			out.Values[i] = ec._StakeDeposit_payout_nft(ctx, field, obj)
 		case "payout_collection":
 			out.Values[i] = ec._StakeDeposit_payout_collection(ctx, field, obj)
+		case "asset_token":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StakeDeposit_asset_token(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -44610,6 +45549,39 @@ func (ec *executionContext) _StakeWithdrawal(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._StakeWithdrawal_asset(ctx, field, obj)
 		case "source_wallet":
 			out.Values[i] = ec._StakeWithdrawal_source_wallet(ctx, field, obj)
+		case "asset_token":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StakeWithdrawal_asset_token(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -58,6 +58,7 @@ func (g *group) join(path string, b *store.Batch, st Stats, rows fileRows, after
 		g.batch.DNS = append(g.batch.DNS, b.DNS...)
 		g.batch.Interfaces = append(g.batch.Interfaces, b.Interfaces...)
 		g.batch.Blocks = append(g.batch.Blocks, b.Blocks...)
+		g.batch.TokenMoves = append(g.batch.TokenMoves, b.TokenMoves...)
 		for id, k := range b.Known {
 			if g.batch.Known == nil {
 				g.batch.Known = map[string]chain.KnownContracts{}

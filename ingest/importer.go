@@ -71,6 +71,12 @@ func (im *Importer) updateTokens(ctx context.Context, states []chain.AccountStat
 	return nil
 }
 
+// TokensAfter runs the token hook on b, a batch Batch made of p, once it
+// is saved: the follower's path to what ImportFile does.
+func (im *Importer) TokensAfter(ctx context.Context, p *Parsed, b *store.Batch) error {
+	return im.updateTokens(ctx, statesAfter(p), b)
+}
+
 // Stats counts what one file brought.
 type Stats struct {
 	Format string // of the file: "block", "config", "toncenter-trace", "fee-replay"
@@ -193,6 +199,7 @@ func (im *Importer) batch(ctx context.Context, p *Parsed) (*store.Batch, Stats, 
 		merged = append(merged, tr.Merged...)
 	}
 	b.DNS = actions.DNSNames(b.Actions)
+	b.TokenMoves = actions.TokenMoves(b.Transactions)
 	if len(merged) > 0 {
 		b.Extra = store.DropTraces(merged)
 	}

@@ -44,6 +44,8 @@ func Reclassify(ctx context.Context, st *store.Store, after string, progress fun
 			b.Actions = append(b.Actions, actions.Classify(tr, known[tr.ID.Base64()])...)
 		}
 		b.DNS = actions.DNSNames(b.Actions)
+		// Stores written before token_moves get theirs here.
+		b.TokenMoves = actions.TokenMoves(txs)
 		if err := st.SaveBatch(ctx, b); err != nil {
 			return err
 		}

@@ -127,6 +127,20 @@ func (r *Resolver) AccountNfts(ctx context.Context, obj *model.Account, first *i
 	return out, nil
 }
 
+// TokenOf is the Token an action's details name at addr (raw; kind as
+// Tokens takes it); nil when the details do not know the address. One
+// read per detail: an actions page asks for at most its page's tokens.
+func (r *Resolver) TokenOf(ctx context.Context, addr actions.Address, kind string) (*model.Token, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	tokens, err := r.Tokens(ctx, []string{string(addr)}, kind)
+	if err != nil {
+		return nil, err
+	}
+	return tokens[string(addr)], nil
+}
+
 // Tokens makes the Token of each address (raw; kind is what the caller
 // knows it to be): its stored metadata and, for a jetton master, its
 // registry row, read in two statements for all of them. A token with no

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/store"
 )
 
@@ -34,6 +35,10 @@ func (a TokenListArgs) page() (store.TokenPage, error) {
 	if a.Offset != nil {
 		if *a.Offset < 0 {
 			return p, apperr.Field("offset", "must be 0 or more")
+		}
+		if *a.Offset > cost.MaxOffset {
+			// The database reads and drops every skipped row.
+			return p, apperr.Field("offset", "must be at most %d; narrow the query (start_lt/end_lt, an owner) instead", cost.MaxOffset)
 		}
 		p.Offset = *a.Offset
 	}
@@ -148,6 +153,9 @@ type NftItemsArgs struct {
 	Address, OwnerAddress, CollectionAddress []string
 	Index                                    []string
 	IncludeOnSale                            bool
+	// SortByLastTransactionLt orders by the items' last transaction lt,
+	// newest first (toncenter's sort_by_last_transaction_lt).
+	SortByLastTransactionLt bool
 	TokenListArgs
 }
 
@@ -186,7 +194,7 @@ func (r *Resolver) NftItems(ctx context.Context, a NftItemsArgs) ([]chain.NftIte
 		}
 		f.Indexes = append(f.Indexes, n.String())
 	}
-	f.IncludeOnSale = a.IncludeOnSale
+	f.IncludeOnSale, f.ByLastTxLt = a.IncludeOnSale, a.SortByLastTransactionLt
 	return r.Store.NftItems(ctx, f)
 }
 

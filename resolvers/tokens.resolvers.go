@@ -7,6 +7,8 @@ package resolvers
 import (
 	"context"
 
+	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/graph/model"
 )
 
@@ -18,4 +20,49 @@ func (r *accountResolver) Jettons(ctx context.Context, obj *model.Account, first
 // Nfts is the resolver for the nfts field.
 func (r *accountResolver) Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error) {
 	return r.AccountNfts(ctx, obj, first, after)
+}
+
+// Token is the resolver for the token field.
+func (r *jettonBurnResolver) Token(ctx context.Context, obj *actions.JettonBurn) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.JettonMaster, chain.TokenJettonMaster)
+}
+
+// Token is the resolver for the token field.
+func (r *jettonMintResolver) Token(ctx context.Context, obj *actions.JettonMint) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.JettonMaster, chain.TokenJettonMaster)
+}
+
+// TokenIn is the resolver for the token_in field.
+func (r *jettonSwapResolver) TokenIn(ctx context.Context, obj *actions.JettonSwap) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.JettonMasterIn, chain.TokenJettonMaster)
+}
+
+// TokenOut is the resolver for the token_out field.
+func (r *jettonSwapResolver) TokenOut(ctx context.Context, obj *actions.JettonSwap) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.JettonMasterOut, chain.TokenJettonMaster)
+}
+
+// Token is the resolver for the token field.
+func (r *jettonTransferResolver) Token(ctx context.Context, obj *actions.JettonTransfer) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.JettonMaster, chain.TokenJettonMaster)
+}
+
+// Token is the resolver for the token field.
+func (r *nftItemTransferResolver) Token(ctx context.Context, obj *actions.NftItemTransfer) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.Nft, chain.TokenNftItem)
+}
+
+// CollectionToken is the resolver for the collection_token field.
+func (r *nftItemTransferResolver) CollectionToken(ctx context.Context, obj *actions.NftItemTransfer) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.Collection, chain.TokenNftCollection)
+}
+
+// AssetToken is the resolver for the asset_token field.
+func (r *stakeDepositResolver) AssetToken(ctx context.Context, obj *actions.StakeDeposit) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.Asset, chain.TokenJettonMaster)
+}
+
+// AssetToken is the resolver for the asset_token field.
+func (r *stakeWithdrawalResolver) AssetToken(ctx context.Context, obj *actions.StakeWithdrawal) (*model.Token, error) {
+	return r.TokenOf(ctx, obj.Asset, chain.TokenJettonMaster)
 }

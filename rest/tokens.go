@@ -296,7 +296,8 @@ func NftCollectionsRoute(res *resolvers.Resolver) http.HandlerFunc {
 // NftItemsRoute serves GET /api/v3/nft/items.
 func NftItemsRoute(res *resolvers.Resolver) http.HandlerFunc {
 	return tokenRoute(res, "nft_items",
-		map[string]bool{"address": true, "owner_address": true, "collection_address": true, "index": true, "include_on_sale": true},
+		map[string]bool{"address": true, "owner_address": true, "collection_address": true, "index": true, "include_on_sale": true,
+			"sort_by_last_transaction_lt": true},
 		func(r *http.Request, q url.Values) (any, []string, []string, error) {
 			a := resolvers.NftItemsArgs{Address: splitList(q["address"]), OwnerAddress: splitList(q["owner_address"]),
 				CollectionAddress: splitList(q["collection_address"]), Index: splitList(q["index"])}
@@ -305,6 +306,9 @@ func NftItemsRoute(res *resolvers.Resolver) http.HandlerFunc {
 				return nil, nil, nil, err
 			}
 			if a.IncludeOnSale, err = flag(q, "include_on_sale"); err != nil {
+				return nil, nil, nil, err
+			}
+			if a.SortByLastTransactionLt, err = flag(q, "sort_by_last_transaction_lt"); err != nil {
 				return nil, nil, nil, err
 			}
 			list, err := res.NftItems(r.Context(), a)

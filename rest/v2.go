@@ -37,6 +37,10 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/jetton/wallets":  JettonWalletsRoute(res),
 		"/api/v3/nft/collections": NftCollectionsRoute(res),
 		"/api/v3/nft/items":       NftItemsRoute(res),
+		// Token moves: the stored transfer and burn actions.
+		"/api/v3/jetton/transfers": JettonTransfersRoute(res),
+		"/api/v3/jetton/burns":     JettonBurnsRoute(res),
+		"/api/v3/nft/transfers":    NftTransfersRoute(res),
 
 		"/api/v3/transactions":                   Transactions(res),
 		"/api/v3/transactionsByMessage":          TransactionsByMessage(res),

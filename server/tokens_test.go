@@ -199,6 +199,8 @@ func TestNftRoutes(t *testing.T) {
 				"collection_address=" + coll + "&index=" + it["index"].(string),
 				"owner_address=" + owner + "&collection_address=" + coll,
 				"owner_address=" + owner + "&include_on_sale=true",
+				"sort_by_last_transaction_lt=true",
+				"collection_address=" + coll + "&sort_by_last_transaction_lt=true&include_on_sale=false",
 			} {
 				got := listOf(t, h, "/api/v3/nft/items?"+q, "nft_items")
 				require.Equal(t, []string{it["address"].(string)}, field(got, "address"), q)
@@ -251,6 +253,8 @@ func TestTokenRouteErrors(t *testing.T) {
 		"/api/v3/nft/items?collection_address=" + a + "&index=-1":                                     "index: ",
 		"/api/v3/nft/items?collection_address=" + a + "&index=1e3":                                    "index: ",
 		"/api/v3/nft/items?include_on_sale=2":                                                         "include_on_sale: ",
+		"/api/v3/nft/items?sort_by_last_transaction_lt=yes":                                           "sort_by_last_transaction_lt: ",
+		"/api/v3/jetton/wallets?offset=10001":                                                         "offset: ",
 		"/api/v3/nft/collections?collection_address=x":                                                "collection_address: ",
 		"/api/v3/nft/collections?address=" + a:                                                        "address: is not a parameter",
 	}

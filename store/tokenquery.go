@@ -150,6 +150,10 @@ type NftItemFilter struct {
 	// IncludeOnSale: Owners also match items their sale contracts hold for
 	// them (the real owner).
 	IncludeOnSale bool
+	// ByLastTxLt orders by the items' last transaction lt, newest first,
+	// instead (toncenter's sort_by_last_transaction_lt); not with
+	// ByAddress.
+	ByLastTxLt bool
 	TokenPage
 }
 
@@ -166,6 +170,10 @@ func (s *Store) NftItems(ctx context.Context, f NftItemFilter) ([]chain.NftItem,
 	if len(f.Indexes) > 0 && len(keys) == 0 {
 		return nil, nil
 	}
+	ordered := f.ordered
+	if f.ByLastTxLt && !f.ByAddress {
+		ordered = func(q *bun.SelectQuery, _ ...string) *bun.SelectQuery { return q }
+	}
 	return readTokens[nftItemRow, *nftItemRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
 		q = whereIn(q, "address", f.Addresses)
 		if len(f.Owners) > 0 {
@@ -173,16 +181,21 @@ func (s *Store) NftItems(ctx context.Context, f NftItemFilter) ([]chain.NftItem,
 			if f.IncludeOnSale {
 				col = "real_owner"
 			}
-			q = f.ordered(q.Where("? IN (?)", bun.Ident(col), bun.In(f.Owners)), col, "collection", "idx_key")
+			q = ordered(q.Where("? IN (?)", bun.Ident(col), bun.In(f.Owners)), col, "collection", "idx_key")
 		}
 		if len(f.Collections) > 0 {
 			q = q.Where("collection IN (?)", bun.In(f.Collections))
 			if len(f.Owners) == 0 && len(f.Collections) == 1 {
-				q = f.ordered(q, "collection", "idx_key")
+				q = ordered(q, "collection", "idx_key")
 			}
 		}
 		if len(keys) > 0 {
 			q = q.Where("idx_key IN (?)", bun.In(keys))
+		}
+		if f.ByLastTxLt && !f.ByAddress {
+			// Ties (items of one transaction) in address order, so pages
+			// of one state of the table do not overlap.
+			q = q.OrderExpr("last_tx_lt DESC")
 		}
 		return f.apply(f.ordered(q, "address"))
 	})

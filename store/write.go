@@ -31,6 +31,9 @@ type Batch struct {
 	DNS        []chain.DNSName
 	// Blocks are the headers of the raw blocks the batch came from.
 	Blocks []chain.BlockHeader
+	// TokenMoves are the transfer and burn requests of the batch's
+	// transactions (actions.TokenMoves), kept on conflict like them.
+	TokenMoves []chain.TokenMove
 	// Known is what an indexer's file said about the accounts of the
 	// batch's traces, by trace id (base64): stored with the trace so that
 	// reclassify decodes it with what the import had (store/known.go).
@@ -116,6 +119,9 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 			return err
 		}
 		if err := saveBlocks(ctx, w, b.Blocks); err != nil {
+			return err
+		}
+		if err := saveTokenMoves(ctx, w, b.TokenMoves); err != nil {
 			return err
 		}
 		if err := saveKnown(ctx, w, b.Known); err != nil {

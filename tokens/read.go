@@ -277,6 +277,11 @@ func walletData(s tlb.VmStack) (w chain.JettonWallet, ok bool) {
 		return w, false
 	}
 	w.Balance, w.Owner, w.Jetton = bal.String(), owner, jetton
+	if s.Len() > 3 {
+		if c, ok := getmethod.Cell(s.PeekBottom(3)); ok {
+			w.WalletCode, _ = c.ToBoc()
+		}
+	}
 	return w, true
 }
 
@@ -305,6 +310,7 @@ func jettonData(s tlb.VmStack) (m chain.JettonMaster, ok bool) {
 		return m, false
 	}
 	m.TotalSupply, m.Mintable, m.Admin, m.Content, m.WalletCodeHash = supply.String(), mintable.Sign() != 0, admin, b, chain.Hash(h)
+	m.WalletCode, _ = walletCode.ToBoc()
 	return m, true
 }
 

@@ -33,6 +33,7 @@ func New() *migrate.Migrations {
 	registerAccountsBalance(m)
 	registerBlocksGenUtime(m)
 	registerWebhooks(m)
+	registerTokenMoves(m)
 	return m
 }
 
