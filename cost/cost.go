@@ -168,7 +168,7 @@ func Item(ctx context.Context) (done func(error), err error) {
 // a batch is an item too (rest.JSONRPC).
 func GraphQLItem(field string) bool {
 	switch field {
-	case "estimateFee", "emulateMessage":
+	case "estimateFee", "emulateMessage", "emulateTonConnect":
 		return true
 	case "testWebhook": // a request to the receiver, up to WEBHOOK_TIMEOUT
 		return true

@@ -150,4 +150,8 @@ func (e *Estimator) cacheGet(ctx context.Context, key string) ([]byte, bool) {
 }
 
 // seedOf derives the emulator's random seed from the message body.
+// RandSeed is the random seed the request's emulation runs with (derived
+// from its body, so the same request always gets the same one).
+func (r Request) RandSeed() [32]byte { return seedOf(r.Body) }
+
 func seedOf(body []byte) [32]byte { return sha256.Sum256(body) }

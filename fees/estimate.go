@@ -169,9 +169,14 @@ func (e *Estimator) emulation(ctx context.Context, r Request, trace bool) (*Emul
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.account(ctx, chain.RawAddress(r.Account))
-	if err != nil {
-		return nil, err
+	if r.ValidUntil != 0 && r.ValidUntil <= at.Unix {
+		return nil, apperr.Field("valid_until", "expired: %d is not after the chain time %d", r.ValidUntil, at.Unix)
+	}
+	st := r.State
+	if st == nil {
+		if st, err = e.account(ctx, chain.RawAddress(r.Account)); err != nil {
+			return nil, err
+		}
 	}
 	if e.cache == nil {
 		em, _, err := e.run(ctx, r, cfg, st, at, trace)

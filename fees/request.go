@@ -29,6 +29,15 @@ type Request struct {
 	// dApp. Account is its destination; Body is the message's bytes too
 	// (the seed and the cache key read it).
 	Message []byte
+	// State, when set, is the account state the message was built on (a
+	// TON Connect request reads the sender's seqno from it): the emulation
+	// runs on that same state instead of reading it again, so the seqno in
+	// the message and the state it runs on cannot disagree.
+	State *chain.AccountState
+	// ValidUntil, when not zero, is the message's expiry (unix time): an
+	// estimate whose chain time is past it is refused naming valid_until,
+	// rather than reported as the wallet's exit code.
+	ValidUntil uint32
 
 	// checked is set by ParseParams once every BOC passed decodeRoot, so
 	// that building the message does not check the same bytes again. A

@@ -17,6 +17,8 @@ type Estimate struct {
 	// Metadata is toncenter's metadata object of the tokens the preview
 	// names (those the store knows).
 	Metadata chain.Metadata
+	// RandSeed is the random seed the emulation ran with.
+	RandSeed [32]byte
 }
 
 // Addresses lists, sorted and once each, every address the preview shows:
@@ -53,6 +55,16 @@ func (p *Preview) Addresses() []string {
 	}
 	for _, s := range p.Stopped {
 		add(s.Account)
+	}
+	add(p.Risk.Sender)
+	for _, m := range p.Risk.masters() {
+		add(m)
+	}
+	for _, n := range p.Risk.Nfts {
+		add(n.Nft)
+		if n.Collection != nil {
+			add(*n.Collection)
+		}
 	}
 	sort.Strings(out)
 	return out

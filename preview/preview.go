@@ -32,6 +32,8 @@ type Preview struct {
 	// Complete is true when there are none.
 	Stopped  []*Stop
 	Complete bool
+	// Risk is what the sender can lose: every preview carries it.
+	Risk Risk
 }
 
 // Transaction is one emulated transaction with the fees it charged. The
@@ -119,6 +121,7 @@ func Build(em *fees.Emulation, known chain.KnownContracts, limits Limits) (*Prev
 		p.Actions = append(p.Actions, &a)
 	}
 	p.BalanceChanges = balanceChanges(em, nodes)
+	p.Risk = riskOf(em, nodes, p.BalanceChanges, append(slices.Clip(p.Actions), p.Steps...))
 	for _, s := range em.Stops {
 		st := stop(s, nodes, limits)
 		st.Actions = []string{}
@@ -136,7 +139,11 @@ func Build(em *fees.Emulation, known chain.KnownContracts, limits Limits) (*Prev
 // tongo's decoding when this process emulated it, else decoded from bytes.
 func transaction(et *fees.EmulatedTx) (*chain.Transaction, error) {
 	if d := et.Decoded(); d != nil {
-		return chain.TransactionFromTLB(d, et.Workchain)
+		tx, err := chain.TransactionFromTLB(d, et.Workchain)
+		if err == nil && len(tx.BOC) == 0 {
+			tx.BOC = et.BOC // toncenter's shape renders from the bytes
+		}
+		return tx, err
 	}
 	return chain.ParseTransactionBOC(et.BOC)
 }

@@ -6,14 +6,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/preview"
 	"github.com/tonql/tonql/store"
+	"github.com/tonql/tonql/tonconnect"
 )
 
 // EstimateFee validates the params and runs the estimate. GraphQL's
@@ -51,6 +54,51 @@ func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimat
 	if err != nil {
 		return nil, err
 	}
+	return r.preview(ctx, req)
+}
+
+// PreviewTonConnect previews a TON Connect sendTransaction request: the
+// sender's wallet is recognized from the state estimates read (the store,
+// or lite servers when configured), the message it would send is built on
+// that state with its seqno and wallet id, unsigned, and that message is
+// previewed like a signed one (the same state, so the seqno is the one it
+// runs on). POST /api/v3/emulate with TON Connect fields, POST
+// /api/emulate/v1/emulateTonConnect and GraphQL's emulateTonConnect.
+func (r *Resolver) PreviewTonConnect(ctx context.Context, p tonconnect.Params) (*preview.Estimate, error) {
+	if r.Fees == nil {
+		return nil, errNoFees
+	}
+	req, err := tonconnect.Parse(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.Fees.State(ctx, chain.RawAddress(req.From))
+	if err != nil {
+		return nil, err
+	}
+	built, err := tonconnect.Build(req, st, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return r.preview(ctx, built.Request)
+}
+
+// tonConnectParams are GraphQL's emulateTonConnect arguments as a
+// transport hands them over.
+func tonConnectParams(from string, messages []*model.TonConnectMessageInput, validUntil *uint32, network, stateInit *string) tonconnect.Params {
+	p := tonconnect.Params{From: from, Network: deref(network), StateInit: deref(stateInit)}
+	if validUntil != nil {
+		p.ValidUntil = int64(*validUntil)
+	}
+	for _, m := range messages {
+		p.Messages = append(p.Messages, tonconnect.Message{Address: m.Address, Amount: m.Amount,
+			Payload: deref(m.Payload), StateInit: deref(m.StateInit)})
+	}
+	return p
+}
+
+// preview emulates a validated request and decodes its trace.
+func (r *Resolver) preview(ctx context.Context, req fees.Request) (*preview.Estimate, error) {
 	em, err := r.Fees.Emulate(ctx, req)
 	if err != nil {
 		return nil, err
@@ -80,17 +128,50 @@ func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimat
 	if got.err != nil {
 		return nil, got.err
 	}
+	if err := r.riskMasters(ctx, &pv.Risk); err != nil {
+		return nil, err
+	}
 	book, md, err := r.addressBookWith(ctx, pv.Addresses(), got.facts, r.facts)
 	if err != nil {
 		return nil, err
 	}
 	describe(pv.Actions, book, md)
+	pv.Risk.Name(md)
 	r.primeLinks(ctx, pv)
-	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book, Metadata: md}, nil
+	return &preview.Estimate{Result: em.Result, Preview: pv, AddressBook: book, Metadata: md, RandSeed: req.RandSeed()}, nil
+}
+
+// riskMasters names the jetton of each jetton wallet the risk lists whose
+// master the trace does not show (a swap's first hop), from the token
+// registry's jetton wallets: the address book and metadata then cover it.
+func (r *Resolver) riskMasters(ctx context.Context, risk *preview.Risk) error {
+	var unknown []string
+	for _, j := range risk.Jettons {
+		if j.JettonMaster == nil {
+			unknown = append(unknown, j.JettonWallet)
+		}
+	}
+	if len(unknown) == 0 || r.Store == nil {
+		return nil
+	}
+	ws, err := r.Store.JettonWallets(ctx, store.JettonWalletFilter{Addresses: unknown, TokenPage: store.TokenPage{Limit: len(unknown)}})
+	if err != nil {
+		return err
+	}
+	master := make(map[string]string, len(ws))
+	for _, w := range ws {
+		master[w.Address] = w.Jetton
+	}
+	for i := range risk.Jettons {
+		if m, ok := master[risk.Jettons[i].JettonWallet]; ok && risk.Jettons[i].JettonMaster == nil && m != "" {
+			risk.Jettons[i].JettonMaster = &m
+		}
+	}
+	return nil
 }
 
 // previewFields are FeeEstimate's fields that need the emulated trace.
-var previewFields = map[string]bool{"complete": true, "stopped": true, "transactions": true,
+var previewFields = map[string]bool{"complete": true, "risk": true, "stopped": true, "transactions": true,
 	"actions": true, "address_book": true, "metadata": true, "balance_changes": true}
 
 // wantsPreview reports a GraphQL selection of a preview field on the

@@ -194,6 +194,15 @@ func (r *feeEstimateResolver) BalanceChanges(ctx context.Context, obj *preview.E
 	return &p.BalanceChanges, nil
 }
 
+// Risk is the resolver for the risk field.
+func (r *feeEstimateResolver) Risk(ctx context.Context, obj *preview.Estimate) (*preview.Risk, error) {
+	pv, err := r.previewOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &pv.Risk, nil
+}
+
 // Actions is the resolver for the actions field.
 func (r *queryResolver) Actions(ctx context.Context, filter *model.ActionFilter, limit *int, offset *int, sort *model.SortOrder) (*chain.ActionList, error) {
 	return r.ListActions(ctx, filter, limit, offset, sort)
@@ -218,6 +227,11 @@ func (r *queryResolver) EstimateFee(ctx context.Context, address string, body st
 // EmulateMessage is the resolver for the emulateMessage field.
 func (r *queryResolver) EmulateMessage(ctx context.Context, boc string, ignoreChksig *bool) (*preview.Estimate, error) {
 	return r.Resolver.EstimateFee(ctx, fees.Params{Boc: boc, IgnoreChksig: ignoreChksig})
+}
+
+// EmulateTonConnect is the resolver for the emulateTonConnect field.
+func (r *queryResolver) EmulateTonConnect(ctx context.Context, from string, messages []*model.TonConnectMessageInput, validUntil *uint32, network *string, stateInit *string) (*preview.Estimate, error) {
+	return r.PreviewTonConnect(ctx, tonConnectParams(from, messages, validUntil, network, stateInit))
 }
 
 // Transactions is the resolver for the transactions field.

@@ -28,7 +28,10 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 	out := map[string]http.Handler{
 		"/api/v3/estimateFee": EstimateFeeV3(res),
 		"/api/v3/emulate":     Emulate(res),
-		"/api/v3/metadata":    MetadataRoute(res),
+		// toncenter's emulation service, in its shapes.
+		"/api/emulate/v1/emulateTrace":      EmulateTraceV1(res),
+		"/api/emulate/v1/emulateTonConnect": EmulateTonConnectV1(res),
+		"/api/v3/metadata":                  MetadataRoute(res),
 		// The token registry (package tokens).
 		"/api/v3/jetton/masters":  JettonMastersRoute(res),
 		"/api/v3/jetton/wallets":  JettonWalletsRoute(res),

@@ -8,6 +8,7 @@ import (
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/preview"
 	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/tonconnect"
 )
 
 // v3Fees is a fee object as toncenter v3 writes it (no @type).
@@ -36,23 +37,34 @@ func v3EstimateOf(res *fees.Result) v3Estimate {
 	return out
 }
 
-// v3Params reads a v3 POST body: the estimateFee fields (and, for
-// emulate, boc).
-func v3Params(w http.ResponseWriter, r *http.Request) (fees.Params, bool) {
+// postBody reads a POST body; any other method is refused.
+func postBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
 		WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use POST", r.Method))
-		return fees.Params{}, false
+		return nil, false
 	}
 	raw, err := readBody(r)
-	if err == nil {
-		var p fees.Params
-		if p, err = fees.DecodeParams(raw); err == nil {
-			return p, true
-		}
+	if err != nil {
+		WriteError(w, r, V3, err)
+		return nil, false
 	}
-	WriteError(w, r, V3, err)
-	return fees.Params{}, false
+	return raw, true
+}
+
+// v3Params reads a v3 POST body: the estimateFee fields (and, for
+// emulate, boc).
+func v3Params(w http.ResponseWriter, r *http.Request) (fees.Params, bool) {
+	raw, ok := postBody(w, r)
+	if !ok {
+		return fees.Params{}, false
+	}
+	p, err := fees.DecodeParams(raw)
+	if err != nil {
+		WriteError(w, r, V3, err)
+		return fees.Params{}, false
+	}
+	return p, true
 }
 
 // EstimateFeeV3 serves POST /api/v3/estimateFee: toncenter v3's route, the
@@ -91,19 +103,21 @@ type emulateAnswer struct {
 	AddressBook    chain.AddressBook      `json:"address_book"`
 	Metadata       chain.Metadata         `json:"metadata"`
 	BalanceChanges preview.BalanceChanges `json:"balance_changes"`
+	Risk           preview.Risk           `json:"risk"`
 }
 
-// Emulate serves POST /api/v3/emulate: the estimateFee fields, or a whole
-// signed external message as boc, emulated through its trace: fees,
-// actions with their address book, transactions, balance changes, and
-// where the trace stopped.
+// Emulate serves POST /api/v3/emulate: the estimateFee fields, a whole
+// signed external message as boc, or a TON Connect sendTransaction request
+// (from, messages, valid_until, network, state_init), emulated through its
+// trace: fees, actions with their address book, transactions, balance
+// changes, the risk summary, and where the trace stopped.
 func Emulate(res *resolvers.Resolver) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		p, ok := v3Params(w, r)
+		raw, ok := postBody(w, r)
 		if !ok {
 			return
 		}
-		est, err := res.Preview(r.Context(), p)
+		est, err := emulateAny(r, res, raw)
 		if err != nil {
 			WriteError(w, r, V3, err)
 			return
@@ -111,7 +125,7 @@ func Emulate(res *resolvers.Resolver) http.HandlerFunc {
 		pv := est.Preview
 		out := emulateAnswer{v3Estimate: v3EstimateOf(est.Result), ConfigSource: est.ConfigSource, Utime: est.Utime,
 			Clock: est.Clock, Complete: pv.Complete, Stopped: pv.Stopped, Transactions: pv.Transactions,
-			Actions: pv.Actions, AddressBook: est.AddressBook, Metadata: est.Metadata, BalanceChanges: pv.BalanceChanges}
+			Actions: pv.Actions, AddressBook: est.AddressBook, Metadata: est.Metadata, BalanceChanges: pv.BalanceChanges, Risk: pv.Risk}
 		if out.Stopped == nil {
 			out.Stopped = []*preview.Stop{}
 		}
@@ -120,4 +134,21 @@ func Emulate(res *resolvers.Resolver) http.HandlerFunc {
 		}
 		WriteJSON(w, out)
 	}
+}
+
+// emulateAny previews a body that is either a TON Connect request or the
+// estimateFee fields (boc among them).
+func emulateAny(r *http.Request, res *resolvers.Resolver, raw []byte) (*preview.Estimate, error) {
+	if tonconnect.IsRequest(raw) {
+		p, err := tonconnect.DecodeParams(raw)
+		if err != nil {
+			return nil, err
+		}
+		return res.PreviewTonConnect(r.Context(), p)
+	}
+	p, err := fees.DecodeParams(raw)
+	if err != nil {
+		return nil, err
+	}
+	return res.Preview(r.Context(), p)
 }

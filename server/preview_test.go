@@ -32,7 +32,10 @@ func (r *feeReplay) headHandler() http.Handler {
 }
 
 // previewQuery selects every field of the preview, the REST names.
-const previewQuery = `query($boc: String!) { emulateMessage(boc: $boc) {
+const previewQuery = `query($boc: String!) { emulateMessage(boc: $boc) {` + previewSelection + `} }`
+
+// previewSelection is every field of FeeEstimate, the REST answer's.
+const previewSelection = `
   source_fees { in_fwd_fee storage_fee gas_fee fwd_fee }
   destination_fees { in_fwd_fee storage_fee gas_fee fwd_fee }
   config_source utime clock complete
@@ -44,7 +47,9 @@ const previewQuery = `query($boc: String!) { emulateMessage(boc: $boc) {
   address_book
   metadata
   balance_changes { ton { account change } jettons { owner jetton_wallet jetton_master change } }
-} }`
+  risk { sender ton_out sends_all jettons { jetton_wallet jetton_master amount symbol decimals }
+    nfts { nft collection } contracts_deployed fails bounces total_fees }
+`
 
 type emulated struct {
 	SourceFees      fees.Fees       `json:"source_fees"`

@@ -333,6 +333,18 @@ type TradeEdge struct {
 	Node   *Trade `json:"node"`
 }
 
+// One message of a TON Connect sendTransaction request.
+type TonConnectMessageInput struct {
+	// destination; a user-friendly form carries the bounce flag (raw: bounceable)
+	Address string `json:"address"`
+	// nanotons, a decimal string
+	Amount string `json:"amount"`
+	// base64 BOC of the message body
+	Payload *string `json:"payload,omitempty"`
+	// base64 BOC of a StateInit to deploy at the destination
+	StateInit *string `json:"stateInit,omitempty"`
+}
+
 type TransactionConnection struct {
 	Edges    []*TransactionEdge `json:"edges"`
 	PageInfo *PageInfo          `json:"pageInfo"`
