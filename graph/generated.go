@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/analytics"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/graph/model"
@@ -60,6 +61,7 @@ type ResolverRoot interface {
 	StakeDeposit() StakeDepositResolver
 	StakeWithdrawal() StakeWithdrawalResolver
 	Subscription() SubscriptionResolver
+	Token() TokenResolver
 	Trace() TraceResolver
 	Transaction() TransactionResolver
 	Webhook() WebhookResolver
@@ -83,6 +85,7 @@ type AccountResolver interface {
 	Transactions(ctx context.Context, obj *model.Account, first *int, after *string, sort *model.SortOrder) (*model.TransactionConnection, error)
 	Jettons(ctx context.Context, obj *model.Account, first *int, after *string, excludeZeroBalance *bool) (*model.JettonHoldingConnection, error)
 	Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error)
+	Trades(ctx context.Context, obj *model.Account, first *int, after *string) (*model.TradeConnection, error)
 }
 type ActionResolver interface {
 	Title(ctx context.Context, obj *chain.Action) (string, error)
@@ -148,6 +151,7 @@ type QueryResolver interface {
 	Blocks(ctx context.Context, filter *model.BlockFilter, limit *int, offset *int, sort *model.SortOrder) ([]*toncenter.Block, error)
 	Block(ctx context.Context, workchain int, shard string, seqno uint32) (*toncenter.Block, error)
 	MasterchainInfo(ctx context.Context) (*toncenter.MasterchainInfo, error)
+	Token(ctx context.Context, address string) (*model.Token, error)
 	Webhooks(ctx context.Context) ([]*webhooks.Hook, error)
 	Webhook(ctx context.Context, id string) (*webhooks.Hook, error)
 }
@@ -158,7 +162,13 @@ type StakeWithdrawalResolver interface {
 	AssetToken(ctx context.Context, obj *actions.StakeWithdrawal) (*model.Token, error)
 }
 type SubscriptionResolver interface {
-	Actions(ctx context.Context, filter *model.ActionFilter, after *string) (<-chan *model.ActionEvent, error)
+	Actions(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.ActionEvent, error)
+}
+type TokenResolver interface {
+	Price(ctx context.Context, obj *model.Token, quote *string) (*analytics.TokenPrice, error)
+	Candles(ctx context.Context, obj *model.Token, interval string, from *int, to *int, quote *string) (*analytics.CandleSeries, error)
+	Volume(ctx context.Context, obj *model.Token, interval string, from *int, to *int) (*analytics.VolumeSeries, error)
+	Holders(ctx context.Context, obj *model.Token, first *int, after *string) (*model.TokenHolderConnection, error)
 }
 type TraceResolver interface {
 	Transactions(ctx context.Context, obj *chain.TraceInfo) ([]*chain.FullTransaction, error)
@@ -202,6 +212,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputActionFilter,
 		ec.unmarshalInputBlockFilter,
 		ec.unmarshalInputMessageFilter,
+		ec.unmarshalInputStreamWatch,
 		ec.unmarshalInputTonConnectMessageInput,
 		ec.unmarshalInputTransactionFilter,
 	)
@@ -720,7 +731,29 @@ type Subscription {
   with an error whose extensions.cursor is where to resume (the client read
   too slowly, the key was revoked, the server is shutting down).
   """
-  actions(filter: ActionFilter, after: String): ActionEvent!
+  actions(filter: ActionFilter, after: String, watch: StreamWatch): ActionEvent!
+}
+
+"""
+What a stream watches besides its filter: actions in which any of the
+addresses takes part, or of traces started by an external message with one
+of the normalized hashes (either list alone restricts; both widen each
+other). At most MAX_STREAM_ADDRESSES addresses and hashes together; a
+key's streams together at most MAX_WATCHED_PER_KEY. The live match is one
+lookup per participant of an action, however large the set.
+"""
+input StreamWatch {
+  "any address form"
+  addresses: [String!]
+  "TEP-467 normalized hashes of external messages (base64 or hex)"
+  trace_external_hash_norms: [String!]
+  "event types: only actions are streamed here (the default); other names are refused"
+  types: [String!]
+  """
+  the lowest finality wanted: pending, confirmed or finalized (default).
+  Events streamed here are finalized, which every choice receives
+  """
+  min_finality: String
 }
 
 "One action of a subscription."
@@ -3185,6 +3218,152 @@ extend type StakeWithdrawal {
   asset_token: Token
 }
 `, BuiltIn: false},
+	{Name: "../analytics.graphqls", Input: `# Token analytics (package analytics): prices, candles and activity made
+# from the stored swaps and jetton moves, kept as the actions are written.
+# REST: /api/v3/analytics/candles, /api/v3/analytics/volumes, /v2/rates,
+# /v2/rates/chart. Which swaps count: docs/API-NOTES.md ("Token analytics").
+
+extend type Query {
+  "A jetton master (or any token the registry knows); null when the address is malformed is an error, unknown gives kind jetton_master with valid false."
+  token(address: String!): Token!
+}
+
+"A jetton's last trade price."
+type TokenPrice {
+  "TON or USDT"
+  quote: String!
+  "whole quote tokens per whole jetton, decimal (18 fractional digits at most)"
+  price: String!
+  "unix time of the trade the price rests on (the older one when via TON)"
+  time: Int!
+  "direct (a pair with the quote) or TON (jetton/TON times TON/USD₮)"
+  via: String!
+}
+
+"One interval of a jetton's trades against a quote."
+type CandlePoint {
+  "unix time of the interval's start"
+  time: Int!
+  "prices: whole quote tokens per whole jetton, decimal"
+  open: String!
+  high: String!
+  low: String!
+  close: String!
+  "volume-weighted average price"
+  vwap: String!
+  "jettons traded, smallest units"
+  volume: BigInt!
+  "quote traded, smallest units (nanotons, USD₮ units)"
+  volume_quote: BigInt!
+  trades: Int!
+}
+
+"A jetton's candles over a range; intervals without trades are absent."
+type CandleSeries {
+  token: String!
+  quote: String!
+  interval: String!
+  "the first interval's start"
+  from: Int!
+  to: Int!
+  "the jetton's decimals (the registry's; 9 when it knows none)"
+  decimals: Int!
+  quote_decimals: Int!
+  symbol: String
+  candles: [CandlePoint!]!
+}
+
+"A jetton's activity in one interval (successful transfers, mints, burns; the legs of swaps included)."
+type VolumePoint {
+  time: Int!
+  transfers: Int!
+  "smallest units"
+  transfer_amount: BigInt!
+  mints: Int!
+  mint_amount: BigInt!
+  burns: Int!
+  burn_amount: BigInt!
+  "distinct owners that sent (transfers, burns)"
+  senders: Int!
+  "distinct owners that received (transfers, mints)"
+  receivers: Int!
+}
+
+type VolumeSeries {
+  token: String!
+  interval: String!
+  from: Int!
+  to: Int!
+  decimals: Int!
+  symbol: String
+  "intervals without activity are absent"
+  volumes: [VolumePoint!]!
+}
+
+"One holder among the jetton wallets the store knows."
+type TokenHolder {
+  owner: String!
+  wallet: String!
+  "smallest units"
+  balance: BigInt!
+}
+
+type TokenHolderEdge {
+  cursor: String!
+  node: TokenHolder!
+}
+
+type TokenHolderConnection {
+  edges: [TokenHolderEdge!]!
+  pageInfo: PageInfo!
+  "holders with a balance above 0 among the wallets the store knows (not the chain's whole count)"
+  count: Int!
+}
+
+"One counted swap hop of an account."
+type Trade {
+  action_id: String!
+  hop: Int!
+  trace_id: String!
+  time: Int!
+  jetton: String!
+  "TON or USDT"
+  quote: String!
+  "true: the account paid the quote for the jetton"
+  buy: Boolean!
+  "smallest units"
+  amount: BigInt!
+  quote_amount: BigInt!
+  "whole quote tokens per whole jetton"
+  price: String!
+}
+
+type TradeEdge {
+  cursor: String!
+  node: Trade!
+}
+
+type TradeConnection {
+  edges: [TradeEdge!]!
+  pageInfo: PageInfo!
+}
+
+extend type Token {
+  "the last trade's price; quote TON or USDT (through TON when the jetton has no USD₮ pair); null when it never traded"
+  price(quote: String = "TON"): TokenPrice
+  "candles of interval (1m, 5m, 15m, 1h, 4h, 1d) with from <= start < to (unix times; to defaults to now, from to 100 intervals before); at most 10000 intervals"
+  candles(interval: String!, from: Int, to: Int, quote: String = "TON"): CandleSeries!
+  "activity per interval, the same range rules as candles"
+  volume(interval: String!, from: Int, to: Int): VolumeSeries!
+  "top holders by balance among the jetton wallets the store knows, paged by cursor"
+  holders(first: Int = 10, after: String): TokenHolderConnection!
+}
+
+extend type Account {
+  "the account's counted swap hops (the analytics rule), newest first, paged by cursor"
+  trades(first: Int = 20, after: String): TradeConnection!
+}
+`, BuiltIn: false},
 	{Name: "../webhooks.graphqls", Input: `# Webhooks (package webhooks): durable subscriptions of the request's API
 # key, whose events are POSTed to their URL, signed. REST serves the same
 # calls under /api/v3/webhooks.
@@ -3319,6 +3498,22 @@ func (ec *executionContext) field_Account_jettons_args(ctx context.Context, rawA
 }
 
 func (ec *executionContext) field_Account_nfts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_trades_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
@@ -3608,6 +3803,17 @@ func (ec *executionContext) field_Query_messages_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_token_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_trace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3680,6 +3886,85 @@ func (ec *executionContext) field_Subscription_actions_args(ctx context.Context,
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "watch", ec.unmarshalOStreamWatch2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamWatch)
+	if err != nil {
+		return nil, err
+	}
+	args["watch"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Token_candles_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "interval", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["interval"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "quote", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["quote"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Token_holders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Token_price_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "quote", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["quote"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Token_volume_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "interval", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["interval"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
 	return args, nil
 }
 
@@ -4327,6 +4612,67 @@ func (ec *executionContext) fieldContext_Account_nfts(ctx context.Context, field
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Account_nfts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_trades(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_trades(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Account().Trades(rctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.TradeConnection)
+	fc.Result = res
+	return ec.marshalNTradeConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeConnection(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_trades(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "edges":
+				return ec.fieldContext_TradeConnection_edges(ctx, field)
+			case "pageInfo":
+				return ec.fieldContext_TradeConnection_pageInfo(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TradeConnection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_trades_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -7620,6 +7966,560 @@ func (ec *executionContext) fieldContext_BlockRef_seqno(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_time(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.Time
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_time(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Time}
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_open(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.Open
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_open(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Open}
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_open(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_high(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.High
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_high(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.High}
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_high(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_low(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.Low
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_low(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Low}
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_low(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_close(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.Close
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_close(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Close}
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_close(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_vwap(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.Vwap
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_vwap(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Vwap}
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_vwap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_volume(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.Volume
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_volume(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Volume
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_volume(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_volume_quote(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.VolumeQuote
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_volume_quote(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.VolumeQuote
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_volume_quote(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandlePoint_trades(ctx context.Context, field graphql.CollectedField, obj *analytics.CandlePoint) (ret graphql.Marshaler) {
+	res := obj.Trades
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandlePoint_trades(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Trades}
+}
+
+func (ec *executionContext) fieldContext_CandlePoint_trades(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandlePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_token(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	res := obj.Token
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandleSeries_token(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Token}
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_quote(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	res := obj.Quote
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandleSeries_quote(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Quote}
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_quote(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_interval(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	res := obj.Interval
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandleSeries_interval(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Interval}
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_interval(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_from(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	res := obj.From
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandleSeries_from(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.From}
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_to(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	res := obj.To
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandleSeries_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.To}
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_decimals(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	res := obj.Decimals
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandleSeries_decimals(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.Decimals}
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_quote_decimals(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	res := obj.QuoteDecimals
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandleSeries_quote_decimals(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.QuoteDecimals}
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_quote_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_symbol(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	res := obj.Symbol
+	if any(res) == nil {
+		fc, err := ec.fieldContext_CandleSeries_symbol(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_symbol(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CandleSeries_candles(ctx context.Context, field graphql.CollectedField, obj *analytics.CandleSeries) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_CandleSeries_candles(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Candles, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]analytics.CandlePoint)
+	fc.Result = res
+	return ec.marshalNCandlePoint2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐCandlePointᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_CandleSeries_candles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CandleSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "time":
+				return ec.fieldContext_CandlePoint_time(ctx, field)
+			case "open":
+				return ec.fieldContext_CandlePoint_open(ctx, field)
+			case "high":
+				return ec.fieldContext_CandlePoint_high(ctx, field)
+			case "low":
+				return ec.fieldContext_CandlePoint_low(ctx, field)
+			case "close":
+				return ec.fieldContext_CandlePoint_close(ctx, field)
+			case "vwap":
+				return ec.fieldContext_CandlePoint_vwap(ctx, field)
+			case "volume":
+				return ec.fieldContext_CandlePoint_volume(ctx, field)
+			case "volume_quote":
+				return ec.fieldContext_CandlePoint_volume_quote(ctx, field)
+			case "trades":
+				return ec.fieldContext_CandlePoint_trades(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type CandlePoint", field.Name)
 		},
 	}
 	return fc, nil
@@ -17347,6 +18247,14 @@ func (ec *executionContext) fieldContext_JettonBurn_token(_ context.Context, fie
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -17501,6 +18409,14 @@ func (ec *executionContext) fieldContext_JettonHolding_token(_ context.Context, 
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -17990,6 +18906,14 @@ func (ec *executionContext) fieldContext_JettonMint_token(_ context.Context, fie
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -18582,6 +19506,14 @@ func (ec *executionContext) fieldContext_JettonSwap_token_in(_ context.Context, 
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -18649,6 +19581,14 @@ func (ec *executionContext) fieldContext_JettonSwap_token_out(_ context.Context,
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -19080,6 +20020,14 @@ func (ec *executionContext) fieldContext_JettonTransfer_token(_ context.Context,
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -23935,6 +24883,14 @@ func (ec *executionContext) fieldContext_NftHolding_token(_ context.Context, fie
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -24002,6 +24958,14 @@ func (ec *executionContext) fieldContext_NftHolding_collection_token(_ context.C
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -24914,6 +25878,14 @@ func (ec *executionContext) fieldContext_NftItemTransfer_token(_ context.Context
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -24981,6 +25953,14 @@ func (ec *executionContext) fieldContext_NftItemTransfer_collection_token(_ cont
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -27032,6 +28012,8 @@ func (ec *executionContext) fieldContext_Participant_account(_ context.Context, 
 				return ec.fieldContext_Account_jettons(ctx, field)
 			case "nfts":
 				return ec.fieldContext_Account_nfts(ctx, field)
+			case "trades":
+				return ec.fieldContext_Account_trades(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -27611,6 +28593,8 @@ func (ec *executionContext) fieldContext_Query_account(ctx context.Context, fiel
 				return ec.fieldContext_Account_jettons(ctx, field)
 			case "nfts":
 				return ec.fieldContext_Account_nfts(ctx, field)
+			case "trades":
+				return ec.fieldContext_Account_trades(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -28564,6 +29548,95 @@ func (ec *executionContext) fieldContext_Query_masterchainInfo(_ context.Context
 			}
 			return nil, fmt.Errorf("no field named %q was found under type MasterchainInfo", field.Name)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_token(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_token(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().Token(rctx, fc.Args["address"].(string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.Token)
+	fc.Result = res
+	return ec.marshalNToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_token(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_Token_address(ctx, field)
+			case "kind":
+				return ec.fieldContext_Token_kind(ctx, field)
+			case "name":
+				return ec.fieldContext_Token_name(ctx, field)
+			case "symbol":
+				return ec.fieldContext_Token_symbol(ctx, field)
+			case "decimals":
+				return ec.fieldContext_Token_decimals(ctx, field)
+			case "image":
+				return ec.fieldContext_Token_image(ctx, field)
+			case "description":
+				return ec.fieldContext_Token_description(ctx, field)
+			case "totalSupply":
+				return ec.fieldContext_Token_totalSupply(ctx, field)
+			case "admin":
+				return ec.fieldContext_Token_admin(ctx, field)
+			case "mintable":
+				return ec.fieldContext_Token_mintable(ctx, field)
+			case "valid":
+				return ec.fieldContext_Token_valid(ctx, field)
+			case "reason":
+				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_token_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -29672,6 +30745,14 @@ func (ec *executionContext) fieldContext_StakeDeposit_asset_token(_ context.Cont
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -29973,6 +31054,14 @@ func (ec *executionContext) fieldContext_StakeWithdrawal_asset_token(_ context.C
 				return ec.fieldContext_Token_valid(ctx, field)
 			case "reason":
 				return ec.fieldContext_Token_reason(ctx, field)
+			case "price":
+				return ec.fieldContext_Token_price(ctx, field)
+			case "candles":
+				return ec.fieldContext_Token_candles(ctx, field)
+			case "volume":
+				return ec.fieldContext_Token_volume(ctx, field)
+			case "holders":
+				return ec.fieldContext_Token_holders(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 		},
@@ -30410,7 +31499,7 @@ func (ec *executionContext) _Subscription_actions(ctx context.Context, field gra
 	}()
 	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
 		ctx = rctx // use context from middleware stack in children
-		return ec.resolvers.Subscription().Actions(rctx, fc.Args["filter"].(*model.ActionFilter), fc.Args["after"].(*string))
+		return ec.resolvers.Subscription().Actions(rctx, fc.Args["filter"].(*model.ActionFilter), fc.Args["after"].(*string), fc.Args["watch"].(*model.StreamWatch))
 	})
 	if err != nil {
 		ec.Error(ctx, err)
@@ -32358,6 +33447,690 @@ func (ec *executionContext) fieldContext_Token_reason(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Token_price(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Token_price(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Token().Price(rctx, obj, fc.Args["quote"].(*string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*analytics.TokenPrice)
+	fc.Result = res
+	return ec.marshalOTokenPrice2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐTokenPrice(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_price(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "quote":
+				return ec.fieldContext_TokenPrice_quote(ctx, field)
+			case "price":
+				return ec.fieldContext_TokenPrice_price(ctx, field)
+			case "time":
+				return ec.fieldContext_TokenPrice_time(ctx, field)
+			case "via":
+				return ec.fieldContext_TokenPrice_via(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TokenPrice", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Token_price_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_candles(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Token_candles(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Token().Candles(rctx, obj, fc.Args["interval"].(string), fc.Args["from"].(*int), fc.Args["to"].(*int), fc.Args["quote"].(*string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*analytics.CandleSeries)
+	fc.Result = res
+	return ec.marshalNCandleSeries2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐCandleSeries(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_candles(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "token":
+				return ec.fieldContext_CandleSeries_token(ctx, field)
+			case "quote":
+				return ec.fieldContext_CandleSeries_quote(ctx, field)
+			case "interval":
+				return ec.fieldContext_CandleSeries_interval(ctx, field)
+			case "from":
+				return ec.fieldContext_CandleSeries_from(ctx, field)
+			case "to":
+				return ec.fieldContext_CandleSeries_to(ctx, field)
+			case "decimals":
+				return ec.fieldContext_CandleSeries_decimals(ctx, field)
+			case "quote_decimals":
+				return ec.fieldContext_CandleSeries_quote_decimals(ctx, field)
+			case "symbol":
+				return ec.fieldContext_CandleSeries_symbol(ctx, field)
+			case "candles":
+				return ec.fieldContext_CandleSeries_candles(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type CandleSeries", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Token_candles_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_volume(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Token_volume(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Token().Volume(rctx, obj, fc.Args["interval"].(string), fc.Args["from"].(*int), fc.Args["to"].(*int))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*analytics.VolumeSeries)
+	fc.Result = res
+	return ec.marshalNVolumeSeries2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐVolumeSeries(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_volume(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "token":
+				return ec.fieldContext_VolumeSeries_token(ctx, field)
+			case "interval":
+				return ec.fieldContext_VolumeSeries_interval(ctx, field)
+			case "from":
+				return ec.fieldContext_VolumeSeries_from(ctx, field)
+			case "to":
+				return ec.fieldContext_VolumeSeries_to(ctx, field)
+			case "decimals":
+				return ec.fieldContext_VolumeSeries_decimals(ctx, field)
+			case "symbol":
+				return ec.fieldContext_VolumeSeries_symbol(ctx, field)
+			case "volumes":
+				return ec.fieldContext_VolumeSeries_volumes(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type VolumeSeries", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Token_volume_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Token_holders(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Token_holders(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Token().Holders(rctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.TokenHolderConnection)
+	fc.Result = res
+	return ec.marshalNTokenHolderConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolderConnection(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Token_holders(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "edges":
+				return ec.fieldContext_TokenHolderConnection_edges(ctx, field)
+			case "pageInfo":
+				return ec.fieldContext_TokenHolderConnection_pageInfo(ctx, field)
+			case "count":
+				return ec.fieldContext_TokenHolderConnection_count(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TokenHolderConnection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Token_holders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenHolder_owner(ctx context.Context, field graphql.CollectedField, obj *model.TokenHolder) (ret graphql.Marshaler) {
+	res := obj.Owner
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenHolder_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Owner}
+}
+
+func (ec *executionContext) fieldContext_TokenHolder_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenHolder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenHolder_wallet(ctx context.Context, field graphql.CollectedField, obj *model.TokenHolder) (ret graphql.Marshaler) {
+	res := obj.Wallet
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenHolder_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Wallet}
+}
+
+func (ec *executionContext) fieldContext_TokenHolder_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenHolder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenHolder_balance(ctx context.Context, field graphql.CollectedField, obj *model.TokenHolder) (ret graphql.Marshaler) {
+	res := obj.Balance
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenHolder_balance(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Balance
+}
+
+func (ec *executionContext) fieldContext_TokenHolder_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenHolder",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenHolderConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TokenHolderConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TokenHolderConnection_edges(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Edges, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*model.TokenHolderEdge)
+	fc.Result = res
+	return ec.marshalNTokenHolderEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolderEdgeᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TokenHolderConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenHolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "cursor":
+				return ec.fieldContext_TokenHolderEdge_cursor(ctx, field)
+			case "node":
+				return ec.fieldContext_TokenHolderEdge_node(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TokenHolderEdge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenHolderConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TokenHolderConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TokenHolderConnection_pageInfo(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PageInfo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.PageInfo)
+	fc.Result = res
+	return ec.marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TokenHolderConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenHolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hasNextPage":
+				return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+			case "endCursor":
+				return ec.fieldContext_PageInfo_endCursor(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenHolderConnection_count(ctx context.Context, field graphql.CollectedField, obj *model.TokenHolderConnection) (ret graphql.Marshaler) {
+	res := obj.Count
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenHolderConnection_count(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.Count}
+}
+
+func (ec *executionContext) fieldContext_TokenHolderConnection_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenHolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenHolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TokenHolderEdge) (ret graphql.Marshaler) {
+	res := obj.Cursor
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenHolderEdge_cursor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Cursor}
+}
+
+func (ec *executionContext) fieldContext_TokenHolderEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenHolderEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenHolderEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TokenHolderEdge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TokenHolderEdge_node(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Node, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.TokenHolder)
+	fc.Result = res
+	return ec.marshalNTokenHolder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolder(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TokenHolderEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenHolderEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "owner":
+				return ec.fieldContext_TokenHolder_owner(ctx, field)
+			case "wallet":
+				return ec.fieldContext_TokenHolder_wallet(ctx, field)
+			case "balance":
+				return ec.fieldContext_TokenHolder_balance(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TokenHolder", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenPrice_quote(ctx context.Context, field graphql.CollectedField, obj *analytics.TokenPrice) (ret graphql.Marshaler) {
+	res := obj.Quote
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenPrice_quote(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Quote}
+}
+
+func (ec *executionContext) fieldContext_TokenPrice_quote(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenPrice",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenPrice_price(ctx context.Context, field graphql.CollectedField, obj *analytics.TokenPrice) (ret graphql.Marshaler) {
+	res := obj.Price
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenPrice_price(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Price}
+}
+
+func (ec *executionContext) fieldContext_TokenPrice_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenPrice",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenPrice_time(ctx context.Context, field graphql.CollectedField, obj *analytics.TokenPrice) (ret graphql.Marshaler) {
+	res := obj.Time
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenPrice_time(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Time}
+}
+
+func (ec *executionContext) fieldContext_TokenPrice_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenPrice",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenPrice_via(ctx context.Context, field graphql.CollectedField, obj *analytics.TokenPrice) (ret graphql.Marshaler) {
+	res := obj.Via
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TokenPrice_via(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Via}
+}
+
+func (ec *executionContext) fieldContext_TokenPrice_via(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenPrice",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TonBalanceChange_account(ctx context.Context, field graphql.CollectedField, obj *preview.TonChange) (ret graphql.Marshaler) {
 	res := obj.Account
 	if any(res) == nil {
@@ -33538,6 +35311,491 @@ func (ec *executionContext) fieldContext_TraceStop_actions(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Trade_action_id(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.ActionID
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_action_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.ActionID}
+}
+
+func (ec *executionContext) fieldContext_Trade_action_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_hop(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.Hop
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_hop(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.Hop}
+}
+
+func (ec *executionContext) fieldContext_Trade_hop(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_trace_id(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.TraceID
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_trace_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.TraceID}
+}
+
+func (ec *executionContext) fieldContext_Trade_trace_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_time(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.Time
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_time(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.Time}
+}
+
+func (ec *executionContext) fieldContext_Trade_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_jetton(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.Jetton
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_jetton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Jetton}
+}
+
+func (ec *executionContext) fieldContext_Trade_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_quote(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.Quote
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_quote(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Quote}
+}
+
+func (ec *executionContext) fieldContext_Trade_quote(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_buy(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.Buy
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_buy(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.Buy}
+}
+
+func (ec *executionContext) fieldContext_Trade_buy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_amount(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.Amount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Amount
+}
+
+func (ec *executionContext) fieldContext_Trade_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_quote_amount(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.QuoteAmount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_quote_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.QuoteAmount
+}
+
+func (ec *executionContext) fieldContext_Trade_quote_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trade_price(ctx context.Context, field graphql.CollectedField, obj *model.Trade) (ret graphql.Marshaler) {
+	res := obj.Price
+	if any(res) == nil {
+		fc, err := ec.fieldContext_Trade_price(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Price}
+}
+
+func (ec *executionContext) fieldContext_Trade_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trade",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TradeConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TradeConnection_edges(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Edges, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*model.TradeEdge)
+	fc.Result = res
+	return ec.marshalNTradeEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeEdgeᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TradeConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "cursor":
+				return ec.fieldContext_TradeEdge_cursor(ctx, field)
+			case "node":
+				return ec.fieldContext_TradeEdge_node(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TradeEdge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TradeConnection) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TradeConnection_pageInfo(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.PageInfo, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.PageInfo)
+	fc.Result = res
+	return ec.marshalNPageInfo2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TradeConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hasNextPage":
+				return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+			case "endCursor":
+				return ec.fieldContext_PageInfo_endCursor(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TradeEdge) (ret graphql.Marshaler) {
+	res := obj.Cursor
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeEdge_cursor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Cursor}
+}
+
+func (ec *executionContext) fieldContext_TradeEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TradeEdge) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_TradeEdge_node(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Node, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*model.Trade)
+	fc.Result = res
+	return ec.marshalNTrade2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTrade(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_TradeEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Trade_action_id(ctx, field)
+			case "hop":
+				return ec.fieldContext_Trade_hop(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Trade_trace_id(ctx, field)
+			case "time":
+				return ec.fieldContext_Trade_time(ctx, field)
+			case "jetton":
+				return ec.fieldContext_Trade_jetton(ctx, field)
+			case "quote":
+				return ec.fieldContext_Trade_quote(ctx, field)
+			case "buy":
+				return ec.fieldContext_Trade_buy(ctx, field)
+			case "amount":
+				return ec.fieldContext_Trade_amount(ctx, field)
+			case "quote_amount":
+				return ec.fieldContext_Trade_quote_amount(ctx, field)
+			case "price":
+				return ec.fieldContext_Trade_price(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Trade", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.Hash
 	if any(res) == nil {
@@ -33719,6 +35977,8 @@ func (ec *executionContext) fieldContext_Transaction_account(_ context.Context, 
 				return ec.fieldContext_Account_jettons(ctx, field)
 			case "nfts":
 				return ec.fieldContext_Account_nfts(ctx, field)
+			case "trades":
+				return ec.fieldContext_Account_trades(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -34923,6 +37183,502 @@ func (ec *executionContext) fieldContext_VestingSendMessage_send_mode(_ context.
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_time(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.Time
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_time(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Time}
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_transfers(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.Transfers
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_transfers(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Transfers}
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_transfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_transfer_amount(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.TransferAmount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_transfer_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.TransferAmount
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_transfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_mints(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.Mints
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_mints(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Mints}
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_mints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_mint_amount(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.MintAmount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_mint_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.MintAmount
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_mint_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_burns(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.Burns
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_burns(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Burns}
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_burns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_burn_amount(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.BurnAmount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_burn_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.BurnAmount
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_burn_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_senders(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.Senders
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_senders(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Senders}
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_senders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumePoint_receivers(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumePoint) (ret graphql.Marshaler) {
+	res := obj.Receivers
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumePoint_receivers(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.Receivers}
+}
+
+func (ec *executionContext) fieldContext_VolumePoint_receivers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumePoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumeSeries_token(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumeSeries) (ret graphql.Marshaler) {
+	res := obj.Token
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumeSeries_token(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Token}
+}
+
+func (ec *executionContext) fieldContext_VolumeSeries_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumeSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumeSeries_interval(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumeSeries) (ret graphql.Marshaler) {
+	res := obj.Interval
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumeSeries_interval(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Interval}
+}
+
+func (ec *executionContext) fieldContext_VolumeSeries_interval(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumeSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumeSeries_from(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumeSeries) (ret graphql.Marshaler) {
+	res := obj.From
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumeSeries_from(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.From}
+}
+
+func (ec *executionContext) fieldContext_VolumeSeries_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumeSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumeSeries_to(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumeSeries) (ret graphql.Marshaler) {
+	res := obj.To
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumeSeries_to(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt64{&obj.To}
+}
+
+func (ec *executionContext) fieldContext_VolumeSeries_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumeSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumeSeries_decimals(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumeSeries) (ret graphql.Marshaler) {
+	res := obj.Decimals
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumeSeries_decimals(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.Decimals}
+}
+
+func (ec *executionContext) fieldContext_VolumeSeries_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumeSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumeSeries_symbol(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumeSeries) (ret graphql.Marshaler) {
+	res := obj.Symbol
+	if any(res) == nil {
+		fc, err := ec.fieldContext_VolumeSeries_symbol(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VolumeSeries_symbol(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumeSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VolumeSeries_volumes(ctx context.Context, field graphql.CollectedField, obj *analytics.VolumeSeries) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_VolumeSeries_volumes(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Volumes, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]analytics.VolumePoint)
+	fc.Result = res
+	return ec.marshalNVolumePoint2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐVolumePointᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_VolumeSeries_volumes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VolumeSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "time":
+				return ec.fieldContext_VolumePoint_time(ctx, field)
+			case "transfers":
+				return ec.fieldContext_VolumePoint_transfers(ctx, field)
+			case "transfer_amount":
+				return ec.fieldContext_VolumePoint_transfer_amount(ctx, field)
+			case "mints":
+				return ec.fieldContext_VolumePoint_mints(ctx, field)
+			case "mint_amount":
+				return ec.fieldContext_VolumePoint_mint_amount(ctx, field)
+			case "burns":
+				return ec.fieldContext_VolumePoint_burns(ctx, field)
+			case "burn_amount":
+				return ec.fieldContext_VolumePoint_burn_amount(ctx, field)
+			case "senders":
+				return ec.fieldContext_VolumePoint_senders(ctx, field)
+			case "receivers":
+				return ec.fieldContext_VolumePoint_receivers(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type VolumePoint", field.Name)
 		},
 	}
 	return fc, nil
@@ -37776,6 +40532,54 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputStreamWatch(ctx context.Context, obj any) (model.StreamWatch, error) {
+	var it model.StreamWatch
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"addresses", "trace_external_hash_norms", "types", "min_finality"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "addresses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addresses"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Addresses = data
+		case "trace_external_hash_norms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trace_external_hash_norms"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TraceExternalHashNorms = data
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = data
+		case "min_finality":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("min_finality"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinFinality = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTonConnectMessageInput(ctx context.Context, obj any) (model.TonConnectMessageInput, error) {
 	var it model.TonConnectMessageInput
 	asMap := map[string]any{}
@@ -38921,6 +41725,42 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "trades":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_trades(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39991,6 +42831,161 @@ func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "seqno":
 			out.Values[i] = ec._BlockRef_seqno(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var candlePointImplementors = []string{"CandlePoint"}
+
+func (ec *executionContext) _CandlePoint(ctx context.Context, sel ast.SelectionSet, obj *analytics.CandlePoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, candlePointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CandlePoint")
+		case "time":
+			out.Values[i] = ec._CandlePoint_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "open":
+			out.Values[i] = ec._CandlePoint_open(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "high":
+			out.Values[i] = ec._CandlePoint_high(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "low":
+			out.Values[i] = ec._CandlePoint_low(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "close":
+			out.Values[i] = ec._CandlePoint_close(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "vwap":
+			out.Values[i] = ec._CandlePoint_vwap(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "volume":
+			out.Values[i] = ec._CandlePoint_volume(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "volume_quote":
+			out.Values[i] = ec._CandlePoint_volume_quote(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trades":
+			out.Values[i] = ec._CandlePoint_trades(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var candleSeriesImplementors = []string{"CandleSeries"}
+
+func (ec *executionContext) _CandleSeries(ctx context.Context, sel ast.SelectionSet, obj *analytics.CandleSeries) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, candleSeriesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CandleSeries")
+		case "token":
+			out.Values[i] = ec._CandleSeries_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quote":
+			out.Values[i] = ec._CandleSeries_quote(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "interval":
+			out.Values[i] = ec._CandleSeries_interval(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._CandleSeries_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._CandleSeries_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "decimals":
+			out.Values[i] = ec._CandleSeries_decimals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quote_decimals":
+			out.Values[i] = ec._CandleSeries_quote_decimals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "symbol":
+			out.Values[i] = ec._CandleSeries_symbol(ctx, field, obj)
+		case "candles":
+			out.Values[i] = ec._CandleSeries_candles(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -45177,6 +48172,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "token":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_token(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "webhooks":
 			field := field
 
@@ -46233,12 +49250,12 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 		case "address":
 			out.Values[i] = ec._Token_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
 			out.Values[i] = ec._Token_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Token_name(ctx, field, obj)
@@ -46259,10 +49276,347 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 		case "valid":
 			out.Values[i] = ec._Token_valid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reason":
 			out.Values[i] = ec._Token_reason(ctx, field, obj)
+		case "price":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Token_price(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "candles":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Token_candles(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "volume":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Token_volume(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "holders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Token_holders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tokenHolderImplementors = []string{"TokenHolder"}
+
+func (ec *executionContext) _TokenHolder(ctx context.Context, sel ast.SelectionSet, obj *model.TokenHolder) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenHolderImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenHolder")
+		case "owner":
+			out.Values[i] = ec._TokenHolder_owner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "wallet":
+			out.Values[i] = ec._TokenHolder_wallet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._TokenHolder_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tokenHolderConnectionImplementors = []string{"TokenHolderConnection"}
+
+func (ec *executionContext) _TokenHolderConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TokenHolderConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenHolderConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenHolderConnection")
+		case "edges":
+			out.Values[i] = ec._TokenHolderConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TokenHolderConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._TokenHolderConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tokenHolderEdgeImplementors = []string{"TokenHolderEdge"}
+
+func (ec *executionContext) _TokenHolderEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TokenHolderEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenHolderEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenHolderEdge")
+		case "cursor":
+			out.Values[i] = ec._TokenHolderEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TokenHolderEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tokenPriceImplementors = []string{"TokenPrice"}
+
+func (ec *executionContext) _TokenPrice(ctx context.Context, sel ast.SelectionSet, obj *analytics.TokenPrice) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenPriceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenPrice")
+		case "quote":
+			out.Values[i] = ec._TokenPrice_quote(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "price":
+			out.Values[i] = ec._TokenPrice_price(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "time":
+			out.Values[i] = ec._TokenPrice_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "via":
+			out.Values[i] = ec._TokenPrice_via(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -46619,6 +49973,178 @@ func (ec *executionContext) _TraceStop(ctx context.Context, sel ast.SelectionSet
 			}
 		case "actions":
 			out.Values[i] = ec._TraceStop_actions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tradeImplementors = []string{"Trade"}
+
+func (ec *executionContext) _Trade(ctx context.Context, sel ast.SelectionSet, obj *model.Trade) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tradeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Trade")
+		case "action_id":
+			out.Values[i] = ec._Trade_action_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hop":
+			out.Values[i] = ec._Trade_hop(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trace_id":
+			out.Values[i] = ec._Trade_trace_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "time":
+			out.Values[i] = ec._Trade_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jetton":
+			out.Values[i] = ec._Trade_jetton(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quote":
+			out.Values[i] = ec._Trade_quote(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "buy":
+			out.Values[i] = ec._Trade_buy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._Trade_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quote_amount":
+			out.Values[i] = ec._Trade_quote_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "price":
+			out.Values[i] = ec._Trade_price(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tradeConnectionImplementors = []string{"TradeConnection"}
+
+func (ec *executionContext) _TradeConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TradeConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tradeConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TradeConnection")
+		case "edges":
+			out.Values[i] = ec._TradeConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TradeConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tradeEdgeImplementors = []string{"TradeEdge"}
+
+func (ec *executionContext) _TradeEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TradeEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tradeEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TradeEdge")
+		case "cursor":
+			out.Values[i] = ec._TradeEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TradeEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -47059,6 +50585,151 @@ func (ec *executionContext) _VestingSendMessage(ctx context.Context, sel ast.Sel
 			out.Values[i] = ec._VestingSendMessage_message_boc(ctx, field, obj)
 		case "send_mode":
 			out.Values[i] = ec._VestingSendMessage_send_mode(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var volumePointImplementors = []string{"VolumePoint"}
+
+func (ec *executionContext) _VolumePoint(ctx context.Context, sel ast.SelectionSet, obj *analytics.VolumePoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, volumePointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VolumePoint")
+		case "time":
+			out.Values[i] = ec._VolumePoint_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transfers":
+			out.Values[i] = ec._VolumePoint_transfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transfer_amount":
+			out.Values[i] = ec._VolumePoint_transfer_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mints":
+			out.Values[i] = ec._VolumePoint_mints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mint_amount":
+			out.Values[i] = ec._VolumePoint_mint_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "burns":
+			out.Values[i] = ec._VolumePoint_burns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "burn_amount":
+			out.Values[i] = ec._VolumePoint_burn_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "senders":
+			out.Values[i] = ec._VolumePoint_senders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "receivers":
+			out.Values[i] = ec._VolumePoint_receivers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var volumeSeriesImplementors = []string{"VolumeSeries"}
+
+func (ec *executionContext) _VolumeSeries(ctx context.Context, sel ast.SelectionSet, obj *analytics.VolumeSeries) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, volumeSeriesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VolumeSeries")
+		case "token":
+			out.Values[i] = ec._VolumeSeries_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "interval":
+			out.Values[i] = ec._VolumeSeries_interval(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._VolumeSeries_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._VolumeSeries_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "decimals":
+			out.Values[i] = ec._VolumeSeries_decimals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "symbol":
+			out.Values[i] = ec._VolumeSeries_symbol(ctx, field, obj)
+		case "volumes":
+			out.Values[i] = ec._VolumeSeries_volumes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -48022,6 +51693,71 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNCandlePoint2githubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐCandlePoint(ctx context.Context, sel ast.SelectionSet, v analytics.CandlePoint) graphql.Marshaler {
+	return ec._CandlePoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCandlePoint2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐCandlePointᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CandlePoint) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNCandlePoint2githubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐCandlePoint(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCandleSeries2githubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐCandleSeries(ctx context.Context, sel ast.SelectionSet, v analytics.CandleSeries) graphql.Marshaler {
+	return ec._CandleSeries(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCandleSeries2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐCandleSeries(ctx context.Context, sel ast.SelectionSet, v *analytics.CandleSeries) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CandleSeries(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCreatedWebhook2githubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐCreated(ctx context.Context, sel ast.SelectionSet, v webhooks.Created) graphql.Marshaler {
 	return ec._CreatedWebhook(ctx, sel, &v)
 }
@@ -48769,6 +52505,10 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
+func (ec *executionContext) marshalNToken2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx context.Context, sel ast.SelectionSet, v model.Token) graphql.Marshaler {
+	return ec._Token(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐToken(ctx context.Context, sel ast.SelectionSet, v *model.Token) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -48777,6 +52517,91 @@ func (ec *executionContext) marshalNToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgrap
 		return graphql.Null
 	}
 	return ec._Token(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTokenHolder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolder(ctx context.Context, sel ast.SelectionSet, v *model.TokenHolder) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TokenHolder(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTokenHolderConnection2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolderConnection(ctx context.Context, sel ast.SelectionSet, v model.TokenHolderConnection) graphql.Marshaler {
+	return ec._TokenHolderConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTokenHolderConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolderConnection(ctx context.Context, sel ast.SelectionSet, v *model.TokenHolderConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TokenHolderConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTokenHolderEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolderEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TokenHolderEdge) graphql.Marshaler {
+	if m, ok := ec.leafList_TokenHolderEdge(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNTokenHolderEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolderEdge(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTokenHolderEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTokenHolderEdge(ctx context.Context, sel ast.SelectionSet, v *model.TokenHolderEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TokenHolderEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTonBalanceChange2githubᚗcomᚋtonqlᚋtonqlᚋpreviewᚐTonChange(ctx context.Context, sel ast.SelectionSet, v preview.TonChange) graphql.Marshaler {
@@ -48909,6 +52734,91 @@ func (ec *executionContext) marshalNTraceStop2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 		return graphql.Null
 	}
 	return ec._TraceStop(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrade2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTrade(ctx context.Context, sel ast.SelectionSet, v *model.Trade) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Trade(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTradeConnection2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeConnection(ctx context.Context, sel ast.SelectionSet, v model.TradeConnection) graphql.Marshaler {
+	return ec._TradeConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTradeConnection2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeConnection(ctx context.Context, sel ast.SelectionSet, v *model.TradeConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TradeConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTradeEdge2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TradeEdge) graphql.Marshaler {
+	if m, ok := ec.leafList_TradeEdge(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNTradeEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeEdge(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTradeEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeEdge(ctx context.Context, sel ast.SelectionSet, v *model.TradeEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TradeEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.FullTransaction) graphql.Marshaler {
@@ -49077,6 +52987,71 @@ func (ec *executionContext) marshalNUInt642uint64(ctx context.Context, sel ast.S
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNVolumePoint2githubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐVolumePoint(ctx context.Context, sel ast.SelectionSet, v analytics.VolumePoint) graphql.Marshaler {
+	return ec._VolumePoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNVolumePoint2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐVolumePointᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.VolumePoint) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNVolumePoint2githubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐVolumePoint(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNVolumeSeries2githubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐVolumeSeries(ctx context.Context, sel ast.SelectionSet, v analytics.VolumeSeries) graphql.Marshaler {
+	return ec._VolumeSeries(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNVolumeSeries2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐVolumeSeries(ctx context.Context, sel ast.SelectionSet, v *analytics.VolumeSeries) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._VolumeSeries(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNWebhook2githubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHook(ctx context.Context, sel ast.SelectionSet, v webhooks.Hook) graphql.Marshaler {
@@ -49939,6 +53914,14 @@ func (ec *executionContext) marshalOSortOrder2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 	return v
 }
 
+func (ec *executionContext) unmarshalOStreamWatch2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamWatch(ctx context.Context, v any) (*model.StreamWatch, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputStreamWatch(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOString2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐText(ctx context.Context, v any) (actions.Text, error) {
 	var res actions.Text
 	err := res.UnmarshalGQL(v)
@@ -50015,6 +53998,13 @@ func (ec *executionContext) marshalOToken2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgrap
 		return graphql.Null
 	}
 	return ec._Token(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTokenPrice2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋanalyticsᚐTokenPrice(ctx context.Context, sel ast.SelectionSet, v *analytics.TokenPrice) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TokenPrice(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOTrace2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐTraceInfo(ctx context.Context, sel ast.SelectionSet, v *chain.TraceInfo) graphql.Marshaler {
@@ -50658,6 +54648,37 @@ func (ec *executionContext) leafList_NftHoldingEdge(ctx context.Context, sel ast
 
 var leafTypename_NftHoldingEdge = graphql.MarshalString("NftHoldingEdge")
 
+// leafList_TokenHolderEdge marshals a list of TokenHolderEdge whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_TokenHolderEdge(ctx context.Context, sel ast.SelectionSet, v []*model.TokenHolderEdge) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenHolderEdgeImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["TokenHolderEdge"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_TokenHolderEdge)
+			case "cursor":
+				vals = append(vals, leafString{&obj.Cursor})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_TokenHolderEdge = graphql.MarshalString("TokenHolderEdge")
+
 // leafList_TraceStop marshals a list of TraceStop whose selection is all direct
 // leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
 func (ec *executionContext) leafList_TraceStop(ctx context.Context, sel ast.SelectionSet, v []*preview.Stop) (graphql.Marshaler, bool) {
@@ -50696,6 +54717,37 @@ func (ec *executionContext) leafList_TraceStop(ctx context.Context, sel ast.Sele
 }
 
 var leafTypename_TraceStop = graphql.MarshalString("TraceStop")
+
+// leafList_TradeEdge marshals a list of TradeEdge whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_TradeEdge(ctx context.Context, sel ast.SelectionSet, v []*model.TradeEdge) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, tradeEdgeImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["TradeEdge"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_TradeEdge)
+			case "cursor":
+				vals = append(vals, leafString{&obj.Cursor})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_TradeEdge = graphql.MarshalString("TradeEdge")
 
 // leafList_Transaction marshals a list of Transaction whose selection is all direct
 // leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.

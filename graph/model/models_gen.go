@@ -305,6 +305,18 @@ type TokenHolderEdge struct {
 	Node   *TokenHolder `json:"node"`
 }
 
+// One message of a TON Connect sendTransaction request.
+type TonConnectMessageInput struct {
+	// destination; a user-friendly form carries the bounce flag (raw: bounceable)
+	Address string `json:"address"`
+	// nanotons, a decimal string
+	Amount string `json:"amount"`
+	// base64 BOC of the message body
+	Payload *string `json:"payload,omitempty"`
+	// base64 BOC of a StateInit to deploy at the destination
+	StateInit *string `json:"stateInit,omitempty"`
+}
+
 // One counted swap hop of an account.
 type Trade struct {
 	ActionID string `json:"action_id"`
@@ -331,18 +343,6 @@ type TradeConnection struct {
 type TradeEdge struct {
 	Cursor string `json:"cursor"`
 	Node   *Trade `json:"node"`
-}
-
-// One message of a TON Connect sendTransaction request.
-type TonConnectMessageInput struct {
-	// destination; a user-friendly form carries the bounce flag (raw: bounceable)
-	Address string `json:"address"`
-	// nanotons, a decimal string
-	Amount string `json:"amount"`
-	// base64 BOC of the message body
-	Payload *string `json:"payload,omitempty"`
-	// base64 BOC of a StateInit to deploy at the destination
-	StateInit *string `json:"stateInit,omitempty"`
 }
 
 type TransactionConnection struct {
