@@ -114,6 +114,7 @@ type Hub struct {
 	subs      map[*Subscription]struct{} // every open subscription
 	perKey    map[string]int
 	perAddr   map[string]int                        // streams without a key, by client address
+	internal  int                                   // subscriptions of Request.Internal
 	others    map[*Subscription]struct{}            // live, no account filter
 	byAccount map[string]map[*Subscription]struct{} // live, by each watched account
 	byExt     map[string]map[*Subscription]struct{} // live, by each watched external hash
@@ -203,7 +204,7 @@ type Stats struct {
 func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return Stats{Streams: len(h.subs), Pending: len(h.pending), Delivered: h.stats.delivered.Load(), CutSlow: h.stats.cutSlow.Load(),
+	return Stats{Streams: len(h.subs) - h.internal, Pending: len(h.pending), Delivered: h.stats.delivered.Load(), CutSlow: h.stats.cutSlow.Load(),
 		Revoked: h.stats.revoked.Load(), Last: h.last}
 }
 
@@ -430,7 +431,7 @@ func (h *Hub) admit(s *Subscription) error {
 	if h.closed {
 		return errShutdown()
 	}
-	if len(h.subs) >= h.o.MaxStreams {
+	if !s.req.Internal && len(h.subs)-h.internal >= h.o.MaxStreams {
 		return apperr.New(apperr.RateLimited, "this server holds its limit of %d streams; retry later or elsewhere", h.o.MaxStreams)
 	}
 	if s.req.Owner != "" && h.perKey[s.req.Owner] >= h.o.MaxStreamsPerKey {
@@ -444,6 +445,9 @@ func (h *Hub) admit(s *Subscription) error {
 		return apperr.New(apperr.RateLimited, "this address holds its limit of %d open streams without a key on this server (MAX_STREAMS_PER_ADDRESS); close one first or open streams under an API key", h.o.MaxStreamsPerAddress)
 	}
 	h.subs[s] = struct{}{}
+	if s.req.Internal {
+		h.internal++
+	}
 	h.perKey[s.req.Owner]++
 	if n := s.watch.size(); s.req.Owner != "" && n > 0 {
 		h.watchKey[s.req.Owner] += n
@@ -493,6 +497,9 @@ func (h *Hub) leaveLocked(s *Subscription) {
 		return
 	}
 	delete(h.subs, s)
+	if s.req.Internal {
+		h.internal--
+	}
 	if h.perKey[s.req.Owner]--; h.perKey[s.req.Owner] <= 0 {
 		delete(h.perKey, s.req.Owner)
 	}

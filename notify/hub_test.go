@@ -104,3 +104,23 @@ func TestCloseEndsStreams(t *testing.T) {
 	_, err = h.Subscribe(context.Background(), notify.Request{})
 	require.ErrorContains(t, err, "shutting down")
 }
+
+// A subscriber inside the server (the webhook dispatcher) is not a
+// client's stream: tonql_streams_open and MaxStreams count clients only.
+// Before, the dispatcher's subscription read as one open stream on an idle
+// server (the e2e stream test waited for "1" and saw its own stream as 2).
+func TestInternalSubscriptionIsNotAStream(t *testing.T) {
+	st := storetest.Open(t, testenv.Databases(t)[0].URL)
+	h := start(t, st, notify.Options{MaxStreams: 1})
+	in, err := h.Subscribe(context.Background(), notify.Request{Internal: true})
+	require.NoError(t, err)
+	require.Equal(t, 0, h.Stats().Streams)
+	client, err := h.Subscribe(context.Background(), notify.Request{})
+	require.NoError(t, err, "the internal subscriber takes no place of MaxStreams")
+	require.Equal(t, 1, h.Stats().Streams)
+	_, err = h.Subscribe(context.Background(), notify.Request{})
+	require.ErrorContains(t, err, "limit of 1 streams")
+	client.Close()
+	in.Close()
+	require.Equal(t, 0, h.Stats().Streams)
+}

@@ -28,6 +28,10 @@ type Request struct {
 	// Client is the client's address (apikey.ClientAddr); a stream without
 	// an Owner counts against MaxStreamsPerAddress under it.
 	Client string
+	// Internal marks a subscriber inside this server (the webhook
+	// dispatcher): not a client's stream, so it neither counts in
+	// Stats.Streams (tonql_streams_open) nor takes a place of MaxStreams.
+	Internal bool
 }
 
 // anonymous is the address a keyless stream counts under; "" for keyed ones.

@@ -48,7 +48,7 @@ func (s *Service) dispatchOnce(ctx context.Context) error {
 		return err
 	}
 	after := uint64(cursor)
-	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after})
+	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after, Internal: true})
 	if err != nil {
 		return err
 	}
