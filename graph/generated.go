@@ -3361,7 +3361,7 @@ extend type Token {
 
 extend type Account {
   "the account's counted swap hops (the analytics rule), newest first, paged by cursor"
-  trades(first: Int = 20, after: String): TradeConnection!
+  trades(first: Int = 10, after: String): TradeConnection!
 }
 `, BuiltIn: false},
 	{Name: "../webhooks.graphqls", Input: `# Webhooks (package webhooks): durable subscriptions of the request's API

@@ -294,7 +294,7 @@ func (r *Resolver) Holders(ctx context.Context, tok *model.Token, first *int, af
 
 // AccountTrades is Account.trades: its counted swap hops, newest first.
 func (r *Resolver) AccountTrades(ctx context.Context, account string, first *int, after *string) (*model.TradeConnection, error) {
-	limit := 20
+	limit := DefaultActionsLimit
 	if first != nil {
 		if *first < 1 || *first > MaxTokenLimit {
 			return nil, apperr.Field("first", "must be from 1 to %d", MaxTokenLimit)
