@@ -122,7 +122,8 @@ func (s *Store) RebuildAnalytics(ctx context.Context) (trades, moves int, err er
 			for i := range rows {
 				acts[i] = *rows[i].toChain()
 			}
-			if err := addAnalytics(ctx, tx, acts, t); err != nil {
+			trades, moves := analyticsRows(acts)
+			if err := addAnalytics(ctx, tx, trades, moves, t); err != nil {
 				return err
 			}
 			after = rows[len(rows)-1].ActionID
