@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/big"
@@ -444,7 +445,7 @@ const (
 // sortCandleRows puts rows in key order: writers lock rows in one order.
 func sortCandleRows(rows []candleRow) {
 	slices.SortFunc(rows, func(a, b candleRow) int {
-		return strings.Compare(fmt.Sprintf("%s %s %09d %012d", a.Jetton, a.Quote, a.IntervalS, a.Bucket), fmt.Sprintf("%s %s %09d %012d", b.Jetton, b.Quote, b.IntervalS, b.Bucket))
+		return cmp.Or(strings.Compare(a.Jetton, b.Jetton), strings.Compare(a.Quote, b.Quote), cmp.Compare(a.IntervalS, b.IntervalS), cmp.Compare(a.Bucket, b.Bucket))
 	})
 }
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -274,7 +275,7 @@ func addVolumes(ctx context.Context, tx bun.Tx, w *writer, rows []moveRow, seen 
 		upserts = append(upserts, newVolumeRow(&v))
 	}
 	slices.SortFunc(upserts, func(a, b volumeRow) int {
-		return strings.Compare(fmt.Sprintf("%s %09d %012d", a.Jetton, a.IntervalS, a.Bucket), fmt.Sprintf("%s %09d %012d", b.Jetton, b.IntervalS, b.Bucket))
+		return cmp.Or(strings.Compare(a.Jetton, b.Jetton), cmp.Compare(a.IntervalS, b.IntervalS), cmp.Compare(a.Bucket, b.Bucket))
 	})
 	return queueRows(ctx, w, "save volumes", upserts, volumeUpsert)
 }
