@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/base64"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -136,6 +137,11 @@ func decimalsOf(t *model.Token) int {
 	return 9
 }
 
+// head is what the answer says of the series.
+func (s *series) head() analytics.Series {
+	return analytics.Series{Token: s.token.Address, Interval: s.iv.Name, From: s.from, To: s.to, Decimals: decimalsOf(s.token), Symbol: s.token.Symbol}
+}
+
 // Candles is a jetton's candles against a quote.
 func (r *Resolver) Candles(ctx context.Context, a SeriesArgs) (*analytics.CandleSeries, error) {
 	s, err := r.seriesOf(ctx, a)
@@ -147,8 +153,7 @@ func (r *Resolver) Candles(ctx context.Context, a SeriesArgs) (*analytics.Candle
 		return nil, err
 	}
 	_, qd, _ := quoteOf("quote", quoteName(s.quote))
-	out := &analytics.CandleSeries{Token: s.token.Address, Quote: quoteName(s.quote), Interval: s.iv.Name, From: s.from, To: s.to,
-		Decimals: decimalsOf(s.token), QuoteDecimals: qd, Symbol: s.token.Symbol, Candles: make([]analytics.CandlePoint, len(list))}
+	out := &analytics.CandleSeries{Series: s.head(), Quote: quoteName(s.quote), QuoteDecimals: qd, Candles: make([]analytics.CandlePoint, len(list))}
 	for i := range list {
 		out.Candles[i] = list[i].Point(out.Decimals, qd)
 	}
@@ -166,8 +171,7 @@ func (r *Resolver) TokenVolumes(ctx context.Context, a SeriesArgs) (*analytics.V
 	if err != nil {
 		return nil, err
 	}
-	out := &analytics.VolumeSeries{Token: s.token.Address, Interval: s.iv.Name, From: s.from, To: s.to,
-		Decimals: decimalsOf(s.token), Symbol: s.token.Symbol, Volumes: make([]analytics.VolumePoint, len(list))}
+	out := &analytics.VolumeSeries{Series: s.head(), Volumes: make([]analytics.VolumePoint, len(list))}
 	for i := range list {
 		out.Volumes[i] = list[i].Point()
 	}
@@ -179,12 +183,18 @@ func (r *Resolver) TokenVolumes(ctx context.Context, a SeriesArgs) (*analytics.V
 // goes through TON when the jetton has no USD₮ pair (and TON itself,
 // token "", is priced by USD₮'s TON price).
 func (r *Resolver) wholePrice(ctx context.Context, tok *model.Token, quote string) (*big.Rat, int64, string, error) {
+	return r.wholePriceAt(ctx, tok, quote, math.MaxInt64)
+}
+
+// wholePriceAt is wholePrice as of the minutes starting before at: the
+// close of the last 1m candle among them.
+func (r *Resolver) wholePriceAt(ctx context.Context, tok *model.Token, quote string, at int64) (*big.Rat, int64, string, error) {
 	if tok.Address == quote {
 		return big.NewRat(1, 1), 0, "direct", nil
 	}
 	_, qd, _ := quoteOf("quote", quoteName(quote))
 	if tok.Address != "" {
-		c, err := r.Store.LastCandle(ctx, tok.Address, quote)
+		c, err := r.Store.CandleBefore(ctx, tok.Address, quote, analytics.Intervals[0], at)
 		if err != nil {
 			return nil, 0, "", err
 		}
@@ -200,7 +210,7 @@ func (r *Resolver) wholePrice(ctx context.Context, tok *model.Token, quote strin
 	}
 	// USD₮ through TON: the jetton in TON times TON in USD₮ (the inverse
 	// of USD₮'s TON price).
-	usdt, err := r.Store.LastCandle(ctx, analytics.USDT, analytics.TON)
+	usdt, err := r.Store.CandleBefore(ctx, analytics.USDT, analytics.TON, analytics.Intervals[0], at)
 	if err != nil || usdt == nil {
 		return nil, 0, "", err
 	}
@@ -208,7 +218,7 @@ func (r *Resolver) wholePrice(ctx context.Context, tok *model.Token, quote strin
 	if tok.Address == "" {
 		return tonUSD, lastTime(usdt), "direct", nil
 	}
-	inTON, t, _, err := r.wholePrice(ctx, tok, analytics.TON)
+	inTON, t, _, err := r.wholePriceAt(ctx, tok, analytics.TON, at)
 	if err != nil || inTON == nil {
 		return nil, 0, "", err
 	}

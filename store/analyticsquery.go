@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/uptrace/bun"
 
@@ -28,12 +27,6 @@ func (s *Store) Candles(ctx context.Context, jetton, quote string, iv analytics.
 		out[i] = rows[i].toCandle()
 	}
 	return out, nil
-}
-
-// LastCandle is a pair's newest 1m candle (its close is the last trade's
-// price), nil when the pair never traded.
-func (s *Store) LastCandle(ctx context.Context, jetton, quote string) (*analytics.Candle, error) {
-	return s.CandleBefore(ctx, jetton, quote, analytics.Intervals[0], math.MaxInt64)
 }
 
 // CandleBefore is a pair's newest candle of iv starting before t, nil
