@@ -348,6 +348,36 @@ func (r *Resolver) AccountTrades(ctx context.Context, account string, first *int
 	return out, nil
 }
 
+// MaxResultTrades bounds the trades Account.trade_results totals: a result
+// needs every trade from the first, so past it the answer is refused
+// rather than wrong.
+const MaxResultTrades = cost.MaxOffset
+
+// AccountTradeResults is Account.trade_results: the realized result per
+// jetton and quote by average cost (analytics.Results).
+func (r *Resolver) AccountTradeResults(ctx context.Context, account string) ([]*model.TradeResult, error) {
+	list, err := r.Store.TradesOldest(ctx, account, MaxResultTrades+1)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) > MaxResultTrades {
+		return nil, apperr.Field("trade_results", "the account has more than %d trades: too many to total in one answer", MaxResultTrades)
+	}
+	out := []*model.TradeResult{}
+	for _, res := range analytics.Results(list) {
+		qd := analytics.TONDecimals
+		if res.Quote == analytics.USDT {
+			qd = analytics.USDTDecimals
+		}
+		out = append(out, &model.TradeResult{Jetton: res.Jetton, Quote: quoteName(res.Quote), Trades: int(res.Trades),
+			Bought: actions.BigInt(res.Bought.String()), Sold: actions.BigInt(res.Sold.String()),
+			Spent: actions.BigInt(res.Spent.String()), Received: actions.BigInt(res.Received.String()),
+			Held: actions.BigInt(res.Held.String()), HeldCost: analytics.Decimal(res.Cost, -qd, analytics.PriceDigits),
+			Realized: analytics.Decimal(res.Realized, -qd, analytics.PriceDigits), Unmatched: actions.BigInt(res.Unmatched.String())})
+	}
+	return out, nil
+}
+
 // int64p widens a GraphQL Int argument.
 func int64p(v *int) *int64 {
 	if v == nil {

@@ -66,6 +66,8 @@ type refTrade struct {
 	utime         int64
 	order         string
 	base, amt     *big.Int
+	buy           bool   // the sender paid the quote
+	trader        string // the swap's sender
 }
 
 type refCandle struct {
@@ -108,14 +110,14 @@ func refTrades(a restAction) []refTrade {
 		if in == nil || o == nil || in.Sign() <= 0 || o.Sign() <= 0 || l.in == l.out {
 			continue
 		}
-		t := refTrade{utime: a.EndUtime, order: fmt.Sprintf("%012d/%020d/%s/%03d", a.EndUtime, a.EndLt, a.ActionID, i)}
+		t := refTrade{utime: a.EndUtime, order: fmt.Sprintf("%012d/%020d/%s/%03d", a.EndUtime, a.EndLt, a.ActionID, i), trader: a.Value.Sender}
 		switch {
 		case l.in == "":
-			t.jetton, t.quote, t.base, t.amt = l.out, "TON", o, in
+			t.jetton, t.quote, t.base, t.amt, t.buy = l.out, "TON", o, in, true
 		case l.out == "":
 			t.jetton, t.quote, t.base, t.amt = l.in, "TON", in, o
 		case l.in == usdtMaster:
-			t.jetton, t.quote, t.base, t.amt = l.out, "USDT", o, in
+			t.jetton, t.quote, t.base, t.amt, t.buy = l.out, "USDT", o, in, true
 		case l.out == usdtMaster:
 			t.jetton, t.quote, t.base, t.amt = l.in, "USDT", in, o
 		default:

@@ -89,6 +89,23 @@ func (s *Store) Trades(ctx context.Context, trader, before string, limit int) ([
 	return out, nil
 }
 
+// TradesOldest returns up to limit of a trader's trades, oldest first.
+func (s *Store) TradesOldest(ctx context.Context, trader string, limit int) ([]analytics.Trade, error) {
+	var rows []tradeRow
+	err := s.read(func(db *bun.DB) error {
+		return db.NewSelect().Model(&rows).Where("trader = ?", trader).
+			Order("utime", "lt", "action_id", "hop").Limit(int64(limit)).Scan(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]analytics.Trade, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toTrade()
+	}
+	return out, nil
+}
+
 // RebuildAnalytics makes every analytics row again from the stored
 // actions, in one transaction: what the incremental path keeps must equal
 // what this gives.
