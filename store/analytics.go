@@ -160,17 +160,21 @@ func newTouched() *touched {
 }
 
 // saveAnalytics replaces the trades and moves of the traces written again
-// (replaced, base64 ids) and adds those of acts, then makes the touched
-// buckets again. It runs inside the batch's transaction, after the
-// actions are written.
-func saveAnalytics(ctx context.Context, tx bun.Tx, conn bun.Conn, replaced []string, acts []chain.Action) error {
+// (replaced, base64 ids) and adds those of acts. It runs inside the
+// batch's transaction before the batch's writer w is flushed: when the
+// batch replaced no stored trade or move, its trades, moves and rollup
+// rows are queued on w (addInPlace) and go with the batch's own script;
+// otherwise it returns remake, to run after the flush (the touched
+// buckets are made again from the rows beneath, which must be written
+// first).
+func saveAnalytics(ctx context.Context, tx bun.Tx, conn bun.Conn, w *writer, replaced []string, acts []chain.Action) (remake func() error, err error) {
 	t := newTouched()
 	removed := 0
 	for start := 0; start < len(replaced); start += 500 {
 		chunk := replaced[start:min(start+500, len(replaced))]
 		var old []tradeRow
 		if err := tx.NewSelect().Model(&old).Column("jetton", "quote", "utime").Where("trace_id IN (?)", bun.In(chunk)).Scan(ctx); err != nil {
-			return fmt.Errorf("read old trades: %w", err)
+			return nil, fmt.Errorf("read old trades: %w", err)
 		}
 		for _, r := range old {
 			k := pairKey{r.Jetton, r.Quote}
@@ -178,7 +182,7 @@ func saveAnalytics(ctx context.Context, tx bun.Tx, conn bun.Conn, replaced []str
 		}
 		var oldMoves []moveRow
 		if err := tx.NewSelect().Model(&oldMoves).Column("jetton", "utime").Where("trace_id IN (?)", bun.In(chunk)).Scan(ctx); err != nil {
-			return fmt.Errorf("read old moves: %w", err)
+			return nil, fmt.Errorf("read old moves: %w", err)
 		}
 		for _, r := range oldMoves {
 			t.moves[r.Jetton] = append(t.moves[r.Jetton], r.Utime)
@@ -186,25 +190,27 @@ func saveAnalytics(ctx context.Context, tx bun.Tx, conn bun.Conn, replaced []str
 		removed += len(old) + len(oldMoves)
 		if len(old) > 0 {
 			if _, err := tx.NewDelete().Model((*tradeRow)(nil)).Where("trace_id IN (?)", bun.In(chunk)).Exec(ctx); err != nil {
-				return fmt.Errorf("delete old trades: %w", err)
+				return nil, fmt.Errorf("delete old trades: %w", err)
 			}
 		}
 		if len(oldMoves) > 0 {
 			if _, err := tx.NewDelete().Model((*moveRow)(nil)).Where("trace_id IN (?)", bun.In(chunk)).Exec(ctx); err != nil {
-				return fmt.Errorf("delete old moves: %w", err)
+				return nil, fmt.Errorf("delete old moves: %w", err)
 			}
 		}
 	}
 	trades, moves := analyticsRows(acts)
 	if removed == 0 {
-		if ok, err := addInPlace(ctx, tx, conn, trades, moves); ok || err != nil {
-			return err
+		if ok, err := addInPlace(ctx, tx, w, trades, moves); ok || err != nil {
+			return nil, err
 		}
 	}
-	if err := addAnalytics(ctx, tx, trades, moves, t); err != nil {
-		return err
-	}
-	return t.remake(ctx, tx, conn)
+	return func() error {
+		if err := addAnalytics(ctx, tx, trades, moves, t); err != nil {
+			return err
+		}
+		return t.remake(ctx, tx, conn)
+	}, nil
 }
 
 // analyticsRows are the trades and moves of acts.

@@ -20,63 +20,35 @@ import (
 // had already. That needs no trade or move read back, only the stored
 // rollup rows of the touched buckets and, for the distinct owners, which
 // of the batch's owners moved the jetton in the touched days before: three
-// reads a batch whatever its size, where making the buckets again from the
-// rows beneath re-reads every touched day of moves. A batch that replaced
+// reads a batch whatever its size (making the buckets again from the rows
+// beneath re-read every touched day of moves), and the writes go in the
+// batch's own script (on Postgres one round trip with the actions'). A batch that replaced
 // stored trades or moves (a trace written again, a reclassify) takes the
 // remake path (analytics.go): a removed trade cannot be subtracted from a
 // high or an open.
 
-// addInPlace writes trades and moves (none of them removed by this batch)
-// and adds them to the rollups. ok false: some were stored already (an
-// action kept from an earlier write), and nothing of the rollups was
-// changed; the caller makes the buckets again from the rows.
-func addInPlace(ctx context.Context, tx bun.Tx, conn bun.Conn, trades []tradeRow, moves []moveRow) (ok bool, err error) {
+// addInPlace queues trades and moves (none of them removed by this
+// batch) and their rollups on w. ok false: some were stored already (an
+// action kept from an earlier write), and nothing was queued; the caller
+// makes the buckets again from the rows.
+func addInPlace(ctx context.Context, tx bun.Tx, w *writer, trades []tradeRow, moves []moveRow) (ok bool, err error) {
 	if len(trades) == 0 && len(moves) == 0 {
 		return true, nil
 	}
-	seen, err := ownersSeen(ctx, tx, moves) // before the batch's moves are written
-	if err != nil {
+	seen, stored, err := ownersSeen(ctx, tx, trades, moves)
+	if err != nil || stored {
 		return false, err
 	}
-	if n, err := insertNew(ctx, tx, trades, "CONFLICT (action_id, hop) DO NOTHING"); err != nil || n < len(trades) {
-		return false, wrapErr("save trades", err)
+	if err := queueRows(ctx, w, "save trades", trades, "CONFLICT (action_id, hop) DO NOTHING"); err != nil {
+		return false, err
 	}
-	if n, err := insertNew(ctx, tx, moves, "CONFLICT (action_id) DO NOTHING"); err != nil || n < len(moves) {
-		return false, wrapErr("save moves", err)
+	if err := queueRows(ctx, w, "save moves", moves, "CONFLICT (action_id) DO NOTHING"); err != nil {
+		return false, err
 	}
-	w := newWriter(tx, conn)
 	if err := addCandles(ctx, tx, w, trades); err != nil {
 		return false, err
 	}
-	if err := addVolumes(ctx, tx, w, moves, seen); err != nil {
-		return false, err
-	}
-	return true, w.flush(ctx)
-}
-
-func wrapErr(what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
-
-// insertNew inserts rows, keeping stored ones, and counts those written.
-func insertNew[T any](ctx context.Context, tx bun.Tx, rows []T, on string) (int, error) {
-	n := 0
-	for start := 0; start < len(rows); start += 400 {
-		chunk := rows[start:min(start+400, len(rows))]
-		res, err := tx.NewInsert().Model(&chunk).On(on).Exec(ctx)
-		if err != nil {
-			return n, err
-		}
-		k, err := res.RowsAffected()
-		if err != nil {
-			return n, err
-		}
-		n += int(k)
-	}
-	return n, nil
+	return true, addVolumes(ctx, tx, w, moves, seen)
 }
 
 // addCandles merges the trades into the stored candles of every interval.
@@ -137,11 +109,10 @@ type ownerBucket struct {
 // jetton in the same role in the days the moves fall in, by minute: every
 // interval is whole minutes, so a minute tells which bucket of each it is
 // in. The database groups by minute, so a busy owner costs a row a minute.
-func ownersSeen(ctx context.Context, tx bun.Tx, moves []moveRow) (map[ownerBucket]bool, error) {
-	seen := map[ownerBucket]bool{}
-	if len(moves) == 0 {
-		return seen, nil
-	}
+// The same statement tells whether any of the trades' or moves' actions
+// is stored already (stored: the rows cannot simply be added).
+func ownersSeen(ctx context.Context, tx bun.Tx, trades []tradeRow, moves []moveRow) (seen map[ownerBucket]bool, stored bool, err error) {
+	seen = map[ownerBucket]bool{}
 	day := analytics.Intervals[len(analytics.Intervals)-1]
 	var jettons, senders, receivers []string
 	var days []int64
@@ -178,20 +149,39 @@ func ownersSeen(ctx context.Context, tx bun.Tx, moves []moveRow) (map[ownerBucke
 	}
 	part := func(role, column string, owners []string) *bun.SelectQuery {
 		q := tx.NewSelect().Model((*moveRow)(nil)).
-			ColumnExpr("? AS role, jetton, ? AS owner, utime - utime % 60 AS minute", role, bun.Ident(column)).
-			Where("jetton IN (?)", bun.In(jettons))
+			ColumnExpr("? AS role, jetton, ? AS owner, utime - utime % 60 AS minute", role, bun.Ident(column))
 		if len(owners) == 0 {
 			return q.Where("FALSE")
 		}
-		return span(q.Where("? IN (?)", bun.Ident(column), bun.In(owners))).GroupExpr("jetton, ?, minute", bun.Ident(column))
+		return span(q.Where("jetton IN (?) AND ? IN (?)", bun.In(jettons), bun.Ident(column), bun.In(owners))).GroupExpr("jetton, ?, minute", bun.Ident(column))
 	}
-	if err := part("s", "sender", senders).UnionAll(part("r", "receiver", receivers)).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("read move owners: %w", err)
+	present := func(role string, model any, ids []string) *bun.SelectQuery {
+		q := tx.NewSelect().Model(model).ColumnExpr("? AS role, '' AS jetton, action_id AS owner, 0 AS minute", role)
+		if len(ids) == 0 {
+			return q.Where("FALSE")
+		}
+		return q.Where("action_id IN (?)", bun.In(ids))
+	}
+	tradeIDs := make([]string, len(trades))
+	for i := range trades {
+		tradeIDs[i] = trades[i].ActionID
+	}
+	moveIDs := make([]string, len(moves))
+	for i := range moves {
+		moveIDs[i] = moves[i].ActionID
+	}
+	if err := part("s", "sender", senders).UnionAll(part("r", "receiver", receivers)).
+		UnionAll(present("t", (*tradeRow)(nil), tradeIDs)).UnionAll(present("m", (*moveRow)(nil), moveIDs)).Scan(ctx, &rows); err != nil {
+		return nil, false, fmt.Errorf("read move owners: %w", err)
 	}
 	for _, r := range rows {
+		if r.Role == "t" || r.Role == "m" {
+			stored = true
+			continue
+		}
 		seen[ownerBucket{r.Role[0], r.Jetton, r.Owner, r.Minute}] = true
 	}
-	return seen, nil
+	return seen, stored, nil
 }
 
 // addVolumes adds the moves to the stored volumes of every interval; seen
