@@ -67,34 +67,34 @@ func (s *Store) Volumes(ctx context.Context, jetton string, iv analytics.Interva
 // Trades reads an account's counted trades, newest first, older than the
 // trade whose Key is before ("" for the newest), at most limit.
 func (s *Store) Trades(ctx context.Context, trader, before string, limit int) ([]analytics.Trade, error) {
-	var rows []tradeRow
-	err := s.read(func(db *bun.DB) error {
-		q := db.NewSelect().Model(&rows).Where("trader = ?", trader)
+	return s.trades(ctx, func(q *bun.SelectQuery) (*bun.SelectQuery, error) {
 		if before != "" {
 			utime, lt, id, hop, ok := analytics.ParseKey(before)
 			if !ok {
-				return fmt.Errorf("malformed trade key")
+				return nil, fmt.Errorf("malformed trade key")
 			}
 			q = q.Where("(utime, lt, action_id, hop) < (?, ?, ?, ?)", utime, lt, id, hop)
 		}
-		return q.Order("utime DESC", "lt DESC", "action_id DESC", "hop DESC").Limit(int64(limit)).Scan(ctx)
+		return q.Where("trader = ?", trader).Order("utime DESC", "lt DESC", "action_id DESC", "hop DESC").Limit(int64(limit)), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]analytics.Trade, len(rows))
-	for i := range rows {
-		out[i] = rows[i].toTrade()
-	}
-	return out, nil
 }
 
 // TradesOldest returns up to limit of a trader's trades, oldest first.
 func (s *Store) TradesOldest(ctx context.Context, trader string, limit int) ([]analytics.Trade, error) {
+	return s.trades(ctx, func(q *bun.SelectQuery) (*bun.SelectQuery, error) {
+		return q.Where("trader = ?", trader).Order("utime", "lt", "action_id", "hop").Limit(int64(limit)), nil
+	})
+}
+
+// trades reads the trades a query shaped by shape selects.
+func (s *Store) trades(ctx context.Context, shape func(*bun.SelectQuery) (*bun.SelectQuery, error)) ([]analytics.Trade, error) {
 	var rows []tradeRow
 	err := s.read(func(db *bun.DB) error {
-		return db.NewSelect().Model(&rows).Where("trader = ?", trader).
-			Order("utime", "lt", "action_id", "hop").Limit(int64(limit)).Scan(ctx)
+		q, err := shape(db.NewSelect().Model(&rows))
+		if err != nil {
+			return err
+		}
+		return q.Scan(ctx)
 	})
 	if err != nil {
 		return nil, err
