@@ -362,6 +362,7 @@ func (s *Service) record(ctx context.Context, h *head, r result) (bool, error) {
 	now := nowMs()
 	id := h.hook.ID
 	d := Delivery{EventID: eventID(id, uint64(h.seq)), Attempt: h.attempts + 1, LatencyMs: r.latency.Milliseconds(), At: now / 1000}
+	defer func() { s.tell(d.Outcome, r.latency) }()
 	if r.status != 0 {
 		d.StatusCode = &r.status
 	}

@@ -153,10 +153,12 @@ type Service struct {
 	claims atomic.Uint64
 	wake   chan struct{}
 
-	mu      sync.Mutex
-	busy    map[string]bool // hooks this process's workers hold
-	version int64           // of the hooks index
-	index   *index
+	mu   sync.Mutex
+	busy map[string]bool // hooks this process's workers hold
+	// attempted are told of every attempt (OnAttempt).
+	attempted []func(outcome string, took time.Duration)
+	version   int64 // of the hooks index
+	index     *index
 
 	cancel context.CancelFunc
 	done   chan struct{}
