@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/internal/testenv"
@@ -108,11 +107,7 @@ func TestWebhookRoutes(t *testing.T) {
 			require.Equal(t, http.StatusOK, code)
 			require.Equal(t, log["deliveries"], gql["data"].(map[string]any)["webhook"].(map[string]any)["deliveries"])
 			// /metrics counts the attempt and its latency, and reads the outbox.
-			rec := doRequest(h, http.MethodGet, "/metrics", "")
-			require.Equal(t, http.StatusOK, rec.Code)
-			var p expfmt.TextParser
-			fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
-			require.NoError(t, err)
+			fams := scrapeMetrics(t, h)
 			byOutcome := map[string]float64{}
 			for _, m := range fams["tonql_webhook_deliveries_total"].GetMetric() {
 				byOutcome[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()

@@ -64,14 +64,7 @@ func TestEveryEventThroughFailures(t *testing.T) {
 			<-done
 			want := expectedSeqs(t, st, watched, start)
 			require.NotEmpty(t, want)
-			waitFor(t, 3*time.Minute, func() bool {
-				got, _ := rc.unique(hook)
-				return len(got) >= len(want)
-			}, func() string {
-				got, _ := rc.unique(hook)
-				return debugHook(ctx, svc, hook, len(got), len(want))
-			})
-			got, repeats := rc.unique(hook)
+			got, repeats := awaitHook(t, 3*time.Minute, svc, rc, hook, len(want))
 			require.Equal(t, want, got, "every event, in order, once after dedup")
 			require.Empty(t, rc.bad, "every delivery was signed")
 			t.Logf("%s: %d events, %d repeats, %d requests", db.Name, len(want), repeats, rc.requests)
@@ -141,14 +134,7 @@ func TestExpiredLeaseIsNotWorkedTwice(t *testing.T) {
 			importFiles(t, st, files[:3])
 			want := expectedSeqs(t, st, watched, 0)
 			require.NotEmpty(t, want)
-			waitFor(t, 3*time.Minute, func() bool {
-				got, _ := rc.unique(hook)
-				return len(got) >= len(want)
-			}, func() string {
-				got, _ := rc.unique(hook)
-				return debugHook(ctx, svc, hook, len(got), len(want))
-			})
-			got, repeats := rc.unique(hook)
+			got, repeats := awaitHook(t, 3*time.Minute, svc, rc, hook, len(want))
 			require.Equal(t, want, got, "every event, in order")
 			require.Zero(t, repeats, "one worker per hook in a process")
 			t.Logf("%s: %d events through a %s lease", db.Name, len(want), o.Lease)

@@ -205,11 +205,7 @@ func TestFailingHookIsDisabled(t *testing.T) {
 			importFiles(t, st, blockFiles(t)[1:3])
 			want := expectedSeqs(t, st, busiestOfAll(t, 3), start)
 			require.NotEmpty(t, want)
-			waitFor(t, time.Minute, func() bool {
-				got, _ := rc.unique(made.Webhook.ID)
-				return len(got) >= waiting+len(want)
-			}, func() string { return debugHook(ctx, svc, made.Webhook.ID, 0, len(want)) })
-			got, _ := rc.unique(made.Webhook.ID)
+			got, _ := awaitHook(t, time.Minute, svc, rc, made.Webhook.ID, waiting+len(want))
 			require.Len(t, got, waiting+len(want))
 			require.Equal(t, want, got[waiting:], "every event committed after it was enabled, in order, after those that waited")
 			again, err := svc.Enable(ctx, "key1", made.Webhook.ID)

@@ -99,14 +99,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 			for range procs {
 				spawn()
 			}
-			waitFor(t, 3*time.Minute, func() bool {
-				got, _ := rc.unique(hook)
-				return len(got) >= len(want)
-			}, func() string {
-				got, _ := rc.unique(hook)
-				return debugHook(ctx, svc, hook, len(got), len(want))
-			})
-			got, repeats := rc.unique(hook)
+			got, repeats := awaitHook(t, 3*time.Minute, svc, rc, hook, len(want))
 			require.Equal(t, want, got, "every event, in order, once after dedup")
 			// On both databases: a worker whose lease ran out while it waited
 			// for SQLite's write lock (held by the import) used to get a twin
