@@ -76,7 +76,14 @@ func (r *Resolver) PreviewTonConnect(ctx context.Context, p tonconnect.Params) (
 	if err != nil {
 		return nil, err
 	}
-	built, err := tonconnect.Build(req, st, time.Now())
+	// built at the time the estimate runs at (the head clock of a snapshot
+	// server is behind the wall clock; highload v3 refuses a created_at
+	// after its now)
+	now, err := r.Fees.Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	built, err := tonconnect.Build(req, st, time.Unix(int64(now.Unix), 0))
 	if err != nil {
 		return nil, err
 	}
