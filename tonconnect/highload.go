@@ -44,6 +44,9 @@ type highloadV3Data struct {
 // isHighload reports whether code is a highload wallet this package
 // writes for, and its name.
 func isHighload(code *boc.Cell) (string, bool) {
+	if code == nil {
+		return "", false
+	}
 	h, err := code.Hash256()
 	if err != nil {
 		return "", false
@@ -89,52 +92,40 @@ func highloadBody(name string, data *boc.Cell, msgs []wallet.RawMessage, self to
 	return signed(inner, false)
 }
 
-// highloadV3Body: v3 sends one message per external, with no StateInit;
-// the request's messages go as an action list in an internal_transfer to
-// the wallet itself, which its second transaction sends (what the
-// contract's own batch wrapper does: the message carries the remaining
-// balance, mode 128, and the wallet keeps what the actions do not spend).
+// highloadV3Body: v3 sends one message per external, and never one with
+// a StateInit. One message without StateInit goes as it is (what the
+// chain's highload v3 wallets send); several, or one with a StateInit, go
+// as an action list in an internal_transfer to the wallet itself, which
+// its second transaction sends (the contract's own batch: the message
+// carries the remaining balance, mode 128, and the wallet keeps what the
+// actions do not spend).
 func highloadV3Body(data *boc.Cell, msgs []wallet.RawMessage, self ton.AccountID, now uint32) (*boc.Cell, error) {
 	var d highloadV3Data
 	if err := tlb.Unmarshal(data, &d); err != nil {
 		return nil, apperr.Field("from", "the %s wallet's data does not decode: %v", HighloadV3Name, err)
 	}
-	shift, bit, ok := freeQueryID(d)
+	shift, bit, ok := nextQueryID(d)
 	if !ok {
 		return nil, apperr.Field("from", "the %s wallet holds every query id: none is free until it cleans", HighloadV3Name)
 	}
-	queryID := uint64(shift)<<10 | uint64(bit)
-	actions, err := outList(msgs)
-	if err != nil {
-		return nil, apperr.Field("messages", "the wallet's message cannot be built: %v", err)
-	}
-	transfer := boc.NewCell()
-	if err := transfer.WriteUint(opInternalTransfer, 32); err == nil {
-		if err = transfer.WriteUint(queryID, 64); err == nil {
-			err = transfer.AddRef(actions)
+	toSend, mode := msgs[0].Message, msgs[0].Mode
+	if len(msgs) > 1 || hasInit(toSend) {
+		var err error
+		if toSend, err = toSelf(msgs, self, uint64(shift)<<10|uint64(bit)); err != nil {
+			return nil, err
 		}
-	}
-	if err != nil {
-		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
-	}
-	tb, err := transfer.ToBoc()
-	if err != nil {
-		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
-	}
-	toSelf, err := internal(message{dest: self, bounce: true, payload: tb})
-	if err != nil {
-		return nil, apperr.Field("messages", "the wallet's message cannot be built: %v", err)
+		mode = 128
 	}
 	inner := boc.NewCell()
 	for _, w := range []struct {
 		v    uint64
 		bits int
-	}{{uint64(d.SubwalletID), 32}, {128, 8}, {uint64(shift), 13}, {uint64(bit), 10}, {uint64(now), 64}, {uint64(d.Timeout), 22}} {
+	}{{uint64(d.SubwalletID), 32}, {uint64(mode), 8}, {uint64(shift), 13}, {uint64(bit), 10}, {uint64(now), 64}, {uint64(d.Timeout), 22}} {
 		if err := inner.WriteUint(w.v, w.bits); err != nil {
 			return nil, apperr.Wrap(apperr.Internal, err, "internal error")
 		}
 	}
-	if err := inner.AddRef(toSelf); err != nil {
+	if err := inner.AddRef(toSend); err != nil {
 		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}
 	return signed(inner, true)
@@ -161,32 +152,85 @@ func signed(inner *boc.Cell, byRef bool) (*boc.Cell, error) {
 	return c, nil
 }
 
-// freeQueryID is the first query id (shift, bit number) marked in neither
-// of the wallet's dictionaries: free whether or not the message makes the
-// wallet rotate them.
-func freeQueryID(d highloadV3Data) (shift, bit uint16, ok bool) {
-	for shift = 0; shift < 1<<13; shift++ {
-		for bit = 0; bit < 1023; bit++ {
-			if !marked(d.OldQueries, shift, bit) && !marked(d.Queries, shift, bit) {
-				return shift, bit, true
+// nextQueryID is the query id (shift, bit number) after the highest the
+// wallet remembers, in the order the contract's own query iterator counts
+// (bit numbers 0..1022, then the next shift): what the chain's highload v3
+// wallets send next. Past the last id, the first free one.
+func nextQueryID(d highloadV3Data) (shift, bit uint16, ok bool) {
+	old, cur := bitsOf(d.OldQueries), bitsOf(d.Queries)
+	next := 0 // shift*1023 + bit number
+	for _, q := range []queryBits{old, cur} {
+		for s := range q {
+			for b := 1022; b >= 0; b-- {
+				if id := int(s)*1023 + b; q.has(id) {
+					next = max(next, id+1)
+					break
+				}
 			}
+		}
+	}
+	const ids = 1 << 13 * 1023
+	for i := range ids {
+		if id := (next + i) % ids; !old.has(id) && !cur.has(id) {
+			return uint16(id / 1023), uint16(id % 1023), true
 		}
 	}
 	return 0, 0, false
 }
 
-func marked(m tlb.HashmapE[tlb.Uint13, tlb.Ref[tlb.Any]], shift, bit uint16) bool {
-	v, found := m.Get(tlb.Uint13(shift))
-	if !found {
+// queryBits are a query dictionary's cells: shift -> its bits, one per
+// bit number, set when that query was processed.
+type queryBits map[uint16]boc.BitString
+
+func bitsOf(m tlb.HashmapE[tlb.Uint13, tlb.Ref[tlb.Any]]) queryBits {
+	q := queryBits{}
+	for _, it := range m.Items() {
+		c := boc.Cell(it.Value.Value)
+		q[uint16(it.Key)] = c.RawBitString()
+	}
+	return q
+}
+
+func (q queryBits) has(id int) bool {
+	bs, ok := q[uint16(id/1023)]
+	n := id % 1023
+	if !ok || n >= bs.GetWriteCursor() {
 		return false
 	}
-	c := boc.Cell(v.Value)
-	c.ResetCounters()
-	if c.Skip(int(bit)) != nil {
-		return false
+	return bs.Buffer()[n/8]&(0x80>>(n%8)) != 0
+}
+
+// hasInit reports whether an internal message cell carries a StateInit.
+func hasInit(c *boc.Cell) bool {
+	var m tlb.Message
+	defer c.ResetCounters()
+	return tlb.Unmarshal(c, &m) == nil && m.Init.Exists
+}
+
+// toSelf is v3's internal_transfer to itself carrying msgs as its actions.
+func toSelf(msgs []wallet.RawMessage, self ton.AccountID, queryID uint64) (*boc.Cell, error) {
+	actions, err := outList(msgs)
+	if err != nil {
+		return nil, apperr.Field("messages", "the wallet's message cannot be built: %v", err)
 	}
-	b, err := c.ReadBit()
-	return err == nil && b
+	transfer := boc.NewCell()
+	if err := transfer.WriteUint(opInternalTransfer, 32); err == nil {
+		if err = transfer.WriteUint(queryID, 64); err == nil {
+			err = transfer.AddRef(actions)
+		}
+	}
+	if err != nil {
+		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
+	}
+	tb, err := transfer.ToBoc()
+	if err != nil {
+		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
+	}
+	c, err := internal(message{dest: self, bounce: true, payload: tb})
+	if err != nil {
+		return nil, apperr.Field("messages", "the wallet's message cannot be built: %v", err)
+	}
+	return c, nil
 }
 
 // outList is TVM's OutList of msgs: each action_send_msg#0ec3c86d
