@@ -33,9 +33,9 @@ type Built struct {
 	Type string
 	// Wallet and Seqno are the version and seqno of a wallet that has
 	// them (not the highload wallets, which count queries, not seqnos).
-	Wallet  wallet.Version
-	Seqno   uint32
-	Deploy  bool // the sender is deployed by this message (state_init)
+	Wallet wallet.Version
+	Seqno  uint32
+	Deploy bool // the sender is deployed by this message (state_init)
 	// Modes are the send modes of the wallet's out messages (all
 	// SendMode): the preview's risk summary reads them.
 	Modes []uint8

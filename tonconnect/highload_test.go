@@ -45,12 +45,12 @@ func hlCode(t *testing.T) *boc.Cell {
 // hlWallet is a highload wallet made from a test key: its code is the real
 // contract's (tongo's v2R2 code, the published v3 code).
 type hlWallet struct {
-	name      string
-	priv      ed25519.PrivateKey
-	init      tlb.StateInit
-	initBOC   string // base64
-	addr      ton.AccountID
-	ownTxs int // the wallet's transactions in a trace: v3 sends through itself
+	name    string
+	priv    ed25519.PrivateKey
+	init    tlb.StateInit
+	initBOC string // base64
+	addr    ton.AccountID
+	ownTxs  int // the wallet's transactions in a trace: v3 sends through itself
 }
 
 func newHighload(t *testing.T, name string) hlWallet {
