@@ -314,6 +314,7 @@ func (e *Estimator) emulateOn(ctx context.Context, l *lease, r Request, b *built
 	if err != nil {
 		return nil, nil, err
 	}
+	t.keepStates()
 	out.Result = &Result{Type: "query.fees", SourceFees: src, DestinationFees: dest,
 		ConfigSource: cfg.origin, Utime: at.Unix, Clock: e.opts.ClockName}
 	out.Stops = t.stops

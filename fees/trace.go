@@ -117,6 +117,9 @@ func (t *tracer) record(parent, out int, account ton.AccountID, em *struct {
 		BalanceBefore: balanceOf(before), BalanceAfter: balanceOf(em.ShardAccount),
 		tx: &em.Transaction,
 	})
+	code, data := codeData(em.ShardAccount)
+	last := &t.rec.Transactions[len(t.rec.Transactions)-1]
+	last.CodeHash, last.DataHash = hashOf(code, nil), hashOf(data, nil)
 }
 
 func balanceOf(sa tlb.ShardAccount) uint64 {

@@ -39,9 +39,6 @@ func decodeOptions(raw []byte) (emulateOptions, error) {
 		}
 		return o, apperr.New(apperr.BadRequest, "request body is not valid JSON")
 	}
-	if on(o.IncludeCodeData) {
-		return o, apperr.Field("include_code_data", "not supported here: previews keep no account code or data (docs/API-NOTES.md)")
-	}
 	return o, nil
 }
 
@@ -151,6 +148,14 @@ func writeEmulation(w http.ResponseWriter, r *http.Request, res *resolvers.Resol
 		return
 	}
 	out.RandSeed = base64.StdEncoding.EncodeToString(est.RandSeed[:])
+	for _, t := range pv.Transactions {
+		if rt, e := out.Transactions[t.Hash], t.Emulated; rt != nil && e != nil {
+			rt.SetStateAfter(toncenter.StateAfter{Balance: e.BalanceAfter, Status: t.Tx.EndStatus, CodeHash: e.CodeHash, DataHash: e.DataHash})
+		}
+	}
+	if on(o.IncludeCodeData) {
+		out.CodeCells, out.DataCells = toncenter.Cells(pv.Code), toncenter.Cells(pv.Data)
+	}
 	if on(o.WithActions) {
 		a := pv.Actions
 		if a == nil {
