@@ -17,12 +17,12 @@ type EmulateTraceResponse struct {
 	// CodeCells and DataCells (include_code_data) are the code and data of
 	// the emulated accounts as the trace leaves them: BOC (base64) by hash
 	// (base64), the keys of account_state_after's code_hash and data_hash.
-	CodeCells *map[string]string `json:"code_cells,omitempty"`
-	DataCells *map[string]string `json:"data_cells,omitempty"`
-	AddressBook  *chain.AddressBook      `json:"address_book,omitempty"`
-	Metadata     *chain.Metadata         `json:"metadata,omitempty"`
-	RandSeed     string                  `json:"rand_seed"`
-	IsIncomplete bool                    `json:"is_incomplete"`
+	CodeCells    *map[string]string `json:"code_cells,omitempty"`
+	DataCells    *map[string]string `json:"data_cells,omitempty"`
+	AddressBook  *chain.AddressBook `json:"address_book,omitempty"`
+	Metadata     *chain.Metadata    `json:"metadata,omitempty"`
+	RandSeed     string             `json:"rand_seed"`
+	IsIncomplete bool               `json:"is_incomplete"`
 }
 
 // RenderEmulation renders emulated transactions (the external message's
