@@ -234,14 +234,7 @@ func TestPreviewFeesEqualChain(t *testing.T) {
 // decoders (which read whole messages).
 func externalOf(t *testing.T, acc ton.AccountID, body *boc.Cell) *boc.Cell {
 	t.Helper()
-	var m tlb.Message
-	m.Info.SumType = "ExtInMsgInfo"
-	m.Info.ExtInMsgInfo = &struct {
-		Src       tlb.MsgAddress
-		Dest      tlb.MsgAddress
-		ImportFee tlb.VarUInteger16
-	}{Src: tlb.NoneMsgAddress(), Dest: acc.ToMsgAddress()}
-	m.Body = tlb.EitherRef[tlb.Any]{IsRight: true, Value: tlb.Any(*body)}
+	m := externalMsg(acc, body)
 	c := boc.NewCell()
 	if err := tlb.Marshal(c, m); err != nil {
 		t.Fatal(err)
@@ -275,6 +268,19 @@ func v3QueryID(t *testing.T, message string) uint64 {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// externalMsg is an external message to acc with body by reference.
+func externalMsg(acc ton.AccountID, body *boc.Cell) tlb.Message {
+	var m tlb.Message
+	m.Info.SumType = "ExtInMsgInfo"
+	m.Info.ExtInMsgInfo = &struct {
+		Src       tlb.MsgAddress
+		Dest      tlb.MsgAddress
+		ImportFee tlb.VarUInteger16
+	}{Src: tlb.NoneMsgAddress(), Dest: acc.ToMsgAddress()}
+	m.Body = tlb.EitherRef[tlb.Any]{IsRight: true, Value: tlb.Any(*body)}
+	return m
 }
 
 // fieldOf is the field an API error names (its message starts with it).

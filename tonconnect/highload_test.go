@@ -168,16 +168,9 @@ func (w hlWallet) deployed(t *testing.T, b *block, to ton.AccountID, at uint32) 
 	acc.StorageStat.LastPaid = at - 100
 	acc.Storage.State.SumType = "AccountUninit"
 	acc.Storage.Balance.Grams = 10_000_000_000
-	var m tlb.Message
-	m.Info.SumType = "ExtInMsgInfo"
-	m.Info.ExtInMsgInfo = &struct {
-		Src       tlb.MsgAddress
-		Dest      tlb.MsgAddress
-		ImportFee tlb.VarUInteger16
-	}{Src: tlb.NoneMsgAddress(), Dest: w.addr.ToMsgAddress()}
+	m := externalMsg(w.addr, body)
 	m.Init.Exists = true
 	m.Init.Value.IsRight, m.Init.Value.Value = true, w.init
-	m.Body.IsRight, m.Body.Value = true, tlb.Any(*body)
 	cfg, err := b.source.Config(ctx)
 	if err != nil {
 		t.Fatal(err)
