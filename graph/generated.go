@@ -798,9 +798,10 @@ extend type Query {
 extend type Query {
   """
   A TON Connect sendTransaction request, before the user signs it: the
-  sender's wallet (v3R1, v3R2, v4R1, v4R2, v5R1) is recognized from its
-  current state, the message it would send is built with its real seqno
-  and wallet id and left unsigned (the signature check is skipped), and
+  sender's wallet (v3R1, v3R2, v4R1, v4R2, v5R1, highload v2 and v3) is
+  recognized from its current state, the message it would send is built
+  with its real seqno and wallet id (highload: subwallet id and the next
+  query id) and left unsigned (the signature check is skipped), and
   that message is estimated and, with the preview fields, previewed. A
   sender not deployed yet needs state_init (TON Connect's walletStateInit):
   the preview is then its deployment. A request that cannot be built is an
