@@ -121,6 +121,8 @@ func BenchmarkDetailTokensPage(b *testing.B) {
 		}
 		b.Run(db.Name, func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0 := processCPU()
+			defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op") }()
 			for i := 0; i < b.N; i++ {
 				rec := httptest.NewRecorder()
 				req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(string(body)))
