@@ -1,0 +1,52 @@
+package rest
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/graph"
+	"github.com/tonql/tonql/toncenter"
+)
+
+// ToncenterPrefix is the switch to toncenter's dialect: every /api/v3
+// route is also served below it, so a toncenter client changes only its
+// base URL (https://host/toncenter/api/v3). The routes already in
+// toncenter's shapes answer there as they do without it; /actions answers
+// in toncenter's action shape (toncenter.Action) instead of ours, which
+// stays the seed's at /api/v3/actions.
+const ToncenterPrefix = "/toncenter"
+
+// ToncenterPath tells whether a route path is served below ToncenterPrefix.
+func ToncenterPath(path string) bool { return strings.HasPrefix(path, "/api/v3/") }
+
+// tcActionsParams are the parameters of toncenter's /api/v3/actions
+// (ton-index-go's handler); any other is 422.
+var tcActionsParams = names([]string{"account", "tx_hash", "msg_hash", "action_id", "trace_id", "mc_seqno",
+	"start_utime", "end_utime", "start_lt", "end_lt", "action_type", "exclude_action_type",
+	"supported_action_types", "include_accounts", "include_transactions"}, toncenter.PageParams)
+
+// ToncenterActions serves GET /toncenter/api/v3/actions: the stored
+// actions, filtered and paged as /api/v3/actions does, in toncenter's shape.
+func ToncenterActions(q graph.QueryResolver) http.HandlerFunc {
+	return v3Get(tcActionsParams, func(r *http.Request, p *toncenter.Params) (any, error) {
+		if b, err := p.Bool("include_transactions"); err != nil {
+			return nil, err
+		} else if b != nil && *b {
+			return nil, apperr.Field("include_transactions", "is not served in toncenter's dialect yet: ask /api/v3/transactions?tx_hash= for the listed transactions")
+		}
+		filter, limit, offset, sort, err := parseActionsQuery(r.URL.Query())
+		if err != nil {
+			return nil, err
+		}
+		list, err := q.Actions(r.Context(), filter, limit, offset, sort)
+		if err != nil {
+			return nil, err
+		}
+		out, err := toncenter.RenderActions(list)
+		if err != nil {
+			return nil, apperr.Wrap(apperr.Internal, err, "a stored action does not render in toncenter's dialect")
+		}
+		return out, nil
+	})
+}

@@ -1,0 +1,195 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tonql/tonql/ingest"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/server"
+	"github.com/tonql/tonql/store/storetest"
+)
+
+// dialectDeliberate lists every difference between our dialect and
+// toncenter's labelled answers that we accept, by "type.column", with why
+// (docs/API-NOTES.md says the same). The test fails on any other
+// difference, and on an entry here that no longer occurs.
+var dialectDeliberate = map[string]string{}
+
+type labelledCase struct {
+	TraceID  string `yaml:"trace-id"`
+	Expected []struct {
+		Type   string         `yaml:"type"`
+		Values map[string]any `yaml:"values"`
+	} `yaml:"expected-actions"`
+}
+
+// TestToncenterDialectMatchesLabelledTraces imports toncenter's labelled
+// mainnet traces, reads each trace's actions through
+// /toncenter/api/v3/actions, and compares every labelled column, moved to
+// its details field as ton-index-go's converter moves it, with our answer.
+func TestToncenterDialectMatchesLabelledTraces(t *testing.T) {
+	dir := testenv.FixturesDir(t)
+	traces, _ := filepath.Glob(filepath.Join(dir, "toncenter-traces", "traces", "*.json"))
+	caseFiles, _ := filepath.Glob(filepath.Join(dir, "toncenter-traces", "cases", "*.yaml"))
+	require.NotEmpty(t, caseFiles)
+	var cases []labelledCase
+	for _, f := range caseFiles {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var doc struct {
+			Cases map[string]labelledCase `yaml:"cases"`
+		}
+		require.NoError(t, yaml.Unmarshal(raw, &doc), f)
+		for _, c := range doc.Cases {
+			cases = append(cases, c)
+		}
+	}
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			st := storetest.Open(t, db.URL)
+			require.NoError(t, ingest.New(st).ImportFiles(context.Background(), traces, func(path string, _ ingest.Stats, err error) {
+				require.NoError(t, err, path)
+			}))
+			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
+			diffs := map[string][]string{}
+			compared := 0
+			for _, c := range cases {
+				q := url.Values{"trace_id": {c.TraceID}, "include_accounts": {"true"}, "limit": {"1000"}}
+				rec := doRequest(h, http.MethodGet, "/toncenter/api/v3/actions?"+q.Encode(), "")
+				require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+				var page struct {
+					Actions []map[string]any `json:"actions"`
+				}
+				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &page))
+				for _, want := range c.Expected {
+					n, d := bestMatch(want.Type, want.Values, page.Actions)
+					compared += n
+					for key, msg := range d {
+						diffs[key] = append(diffs[key], c.TraceID+": "+msg)
+					}
+				}
+			}
+			t.Logf("%d labelled columns compared", compared)
+			require.Greater(t, compared, 300)
+			var unlisted []string
+			for key, msgs := range diffs {
+				if _, ok := dialectDeliberate[key]; !ok {
+					unlisted = append(unlisted, fmt.Sprintf("%s (%d): %s", key, len(msgs), msgs[0]))
+				}
+			}
+			sort.Strings(unlisted)
+			require.Empty(t, unlisted, "differences from toncenter's labelled answers not listed as deliberate")
+			for key := range dialectDeliberate {
+				require.Contains(t, diffs, key, "listed as deliberate but no longer differs")
+			}
+		})
+	}
+}
+
+// bestMatch compares the labelled action with each of ours of its type
+// and returns the differences of the closest (most equal columns), keyed
+// by "type.column", and how many columns it compared.
+func bestMatch(typ string, want map[string]any, ours []map[string]any) (int, map[string]string) {
+	best, bestEq := map[string]string{typ + ".(missing)": "no action of this type"}, -1
+	n := 0
+	for _, a := range ours {
+		if a["type"] != typ {
+			continue
+		}
+		d, eq := map[string]string{}, 0
+		for col, w := range want {
+			got, mapped := column(typ, col, a)
+			key := typ + "." + col
+			switch {
+			case !mapped:
+				d[key] = "column not mapped to a details field"
+			case canon(w) == canon(got):
+				eq++
+			default:
+				d[key] = fmt.Sprintf("want %s, got %s", canon(w), canon(got))
+			}
+		}
+		if eq > bestEq {
+			best, bestEq, n = d, eq, len(want)
+		}
+	}
+	return n, best
+}
+
+// column is the value toncenter's answer has for a labelled column.
+func column(typ, col string, a map[string]any) (any, bool) {
+	path, ok := rowToAction[col]
+	var x any = a
+	if !ok {
+		if path, ok = rowToDetails[typ][col]; !ok {
+			return nil, false
+		}
+		x = a["details"]
+	}
+	for _, k := range strings.Split(path, ".") {
+		m, _ := x.(map[string]any)
+		x = m[k]
+	}
+	return x, true
+}
+
+var rawAddress = regexp.MustCompile(`^-?\d+:[0-9a-fA-F]{64}$`)
+
+// canon writes a value so that equal facts compare equal: numbers and
+// decimal strings alike, raw addresses upper-case, base64 in the standard
+// alphabet, hash and account lists as sets, objects by sorted keys.
+func canon(x any) string {
+	switch x := x.(type) {
+	case nil:
+		return "null"
+	case string:
+		if rawAddress.MatchString(x) {
+			return strings.ToUpper(x)
+		}
+		return strings.NewReplacer("-", "+", "_", "/").Replace(x)
+	case int:
+		return fmt.Sprint(x)
+	case float64:
+		return fmt.Sprintf("%.0f", x)
+	case bool:
+		return fmt.Sprint(x)
+	case []any:
+		out := make([]string, len(x))
+		scalar := true
+		for i, e := range x {
+			out[i] = canon(e)
+			_, isMap := e.(map[string]any)
+			scalar = scalar && !isMap
+		}
+		if scalar {
+			sort.Strings(out)
+		}
+		return "[" + strings.Join(out, ",") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ":" + canon(x[k])
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	return fmt.Sprint(x)
+}

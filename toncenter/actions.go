@@ -1,0 +1,229 @@
+package toncenter
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/chain"
+)
+
+// Action is toncenter's Action (ton-index-go models): the stored action in
+// toncenter's dialect. See docs/API-NOTES.md for what differs.
+type Action struct {
+	TraceID               *string         `json:"trace_id"`
+	ActionID              string          `json:"action_id"`
+	StartLt               string          `json:"start_lt"`
+	EndLt                 string          `json:"end_lt"`
+	StartUtime            int64           `json:"start_utime"`
+	EndUtime              int64           `json:"end_utime"`
+	TraceEndLt            string          `json:"trace_end_lt"`
+	TraceEndUtime         int64           `json:"trace_end_utime"`
+	TraceMcSeqnoEnd       int64           `json:"trace_mc_seqno_end"`
+	Transactions          []string        `json:"transactions"`
+	Success               *bool           `json:"success"`
+	Type                  string          `json:"type"`
+	Details               json.RawMessage `json:"details"`
+	TraceExternalHashNorm *string         `json:"trace_external_hash_norm,omitempty"`
+	Accounts              []string        `json:"accounts,omitempty"`
+	Finality              string          `json:"finality"`
+}
+
+// ActionsResponse is toncenter's ActionsResponse.
+type ActionsResponse struct {
+	Actions     []*Action         `json:"actions"`
+	AddressBook chain.AddressBook `json:"address_book"`
+	Metadata    chain.Metadata    `json:"metadata"`
+}
+
+// dialectAs names the toncenter type we answer for our types toncenter's
+// API has no details for: an extra-currency transfer is toncenter's
+// ton_transfer (whose value_extra_currencies carries them). Every other
+// type toncenter lacks (coffee_mev_protect_failed_swap, unknown) is
+// answered as toncenter answers a type its API does not know: the name,
+// and details {"error": "unsupported action type: '<name>'"}.
+var dialectAs = map[string]string{"extra_currency_transfer": "ton_transfer"}
+
+// RenderActions renders a page of stored actions in toncenter's dialect.
+func RenderActions(l *chain.ActionList) (*ActionsResponse, error) {
+	out := &ActionsResponse{Actions: make([]*Action, 0, len(l.Actions)), AddressBook: l.AddressBook, Metadata: l.Metadata}
+	for _, a := range l.Actions {
+		ra, err := RenderAction(a)
+		if err != nil {
+			return nil, err
+		}
+		out.Actions = append(out.Actions, ra)
+	}
+	return out, nil
+}
+
+// RenderAction renders one stored action in toncenter's dialect: its
+// type's snake_case name, success for status, string lts and the value's
+// fields under toncenter's details names (the tc tags of the type's
+// declaration in package actions) in toncenter's details shape.
+func RenderAction(a *chain.Action) (*Action, error) {
+	t, ok := actions.Lookup(a.Type)
+	if !ok {
+		return nil, fmt.Errorf("toncenter: action %s has undeclared type %q", a.ActionID, a.Type)
+	}
+	name := t.Toncenter
+	if as, ok := dialectAs[name]; ok {
+		name = as
+	}
+	details, err := renderDetails(t, name, a.Value)
+	if err != nil {
+		return nil, fmt.Errorf("toncenter: action %s: %w", a.ActionID, err)
+	}
+	traceID := a.TraceID
+	success := a.Status == chain.StatusOK
+	out := &Action{
+		TraceID: &traceID, ActionID: a.ActionID,
+		StartLt: strconv.FormatUint(a.StartLt, 10), EndLt: strconv.FormatUint(a.EndLt, 10),
+		StartUtime: int64(a.StartUtime), EndUtime: int64(a.EndUtime),
+		TraceEndLt: strconv.FormatUint(a.TraceEndLt, 10), TraceEndUtime: int64(a.TraceEndUtime),
+		Transactions: a.Transactions, Success: &success, Type: name, Details: details,
+		TraceExternalHashNorm: a.TraceExternalHashNorm, Accounts: a.Accounts,
+		Finality: "finalized", // only finished traces are stored
+	}
+	if out.Transactions == nil {
+		out.Transactions = []string{}
+	}
+	if a.McSeqno != nil {
+		out.TraceMcSeqnoEnd = int64(*a.McSeqno)
+	}
+	return out, nil
+}
+
+// renderDetails moves the value's fields to their toncenter paths and
+// writes them in the shape of the toncenter type's details.
+func renderDetails(t actions.Type, name string, value []byte) (json.RawMessage, error) {
+	shape, ok := shapeOf(name)
+	if !ok {
+		return json.Marshal(map[string]string{"error": fmt.Sprintf("unsupported action type: '%s'", name)})
+	}
+	var v map[string]any
+	if len(value) > 0 {
+		d := json.NewDecoder(bytes.NewReader(value))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return nil, fmt.Errorf("value: %w", err)
+		}
+	}
+	tree := planOf(reflect.TypeOf(t.Value)).move(v)
+	if name == "jetton_swap" && tree["dex"] == "tonco" {
+		shape, _ = shapeOf("jetton_swap@tonco")
+	}
+	return shape.write(nil, tree), nil
+}
+
+// plan says where each json field of a value struct goes in toncenter's
+// details: its tc tag, a dotted path; a struct (or list of structs) field
+// is moved by its own plan.
+type plan struct {
+	fields []planField
+}
+
+type planField struct {
+	json string
+	path []string
+	sub  *plan
+}
+
+var plans sync.Map // reflect.Type -> *plan
+
+func planOf(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	p := &plan{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tc := f.Tag.Get("tc")
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tc == "" || name == "" || name == "-" {
+			continue
+		}
+		pf := planField{json: name, path: strings.Split(tc, ".")}
+		et := f.Type
+		for et.Kind() == reflect.Pointer || et.Kind() == reflect.Slice {
+			et = et.Elem()
+		}
+		if et.Kind() == reflect.Struct && hasTC(et) {
+			pf.sub = planOf(et)
+		}
+		p.fields = append(p.fields, pf)
+	}
+	plans.Store(t, p)
+	return p
+}
+
+func hasTC(t reflect.Type) bool {
+	for i := range t.NumField() {
+		if t.Field(i).Tag.Get("tc") != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// move builds the details tree of one value object. A field already set
+// (two of our fields naming one toncenter field, a flat field and the
+// nested object that holds it too) keeps its first value.
+func (p *plan) move(v map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, f := range p.fields {
+		x, ok := v[f.json]
+		if !ok || x == nil {
+			continue
+		}
+		if f.sub != nil {
+			x = f.sub.moveAny(x)
+		}
+		set(out, f.path, x)
+	}
+	return out
+}
+
+func (p *plan) moveAny(x any) any {
+	switch x := x.(type) {
+	case map[string]any:
+		return p.move(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = p.moveAny(e)
+		}
+		return out
+	}
+	return x
+}
+
+func set(m map[string]any, path []string, x any) {
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	k := path[len(path)-1]
+	if old, ok := m[k].(map[string]any); ok {
+		if nm, ok := x.(map[string]any); ok {
+			for nk, nv := range nm {
+				if _, had := old[nk]; !had {
+					old[nk] = nv
+				}
+			}
+		}
+		return
+	}
+	if _, had := m[k]; !had {
+		m[k] = x
+	}
+}
