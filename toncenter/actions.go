@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tonkeeper/tongo/boc"
+
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
@@ -118,20 +120,113 @@ func renderDetails(t actions.Type, name string, value []byte) (json.RawMessage, 
 	if name == "jetton_swap" && tree["dex"] == "tonco" {
 		shape, _ = shapeOf("jetton_swap@tonco")
 	}
+	spell(name, tree)
 	return shape.write(nil, tree), nil
 }
 
+// spell writes the few values toncenter's converter spells its own way
+// (ton-index-go index/parse/actions.go): the lists it always allocates,
+// its staking provider alias, the purchase flag of nft_purchase, the uln
+// of a LayerZero commit (its ULN connection), an extra-currency transfer's
+// map, payload BOCs with a CRC, and the
+// LayerZero message library addresses, which its classifier stores as
+// 0x and hex of the address's number.
+func spell(name string, tree map[string]any) {
+	withCRC(tree)
+	switch name {
+	case "jetton_swap":
+		if tree["peer_swaps"] == nil {
+			tree["peer_swaps"] = []any{}
+		}
+	case "dex_deposit_liquidity":
+		if tree["vault_excesses"] == nil {
+			tree["vault_excesses"] = []any{}
+		}
+	case "stake_deposit", "stake_withdrawal", "stake_withdrawal_request":
+		if tree["provider"] == "tonstakers" {
+			tree["provider"] = "liquid_staking"
+		}
+	case "ton_transfer":
+		// an extra-currency transfer (dialectAs): toncenter's map of id
+		// to amount; its op code has no place in ton_transfer
+		if l, ok := tree["extra_currencies"].([]any); ok {
+			tree["value_extra_currencies"] = currencyMap(l)
+		}
+	case "layerzero_commit_packet":
+		// toncenter's uln repeats the ULN connection (docs/ACTIONS.md)
+		tree["uln"] = tree["uln_connection"]
+	case "nft_purchase":
+		tree["is_purchase"] = true
+	case "layerzero_send", "layerzero_send_tokens":
+		if send, ok := tree["layerzero_send_data"].(map[string]any); ok {
+			for _, k := range []string{"msglib", "msglib_manager"} {
+				if a, ok := send[k].(string); ok {
+					send[k] = hexNumber(a)
+				}
+			}
+		}
+	}
+}
+
+// withCRC re-serializes the payload BOCs of details (custom and forward
+// payloads) as toncenter's indexer stores them: with a CRC32C and no index
+// (its message and order BOCs have none, as ours). The cells are the
+// same; a BOC that does not decode is kept.
+func withCRC(tree map[string]any) {
+	for k, x := range tree {
+		switch x := x.(type) {
+		case map[string]any:
+			withCRC(x)
+		case string:
+			if !strings.HasSuffix(k, "_payload") {
+				continue
+			}
+			if c, err := boc.DeserializeSinglRootBase64(x); err == nil {
+				if b, err := c.ToBocBase64Custom(false, true, false, 0); err == nil {
+					tree[k] = b
+				}
+			}
+		}
+	}
+}
+
+// currencyMap turns our extra currencies list ([{id, amount}]) into
+// toncenter's {"id": "amount"}.
+func currencyMap(l []any) map[string]any {
+	out := make(map[string]any, len(l))
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			out[fmt.Sprint(m["id"])] = m["amount"]
+		}
+	}
+	return out
+}
+
+// hexNumber writes a raw address's account id as 0x and lower-case hex
+// without leading zeros; anything else is kept.
+func hexNumber(raw string) string {
+	_, hex, ok := strings.Cut(raw, ":")
+	if !ok {
+		return raw
+	}
+	hex = strings.TrimLeft(strings.ToLower(hex), "0")
+	if hex == "" {
+		hex = "0"
+	}
+	return "0x" + hex
+}
+
 // plan says where each json field of a value struct goes in toncenter's
-// details: its tc tag, a dotted path; a struct (or list of structs) field
+// details: its tc tag, a dotted path (or several, comma-separated); a struct (or list of structs) field
 // is moved by its own plan.
 type plan struct {
 	fields []planField
 }
 
 type planField struct {
-	json string
-	path []string
-	sub  *plan
+	json  string
+	paths [][]string // a field toncenter writes twice (amount and withdraw_amount) has two
+	sub   *plan
 }
 
 var plans sync.Map // reflect.Type -> *plan
@@ -148,7 +243,10 @@ func planOf(t reflect.Type) *plan {
 		if tc == "" || name == "" || name == "-" {
 			continue
 		}
-		pf := planField{json: name, path: strings.Split(tc, ".")}
+		pf := planField{json: name}
+		for _, path := range strings.Split(tc, ",") {
+			pf.paths = append(pf.paths, strings.Split(path, "."))
+		}
 		et := f.Type
 		for et.Kind() == reflect.Pointer || et.Kind() == reflect.Slice {
 			et = et.Elem()
@@ -184,7 +282,9 @@ func (p *plan) move(v map[string]any) map[string]any {
 		if f.sub != nil {
 			x = f.sub.moveAny(x)
 		}
-		set(out, f.path, x)
+		for _, path := range f.paths {
+			set(out, path, x)
+		}
 	}
 	return out
 }

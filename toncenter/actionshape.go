@@ -12,6 +12,7 @@ import (
 // object with ordered keys, or a list of elem.
 type shape struct {
 	kind string // "s", "n", "b", "any", "object", "list"
+	omit bool   // omitempty: left out when unknown
 	keys []string
 	kids map[string]*shape
 	elem *shape
@@ -42,7 +43,8 @@ func parseShape(d *json.Decoder) (*shape, error) {
 	}
 	switch tok := tok.(type) {
 	case string:
-		return &shape{kind: tok}, nil
+		kind, omit := strings.CutSuffix(tok, "?")
+		return &shape{kind: kind, omit: omit}, nil
 	case json.Delim:
 		switch tok {
 		case '{':
@@ -83,10 +85,15 @@ func (s *shape) write(b []byte, x any) []byte {
 	case "object":
 		m, _ := x.(map[string]any)
 		b = append(b, '{')
-		for i, k := range s.keys {
-			if i > 0 {
+		first := true
+		for _, k := range s.keys {
+			if s.kids[k].omit && m[k] == nil {
+				continue
+			}
+			if !first {
 				b = append(b, ',')
 			}
+			first = false
 			b = strconv.AppendQuote(b, k)
 			b = append(b, ':')
 			b = s.kids[k].write(b, m[k])

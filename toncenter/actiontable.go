@@ -4,14 +4,15 @@ package toncenter
 // ton-index-go's models write it (index/models/actions.go, chosen per type by
 // index/parse/actions.go): every field in toncenter's order, with the JSON kind
 // it marshals to ("s" string, "n" number, "b" bool, "any"; an object is
-// nested, a list holds its element's shape). A field we do not know is
-// written null, as toncenter's nil pointer is. "jetton_swap@tonco" is the
+// nested, a list holds its element's shape; a trailing "?" is omitempty). A
+// field we do not know is written null, as toncenter's nil pointer is, or
+// left out when toncenter's field is omitempty. "jetton_swap@tonco" is the
 // shape toncenter gives swaps whose dex is tonco (min_out_amount added).
 // Facts (names and kinds) only; kept in sync by TestDetailsShapesParse.
 var detailsShapes = map[string]string{
 	"auction_bid":                      `{"amount":"s","bidder":"s","auction":"s","nft_item":"s","nft_collection":"s","nft_item_index":"s"}`,
-	"auction_outbid":                   `{"auction_address":"s","bidder":"s","new_bidder":"s","nft_item":"s","nft_collection":"s","amount":"s","comment":"s","marketplace":"s"}`,
-	"call_contract":                    `{"opcode":"s","source":"s","destination":"s","value":"s","extra_currencies":"any"}`,
+	"auction_outbid":                   `{"auction_address":"s","bidder":"s","new_bidder":"s","nft_item":"s","nft_collection":"s","amount":"s","comment":"s?","marketplace":"s?"}`,
+	"call_contract":                    `{"opcode":"s?","source":"s?","destination":"s?","value":"s?","extra_currencies":"any?"}`,
 	"change_dns":                       `{"key":"s","value":{"sum_type":"s","dns_smc_address":"s","dns_adnl_address":"s","dns_text":"s","dns_next_resolver_address":"s","dns_storage_address":"s","flags":"n"},"source":"s","asset":"s","nft_collection":"s"}`,
 	"cocoon_client_change_secret_hash": `{"query_id":"s","new_secret_hash":"s","source":"s","destination":"s"}`,
 	"cocoon_client_increase_stake":     `{"query_id":"s","new_stake":"s","source":"s","destination":"s","amount":"s"}`,
@@ -32,14 +33,14 @@ var detailsShapes = map[string]string{
 	"coffee_staking_claim_rewards":     `{"pool":"s","pool_jetton_wallet":"s","recipient":"s","recipient_jetton_wallet":"s","asset":"s","amount":"s"}`,
 	"coffee_staking_deposit":           `{"source":"s","source_jetton_wallet":"s","pool":"s","pool_jetton_wallet":"s","asset":"s","amount":"s","minted_item_address":"s","minted_item_index":"s"}`,
 	"coffee_staking_withdraw":          `{"source":"s","source_jetton_wallet":"s","pool":"s","pool_jetton_wallet":"s","asset":"s","amount":"s","nft_address":"s","nft_index":"s","points":"s"}`,
-	"contract_deploy":                  `{"opcode":"s","source":"s","destination":"s","value":"s"}`,
+	"contract_deploy":                  `{"opcode":"s?","source":"s?","destination":"s?","value":"s?"}`,
 	"delete_dns":                       `{"hash":"s","source":"s","asset":"s","nft_collection":"s"}`,
 	"dex_deposit_liquidity":            `{"dex":"s","amount_1":"s","amount_2":"s","asset_1":"s","asset_2":"s","user_jetton_wallet_1":"s","user_jetton_wallet_2":"s","source":"s","pool":"s","destination_liquidity":"s","lp_tokens_minted":"s","target_asset_1":"s","target_asset_2":"s","target_amount_1":"s","target_amount_2":"s","vault_excesses":[{"asset":"s","amount":"s"}],"tick_lower":"s","tick_upper":"s","nft_index":"s","nft_address":"s"}`,
 	"dex_withdraw_liquidity":           `{"dex":"s","amount_1":"s","amount_2":"s","asset_1":"s","asset_2":"s","user_jetton_wallet_1":"s","user_jetton_wallet_2":"s","lp_tokens_burnt":"s","is_refund":"b","source":"s","pool":"s","destination_liquidity":"s","burnt_nft_index":"s","burnt_nft_address":"s","tick_lower":"s","tick_upper":"s"}`,
 	"dns_purchase":                     `{"nft_collection":"s","nft_item":"s","nft_item_index":"s","new_owner":"s","price":"s","query_id":"s","payout_amount":"s"}`,
 	"dns_release":                      `{"query_id":"s","source":"s","nft_item":"s","nft_collection":"s","nft_item_index":"s","value":"s"}`,
-	"election_deposit":                 `{"stake_holder":"s","amount":"s"}`,
-	"election_recover":                 `{"stake_holder":"s","amount":"s"}`,
+	"election_deposit":                 `{"stake_holder":"s","amount":"s?"}`,
+	"election_recover":                 `{"stake_holder":"s","amount":"s?"}`,
 	"evaa_liquidate":                   `{"fail_reason":"s","debt_amount":"s","source":"s","borrower":"s","borrower_contract":"s","collateral":"s","asset_id":"s","asset":"s","is_known_asset":"b","amount":"s"}`,
 	"evaa_supply":                      `{"sender_jetton_wallet":"s","recipient_jetton_wallet":"s","master_jetton_wallet":"s","master":"s","asset_id":"s","is_ton":"b","source":"s","source_wallet":"s","recipient":"s","recipient_contract":"s","asset":"s","amount":"s"}`,
 	"evaa_withdraw":                    `{"recipient_jetton_wallet":"s","master_jetton_wallet":"s","master":"s","fail_reason":"s","asset_id":"s","source":"s","recipient":"s","owner_contract":"s","asset":"s","amount":"s"}`,
@@ -64,17 +65,17 @@ var detailsShapes = map[string]string{
 	"nft_cancel_sale":                  `{"owner":"s","nft_item":"s","nft_collection":"s","sale_address":"s","marketplace_address":"s","marketplace":"s"}`,
 	"nft_discovery":                    `{"source":"s","nft_item":"s","nft_collection":"s","nft_item_index":"s"}`,
 	"nft_finish_auction":               `{"owner":"s","nft_item":"s","nft_collection":"s","auction_address":"s","marketplace_address":"s","marketplace":"s"}`,
-	"nft_mint":                         `{"owner":"s","nft_item":"s","nft_collection":"s","nft_item_index":"s"}`,
-	"nft_purchase":                     `{"nft_collection":"s","nft_item":"s","nft_item_index":"s","old_owner":"s","new_owner":"s","is_purchase":"b","price":"s","query_id":"s","response_destination":"s","custom_payload":"s","forward_payload":"s","forward_amount":"s","comment":"s","is_encrypted_comment":"b","marketplace":"s","real_old_owner":"s","marketplace_address":"s","payout_amount":"s","payout_address":"s","payout_comment":"s","payout_comment_encrypted":"b","payout_comment_encoded":"b","royalty_amount":"s","royalty_address":"s"}`,
+	"nft_mint":                         `{"owner":"s?","nft_item":"s","nft_collection":"s","nft_item_index":"s"}`,
+	"nft_purchase":                     `{"nft_collection":"s","nft_item":"s","nft_item_index":"s","old_owner":"s?","new_owner":"s","is_purchase":"b","price":"s?","query_id":"s","response_destination":"s","custom_payload":"s","forward_payload":"s","forward_amount":"s","comment":"s","is_encrypted_comment":"b","marketplace":"s","real_old_owner":"s","marketplace_address":"s","payout_amount":"s","payout_address":"s","payout_comment":"s","payout_comment_encrypted":"b","payout_comment_encoded":"b","royalty_amount":"s","royalty_address":"s"}`,
 	"nft_put_on_auction":               `{"nft_collection":"s","nft_item":"s","nft_item_index":"s","owner":"s","listing_address":"s","auction_address":"s","marketplace_address":"s","marketplace_fee_factor":"s","marketplace_fee_base":"s","royalty_fee_base":"s","max_bid":"s","min_bid":"s","marketplace_fee_address":"s","royalty_address":"s","marketplace":"s"}`,
 	"nft_put_on_sale":                  `{"nft_collection":"s","nft_item":"s","nft_item_index":"s","owner":"s","listing_address":"s","sale_address":"s","marketplace_address":"s","full_price":"s","marketplace_fee":"s","royalty_amount":"s","marketplace_fee_address":"s","royalty_address":"s","marketplace":"s"}`,
-	"nft_transfer":                     `{"nft_collection":"s","nft_item":"s","nft_item_index":"s","old_owner":"s","new_owner":"s","is_purchase":"b","price":"s","query_id":"s","response_destination":"s","custom_payload":"s","forward_payload":"s","forward_amount":"s","comment":"s","is_encrypted_comment":"b","marketplace":"s","real_old_owner":"s","marketplace_address":"s","payout_amount":"s","payout_address":"s","payout_comment":"s","payout_comment_encrypted":"b","payout_comment_encoded":"b","royalty_amount":"s","royalty_address":"s"}`,
+	"nft_transfer":                     `{"nft_collection":"s","nft_item":"s","nft_item_index":"s","old_owner":"s?","new_owner":"s","is_purchase":"b","price":"s?","query_id":"s","response_destination":"s","custom_payload":"s","forward_payload":"s","forward_amount":"s","comment":"s","is_encrypted_comment":"b","marketplace":"s","real_old_owner":"s","marketplace_address":"s","payout_amount":"s","payout_address":"s","payout_comment":"s","payout_comment_encrypted":"b","payout_comment_encoded":"b","royalty_amount":"s","royalty_address":"s"}`,
 	"nft_update_sale":                  `{"source":"s","sale_contract":"s","nft_address":"s","marketplace_address":"s","marketplace":"s","full_price":"s","marketplace_fee":"s","royalty_amount":"s"}`,
 	"renew_dns":                        `{"source":"s","asset":"s","nft_collection":"s"}`,
-	"stake_deposit":                    `{"provider":"s","stake_holder":"s","pool":"s","amount":"s","tokens_minted":"s","asset":"s","source_asset":"s"}`,
+	"stake_deposit":                    `{"provider":"s","stake_holder":"s","pool":"s","amount":"s","tokens_minted":"s","asset":"s","source_asset":"s?"}`,
 	"stake_withdrawal":                 `{"provider":"s","stake_holder":"s","pool":"s","amount":"s","payout_nft":"s","tokens_burnt":"s","asset":"s"}`,
-	"stake_withdrawal_request":         `{"provider":"s","stake_holder":"s","pool":"s","payout_nft":"s","asset":"s","tokens_burnt":"s","tokens_minted":"s"}`,
-	"subscribe":                        `{"subscriber":"s","beneficiary":"s","subscription":"s","amount":"s"}`,
+	"stake_withdrawal_request":         `{"provider":"s","stake_holder":"s","pool":"s","payout_nft":"s","asset":"s","tokens_burnt":"s","tokens_minted":"s?"}`,
+	"subscribe":                        `{"subscriber":"s","beneficiary":"s?","subscription":"s","amount":"s"}`,
 	"teleitem_cancel_auction":          `{"owner":"s","nft_item":"s","nft_collection":"s","auction_address":"s","marketplace_address":"s","marketplace":"s"}`,
 	"teleitem_start_auction":           `{"nft_collection":"s","nft_item":"s","nft_item_index":"s","owner":"s","listing_address":"s","auction_address":"s","marketplace_address":"s","marketplace_fee_factor":"s","marketplace_fee_base":"s","royalty_fee_base":"s","max_bid":"s","min_bid":"s","marketplace_fee_address":"s","royalty_address":"s","marketplace":"s"}`,
 	"tgbtc_burn":                       `{"source":"s","source_wallet":"s","destination":"s","amount":"s","asset":"s"}`,
@@ -84,10 +85,10 @@ var detailsShapes = map[string]string{
 	"tgbtc_mint_fallback":              `{"source":"s","destination":"s","amount":"s","asset":"s","bitcoin_tx_id":"s","destination_wallet":"s"}`,
 	"tgbtc_new_key":                    `{"source":"s","pubkey":"s","coordinator":"s","pegout":"s","amount":"s","asset":"s"}`,
 	"tgbtc_new_key_fallback":           `{"source":"s","pubkey":"s","coordinator":"s","pegout":"s","amount":"s","asset":"s"}`,
-	"tick_tock":                        `{"account":"s"}`,
-	"ton_transfer":                     `{"source":"s","destination":"s","value":"s","value_extra_currencies":"any","comment":"s","encrypted":"b"}`,
+	"tick_tock":                        `{"account":"s?"}`,
+	"ton_transfer":                     `{"source":"s","destination":"s","value":"s","value_extra_currencies":"any?","comment":"s","encrypted":"b"}`,
 	"tonco_deploy_pool":                `{"source":"s","pool":"s","router":"s","router_jetton_wallet_1":"s","router_jetton_wallet_2":"s","jetton_minter_1":"s","jetton_minter_2":"s","tick_spacing":"s","initial_price_x96":"s","protocol_fee":"s","lp_fee_base":"s","lp_fee_current":"s","pool_active":"b"}`,
-	"unsubscribe":                      `{"subscriber":"s","beneficiary":"s","subscription":"s","amount":"s"}`,
+	"unsubscribe":                      `{"subscriber":"s","beneficiary":"s?","subscription":"s","amount":"s?"}`,
 	"vesting_add_whitelist":            `{"query_id":"s","accounts_added":["s"],"source":"s","vesting":"s"}`,
 	"vesting_send_message":             `{"query_id":"s","message_boc":"s","source":"s","vesting":"s","destination":"s","amount":"s"}`,
 }
