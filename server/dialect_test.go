@@ -30,7 +30,7 @@ import (
 const (
 	whyRawSlice      = "toncenter stores the raw slice (\"260;<hex>\"); ours is the decoded address"
 	whyTokensRead    = "toncenter's value is above 2^63 (read from another offset of the message); ours is the count the message carries"
-	whyStakingPool   = "classifier: ours names the staking master as the pool, toncenter the vault"
+	whyStakingPool   = "classifier: toncenter's pool (destination) is another contract of the staking flow than the one we name"
 	whyAccounts      = "accounts: ours is every account taking part in any role (the seed's include_accounts rule, also under /toncenter); toncenter's classifier lists a per-type subset"
 	whyCoffeeDeposit = "classifier: a Coffee two-sided deposit: we put each side in its own slot differently than toncenter (issue 31 follow-up)"
 	whyEvaaAsset     = "classifier: we name the withdrawn asset by EVAA's asset id where toncenter leaves it null"
