@@ -1,11 +1,16 @@
 package rest
 
 import (
+	"context"
+	"maps"
 	"net/http"
 	"strings"
 
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/graph"
+	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/toncenter"
 )
 
@@ -49,4 +54,38 @@ func ToncenterActions(q graph.QueryResolver) http.HandlerFunc {
 		}
 		return out, nil
 	})
+}
+
+// traceActions reads every action of the traces, in toncenter's dialect,
+// by trace id, in lt order, with the address book and metadata of their
+// addresses: toncenter's include_actions (and /events, which always
+// includes them). supported are toncenter's supported_action_types.
+func traceActions(ctx context.Context, q graph.QueryResolver, ids, supported []string) (map[string][]*toncenter.Action, *chain.ActionList, error) {
+	out := make(map[string][]*toncenter.Action, len(ids))
+	all := &chain.ActionList{AddressBook: chain.AddressBook{}, Metadata: chain.Metadata{}}
+	if len(ids) == 0 {
+		return out, all, nil
+	}
+	limit, asc := toncenter.MaxLimit, model.SortOrderAsc
+	for offset := 0; ; offset += limit {
+		if offset > cost.MaxOffset {
+			return nil, nil, apperr.Field("limit", "these traces hold more than %d actions; ask fewer traces at a time", cost.MaxOffset)
+		}
+		page, err := q.Actions(ctx, &model.ActionFilter{TraceID: ids, SupportedActionTypes: supported}, &limit, &offset, &asc)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, a := range page.Actions {
+			ta, err := toncenter.RenderAction(a)
+			if err != nil {
+				return nil, nil, apperr.Wrap(apperr.Internal, err, "a stored action does not render in toncenter's dialect")
+			}
+			out[a.TraceID] = append(out[a.TraceID], ta)
+		}
+		maps.Copy(all.AddressBook, page.AddressBook)
+		maps.Copy(all.Metadata, page.Metadata)
+		if len(page.Actions) < limit {
+			return out, all, nil
+		}
+	}
 }

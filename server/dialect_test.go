@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -125,6 +126,7 @@ func TestToncenterDialectMatchesLabelledTraces(t *testing.T) {
 					Actions []map[string]any `json:"actions"`
 				}
 				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &page))
+				checkTraceActions(t, h, c.TraceID, rec.Body.Bytes())
 				for _, want := range c.Expected {
 					cols := map[string]any{}
 					if m, ok := labelValue(&want.Values).(map[string]any); ok {
@@ -152,6 +154,42 @@ func TestToncenterDialectMatchesLabelledTraces(t *testing.T) {
 				require.Contains(t, diffs, key, "listed as deliberate but no longer differs")
 			}
 		})
+	}
+}
+
+// checkTraceActions: the trace's include_actions (and /events) carry the
+// same actions as /toncenter/api/v3/actions, in lt order, without accounts
+// (toncenter's traces list none).
+func checkTraceActions(t *testing.T, h http.Handler, traceID string, page []byte) {
+	t.Helper()
+	var want struct {
+		Actions []json.RawMessage `json:"actions"`
+	}
+	require.NoError(t, json.Unmarshal(page, &want))
+	slices.Reverse(want.Actions) // the page is newest first, a trace's actions oldest first
+	for i, a := range want.Actions {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(a, &m))
+		delete(m, "accounts")
+		want.Actions[i], _ = json.Marshal(m)
+	}
+	for _, path := range []string{"/api/v3/traces?include_actions=true&", "/api/v3/events?", "/toncenter/api/v3/traces?include_actions=true&"} {
+		rec := doRequest(h, http.MethodGet, path+url.Values{"trace_id": {traceID}}.Encode(), "")
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		type trace struct {
+			Actions []json.RawMessage `json:"actions"`
+		}
+		var got struct {
+			Traces []trace `json:"traces"`
+			Events []trace `json:"events"`
+		}
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+		list := append(got.Traces, got.Events...)
+		require.Len(t, list, 1, path)
+		require.Len(t, list[0].Actions, len(want.Actions), path)
+		for i := range want.Actions {
+			require.JSONEq(t, string(want.Actions[i]), string(list[0].Actions[i]), path)
+		}
 	}
 }
 
