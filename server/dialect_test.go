@@ -129,7 +129,7 @@ func TestToncenterDialectMatchesLabelledTraces(t *testing.T) {
 				checkTraceActions(t, h, c.TraceID, rec.Body.Bytes())
 				for _, want := range c.Expected {
 					cols := map[string]any{}
-					if m, ok := labelValue(&want.Values).(map[string]any); ok {
+					if m, ok := testenv.YAMLValue(&want.Values).(map[string]any); ok {
 						flatten("", m, cols)
 					}
 					n, d := bestMatch(want.Type, cols, page.Actions)
@@ -260,34 +260,6 @@ func column(typ, col string, a map[string]any) (any, bool) {
 }
 
 var decimal = regexp.MustCompile(`^-?[0-9]+(\.0)?$`)
-
-// labelValue reads a YAML node keeping integers as their decimal text
-// (amounts exceed 64 bits and must not pass through float64).
-func labelValue(n *yaml.Node) any {
-	switch n.Kind {
-	case yaml.MappingNode:
-		m := map[string]any{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[n.Content[i].Value] = labelValue(n.Content[i+1])
-		}
-		return m
-	case yaml.SequenceNode:
-		l := make([]any, len(n.Content))
-		for i, c := range n.Content {
-			l[i] = labelValue(c)
-		}
-		return l
-	case yaml.AliasNode:
-		return labelValue(n.Alias)
-	}
-	switch n.Tag {
-	case "!!null":
-		return nil
-	case "!!bool":
-		return n.Value == "true"
-	}
-	return n.Value
-}
 
 var labelAddress = regexp.MustCompile(`^-?\d+:[0-9a-fA-F]{64}$`)
 
