@@ -38,7 +38,7 @@ func ToncenterActions(q graph.QueryResolver) http.HandlerFunc {
 		if b, err := p.Bool("include_transactions"); err != nil {
 			return nil, err
 		} else if b != nil && *b {
-			return nil, apperr.Field("include_transactions", "is not served in toncenter's dialect yet: ask /api/v3/transactions?tx_hash= for the listed transactions")
+			return nil, apperr.Field("include_transactions", "is not served in toncenter's dialect yet: ask /api/v3/transactions?hash= for the listed transactions")
 		}
 		filter, limit, offset, sort, err := parseActionsQuery(r.URL.Query())
 		if err != nil {

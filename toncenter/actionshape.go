@@ -121,6 +121,11 @@ func (s *shape) write(b []byte, x any) []byte {
 		if n, ok := x.(json.Number); ok {
 			return strconv.AppendQuote(b, n.String())
 		}
+		if str, ok := x.(string); ok && plain(str) {
+			b = append(b, '"')
+			b = append(b, str...)
+			return append(b, '"')
+		}
 	case "n":
 		if str, ok := x.(string); ok {
 			if _, err := strconv.ParseInt(str, 10, 64); err == nil {
@@ -130,4 +135,15 @@ func (s *shape) write(b []byte, x any) []byte {
 	}
 	j, _ := json.Marshal(x) // decoded JSON values always marshal
 	return append(b, j...)
+}
+
+// plain tells a string encoding/json writes as it is (addresses, amounts,
+// hashes, names): printable ASCII that needs no escape.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
