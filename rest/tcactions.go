@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tonql/tonql/apperr"
@@ -11,6 +12,8 @@ import (
 	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/graph"
 	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/store"
 	"github.com/tonql/tonql/toncenter"
 )
 
@@ -32,18 +35,21 @@ var tcActionsParams = names([]string{"account", "tx_hash", "msg_hash", "action_i
 	"supported_action_types", "include_accounts", "include_transactions"}, toncenter.PageParams)
 
 // ToncenterActions serves GET /toncenter/api/v3/actions: the stored
-// actions, filtered and paged as /api/v3/actions does, in toncenter's shape.
-func ToncenterActions(q graph.QueryResolver) http.HandlerFunc {
+// actions, filtered and paged as /api/v3/actions does, in toncenter's shape;
+// with include_transactions=true each also carries its stored transactions
+// in toncenter's Transaction shape (transactions_full).
+func ToncenterActions(res *resolvers.Resolver) http.HandlerFunc {
+	q := res.Query()
 	return v3Get(tcActionsParams, func(r *http.Request, p *toncenter.Params) (any, error) {
-		if b, err := p.Bool("include_transactions"); err != nil {
+		withTxs, err := p.Bool("include_transactions")
+		if err != nil {
 			return nil, err
-		} else if b != nil && *b {
-			return nil, apperr.Field("include_transactions", "is not served in toncenter's dialect yet: ask /api/v3/transactions?hash= for the listed transactions")
 		}
 		filter, limit, offset, sort, err := parseActionsQuery(r.URL.Query())
 		if err != nil {
 			return nil, err
 		}
+		filter.IncludeTransactions = nil // ours is another shape; toncenter's is added below
 		list, err := q.Actions(r.Context(), filter, limit, offset, sort)
 		if err != nil {
 			return nil, err
@@ -52,8 +58,49 @@ func ToncenterActions(q graph.QueryResolver) http.HandlerFunc {
 		if err != nil {
 			return nil, apperr.Wrap(apperr.Internal, err, "a stored action does not render in toncenter's dialect")
 		}
+		if withTxs != nil && *withTxs {
+			if err := addTransactions(r.Context(), res, out); err != nil {
+				return nil, err
+			}
+		}
 		return out, nil
 	})
+}
+
+// addTransactions fills each action's transactions_full, in the order of
+// its transactions, with those the store holds, and adds their addresses
+// to the book.
+func addTransactions(ctx context.Context, res *resolvers.Resolver, page *toncenter.ActionsResponse) error {
+	var hashes []string
+	for _, a := range page.Actions {
+		hashes = append(hashes, a.Transactions...)
+	}
+	slices.Sort(hashes)
+	hashes = slices.Compact(hashes)
+	byHash := make(map[string]*toncenter.Transaction, len(hashes))
+	for chunk := range slices.Chunk(hashes, toncenter.MaxLimit) {
+		txs, book, err := res.FindTransactions(ctx, store.TxFilter{Hashes: chunk, Limit: len(chunk)})
+		if err != nil {
+			return err
+		}
+		for _, t := range txs {
+			rt, err := toncenter.RenderTransaction(t)
+			if err != nil {
+				return apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
+			}
+			byHash[rt.Hash] = rt
+		}
+		maps.Copy(page.AddressBook, book)
+	}
+	for _, a := range page.Actions {
+		a.TransactionsFull = []*toncenter.Transaction{}
+		for _, h := range a.Transactions {
+			if t := byHash[h]; t != nil {
+				a.TransactionsFull = append(a.TransactionsFull, t)
+			}
+		}
+	}
+	return nil
 }
 
 // traceActions reads every action of the traces, in toncenter's dialect,

@@ -127,6 +127,7 @@ func TestToncenterDialectMatchesLabelledTraces(t *testing.T) {
 				}
 				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &page))
 				checkTraceActions(t, h, c.TraceID, rec.Body.Bytes())
+				checkTransactionsFull(t, h, c.TraceID)
 				for _, want := range c.Expected {
 					cols := map[string]any{}
 					if m, ok := testenv.YAMLValue(&want.Values).(map[string]any); ok {
@@ -190,6 +191,32 @@ func checkTraceActions(t *testing.T, h http.Handler, traceID string, page []byte
 		for i := range want.Actions {
 			require.JSONEq(t, string(want.Actions[i]), string(list[0].Actions[i]), path)
 		}
+	}
+}
+
+// checkTransactionsFull: include_transactions=true gives each action its
+// transactions, in the order of its transactions list.
+func checkTransactionsFull(t *testing.T, h http.Handler, traceID string) {
+	t.Helper()
+	q := url.Values{"trace_id": {traceID}, "include_transactions": {"true"}, "limit": {"1000"}}
+	rec := doRequest(h, http.MethodGet, "/toncenter/api/v3/actions?"+q.Encode(), "")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var page struct {
+		Actions []struct {
+			Transactions []string `json:"transactions"`
+			Full         []struct {
+				Hash string `json:"hash"`
+			} `json:"transactions_full"`
+		} `json:"actions"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &page))
+	require.NotEmpty(t, page.Actions)
+	for _, a := range page.Actions {
+		var got []string
+		for _, tx := range a.Full {
+			got = append(got, tx.Hash)
+		}
+		require.Equal(t, a.Transactions, got, "every transaction of an imported trace is stored")
 	}
 }
 

@@ -65,7 +65,7 @@ func New(o Options) http.Handler {
 			mux.handle(rest.ToncenterPrefix+path, h)
 		}
 	}
-	mux.handle(rest.ToncenterPrefix+"/api/v3/actions", rest.ToncenterActions(q))
+	mux.handle(rest.ToncenterPrefix+"/api/v3/actions", rest.ToncenterActions(o.Resolver))
 	mux.handle("GET /{$}", explorer.Page())
 	mux.handle("GET "+explorer.AssetPrefix, explorer.Assets())
 	mux.handle("/healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

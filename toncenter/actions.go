@@ -33,6 +33,7 @@ type Action struct {
 	Details               json.RawMessage `json:"details"`
 	TraceExternalHashNorm *string         `json:"trace_external_hash_norm,omitempty"`
 	Accounts              []string        `json:"accounts,omitempty"`
+	TransactionsFull      []*Transaction  `json:"transactions_full,omitempty"`
 	Finality              string          `json:"finality"`
 }
 
