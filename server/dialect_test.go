@@ -337,3 +337,34 @@ func canon(x any) string {
 	}
 	return fmt.Sprint(x)
 }
+
+// TestToncenterDialectRefusesBadParameters: toncenter's parameters only,
+// each bad value a 422 naming it, in the v3 envelope.
+func TestToncenterDialectRefusesBadParameters(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: storetest.Open(t, db.URL)}})
+			for query, field := range map[string]string{
+				"actoin_type=jetton_transfer":  "actoin_type",
+				"tx_lt=5":                      "tx_lt", // ours, not toncenter's
+				"limit=0":                      "limit",
+				"limit=1001":                   "limit",
+				"offset=-1":                    "offset",
+				"sort=up":                      "sort",
+				"account=nope":                 "account",
+				"action_type=no_such_type":     "action_type",
+				"include_accounts=maybe":       "include_accounts",
+				"include_transactions=perhaps": "include_transactions",
+				"start_utime=2&end_utime=1":    "start_utime",
+				"mc_seqno=-3":                  "mc_seqno",
+			} {
+				rec := doRequest(h, http.MethodGet, "/toncenter/api/v3/actions?"+query, "")
+				require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "%s: %s", query, rec.Body.String())
+				require.Contains(t, rec.Body.String(), `"error":"`+field, query)
+			}
+			rec := doRequest(h, http.MethodGet, "/toncenter/api/v3/actions?api_key=x&limit=5", "")
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			require.JSONEq(t, `{"actions":[],"address_book":{},"metadata":{}}`, rec.Body.String())
+		})
+	}
+}
