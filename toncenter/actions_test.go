@@ -1,11 +1,16 @@
 package toncenter
 
 import (
+	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/tonql/tonql/actions"
+	"github.com/tonql/tonql/chain"
 )
 
 // storedOnly are tc tags that name a column of toncenter's stored action
@@ -81,4 +86,41 @@ func subType(rt reflect.Type, json string) reflect.Type {
 		}
 	}
 	return nil
+}
+
+// TestEveryTypeRendersAndEncodesAsMarshal renders an example action of
+// every declared type (every value field filled) in the dialect: details
+// are valid JSON objects of toncenter's shape for the type, and the page's
+// AppendJSON writes exactly what json.Marshal writes.
+func TestEveryTypeRendersAndEncodesAsMarshal(t *testing.T) {
+	page := &chain.ActionList{AddressBook: chain.AddressBook{}, Metadata: chain.Metadata{}}
+	mc := uint32(7)
+	norm := "bm9ybQ=="
+	for i, typ := range actions.Types() {
+		v, err := json.Marshal(actions.ExampleValue(typ))
+		require.NoError(t, err)
+		page.Actions = append(page.Actions, &chain.Action{
+			ActionID: "a" + strconv.Itoa(i), TraceID: "t<&>", Type: typ.Name(), Status: chain.StatusOK,
+			Value: v, StartLt: 1, EndLt: 2, StartUtime: 3, EndUtime: 4, TraceEndLt: 5, TraceEndUtime: 6,
+			Transactions: []string{"h+/="}, McSeqno: &mc, TraceExternalHashNorm: &norm, Accounts: []string{actions.ExampleAlice},
+		})
+	}
+	out, err := RenderActions(page)
+	require.NoError(t, err)
+	for _, a := range out.Actions {
+		var d map[string]any
+		require.NoError(t, json.Unmarshal(a.Details, &d), a.Type)
+		if sh, ok := shapeOf(a.Type); ok {
+			for k := range d {
+				require.Contains(t, sh.kids, k, a.Type)
+			}
+		} else {
+			require.Contains(t, d, "error", a.Type)
+		}
+	}
+	want, err := json.Marshal(out)
+	require.NoError(t, err)
+	got, err := out.AppendJSON(nil)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
 }

@@ -121,10 +121,8 @@ func (s *shape) write(b []byte, x any) []byte {
 		if n, ok := x.(json.Number); ok {
 			return strconv.AppendQuote(b, n.String())
 		}
-		if str, ok := x.(string); ok && plain(str) {
-			b = append(b, '"')
-			b = append(b, str...)
-			return append(b, '"')
+		if str, ok := x.(string); ok {
+			return appendString(b, str)
 		}
 	case "n":
 		if str, ok := x.(string); ok {
