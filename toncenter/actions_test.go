@@ -124,3 +124,14 @@ func TestEveryTypeRendersAndEncodesAsMarshal(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(want), string(got))
 }
+
+// TestDetailsShapesParse: every shape of detailsShapes reads (they are
+// parsed on first use, where a broken one would panic), each an object.
+func TestDetailsShapesParse(t *testing.T) {
+	for name := range detailsShapes {
+		s, ok := shapeOf(name)
+		require.True(t, ok, name)
+		require.Equal(t, "object", s.kind, name)
+	}
+	require.Len(t, parsedShapes(), 81, "toncenter's 80 action types and the tonco swap variant")
+}
