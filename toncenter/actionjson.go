@@ -17,7 +17,7 @@ func (r *ActionsResponse) AppendJSON(b []byte) ([]byte, error) {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = a.appendJSON(b); err != nil {
+		if b, err = a.AppendJSON(b); err != nil {
 			return nil, err
 		}
 	}
@@ -28,7 +28,8 @@ func (r *ActionsResponse) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func (a *Action) appendJSON(b []byte) ([]byte, error) {
+// AppendJSON appends the action as json.Marshal writes it.
+func (a *Action) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"trace_id":`...)
 	if a.TraceID == nil {
 		b = append(b, "null"...)
