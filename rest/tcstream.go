@@ -11,6 +11,7 @@ import (
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/toncenter"
 )
 
 // ToncenterStreamPath is toncenter's streaming v2 SSE route.
@@ -117,7 +118,18 @@ func tcActionsNotification(b []byte, e *notify.Event, book, meta, cursor bool) [
 	}
 	b, _ = appendJSON(b, hash)
 	b = append(b, `,"actions":[`...)
-	b = a.AppendJSON(b)
+	// toncenter's notification carries toncenter's Action (the dialect of
+	// /toncenter/api/v3/actions); a stored action always renders, ours is
+	// written only if one ever did not
+	written := false
+	if ta, err := toncenter.RenderAction(a); err == nil {
+		if out, err := ta.AppendJSON(b); err == nil {
+			b, written = out, true
+		}
+	}
+	if !written {
+		b = a.AppendJSON(b)
+	}
 	b = append(b, ']')
 	if book {
 		b = l.AddressBook.AppendJSON(append(b, `,"address_book":`...))
