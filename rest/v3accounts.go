@@ -105,35 +105,12 @@ func WalletStates(res *resolvers.Resolver) http.HandlerFunc {
 // state, answered as {gas_used, exit_code, stack}. A body member it does
 // not take is 422 naming it.
 func RunGetMethodV3(res *resolvers.Resolver) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use POST", r.Method))
-			return
-		}
-		out, err := runGetMethodV3(r, res)
-		if err != nil {
-			WriteError(w, r, V3, err)
-			return
-		}
-		writeBounded(w, r, V3, out)
-	}
+	return v3Post([]string{"address", "method", "stack"}, func(r *http.Request, p params) (any, error) {
+		return runGetMethodV3(r, res, p)
+	})
 }
 
-func runGetMethodV3(r *http.Request, res *resolvers.Resolver) (*toncenter.RunGetMethodResult, error) {
-	raw, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
-	p, err := objectParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	for name := range p {
-		if name != "address" && name != "method" && name != "stack" {
-			return nil, apperr.Field(name, "is not a member of this request")
-		}
-	}
+func runGetMethodV3(r *http.Request, res *resolvers.Resolver, p params) (*toncenter.RunGetMethodResult, error) {
 	addr, err := p.str("address")
 	if err != nil {
 		return nil, err
