@@ -63,6 +63,7 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/runGetMethod":                   RunGetMethodV3(res),
 		"/api/v3/message":                        SendMessageV3(res),
 		"/api/v3/decode":                         Decode(),
+		"/api/v3/balanceChanges":                 BalanceChanges(res),
 		"/api/v3/topAccountsByBalance":           TopAccountsByBalance(res),
 		// Token analytics (package analytics).
 		"/api/v3/analytics/candles": Candles(res),
