@@ -7,7 +7,6 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/cost"
-	"github.com/tonql/tonql/getmethod"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/toncenter"
 )
@@ -111,32 +110,13 @@ func RunGetMethodV3(res *resolvers.Resolver) http.HandlerFunc {
 }
 
 func runGetMethodV3(r *http.Request, res *resolvers.Resolver, p params) (*toncenter.RunGetMethodResult, error) {
-	addr, err := p.str("address")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := resolvers.ParseAccount(addr); err != nil {
-		return nil, err
-	}
-	m, err := method(p)
-	if err != nil {
-		return nil, err
-	}
 	v2, err := toncenter.StackToV2(p["stack"])
 	if err != nil {
 		return nil, err
 	}
-	stack, err := getmethod.ParseStack(v2)
+	run, rendered, err := runGet(r, res, p, v2, func() error { return nil })
 	if err != nil {
 		return nil, err
-	}
-	run, err := res.RunGetMethod(r.Context(), addr, m, stack)
-	if err != nil {
-		return nil, err
-	}
-	rendered, err := getmethod.RenderStack(run.Stack)
-	if err != nil {
-		return nil, apperr.Wrap(apperr.Unavailable, err, err.Error())
 	}
 	entries, err := toncenter.StackFromV2(rendered)
 	if err != nil {
