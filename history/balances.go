@@ -11,17 +11,8 @@ import (
 	"github.com/tonql/tonql/chain"
 )
 
-// BalanceChanges is what a trace, or an action of it, moved: nanotons
-// gained (negative: lost) net of fees, the fees paid, and jettons gained
-// by owner and master (decimal). Addresses are raw upper-case.
-type BalanceChanges struct {
-	Ton     map[string]int64
-	Fees    map[string]int64
-	Jettons map[string]map[string]*big.Int
-}
-
-func newChanges() *BalanceChanges {
-	return &BalanceChanges{Ton: map[string]int64{}, Fees: map[string]int64{}, Jettons: map[string]map[string]*big.Int{}}
+func newChanges() *chain.BalanceChanges {
+	return &chain.BalanceChanges{Ton: map[string]int64{}, Fees: map[string]int64{}, Jettons: map[string]map[string]*big.Int{}}
 }
 
 // delta is one transaction's part, before fees are netted.
@@ -53,7 +44,7 @@ const opJettonTransfer = uint32(abi.JettonTransferMsgOpCode)
 // wallet -> master, what the indexer or the registry knows; a wallet of
 // unknown master moves nothing). Only the transactions of only (nil:
 // all) count: an action's.
-func TraceBalanceChanges(txs []*chain.Transaction, masters map[string]string, only map[chain.Hash]bool) *BalanceChanges {
+func TraceBalanceChanges(txs []*chain.Transaction, masters map[string]string, only map[chain.Hash]bool) *chain.BalanceChanges {
 	sent := map[chain.Hash]bool{}
 	for _, tx := range txs {
 		for i := range tx.OutMsgs {

@@ -15,7 +15,7 @@ import (
 // chain started it; a contract deploy moves nothing it reports). Exactly
 // one of the two is given. The master of each jetton wallet is what the
 // indexer said when the trace was imported, else the token registry's.
-func (r *Resolver) BalanceChanges(ctx context.Context, traceID, actionID string) (*history.BalanceChanges, error) {
+func (r *Resolver) BalanceChanges(ctx context.Context, traceID, actionID string) (*chain.BalanceChanges, error) {
 	if r.Store == nil {
 		return nil, apperr.New(apperr.Unavailable, "no store configured")
 	}

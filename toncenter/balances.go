@@ -1,6 +1,6 @@
 package toncenter
 
-import "github.com/tonql/tonql/history"
+import "github.com/tonql/tonql/chain"
 
 // BalanceChangesResult is the answer of /api/v3/balanceChanges: nanotons
 // gained net of fees, fees paid, and jettons gained (decimal) by owner
@@ -14,7 +14,7 @@ type BalanceChangesResult struct {
 
 // RenderBalanceChanges draws c in toncenter's shape; nil is the empty
 // answer.
-func RenderBalanceChanges(c *history.BalanceChanges) *BalanceChangesResult {
+func RenderBalanceChanges(c *chain.BalanceChanges) *BalanceChangesResult {
 	if c == nil {
 		return &BalanceChangesResult{}
 	}
