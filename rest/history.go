@@ -81,19 +81,7 @@ func Transactions(res *resolvers.Resolver) http.HandlerFunc {
 		if f.Lt, err = p.Uint("lt", 63); err != nil {
 			return nil, err
 		}
-		if f.McSeqno, err = p.Uint32("mc_seqno"); err != nil {
-			return nil, err
-		}
-		if f.StartUtime, err = p.Uint32("start_utime"); err != nil {
-			return nil, err
-		}
-		if f.EndUtime, err = p.Uint32("end_utime"); err != nil {
-			return nil, err
-		}
-		if f.StartLt, err = p.Uint("start_lt", 63); err != nil {
-			return nil, err
-		}
-		if f.EndLt, err = p.Uint("end_lt", 63); err != nil {
+		if err := p.Window(&f.McSeqno, &f.StartUtime, &f.EndUtime, &f.StartLt, &f.EndLt); err != nil {
 			return nil, err
 		}
 		txs, book, err := res.FindTransactions(r.Context(), f)
@@ -132,11 +120,8 @@ func TransactionsByMasterchainBlock(res *resolvers.Resolver) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		if f.McSeqno, err = p.Uint32("seqno"); err != nil {
+		if f.McSeqno, err = p.RequiredUint32("seqno"); err != nil {
 			return nil, err
-		}
-		if f.McSeqno == nil {
-			return nil, apperr.Field("seqno", "required")
 		}
 		txs, book, err := res.FindTransactions(r.Context(), f)
 		if err != nil {
@@ -273,10 +258,7 @@ func Messages(res *resolvers.Resolver) http.HandlerFunc {
 		if f.Direction, err = p.Direction(); err != nil {
 			return nil, err
 		}
-		if f.StartLt, err = p.Uint("start_lt", 63); err != nil {
-			return nil, err
-		}
-		if f.EndLt, err = p.Uint("end_lt", 63); err != nil {
+		if err := p.Window(nil, nil, nil, &f.StartLt, &f.EndLt); err != nil {
 			return nil, err
 		}
 		ex, err := p.Bool("exclude_externals")
@@ -376,19 +358,7 @@ func Traces(res *resolvers.Resolver, events bool) http.HandlerFunc {
 		if given > 1 {
 			return nil, apperr.Field("account", "only one of account, trace_id, tx_hash, msg_hash may be given")
 		}
-		if f.McSeqno, err = p.Uint32("mc_seqno"); err != nil {
-			return nil, err
-		}
-		if f.StartUtime, err = p.Uint32("start_utime"); err != nil {
-			return nil, err
-		}
-		if f.EndUtime, err = p.Uint32("end_utime"); err != nil {
-			return nil, err
-		}
-		if f.StartLt, err = p.Uint("start_lt", 63); err != nil {
-			return nil, err
-		}
-		if f.EndLt, err = p.Uint("end_lt", 63); err != nil {
+		if err := p.Window(&f.McSeqno, &f.StartUtime, &f.EndUtime, &f.StartLt, &f.EndLt); err != nil {
 			return nil, err
 		}
 		traces, book, err := res.FindTraces(r.Context(), f)

@@ -208,18 +208,7 @@ func (s *Store) BlockByRootHash(ctx context.Context, root chain.Hash) (*chain.Bl
 
 // LastMasterBlock is the newest stored masterchain block, or nil.
 func (s *Store) LastMasterBlock(ctx context.Context) (*chain.BlockHeader, error) {
-	var row blockRow
-	err := s.read(func(db *bun.DB) error {
-		return db.NewSelect().Model(&row).Where("workchain = -1").Where("shard = ?", int64(-1<<63)).
-			OrderExpr("seqno DESC").Limit(1).Scan(ctx)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	return row.toChain(), nil
+	return s.endMasterBlock(ctx, "seqno DESC")
 }
 
 // CommittedBlocks are the stored blocks a masterchain block commits (its
@@ -314,10 +303,15 @@ func (s *Store) FindBlocks(ctx context.Context, f BlockFilter) ([]*chain.BlockHe
 
 // FirstMasterBlock is the oldest stored masterchain block, or nil.
 func (s *Store) FirstMasterBlock(ctx context.Context) (*chain.BlockHeader, error) {
+	return s.endMasterBlock(ctx, "seqno")
+}
+
+// endMasterBlock is the first stored masterchain block in order, or nil.
+func (s *Store) endMasterBlock(ctx context.Context, order string) (*chain.BlockHeader, error) {
 	var row blockRow
 	err := s.read(func(db *bun.DB) error {
 		return db.NewSelect().Model(&row).Where("workchain = -1").Where("shard = ?", int64(-1<<63)).
-			OrderExpr("seqno").Limit(1).Scan(ctx)
+			OrderExpr(order).Limit(1).Scan(ctx)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
