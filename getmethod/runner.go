@@ -242,7 +242,7 @@ func (r *Runner) config(ctx context.Context) (*prepared, error) {
 	}
 	p := &prepared{vm: vm, libs: map[ton.Bits256][]byte{}}
 	if cfg.Libraries != nil {
-		if p.libs, err = libraryBOCs(cfg.Libraries); err != nil {
+		if p.libs, err = LibraryBOCs(cfg.Libraries); err != nil {
 			vm.free()
 			return nil, apperr.Wrap(apperr.Unavailable, err, "blockchain libraries are unusable")
 		}
@@ -253,8 +253,9 @@ func (r *Runner) config(ctx context.Context) (*prepared, error) {
 	return p, nil
 }
 
-// libraryBOCs splits the library dictionary into one BOC per library.
-func libraryBOCs(b []byte) (map[ton.Bits256][]byte, error) {
+// LibraryBOCs splits the library dictionary into one BOC per library, by
+// hash (the runner feeds them to the VM; getLibraries hands them out).
+func LibraryBOCs(b []byte) (map[ton.Bits256][]byte, error) {
 	cells, err := boc.DeserializeBoc(b)
 	if err != nil || len(cells) != 1 {
 		return nil, errors.New("libraries are not a BOC with one root")

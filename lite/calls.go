@@ -184,3 +184,27 @@ func (c *Client) AccountTransactions(ctx context.Context, id ton.AccountID, lt u
 	})
 	return out, err
 }
+
+// Libraries asks a server for library cells by hash; the ones it lacks
+// are absent from the answer. Each cell is checked against its hash (a
+// server's answer is checked, not trusted) and returned as a BOC.
+func (c *Client) Libraries(ctx context.Context, hashes []ton.Bits256) (map[ton.Bits256][]byte, error) {
+	out := map[ton.Bits256][]byte{}
+	err := c.do(ctx, "libraries", func(ctx context.Context, api *liteapi.Client) error {
+		cells, err := api.GetLibraries(ctx, hashes)
+		if err != nil {
+			return err
+		}
+		for h, cell := range cells {
+			got, err := cell.Hash256()
+			if err != nil || got != h {
+				return fmt.Errorf("library %x: the cell does not hash to its key", h[:])
+			}
+			if out[h], err = cell.ToBoc(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -44,6 +44,7 @@ type Resolver struct {
 	getOnce sync.Once
 	get     *getmethod.Runner
 	head    headCache
+	libs    libraryCache
 }
 
 // LiteServers is what the wallet calls need of lite servers (lite.Client).

@@ -67,19 +67,7 @@ func Blocks(res *resolvers.Resolver) http.HandlerFunc {
 		if f.Seqno != nil && f.Shard == nil {
 			return nil, apperr.Field("seqno", "must be sent with workchain and shard")
 		}
-		if f.McSeqno, err = p.Uint32("mc_seqno"); err != nil {
-			return nil, err
-		}
-		if f.StartUtime, err = p.Uint32("start_utime"); err != nil {
-			return nil, err
-		}
-		if f.EndUtime, err = p.Uint32("end_utime"); err != nil {
-			return nil, err
-		}
-		if f.StartLt, err = p.Uint("start_lt", 63); err != nil {
-			return nil, err
-		}
-		if f.EndLt, err = p.Uint("end_lt", 63); err != nil {
+		if err := p.Window(&f.McSeqno, &f.StartUtime, &f.EndUtime, &f.StartLt, &f.EndLt); err != nil {
 			return nil, err
 		}
 		h, err := historyOf(res)
@@ -116,11 +104,8 @@ func MasterchainBlockShards(res *resolvers.Resolver) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		if f.McSeqno, err = p.Uint32("seqno"); err != nil {
+		if f.McSeqno, err = p.RequiredUint32("seqno"); err != nil {
 			return nil, err
-		}
-		if f.McSeqno == nil {
-			return nil, apperr.Field("seqno", "required")
 		}
 		h, err := historyOf(res)
 		if err != nil {

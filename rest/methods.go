@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"sort"
 	"strconv"
@@ -43,31 +44,9 @@ var rpcMethods = map[string]rpcMethod{
 		return a.Info.Status
 	}),
 	"runGetMethod": func(r *http.Request, res *resolvers.Resolver, p params) (any, error) {
-		addr, err := p.str("address")
+		out, rendered, err := runGet(r, res, p, p["stack"], p.noSeqno)
 		if err != nil {
 			return nil, err
-		}
-		if _, err := resolvers.ParseAccount(addr); err != nil {
-			return nil, err
-		}
-		m, err := method(p)
-		if err != nil {
-			return nil, err
-		}
-		stack, err := getmethod.ParseStack(p["stack"])
-		if err != nil {
-			return nil, err
-		}
-		if err := p.noSeqno(); err != nil {
-			return nil, err
-		}
-		out, err := res.RunGetMethod(r.Context(), addr, m, stack)
-		if err != nil {
-			return nil, err
-		}
-		rendered, err := getmethod.RenderStack(out.Stack)
-		if err != nil {
-			return nil, apperr.Wrap(apperr.Unavailable, err, err.Error())
 		}
 		return runResult{Type: "smc.runResult", GasUsed: out.GasUsed, Stack: rendered, ExitCode: out.ExitCode,
 			BlockID: masterBlock(out.Account.Block), LastTransactionID: lastTransaction(out.Account.Info),
@@ -138,4 +117,37 @@ func methodNames() string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+// runGet runs p's method on p's address with stack (in v2's form; check
+// runs once the call is read, before it runs), answering the run and its
+// stack in v2's form: the v2 and v3 runGetMethod differ only around it.
+func runGet(r *http.Request, res *resolvers.Resolver, p params, stack json.RawMessage, check func() error) (*resolvers.GetMethodResult, []any, error) {
+	addr, err := p.str("address")
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := resolvers.ParseAccount(addr); err != nil {
+		return nil, nil, err
+	}
+	m, err := method(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	vm, err := getmethod.ParseStack(stack)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(); err != nil {
+		return nil, nil, err
+	}
+	out, err := res.RunGetMethod(r.Context(), addr, m, vm)
+	if err != nil {
+		return nil, nil, err
+	}
+	rendered, err := getmethod.RenderStack(out.Stack)
+	if err != nil {
+		return nil, nil, apperr.Wrap(apperr.Unavailable, err, err.Error())
+	}
+	return out, rendered, nil
 }

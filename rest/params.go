@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 
 	"github.com/tonql/tonql/apperr"
 )
@@ -34,10 +35,16 @@ func objectParams(raw json.RawMessage) (params, error) {
 }
 
 // queryParams turns GET query parameters into params (each a string);
-// one given twice is an error naming it.
-func queryParams(v url.Values) (params, error) {
+// one given twice is an error naming it, except the lists named (as
+// ton-http-api takes getLibraries' libraries): those become a JSON array
+// of strings however often they are given.
+func queryParams(v url.Values, lists ...string) (params, error) {
 	p := params{}
 	for name, vals := range v {
+		if slices.Contains(lists, name) {
+			p[name], _ = json.Marshal(vals)
+			continue
+		}
 		if len(vals) != 1 {
 			return nil, apperr.Field(name, "given %d times; give it once", len(vals))
 		}

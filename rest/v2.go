@@ -22,6 +22,10 @@ var v2Routes = map[string]string{
 	"sendBocReturnHash":             http.MethodPost,
 }
 
+// v2Lists are the GET parameters of a method that may be repeated, each
+// occurrence one element of a list (ton-http-api's List[str] queries).
+var v2Lists = map[string][]string{"getLibraries": {"libraries"}}
+
 // Routes returns the REST routes of this package beyond the ones the
 // server registers itself: path -> handler.
 func Routes(res *resolvers.Resolver) map[string]http.Handler {
@@ -58,6 +62,8 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/walletStates":                   WalletStates(res),
 		"/api/v3/runGetMethod":                   RunGetMethodV3(res),
 		"/api/v3/message":                        SendMessageV3(res),
+		"/api/v3/decode":                         Decode(),
+		"/api/v3/balanceChanges":                 BalanceChanges(res),
 		"/api/v3/topAccountsByBalance":           TopAccountsByBalance(res),
 		// Token analytics (package analytics).
 		"/api/v3/analytics/candles": Candles(res),
@@ -91,7 +97,7 @@ func v2Call(res *resolvers.Resolver, name, verb string) http.HandlerFunc {
 		var p params
 		var err error
 		if verb == http.MethodGet {
-			p, err = queryParams(r.URL.Query())
+			p, err = queryParams(r.URL.Query(), v2Lists[name]...)
 		} else {
 			var raw []byte
 			if raw, err = readBody(r); err == nil {

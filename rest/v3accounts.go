@@ -7,7 +7,6 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/cost"
-	"github.com/tonql/tonql/getmethod"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/toncenter"
 )
@@ -105,61 +104,19 @@ func WalletStates(res *resolvers.Resolver) http.HandlerFunc {
 // state, answered as {gas_used, exit_code, stack}. A body member it does
 // not take is 422 naming it.
 func RunGetMethodV3(res *resolvers.Resolver) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use POST", r.Method))
-			return
-		}
-		out, err := runGetMethodV3(r, res)
-		if err != nil {
-			WriteError(w, r, V3, err)
-			return
-		}
-		writeBounded(w, r, V3, out)
-	}
+	return v3Post([]string{"address", "method", "stack"}, func(r *http.Request, p params) (any, error) {
+		return runGetMethodV3(r, res, p)
+	})
 }
 
-func runGetMethodV3(r *http.Request, res *resolvers.Resolver) (*toncenter.RunGetMethodResult, error) {
-	raw, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
-	p, err := objectParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	for name := range p {
-		if name != "address" && name != "method" && name != "stack" {
-			return nil, apperr.Field(name, "is not a member of this request")
-		}
-	}
-	addr, err := p.str("address")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := resolvers.ParseAccount(addr); err != nil {
-		return nil, err
-	}
-	m, err := method(p)
-	if err != nil {
-		return nil, err
-	}
+func runGetMethodV3(r *http.Request, res *resolvers.Resolver, p params) (*toncenter.RunGetMethodResult, error) {
 	v2, err := toncenter.StackToV2(p["stack"])
 	if err != nil {
 		return nil, err
 	}
-	stack, err := getmethod.ParseStack(v2)
+	run, rendered, err := runGet(r, res, p, v2, func() error { return nil })
 	if err != nil {
 		return nil, err
-	}
-	run, err := res.RunGetMethod(r.Context(), addr, m, stack)
-	if err != nil {
-		return nil, err
-	}
-	rendered, err := getmethod.RenderStack(run.Stack)
-	if err != nil {
-		return nil, apperr.Wrap(apperr.Unavailable, err, err.Error())
 	}
 	entries, err := toncenter.StackFromV2(rendered)
 	if err != nil {

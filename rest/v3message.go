@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/resolvers"
@@ -13,22 +14,40 @@ import (
 // normalized hash), sent the same way (resolvers.SendBoc: checked, then
 // handed to a lite server; without one a 503, never a made-up success).
 func SendMessageV3(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Post([]string{"boc"}, func(r *http.Request, p params) (any, error) {
+		sent, err := send(r, res, p)
+		if err != nil {
+			return nil, err
+		}
+		return &toncenter.SentMessage{MessageHash: sent.Hash.Base64(), MessageHashNorm: sent.HashNorm.Base64()}, nil
+	})
+}
+
+// v3Post wraps a toncenter route that takes a JSON object body: POST
+// only, a member it does not take is 422 naming it, errors in toncenter's
+// body.
+func v3Post(members []string, serve func(r *http.Request, p params) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
 			WriteError(w, r, V3, apperr.New(apperr.MethodNotAllowed, "method %s not allowed; use POST", r.Method))
 			return
 		}
-		out, err := sendMessageV3(r, res)
-		if err != nil {
-			WriteError(w, r, V3, err)
-			return
+		p, err := v3Body(r, members)
+		if err == nil {
+			var out any
+			if out, err = serve(r, p); err == nil {
+				writeBounded(w, r, V3, out)
+				return
+			}
 		}
-		WriteJSON(w, out)
+		WriteError(w, r, V3, err)
 	}
 }
 
-func sendMessageV3(r *http.Request, res *resolvers.Resolver) (*toncenter.SentMessage, error) {
+// v3Body is a request's JSON object body, checked against the members
+// its route takes.
+func v3Body(r *http.Request, members []string) (params, error) {
 	raw, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -38,13 +57,9 @@ func sendMessageV3(r *http.Request, res *resolvers.Resolver) (*toncenter.SentMes
 		return nil, err
 	}
 	for name := range p {
-		if name != "boc" {
+		if !slices.Contains(members, name) {
 			return nil, apperr.Field(name, "is not a member of this request")
 		}
 	}
-	sent, err := send(r, res, p)
-	if err != nil {
-		return nil, err
-	}
-	return &toncenter.SentMessage{MessageHash: sent.Hash.Base64(), MessageHashNorm: sent.HashNorm.Base64()}, nil
+	return p, nil
 }

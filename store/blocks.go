@@ -45,6 +45,10 @@ type blockRow struct {
 	McSeqno                *int64 `bun:"mc_seqno"`
 	Prev                   string `bun:"prev,notnull"`
 	TxCount                int32  `bun:"tx_count,notnull"`
+	// NULL on rows stored before migration ...201 (chain.BlockHeader).
+	VertSeqnoIncr *bool   `bun:"vert_seqno_incr"`
+	RandSeed      *string `bun:"rand_seed"`
+	CreatedBy     *string `bun:"created_by"`
 }
 
 // blockRef is one previous block in blocks.prev.
@@ -81,7 +85,25 @@ func newBlockRow(h *chain.BlockHeader) blockRow {
 		s := int64(h.McSeqno)
 		r.McSeqno = &s
 	}
+	r.VertSeqnoIncr = h.VertSeqnoIncr
+	r.RandSeed, r.CreatedBy = hashTextOrNil(h.RandSeed), hashTextOrNil(h.CreatedBy)
 	return r
+}
+
+func hashTextOrNil(h *chain.Hash) *string {
+	if h == nil {
+		return nil
+	}
+	s := h.Base64()
+	return &s
+}
+
+func parseHashTextOrNil(s *string) *chain.Hash {
+	if s == nil {
+		return nil
+	}
+	h := parseHashText(*s)
+	return &h
 }
 
 func (r *blockRow) toChain() *chain.BlockHeader {
@@ -103,6 +125,8 @@ func (r *blockRow) toChain() *chain.BlockHeader {
 	if r.McSeqno != nil {
 		h.McSeqno = uint32(*r.McSeqno)
 	}
+	h.VertSeqnoIncr = r.VertSeqnoIncr
+	h.RandSeed, h.CreatedBy = parseHashTextOrNil(r.RandSeed), parseHashTextOrNil(r.CreatedBy)
 	var prev []blockRef
 	_ = json.Unmarshal([]byte(r.Prev), &prev) // written by newBlockRow
 	for _, p := range prev {
@@ -113,7 +137,8 @@ func (r *blockRow) toChain() *chain.BlockHeader {
 }
 
 // saveBlocks writes block headers; a block stored again keeps its row but
-// learns the masterchain block that commits it when the new copy knows it.
+// learns the masterchain block that commits it when the new copy knows it,
+// and the facts a row stored before migration ...201 lacks.
 func saveBlocks(ctx context.Context, w *writer, blocks []chain.BlockHeader) error {
 	if len(blocks) == 0 {
 		return nil
@@ -126,7 +151,9 @@ func saveBlocks(ctx context.Context, w *writer, blocks []chain.BlockHeader) erro
 		return fmt.Sprint(r.Workchain, "/", r.Shard, "/", r.Seqno)
 	}, nil)
 	return queueRows(ctx, w, "save blocks", rows,
-		"CONFLICT (workchain, shard, seqno) DO UPDATE SET mc_seqno = COALESCE(EXCLUDED.mc_seqno, blocks.mc_seqno)")
+		"CONFLICT (workchain, shard, seqno) DO UPDATE SET mc_seqno = COALESCE(EXCLUDED.mc_seqno, blocks.mc_seqno), "+
+			"vert_seqno_incr = COALESCE(blocks.vert_seqno_incr, EXCLUDED.vert_seqno_incr), "+
+			"rand_seed = COALESCE(blocks.rand_seed, EXCLUDED.rand_seed), created_by = COALESCE(blocks.created_by, EXCLUDED.created_by)")
 }
 
 // BlockLookup picks one block of a shard: by seqno, by a logical time it
@@ -181,18 +208,7 @@ func (s *Store) BlockByRootHash(ctx context.Context, root chain.Hash) (*chain.Bl
 
 // LastMasterBlock is the newest stored masterchain block, or nil.
 func (s *Store) LastMasterBlock(ctx context.Context) (*chain.BlockHeader, error) {
-	var row blockRow
-	err := s.read(func(db *bun.DB) error {
-		return db.NewSelect().Model(&row).Where("workchain = -1").Where("shard = ?", int64(-1<<63)).
-			OrderExpr("seqno DESC").Limit(1).Scan(ctx)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	return row.toChain(), nil
+	return s.endMasterBlock(ctx, "seqno DESC")
 }
 
 // CommittedBlocks are the stored blocks a masterchain block commits (its
@@ -287,10 +303,15 @@ func (s *Store) FindBlocks(ctx context.Context, f BlockFilter) ([]*chain.BlockHe
 
 // FirstMasterBlock is the oldest stored masterchain block, or nil.
 func (s *Store) FirstMasterBlock(ctx context.Context) (*chain.BlockHeader, error) {
+	return s.endMasterBlock(ctx, "seqno")
+}
+
+// endMasterBlock is the first stored masterchain block in order, or nil.
+func (s *Store) endMasterBlock(ctx context.Context, order string) (*chain.BlockHeader, error) {
 	var row blockRow
 	err := s.read(func(db *bun.DB) error {
 		return db.NewSelect().Model(&row).Where("workchain = -1").Where("shard = ?", int64(-1<<63)).
-			OrderExpr("seqno").Limit(1).Scan(ctx)
+			OrderExpr(order).Limit(1).Scan(ctx)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil

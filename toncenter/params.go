@@ -127,6 +127,43 @@ func (p *Params) Uint32(name string) (*uint32, error) {
 	return &v, nil
 }
 
+// RequiredUint32 is Uint32 that must be given.
+func (p *Params) RequiredUint32(name string) (*uint32, error) {
+	n, err := p.Uint32(name)
+	if err == nil && n == nil {
+		err = apperr.Field(name, "required")
+	}
+	return n, err
+}
+
+// Window reads the window filters every list route takes, mc_seqno,
+// start_utime, end_utime, start_lt and end_lt, into the filter fields
+// given; a nil field is a filter the route does not take.
+func (p *Params) Window(mcSeqno, startUtime, endUtime **uint32, startLt, endLt **uint64) error {
+	var err error
+	for _, f := range []struct {
+		name string
+		dst  **uint32
+	}{{"mc_seqno", mcSeqno}, {"start_utime", startUtime}, {"end_utime", endUtime}} {
+		if f.dst != nil {
+			if *f.dst, err = p.Uint32(f.name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  **uint64
+	}{{"start_lt", startLt}, {"end_lt", endLt}} {
+		if f.dst != nil {
+			if *f.dst, err = p.Uint(f.name, 63); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Bool accepts true/false and 1/0.
 func (p *Params) Bool(name string) (*bool, error) {
 	s, err := p.Str(name)
