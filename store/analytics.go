@@ -20,7 +20,9 @@ import (
 // actions, and every interval bucket a changed row falls in is made again
 // from the rows beneath it (1m candles from the trades, each wider
 // interval from the one before it; volumes from the moves). A rebuild runs
-// the same code over every stored action.
+// the same code over every stored action. New actions alone (the usual
+// import or follow batch) are added to the stored rows instead
+// (analyticsadd.go), which gives the same rows.
 
 type tradeRow struct {
 	bun.BaseModel `bun:"table:analytics_trades"`
