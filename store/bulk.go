@@ -63,7 +63,7 @@ func (s *Store) BeginBulkLoad(ctx context.Context) (*BulkLoad, error) {
 		return nil, err
 	}
 	if keys < len(bulkTables) {
-		return nil, fmt.Errorf("the action tables have %d of their %d primary keys: an earlier bulk load did not finish; "+
+		return nil, fmt.Errorf("the action and chain tables have %d of their %d primary keys: an earlier bulk load did not finish; "+
 			"its data is incomplete and its indexes are gone, so drop the database and load it again", keys, len(bulkTables))
 	}
 	var stored bool
