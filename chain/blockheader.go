@@ -53,6 +53,13 @@ type BlockHeader struct {
 	// Prev are the blocks this one follows: one, or two after a merge.
 	Prev    []BlockID
 	TxCount int
+	// VertSeqnoIncr (the header's flag) and RandSeed, CreatedBy (the
+	// block's extra) are read from every parsed block; nil only on a row
+	// stored before the store kept them (migration ...201), until the
+	// block is imported or followed again.
+	VertSeqnoIncr *bool
+	RandSeed      *Hash
+	CreatedBy     *Hash
 }
 
 // ShardSigned is the shard as toncenter and tonlib print it.
@@ -88,6 +95,8 @@ func blockHeader(raw *tlb.Block, file []byte, rootHash [32]byte, txs int) BlockH
 		PrevKeyBlockSeqno: info.PrevKeyBlockSeqno, GenUtime: info.GenUtime,
 		StartLt: info.StartLt, EndLt: info.EndLt, TxCount: txs,
 	}
+	incr, seed, by := info.VertSeqnoIncr, Hash(raw.Extra.RandSeed), Hash(raw.Extra.CreatedBy)
+	h.VertSeqnoIncr, h.RandSeed, h.CreatedBy = &incr, &seed, &by
 	if !info.NotMaster {
 		h.McSeqno = info.SeqNo
 	} else if info.MasterRef != nil {

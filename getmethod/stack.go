@@ -297,6 +297,14 @@ func (r *renderer) cell(c *boc.Cell) map[string]any {
 	return out
 }
 
+// CellObject is c in tonlib's object form, as the stack renders it (the
+// form the v2 "Simple" calls take; rest packs it back), within
+// maxObjectCells cells: false beyond.
+func CellObject(c *boc.Cell) (map[string]any, bool) {
+	var r renderer
+	return r.object(c)
+}
+
 func (r *renderer) object(c *boc.Cell) (map[string]any, bool) {
 	r.cells++
 	if r.cells > maxObjectCells {

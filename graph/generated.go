@@ -1070,7 +1070,7 @@ type Block {
   want_merge: Boolean!
   want_split: Boolean!
   key_block: Boolean!
-  "not stored (null)"
+  "the header's flag; null on a row stored before the store kept it, until the block is imported again"
   vert_seqno_incr: Boolean
   flags: Int!
   "unix time, as a decimal string (toncenter's form)"
@@ -1084,11 +1084,11 @@ type Block {
   min_ref_mc_seqno: Int!
   prev_key_block_seqno: Int!
   vert_seqno: Int!
-  "null for a masterchain block"
+  "the masterchain block a shard block's header refers to; 0 for a masterchain block, as toncenter writes it"
   master_ref_seqno: Int
-  "not stored (null)"
+  "the block extra's rand_seed (base64); null on a row stored before the store kept it"
   rand_seed: String
-  "not stored (null)"
+  "the block extra's created_by (base64); null on a row stored before the store kept it"
   created_by: String
   tx_count: Int!
   "the masterchain block that commits it; null when the store does not know it"

@@ -8,16 +8,19 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tonkeeper/tongo/boc"
 
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/getmethod"
 	"github.com/tonql/tonql/internal/testenv"
 )
 
 // TestEstimateFeeRoutesMatchChain sends the 12 external messages of a real
 // mainnet block through POST /api/v2/estimateFee on a store filled by the
 // importer, and checks every fee against what the chain charged, to the
-// nanoton. JSON-RPC (single calls and one batch) and GraphQL must give the
-// very same numbers.
+// nanoton. JSON-RPC (single calls and one batch), GraphQL and
+// estimateFeeSimple (the body as a cell object) must give the very same
+// numbers.
 func TestEstimateFeeRoutesMatchChain(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
@@ -63,6 +66,17 @@ func TestEstimateFeeRoutesMatchChain(t *testing.T) {
 				sameFees(t, a.Result, rpc.Result, name+": JSON-RPC")
 
 				sameFees(t, a.Result, graphQLEstimate(t, h, addr, m.Body), name+": GraphQL")
+
+				// estimateFeeSimple (tonlib's deprecated call): the body as a
+				// cell object, REST and JSON-RPC, must cost the same.
+				simple := fmt.Sprintf(`{"address":%q,"body":%s}`, addr, cellObjectJSON(t, m.Body))
+				rec = doRequest(h, http.MethodPost, "/api/v2/estimateFeeSimple", simple)
+				require.Equal(t, http.StatusOK, rec.Code, "%s: %s", name, rec.Body)
+				sameFees(t, a.Result, decodeV2(t, rec.Body.Bytes()).Result, name+": estimateFeeSimple")
+				rec = doRequest(h, http.MethodPost, "/api/v2/jsonRPC",
+					fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"estimateFeeSimple","params":%s}`, i, simple))
+				require.Equal(t, http.StatusOK, rec.Code, "%s: %s", name, rec.Body)
+				sameFees(t, a.Result, decodeV2(t, rec.Body.Bytes()).Result, name+": estimateFeeSimple JSON-RPC")
 				batch = append(batch, fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","method":"estimateFee","params":%s}`, i, params))
 			}
 			require.Equal(t, 2, byRef, "messages with the body by reference")
@@ -100,4 +114,18 @@ func graphQLEstimate(t testing.TB, h http.Handler, addr, body string) *fees.Resu
 	require.Empty(t, out.Errors)
 	require.NotNil(t, out.Data.EstimateFee)
 	return out.Data.EstimateFee
+}
+
+// cellObjectJSON writes the cell of a base64 BOC in tonlib's object form
+// (as runGetMethod's stack renders cells), the form the v2 "Simple" calls
+// take.
+func cellObjectJSON(t *testing.T, b64 string) string {
+	t.Helper()
+	cells, err := boc.DeserializeBocBase64(b64)
+	require.NoError(t, err)
+	obj, ok := getmethod.CellObject(cells[0])
+	require.True(t, ok)
+	out, err := json.Marshal(obj)
+	require.NoError(t, err)
+	return string(out)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 )
@@ -57,7 +58,13 @@ func badCalls(t *testing.T, goodMessage string) []callCase {
 		run("bad address", `{"address":"x","method":"seqno"}`, "address:"),
 		run("seqno", `{`+a+`,"method":"seqno","seqno":1}`, "seqno:"),
 	)
-	for _, m := range []string{"sendBoc", "sendBocReturnHash"} {
+	out = append(out,
+		callCase{"no cell", "sendCellSimple", `{}`, 422, "cell: required"},
+		callCase{"cell a string", "sendCellSimple", `{"cell":"te6cc"}`, 422, "cell: must be a cell object"},
+		callCase{"cell an internal message", "sendCellSimple", `{"cell":` + cellObjectJSON(t, internal) + `}`, 422, "cell: not an external inbound message"},
+		callCase{"cell a body", "sendCellSimple", `{"cell":` + cellObjectJSON(t, bodyOnly(t)) + `}`, 422, "cell:"},
+	)
+	for _, m := range []string{"sendBoc", "sendBocReturnHash", "sendBocUnsafe"} {
 		out = append(out,
 			callCase{"no boc", m, `{}`, 422, "boc: required"},
 			callCase{"boc not base64", m, `{"boc":"!!"}`, 422, "boc: not base64"},
@@ -116,7 +123,7 @@ func checkWalletCallsMalformed(t *testing.T, r *feeReplay) {
 			})
 		}
 		t.Run("rest/"+c.method+"/"+c.name, func(t *testing.T) {
-			if post := c.method == "runGetMethod" || strings.HasPrefix(c.method, "sendBoc"); post {
+			if post := c.method == "runGetMethod" || strings.HasPrefix(c.method, "send"); post {
 				rec := doRequest(h, http.MethodPost, "/api/v2/"+c.method, c.params)
 				checkV2Error(t, rec, c.status, c.want, nil)
 				return
@@ -151,7 +158,7 @@ func checkNewRoutesTransportErrors(t *testing.T, r *feeReplay) {
 		checkV2ErrorAllow(t, rec, 422, "address: given 2 times", "")
 	}
 	big := `{"boc":"` + strings.Repeat("A", 1<<20) + `"}`
-	for _, m := range []string{"runGetMethod", "sendBoc", "sendBocReturnHash"} {
+	for _, m := range []string{"runGetMethod", "sendBoc", "sendBocReturnHash", "sendBocUnsafe", "sendCellSimple", "sendQuerySimple", "estimateFeeSimple"} {
 		checkV2ErrorAllow(t, doRequest(h, http.MethodGet, "/api/v2/"+m, ""), 405, "use POST", "POST")
 		checkV2ErrorAllow(t, doRequest(h, http.MethodPost, "/api/v2/"+m, `{"boc":`), 400, "not valid JSON", "")
 		checkV2ErrorAllow(t, doRequest(h, http.MethodPost, "/api/v2/"+m, big), 413, "over", "")

@@ -218,10 +218,15 @@ func checkWalletCalls(t *testing.T, r *feeReplay) {
 
 	// sendBoc without lite servers: a valid message, clearly refused
 	m := r.msgs[0]
-	for _, method := range []string{"sendBoc", "sendBocReturnHash"} {
-		rec := doRequest(h, http.MethodPost, "/api/v2/jsonRPC", rpcCall(`1`, method, fmt.Sprintf(`{"boc":%q}`, m.Message)))
+	for method, params := range map[string]string{
+		"sendBoc":           fmt.Sprintf(`{"boc":%q}`, m.Message),
+		"sendBocReturnHash": fmt.Sprintf(`{"boc":%q}`, m.Message),
+		"sendBocUnsafe":     fmt.Sprintf(`{"boc":%q}`, m.Message),
+		"sendCellSimple":    `{"cell":` + cellObjectJSON(t, m.Message) + `}`, // the message as a cell object
+	} {
+		rec := doRequest(h, http.MethodPost, "/api/v2/jsonRPC", rpcCall(`1`, method, params))
 		checkV2Error(t, rec, http.StatusServiceUnavailable, "no lite server is configured", json.RawMessage(`1`))
-		rec = doRequest(h, http.MethodPost, "/api/v2/"+method, fmt.Sprintf(`{"boc":%q}`, m.Message))
+		rec = doRequest(h, http.MethodPost, "/api/v2/"+method, params)
 		checkV2Error(t, rec, http.StatusServiceUnavailable, "set LITE_SERVERS or LITE_SERVERS_CONFIG", nil)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,24 +19,6 @@ import (
 	"github.com/tonql/tonql/server"
 )
 
-// syncBuffer is a log sink the server's goroutines may write to.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // A websocket handshake on /graphql that cannot succeed is answered with
 // one GraphQL error naming what was wrong (403 for a foreign origin), and nothing is written to the
 // standard logger (the request log, with its sampling, is the only line).
@@ -47,7 +28,7 @@ func TestWebsocketUpgradeRefusal(t *testing.T) {
 	st := storetest.Open(t, testenv.Databases(t)[0].URL)
 	res := &resolvers.Resolver{Store: st}
 	startHub(t, st, res, notify.Options{})
-	var stdlog, reqlog syncBuffer
+	var stdlog, reqlog testenv.SyncBuffer
 	srv := streamServer(t, server.Options{Resolver: res, Origins: server.ParseOrigins("https://app.example"),
 		Logger: slog.New(slog.NewJSONHandler(&reqlog, nil))})
 	before := log.Writer()

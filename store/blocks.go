@@ -45,6 +45,10 @@ type blockRow struct {
 	McSeqno                *int64 `bun:"mc_seqno"`
 	Prev                   string `bun:"prev,notnull"`
 	TxCount                int32  `bun:"tx_count,notnull"`
+	// NULL on rows stored before migration ...201 (chain.BlockHeader).
+	VertSeqnoIncr *bool   `bun:"vert_seqno_incr"`
+	RandSeed      *string `bun:"rand_seed"`
+	CreatedBy     *string `bun:"created_by"`
 }
 
 // blockRef is one previous block in blocks.prev.
@@ -81,7 +85,25 @@ func newBlockRow(h *chain.BlockHeader) blockRow {
 		s := int64(h.McSeqno)
 		r.McSeqno = &s
 	}
+	r.VertSeqnoIncr = h.VertSeqnoIncr
+	r.RandSeed, r.CreatedBy = hashTextOrNil(h.RandSeed), hashTextOrNil(h.CreatedBy)
 	return r
+}
+
+func hashTextOrNil(h *chain.Hash) *string {
+	if h == nil {
+		return nil
+	}
+	s := h.Base64()
+	return &s
+}
+
+func parseHashTextOrNil(s *string) *chain.Hash {
+	if s == nil {
+		return nil
+	}
+	h := parseHashText(*s)
+	return &h
 }
 
 func (r *blockRow) toChain() *chain.BlockHeader {
@@ -103,6 +125,8 @@ func (r *blockRow) toChain() *chain.BlockHeader {
 	if r.McSeqno != nil {
 		h.McSeqno = uint32(*r.McSeqno)
 	}
+	h.VertSeqnoIncr = r.VertSeqnoIncr
+	h.RandSeed, h.CreatedBy = parseHashTextOrNil(r.RandSeed), parseHashTextOrNil(r.CreatedBy)
 	var prev []blockRef
 	_ = json.Unmarshal([]byte(r.Prev), &prev) // written by newBlockRow
 	for _, p := range prev {
@@ -113,7 +137,8 @@ func (r *blockRow) toChain() *chain.BlockHeader {
 }
 
 // saveBlocks writes block headers; a block stored again keeps its row but
-// learns the masterchain block that commits it when the new copy knows it.
+// learns the masterchain block that commits it when the new copy knows it,
+// and the facts a row stored before migration ...201 lacks.
 func saveBlocks(ctx context.Context, w *writer, blocks []chain.BlockHeader) error {
 	if len(blocks) == 0 {
 		return nil
@@ -126,7 +151,9 @@ func saveBlocks(ctx context.Context, w *writer, blocks []chain.BlockHeader) erro
 		return fmt.Sprint(r.Workchain, "/", r.Shard, "/", r.Seqno)
 	}, nil)
 	return queueRows(ctx, w, "save blocks", rows,
-		"CONFLICT (workchain, shard, seqno) DO UPDATE SET mc_seqno = COALESCE(EXCLUDED.mc_seqno, blocks.mc_seqno)")
+		"CONFLICT (workchain, shard, seqno) DO UPDATE SET mc_seqno = COALESCE(EXCLUDED.mc_seqno, blocks.mc_seqno), "+
+			"vert_seqno_incr = COALESCE(blocks.vert_seqno_incr, EXCLUDED.vert_seqno_incr), "+
+			"rand_seed = COALESCE(blocks.rand_seed, EXCLUDED.rand_seed), created_by = COALESCE(blocks.created_by, EXCLUDED.created_by)")
 }
 
 // BlockLookup picks one block of a shard: by seqno, by a logical time it

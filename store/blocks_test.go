@@ -53,6 +53,30 @@ func TestBlocksRoundTrip(t *testing.T) {
 	})
 }
 
+// A row stored before the store kept vert_seqno_incr, rand_seed and
+// created_by (as migration ...201 leaves it: NULL) answers them unknown,
+// and learns them when the block is imported again.
+func TestBlockExtraFilledByImportAgain(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		h := readBlock(t, "block-6.bin").Header
+		require.NotNil(t, h.RandSeed)
+		old := h
+		old.VertSeqnoIncr, old.RandSeed, old.CreatedBy = nil, nil, nil
+		require.NoError(t, s.SaveBatch(ctx, &Batch{Blocks: []chain.BlockHeader{old}}))
+		got, err := s.Block(ctx, h.Workchain, h.ShardSigned(), BlockLookup{Seqno: &h.Seqno})
+		require.NoError(t, err)
+		require.Nil(t, got.RandSeed)
+		require.Nil(t, got.VertSeqnoIncr)
+		require.NoError(t, s.SaveBatch(ctx, &Batch{Blocks: []chain.BlockHeader{h}}))
+		got, err = s.Block(ctx, h.Workchain, h.ShardSigned(), BlockLookup{Seqno: &h.Seqno})
+		require.NoError(t, err)
+		require.Equal(t, h.RandSeed, got.RandSeed)
+		require.Equal(t, h.CreatedBy, got.CreatedBy)
+		require.Equal(t, h.VertSeqnoIncr, got.VertSeqnoIncr)
+	})
+}
+
 // A transaction first stored without its raw BOC (as trace JSON brings
 // it) gets the BOC when its block is imported.
 func TestTransactionGetsItsBOCLater(t *testing.T) {

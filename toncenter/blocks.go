@@ -71,9 +71,23 @@ func RenderBlock(h *chain.BlockHeader) *Block {
 		MinRefMcSeqno: int32(h.MinRefMcSeqno), PrevKeyBlockSeqno: int32(h.PrevKeyBlockSeqno),
 		VertSeqno: int32(h.VertSeqno), TxCount: int64(h.TxCount), PrevBlocks: make([]BlockID, 0, len(h.Prev)),
 	}
+	// A masterchain block has no master_ref; toncenter's indexer writes 0
+	// for it (the record it reads is left zero), so 0 it is.
+	var ref int32
 	if h.MasterRef != nil {
-		s := int32(h.MasterRef.Seqno)
-		b.MasterRefSeqno = &s
+		ref = int32(h.MasterRef.Seqno)
+	}
+	if h.MasterRef != nil || h.Workchain == -1 {
+		b.MasterRefSeqno = &ref
+	}
+	b.VertSeqnoIncr = h.VertSeqnoIncr
+	if h.RandSeed != nil {
+		s := h.RandSeed.Base64()
+		b.RandSeed = &s
+	}
+	if h.CreatedBy != nil {
+		s := h.CreatedBy.Base64()
+		b.CreatedBy = &s
 	}
 	if h.McSeqno != 0 {
 		b.MasterchainBlockRef = &BlockID{Workchain: -1, Shard: ShardHex(masterShard), Seqno: int32(h.McSeqno)}

@@ -32,6 +32,7 @@ func New() *migrate.Migrations {
 	registerTxBlock(m)
 	registerAccountsBalance(m)
 	registerBlocksGenUtime(m)
+	registerBlockExtra(m)
 	registerTracesOrder(m)
 	registerWebhooks(m)
 	registerTokenMoves(m)
