@@ -227,41 +227,6 @@ func TestBulkLoadRefusesAnUnfinishedLoad(t *testing.T) {
 	require.ErrorContains(t, err, "0 of their 6 primary keys: an earlier bulk load did not finish")
 }
 
-// chainOfActions is a trace's worth of rows for each action: its
-// transactions, linked by messages, and one trace row per trace id.
-func chainOfActions(actions []chain.Action) ([]*chain.Transaction, []*chain.Trace) {
-	var txs []*chain.Transaction
-	traces := map[string]*chain.Trace{}
-	var order []*chain.Trace
-	for _, a := range actions {
-		id, _ := chain.ParseHash(a.TraceID)
-		var prev *chain.Transaction
-		for i, h := range a.Transactions {
-			hash, _ := chain.ParseHash(h)
-			t := &chain.Transaction{Hash: hash, Account: a.Accounts[i%len(a.Accounts)], Lt: a.TxLts[i], Utime: a.EndUtime,
-				OrigStatus: "active", EndStatus: "active", ComputeSuccess: true, ActionSuccess: true, TraceID: id}
-			m := chain.Message{Hash: chain.Hash(hash), Destination: t.Account, Value: uint64(i), CreatedLt: t.Lt - 1}
-			m.Hash[0] ^= 0xff
-			if prev != nil {
-				m.Source = prev.Account
-				prev.OutMsgs = append(prev.OutMsgs, m)
-			}
-			t.InMsg = &m
-			txs = append(txs, t)
-			prev = t
-		}
-		tr := traces[a.TraceID]
-		if tr == nil {
-			tr = &chain.Trace{ID: id, StartLt: a.StartLt, EndLt: a.EndLt, StartUtime: a.StartUtime, EndUtime: a.EndUtime, Complete: true}
-			traces[a.TraceID] = tr
-			order = append(order, tr)
-		}
-		tr.StartLt, tr.EndLt = min(tr.StartLt, a.StartLt), max(tr.EndLt, a.EndLt)
-		tr.Transactions += len(a.Transactions)
-	}
-	return txs, order
-}
-
 // A direct bulk load of whole traces (loadgen's) stores the transactions,
 // messages and trace rows SaveBatch stores, and their indexes come back.
 func TestBulkLoadTracesStoresWhatSaveBatchStores(t *testing.T) {
@@ -293,14 +258,14 @@ func TestBulkLoadTracesStoresWhatSaveBatchStores(t *testing.T) {
 		return out
 	}
 	for _, b := range batches {
-		txs, traces := chainOfActions(b)
+		txs, traces := synth.Chain(b)
 		require.NoError(t, want.SaveBatch(ctx, &Batch{Actions: b, Transactions: txs, Traces: traces}))
 	}
 	bl, err := got.BeginBulkLoad(ctx)
 	require.NoError(t, err)
 	require.True(t, bl.Direct())
 	for _, b := range batches {
-		txs, traces := chainOfActions(b)
+		txs, traces := synth.Chain(b)
 		require.NoError(t, bl.SaveTraces(ctx, b, txs, traces))
 	}
 	require.NoError(t, bl.Finish(ctx, 2))

@@ -88,7 +88,7 @@ func run(dbURL string, p synth.Params, batchSize, workers int, bulk bool, traces
 	chainRows := func([]chain.Action) ([]*chain.Transaction, []*chain.Trace) { return nil, nil }
 	if tracesEvery > 0 {
 		chainRows = func(actions []chain.Action) ([]*chain.Transaction, []*chain.Trace) {
-			return chainOf(sampleTraces(actions, tracesEvery, synth.HotAccount(p.Seed, 0)))
+			return synth.Chain(sampleTraces(actions, tracesEvery, synth.HotAccount(p.Seed, 0)))
 		}
 	}
 	save := func(ctx context.Context, actions []chain.Action) error {

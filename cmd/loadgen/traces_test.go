@@ -29,7 +29,7 @@ func TestChainOfGeneratedActions(t *testing.T) {
 	span := actions[len(actions)-1].EndUtime - actions[0].EndUtime
 	require.InDelta(t, float64(p.Seconds), float64(span), float64(p.Seconds)/50, "-seconds spreads the set over a year")
 
-	txs, traces := chainOf(actions)
+	txs, traces := synth.Chain(actions)
 	n := 0
 	byHash := map[chain.Hash]*chain.Transaction{}
 	for _, a := range actions {
