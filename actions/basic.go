@@ -283,6 +283,16 @@ func commentOf(body []byte) (string, bool) {
 	return b.String(), true
 }
 
+// TextComment reads a payload (a BOC) that is a text comment (op 0), as
+// toncenter writes one; ok false for anything else.
+func TextComment(payload []byte) (text string, ok bool) {
+	var v struct{ Op uint32 }
+	if !decodePrefix(payload, &v) || v.Op != uint32(abi.TextCommentMsgOpCode) {
+		return "", false
+	}
+	return commentOf(payload)
+}
+
 // encryptedCommentOf returns the bytes of an encrypted comment after its op
 // code (a snake of cells), base64; "" when they are not whole bytes.
 func encryptedCommentOf(body []byte) string {

@@ -172,43 +172,10 @@ func newLabelled(caseName, typ string, values map[string]any) labelled {
 	return l
 }
 
-// intLiteral is a YAML integer as written: labelled jetton amounts exceed
-// 64 bits.
-type intLiteral string
+// intLiteral and fromYAML read the labels keeping integers as written.
+type intLiteral = testenv.IntLiteral
 
-// fromYAML converts a YAML node to maps, lists, strings, bools and
-// intLiterals.
-func fromYAML(n *yaml.Node) any {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 1 {
-			return fromYAML(n.Content[0])
-		}
-	case yaml.MappingNode:
-		m := map[string]any{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[n.Content[i].Value] = fromYAML(n.Content[i+1])
-		}
-		return m
-	case yaml.SequenceNode:
-		l := make([]any, len(n.Content))
-		for i, c := range n.Content {
-			l[i] = fromYAML(c)
-		}
-		return l
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!int":
-			return intLiteral(n.Value)
-		case "!!bool":
-			return n.Value == "true"
-		case "!!null":
-			return nil
-		}
-		return n.Value
-	}
-	return nil
-}
+var fromYAML = testenv.YAMLValue
 
 // find returns the first unused action of the type with the labelled
 // status and amounts (and, for full detail, every labelled address).

@@ -170,7 +170,7 @@ type CocoonClientWithdraw struct {
 	Owner      Address `json:"owner,omitempty" role:"recipient" doc:"the client's owner, to whom the proxy pays"`
 	Client     Address `json:"client,omitempty" role:"contract" tc:"destination" doc:"the client contract"`
 	Proxy      Address `json:"proxy,omitempty" doc:"the client's proxy, which pays"`
-	Amount     BigInt  `json:"amount,omitempty" tc:"withdraw_amount" doc:"nanotons withdrawn (toncenter's amount and withdraw_amount)"`
+	Amount     BigInt  `json:"amount,omitempty" tc:"withdraw_amount,amount" doc:"nanotons withdrawn (toncenter's amount and withdraw_amount)"`
 	QueryID    BigInt  `json:"query_id,omitempty" tc:"query_id" doc:"query id of the request"`
 	ExcessesTo Address `json:"excesses_to,omitempty" tc:"source" doc:"where the unused TON went (toncenter's owner)"`
 }

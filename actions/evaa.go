@@ -99,7 +99,7 @@ var evaaAssetMasters = map[string]string{
 // to a recipient's user contract.
 type EvaaSupply struct {
 	Sender            Address `json:"sender,omitempty" role:"sender" tc:"source" doc:"who supplied the asset"`
-	SenderWallet      Address `json:"sender_wallet,omitempty" role:"source" tc:"sender_jetton_wallet" doc:"the sender's jetton wallet; absent for TON"`
+	SenderWallet      Address `json:"sender_wallet,omitempty" role:"source" tc:"sender_jetton_wallet,source_wallet" doc:"the sender's jetton wallet; absent for TON"`
 	Recipient         Address `json:"recipient,omitempty" role:"recipient" tc:"recipient" doc:"whose EVAA balance the supply credits"`
 	RecipientContract Address `json:"recipient_contract,omitempty" role:"contract" tc:"recipient_contract" doc:"the recipient's EVAA user contract"`
 	RecipientWallet   Address `json:"recipient_wallet,omitempty" tc:"recipient_jetton_wallet" doc:"the recipient's jetton wallet of the asset (the sender's when they are the same owner, else the wallet a refund reached); absent for TON"`

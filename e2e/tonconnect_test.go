@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/wallet"
 
 	"github.com/tonql/tonql/fees"
@@ -138,6 +141,8 @@ func TestTonConnectPreviews(t *testing.T) {
 	require.Equal(t, []string{strings.ToUpper(dep.Address)}, dep.Deployed)
 	require.True(t, strings.EqualFold(dep.Address, dep.Root))
 
+	highloadV3(t, nodeBin, base, parsed, msgs)
+
 	for name, says := range map[string]string{
 		"not-deployed": "is not deployed; give state_init",
 		"too-many":     "messages: 5 messages",
@@ -148,4 +153,55 @@ func TestTonConnectPreviews(t *testing.T) {
 	} {
 		a.failed("refuse/"+name, says)
 	}
+}
+
+// flowHighload is a highload v3 wallet of the fee-replay block.
+const flowHighload = "0:FCD79429C113DCD437396311467DCC2DC1F3772C295CAE75D07693E6E0CCEF77"
+
+// highloadV3: a TON Connect request from the block's highload v3 wallet
+// costs what the same transfer costs as tonweb's HighloadWalletContractV3
+// signs it (@ton/ton and @ton/core have no highload wallet), with the
+// query id the wallet took next in the block (the one the preview picks).
+func highloadV3(t *testing.T, nodeBin, base string, parsed *ingest.Parsed, msgs []fees.ExternalMessage) {
+	t.Helper()
+	d := walletData(t, parsed, flowHighload, 0)
+	pub, err := d.ReadBytes(32)
+	require.NoError(t, err)
+	sub, err := d.ReadUint(32)
+	require.NoError(t, err)
+	require.NoError(t, d.Skip(1+1+64)) // old_queries, queries (refs apart), last_clean_time
+	timeout, err := d.ReadUint(22)
+	require.NoError(t, err)
+	var shift, bit uint64
+	for _, m := range msgs {
+		if !strings.EqualFold(m.Account.ToRaw(), flowHighload) {
+			continue
+		}
+		c, err := boc.DeserializeBocBase64(m.Message)
+		require.NoError(t, err)
+		var msg tlb.Message
+		require.NoError(t, tlb.Unmarshal(c[0], &msg))
+		body := boc.Cell(msg.Body.Value)
+		inner, err := body.NextRef()
+		require.NoError(t, err)
+		require.NoError(t, inner.Skip(40)) // subwallet id, send mode
+		shift, err = inner.ReadUint(13)
+		require.NoError(t, err)
+		bit, err = inner.ReadUint(10)
+		require.NoError(t, err)
+	}
+	require.NotZero(t, shift+bit)
+	a := runScript(t, nodeBin, "highload.mjs", map[string]any{
+		"base": base, "address": flowHighload, "publicKey": hex.EncodeToString(pub),
+		"walletId": sub, "timeout": timeout, "shift": shift, "bitNumber": bit,
+		"createdAt": parsed.Blocks[0].GenUtime - 10, "recipient": flowRecipient,
+		"validUntil": time.Now().Add(time.Hour).Unix(),
+	})
+	var tc, signed preview
+	a.value("tonconnect", &tc)
+	a.value("signed", &signed)
+	require.Equal(t, signed, tc, "the TON Connect request costs what tonweb's signed highload v3 transfer costs")
+	require.NotZero(t, tc.SourceFees.GasFee)
+	require.Len(t, tc.DestinationFees, 1)
+	t.Logf("highload v3, query id %d/%d: source fees %+v, risk ton_out %s", shift, bit, tc.SourceFees, tc.Risk.TonOut)
 }

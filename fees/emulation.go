@@ -1,7 +1,11 @@
 package fees
 
 import (
+	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
+
+	"github.com/tonql/tonql/chain"
 )
 
 // Emulation is an estimate together with the trace it emulated: what a
@@ -16,6 +20,11 @@ type Emulation struct {
 	// Stops lists the messages of the trace that were not followed, and
 	// why; none means the whole trace was emulated.
 	Stops []Stop `json:"s"`
+	// Code and Data are the code and data of every emulated account as the
+	// trace leaves it, BOCs by their hash (standard base64): toncenter's
+	// code_cells and data_cells.
+	Code map[string][]byte `json:"cc,omitempty"`
+	Data map[string][]byte `json:"dc,omitempty"`
 }
 
 // Complete reports whether every internal message of the trace was
@@ -38,6 +47,10 @@ type EmulatedTx struct {
 	// their difference is real.
 	BalanceBefore uint64 `json:"bb"`
 	BalanceAfter  uint64 `json:"ba"`
+	// CodeHash and DataHash are the account's after the transaction (nil:
+	// it has none), keys of the emulation's Code and Data.
+	CodeHash *chain.Hash `json:"ch,omitempty"`
+	DataHash *chain.Hash `json:"dh,omitempty"`
 
 	tx *tlb.Transaction // decoded, when this process emulated it (not from a cache)
 }
@@ -69,4 +82,60 @@ type Stop struct {
 	OutIndex int    `json:"o"` // its index among that transaction's out messages
 	Account  string `json:"a"` // its destination, raw
 	Reason   string `json:"r"` // one of the Stop* constants
+}
+
+// codeData is an account state's code and data cells, nil when it has
+// none (not active).
+func codeData(sa tlb.ShardAccount) (code, data *boc.Cell) {
+	if sa.Account.SumType != "Account" || sa.Account.Account.Storage.State.SumType != "AccountActive" {
+		return nil, nil
+	}
+	si := &sa.Account.Account.Storage.State.AccountActive.StateInit
+	if si.Code.Exists {
+		c := si.Code.Value.Value
+		code = &c
+	}
+	if si.Data.Exists {
+		d := si.Data.Value.Value
+		data = &d
+	}
+	return code, data
+}
+
+// hashOf is a cell's hash and, when keep is not nil, its BOC kept there.
+func hashOf(c *boc.Cell, keep map[string][]byte) *chain.Hash {
+	if c == nil {
+		return nil
+	}
+	h, err := c.Hash256()
+	if err != nil {
+		return nil
+	}
+	hash := chain.Hash(h)
+	if keep != nil {
+		if _, ok := keep[hash.Base64()]; !ok {
+			if b, err := c.ToBoc(); err == nil {
+				keep[hash.Base64()] = b
+			}
+		}
+	}
+	return &hash
+}
+
+// keepStates puts the code and data of every account the trace ran a
+// transaction on, as it leaves them, in the emulation.
+func (t *tracer) keepStates() {
+	if t.rec == nil {
+		return
+	}
+	t.rec.Code, t.rec.Data = map[string][]byte{}, map[string][]byte{}
+	for _, tx := range t.rec.Transactions {
+		id, err := ton.ParseAccountID(tx.Account)
+		if err != nil {
+			continue
+		}
+		code, data := codeData(t.states[id])
+		hashOf(code, t.rec.Code)
+		hashOf(data, t.rec.Data)
+	}
 }

@@ -161,11 +161,7 @@ func (e *Estimator) Emulate(ctx context.Context, r Request) (*Emulation, error) 
 // only its Result (a fraction of the trace's size), so the two are kept
 // under different keys.
 func (e *Estimator) emulation(ctx context.Context, r Request, trace bool) (*Emulation, error) {
-	at, err := e.now(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := e.config(ctx)
+	at, cfg, err := e.when(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -174,11 +170,11 @@ func (e *Estimator) emulation(ctx context.Context, r Request, trace bool) (*Emul
 	}
 	st := r.State
 	if st == nil {
-		if st, err = e.account(ctx, chain.RawAddress(r.Account)); err != nil {
+		if st, err = e.accountOf(ctx, r.At, chain.RawAddress(r.Account)); err != nil {
 			return nil, err
 		}
 	}
-	if e.cache == nil {
+	if e.cache == nil || r.At != nil {
 		em, _, err := e.run(ctx, r, cfg, st, at, trace)
 		return em, err
 	}
@@ -226,6 +222,43 @@ func (e *Estimator) config(ctx context.Context) (*preparedConfig, error) {
 		return nil, apperr.Wrap(apperr.Unavailable, err, "blockchain config is unusable")
 	}
 	return p, nil
+}
+
+// when is the chain time and config a request runs at: now's, or its
+// past block's.
+func (e *Estimator) when(ctx context.Context, r Request) (ChainTime, *preparedConfig, error) {
+	if r.At == nil {
+		at, err := e.now(ctx)
+		if err != nil {
+			return at, nil, err
+		}
+		cfg, err := e.config(ctx)
+		return at, cfg, err
+	}
+	c, err := r.At.Source.Config(ctx)
+	if err != nil {
+		return r.At.Time, nil, unavailable(err, "blockchain config")
+	}
+	if c == nil {
+		return r.At.Time, nil, apperr.New(apperr.NotFound, "no blockchain config is stored for that block")
+	}
+	cfg, err := e.configs.prepare(c)
+	if err != nil {
+		return r.At.Time, nil, apperr.Wrap(apperr.Unavailable, err, "blockchain config is unusable")
+	}
+	return r.At.Time, cfg, nil
+}
+
+// accountOf is the account's state now, or at the past block at names.
+func (e *Estimator) accountOf(ctx context.Context, at *At, raw string) (*chain.AccountState, error) {
+	if at == nil {
+		return e.account(ctx, raw)
+	}
+	st, err := at.Source.Account(ctx, raw)
+	if err != nil {
+		return nil, unavailable(err, "account state")
+	}
+	return st, nil
 }
 
 func (e *Estimator) account(ctx context.Context, raw string) (*chain.AccountState, error) {
@@ -305,7 +338,7 @@ func (e *Estimator) emulateOn(ctx context.Context, l *lease, r Request, b *built
 		return nil, nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}
 	out := &Emulation{}
-	t := &tracer{e: e, em: l.e, states: map[ton.AccountID]tlb.ShardAccount{r.Account: em.Emulation.ShardAccount}}
+	t := &tracer{e: e, em: l.e, at: r.At, states: map[ton.AccountID]tlb.ShardAccount{r.Account: em.Emulation.ShardAccount}}
 	if record {
 		t.rec = out
 		t.record(-1, 0, r.Account, em.Emulation, src, sa)
@@ -314,6 +347,7 @@ func (e *Estimator) emulateOn(ctx context.Context, l *lease, r Request, b *built
 	if err != nil {
 		return nil, nil, err
 	}
+	t.keepStates()
 	out.Result = &Result{Type: "query.fees", SourceFees: src, DestinationFees: dest,
 		ConfigSource: cfg.origin, Utime: at.Unix, Clock: e.opts.ClockName}
 	out.Stops = t.stops

@@ -38,11 +38,23 @@ type Request struct {
 	// estimate whose chain time is past it is refused naming valid_until,
 	// rather than reported as the wallet's exit code.
 	ValidUntil uint32
+	// At, when set, runs the request at a past block instead of now: at
+	// its chain time, on the states and config the source holds for it.
+	// Such answers are not cached.
+	At *At
 
 	// checked is set by ParseParams once every BOC passed decodeRoot, so
 	// that building the message does not check the same bytes again. A
 	// Request made any other way is checked when it is built.
 	checked bool
+}
+
+// At is a past block to run a request at: its chain time and what is held
+// of it (store.BlockStates). A destination the source has no state of
+// stops the trace there, as for any unknown account.
+type At struct {
+	Time   ChainTime
+	Source StateSource
 }
 
 // decode turns one of the request's BOCs into a fresh root cell.

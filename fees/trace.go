@@ -26,6 +26,7 @@ type dep struct {
 // branch stops there and says so.
 type tracer struct {
 	e      *Estimator
+	at     *At // the past block the trace runs at; nil: now
 	em     *txemulator.Emulator
 	states map[ton.AccountID]tlb.ShardAccount
 	deps   []dep
@@ -117,6 +118,9 @@ func (t *tracer) record(parent, out int, account ton.AccountID, em *struct {
 		BalanceBefore: balanceOf(before), BalanceAfter: balanceOf(em.ShardAccount),
 		tx: &em.Transaction,
 	})
+	code, data := codeData(em.ShardAccount)
+	last := &t.rec.Transactions[len(t.rec.Transactions)-1]
+	last.CodeHash, last.DataHash = hashOf(code, nil), hashOf(data, nil)
 }
 
 func balanceOf(sa tlb.ShardAccount) uint64 {
@@ -153,7 +157,7 @@ func (t *tracer) state(ctx context.Context, id ton.AccountID) (sa tlb.ShardAccou
 		return sa, true, nil
 	}
 	raw := chain.RawAddress(id)
-	st, err := t.e.account(ctx, raw)
+	st, err := t.e.accountOf(ctx, t.at, raw)
 	if err != nil {
 		return sa, false, err
 	}

@@ -132,6 +132,7 @@ type MutationResolver interface {
 	CreateWebhook(ctx context.Context, url string, addresses []string, eventTypes []string) (*webhooks.Created, error)
 	DeleteWebhook(ctx context.Context, id string) (bool, error)
 	TestWebhook(ctx context.Context, id string) (*webhooks.Delivery, error)
+	EnableWebhook(ctx context.Context, id string) (*webhooks.Hook, error)
 }
 type NftItemTransferResolver interface {
 	Token(ctx context.Context, obj *actions.NftItemTransfer) (*model.Token, error)
@@ -751,7 +752,10 @@ input StreamWatch {
   types: [String!]
   """
   the lowest finality wanted: pending, confirmed or finalized (default).
-  Events streamed here are finalized, which every choice receives
+  Stored actions are finalized, which every choice receives (there are no
+  confirmed events: the follower stores masterchain blocks whole); pending
+  adds the emulated actions of messages sent through this server
+  (ActionEvent.finality)
   """
   min_finality: String
 }
@@ -760,6 +764,15 @@ input StreamWatch {
 type ActionEvent {
   "resume point: pass as after (it is also the SSE event id)"
   cursor: String!
+  """
+  finalized: a stored action (the cursor moves past it). With min_finality
+  pending also: pending, an emulated action of a message sent through this
+  server, told before its trace is stored (its cursor is where the stream
+  stood; match it to the stored actions by trace_external_hash_norm); and
+  invalidated, a pending action told before whose trace was not stored within
+  STREAM_PENDING_TIMEOUT: it is void.
+  """
+  finality: String!
   action: Action!
   "the REST address_book object of the action's addresses"
   address_book: AddressBook!
@@ -785,9 +798,10 @@ extend type Query {
 extend type Query {
   """
   A TON Connect sendTransaction request, before the user signs it: the
-  sender's wallet (v3R1, v3R2, v4R1, v4R2, v5R1) is recognized from its
-  current state, the message it would send is built with its real seqno
-  and wallet id and left unsigned (the signature check is skipped), and
+  sender's wallet (v3R1, v3R2, v4R1, v4R2, v5R1, highload v2 and v3) is
+  recognized from its current state, the message it would send is built
+  with its real seqno and wallet id (highload: subwallet id and the next
+  query id) and left unsigned (the signature check is skipped), and
   that message is estimated and, with the preview fields, previewed. A
   sender not deployed yet needs state_init (TON Connect's walletStateInit):
   the preview is then its deployment. A request that cannot be built is an
@@ -3394,6 +3408,12 @@ type Mutation {
   deleteWebhook(id: String!): Boolean!
   "Sends the webhook a signed test event now, logs the attempt and returns it."
   testWebhook(id: String!): WebhookDelivery!
+  """
+  Turns a disabled webhook back on (its URL is checked again); an active one
+  is returned as it is. It is told what is committed from now on, after the
+  events that waited when it was disabled.
+  """
+  enableWebhook(id: String!): Webhook!
 }
 
 type CreatedWebhook {
@@ -3572,6 +3592,17 @@ func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Contex
 }
 
 func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_enableWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNString2string)
@@ -5967,6 +5998,35 @@ func (ec *executionContext) _ActionEvent_cursor(ctx context.Context, field graph
 }
 
 func (ec *executionContext) fieldContext_ActionEvent_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActionEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActionEvent_finality(ctx context.Context, field graphql.CollectedField, obj *model.ActionEvent) (ret graphql.Marshaler) {
+	res := obj.Finality
+	if any(res) == nil {
+		fc, err := ec.fieldContext_ActionEvent_finality(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Finality}
+}
+
+func (ec *executionContext) fieldContext_ActionEvent_finality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "ActionEvent",
 		Field:      field,
@@ -24034,6 +24094,89 @@ func (ec *executionContext) fieldContext_Mutation_testWebhook(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_enableWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Mutation_enableWebhook(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Mutation().EnableWebhook(rctx, fc.Args["id"].(string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*webhooks.Hook)
+	fc.Result = res
+	return ec.marshalNWebhook2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋwebhooksᚐHook(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Mutation_enableWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Webhook_id(ctx, field)
+			case "url":
+				return ec.fieldContext_Webhook_url(ctx, field)
+			case "addresses":
+				return ec.fieldContext_Webhook_addresses(ctx, field)
+			case "event_types":
+				return ec.fieldContext_Webhook_event_types(ctx, field)
+			case "status":
+				return ec.fieldContext_Webhook_status(ctx, field)
+			case "created_at":
+				return ec.fieldContext_Webhook_created_at(ctx, field)
+			case "pending":
+				return ec.fieldContext_Webhook_pending(ctx, field)
+			case "failing_since":
+				return ec.fieldContext_Webhook_failing_since(ctx, field)
+			case "last_success_at":
+				return ec.fieldContext_Webhook_last_success_at(ctx, field)
+			case "last_error":
+				return ec.fieldContext_Webhook_last_error(ctx, field)
+			case "disabled_at":
+				return ec.fieldContext_Webhook_disabled_at(ctx, field)
+			case "disabled_reason":
+				return ec.fieldContext_Webhook_disabled_reason(ctx, field)
+			case "deliveries":
+				return ec.fieldContext_Webhook_deliveries(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Webhook", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_enableWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NftCancelAuction_owner(ctx context.Context, field graphql.CollectedField, obj *actions.NftCancelAuction) (ret graphql.Marshaler) {
 	res := obj.Owner
 	if any(res) == nil {
@@ -31540,6 +31683,8 @@ func (ec *executionContext) fieldContext_Subscription_actions(ctx context.Contex
 			switch field.Name {
 			case "cursor":
 				return ec.fieldContext_ActionEvent_cursor(ctx, field)
+			case "finality":
+				return ec.fieldContext_ActionEvent_finality(ctx, field)
 			case "action":
 				return ec.fieldContext_ActionEvent_action(ctx, field)
 			case "address_book":
@@ -42290,6 +42435,11 @@ func (ec *executionContext) _ActionEvent(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "finality":
+			out.Values[i] = ec._ActionEvent_finality(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "action":
 			out.Values[i] = ec._ActionEvent_action(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -46844,6 +46994,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "testWebhook":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_testWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "enableWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_enableWebhook(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

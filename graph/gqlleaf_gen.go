@@ -167,7 +167,7 @@ var computedFields = map[string]map[string]bool{
 	"MultisigApprove":              {},
 	"MultisigCreateOrder":          {},
 	"MultisigExecute":              {},
-	"Mutation":                     {"createWebhook": true, "deleteWebhook": true, "testWebhook": true},
+	"Mutation":                     {"createWebhook": true, "deleteWebhook": true, "enableWebhook": true, "testWebhook": true},
 	"NftCancelAuction":             {},
 	"NftCancelSale":                {},
 	"NftDiscovery":                 {},

@@ -67,25 +67,30 @@ func BenchmarkPreviewInProcess(b *testing.B) {
 // preview of a wallet's signed external message (boc) with the preview of
 // the TON Connect request for the same transfer: validating the request,
 // reading the sender's state, recognizing the wallet and building its
-// message, then the same emulation and decoding. Uncached, for a v4R2 and
-// a v5R1 wallet of the fee-replay block.
+// message, then the same emulation and decoding. Uncached, for a v4R2, a
+// v5R1 and a highload v3 wallet of the fee-replay block.
 func BenchmarkTonConnectPreview(b *testing.B) {
 	r := loadReplay(b)
 	est := r.estimator(nil)
 	depth, txs := est.Limits()
 	limits := Limits{MaxDepth: depth, MaxTransactions: txs}
 	ctx := context.Background()
+	v3 := func(m string) ([]walletmsg.TonConnectMessage, error) {
+		out, _, err := walletmsg.HighloadV3TonConnectOf(m)
+		return out, err
+	}
 	for _, w := range []struct {
 		prefix string
-		ver    tw.Version
-	}{{"0:89F356BD", tw.V4R2}, {"0:BC91B30E", tw.V5R1}} {
+		name   string
+		read   func(message string) ([]walletmsg.TonConnectMessage, error)
+	}{{"0:89F356BD", "v4R2", tonConnectOf(tw.V4R2)}, {"0:BC91B30E", "v5R1", tonConnectOf(tw.V5R1)}, {"0:FCD79429", "highload_v3r1", v3}} {
 		var x *fees.ExternalMessage
 		for i := range r.msgs {
 			if chain.RawAddress(r.msgs[i].Account)[:10] == w.prefix {
 				x = &r.msgs[i]
 			}
 		}
-		msgs, _, err := walletmsg.TonConnectOf(x.Message, w.ver)
+		msgs, err := w.read(x.Message)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -115,7 +120,7 @@ func BenchmarkTonConnectPreview(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			built, err := tonconnect.Build(req, st, time.Now())
+			built, err := tonconnect.Build(req, st, r.at)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -129,7 +134,7 @@ func BenchmarkTonConnectPreview(b *testing.B) {
 		}
 		signed()
 		tonConnect()
-		b.Run(w.ver.ToString(), func(b *testing.B) {
+		b.Run(w.name, func(b *testing.B) {
 			var s, c []time.Duration
 			for b.Loop() {
 				t0 := time.Now()
@@ -144,5 +149,14 @@ func BenchmarkTonConnectPreview(b *testing.B) {
 			b.ReportMetric(float64(c[len(c)/2].Microseconds()), "tonconnect-p50-µs")
 			b.ReportMetric(float64(c[len(c)/2])/float64(s[len(s)/2]), "tonconnect/signed")
 		})
+	}
+}
+
+// tonConnectOf reads a standard wallet's signed message as TON Connect
+// messages.
+func tonConnectOf(ver tw.Version) func(string) ([]walletmsg.TonConnectMessage, error) {
+	return func(m string) ([]walletmsg.TonConnectMessage, error) {
+		out, _, err := walletmsg.TonConnectOf(m, ver)
+		return out, err
 	}
 }

@@ -34,6 +34,9 @@ type Preview struct {
 	Complete bool
 	// Risk is what the sender can lose: every preview carries it.
 	Risk Risk
+	// Code and Data are the emulated accounts' code and data as the trace
+	// leaves them, BOCs by hash (toncenter's code_cells, data_cells).
+	Code, Data map[string][]byte `json:"-"`
 }
 
 // Transaction is one emulated transaction with the fees it charged. The
@@ -53,6 +56,9 @@ type Transaction struct {
 	Fees            fees.Fees `json:"fees"`
 
 	Tx *chain.Transaction `json:"-"`
+	// Emulated is what the emulator said of it: the account's balance,
+	// code and data hashes after it.
+	Emulated *fees.EmulatedTx `json:"-"`
 }
 
 // Limits are the estimator's bounds on a trace, quoted by stops.
@@ -77,7 +83,7 @@ func Build(em *fees.Emulation, known chain.KnownContracts, limits Limits) (*Prev
 	if em == nil || len(em.Transactions) == 0 {
 		return nil, fmt.Errorf("preview: emulation without transactions")
 	}
-	p := &Preview{Complete: em.Complete(), Actions: []*chain.Action{}, Stopped: []*Stop{}}
+	p := &Preview{Complete: em.Complete(), Actions: []*chain.Action{}, Stopped: []*Stop{}, Code: em.Code, Data: em.Data}
 	nodes := make([]*chain.TraceNode, len(em.Transactions))
 	outIndex := make([]int, len(em.Transactions))
 	for i := range em.Transactions {
@@ -91,7 +97,8 @@ func Build(em *fees.Emulation, known chain.KnownContracts, limits Limits) (*Prev
 		f := et.Fees
 		f.Type = "" // toncenter v3's shape, as GraphQL's Fees
 		t := &Transaction{Tx: tx, Fees: f, Hash: tx.Hash.Base64(), Account: tx.Account, Lt: tx.Lt, Utime: tx.Utime,
-			Success: tx.Success(), Aborted: tx.Aborted, ComputeExitCode: int(tx.ComputeExitCode), TotalFees: tx.TotalFees}
+			Success: tx.Success(), Aborted: tx.Aborted, ComputeExitCode: int(tx.ComputeExitCode), TotalFees: tx.TotalFees,
+			Emulated: et}
 		if et.Parent >= 0 {
 			if et.Parent >= i {
 				return nil, fmt.Errorf("preview: transaction %d before its parent %d", i, et.Parent)

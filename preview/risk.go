@@ -80,18 +80,35 @@ func riskOf(em *fees.Emulation, nodes []*chain.TraceNode, bc BalanceChanges, all
 			r.ContractsDeployed = append(r.ContractsDeployed, t.Account)
 		}
 	}
-	out := new(big.Int).SetUint64(root.TotalFees)
-	for _, m := range root.OutMsgs {
-		out.Add(out, new(big.Int).SetUint64(m.Value))
+	// The sender's own transactions: the root's and those on messages it
+	// sends itself (highload v3 sends a batch through itself). What they
+	// send elsewhere, and their fees, is what it parts with.
+	own := []int{0}
+	for i := 1; i < len(em.Transactions); i++ {
+		if nodes[i].Tx.Account == root.Account && slices.Contains(own, em.Transactions[i].Parent) {
+			own = append(own, i)
+		}
 	}
-	rootTx := em.Transactions[0]
-	if len(root.OutMsgs) > 0 && (rootTx.BalanceAfter == 0 || root.Destroyed) {
+	out := new(big.Int)
+	var sent []chain.Message
+	for _, i := range own {
+		t := nodes[i].Tx
+		out.Add(out, new(big.Int).SetUint64(t.TotalFees))
+		for _, m := range t.OutMsgs {
+			if m.Destination != root.Account {
+				out.Add(out, new(big.Int).SetUint64(m.Value))
+				sent = append(sent, m)
+			}
+		}
+	}
+	last := own[len(own)-1]
+	if len(sent) > 0 && (em.Transactions[last].BalanceAfter == 0 || nodes[last].Tx.Destroyed) {
 		r.SendsAll = true
-		out.SetUint64(rootTx.BalanceBefore)
+		out.SetUint64(em.Transactions[0].BalanceBefore)
 	}
 	r.TonOut = actions.BigInt(out.String())
 	masters, collections := assetsOf(bc, all)
-	for _, m := range root.OutMsgs {
+	for _, m := range sent {
 		if m.Opcode == nil || m.Bounced {
 			continue
 		}

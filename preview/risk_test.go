@@ -229,3 +229,43 @@ func TestRiskNftTransfer(t *testing.T) {
 }
 
 func uitoa(v uint64) string { return new(big.Int).SetUint64(v).String() }
+
+// TestRiskHighloadBatch: a TON Connect request of two messages from a real
+// highload v3 wallet of the block (its STON.fi swap's jetton transfer, and
+// 0.05 TON to another wallet) goes through the wallet itself: its first
+// transaction sends all its balance to itself (mode 128), its second
+// sends the two. The risk reads both: the jettons, the TON that leaves
+// (the two values and both transactions' fees), not "everything".
+func TestRiskHighloadBatch(t *testing.T) {
+	r := loadReplay(t)
+	_, tr := signedPreview(t, r, "0:FCD79429")
+	from, req := tr.Root.Tx.Account, tr.Root.Tx.OutMsgs[0]
+	to := chain.RawAddress(r.msgs[1].Account)
+	pv := tonConnectPreview(t, r, from,
+		tonconnect.Message{Address: req.Destination, Amount: uitoa(req.Value), Payload: b64(mustRoot(t, req.Body))},
+		tonconnect.Message{Address: to, Amount: "50000000"})
+	if len(pv.Transactions) < 4 || pv.Transactions[1].Account != from {
+		t.Fatalf("%d transactions, the second on %s; want the batch through the wallet itself", len(pv.Transactions), pv.Transactions[1].Account)
+	}
+	rk := pv.Risk
+	want := req.Value + 50_000_000 + pv.Transactions[0].TotalFees + pv.Transactions[1].TotalFees
+	if rk.SendsAll || rk.TonOut != actions.BigInt(uitoa(want)) {
+		t.Fatalf("ton_out %s sends_all %v; want %d (the two values and the wallet's two fees)", rk.TonOut, rk.SendsAll, want)
+	}
+	h, err := readJettonHead(req.Body, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rk.Jettons) != 1 || string(rk.Jettons[0].Amount) != h.amount.String() || rk.Jettons[0].JettonWallet != req.Destination {
+		t.Fatalf("jettons %+v; want %s from %s", rk.Jettons, h.amount, req.Destination)
+	}
+}
+
+func mustRoot(t *testing.T, b []byte) *boc.Cell {
+	t.Helper()
+	c, err := chain.DecodeRoot(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -47,6 +47,11 @@ var errNoFees = apperr.New(apperr.Unavailable, "fee estimation is not configured
 // with their address book, transactions, balance changes, and where the
 // trace stopped. POST /api/v3/emulate and GraphQL's preview fields.
 func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimate, error) {
+	return r.PreviewAt(ctx, p, nil)
+}
+
+// PreviewAt is Preview at a past block (BlockAt); at nil is now.
+func (r *Resolver) PreviewAt(ctx context.Context, p fees.Params, at *fees.At) (*preview.Estimate, error) {
 	if r.Fees == nil {
 		return nil, errNoFees
 	}
@@ -54,7 +59,46 @@ func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimat
 	if err != nil {
 		return nil, err
 	}
+	req.At = at
 	return r.preview(ctx, req)
+}
+
+// BlockAt is what a preview at masterchain block seqno runs at: nil for
+// the newest block (the current states), else the states the store holds
+// of that block (store.BlockStates: the rule is there). A block the store
+// holds no states of is a 422 naming mc_block_seqno.
+func (r *Resolver) BlockAt(ctx context.Context, seqno uint32) (*fees.At, error) {
+	mc, err := r.MasterchainInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if seqno == mc.Last.Seqno {
+		return nil, nil
+	}
+	if r.Store == nil {
+		return nil, apperr.Field("mc_block_seqno", "%d: this server keeps no blocks; only its newest (%d)", seqno, mc.Last.Seqno)
+	}
+	bs, err := r.Store.StatesAt(ctx, seqno)
+	if err != nil {
+		return nil, err
+	}
+	if bs == nil {
+		return nil, apperr.Field("mc_block_seqno", "%d: the store holds no block of it, so no account states of it (its newest is %d)", seqno, mc.Last.Seqno)
+	}
+	return &fees.At{Time: fees.ChainTime{Unix: bs.Utime, Lt: bs.StartLt}, Source: bs}, nil
+}
+
+// stateAt is the sender's state at the past block at, a 422 naming
+// mc_block_seqno when the store holds none of that block.
+func stateAt(ctx context.Context, at *fees.At, addr string) (*chain.AccountState, error) {
+	st, err := at.Source.Account(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, apperr.Field("mc_block_seqno", "the store holds no state of %s as of that block (a later import replaced it, or it never held one)", addr)
+	}
+	return st, nil
 }
 
 // PreviewTonConnect previews a TON Connect sendTransaction request: the
@@ -65,6 +109,12 @@ func (r *Resolver) Preview(ctx context.Context, p fees.Params) (*preview.Estimat
 // runs on). POST /api/v3/emulate with TON Connect fields, POST
 // /api/emulate/v1/emulateTonConnect and GraphQL's emulateTonConnect.
 func (r *Resolver) PreviewTonConnect(ctx context.Context, p tonconnect.Params) (*preview.Estimate, error) {
+	return r.PreviewTonConnectAt(ctx, p, nil)
+}
+
+// PreviewTonConnectAt is PreviewTonConnect at a past block (BlockAt); at
+// nil is now.
+func (r *Resolver) PreviewTonConnectAt(ctx context.Context, p tonconnect.Params, at *fees.At) (*preview.Estimate, error) {
 	if r.Fees == nil {
 		return nil, errNoFees
 	}
@@ -72,14 +122,29 @@ func (r *Resolver) PreviewTonConnect(ctx context.Context, p tonconnect.Params) (
 	if err != nil {
 		return nil, err
 	}
-	st, err := r.Fees.State(ctx, chain.RawAddress(req.From))
+	var st *chain.AccountState
+	var now fees.ChainTime
+	if at != nil {
+		if st, err = at.Source.Account(ctx, chain.RawAddress(req.From)); err != nil {
+			return nil, err
+		}
+		now = at.Time
+	} else {
+		if st, err = r.Fees.State(ctx, chain.RawAddress(req.From)); err != nil {
+			return nil, err
+		}
+		// built at the time the estimate runs at (the head clock of a
+		// snapshot server is behind the wall clock; highload v3 refuses a
+		// created_at after its now)
+		if now, err = r.Fees.Now(ctx); err != nil {
+			return nil, err
+		}
+	}
+	built, err := tonconnect.Build(req, st, time.Unix(int64(now.Unix), 0))
 	if err != nil {
 		return nil, err
 	}
-	built, err := tonconnect.Build(req, st, time.Now())
-	if err != nil {
-		return nil, err
-	}
+	built.Request.At = at
 	return r.preview(ctx, built.Request)
 }
 
@@ -99,6 +164,15 @@ func tonConnectParams(from string, messages []*model.TonConnectMessageInput, val
 
 // preview emulates a validated request and decodes its trace.
 func (r *Resolver) preview(ctx context.Context, req fees.Request) (*preview.Estimate, error) {
+	// at a past block the sender needs its state of that block: without
+	// one, "not deployed then" and "replaced since" look alike
+	if req.At != nil && req.State == nil {
+		st, err := stateAt(ctx, req.At, chain.RawAddress(req.Account))
+		if err != nil {
+			return nil, err
+		}
+		req.State = st
+	}
 	em, err := r.Fees.Emulate(ctx, req)
 	if err != nil {
 		return nil, err

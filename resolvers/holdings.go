@@ -127,37 +127,69 @@ func (r *Resolver) AccountNfts(ctx context.Context, obj *model.Account, first *i
 	return out, nil
 }
 
+// TokenKey names a token: its raw address and what the caller knows it
+// to be (chain.TokenJettonMaster, ...).
+type TokenKey struct{ Address, Kind string }
+
+func (k TokenKey) id() string { return k.Kind + " " + k.Address }
+
 // TokenOf is the Token an action's details name at addr (raw; kind as
-// Tokens takes it); nil when the details do not know the address. One
-// read per detail: an actions page asks for at most its page's tokens.
+// Tokens takes it); nil when the details do not know the address. Every
+// detail field of one response goes through the operation's token loader,
+// so a page of actions reads its tokens together.
 func (r *Resolver) TokenOf(ctx context.Context, addr actions.Address, kind string) (*model.Token, error) {
 	if addr == "" {
 		return nil, nil
 	}
-	tokens, err := r.Tokens(ctx, []string{string(addr)}, kind)
+	return r.loaders(ctx).tokensLoader().Load(ctx, TokenKey{Address: string(addr), Kind: kind})
+}
+
+// Tokens makes the Token of each address (raw) of one kind, by address.
+func (r *Resolver) Tokens(ctx context.Context, addrs []string, kind string) (map[string]*model.Token, error) {
+	keys := make([]TokenKey, len(addrs))
+	for i, a := range addrs {
+		keys[i] = TokenKey{Address: a, Kind: kind}
+	}
+	byKey, err := r.TokensOf(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
-	return tokens[string(addr)], nil
+	out := make(map[string]*model.Token, len(byKey))
+	for _, k := range keys {
+		out[k.Address] = byKey[k.id()]
+	}
+	return out, nil
 }
 
-// Tokens makes the Token of each address (raw; kind is what the caller
-// knows it to be): its stored metadata and, for a jetton master, its
-// registry row, read in two statements for all of them. A token with no
+// TokensOf makes the Token of each key (by TokenKey.id): its stored
+// metadata and, for a jetton master, its registry row, read in two
+// statements for all of them whatever their kinds. A token with no
 // metadata stored is not valid, reason "unknown".
-func (r *Resolver) Tokens(ctx context.Context, addrs []string, kind string) (map[string]*model.Token, error) {
-	out := make(map[string]*model.Token, len(addrs))
-	if len(addrs) == 0 {
+func (r *Resolver) TokensOf(ctx context.Context, keys []TokenKey) (map[string]*model.Token, error) {
+	out := make(map[string]*model.Token, len(keys))
+	if len(keys) == 0 {
 		return out, nil
+	}
+	addrs := make([]string, 0, len(keys))
+	var masterAddrs []string
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		if !seen[k.Address] {
+			seen[k.Address] = true
+			addrs = append(addrs, k.Address)
+		}
+		if k.Kind == chain.TokenJettonMaster {
+			masterAddrs = append(masterAddrs, k.Address)
+		}
 	}
 	md, err := r.Store.TokenMetadata(ctx, addrs)
 	if err != nil {
 		return nil, err
 	}
 	masters := map[string]chain.JettonMaster{}
-	if kind == chain.TokenJettonMaster {
-		list, err := r.Store.JettonMasters(ctx, store.JettonMasterFilter{Addresses: addrs,
-			TokenPage: store.TokenPage{Limit: len(addrs)}})
+	if len(masterAddrs) > 0 {
+		list, err := r.Store.JettonMasters(ctx, store.JettonMasterFilter{Addresses: masterAddrs,
+			TokenPage: store.TokenPage{Limit: len(masterAddrs)}})
 		if err != nil {
 			return nil, err
 		}
@@ -165,8 +197,9 @@ func (r *Resolver) Tokens(ctx context.Context, addrs []string, kind string) (map
 			masters[m.Address] = m
 		}
 	}
-	for _, a := range addrs {
-		t := &model.Token{Address: a, Kind: kind}
+	for _, k := range keys {
+		a := k.Address
+		t := &model.Token{Address: a, Kind: k.Kind}
 		if m, ok := md[a]; ok {
 			t.Kind, t.Valid = m.Kind, m.Valid
 			t.Name, t.Symbol, t.Decimals, t.Image, t.Description = m.Name, m.Symbol, m.Decimals, m.Image, m.Description
@@ -178,7 +211,7 @@ func (r *Resolver) Tokens(ctx context.Context, addrs []string, kind string) (map
 			reason := "unknown"
 			t.Reason = &reason
 		}
-		if m, ok := masters[a]; ok {
+		if m, ok := masters[a]; ok && k.Kind == chain.TokenJettonMaster {
 			supply := actions.BigInt(m.TotalSupply)
 			mintable := m.Mintable
 			t.TotalSupply, t.Mintable = &supply, &mintable
@@ -187,7 +220,7 @@ func (r *Resolver) Tokens(ctx context.Context, addrs []string, kind string) (map
 				t.Admin = &admin
 			}
 		}
-		out[a] = t
+		out[k.id()] = t
 	}
 	return out, nil
 }

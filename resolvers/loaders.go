@@ -8,6 +8,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/store"
 )
 
@@ -32,6 +33,7 @@ type loaders struct {
 	txActions                lazy[store.TxRef, []*chain.Action]
 	children                 lazy[store.ActionSpan, []*chain.Action] // Action.children
 	actionsByID              lazy[store.ActionSpan, *chain.Action]   // Action.parent
+	tokens                   lazy[TokenKey, *model.Token]            // the details' token fields
 }
 
 type loadersKey struct{}
@@ -153,6 +155,16 @@ func (l *loaders) actionsByIDLoader() *dataloadgen.Loader[store.ActionSpan, *cha
 	return get(&l.actionsByID, l.r, func(r *Resolver, ctx context.Context, spans []store.ActionSpan) ([]*chain.Action, []error) {
 		m, err := r.Store.ActionsByID(ctx, spans)
 		return ordered(spans, spanID, m, err)
+	})
+}
+
+// tokensLoader reads the Tokens that a response's action details name:
+// every token field of a page in one metadata statement and one jetton
+// master statement, not two statements per field.
+func (l *loaders) tokensLoader() *dataloadgen.Loader[TokenKey, *model.Token] {
+	return get(&l.tokens, l.r, func(r *Resolver, ctx context.Context, keys []TokenKey) ([]*model.Token, []error) {
+		m, err := r.TokensOf(ctx, keys)
+		return ordered(keys, TokenKey.id, m, err)
 	})
 }
 

@@ -97,9 +97,6 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 // nothing: the stream is cut as too slow, like an SSE stream, and the
 // socket's writes are bounded so the cut cannot hang on that client.
 func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFilter, watch *model.StreamWatch, after *string) (<-chan *model.ActionEvent, error) {
-	if watch != nil && watch.MinFinality != nil && *watch.MinFinality == FinalityPending {
-		return nil, apperr.Field("min_finality", "pending events are served on the SSE streams (/api/v3/actions/stream, toncenter's /api/streaming/v2/sse and /ws), not on GraphQL yet; use confirmed or finalized here")
-	}
 	st, err := r.SubscribeActions(ctx, in, watch, after, "after")
 	if err != nil {
 		return nil, err
@@ -112,6 +109,7 @@ func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFi
 		defer st.Close()
 		stall := time.NewTimer(st.Stall())
 		defer stall.Stop()
+		var told pendingTold
 		for {
 			taken := st.Position() // what gqlgen has taken
 			e, err := st.Next(ctx)
@@ -130,17 +128,18 @@ func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFi
 				}
 				continue
 			}
-			l := e.List(st.IncludeAccounts)
-			stall.Reset(st.Stall())
-			select {
-			case ch <- &model.ActionEvent{Cursor: EncodeStreamCursor(e.Seq), Action: l.Actions[0], AddressBook: l.AddressBook, Metadata: l.Metadata}:
-			case <-ctx.Done():
-				return
-			case <-stall.C:
-				err := st.CutSlow("it took nothing for " + st.Stall().String())
-				transport.AddSubscriptionError(ctx, StreamEndError(err, taken))
-				netconn.BoundWrites(ctx, st.Stall())
-				return
+			for _, ev := range told.events(e, st.IncludeAccounts) {
+				stall.Reset(st.Stall())
+				select {
+				case ch <- ev:
+				case <-ctx.Done():
+					return
+				case <-stall.C:
+					err := st.CutSlow("it took nothing for " + st.Stall().String())
+					transport.AddSubscriptionError(ctx, StreamEndError(err, taken))
+					netconn.BoundWrites(ctx, st.Stall())
+					return
+				}
 			}
 		}
 	}()
@@ -153,4 +152,43 @@ func StreamEndError(err error, pos uint64) *gqlerror.Error {
 	e := apperr.From(err)
 	return &gqlerror.Error{Message: e.Public(), Extensions: map[string]any{
 		"code": e.Kind.Info().GQLCode, "cursor": EncodeStreamCursor(pos)}}
+}
+
+// pendingTold are the pending actions a GraphQL subscription was told, by
+// trace_external_hash_norm, until their trace is stored: an invalidation
+// names only the hash, and ActionEvent.action is non-null, so each of them
+// is told again as invalidated.
+type pendingTold map[string][]*model.ActionEvent
+
+// events are the GraphQL events of e: its action (finalized or pending),
+// or for an invalidation the pending actions of its trace, void.
+func (p *pendingTold) events(e *notify.Event, includeAccounts bool) []*model.ActionEvent {
+	cursor := EncodeStreamCursor(e.Seq)
+	if e.Invalidated != "" {
+		told := (*p)[e.Invalidated]
+		delete(*p, e.Invalidated)
+		out := make([]*model.ActionEvent, len(told))
+		for i, t := range told {
+			c := *t
+			c.Cursor, c.Finality = cursor, FinalityInvalidated
+			out[i] = &c
+		}
+		return out
+	}
+	l := e.List(includeAccounts)
+	a := l.Actions[0]
+	ev := &model.ActionEvent{Cursor: cursor, Finality: FinalityFinalized, Action: a, AddressBook: l.AddressBook, Metadata: l.Metadata}
+	switch x := a.TraceExternalHashNorm; {
+	case e.Pending && x != nil:
+		ev.Finality = FinalityPending
+		if *p == nil {
+			*p = pendingTold{}
+		}
+		(*p)[*x] = append((*p)[*x], ev)
+	case e.Pending:
+		ev.Finality = FinalityPending
+	case x != nil && len(*p) > 0:
+		delete(*p, *x) // settled by its stored trace
+	}
+	return []*model.ActionEvent{ev}
 }

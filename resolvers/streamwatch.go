@@ -19,6 +19,9 @@ const (
 	// FinalityPending is the finality of the emulated actions of a message
 	// sent through this server, told before its trace is stored.
 	FinalityPending = "pending"
+	// FinalityInvalidated marks, on GraphQL, a pending action whose trace
+	// was not stored in time (toncenter sends trace_invalidated instead).
+	FinalityInvalidated = "invalidated"
 )
 
 // eventTypes are toncenter's streaming v2 event types; true for those

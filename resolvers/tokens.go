@@ -66,6 +66,29 @@ func rawAddresses(field string, in []string) ([]string, error) {
 	return out, nil
 }
 
+// addressList is one address list of a registry request: its parameter
+// name, what the client gave, where the raw addresses go.
+type addressList struct {
+	field string
+	in    []string
+	out   *[]string
+}
+
+// filter checks a registry request's page and address lists, the
+// preamble every registry list shares.
+func (a TokenListArgs) filter(page *store.TokenPage, lists ...addressList) error {
+	var err error
+	if *page, err = a.page(); err != nil {
+		return err
+	}
+	for _, l := range lists {
+		if *l.out, err = rawAddresses(l.field, l.in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // JettonMastersArgs filter /api/v3/jetton/masters.
 type JettonMastersArgs struct {
 	Address, AdminAddress []string
@@ -75,14 +98,8 @@ type JettonMastersArgs struct {
 // JettonMasters lists jetton masters.
 func (r *Resolver) JettonMasters(ctx context.Context, a JettonMastersArgs) ([]chain.JettonMaster, error) {
 	var f store.JettonMasterFilter
-	var err error
-	if f.TokenPage, err = a.page(); err != nil {
-		return nil, err
-	}
-	if f.Addresses, err = rawAddresses("address", a.Address); err != nil {
-		return nil, err
-	}
-	if f.Admins, err = rawAddresses("admin_address", a.AdminAddress); err != nil {
+	if err := a.filter(&f.TokenPage, addressList{"address", a.Address, &f.Addresses},
+		addressList{"admin_address", a.AdminAddress, &f.Admins}); err != nil {
 		return nil, err
 	}
 	return r.Store.JettonMasters(ctx, f)
@@ -100,17 +117,9 @@ type JettonWalletsArgs struct {
 // JettonWallets lists jetton wallets.
 func (r *Resolver) JettonWallets(ctx context.Context, a JettonWalletsArgs) ([]chain.JettonWallet, error) {
 	var f store.JettonWalletFilter
-	var err error
-	if f.TokenPage, err = a.page(); err != nil {
-		return nil, err
-	}
-	if f.Addresses, err = rawAddresses("address", a.Address); err != nil {
-		return nil, err
-	}
-	if f.Owners, err = rawAddresses("owner_address", a.OwnerAddress); err != nil {
-		return nil, err
-	}
-	if f.Jettons, err = rawAddresses("jetton_address", a.JettonAddress); err != nil {
+	if err := a.filter(&f.TokenPage, addressList{"address", a.Address, &f.Addresses},
+		addressList{"owner_address", a.OwnerAddress, &f.Owners},
+		addressList{"jetton_address", a.JettonAddress, &f.Jettons}); err != nil {
 		return nil, err
 	}
 	if len(f.Jettons) > 1 && len(f.Owners) != 1 {
@@ -135,14 +144,8 @@ type NftCollectionsArgs struct {
 // NftCollections lists NFT collections.
 func (r *Resolver) NftCollections(ctx context.Context, a NftCollectionsArgs) ([]chain.NftCollection, error) {
 	var f store.NftCollectionFilter
-	var err error
-	if f.TokenPage, err = a.page(); err != nil {
-		return nil, err
-	}
-	if f.Addresses, err = rawAddresses("collection_address", a.CollectionAddress); err != nil {
-		return nil, err
-	}
-	if f.Owners, err = rawAddresses("owner_address", a.OwnerAddress); err != nil {
+	if err := a.filter(&f.TokenPage, addressList{"collection_address", a.CollectionAddress, &f.Addresses},
+		addressList{"owner_address", a.OwnerAddress, &f.Owners}); err != nil {
 		return nil, err
 	}
 	return r.Store.NftCollections(ctx, f)
@@ -165,17 +168,9 @@ var maxIndex = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt
 // NftItems lists NFT items.
 func (r *Resolver) NftItems(ctx context.Context, a NftItemsArgs) ([]chain.NftItem, error) {
 	var f store.NftItemFilter
-	var err error
-	if f.TokenPage, err = a.page(); err != nil {
-		return nil, err
-	}
-	if f.Addresses, err = rawAddresses("address", a.Address); err != nil {
-		return nil, err
-	}
-	if f.Owners, err = rawAddresses("owner_address", a.OwnerAddress); err != nil {
-		return nil, err
-	}
-	if f.Collections, err = rawAddresses("collection_address", a.CollectionAddress); err != nil {
+	if err := a.filter(&f.TokenPage, addressList{"address", a.Address, &f.Addresses},
+		addressList{"owner_address", a.OwnerAddress, &f.Owners},
+		addressList{"collection_address", a.CollectionAddress, &f.Collections}); err != nil {
 		return nil, err
 	}
 	if len(f.Collections) > 1 && len(f.Owners) != 1 {

@@ -72,3 +72,12 @@ func (r *Resolver) WebhookDeliveries(ctx context.Context, id string, limit int) 
 	}
 	return s.Deliveries(ctx, apikey.KeyID(ctx), id, limit)
 }
+
+// EnableWebhook turns a disabled webhook of the request's key back on.
+func (r *Resolver) EnableWebhook(ctx context.Context, id string) (*webhooks.Hook, error) {
+	s, err := r.hooks()
+	if err != nil {
+		return nil, err
+	}
+	return s.Enable(ctx, apikey.KeyID(ctx), id)
+}

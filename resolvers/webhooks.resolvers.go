@@ -29,6 +29,11 @@ func (r *mutationResolver) TestWebhook(ctx context.Context, id string) (*webhook
 	return r.Resolver.TestWebhook(ctx, id)
 }
 
+// EnableWebhook is the resolver for the enableWebhook field.
+func (r *mutationResolver) EnableWebhook(ctx context.Context, id string) (*webhooks.Hook, error) {
+	return r.Resolver.EnableWebhook(ctx, id)
+}
+
 // Webhooks is the resolver for the webhooks field.
 func (r *queryResolver) Webhooks(ctx context.Context) ([]*webhooks.Hook, error) {
 	return r.ListWebhooks(ctx)

@@ -24,6 +24,8 @@ type emulateOptions struct {
 	IncludeMetadata    *bool            `json:"include_metadata"`
 	McBlockSeqno       *json.RawMessage `json:"mc_block_seqno"`
 	IgnoreChksig       *bool            `json:"ignore_chksig"`
+
+	at *uint32 // the past block the preview ran at; nil: the newest
 }
 
 func on(b *bool) bool { return b != nil && *b }
@@ -38,9 +40,6 @@ func decodeOptions(raw []byte) (emulateOptions, error) {
 			return o, apperr.Field(te.Field, "must be a boolean")
 		}
 		return o, apperr.New(apperr.BadRequest, "request body is not valid JSON")
-	}
-	if on(o.IncludeCodeData) {
-		return o, apperr.Field("include_code_data", "not supported here: previews keep no account code or data (docs/API-NOTES.md)")
 	}
 	return o, nil
 }
@@ -71,10 +70,12 @@ func EmulateTraceV1(res *resolvers.Resolver) http.HandlerFunc {
 			}
 			chk := on(o.IgnoreChksig)
 			p.IgnoreChksig = &chk
-			if err := atBlock(r, res, o); err != nil {
+			at, seqno, err := atBlock(r, res, o)
+			if err != nil {
 				return nil, o, err
 			}
-			est, err := res.Preview(r.Context(), p)
+			o.at = seqno
+			est, err := res.PreviewAt(r.Context(), p, at)
 			return est, o, err
 		}()
 		writeEmulation(w, r, res, est, o, err)
@@ -101,34 +102,34 @@ func EmulateTonConnectV1(res *resolvers.Resolver) http.HandlerFunc {
 			if err != nil {
 				return nil, o, err
 			}
-			if err := atBlock(r, res, o); err != nil {
+			at, seqno, err := atBlock(r, res, o)
+			if err != nil {
 				return nil, o, err
 			}
-			est, err := res.PreviewTonConnect(r.Context(), p)
+			o.at = seqno
+			est, err := res.PreviewTonConnectAt(r.Context(), p, at)
 			return est, o, err
 		}()
 		writeEmulation(w, r, res, est, o, err)
 	}
 }
 
-// atBlock checks mc_block_seqno: the store keeps the current state of each
-// account, so the only block a preview can run at is the newest one.
-func atBlock(r *http.Request, res *resolvers.Resolver, o emulateOptions) error {
+// atBlock reads mc_block_seqno: nil for none or the newest block (the
+// current states), else the past block the store holds states of
+// (resolvers.BlockAt), whose seqno the answer names.
+func atBlock(r *http.Request, res *resolvers.Resolver, o emulateOptions) (*fees.At, *uint32, error) {
 	if o.McBlockSeqno == nil || string(*o.McBlockSeqno) == "null" {
-		return nil
+		return nil, nil, nil
 	}
 	var seqno uint32
 	if err := json.Unmarshal(*o.McBlockSeqno, &seqno); err != nil {
-		return apperr.Field("mc_block_seqno", "must be a masterchain block seqno")
+		return nil, nil, apperr.Field("mc_block_seqno", "must be a masterchain block seqno")
 	}
-	mc, err := res.MasterchainInfo(r.Context())
-	if err != nil {
-		return err
+	at, err := res.BlockAt(r.Context(), seqno)
+	if err != nil || at == nil {
+		return nil, nil, err
 	}
-	if seqno != mc.Last.Seqno {
-		return apperr.Field("mc_block_seqno", "%d: this server keeps the account states of its newest block (%d) only", seqno, mc.Last.Seqno)
-	}
-	return nil
+	return at, &seqno, nil
 }
 
 func writeEmulation(w http.ResponseWriter, r *http.Request, res *resolvers.Resolver, est *preview.Estimate, o emulateOptions, err error) {
@@ -137,7 +138,9 @@ func writeEmulation(w http.ResponseWriter, r *http.Request, res *resolvers.Resol
 		return
 	}
 	var seqno uint32
-	if mc, err := res.MasterchainInfo(r.Context()); err == nil {
+	if o.at != nil {
+		seqno = *o.at
+	} else if mc, err := res.MasterchainInfo(r.Context()); err == nil {
 		seqno = mc.Last.Seqno
 	}
 	pv := est.Preview
@@ -151,6 +154,14 @@ func writeEmulation(w http.ResponseWriter, r *http.Request, res *resolvers.Resol
 		return
 	}
 	out.RandSeed = base64.StdEncoding.EncodeToString(est.RandSeed[:])
+	for _, t := range pv.Transactions {
+		if rt, e := out.Transactions[t.Hash], t.Emulated; rt != nil && e != nil {
+			rt.SetStateAfter(toncenter.StateAfter{Balance: e.BalanceAfter, Status: t.Tx.EndStatus, CodeHash: e.CodeHash, DataHash: e.DataHash})
+		}
+	}
+	if on(o.IncludeCodeData) {
+		out.CodeCells, out.DataCells = toncenter.Cells(pv.Code), toncenter.Cells(pv.Data)
+	}
 	if on(o.WithActions) {
 		a := pv.Actions
 		if a == nil {

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"maps"
 	"net/http"
 
 	"github.com/tonql/tonql/apperr"
@@ -340,15 +341,14 @@ var tracesParams = names([]string{"account", "trace_id", "tx_hash", "msg_hash", 
 	"start_lt", "end_lt", "include_actions", "supported_action_types"}, toncenter.PageParams)
 
 // Traces serves GET /api/v3/traces and, when events, its older name
-// /api/v3/events (the list under "events"). Actions are not embedded:
-// toncenter's action shape is another dialect than ours
-// (docs/API-NOTES.md), so include_actions=true is 422.
+// /api/v3/events (the list under "events"). With include_actions=true (and
+// always on /events, as toncenter) each trace carries its actions in
+// toncenter's dialect (toncenter.Action), as toncenter's traces do.
 func Traces(res *resolvers.Resolver, events bool) http.HandlerFunc {
 	return v3Get(tracesParams, func(r *http.Request, p *toncenter.Params) (any, error) {
-		if b, err := p.Bool("include_actions"); err != nil {
+		withActions, err := p.Bool("include_actions")
+		if err != nil {
 			return nil, err
-		} else if b != nil && *b {
-			return nil, apperr.Field("include_actions", "is not served: actions are at /api/v3/actions (this server's shape)")
 		}
 		pg, err := p.Page()
 		if err != nil {
@@ -408,9 +408,30 @@ func Traces(res *resolvers.Resolver, events bool) http.HandlerFunc {
 		if book == nil {
 			book = chain.AddressBook{}
 		}
-		if events {
-			return &toncenter.EventsResponse{Events: list, AddressBook: book, Metadata: map[string]any{}}, nil
+		meta := chain.Metadata{}
+		// toncenter's /events always carries the actions
+		if events || (withActions != nil && *withActions) {
+			ids := make([]string, len(list))
+			for i, tr := range list {
+				ids[i] = *tr.TraceID
+			}
+			byTrace, page, err := traceActions(r.Context(), res.Query(), ids, p.List("supported_action_types"))
+			if err != nil {
+				return nil, err
+			}
+			for _, tr := range list {
+				acts := byTrace[*tr.TraceID]
+				if acts == nil {
+					acts = []*toncenter.Action{}
+				}
+				tr.Actions = &acts
+			}
+			maps.Copy(book, page.AddressBook)
+			meta = page.Metadata
 		}
-		return &toncenter.TracesResponse{Traces: list, AddressBook: book, Metadata: map[string]any{}}, nil
+		if events {
+			return &toncenter.EventsResponse{Events: list, AddressBook: book, Metadata: meta}, nil
+		}
+		return &toncenter.TracesResponse{Traces: list, AddressBook: book, Metadata: meta}, nil
 	})
 }

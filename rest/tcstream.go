@@ -11,6 +11,7 @@ import (
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/toncenter"
 )
 
 // ToncenterStreamPath is toncenter's streaming v2 SSE route.
@@ -32,6 +33,10 @@ type tcRequest struct {
 	IncludeMetadata        *bool    `json:"include_metadata"`
 	// After resumes after a cursor (an event's SSE id): ours.
 	After *string `json:"after"`
+	// IncludeCursor adds "cursor" to each finalized notification (ours):
+	// the websocket has no event ids, and toncenter's shapes stay exact
+	// for clients that do not ask.
+	IncludeCursor *bool `json:"include_cursor"`
 }
 
 // tcStatus and tcError are toncenter's StatusResponse and ErrorResponse.
@@ -81,6 +86,7 @@ func (req *tcRequest) subscribe(r *http.Request, s ActionsStreamer, after *strin
 func (req *tcRequest) format() streamFormat {
 	book := req.IncludeAddressBook != nil && *req.IncludeAddressBook
 	meta := req.IncludeMetadata != nil && *req.IncludeMetadata
+	cursor := req.IncludeCursor != nil && *req.IncludeCursor
 	hello, _ := json.Marshal(tcStatus{ID: req.ID, Status: "subscribed"})
 	return streamFormat{
 		hello: append(append([]byte("event: connected\ndata: "), hello...), "\n\n"...),
@@ -90,13 +96,15 @@ func (req *tcRequest) format() streamFormat {
 				b, err := json.Marshal(tcInvalidated{Type: "trace_invalidated", TraceExternalHashNorm: e.Invalidated})
 				return "", b, err
 			}
-			return "", tcActionsNotification(nil, e, book, meta), nil
+			return "", tcActionsNotification(nil, e, book, meta, cursor), nil
 		},
 	}
 }
 
-// tcActionsNotification appends e as toncenter's ActionsNotification.
-func tcActionsNotification(b []byte, e *notify.Event, book, meta bool) []byte {
+// tcActionsNotification appends e as toncenter's ActionsNotification, with
+// our resume cursor when asked (a pending event has none: it moves no
+// position).
+func tcActionsNotification(b []byte, e *notify.Event, book, meta, cursor bool) []byte {
 	l := e.List(false)
 	a := l.Actions[0]
 	finality := resolvers.FinalityFinalized
@@ -110,13 +118,27 @@ func tcActionsNotification(b []byte, e *notify.Event, book, meta bool) []byte {
 	}
 	b, _ = appendJSON(b, hash)
 	b = append(b, `,"actions":[`...)
-	b = a.AppendJSON(b)
+	// toncenter's notification carries toncenter's Action (the dialect of
+	// /toncenter/api/v3/actions); a stored action always renders, ours is
+	// written only if one ever did not
+	written := false
+	if ta, err := toncenter.RenderAction(a); err == nil {
+		if out, err := ta.AppendJSON(b); err == nil {
+			b, written = out, true
+		}
+	}
+	if !written {
+		b = a.AppendJSON(b)
+	}
 	b = append(b, ']')
 	if book {
 		b = l.AddressBook.AppendJSON(append(b, `,"address_book":`...))
 	}
 	if meta {
 		b = l.Metadata.AppendJSON(append(b, `,"metadata":`...))
+	}
+	if cursor && !e.Pending {
+		b, _ = appendJSON(append(b, `,"cursor":`...), resolvers.EncodeStreamCursor(e.Seq))
 	}
 	return append(b, '}')
 }

@@ -1,10 +1,12 @@
 package rest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/resolvers"
 )
@@ -70,6 +72,36 @@ type tcNftTransfer struct {
 	TraceID               *string          `json:"trace_id"`
 }
 
+// decodedPayload is toncenter's decoded_forward_payload or
+// decoded_custom_payload of a payload (base64 BOC): a text comment in the
+// shape toncenter keeps for it ({"@type","comment","type"}); null for any
+// other payload (toncenter decodes those with its own TL-B schema service,
+// whose shapes this server does not reproduce; docs/API-NOTES.md) and
+// when there is none.
+func decodedPayload(b64 string) *json.RawMessage {
+	if b64 == "" {
+		return nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil
+	}
+	text, ok := actions.TextComment(raw)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(struct {
+		AtType  string `json:"@type"`
+		Comment string `json:"comment"`
+		Type    string `json:"type"`
+	}{"text_comment", text, "text_comment"})
+	if err != nil {
+		return nil
+	}
+	m := json.RawMessage(b)
+	return &m
+}
+
 // opt is a string field toncenter writes null when empty.
 func opt(s string) *string { return optAddr(s) }
 
@@ -92,7 +124,8 @@ func JettonTransfersOf(in []chain.TokenMove) ([]tcJettonTransfer, []string) {
 			Amount: orZero(m.Amount), SourceWallet: m.Contract, JettonMaster: m.Master, TransactionHash: m.TxHash,
 			TransactionLt: lt(m.TxLt), TransactionNow: m.TxUtime, ResponseDestination: opt(m.ResponseDestination),
 			CustomPayload: opt(m.CustomPayload), ForwardTonAmount: opt(m.ForwardAmount),
-			ForwardPayload: opt(m.ForwardPayload), TraceID: &trace}
+			ForwardPayload: opt(m.ForwardPayload), TraceID: &trace,
+			DecodedCustomPayload: decodedPayload(m.CustomPayload), DecodedForwardPayload: decodedPayload(m.ForwardPayload)}
 		book = append(book, m.Source, m.Destination, m.Contract, m.Master, m.ResponseDestination)
 	}
 	return out, book
@@ -108,7 +141,7 @@ func JettonBurnsOf(in []chain.TokenMove) ([]tcJettonBurn, []string) {
 		out[i] = tcJettonBurn{QueryID: orZero(m.QueryID), Owner: m.Source, JettonWallet: m.Contract,
 			JettonMaster: m.Master, TransactionHash: m.TxHash, TransactionLt: lt(m.TxLt), TransactionNow: m.TxUtime,
 			Amount: orZero(m.Amount), ResponseDestination: opt(m.ResponseDestination),
-			CustomPayload: opt(m.CustomPayload), TraceID: &trace}
+			CustomPayload: opt(m.CustomPayload), TraceID: &trace, DecodedCustomPayload: decodedPayload(m.CustomPayload)}
 		book = append(book, m.Source, m.Contract, m.Master, m.ResponseDestination)
 	}
 	return out, book
@@ -125,7 +158,8 @@ func NftTransfersOf(in []chain.TokenMove) ([]tcNftTransfer, []string) {
 			TransactionHash: m.TxHash, TransactionLt: lt(m.TxLt), TransactionNow: m.TxUtime,
 			OldOwner: m.Source, NewOwner: m.Destination, ResponseDestination: opt(m.ResponseDestination),
 			CustomPayload: opt(m.CustomPayload), ForwardAmount: opt(m.ForwardAmount),
-			ForwardPayload: opt(m.ForwardPayload), TraceID: &trace}
+			ForwardPayload: opt(m.ForwardPayload), TraceID: &trace,
+			DecodedCustomPayload: decodedPayload(m.CustomPayload), DecodedForwardPayload: decodedPayload(m.ForwardPayload)}
 		book = append(book, m.Contract, m.Master, m.Source, m.Destination, m.ResponseDestination)
 	}
 	return out, book

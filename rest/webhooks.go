@@ -17,6 +17,7 @@ import (
 //	GET    /api/v3/webhooks/{id}             one
 //	DELETE /api/v3/webhooks/{id}             delete one
 //	POST   /api/v3/webhooks/{id}/test        send it a test event now
+//	POST   /api/v3/webhooks/{id}/enable      turn a disabled one back on
 //	GET    /api/v3/webhooks/{id}/deliveries  its delivery log, newest first (?limit=1..1000, default 20)
 //
 // They call the resolvers the GraphQL fields call.
@@ -27,6 +28,7 @@ func WebhookRoutes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/webhooks":                 webhooksRoute(res),
 		"/api/v3/webhooks/{id}":            webhookRoute(res),
 		"/api/v3/webhooks/{id}/test":       webhookTestRoute(res),
+		"/api/v3/webhooks/{id}/enable":     webhookEnableRoute(res),
 		"/api/v3/webhooks/{id}/deliveries": webhookDeliveriesRoute(res),
 	}
 }
@@ -162,6 +164,24 @@ func webhookTestRoute(res *resolvers.Resolver) http.HandlerFunc {
 			return
 		}
 		WriteJSON(w, d)
+	}
+}
+
+func webhookEnableRoute(res *resolvers.Resolver) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !methods(w, r, http.MethodPost) {
+			return
+		}
+		if err := onlyParams(r.URL.Query(), nil); err != nil {
+			WriteError(w, r, V3, err)
+			return
+		}
+		h, err := res.EnableWebhook(r.Context(), r.PathValue("id"))
+		if err != nil {
+			WriteError(w, r, V3, err)
+			return
+		}
+		WriteJSON(w, h)
 	}
 }
 

@@ -38,7 +38,8 @@ func errNoKey() error { return apperr.New(apperr.Unauthorized, "API key does not
 // for /robots.txt, and neither may be looked up (or logged) as a key.
 func reservedSegment(seg string) bool {
 	switch seg {
-	case "", "api", "graphql", "healthz", "readyz", "metrics", "favicon.ico", "robots.txt", "explorer":
+	case "", "api", "graphql", "healthz", "readyz", "metrics", "favicon.ico", "robots.txt", "explorer",
+		"toncenter": // rest.ToncenterPrefix, the toncenter dialect's routes
 		return true
 	}
 	return false

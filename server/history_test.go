@@ -323,7 +323,7 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 				"/api/v3/addressBook":                                                                "address",
 				"/api/v3/addressBook?address=0:12":                                                   "address",
 				"/api/v3/messages?msg_hash=" + withParent.Hash + "&x=1":                              "x",
-				"/api/v3/traces?include_actions=true":                                                "include_actions",
+				"/api/v3/traces?include_actions=maybe":                                               "include_actions",
 				"/api/v3/traces?account=" + busiest + "&tx_hash=" + url.QueryEscape(withParent.Hash): "account",
 				"/api/v3/events?trace_id=nothash":                                                    "trace_id",
 			} {

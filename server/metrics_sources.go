@@ -41,6 +41,9 @@ func (m *metrics) addSources(o Options, docs *docCache) {
 			})
 		}
 	}
+	if o.Resolver.Webhooks != nil {
+		m.addWebhooks(o.Resolver.Webhooks)
+	}
 	registerHitsMisses(reg, "tonql_graphql_cache", "GraphQL query cache (parsed and validated documents)", docs.counts)
 	if o.Access != nil && o.Access.Keys != nil {
 		registerHitsMisses(reg, "tonql_apikey_cache", "API key cache", o.Access.Keys.Counts)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/require"
 
@@ -19,11 +20,7 @@ import (
 // scrape of /metrics, with their counts summed over statuses.
 func routeLabels(t *testing.T, h http.Handler) map[string]float64 {
 	t.Helper()
-	rec := doRequest(h, http.MethodGet, "/metrics", "")
-	require.Equal(t, http.StatusOK, rec.Code)
-	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
-	require.NoError(t, err)
+	fams := scrapeMetrics(t, h)
 	out := map[string]float64{}
 	for _, m := range fams["tonql_http_requests_total"].GetMetric() {
 		for _, l := range m.GetLabel() {
@@ -113,4 +110,15 @@ func TestMistypedPathIsNotAKey(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scrapeMetrics reads /metrics of h, parsed by family name.
+func scrapeMetrics(t testing.TB, h http.Handler) map[string]*dto.MetricFamily {
+	t.Helper()
+	rec := doRequest(h, http.MethodGet, "/metrics", "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
+	require.NoError(t, err)
+	return fams
 }

@@ -61,7 +61,11 @@ func New(o Options) http.Handler {
 	mux.handle("/api/v2/jsonRPC", rest.JSONRPC(o.Resolver))
 	for path, h := range rest.Routes(o.Resolver) {
 		mux.handle(path, h)
+		if rest.ToncenterPath(path) {
+			mux.handle(rest.ToncenterPrefix+path, h)
+		}
 	}
+	mux.handle(rest.ToncenterPrefix+"/api/v3/actions", rest.ToncenterActions(o.Resolver))
 	mux.handle("GET /{$}", explorer.Page())
 	mux.handle("GET "+explorer.AssetPrefix, explorer.Assets())
 	mux.handle("/healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

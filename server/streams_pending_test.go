@@ -82,7 +82,9 @@ func TestStreamPendingThenFinalizedOrInvalidated(t *testing.T) {
 					require.Equal(t, "connected", nextEvent(t, tc).Event)
 					final, refused := postSSE(t, srv.URL, "/api/v3/actions/stream", map[string]any{"addresses": []string{account}})
 					require.Nil(t, refused)
-					require.Eventually(t, func() bool { return hub.Stats().Streams == 3 }, 10*time.Second, 5*time.Millisecond)
+					gql := dialGraphQL(t, srv.URL, "").subscribe(t, "p", subscribePending,
+						map[string]any{"w": map[string]any{"addresses": []string{account}, "min_finality": "pending"}})
+					require.Eventually(t, func() bool { return hub.Stats().Streams == 4 }, 10*time.Second, 5*time.Millisecond)
 
 					resp, err := http.Post(srv.URL+"/api/v2/sendBocReturnHash", "application/json", strings.NewReader(fmt.Sprintf(`{"boc":%q}`, msg.Message)))
 					require.NoError(t, err)
@@ -107,6 +109,14 @@ func TestStreamPendingThenFinalizedOrInvalidated(t *testing.T) {
 						nextEvent(t, own)
 						nextEvent(t, tc)
 					}
+					// GraphQL tells the same pending actions, by finality.
+					var pendingIDs []any
+					for range p.Actions {
+						g := nextGQL(t, gql)
+						require.Equal(t, "pending", g.Finality)
+						require.Equal(t, norm.Base64(), g.Action["trace_external_hash_norm"])
+						pendingIDs = append(pendingIDs, g.Action["action_id"])
+					}
 
 					if outcome == "invalidated" {
 						ev = nextEvent(t, own)
@@ -120,6 +130,15 @@ func TestStreamPendingThenFinalizedOrInvalidated(t *testing.T) {
 							tev = nextEvent(t, tc)
 						}
 						require.JSONEq(t, fmt.Sprintf(`{"type":"trace_invalidated","trace_external_hash_norm":%q}`, norm.Base64()), tev.Data)
+						// GraphQL's action is non-null: each pending action comes
+						// again, invalidated.
+						var void []any
+						for range pendingIDs {
+							g := nextGQL(t, gql)
+							require.Equal(t, "invalidated", g.Finality)
+							void = append(void, g.Action["action_id"])
+						}
+						require.Equal(t, pendingIDs, void)
 						require.Equal(t, 0, hub.Stats().Pending)
 						return
 					}
@@ -141,11 +160,49 @@ func TestStreamPendingThenFinalizedOrInvalidated(t *testing.T) {
 							}
 						}
 					}
+					for {
+						g := nextGQL(t, gql)
+						require.NotEqual(t, "invalidated", g.Finality)
+						if g.Finality == "finalized" && g.Action["trace_external_hash_norm"] == norm.Base64() {
+							break
+						}
+					}
 					require.Eventually(t, func() bool { return hub.Stats().Pending == 0 }, 10*time.Second, 5*time.Millisecond, "settled by its stored trace")
 				})
 			}
 		})
 	}
+}
+
+const subscribePending = `subscription($w: StreamWatch) {
+	actions(watch: $w) { cursor finality action { action_id trace_external_hash_norm } }
+}`
+
+type pendingGQL struct {
+	Finality string         `json:"finality"`
+	Action   map[string]any `json:"action"`
+}
+
+// nextGQL is the next event of a GraphQL subscription (its errors fail).
+func nextGQL(t testing.TB, ch <-chan gqlMessage) pendingGQL {
+	t.Helper()
+	select {
+	case m, ok := <-ch:
+		require.True(t, ok, "socket closed")
+		require.Equal(t, "next", m.Type, string(m.Payload))
+		var out struct {
+			Data struct {
+				Actions pendingGQL `json:"actions"`
+			} `json:"data"`
+			Errors []any `json:"errors"`
+		}
+		require.NoError(t, json.Unmarshal(m.Payload, &out))
+		require.Empty(t, out.Errors)
+		return out.Data.Actions
+	case <-time.After(time.Minute):
+		t.Fatal("no GraphQL event within a minute")
+	}
+	return pendingGQL{}
 }
 
 // sameKind is a fresh database of db's kind (SQLite or Postgres).

@@ -83,15 +83,18 @@ func TestToncenterSocket(t *testing.T) {
 			require.NoError(t, c.WriteMessage(websocket.TextMessage, []byte(`{"id":"p","operation":"ping"}`)))
 			require.Equal(t, map[string]any{"id": "p", "status": "pong"}, readJSON(t, c))
 
-			sub := map[string]any{"id": "s", "operation": "subscribe", "types": []string{"actions"}, "addresses": busy[:2], "include_address_book": true}
+			sub := map[string]any{"id": "s", "operation": "subscribe", "types": []string{"actions"}, "addresses": busy[:2], "include_address_book": true, "include_cursor": true}
 			require.NoError(t, c.WriteJSON(sub))
 			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, c))
 			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, 10*time.Second, 5*time.Millisecond)
 
+			var cursors []string
 			collect := func(n int) []string {
 				var ids []string
 				for len(ids) < n {
 					m := readJSON(t, c)
+					require.NotEmpty(t, m["cursor"], "include_cursor")
+					cursors = append(cursors, m["cursor"].(string))
 					require.Equal(t, "actions", m["type"], m)
 					require.Equal(t, "finalized", m["finality"])
 					require.Contains(t, m, "address_book")
@@ -110,6 +113,25 @@ func TestToncenterSocket(t *testing.T) {
 			}
 			got := collect(len(want))
 			require.ElementsMatch(t, keys(want), got)
+
+			// Resume on the websocket: a new socket subscribing with "after"
+			// (an event's cursor) gets what came after it, neither gap nor
+			// repeat.
+			k := len(got) / 2
+			c2 := dialToncenter(t, srv.URL)
+			require.NoError(t, c2.WriteJSON(map[string]any{"id": "r", "operation": "subscribe", "types": []string{"actions"}, "addresses": busy[:2], "after": cursors[k]}))
+			require.Equal(t, map[string]any{"id": "r", "status": "subscribed"}, readJSON(t, c2))
+			var resumed []string
+			for len(resumed) < len(got)-k-1 {
+				m := readJSON(t, c2)
+				require.NotContains(t, m, "cursor", "only when asked")
+				resumed = append(resumed, m["actions"].([]any)[0].(map[string]any)["action_id"].(string))
+			}
+			require.Equal(t, got[k+1:], resumed)
+			require.NoError(t, c2.WriteMessage(websocket.TextMessage, []byte(`{"id":"bad","operation":"subscribe","types":["actions"],"addresses":["`+busy[0]+`"],"after":"seq:1"}`)))
+			require.True(t, strings.HasPrefix(readJSON(t, c2)["error"].(string), "after"), "a cursor not of this API is refused naming after")
+			c2.Close()
+			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, 10*time.Second, 5*time.Millisecond)
 
 			require.NoError(t, c.WriteJSON(map[string]any{"id": "u", "operation": "unsubscribe", "addresses": []string{busy[1]}}))
 			require.Equal(t, map[string]any{"id": "u", "status": "unsubscribed"}, readJSON(t, c))

@@ -185,7 +185,6 @@ func TestEmulateTraceV1(t *testing.T) {
 			require.Equal(t, http.StatusOK, doRequest(h, http.MethodPost, "/api/emulate/v1/emulateTrace", string(at)).Code)
 			past, _ := json.Marshal(map[string]any{"boc": m.Message, "mc_block_seqno": out.McBlockSeqno - 1})
 			checkV3Error(t, doRequest(h, http.MethodPost, "/api/emulate/v1/emulateTrace", string(past)), 422, "mc_block_seqno: ")
-			checkV3Error(t, doRequest(h, http.MethodPost, "/api/emulate/v1/emulateTrace", `{"boc":"`+m.Message+`","include_code_data":true}`), 422, "include_code_data: ")
 			checkV3Error(t, doRequest(h, http.MethodPost, "/api/emulate/v1/emulateTrace", `{}`), 422, "boc: required")
 			checkEmulateShape(t, rec.Body.Bytes(), len(out.Transactions), "actions")
 		}

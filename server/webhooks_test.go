@@ -106,6 +106,16 @@ func TestWebhookRoutes(t *testing.T) {
 			code, gql = call("POST", "/graphql", `{"query":"{ webhook(id: \"`+id+`\") { deliveries(limit: 5) { event_id attempt outcome status_code latency_ms error at } } }"}`, key)
 			require.Equal(t, http.StatusOK, code)
 			require.Equal(t, log["deliveries"], gql["data"].(map[string]any)["webhook"].(map[string]any)["deliveries"])
+			// /metrics counts the attempt and its latency, and reads the outbox.
+			fams := scrapeMetrics(t, h)
+			byOutcome := map[string]float64{}
+			for _, m := range fams["tonql_webhook_deliveries_total"].GetMetric() {
+				byOutcome[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+			}
+			require.Equal(t, map[string]float64{"delivered": 0, "failed": 0, "expired": 0, "test": 1}, byOutcome)
+			require.EqualValues(t, 1, fams["tonql_webhook_delivery_duration_seconds"].GetMetric()[0].GetHistogram().GetSampleCount())
+			require.Zero(t, fams["tonql_webhook_queue_depth"].GetMetric()[0].GetGauge().GetValue())
+			require.Zero(t, fams["tonql_webhooks_disabled"].GetMetric()[0].GetGauge().GetValue())
 			code, out := call("GET", "/api/v3/webhooks/"+id+"/deliveries?limit=0", "", key)
 			require.Equal(t, http.StatusUnprocessableEntity, code)
 			require.True(t, strings.HasPrefix(out["error"].(string), "limit: "))
@@ -114,6 +124,19 @@ func TestWebhookRoutes(t *testing.T) {
 			other, _ := e.newKey(t, "other", ratelimit.Limit{})
 			code, _ = call("GET", "/api/v3/webhooks/"+id, "", other)
 			require.Equal(t, http.StatusNotFound, code)
+			code, _ = call("POST", "/api/v3/webhooks/"+id+"/enable", "", other)
+			require.Equal(t, http.StatusNotFound, code)
+
+			// Enabling an active hook answers it as it is, in REST and GraphQL
+			// alike (webhooks.TestFailingHookIsDisabled enables a disabled one).
+			code, on := call("POST", "/api/v3/webhooks/"+id+"/enable", "", key)
+			require.Equal(t, http.StatusOK, code, on)
+			require.Equal(t, "active", on["status"])
+			code, gql = call("POST", "/graphql", `{"query":"mutation { enableWebhook(id: \"`+id+`\") { id status disabled_at } }"}`, key)
+			require.Equal(t, http.StatusOK, code)
+			require.Equal(t, map[string]any{"id": id, "status": "active", "disabled_at": nil}, gql["data"].(map[string]any)["enableWebhook"])
+			code, _ = call("GET", "/api/v3/webhooks/"+id+"/enable", "", key)
+			require.Equal(t, http.StatusMethodNotAllowed, code)
 
 			code, _ = call("DELETE", "/api/v3/webhooks/"+id, "", key)
 			require.Equal(t, http.StatusOK, code)

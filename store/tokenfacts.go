@@ -1,8 +1,6 @@
 package store
 
 import (
-	"encoding/json"
-
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
@@ -33,36 +31,6 @@ func tokenFactSQL(db *bun.DB) string {
 		return tokenFactPG
 	}
 	return "json_object(" + tokenFactColumns + ")"
-}
-
-// tokenFact is tokenFactColumns' object.
-type tokenFact struct {
-	Kind        string  `json:"kind"`
-	Valid       int     `json:"valid"`
-	Reason      string  `json:"reason"`
-	Name        *string `json:"name"`
-	Symbol      *string `json:"symbol"`
-	Decimals    *int    `json:"decimals"`
-	Image       *string `json:"image"`
-	Description *string `json:"description"`
-	URI         *string `json:"uri"`
-	Extra       *string `json:"extra"`
-	FetchedAt   *int64  `json:"fetched_at"`
-}
-
-// parseTokenFact reads a rowToken fact's text into the token's metadata.
-func parseTokenFact(addr, text string) (*chain.TokenMetadata, error) {
-	var f tokenFact
-	if err := json.Unmarshal([]byte(text), &f); err != nil {
-		return nil, err
-	}
-	md := &chain.TokenMetadata{Address: addr, Kind: f.Kind, Valid: f.Valid != 0, Reason: f.Reason,
-		Name: f.Name, Symbol: f.Symbol, Decimals: f.Decimals, Image: f.Image, Description: f.Description,
-		URI: f.URI, FetchedAt: timePtr(f.FetchedAt)}
-	if f.Extra != nil {
-		md.Extra = json.RawMessage(*f.Extra)
-	}
-	return md, nil
 }
 
 // maxCachedToken bounds the metadata of one token the facts cache keeps

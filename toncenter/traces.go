@@ -23,7 +23,7 @@ type TraceNode struct {
 	Children  []*TraceNode `json:"children"`
 }
 
-// Trace is toncenter's Trace without actions (see docs/API-NOTES.md).
+// Trace is toncenter's Trace; Actions only when asked (include_actions).
 type Trace struct {
 	TraceID           *string                 `json:"trace_id"`
 	ExternalHash      *string                 `json:"external_hash"`
@@ -37,22 +37,24 @@ type Trace struct {
 	IsIncomplete      bool                    `json:"is_incomplete"`
 	Warning           string                  `json:"warning,omitempty"`
 	Trace             *TraceNode              `json:"trace,omitempty"`
+	Actions           *[]*Action              `json:"actions,omitempty"`
 	TransactionsOrder []string                `json:"transactions_order,omitempty"`
 	Transactions      map[string]*Transaction `json:"transactions,omitempty"`
 }
 
-// TracesResponse is toncenter's TracesResponse (metadata always {}).
+// TracesResponse is toncenter's TracesResponse (metadata: of the tokens the
+// included actions name, else {}).
 type TracesResponse struct {
 	Traces      []*Trace          `json:"traces"`
 	AddressBook chain.AddressBook `json:"address_book"`
-	Metadata    map[string]any    `json:"metadata"`
+	Metadata    chain.Metadata    `json:"metadata"`
 }
 
 // EventsResponse is toncenter's DeprecatedEventsResponse (/api/v3/events).
 type EventsResponse struct {
 	Events      []*Trace          `json:"events"`
 	AddressBook chain.AddressBook `json:"address_book"`
-	Metadata    map[string]any    `json:"metadata"`
+	Metadata    chain.Metadata    `json:"metadata"`
 }
 
 // TraceData is a stored trace: its row and its transactions by lt.

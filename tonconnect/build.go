@@ -28,21 +28,27 @@ const DefaultLifetime = 5 * time.Minute
 // to build it.
 type Built struct {
 	Request fees.Request
-	Wallet  wallet.Version
-	Seqno   uint32
-	Deploy  bool // the sender is deployed by this message (state_init)
+	// Type names the wallet: tongo's version name ("v4R2",
+	// "highload_v2R2") or HighloadV3Name.
+	Type string
+	// Wallet and Seqno are the version and seqno of a wallet that has
+	// them (not the highload wallets, which count queries, not seqnos).
+	Wallet wallet.Version
+	Seqno  uint32
+	Deploy bool // the sender is deployed by this message (state_init)
 	// Modes are the send modes of the wallet's out messages (all
 	// SendMode): the preview's risk summary reads them.
 	Modes []uint8
 }
 
 // supported names the wallets Build can write for, in refusals.
-const supported = "v3R1, v3R2, v4R1, v4R2, v5R1"
+const supported = "v3R1, v3R2, v4R1, v4R2, v5R1, highload v2 (v2, v2R1, v2R2) and v3"
 
 // Build makes the external message the sender's wallet would send for r,
 // on the sender's state st (nil: the server knows none), unsigned: the
 // signature is zero bits, and the estimate skips the check. now is the
-// wall time a missing valid_until counts from.
+// chain time the preview runs at (the estimator's clock): a missing
+// valid_until counts from it, and highload v3's created_at is it.
 func Build(r Request, st *chain.AccountState, now time.Time) (*Built, error) {
 	info, err := accountinfo.Decode(st)
 	if err != nil {
@@ -65,17 +71,13 @@ func Build(r Request, st *chain.AccountState, now time.Time) (*Built, error) {
 		}
 		deploy = true
 	}
-	w, seqno, err := walletOf(code, data, r.From.Workchain, r.Network)
+	codeCell, err := chain.DecodeRoot(code)
 	if err != nil {
-		return nil, err
+		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}
-	if w.GetAddress() != r.From {
-		// the standard wallet this code and data make lives elsewhere:
-		// a wallet id outside the standard layout, which we cannot write
-		return nil, apperr.Field("from", "the %s wallet at %s has a non-standard wallet id; its messages cannot be built", w.GetVersion().ToString(), from)
-	}
-	if n := w.MaxMessageNumber(); len(r.Messages) > n {
-		return nil, apperr.Field("messages", "%d messages; a %s wallet sends at most %d at once", len(r.Messages), w.GetVersion().ToString(), n)
+	dataCell, err := chain.DecodeRoot(data)
+	if err != nil {
+		return nil, apperr.Wrap(apperr.Internal, err, "internal error")
 	}
 	raws := make([]wallet.RawMessage, len(r.Messages))
 	modes := make([]uint8, len(r.Messages))
@@ -91,13 +93,15 @@ func Build(r Request, st *chain.AccountState, now time.Time) (*Built, error) {
 	if r.ValidUntil == 0 {
 		until = now.Add(DefaultLifetime)
 	}
-	body, err := w.CreateMsgBodyWithoutSignature(wallet.MessageConfig{Seqno: seqno, ValidUntil: until,
-		V5MsgType: wallet.V5MsgTypeSignedExternal}, raws)
-	if err == nil {
-		body, err = w.AttachSignature(body, tlb.Bits512{})
-	}
-	if err != nil {
-		return nil, apperr.Field("messages", "the wallet's message cannot be built: %v", err)
+	built := &Built{Deploy: deploy, Modes: modes}
+	var body *boc.Cell
+	if name, ok := isHighload(codeCell); ok {
+		built.Type = name
+		if body, err = highloadBody(name, dataCell, raws, r.From, uint32(until.Unix()), uint32(now.Unix())); err != nil {
+			return nil, err
+		}
+	} else if body, err = standardBody(built, codeCell, dataCell, r, raws, until); err != nil {
+		return nil, err
 	}
 	b, err := body.ToBoc()
 	if err != nil {
@@ -107,7 +111,37 @@ func Build(r Request, st *chain.AccountState, now time.Time) (*Built, error) {
 	if deploy {
 		req.InitCode, req.InitData = code, data
 	}
-	return &Built{Request: req, Wallet: w.GetVersion(), Seqno: seqno, Deploy: deploy, Modes: modes}, nil
+	built.Request = req
+	return built, nil
+}
+
+// standardBody is the unsigned body of a wallet tongo writes for (v3, v4,
+// v5), with the seqno and wallet id its data holds; it fills b's Wallet,
+// Type and Seqno.
+func standardBody(b *Built, code, data *boc.Cell, r Request, raws []wallet.RawMessage, until time.Time) (*boc.Cell, error) {
+	w, seqno, err := walletOf(code, data, r.From.Workchain, r.Network)
+	if err != nil {
+		return nil, err
+	}
+	from := chain.RawAddress(r.From)
+	if w.GetAddress() != r.From {
+		// the standard wallet this code and data make lives elsewhere:
+		// a wallet id outside the standard layout, which we cannot write
+		return nil, apperr.Field("from", "the %s wallet at %s has a non-standard wallet id; its messages cannot be built", w.GetVersion().ToString(), from)
+	}
+	if n := w.MaxMessageNumber(); len(r.Messages) > n {
+		return nil, apperr.Field("messages", "%d messages; a %s wallet sends at most %d at once", len(r.Messages), w.GetVersion().ToString(), n)
+	}
+	b.Wallet, b.Type, b.Seqno = w.GetVersion(), w.GetVersion().ToString(), seqno
+	body, err := w.CreateMsgBodyWithoutSignature(wallet.MessageConfig{Seqno: seqno, ValidUntil: until,
+		V5MsgType: wallet.V5MsgTypeSignedExternal}, raws)
+	if err == nil {
+		body, err = w.AttachSignature(body, tlb.Bits512{})
+	}
+	if err != nil {
+		return nil, apperr.Field("messages", "the wallet's message cannot be built: %v", err)
+	}
+	return body, nil
 }
 
 // ownInit reads the sender's StateInit: its code and data, which must
@@ -158,15 +192,7 @@ func stateInit(b []byte) (si tlb.StateInit, root *boc.Cell, err error) {
 // is left after the other two are taken out (the XOR gives back the
 // stored id whichever network is named, so the message carries the id
 // the wallet checks).
-func walletOf(codeBOC, dataBOC []byte, wc int32, network int32) (wallet.Wallet, uint32, error) {
-	code, err := chain.DecodeRoot(codeBOC)
-	if err != nil {
-		return wallet.Wallet{}, 0, apperr.Wrap(apperr.Internal, err, "internal error")
-	}
-	data, err := chain.DecodeRoot(dataBOC)
-	if err != nil {
-		return wallet.Wallet{}, 0, apperr.Wrap(apperr.Internal, err, "internal error")
-	}
+func walletOf(code, data *boc.Cell, wc int32, network int32) (wallet.Wallet, uint32, error) {
 	ver, err := wallet.GetVersionByCode(*code)
 	if err != nil {
 		return wallet.Wallet{}, 0, apperr.Field("from", "the account's code is not a wallet this server builds messages for (%s)", supported)

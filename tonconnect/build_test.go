@@ -29,9 +29,10 @@ import (
 // messages (7 of them from v4R2 and v5R1 wallets) with what the chain
 // charged for each.
 type block struct {
-	source *fees.MemorySource
-	at     uint32
-	msgs   []fees.ExternalMessage
+	source   *fees.MemorySource
+	at       uint32
+	msgs     []fees.ExternalMessage
+	accounts []chain.AccountState // every state of the block
 }
 
 var (
@@ -54,7 +55,7 @@ func loadBlock(t testing.TB) *block {
 			blockErr = err
 			return
 		}
-		b := &block{source: fees.NewMemorySource(p.Config)}
+		b := &block{source: fees.NewMemorySource(p.Config), accounts: p.Accounts}
 		if b.at, b.msgs, blockErr = fees.ReplayExternals(raw); blockErr != nil {
 			return
 		}
@@ -77,18 +78,40 @@ func (b *block) estimator() *fees.Estimator {
 	return fees.New(b.source, nil, fees.Options{Clock: fees.FixedClock(fees.ChainTime{Unix: b.at, Lt: blockLt})})
 }
 
+// reader reads the messages a wallet's signed external message (base64)
+// carries: walletmsg.TonConnectOf for the wallets tongo knows.
+type reader func(message string) ([]walletmsg.TonConnectMessage, []walletmsg.Sent, error)
+
+// readerOf is the reader for the wallet a state holds, nil for an
+// account that is no wallet TON Connect talks to.
+func readerOf(info *accountinfo.Info) reader {
+	if info.Wallet != nil {
+		return func(m string) ([]walletmsg.TonConnectMessage, []walletmsg.Sent, error) {
+			return walletmsg.TonConnectOf(m, info.Wallet.Version)
+		}
+	}
+	if code, err := chain.DecodeRoot(info.Code); err == nil {
+		if name, _ := isHighload(code); name == HighloadV3Name {
+			return walletmsg.HighloadV3TonConnectOf
+		}
+	}
+	return nil
+}
+
 // fromChain is the TON Connect request of what a signed external message
-// of the block sent (walletmsg.TonConnectOf), all in TON Connect's mode.
-func fromChain(t *testing.T, x fees.ExternalMessage, ver wallet.Version) (Params, []*boc.Cell) {
+// of the block sent (read by read), all in TON Connect's mode. Highload v3
+// adds "ignore errors" (2) to every mode it sends with, so its mode 1 is
+// sent as 3.
+func fromChain(t *testing.T, x fees.ExternalMessage, read reader, highload bool) (Params, []*boc.Cell) {
 	t.Helper()
-	msgs, sent, err := walletmsg.TonConnectOf(x.Message, ver)
+	msgs, sent, err := read(x.Message)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := Params{From: x.Account.ToHuman(true, false), ValidUntil: time.Now().Add(time.Hour).Unix()}
 	var cells []*boc.Cell
 	for i, s := range sent {
-		if s.Mode != SendMode {
+		if s.Mode != SendMode && (!highload || s.Mode|2 != SendMode) {
 			t.Fatalf("fixture message sent with mode %d, not TON Connect's %d", s.Mode, SendMode)
 		}
 		cells = append(cells, s.Cell)
@@ -97,15 +120,16 @@ func fromChain(t *testing.T, x fees.ExternalMessage, ver wallet.Version) (Params
 	return p, cells
 }
 
-// TestPreviewFeesEqualChain: for every v4R2 and v5R1 wallet of the block,
-// the TON Connect request for the transfer it signed is built, unsigned,
-// on the wallet's real state, and its emulation charges exactly what the
-// chain charged the signed message, at every step of the trace.
+// TestPreviewFeesEqualChain: for every v4R2, v5R1 and highload v3 wallet
+// of the block, the TON Connect request for the transfer it signed is
+// built, unsigned, on the wallet's real state, and its emulation charges
+// exactly what the chain charged the signed message, at every step of the
+// trace. A highload v3 message takes the query id the wallet took.
 func TestPreviewFeesEqualChain(t *testing.T) {
 	b := loadBlock(t)
 	est := b.estimator()
 	ctx := context.Background()
-	seen := map[wallet.Version]int{}
+	seen := map[string]int{}
 	byRef := 0
 	for _, x := range b.msgs {
 		st, err := b.source.Account(ctx, chain.RawAddress(x.Account))
@@ -116,38 +140,44 @@ func TestPreviewFeesEqualChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.Wallet == nil {
+		read := readerOf(info)
+		if read == nil {
 			continue // not a wallet TON Connect talks to
 		}
 		t.Run(chain.RawAddress(x.Account)[:10], func(t *testing.T) {
-			p, sent := fromChain(t, x, info.Wallet.Version)
+			p, sent := fromChain(t, x, read, info.Wallet == nil)
 			r, err := Parse(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			built, err := Build(r, st, time.Now())
+			built, err := Build(r, st, time.Unix(int64(b.at), 0))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if built.Wallet != info.Wallet.Version || int64(built.Seqno) != *info.Wallet.Seqno {
-				t.Fatalf("built for %v seqno %d; the state says %v seqno %d", built.Wallet, built.Seqno, info.Wallet.Version, *info.Wallet.Seqno)
+			body, _ := chain.DecodeRoot(built.Request.Body)
+			ext, _ := externalOf(t, x.Account, body).ToBocBase64()
+			if info.Wallet != nil {
+				if built.Wallet != info.Wallet.Version || int64(built.Seqno) != *info.Wallet.Seqno {
+					t.Fatalf("built for %v seqno %d; the state says %v seqno %d", built.Wallet, built.Seqno, info.Wallet.Version, *info.Wallet.Seqno)
+				}
+			} else if ours, chains := v3QueryID(t, ext), v3QueryID(t, x.Message); ours != chains {
+				t.Fatalf("query id %#x; the wallet sent %#x", ours, chains)
 			}
 			// The wallet's out messages are the ones the chain carried, bit
 			// for bit (so the forward fees can only be the same).
-			body, _ := chain.DecodeRoot(built.Request.Body)
-			ours, err := wallet.ExtractRawMessages(built.Wallet, externalOf(t, x.Account, body))
+			_, ours, err := read(ext)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range sent {
 				h1, _ := sent[i].Hash256()
-				h2, _ := ours[i].Message.Hash256()
+				h2, _ := ours[i].Cell.Hash256()
 				if h1 != h2 {
 					// Wallet apps differ in one thing a request does not
 					// say: some put a body that fits by reference. Ours with
 					// that layout must then be the chain's message exactly.
 					var m tlb.Message
-					if err := tlb.Unmarshal(ours[i].Message, &m); err != nil {
+					if err := tlb.Unmarshal(ours[i].Cell, &m); err != nil {
 						t.Fatal(err)
 					}
 					m.Body.IsRight = true
@@ -191,12 +221,12 @@ func TestPreviewFeesEqualChain(t *testing.T) {
 					t.Fatalf("destination %d: %+v, signed %+v", i, res.DestinationFees[i], signed.DestinationFees[i])
 				}
 			}
-			seen[built.Wallet]++
+			seen[built.Type]++
 		})
 	}
 	t.Logf("fees equal for %v; %d messages laid out with the body by reference", seen, byRef)
-	if seen[wallet.V4R2] == 0 || seen[wallet.V5R1] == 0 {
-		t.Fatalf("compared %v; want v4R2 and v5R1 wallets", seen)
+	if seen[wallet.V4R2.ToString()] == 0 || seen[wallet.V5R1.ToString()] == 0 || seen[HighloadV3Name] == 0 {
+		t.Fatalf("compared %v; want v4R2, v5R1 and highload v3 wallets", seen)
 	}
 }
 
@@ -204,6 +234,44 @@ func TestPreviewFeesEqualChain(t *testing.T) {
 // decoders (which read whole messages).
 func externalOf(t *testing.T, acc ton.AccountID, body *boc.Cell) *boc.Cell {
 	t.Helper()
+	m := externalMsg(acc, body)
+	c := boc.NewCell()
+	if err := tlb.Marshal(c, m); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// v3QueryID is the query id of a highload v3 external message (base64):
+// shift and bit number after the subwallet id and send mode of the cell
+// its body references.
+func v3QueryID(t *testing.T, message string) uint64 {
+	t.Helper()
+	cells, err := boc.DeserializeBocBase64(message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m tlb.Message
+	if err := tlb.Unmarshal(cells[0], &m); err != nil {
+		t.Fatal(err)
+	}
+	body := boc.Cell(m.Body.Value)
+	inner, err := body.NextRef()
+	if err == nil {
+		err = inner.Skip(40)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := inner.ReadUint(23)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// externalMsg is an external message to acc with body by reference.
+func externalMsg(acc ton.AccountID, body *boc.Cell) tlb.Message {
 	var m tlb.Message
 	m.Info.SumType = "ExtInMsgInfo"
 	m.Info.ExtInMsgInfo = &struct {
@@ -212,11 +280,7 @@ func externalOf(t *testing.T, acc ton.AccountID, body *boc.Cell) *boc.Cell {
 		ImportFee tlb.VarUInteger16
 	}{Src: tlb.NoneMsgAddress(), Dest: acc.ToMsgAddress()}
 	m.Body = tlb.EitherRef[tlb.Any]{IsRight: true, Value: tlb.Any(*body)}
-	c := boc.NewCell()
-	if err := tlb.Marshal(c, m); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return m
 }
 
 // fieldOf is the field an API error names (its message starts with it).
@@ -291,10 +355,11 @@ func TestRefusals(t *testing.T) {
 	ctx := context.Background()
 	wal := b.msgs[0].Account // v5R1
 	var notWallet ton.AccountID
-	for _, x := range b.msgs {
-		st, _ := b.source.Account(ctx, chain.RawAddress(x.Account))
-		if info, _ := accountinfo.Decode(st); info.Wallet == nil {
-			notWallet = x.Account
+	for i := range b.accounts {
+		info, _ := accountinfo.Decode(&b.accounts[i])
+		code, _ := chain.DecodeRoot(info.Code)
+		if _, highload := isHighload(code); info.Status == accountinfo.StateActive && info.Wallet == nil && !highload {
+			notWallet, _ = chain.ParseAddress(b.accounts[i].Address)
 			break
 		}
 	}

@@ -151,16 +151,19 @@ func (s *Service) deliverLoop(ctx context.Context) {
 	defer prune.Stop()
 	for {
 		if free := s.o.Workers - len(sem); free > 0 {
-			ids, err := s.claim(ctx, free)
+			token := s.owner + "." + strconv.FormatUint(s.claims.Add(1), 10)
+			ids, err := s.claim(ctx, free, token, s.working())
 			if err != nil && ctx.Err() == nil {
 				s.o.Logger.Warn("webhooks: claiming hooks failed", "error", err.Error())
 			}
 			for _, id := range ids {
 				sem <- struct{}{}
+				s.setWorking(id, true)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					s.work(ctx, id)
+					s.work(ctx, lease{id: id, token: token})
+					s.setWorking(id, false)
 					<-sem
 					s.poke()
 				}()
@@ -196,23 +199,63 @@ func (s *Service) maintain(ctx context.Context) {
 }
 
 // claim leases up to n hooks that have events due and no live lease (and
-// whose key was not revoked).
+// whose key was not revoked) to token, leaving out the hooks this process
+// works on already: a worker whose lease ran out while it waited for a
+// write (SQLite's one write lock, held by an import for longer than a
+// lease) still owns its hook here, and a second worker on it would send
+// its events again beside the first.
 // Postgres skips rows another process is claiming (SKIP LOCKED); SQLite
 // serializes writers anyway.
-func (s *Service) claim(ctx context.Context, n int) ([]string, error) {
+func (s *Service) claim(ctx context.Context, n int, token string, busy []string) ([]string, error) {
 	now := nowMs()
 	lock := ""
 	if s.o.Store.IsPostgres() {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	skip := ""
+	if len(busy) > 0 {
+		skip = " AND w.id NOT IN (?)"
+	} else {
+		busy = nil
+	}
+	args := []any{token, now + s.o.Lease.Milliseconds(), now, now}
+	if busy != nil {
+		args = append(args, bun.In(busy))
+	}
+	args = append(args, n, now)
 	var ids []string
 	err := s.o.Store.DB().NewRaw(`UPDATE webhooks SET lease_owner = ?, lease_until = ? WHERE id IN (
-		SELECT w.id FROM webhooks AS w WHERE w.disabled_at IS NULL AND w.next_attempt_at <= ? AND w.lease_until < ?
+		SELECT w.id FROM webhooks AS w WHERE w.disabled_at IS NULL AND w.next_attempt_at <= ? AND w.lease_until < ?`+skip+`
 		AND EXISTS (SELECT 1 FROM webhook_events AS e WHERE e.hook_id = w.id)
 		AND NOT EXISTS (SELECT 1 FROM api_keys AS k WHERE k.id = w.owner AND k.revoked_at IS NOT NULL)
-		ORDER BY w.next_attempt_at LIMIT ?`+lock+`) AND lease_until < ? RETURNING id`,
-		s.owner, now+s.o.Lease.Milliseconds(), now, now, n, now).Scan(ctx, &ids)
+		ORDER BY w.next_attempt_at LIMIT ?`+lock+`) AND lease_until < ? RETURNING id`, args...).Scan(ctx, &ids)
 	return ids, err
+}
+
+// lease is a claimed hook and the token it was claimed under: each claim
+// has its own, so a worker whose lease another process took over finds so
+// at its next renewal and stops, rather than go on beside the new owner.
+type lease struct{ id, token string }
+
+// working lists the hooks this process's workers hold.
+func (s *Service) working() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.busy))
+	for id := range s.busy {
+		out = append(out, id)
+	}
+	return out
+}
+
+func (s *Service) setWorking(id string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.busy[id] = true
+	} else {
+		delete(s.busy, id)
+	}
 }
 
 // head is a hook's next event with what sending it needs.
@@ -233,19 +276,20 @@ const prefetch = 32
 // renewed (and the hook read again) with each read of events, and before
 // an attempt that could outlast it, so no other process takes the hook
 // while an attempt may still be under way.
-func (s *Service) work(ctx context.Context, id string) {
+func (s *Service) work(ctx context.Context, l lease) {
+	id := l.id
 	for ctx.Err() == nil {
-		batch, until, err := s.next(ctx, id)
+		batch, until, err := s.next(ctx, l)
 		if err != nil || len(batch) == 0 {
 			if err != nil && ctx.Err() == nil {
 				s.o.Logger.Warn("webhooks: reading a hook's next events failed", "hook", id, "error", err.Error())
 			}
-			s.release(ctx, id)
+			s.release(ctx, l)
 			return
 		}
 		for _, h := range batch {
 			if time.Now().Add(s.o.Timeout + 2*time.Second).After(until) {
-				if until, err = s.renew(ctx, id); err != nil || until.IsZero() {
+				if until, err = s.renew(ctx, l); err != nil || until.IsZero() {
 					return // lost (deleted, disabled, taken over) or the database failed: the next claim retries
 				}
 			}
@@ -265,10 +309,10 @@ func (s *Service) work(ctx context.Context, id string) {
 }
 
 // renew extends the lease; zero when it was lost.
-func (s *Service) renew(ctx context.Context, id string) (time.Time, error) {
+func (s *Service) renew(ctx context.Context, l lease) (time.Time, error) {
 	until := time.Now().Add(s.o.Lease)
 	res, err := s.o.Store.DB().ExecContext(ctx, "UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL",
-		until.UnixMilli(), id, s.owner)
+		until.UnixMilli(), l.id, l.token)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -280,11 +324,12 @@ func (s *Service) renew(ctx context.Context, id string) (time.Time, error) {
 
 // next renews the lease, reading the hook in the same statement, and
 // reads its oldest events; none when there are none or the lease was lost.
-func (s *Service) next(ctx context.Context, id string) ([]*head, time.Time, error) {
+func (s *Service) next(ctx context.Context, l lease) ([]*head, time.Time, error) {
+	id := l.id
 	db := s.o.Store.DB()
 	until := time.Now().Add(s.o.Lease)
 	r, err := scanHook(db.QueryRowContext(ctx, db.NewRaw("UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL RETURNING "+hookColumns,
-		until.UnixMilli(), id, s.owner).String()))
+		until.UnixMilli(), id, l.token).String()))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, until, nil // the lease was lost, or the hook deleted or disabled
 	}
@@ -317,6 +362,7 @@ func (s *Service) record(ctx context.Context, h *head, r result) (bool, error) {
 	now := nowMs()
 	id := h.hook.ID
 	d := Delivery{EventID: eventID(id, uint64(h.seq)), Attempt: h.attempts + 1, LatencyMs: r.latency.Milliseconds(), At: now / 1000}
+	defer func() { s.tell(d.Outcome, r.latency) }()
 	if r.status != 0 {
 		d.StatusCode = &r.status
 	}
@@ -387,6 +433,6 @@ func (s *Service) log(ctx context.Context, tx bun.IDB, hookID string, d Delivery
 }
 
 // release gives a hook's lease back.
-func (s *Service) release(ctx context.Context, id string) {
-	_, _ = s.o.Store.DB().ExecContext(context.WithoutCancel(ctx), "UPDATE webhooks SET lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?", id, s.owner)
+func (s *Service) release(ctx context.Context, l lease) {
+	_, _ = s.o.Store.DB().ExecContext(context.WithoutCancel(ctx), "UPDATE webhooks SET lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?", l.id, l.token)
 }

@@ -243,6 +243,21 @@ func (rc *receiver) unique(hook string) (seqs []uint64, repeats int) {
 	return seqs, repeats
 }
 
+// awaitHook waits until rc has n distinct events of hook (failing after d
+// with the hook's state) and returns them in order of first arrival, and
+// how many repeats came.
+func awaitHook(t testing.TB, d time.Duration, svc *webhooks.Service, rc *receiver, hook string, n int) ([]uint64, int) {
+	t.Helper()
+	waitFor(t, d, func() bool {
+		got, _ := rc.unique(hook)
+		return len(got) >= n
+	}, func() string {
+		got, _ := rc.unique(hook)
+		return debugHook(context.Background(), svc, hook, len(got), n)
+	})
+	return rc.unique(hook)
+}
+
 // waitFor waits until cond holds, or fails with what state says.
 func waitFor(t testing.TB, d time.Duration, cond func() bool, state func() string) {
 	t.Helper()

@@ -361,3 +361,43 @@ func (s *Service) Delete(ctx context.Context, owner, id string) error {
 	})
 	return unavailable(err)
 }
+
+// Enable turns one of the owner's disabled hooks back on (a hook that is
+// not disabled is left as it is). Its URL is checked again as when it was
+// made. It is told what is committed from now on, after the events that
+// were waiting when it was disabled; what was committed while it was
+// disabled is not queued for it (read that from /api/v3/actions).
+func (s *Service) Enable(ctx context.Context, owner, id string) (*Hook, error) {
+	r, err := s.row(ctx, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if !r.DisabledAt.Valid {
+		return s.Get(ctx, owner, id)
+	}
+	var addrs, types []string
+	_ = json.Unmarshal([]byte(r.Addresses), &addrs)
+	_ = json.Unmarshal([]byte(r.EventTypes), &types)
+	if _, err := s.check(ctx, Input{URL: r.URL, Addresses: addrs, EventTypes: types}); err != nil {
+		return nil, err
+	}
+	err = s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// The state row first, as Create: the dispatcher's batches and
+		// this are serialized, so start_seq is exactly where it goes on.
+		if _, err := tx.ExecContext(ctx, "UPDATE webhook_state SET version = version + 1 WHERE id = 1"); err != nil {
+			return err
+		}
+		var start int64
+		if err := tx.NewRaw("SELECT last FROM action_seq WHERE id = 1").Scan(ctx, &start); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE webhooks SET disabled_at = NULL, disabled_reason = '', attempts = 0, failing_since = NULL,
+			last_error = '', next_attempt_at = 0, lease_owner = '', lease_until = 0, start_seq = ? WHERE id = ? AND owner = ?`, start, id, owner)
+		return err
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	s.poke()
+	return s.Get(ctx, owner, id)
+}

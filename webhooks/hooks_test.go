@@ -149,38 +149,70 @@ type netErr struct{}
 func (*netErr) Error() string { return "no such host" }
 
 // A hook whose receiver keeps failing gives each event up after RetryFor
-// (logged expired) and is disabled after DisableAfter, saying why.
+// (logged expired) and is disabled after DisableAfter, saying why; its
+// owner can enable it again.
 func TestFailingHookIsDisabled(t *testing.T) {
-	st := storetest.Open(t, testenv.Databases(t)[0].URL)
-	hub := startHub(t, st)
-	rc := newReceiver(t)
-	rc.behave = func(_ int, w http.ResponseWriter, _ *http.Request) bool {
-		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
-		return false
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			st := storetest.Open(t, db.URL)
+			hub := startHub(t, st)
+			rc := newReceiver(t)
+			rc.behave = func(_ int, w http.ResponseWriter, _ *http.Request) bool {
+				http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+				return false
+			}
+			o := fastOptions(st, hub, rc.addr)
+			o.RetryFor, o.DisableAfter = 100*time.Millisecond, 400*time.Millisecond
+			svc := startService(t, o)
+			ctx := context.Background()
+			made, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/x"), Addresses: busiestOfAll(t, 3)})
+			require.NoError(t, err)
+			importFiles(t, st, blockFiles(t)[:1])
+			var h *webhooks.Hook
+			waitFor(t, time.Minute, func() bool {
+				h, err = svc.Get(ctx, "key1", made.Webhook.ID)
+				return err == nil && h.Status == "disabled"
+			}, func() string { return debugHook(ctx, svc, made.Webhook.ID, 0, 0) })
+			require.Contains(t, *h.DisabledReason, "WEBHOOK_DISABLE_AFTER")
+			require.Contains(t, *h.DisabledReason, "HTTP 503: down for maintenance")
+			require.NotNil(t, h.FailingSince)
+			log, err := svc.Deliveries(ctx, "key1", made.Webhook.ID, 1000)
+			require.NoError(t, err)
+			outcomes := map[string]int{}
+			for _, d := range log {
+				outcomes[d.Outcome]++
+			}
+			require.Positive(t, outcomes["expired"])
+			require.Zero(t, outcomes["delivered"])
+
+			// Its owner turns it back on once the receiver works again: it is told
+			// what is committed from then on. Another key cannot.
+			_, err = svc.Enable(ctx, "key2", made.Webhook.ID)
+			require.Error(t, err)
+			rc.mu.Lock()
+			rc.behave, rc.secret[made.Webhook.ID] = nil, made.Secret
+			rc.mu.Unlock()
+			start, err := st.LastActionSeq(ctx)
+			require.NoError(t, err)
+			h, err = svc.Get(ctx, "key1", made.Webhook.ID)
+			require.NoError(t, err)
+			waiting := h.Pending // queued before it was disabled: sent first
+			h, err = svc.Enable(ctx, "key1", made.Webhook.ID)
+			require.NoError(t, err)
+			require.Equal(t, "active", h.Status)
+			require.Nil(t, h.DisabledAt)
+			require.Nil(t, h.DisabledReason)
+			importFiles(t, st, blockFiles(t)[1:3])
+			want := expectedSeqs(t, st, busiestOfAll(t, 3), start)
+			require.NotEmpty(t, want)
+			got, _ := awaitHook(t, time.Minute, svc, rc, made.Webhook.ID, waiting+len(want))
+			require.Len(t, got, waiting+len(want))
+			require.Equal(t, want, got[waiting:], "every event committed after it was enabled, in order, after those that waited")
+			again, err := svc.Enable(ctx, "key1", made.Webhook.ID)
+			require.NoError(t, err, "enabling an active hook changes nothing")
+			require.Equal(t, "active", again.Status)
+		})
 	}
-	o := fastOptions(st, hub, rc.addr)
-	o.RetryFor, o.DisableAfter = 100*time.Millisecond, 400*time.Millisecond
-	svc := startService(t, o)
-	ctx := context.Background()
-	made, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/x"), Addresses: busiestOfAll(t, 3)})
-	require.NoError(t, err)
-	importFiles(t, st, blockFiles(t)[:1])
-	var h *webhooks.Hook
-	waitFor(t, time.Minute, func() bool {
-		h, err = svc.Get(ctx, "key1", made.Webhook.ID)
-		return err == nil && h.Status == "disabled"
-	}, func() string { return debugHook(ctx, svc, made.Webhook.ID, 0, 0) })
-	require.Contains(t, *h.DisabledReason, "WEBHOOK_DISABLE_AFTER")
-	require.Contains(t, *h.DisabledReason, "HTTP 503: down for maintenance")
-	require.NotNil(t, h.FailingSince)
-	log, err := svc.Deliveries(ctx, "key1", made.Webhook.ID, 1000)
-	require.NoError(t, err)
-	outcomes := map[string]int{}
-	for _, d := range log {
-		outcomes[d.Outcome]++
-	}
-	require.Positive(t, outcomes["expired"])
-	require.Zero(t, outcomes["delivered"])
 }
 
 func TestSignature(t *testing.T) {

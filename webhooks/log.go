@@ -60,6 +60,7 @@ func (s *Service) Test(ctx context.Context, owner, id string) (*Delivery, error)
 	body := append([]byte(`{"event_id":"`+ev+`","hook_id":"`+id+`","type":"test","seq":0,"data":`), data...)
 	body = append(body, '}')
 	res := s.send(ctx, r.URL, id, r.Secret, ev, body)
+	s.tell("test", res.latency)
 	d := &Delivery{EventID: ev, Attempt: 1, Outcome: "test", LatencyMs: res.latency.Milliseconds(), At: time.Now().Unix()}
 	if res.status != 0 {
 		d.StatusCode = &res.status

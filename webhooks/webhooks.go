@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tonql/tonql/internal/backoff"
@@ -148,12 +149,16 @@ func (o *Options) defaults() {
 type Service struct {
 	o      Options
 	client *http.Client
-	owner  string // this process's lease name
+	owner  string // this process's lease name; each claim adds a number
+	claims atomic.Uint64
 	wake   chan struct{}
 
-	mu      sync.Mutex
-	version int64 // of the hooks index
-	index   *index
+	mu   sync.Mutex
+	busy map[string]bool // hooks this process's workers hold
+	// attempted are told of every attempt (OnAttempt).
+	attempted []func(outcome string, took time.Duration)
+	version   int64 // of the hooks index
+	index     *index
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -162,7 +167,7 @@ type Service struct {
 // New makes a Service that serves the API calls; Start also delivers.
 func New(o Options) *Service {
 	o.defaults()
-	return &Service{o: o, client: newClient(o), owner: randomID("p_", 8), wake: make(chan struct{}, 1), version: -1}
+	return &Service{o: o, client: newClient(o), owner: randomID("p_", 8), busy: map[string]bool{}, wake: make(chan struct{}, 1), version: -1}
 }
 
 // Start begins dispatching and delivering in the background; Close stops it.

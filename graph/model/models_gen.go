@@ -77,8 +77,15 @@ type ActionEdge struct {
 // One action of a subscription.
 type ActionEvent struct {
 	// resume point: pass as after (it is also the SSE event id)
-	Cursor string        `json:"cursor"`
-	Action *chain.Action `json:"action"`
+	Cursor string `json:"cursor"`
+	// finalized: a stored action (the cursor moves past it). With min_finality
+	// pending also: pending, an emulated action of a message sent through this
+	// server, told before its trace is stored (its cursor is where the stream
+	// stood; match it to the stored actions by trace_external_hash_norm); and
+	// invalidated, a pending action told before whose trace was not stored within
+	// STREAM_PENDING_TIMEOUT: it is void.
+	Finality string        `json:"finality"`
+	Action   *chain.Action `json:"action"`
 	// the REST address_book object of the action's addresses
 	AddressBook chain.AddressBook `json:"address_book"`
 	// the same entries as a typed list, sorted by address
@@ -244,7 +251,10 @@ type StreamWatch struct {
 	// event types: only actions are streamed here (the default); other names are refused
 	Types []string `json:"types,omitempty"`
 	// the lowest finality wanted: pending, confirmed or finalized (default).
-	// Events streamed here are finalized, which every choice receives
+	// Stored actions are finalized, which every choice receives (there are no
+	// confirmed events: the follower stores masterchain blocks whole); pending
+	// adds the emulated actions of messages sent through this server
+	// (ActionEvent.finality)
 	MinFinality *string `json:"min_finality,omitempty"`
 }
 

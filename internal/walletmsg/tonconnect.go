@@ -41,6 +41,41 @@ func TonConnectOf(message string, ver wallet.Version) ([]TonConnectMessage, []Se
 	if err != nil {
 		return nil, nil, err
 	}
+	return tonConnectOf(raws)
+}
+
+// HighloadV3TonConnectOf is TonConnectOf for a highload v3 wallet's signed
+// external message (which tongo's wallet package does not read): its one
+// message_to_send and send mode.
+func HighloadV3TonConnectOf(message string) ([]TonConnectMessage, []Sent, error) {
+	cells, err := boc.DeserializeBocBase64(message)
+	if err != nil || len(cells) != 1 {
+		return nil, nil, fmt.Errorf("message: %v", err)
+	}
+	var m tlb.Message
+	if err := tlb.Unmarshal(cells[0], &m); err != nil {
+		return nil, nil, err
+	}
+	body := boc.Cell(m.Body.Value)
+	inner, err := body.NextRef() // signature:bits512 ^MsgInner
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := inner.ReadUint(32); err != nil { // subwallet_id
+		return nil, nil, err
+	}
+	mode, err := inner.ReadUint(8)
+	if err != nil {
+		return nil, nil, err
+	}
+	toSend, err := inner.NextRef()
+	if err != nil {
+		return nil, nil, err
+	}
+	return tonConnectOf([]wallet.RawMessage{{Message: toSend, Mode: byte(mode)}})
+}
+
+func tonConnectOf(raws []wallet.RawMessage) ([]TonConnectMessage, []Sent, error) {
 	var out []TonConnectMessage
 	var sent []Sent
 	for _, rm := range raws {
