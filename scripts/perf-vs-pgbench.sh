@@ -16,6 +16,10 @@
 # The token routes instead (issue 30): fill the registry, then name an owner:
 #   go run ./cmd/loadgen -database-url "$DATABASE_URL" -tokens 1000000   # prints an owner
 #   TOKEN_OWNER=0:... DATABASE_URL=... SERVER_PID=... scripts/perf-vs-pgbench.sh http://127.0.0.1:8080
+# Transactions, messages and traces (issue 31): CHAIN_ACCOUNT=<a hot account> (MSG_HASH optional).
+# A year of 1h candles (issue 34): load with -swap-weight 11 -seconds 31536000, run
+# `tonql analytics rebuild`, then CANDLES_TOKEN=<a jetton master> (CANDLES_TO optional).
+# p99x is tonql's p99 / pgbench's.
 set -euo pipefail
 base=${1:?base URL of a running tonql serve}
 db=${DATABASE_URL:?the server database}
@@ -24,24 +28,44 @@ dur=${DURATION:-15}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+pgurl=${db%%\?*}
+# capture NAME PATH: NAME.sql is what the server sent for PATH served a
+# second time (loadgen -capture), in simple protocol only: pgbench's
+# prepared mode takes the ":B0..." inside a raw address literal for a
+# variable.
+capture() {
+  (cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -capture "$2" -capture-out "$dir/$1.sql") 2>/dev/null
+  echo "$1 $2" >> "$dir/pages"
+}
+urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+captured=${TOKEN_OWNER:-}${CHAIN_ACCOUNT:-}${CANDLES_TOKEN:-}
 if [ -n "${TOKEN_OWNER:-}" ]; then
   # Issue 30's token routes (the registry filled by `loadgen -tokens N`):
-  # one owner's jetton wallets and NFT items. The SQL is what the server
-  # sent for the page served a second time (loadgen -capture), in simple
-  # protocol only: pgbench's prepared mode takes the ":B0..." inside a raw
-  # address literal for a variable.
+  # one owner's jetton wallets and NFT items.
   for route in jetton/wallets nft/items; do
-    name=${route/\//-} path="/api/v3/$route?owner_address=$TOKEN_OWNER&limit=10"
-    (cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -capture "$path" -capture-out "$dir/$name.sql") 2>/dev/null
-    echo "$name $path" >> "$dir/pages"
+    capture "${route/\//-}" "/api/v3/$route?owner_address=$TOKEN_OWNER&limit=10"
   done
+elif [ -n "${CHAIN_ACCOUNT:-}" ]; then
+  # Issue 31's hot pages (loadgen writes each trace's transactions,
+  # messages and trace row): an account's newest transactions and traces,
+  # and one message by hash (MSG_HASH, else the newest the account took).
+  msg=${MSG_HASH:-$(psql "$pgurl" -Atc "SELECT hash FROM messages WHERE destination = '$CHAIN_ACCOUNT' AND direction = 'in'
+    AND source <> '' ORDER BY created_lt DESC LIMIT 1")}
+  capture transactions "/api/v3/transactions?account=$CHAIN_ACCOUNT&limit=10"
+  capture messages "/api/v3/messages?msg_hash=$(urlenc "$msg")&limit=10"
+  capture traces "/api/v3/traces?account=$CHAIN_ACCOUNT&limit=10"
+elif [ -n "${CANDLES_TOKEN:-}" ]; then
+  # Issue 34: a year of one jetton's 1h candles (rollups made by
+  # `tonql analytics rebuild` after a load with -swap-weight/-seconds),
+  # the year before its newest trade unless CANDLES_TO is given.
+  to=${CANDLES_TO:-$(psql "$pgurl" -Atc "SELECT max(utime) + 1 FROM analytics_trades WHERE jetton = '$CANDLES_TOKEN'")}
+  capture candles "/api/v3/analytics/candles?token=$CANDLES_TOKEN&interval=1h&from=$((to - 365 * 86400))&to=$to"
 else
   (cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -pgbench "$dir") > "$dir/pages"
 fi
 hot=$(awk '$1=="hot"{print $2}' "$dir/pages" | sed 's/.*account=\([^&]*\).*/\1/; s/%3A/:/')
 after=$(awk '$1=="hot-cursor"{sub("after=","",$2); print $2}' "$dir/pages")
 cursor=$(printf '%s' "$after" | base64 -w0 | tr '+/' '-_' | tr -d '=')
-pgurl=${db%%\?*}
 
 # cpu_ticks: the server's user+system clock ticks so far (0 without SERVER_PID).
 cpu_ticks() { if [ -n "$pid" ]; then awk '{print $14+$15}' "/proc/$pid/stat"; else echo 0; fi; }
@@ -77,7 +101,7 @@ pgbench_run() { # conns, script[, protocol]; prints "tps p50 p99"
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; duration ${dur}s per run"
-printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s | %8s %5s\n' page conns "req/s" p50ms p99ms cpu_ms retrans "pg tps" p50ms p99ms ratio "now tps" ratio
+printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s %5s | %8s %5s\n' page conns "req/s" p50ms p99ms cpu_ms retrans "pg tps" p50ms p99ms ratio p99x "now tps" ratio
 for conns in 4 16; do
   while read -r name path; do
     case $name in
@@ -92,23 +116,23 @@ for conns in 4 16; do
     read -r rps p50 p99 cpu re <<<"$t"
     read -r tps q50 q99 <<<"$p"
     read -r ntps _ _ <<<"$n"
-    printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s | %8s %5s\n' "$name" "$conns" "$rps" "$p50" "$p99" "$cpu" "$re" "$tps" "$q50" "$q99" \
-      "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{if (b+0 > 0) printf "%.2f", a/b; else print "-"}')"
+    printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s %5s | %8s %5s\n' "$name" "$conns" "$rps" "$p50" "$p99" "$cpu" "$re" "$tps" "$q50" "$q99" \
+      "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$(awk -v a="$p99" -v b="$q99" 'BEGIN{if (b+0 > 0) printf "%.2f", a/b; else print "-"}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{if (b+0 > 0) printf "%.2f", a/b; else print "-"}')"
   done < "$dir/pages"
-  [ -z "${TOKEN_OWNER:-}" ] || continue
+  [ -z "$captured" ] || continue
   t=$(HOT="$hot" wrk_run "$conns" -s "$here/wrk-graphql.lua" "$base/graphql")
   read -r rps p50 p99 cpu re <<<"$t"
   p=$(pgbench_run "$conns" "$dir/hot.sql")
   n=$(pgbench_run "$conns" "$dir/hot-now.sql" prepared)
   read -r tps q50 q99 <<<"$p"
   read -r ntps _ _ <<<"$n"
-  printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s | %8s %5s\n' "hot (GraphQL)" "$conns" "$rps" "$p50" "$p99" "$cpu" "$re" "$tps" "$q50" "$q99" \
-    "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{printf "%.2f", a/b}')"
+  printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s %5s | %8s %5s\n' "hot (GraphQL)" "$conns" "$rps" "$p50" "$p99" "$cpu" "$re" "$tps" "$q50" "$q99" \
+    "$(awk -v a="$rps" -v b="$tps" 'BEGIN{printf "%.2f", a/b}')" "$(awk -v a="$p99" -v b="$q99" 'BEGIN{printf "%.2f", a/b}')" "$ntps" "$(awk -v a="$rps" -v b="$ntps" 'BEGIN{printf "%.2f", a/b}')"
 done
 # GraphQL against REST on the hot page, the two alternated in short runs so
 # that the machine's drift (the rows above are minutes apart) falls on
 # both alike: the median of the pairs' ratios.
-for conns in $([ -n "${TOKEN_OWNER:-}" ] || echo 4 16); do
+for conns in $([ -n "$captured" ] || echo 4 16); do
   ratios=""
   for _ in 1 2 3 4 5; do
     read -r r _ <<<"$(dur=4 wrk_run "$conns" "$base$(awk '$1=="hot"{print $2}' "$dir/pages")")"

@@ -16,7 +16,7 @@ import (
 
 // bulkTables are the tables a bulk load fills row by row; their indexes are
 // built once at the end instead of kept up to date per row.
-var bulkTables = []string{"actions", "action_accounts", "action_transactions"}
+var bulkTables = []string{"actions", "action_accounts", "action_transactions", "transactions", "messages", "traces"}
 
 // BulkLoad fills the action tables of a database that nothing reads or
 // writes meanwhile (a load test's, or a backfill before the server starts):
@@ -63,12 +63,13 @@ func (s *Store) BeginBulkLoad(ctx context.Context) (*BulkLoad, error) {
 		return nil, err
 	}
 	if keys < len(bulkTables) {
-		return nil, fmt.Errorf("the action tables have %d of their %d primary keys: an earlier bulk load did not finish; "+
+		return nil, fmt.Errorf("the action and chain tables have %d of their %d primary keys: an earlier bulk load did not finish; "+
 			"its data is incomplete and its indexes are gone, so drop the database and load it again", keys, len(bulkTables))
 	}
 	var stored bool
 	if err := s.db.NewRaw(`SELECT EXISTS (SELECT 1 FROM actions) OR EXISTS (SELECT 1 FROM action_accounts)
-		OR EXISTS (SELECT 1 FROM action_transactions)`).Scan(ctx, &stored); err != nil {
+		OR EXISTS (SELECT 1 FROM action_transactions) OR EXISTS (SELECT 1 FROM transactions)
+		OR EXISTS (SELECT 1 FROM messages) OR EXISTS (SELECT 1 FROM traces)`).Scan(ctx, &stored); err != nil {
 		return nil, err
 	}
 	b.direct = !stored
@@ -120,14 +121,22 @@ func (b *BulkLoad) Direct() bool { return b.direct }
 // SaveActions writes actions that are not stored yet, in one transaction.
 // It is safe for concurrent use: each call takes its own connection.
 func (b *BulkLoad) SaveActions(ctx context.Context, actions []chain.Action) error {
+	return b.SaveTraces(ctx, actions, nil, nil)
+}
+
+// SaveTraces writes whole traces (their transactions and messages, the
+// trace rows and their actions), as an import does, in one transaction;
+// each trace's actions and transactions must come in one call. It is safe
+// for concurrent use: each call takes its own connection.
+func (b *BulkLoad) SaveTraces(ctx context.Context, actions []chain.Action, txs []*chain.Transaction, traces []*chain.Trace) error {
 	if !b.direct {
-		return b.s.SaveBatch(ctx, &Batch{Actions: actions})
+		return b.s.SaveBatch(ctx, &Batch{Actions: actions, Transactions: txs, Traces: traces})
 	}
-	if len(actions) == 0 {
+	if len(actions) == 0 && len(txs) == 0 {
 		return nil
 	}
 	s := b.s
-	if err := s.ensurePartitions(ctx, batchSpans(&Batch{Actions: actions})); err != nil {
+	if err := s.ensurePartitions(ctx, batchSpans(&Batch{Actions: actions, Transactions: txs})); err != nil {
 		return err
 	}
 	// Numbers taken and committed at once, not under a lock held to the
@@ -140,6 +149,11 @@ func (b *BulkLoad) SaveActions(ctx context.Context, actions []chain.Action) erro
 	seqs := make(map[string]int64, len(actions))
 	numberNew(actions, seqs, last-int64(len(actions)))
 	arows, links, txLinks := actionTableRows(actions, seqs)
+	txRows, msgs := txTableRows(txs)
+	traceRows := make([]traceRow, len(traces))
+	for i, t := range traces {
+		traceRows[i] = newTraceRow(t)
+	}
 	var copies [3]staged
 	if copies[0], err = encodeRows(s.db, arows); err != nil {
 		return err
@@ -148,6 +162,28 @@ func (b *BulkLoad) SaveActions(ctx context.Context, actions []chain.Action) erro
 		return err
 	}
 	if copies[2], err = encodeRows(s.db, txLinks); err != nil {
+		return err
+	}
+	// The chain's tables have integer columns, which binary COPY cannot
+	// fill from the 8-byte integers it writes: they go through the staging
+	// tables, whose INSERT ... SELECT converts (no conflict target: their
+	// keys are dropped too).
+	var chained []staged
+	var script bytes.Buffer
+	stageRows := func(c staged, insert string, err error) error {
+		if err == nil {
+			chained = append(chained, c)
+			script.WriteString(insert + ";\n")
+		}
+		return err
+	}
+	if err := stageRows(stage(s.db, txRows, "CONFLICT DO NOTHING")); err != nil {
+		return err
+	}
+	if err := stageRows(stage(s.db, msgs, "CONFLICT DO NOTHING")); err != nil {
+		return err
+	}
+	if err := stageRows(stage(s.db, traceRows, "CONFLICT DO NOTHING")); err != nil {
 		return err
 	}
 	conn, err := s.copyDB.Conn(ctx) // COPY needs pgdriver's own connection (cancel.go)
@@ -167,7 +203,10 @@ func (b *BulkLoad) SaveActions(ctx context.Context, actions []chain.Action) erro
 				return fmt.Errorf("copy %s: %w", c.table.Name, err)
 			}
 		}
-		return nil
+		if len(txs) == 0 && len(traces) == 0 {
+			return nil
+		}
+		return sendStaged(ctx, tx, conn, chained, script.Bytes())
 	})
 }
 

@@ -224,5 +224,62 @@ func TestBulkLoadRefusesAnUnfinishedLoad(t *testing.T) {
 	require.NoError(t, bl.SaveActions(ctx, generated(t, 50, 50)[0]))
 	// No Finish: as if loadgen were killed here.
 	_, err = s.BeginBulkLoad(ctx)
-	require.ErrorContains(t, err, "0 of their 3 primary keys: an earlier bulk load did not finish")
+	require.ErrorContains(t, err, "0 of their 6 primary keys: an earlier bulk load did not finish")
+}
+
+// A direct bulk load of whole traces (loadgen's) stores the transactions,
+// messages and trace rows SaveBatch stores, and their indexes come back.
+func TestBulkLoadTracesStoresWhatSaveBatchStores(t *testing.T) {
+	ctx := context.Background()
+	var batches [][]chain.Action
+	for _, b := range generated(t, 600, 600) { // one batch: every trace whole
+		batches = append(batches, b)
+	}
+	want, got := openMigratedPostgres(t), openMigratedPostgres(t)
+	chainIndexes := func(s *Store) []string {
+		var out []string
+		require.NoError(t, s.db.NewRaw(`SELECT c.relname || ': ' || pg_get_indexdef(i.indexrelid) || ' valid=' || i.indisvalid
+			FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+			WHERE c.relname LIKE 'transactions%' OR c.relname IN ('messages', 'traces') ORDER BY 1`).Scan(ctx, &out))
+		return out
+	}
+	chainRows := func(s *Store) []string {
+		var out []string
+		for _, q := range []string{
+			`SELECT to_jsonb(t)::text FROM transactions t ORDER BY hash`,
+			`SELECT to_jsonb(m)::text FROM messages m ORDER BY tx_hash, direction, seq`,
+			`SELECT to_jsonb(t)::text FROM traces t ORDER BY id`,
+		} {
+			var rows []string
+			require.NoError(t, s.db.NewRaw(q).Scan(ctx, &rows))
+			require.NotEmpty(t, rows, q)
+			out = append(out, rows...)
+		}
+		return out
+	}
+	for _, b := range batches {
+		txs, traces := synth.Chain(b)
+		require.NoError(t, want.SaveBatch(ctx, &Batch{Actions: b, Transactions: txs, Traces: traces}))
+	}
+	bl, err := got.BeginBulkLoad(ctx)
+	require.NoError(t, err)
+	require.True(t, bl.Direct())
+	for _, b := range batches {
+		txs, traces := synth.Chain(b)
+		require.NoError(t, bl.SaveTraces(ctx, b, txs, traces))
+	}
+	require.NoError(t, bl.Finish(ctx, 2))
+	require.Equal(t, chainIndexes(want), chainIndexes(got), "the chain tables' indexes come back, on every partition")
+	require.Equal(t, chainRows(want), chainRows(got))
+	require.Equal(t, tableRows(t, want), tableRows(t, got))
+
+	// And a page of an account's traces reads the same from both.
+	f := TraceFilter{Account: &batches[0][0].Accounts[0], Limit: 5, Desc: true}
+	a, err := want.FindTraces(ctx, f)
+	require.NoError(t, err)
+	b, err := got.FindTraces(ctx, f)
+	require.NoError(t, err)
+	require.NotEmpty(t, b)
+	require.NotEmpty(t, b[0].Transactions)
+	require.Equal(t, a, b)
 }

@@ -209,6 +209,32 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 	if len(txs) == 0 {
 		return nil
 	}
+	rows, msgs := txTableRows(txs)
+	rows = dedupe(rows, func(r *txRow) string { return r.Hash }, nil)
+	msgs = dedupe(msgs, func(r *msgRow) string { return r.TxHash + "/" + r.Direction + "/" + strconv.Itoa(r.Seq) }, nil)
+	// The trace id of a transaction can change when an earlier part of its
+	// trace arrives later, so it is updated on conflict; an unchanged row is
+	// not rewritten (a rewrite costs a new row version and an entry in every
+	// index, which made re-imports slow). facts are filled in on rows
+	// written before they were kept (decoded.go): a re-import of the file
+	// completes them. A row first stored without its raw BOC (from trace
+	// JSON) gets it, and the block that holds it, when its block arrives.
+	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+` DO UPDATE SET trace_id = EXCLUDED.trace_id,
+		facts = COALESCE(EXCLUDED.facts, transactions.facts), boc = COALESCE(transactions.boc, EXCLUDED.boc),
+		block_workchain = COALESCE(transactions.block_workchain, EXCLUDED.block_workchain),
+		block_shard = COALESCE(transactions.block_shard, EXCLUDED.block_shard),
+		block_seqno = COALESCE(transactions.block_seqno, EXCLUDED.block_seqno)
+		WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.facts IS NULL AND EXCLUDED.facts IS NOT NULL)
+		OR (transactions.boc IS NULL AND EXCLUDED.boc IS NOT NULL)
+		OR (transactions.block_seqno IS NULL AND EXCLUDED.block_seqno IS NOT NULL)`); err != nil {
+		return err
+	}
+	return queueRows(ctx, w, "save messages", msgs, `CONFLICT (tx_hash, direction, seq) DO UPDATE SET facts = EXCLUDED.facts
+		WHERE messages.facts IS NULL AND EXCLUDED.facts IS NOT NULL`)
+}
+
+// txTableRows are the rows of txs in the transactions and messages tables.
+func txTableRows(txs []*chain.Transaction) ([]txRow, []msgRow) {
 	rows := make([]txRow, 0, len(txs))
 	var msgs []msgRow
 	for _, t := range txs {
@@ -231,27 +257,7 @@ func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) 
 			}
 		}
 	}
-	rows = dedupe(rows, func(r *txRow) string { return r.Hash }, nil)
-	msgs = dedupe(msgs, func(r *msgRow) string { return r.TxHash + "/" + r.Direction + "/" + strconv.Itoa(r.Seq) }, nil)
-	// The trace id of a transaction can change when an earlier part of its
-	// trace arrives later, so it is updated on conflict; an unchanged row is
-	// not rewritten (a rewrite costs a new row version and an entry in every
-	// index, which made re-imports slow). facts are filled in on rows
-	// written before they were kept (decoded.go): a re-import of the file
-	// completes them. A row first stored without its raw BOC (from trace
-	// JSON) gets it, and the block that holds it, when its block arrives.
-	if err := queueRows(ctx, w, "save transactions", rows, w.conflict("transactions")+` DO UPDATE SET trace_id = EXCLUDED.trace_id,
-		facts = COALESCE(EXCLUDED.facts, transactions.facts), boc = COALESCE(transactions.boc, EXCLUDED.boc),
-		block_workchain = COALESCE(transactions.block_workchain, EXCLUDED.block_workchain),
-		block_shard = COALESCE(transactions.block_shard, EXCLUDED.block_shard),
-		block_seqno = COALESCE(transactions.block_seqno, EXCLUDED.block_seqno)
-		WHERE transactions.trace_id <> EXCLUDED.trace_id OR (transactions.facts IS NULL AND EXCLUDED.facts IS NOT NULL)
-		OR (transactions.boc IS NULL AND EXCLUDED.boc IS NOT NULL)
-		OR (transactions.block_seqno IS NULL AND EXCLUDED.block_seqno IS NOT NULL)`); err != nil {
-		return err
-	}
-	return queueRows(ctx, w, "save messages", msgs, `CONFLICT (tx_hash, direction, seq) DO UPDATE SET facts = EXCLUDED.facts
-		WHERE messages.facts IS NULL AND EXCLUDED.facts IS NOT NULL`)
+	return rows, msgs
 }
 
 func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions []chain.Action, seqs map[string]int64) error {

@@ -33,6 +33,9 @@ func main() {
 	tokens := flag.Int("tokens", 0, "Postgres: fill the token registry with this many generated jetton wallets and NFT items instead of loading actions")
 	capture := flag.String("capture", "", "serve this path (e.g. /api/v3/jetton/wallets?owner_address=...) in process twice and write the SQL of the second request to -capture-out")
 	captureOut := flag.String("capture-out", "page.sql", "the pgbench script -capture writes")
+	swapWeight := flag.Int("swap-weight", 0, "the swaps' weight in the type mix of 100 (0: synth's 6; 11 makes about 1M swaps of 10M actions)")
+	seconds := flag.Uint("seconds", 0, "spread the actions over this many seconds, lts growing as mainnet's (0: about a second per four traces; 31536000: a year)")
+	tracesEvery := flag.Int("traces-every", 1, "write the transactions, messages and trace of one trace in N (and of every trace of the first hot account), as an import of trace JSON does; 0: none (at 10M actions all of them add ~38 GB)")
 	flag.Parse()
 	if *tokens > 0 || *capture != "" {
 		var err error
@@ -63,13 +66,14 @@ func main() {
 		return
 	}
 	if err := run(*dbURL, synth.Params{Seed: *seed, Actions: *n, Accounts: *accounts, HotAccounts: *hot,
-		HotActions: *hotActions, StartUtime: 1_760_000_000}, *batch, *workers, *bulk); err != nil {
+		HotActions: *hotActions, StartUtime: 1_760_000_000, SwapWeight: *swapWeight, Seconds: uint32(*seconds)},
+		*batch, *workers, *bulk, *tracesEvery); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dbURL string, p synth.Params, batchSize, workers int, bulk bool) error {
+func run(dbURL string, p synth.Params, batchSize, workers int, bulk bool, tracesEvery int) error {
 	ctx := context.Background()
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
@@ -79,8 +83,17 @@ func run(dbURL string, p synth.Params, batchSize, workers int, bulk bool) error 
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
+	// chain is what a batch writes besides its actions: nothing, or their
+	// transactions, messages and traces.
+	chainRows := func([]chain.Action) ([]*chain.Transaction, []*chain.Trace) { return nil, nil }
+	if tracesEvery > 0 {
+		chainRows = func(actions []chain.Action) ([]*chain.Transaction, []*chain.Trace) {
+			return synth.Chain(sampleTraces(actions, tracesEvery, synth.HotAccount(p.Seed, 0)))
+		}
+	}
 	save := func(ctx context.Context, actions []chain.Action) error {
-		return st.SaveBatch(ctx, &store.Batch{Actions: actions})
+		txs, traces := chainRows(actions)
+		return st.SaveBatch(ctx, &store.Batch{Actions: actions, Transactions: txs, Traces: traces})
 	}
 	finish := func(context.Context) error { return nil }
 	if bulk {
@@ -89,7 +102,10 @@ func run(dbURL string, p synth.Params, batchSize, workers int, bulk bool) error 
 			return err
 		}
 		fmt.Printf("bulk load: indexes dropped until the end; rows by COPY straight into the tables: %v\n", bl.Direct())
-		save = bl.SaveActions
+		save = func(ctx context.Context, actions []chain.Action) error {
+			txs, traces := chainRows(actions)
+			return bl.SaveTraces(ctx, actions, txs, traces)
+		}
 		finished := false
 		finish = func(ctx context.Context) error { finished = true; return bl.Finish(ctx, workers) }
 		// A load that fails half way still leaves a usable database.
@@ -166,13 +182,16 @@ func loadActions(ctx context.Context, p synth.Params, batchSize, workers int,
 	}
 	batch := make([]chain.Action, 0, batchSize)
 	err := synth.Generate(p, func(a *chain.Action) error {
-		batch = append(batch, *a)
-		if len(batch) < batchSize {
-			return nil
+		// A batch is cut between traces, never inside one: a trace's
+		// row and transactions are written with all its actions.
+		if len(batch) >= batchSize && batch[len(batch)-1].TraceID != a.TraceID {
+			if err := send(batch); err != nil {
+				return err
+			}
+			batch = make([]chain.Action, 0, batchSize+1)
 		}
-		err := send(batch)
-		batch = make([]chain.Action, 0, batchSize)
-		return err
+		batch = append(batch, *a)
+		return nil
 	})
 	if err == nil && len(batch) > 0 {
 		err = send(batch)

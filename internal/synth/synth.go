@@ -28,7 +28,19 @@ type Params struct {
 	HotAccounts int // accounts that take part in many actions
 	HotActions  int // actions per hot account (spread evenly over time)
 	StartUtime  uint32
+	// SwapWeight, when set, replaces the swaps' weight in the type mix
+	// (6 of 100 by default; 11 makes about a tenth of the actions swaps).
+	SwapWeight int
+	// Seconds, when set, spreads the set over that many seconds and its
+	// logical time as mainnet's grows with time (LtPerSecond), instead of
+	// about a second for every four traces: a year of candles, and lts
+	// across several partitions, from any number of actions.
+	Seconds uint32
 }
+
+// LtPerSecond is about how fast mainnet's logical time grows: 1e13 in
+// some six months.
+const LtPerSecond = 630_000
 
 // typeMix is roughly mainnet's: mostly TON and jetton transfers.
 var typeMix = []struct {
@@ -64,8 +76,20 @@ func hash(seed uint64, kind string, n uint64) [32]byte {
 // ordering ties are broken by action_id exactly as in real traces.
 func Generate(p Params, emit func(*chain.Action) error) error {
 	r := rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))
+	mix := typeMix
+	if p.SwapWeight > 0 {
+		mix = append([]struct {
+			name   string
+			weight int
+		}(nil), typeMix...)
+		for i := range mix {
+			if mix[i].name == "JettonSwap" {
+				mix[i].weight = p.SwapWeight
+			}
+		}
+	}
 	total := 0
-	for _, t := range typeMix {
+	for _, t := range mix {
 		total += t.weight
 	}
 	// Every hotEvery-th action goes to the next hot account in turn, so each
@@ -82,12 +106,19 @@ func Generate(p Params, emit func(*chain.Action) error) error {
 		if r.IntN(4) == 0 {
 			utime++
 		}
+		if p.Seconds > 0 { // the draws above stay, so the rest of the set is the same
+			next := p.StartUtime + uint32(uint64(n)*uint64(p.Seconds)/uint64(p.Actions))
+			if next > utime {
+				lt += uint64(next-utime) * LtPerSecond
+				utime = next
+			}
+		}
 		pair := r.IntN(5) == 0 && n+1 < p.Actions
 		traceID := chain.Hash(hash(p.Seed, "trace", uint64(trace)))
 		for k := 0; k < 1 || (pair && k < 2); k++ {
 			pick := r.IntN(total)
-			typ := typeMix[0].name
-			for _, t := range typeMix {
+			typ := mix[0].name
+			for _, t := range mix {
 				if pick < t.weight {
 					typ = t.name
 					break

@@ -33,6 +33,7 @@ func New() *migrate.Migrations {
 	registerAccountsBalance(m)
 	registerBlocksGenUtime(m)
 	registerBlockExtra(m)
+	registerTracesOrder(m)
 	registerWebhooks(m)
 	registerTokenMoves(m)
 	registerAnalytics(m)
