@@ -28,16 +28,22 @@ type CandlePoint struct {
 	Trades      int64          `json:"trades"`
 }
 
+// Series is what a candle and a volume series share: the jetton, its
+// decimals and symbol, and the whole intervals [From, To) they cover.
+type Series struct {
+	Token    string  `json:"token"`
+	Interval string  `json:"interval"`
+	From     int64   `json:"from"`
+	To       int64   `json:"to"`
+	Decimals int     `json:"decimals"`
+	Symbol   *string `json:"symbol"`
+}
+
 // CandleSeries is a jetton's candles against one quote.
 type CandleSeries struct {
-	Token         string        `json:"token"`
+	Series
 	Quote         string        `json:"quote"`
-	Interval      string        `json:"interval"`
-	From          int64         `json:"from"`
-	To            int64         `json:"to"`
-	Decimals      int           `json:"decimals"`
 	QuoteDecimals int           `json:"quote_decimals"`
-	Symbol        *string       `json:"symbol"`
 	Candles       []CandlePoint `json:"candles"`
 }
 
@@ -56,13 +62,8 @@ type VolumePoint struct {
 
 // VolumeSeries is a jetton's activity over a range.
 type VolumeSeries struct {
-	Token    string        `json:"token"`
-	Interval string        `json:"interval"`
-	From     int64         `json:"from"`
-	To       int64         `json:"to"`
-	Decimals int           `json:"decimals"`
-	Symbol   *string       `json:"symbol"`
-	Volumes  []VolumePoint `json:"volumes"`
+	Series
+	Volumes []VolumePoint `json:"volumes"`
 }
 
 // TokenPrice is a jetton's last trade price.

@@ -20,6 +20,17 @@
 //     wick from a thin pool is one of them (volume and VWAP say how much
 //     traded there).
 //
+// An account's realized result per jetton and quote (Results) is by
+// average cost, over its counted trades oldest first: a buy adds its
+// jetton to what is held and its quote amount to the cost of it; a sell
+// is matched against what is held (at most all of it), realizing the
+// matched part's share of the proceeds less the same share of the cost
+// (held cost times matched over held), and the cost and holding shrink by
+// that share. Jetton sold beyond what counted buys left (it came by a
+// transfer, a mint or a swap the rule does not count) has no known cost:
+// it is reported as unmatched and realizes nothing. Results are exact
+// fractions of the quote's smallest units until rendered.
+//
 // Prices are stored as reduced fractions of the trade's smallest units
 // (quote units per base unit), volumes as decimal integers: nothing is
 // rounded until a price is rendered for an answer.

@@ -86,6 +86,7 @@ type AccountResolver interface {
 	Jettons(ctx context.Context, obj *model.Account, first *int, after *string, excludeZeroBalance *bool) (*model.JettonHoldingConnection, error)
 	Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error)
 	Trades(ctx context.Context, obj *model.Account, first *int, after *string) (*model.TradeConnection, error)
+	TradeResults(ctx context.Context, obj *model.Account) ([]*model.TradeResult, error)
 }
 type ActionResolver interface {
 	Title(ctx context.Context, obj *chain.Action) (string, error)
@@ -3373,9 +3374,32 @@ extend type Token {
   holders(first: Int = 10, after: String): TokenHolderConnection!
 }
 
+"An account's realized result in one jetton against one quote, by average cost over its counted trades (the rule in docs/API-NOTES.md)."
+type TradeResult {
+  jetton: String!
+  "TON or USDT"
+  quote: String!
+  trades: Int!
+  "jetton, smallest units"
+  bought: BigInt!
+  sold: BigInt!
+  "quote, smallest units: paid on buys, got for sells"
+  spent: BigInt!
+  received: BigInt!
+  "jetton the counted buys left after the sells, smallest units, and its cost in whole quote tokens"
+  held: BigInt!
+  held_cost: String!
+  "what the matched sells brought above their average cost, whole quote tokens (negative: a loss)"
+  realized: String!
+  "jetton sold beyond what the counted buys left (its cost is unknown: it realized nothing), smallest units"
+  unmatched: BigInt!
+}
+
 extend type Account {
   "the account's counted swap hops (the analytics rule), newest first, paged by cursor"
   trades(first: Int = 10, after: String): TradeConnection!
+  "the account's realized result per jetton and quote, by average cost over all its counted trades (at most 10000), in the order each pair first traded"
+  trade_results: [TradeResult!]!
 }
 `, BuiltIn: false},
 	{Name: "../webhooks.graphqls", Input: `# Webhooks (package webhooks): durable subscriptions of the request's API
@@ -4706,6 +4730,74 @@ func (ec *executionContext) fieldContext_Account_trades(ctx context.Context, fie
 	if fc.Args, err = ec.field_Account_trades_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_trade_results(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_trade_results(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Account().TradeResults(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*model.TradeResult)
+	fc.Result = res
+	return ec.marshalNTradeResult2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeResultᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_trade_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "jetton":
+				return ec.fieldContext_TradeResult_jetton(ctx, field)
+			case "quote":
+				return ec.fieldContext_TradeResult_quote(ctx, field)
+			case "trades":
+				return ec.fieldContext_TradeResult_trades(ctx, field)
+			case "bought":
+				return ec.fieldContext_TradeResult_bought(ctx, field)
+			case "sold":
+				return ec.fieldContext_TradeResult_sold(ctx, field)
+			case "spent":
+				return ec.fieldContext_TradeResult_spent(ctx, field)
+			case "received":
+				return ec.fieldContext_TradeResult_received(ctx, field)
+			case "held":
+				return ec.fieldContext_TradeResult_held(ctx, field)
+			case "held_cost":
+				return ec.fieldContext_TradeResult_held_cost(ctx, field)
+			case "realized":
+				return ec.fieldContext_TradeResult_realized(ctx, field)
+			case "unmatched":
+				return ec.fieldContext_TradeResult_unmatched(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TradeResult", field.Name)
+		},
 	}
 	return fc, nil
 }
@@ -28157,6 +28249,8 @@ func (ec *executionContext) fieldContext_Participant_account(_ context.Context, 
 				return ec.fieldContext_Account_nfts(ctx, field)
 			case "trades":
 				return ec.fieldContext_Account_trades(ctx, field)
+			case "trade_results":
+				return ec.fieldContext_Account_trade_results(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -28738,6 +28832,8 @@ func (ec *executionContext) fieldContext_Query_account(ctx context.Context, fiel
 				return ec.fieldContext_Account_nfts(ctx, field)
 			case "trades":
 				return ec.fieldContext_Account_trades(ctx, field)
+			case "trade_results":
+				return ec.fieldContext_Account_trade_results(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -35941,6 +36037,325 @@ func (ec *executionContext) fieldContext_TradeEdge_node(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _TradeResult_jetton(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Jetton
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_jetton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Jetton}
+}
+
+func (ec *executionContext) fieldContext_TradeResult_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_quote(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Quote
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_quote(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Quote}
+}
+
+func (ec *executionContext) fieldContext_TradeResult_quote(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_trades(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Trades
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_trades(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafInt{&obj.Trades}
+}
+
+func (ec *executionContext) fieldContext_TradeResult_trades(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_bought(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Bought
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_bought(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Bought
+}
+
+func (ec *executionContext) fieldContext_TradeResult_bought(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_sold(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Sold
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_sold(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Sold
+}
+
+func (ec *executionContext) fieldContext_TradeResult_sold(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_spent(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Spent
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_spent(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Spent
+}
+
+func (ec *executionContext) fieldContext_TradeResult_spent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_received(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Received
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_received(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Received
+}
+
+func (ec *executionContext) fieldContext_TradeResult_received(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_held(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Held
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_held(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Held
+}
+
+func (ec *executionContext) fieldContext_TradeResult_held(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_held_cost(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.HeldCost
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_held_cost(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.HeldCost}
+}
+
+func (ec *executionContext) fieldContext_TradeResult_held_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_realized(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Realized
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_realized(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Realized}
+}
+
+func (ec *executionContext) fieldContext_TradeResult_realized(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TradeResult_unmatched(ctx context.Context, field graphql.CollectedField, obj *model.TradeResult) (ret graphql.Marshaler) {
+	res := obj.Unmatched
+	if any(res) == nil {
+		fc, err := ec.fieldContext_TradeResult_unmatched(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return &obj.Unmatched
+}
+
+func (ec *executionContext) fieldContext_TradeResult_unmatched(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TradeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *chain.FullTransaction) (ret graphql.Marshaler) {
 	res := obj.Hash
 	if any(res) == nil {
@@ -36124,6 +36539,8 @@ func (ec *executionContext) fieldContext_Transaction_account(_ context.Context, 
 				return ec.fieldContext_Account_nfts(ctx, field)
 			case "trades":
 				return ec.fieldContext_Account_trades(ctx, field)
+			case "trade_results":
+				return ec.fieldContext_Account_trade_results(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 		},
@@ -41880,6 +42297,42 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Account_trades(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "trade_results":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_trade_results(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -50328,6 +50781,95 @@ func (ec *executionContext) _TradeEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var tradeResultImplementors = []string{"TradeResult"}
+
+func (ec *executionContext) _TradeResult(ctx context.Context, sel ast.SelectionSet, obj *model.TradeResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tradeResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TradeResult")
+		case "jetton":
+			out.Values[i] = ec._TradeResult_jetton(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quote":
+			out.Values[i] = ec._TradeResult_quote(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trades":
+			out.Values[i] = ec._TradeResult_trades(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bought":
+			out.Values[i] = ec._TradeResult_bought(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sold":
+			out.Values[i] = ec._TradeResult_sold(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "spent":
+			out.Values[i] = ec._TradeResult_spent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "received":
+			out.Values[i] = ec._TradeResult_received(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "held":
+			out.Values[i] = ec._TradeResult_held(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "held_cost":
+			out.Values[i] = ec._TradeResult_held_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "realized":
+			out.Values[i] = ec._TradeResult_realized(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unmatched":
+			out.Values[i] = ec._TradeResult_unmatched(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var transactionImplementors = []string{"Transaction"}
 
 func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *chain.FullTransaction) graphql.Marshaler {
@@ -52978,6 +53520,67 @@ func (ec *executionContext) marshalNTradeEdge2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋ
 	return ec._TradeEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNTradeResult2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TradeResult) graphql.Marshaler {
+	if m, ok := ec.leafList_TradeResult(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNTradeResult2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeResult(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTradeResult2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐTradeResult(ctx context.Context, sel ast.SelectionSet, v *model.TradeResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TradeResult(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransactionᚄ(ctx context.Context, sel ast.SelectionSet, v []*chain.FullTransaction) graphql.Marshaler {
 	if m, ok := ec.leafList_Transaction(ctx, sel, v); ok {
 		return m
@@ -54905,6 +55508,57 @@ func (ec *executionContext) leafList_TradeEdge(ctx context.Context, sel ast.Sele
 }
 
 var leafTypename_TradeEdge = graphql.MarshalString("TradeEdge")
+
+// leafList_TradeResult marshals a list of TradeResult whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_TradeResult(ctx context.Context, sel ast.SelectionSet, v []*model.TradeResult) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, tradeResultImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["TradeResult"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_TradeResult)
+			case "jetton":
+				vals = append(vals, leafString{&obj.Jetton})
+			case "quote":
+				vals = append(vals, leafString{&obj.Quote})
+			case "trades":
+				vals = append(vals, leafInt{&obj.Trades})
+			case "bought":
+				vals = append(vals, &obj.Bought)
+			case "sold":
+				vals = append(vals, &obj.Sold)
+			case "spent":
+				vals = append(vals, &obj.Spent)
+			case "received":
+				vals = append(vals, &obj.Received)
+			case "held":
+				vals = append(vals, &obj.Held)
+			case "held_cost":
+				vals = append(vals, leafString{&obj.HeldCost})
+			case "realized":
+				vals = append(vals, leafString{&obj.Realized})
+			case "unmatched":
+				vals = append(vals, &obj.Unmatched)
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_TradeResult = graphql.MarshalString("TradeResult")
 
 // leafList_Transaction marshals a list of Transaction whose selection is all direct
 // leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.

@@ -89,7 +89,7 @@ func (l leafUint64) MarshalGQL(w io.Writer) {
 // computedFields are, per object type, the fields that a resolver or a
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
-	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "trades": true, "transactions": true, "user_friendly": true},
+	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "trade_results": true, "trades": true, "transactions": true, "user_friendly": true},
 	"Action":                       {"children": true, "description": true, "details": true, "parent": true, "participants": true, "title": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
@@ -219,6 +219,7 @@ var computedFields = map[string]map[string]bool{
 	"Trade":                        {},
 	"TradeConnection":              {},
 	"TradeEdge":                    {},
+	"TradeResult":                  {},
 	"Transaction":                  {"account": true, "actions": true},
 	"TransactionConnection":        {},
 	"TransactionEdge":              {},
@@ -337,6 +338,7 @@ var leafObjectFields = map[string]map[string]bool{
 	"TokenHolderEdge":     {"__typename": true, "cursor": true},
 	"TraceStop":           {"__typename": true, "account": true, "reason": true, "message": true, "message_hash": true, "transaction": true},
 	"TradeEdge":           {"__typename": true, "cursor": true},
+	"TradeResult":         {"__typename": true, "jetton": true, "quote": true, "trades": true, "bought": true, "sold": true, "spent": true, "received": true, "held": true, "held_cost": true, "realized": true, "unmatched": true},
 	"Transaction":         {"__typename": true, "hash": true, "lt": true, "utime": true, "now": true, "account_address": true, "trace_id": true, "success": true, "aborted": true, "compute_exit_code": true, "total_fees": true, "orig_status": true, "end_status": true},
 	"TransactionEdge":     {"__typename": true, "cursor": true},
 	"Webhook":             {"__typename": true, "id": true, "url": true, "status": true, "created_at": true, "pending": true},

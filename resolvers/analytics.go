@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/base64"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -136,6 +137,11 @@ func decimalsOf(t *model.Token) int {
 	return 9
 }
 
+// head is what the answer says of the series.
+func (s *series) head() analytics.Series {
+	return analytics.Series{Token: s.token.Address, Interval: s.iv.Name, From: s.from, To: s.to, Decimals: decimalsOf(s.token), Symbol: s.token.Symbol}
+}
+
 // Candles is a jetton's candles against a quote.
 func (r *Resolver) Candles(ctx context.Context, a SeriesArgs) (*analytics.CandleSeries, error) {
 	s, err := r.seriesOf(ctx, a)
@@ -147,8 +153,7 @@ func (r *Resolver) Candles(ctx context.Context, a SeriesArgs) (*analytics.Candle
 		return nil, err
 	}
 	_, qd, _ := quoteOf("quote", quoteName(s.quote))
-	out := &analytics.CandleSeries{Token: s.token.Address, Quote: quoteName(s.quote), Interval: s.iv.Name, From: s.from, To: s.to,
-		Decimals: decimalsOf(s.token), QuoteDecimals: qd, Symbol: s.token.Symbol, Candles: make([]analytics.CandlePoint, len(list))}
+	out := &analytics.CandleSeries{Series: s.head(), Quote: quoteName(s.quote), QuoteDecimals: qd, Candles: make([]analytics.CandlePoint, len(list))}
 	for i := range list {
 		out.Candles[i] = list[i].Point(out.Decimals, qd)
 	}
@@ -166,8 +171,7 @@ func (r *Resolver) TokenVolumes(ctx context.Context, a SeriesArgs) (*analytics.V
 	if err != nil {
 		return nil, err
 	}
-	out := &analytics.VolumeSeries{Token: s.token.Address, Interval: s.iv.Name, From: s.from, To: s.to,
-		Decimals: decimalsOf(s.token), Symbol: s.token.Symbol, Volumes: make([]analytics.VolumePoint, len(list))}
+	out := &analytics.VolumeSeries{Series: s.head(), Volumes: make([]analytics.VolumePoint, len(list))}
 	for i := range list {
 		out.Volumes[i] = list[i].Point()
 	}
@@ -179,12 +183,18 @@ func (r *Resolver) TokenVolumes(ctx context.Context, a SeriesArgs) (*analytics.V
 // goes through TON when the jetton has no USD₮ pair (and TON itself,
 // token "", is priced by USD₮'s TON price).
 func (r *Resolver) wholePrice(ctx context.Context, tok *model.Token, quote string) (*big.Rat, int64, string, error) {
+	return r.wholePriceAt(ctx, tok, quote, math.MaxInt64)
+}
+
+// wholePriceAt is wholePrice as of the minutes starting before at: the
+// close of the last 1m candle among them.
+func (r *Resolver) wholePriceAt(ctx context.Context, tok *model.Token, quote string, at int64) (*big.Rat, int64, string, error) {
 	if tok.Address == quote {
 		return big.NewRat(1, 1), 0, "direct", nil
 	}
 	_, qd, _ := quoteOf("quote", quoteName(quote))
 	if tok.Address != "" {
-		c, err := r.Store.LastCandle(ctx, tok.Address, quote)
+		c, err := r.Store.CandleBefore(ctx, tok.Address, quote, analytics.Intervals[0], at)
 		if err != nil {
 			return nil, 0, "", err
 		}
@@ -200,7 +210,7 @@ func (r *Resolver) wholePrice(ctx context.Context, tok *model.Token, quote strin
 	}
 	// USD₮ through TON: the jetton in TON times TON in USD₮ (the inverse
 	// of USD₮'s TON price).
-	usdt, err := r.Store.LastCandle(ctx, analytics.USDT, analytics.TON)
+	usdt, err := r.Store.CandleBefore(ctx, analytics.USDT, analytics.TON, analytics.Intervals[0], at)
 	if err != nil || usdt == nil {
 		return nil, 0, "", err
 	}
@@ -208,7 +218,7 @@ func (r *Resolver) wholePrice(ctx context.Context, tok *model.Token, quote strin
 	if tok.Address == "" {
 		return tonUSD, lastTime(usdt), "direct", nil
 	}
-	inTON, t, _, err := r.wholePrice(ctx, tok, analytics.TON)
+	inTON, t, _, err := r.wholePriceAt(ctx, tok, analytics.TON, at)
 	if err != nil || inTON == nil {
 		return nil, 0, "", err
 	}
@@ -334,6 +344,36 @@ func (r *Resolver) AccountTrades(ctx context.Context, account string, first *int
 			Amount: actions.BigInt(t.Base.String()), QuoteAmount: actions.BigInt(t.QuoteAmt.String()),
 			Price: analytics.Decimal(t.Price(), decimalsOf(toks[t.Jetton])-qd, analytics.PriceDigits)}})
 		out.PageInfo.EndCursor = &c
+	}
+	return out, nil
+}
+
+// MaxResultTrades bounds the trades Account.trade_results totals: a result
+// needs every trade from the first, so past it the answer is refused
+// rather than wrong.
+const MaxResultTrades = cost.MaxOffset
+
+// AccountTradeResults is Account.trade_results: the realized result per
+// jetton and quote by average cost (analytics.Results).
+func (r *Resolver) AccountTradeResults(ctx context.Context, account string) ([]*model.TradeResult, error) {
+	list, err := r.Store.TradesOldest(ctx, account, MaxResultTrades+1)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) > MaxResultTrades {
+		return nil, apperr.Field("trade_results", "the account has more than %d trades: too many to total in one answer", MaxResultTrades)
+	}
+	out := []*model.TradeResult{}
+	for _, res := range analytics.Results(list) {
+		qd := analytics.TONDecimals
+		if res.Quote == analytics.USDT {
+			qd = analytics.USDTDecimals
+		}
+		out = append(out, &model.TradeResult{Jetton: res.Jetton, Quote: quoteName(res.Quote), Trades: int(res.Trades),
+			Bought: actions.BigInt(res.Bought.String()), Sold: actions.BigInt(res.Sold.String()),
+			Spent: actions.BigInt(res.Spent.String()), Received: actions.BigInt(res.Received.String()),
+			Held: actions.BigInt(res.Held.String()), HeldCost: analytics.Decimal(res.Cost, -qd, analytics.PriceDigits),
+			Realized: analytics.Decimal(res.Realized, -qd, analytics.PriceDigits), Unmatched: actions.BigInt(res.Unmatched.String())})
 	}
 	return out, nil
 }

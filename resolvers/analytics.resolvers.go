@@ -16,6 +16,11 @@ func (r *accountResolver) Trades(ctx context.Context, obj *model.Account, first 
 	return r.AccountTrades(ctx, obj.Address, first, after)
 }
 
+// TradeResults is the resolver for the trade_results field.
+func (r *accountResolver) TradeResults(ctx context.Context, obj *model.Account) ([]*model.TradeResult, error) {
+	return r.AccountTradeResults(ctx, obj.Address)
+}
+
 // Token is the resolver for the token field.
 func (r *queryResolver) Token(ctx context.Context, address string) (*model.Token, error) {
 	return r.knownJetton(ctx, "address", address)

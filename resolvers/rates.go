@@ -34,6 +34,14 @@ func currencyQuote(field, c string) (string, error) {
 	return "", apperr.Field(field, "%q is not a currency this server prices in: ton (or gram) and usd (through USD₮ trades)", c)
 }
 
+// now is the resolver's clock.
+func (r *Resolver) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
 // rateToken is a tonapi token argument: "ton"/"gram" or a jetton.
 func (r *Resolver) rateToken(ctx context.Context, field, s string) (*model.Token, error) {
 	switch strings.ToLower(s) {
@@ -43,9 +51,33 @@ func (r *Resolver) rateToken(ctx context.Context, field, s string) (*model.Token
 	return r.knownJetton(ctx, field, s)
 }
 
-// TokenRates is tonapi's TokenRates (prices only: see docs/API-NOTES.md).
+// TokenRates is tonapi's TokenRates. Diffs are tonapi's strings
+// ("+1.28%", "−0.56%" with U+2212, "0.00%"), keyed like Prices.
 type TokenRates struct {
-	Prices map[string]float64 `json:"prices"`
+	Prices  map[string]float64 `json:"prices"`
+	Diff24h map[string]string  `json:"diff_24h"`
+	Diff7d  map[string]string  `json:"diff_7d"`
+	Diff30d map[string]string  `json:"diff_30d"`
+}
+
+// rateDiff is tonapi's change of a price: (now - then) / now in percent,
+// rounded to two places (tonapi divides by the present price, not the
+// past one: kept, so the figures mean what tonapi's do); "0.00%" when
+// there is no past price.
+func rateDiff(now, then *big.Rat) string {
+	if then == nil || then.Sign() == 0 || now.Sign() == 0 {
+		return "0.00%"
+	}
+	d := new(big.Rat).Sub(now, then)
+	d.Quo(d, now).Mul(d, big.NewRat(100, 1))
+	s := d.FloatString(2)
+	switch {
+	case s == "0.00" || s == "-0.00":
+		return "0.00%"
+	case d.Sign() < 0:
+		return "−" + s[1:] + "%"
+	}
+	return "+" + s + "%"
 }
 
 // Rates is /v2/rates: each token's last price in each currency, keyed as
@@ -69,21 +101,34 @@ func (r *Resolver) Rates(ctx context.Context, tokens, currencies []string) (map[
 			return nil, err
 		}
 	}
+	now := r.now().Unix()
 	out := make(map[string]TokenRates, len(tokens))
 	for _, t := range tokens {
 		tok, err := r.rateToken(ctx, "tokens", t)
 		if err != nil {
 			return nil, err
 		}
-		rates := TokenRates{Prices: map[string]float64{}}
+		rates := TokenRates{Prices: map[string]float64{}, Diff24h: map[string]string{}, Diff7d: map[string]string{}, Diff30d: map[string]string{}}
 		for i, q := range quotes {
-			p, _, _, err := r.wholePrice(ctx, tok, q)
+			// As of the clock: the minutes starting at or before it.
+			p, _, _, err := r.wholePriceAt(ctx, tok, q, now+1)
 			if err != nil {
 				return nil, err
 			}
-			if p != nil {
-				f, _ := p.Float64()
-				rates.Prices[strings.ToUpper(currencies[i])] = f
+			if p == nil {
+				continue
+			}
+			key := strings.ToUpper(currencies[i])
+			rates.Prices[key], _ = p.Float64()
+			for _, d := range []struct {
+				days int64
+				into map[string]string
+			}{{1, rates.Diff24h}, {7, rates.Diff7d}, {30, rates.Diff30d}} {
+				then, _, _, err := r.wholePriceAt(ctx, tok, q, now-d.days*86400+1)
+				if err != nil {
+					return nil, err
+				}
+				d.into[key] = rateDiff(p, then)
 			}
 		}
 		out[t] = rates

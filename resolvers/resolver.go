@@ -36,6 +36,10 @@ type Resolver struct {
 	// GetMethodGas bounds one get method's gas (GET_METHOD_GAS_LIMIT);
 	// 0 = cost.DefaultGetMethodGas.
 	GetMethodGas int64
+	// Now is the clock of answers relative to the present (the price
+	// changes of /v2/rates); nil: time.Now. Tests set it to the fixtures'
+	// time.
+	Now func() time.Time
 
 	getOnce sync.Once
 	get     *getmethod.Runner

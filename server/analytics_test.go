@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -65,6 +66,8 @@ type refTrade struct {
 	utime         int64
 	order         string
 	base, amt     *big.Int
+	buy           bool   // the sender paid the quote
+	trader        string // the swap's sender
 }
 
 type refCandle struct {
@@ -107,14 +110,14 @@ func refTrades(a restAction) []refTrade {
 		if in == nil || o == nil || in.Sign() <= 0 || o.Sign() <= 0 || l.in == l.out {
 			continue
 		}
-		t := refTrade{utime: a.EndUtime, order: fmt.Sprintf("%012d/%020d/%s/%03d", a.EndUtime, a.EndLt, a.ActionID, i)}
+		t := refTrade{utime: a.EndUtime, order: fmt.Sprintf("%012d/%020d/%s/%03d", a.EndUtime, a.EndLt, a.ActionID, i), trader: a.Value.Sender}
 		switch {
 		case l.in == "":
-			t.jetton, t.quote, t.base, t.amt = l.out, "TON", o, in
+			t.jetton, t.quote, t.base, t.amt, t.buy = l.out, "TON", o, in, true
 		case l.out == "":
 			t.jetton, t.quote, t.base, t.amt = l.in, "TON", in, o
 		case l.in == usdtMaster:
-			t.jetton, t.quote, t.base, t.amt = l.out, "USDT", o, in
+			t.jetton, t.quote, t.base, t.amt, t.buy = l.out, "USDT", o, in, true
 		case l.out == usdtMaster:
 			t.jetton, t.quote, t.base, t.amt = l.in, "USDT", in, o
 		default:
@@ -159,6 +162,11 @@ func (f *fixture) getPath(t *testing.T, path string, q url.Values) (int, []byte)
 
 // analyticsServer imports every real fixture with actions.
 func analyticsServer(t *testing.T, db testenv.Database) *fixture {
+	return analyticsServerAt(t, db, nil)
+}
+
+// analyticsServerAt is analyticsServer with the resolver's clock.
+func analyticsServerAt(t *testing.T, db testenv.Database, now func() time.Time) *fixture {
 	dir := testenv.FixturesDir(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "blocks", "*.bin"))
 	files = append(files, testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json"))
@@ -171,7 +179,7 @@ func analyticsServer(t *testing.T, db testenv.Database) *fixture {
 	var stored int
 	require.NoError(t, st.DB().NewSelect().TableExpr("actions").ColumnExpr("count(*)").
 		Where("type IN ('JettonSwap','JettonTransfer','JettonMint','JettonBurn')").Scan(context.Background(), &stored))
-	f := &fixture{h: newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})}
+	f := &fixture{h: newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st, Now: now}})}
 	f.params.Actions = stored
 	return f
 }
@@ -472,4 +480,77 @@ func TestAnalyticsRESTEqualsGraphQL(t *testing.T) {
 	var c struct{ Points [][2]float64 }
 	require.NoError(t, json.Unmarshal(chart, &c))
 	require.NotEmpty(t, c.Points, string(chart))
+}
+
+// TestRatesDiffsEqualTheActions: /v2/rates' diff_24h, diff_7d and diff_30d
+// of every pair, with the clock set just after each of its trades, equal
+// tonapi's formula ((now - then) / now, two places) over prices taken
+// here from /api/v3/actions: the last trade's of a minute starting at or
+// before the clock, and before the clock less 1, 7 and 30 days.
+func TestRatesDiffsEqualTheActions(t *testing.T) {
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			var now int64
+			f := analyticsServerAt(t, db, func() time.Time { return time.Unix(now, 0) })
+			var trades []refTrade
+			for _, a := range jettonActions(t, f) {
+				trades = append(trades, refTrades(a)...)
+			}
+			sort.Slice(trades, func(i, j int) bool { return trades[i].order < trades[j].order })
+			// priceBefore is the pair's last price in a minute starting at or before at.
+			priceBefore := func(jetton, quote string, at int64) *big.Rat {
+				var p *big.Rat
+				for _, tr := range trades {
+					if tr.jetton == jetton && tr.quote == quote && tr.utime-tr.utime%60 <= at {
+						p = new(big.Rat).SetFrac(tr.amt, tr.base)
+					}
+				}
+				return p
+			}
+			diff := func(now, then *big.Rat) string {
+				if then == nil {
+					return "0.00%"
+				}
+				d := new(big.Rat).Sub(now, then)
+				d.Quo(d, now).Mul(d, big.NewRat(100, 1))
+				switch s := d.FloatString(2); {
+				case s == "0.00" || s == "-0.00":
+					return "0.00%"
+				case strings.HasPrefix(s, "-"):
+					return "\u2212" + s[1:] + "%"
+				default:
+					return "+" + s + "%"
+				}
+			}
+			nonZero := 0
+			for _, tr := range trades {
+				if tr.quote == "USDT" && tr.jetton == usdtMaster {
+					continue
+				}
+				now = tr.utime + 3600 // after the trade: its price is the last
+				cur := map[string]string{"TON": "ton", "USDT": "usd"}[tr.quote]
+				code, body := f.getPath(t, "/v2/rates", url.Values{"tokens": {tr.jetton}, "currencies": {cur}})
+				require.Equal(t, http.StatusOK, code, string(body))
+				var got struct {
+					Rates map[string]struct {
+						Diff24h map[string]string `json:"diff_24h"`
+						Diff7d  map[string]string `json:"diff_7d"`
+						Diff30d map[string]string `json:"diff_30d"`
+					} `json:"rates"`
+				}
+				require.NoError(t, json.Unmarshal(body, &got))
+				r := got.Rates[tr.jetton]
+				last := priceBefore(tr.jetton, tr.quote, now)
+				key := strings.ToUpper(cur)
+				for days, m := range map[int64]map[string]string{1: r.Diff24h, 7: r.Diff7d, 30: r.Diff30d} {
+					want := diff(last, priceBefore(tr.jetton, tr.quote, now-days*86400))
+					require.Equal(t, want, m[key], "%s in %s, %d days before %d: %s", tr.jetton, tr.quote, days, now, body)
+					if want != "0.00%" {
+						nonZero++
+					}
+				}
+			}
+			require.Positive(t, nonZero, "some pair's price changed within 30 days in the fixtures")
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/big"
@@ -19,7 +20,9 @@ import (
 // actions, and every interval bucket a changed row falls in is made again
 // from the rows beneath it (1m candles from the trades, each wider
 // interval from the one before it; volumes from the moves). A rebuild runs
-// the same code over every stored action.
+// the same code over every stored action. New actions alone (the usual
+// import or follow batch) are added to the stored rows instead
+// (analyticsadd.go), which gives the same rows.
 
 type tradeRow struct {
 	bun.BaseModel `bun:"table:analytics_trades"`
@@ -159,16 +162,21 @@ func newTouched() *touched {
 }
 
 // saveAnalytics replaces the trades and moves of the traces written again
-// (replaced, base64 ids) and adds those of acts, then makes the touched
-// buckets again. It runs inside the batch's transaction, after the
-// actions are written.
-func saveAnalytics(ctx context.Context, tx bun.Tx, conn bun.Conn, replaced []string, acts []chain.Action) error {
+// (replaced, base64 ids) and adds those of acts. It runs inside the
+// batch's transaction before the batch's writer w is flushed: when the
+// batch replaced no stored trade or move, its trades, moves and rollup
+// rows are queued on w (addInPlace) and go with the batch's own script;
+// otherwise it returns remake, to run after the flush (the touched
+// buckets are made again from the rows beneath, which must be written
+// first).
+func saveAnalytics(ctx context.Context, tx bun.Tx, conn bun.Conn, w *writer, replaced []string, acts []chain.Action) (remake func() error, err error) {
 	t := newTouched()
+	removed := 0
 	for start := 0; start < len(replaced); start += 500 {
 		chunk := replaced[start:min(start+500, len(replaced))]
 		var old []tradeRow
 		if err := tx.NewSelect().Model(&old).Column("jetton", "quote", "utime").Where("trace_id IN (?)", bun.In(chunk)).Scan(ctx); err != nil {
-			return fmt.Errorf("read old trades: %w", err)
+			return nil, fmt.Errorf("read old trades: %w", err)
 		}
 		for _, r := range old {
 			k := pairKey{r.Jetton, r.Quote}
@@ -176,43 +184,59 @@ func saveAnalytics(ctx context.Context, tx bun.Tx, conn bun.Conn, replaced []str
 		}
 		var oldMoves []moveRow
 		if err := tx.NewSelect().Model(&oldMoves).Column("jetton", "utime").Where("trace_id IN (?)", bun.In(chunk)).Scan(ctx); err != nil {
-			return fmt.Errorf("read old moves: %w", err)
+			return nil, fmt.Errorf("read old moves: %w", err)
 		}
 		for _, r := range oldMoves {
 			t.moves[r.Jetton] = append(t.moves[r.Jetton], r.Utime)
 		}
+		removed += len(old) + len(oldMoves)
 		if len(old) > 0 {
 			if _, err := tx.NewDelete().Model((*tradeRow)(nil)).Where("trace_id IN (?)", bun.In(chunk)).Exec(ctx); err != nil {
-				return fmt.Errorf("delete old trades: %w", err)
+				return nil, fmt.Errorf("delete old trades: %w", err)
 			}
 		}
 		if len(oldMoves) > 0 {
 			if _, err := tx.NewDelete().Model((*moveRow)(nil)).Where("trace_id IN (?)", bun.In(chunk)).Exec(ctx); err != nil {
-				return fmt.Errorf("delete old moves: %w", err)
+				return nil, fmt.Errorf("delete old moves: %w", err)
 			}
 		}
 	}
-	if err := addAnalytics(ctx, tx, acts, t); err != nil {
-		return err
+	trades, moves := analyticsRows(acts)
+	if removed == 0 {
+		if ok, err := addInPlace(ctx, tx, w, trades, moves); ok || err != nil {
+			return nil, err
+		}
 	}
-	return t.remake(ctx, tx, conn)
+	return func() error {
+		if err := addAnalytics(ctx, tx, trades, moves, t); err != nil {
+			return err
+		}
+		return t.remake(ctx, tx, conn)
+	}, nil
 }
 
-// addAnalytics writes the trades and moves of acts (kept when stored
-// already) and notes them in t.
-func addAnalytics(ctx context.Context, tx bun.Tx, acts []chain.Action, t *touched) error {
-	var trades []tradeRow
-	var moves []moveRow
+// analyticsRows are the trades and moves of acts.
+func analyticsRows(acts []chain.Action) (trades []tradeRow, moves []moveRow) {
 	for i := range acts {
 		for _, tr := range analytics.TradesOf(&acts[i]) {
 			trades = append(trades, newTradeRow(&tr))
-			k := pairKey{tr.Jetton, tr.Quote}
-			t.trades[k] = append(t.trades[k], tr.Utime)
 		}
 		if m, ok := analytics.MoveOf(&acts[i]); ok {
 			moves = append(moves, newMoveRow(&m))
-			t.moves[m.Jetton] = append(t.moves[m.Jetton], m.Utime)
 		}
+	}
+	return trades, moves
+}
+
+// addAnalytics writes trades and moves (kept when stored already) and
+// notes them in t.
+func addAnalytics(ctx context.Context, tx bun.Tx, trades []tradeRow, moves []moveRow, t *touched) error {
+	for _, tr := range trades {
+		k := pairKey{tr.Jetton, tr.Quote}
+		t.trades[k] = append(t.trades[k], tr.Utime)
+	}
+	for _, m := range moves {
+		t.moves[m.Jetton] = append(t.moves[m.Jetton], m.Utime)
 	}
 	if err := insertChunks(ctx, tx, trades, "CONFLICT (action_id, hop) DO NOTHING"); err != nil {
 		return fmt.Errorf("save trades: %w", err)
@@ -320,13 +344,8 @@ func (t *touched) remake(ctx context.Context, tx bun.Tx, conn bun.Conn) error {
 		}
 		prev = made
 	}
-	// In key order: writers lock rows in one order.
-	slices.SortFunc(upserts, func(a, b candleRow) int {
-		return strings.Compare(fmt.Sprintf("%s %s %09d %012d", a.Jetton, a.Quote, a.IntervalS, a.Bucket), fmt.Sprintf("%s %s %09d %012d", b.Jetton, b.Quote, b.IntervalS, b.Bucket))
-	})
-	if err := queueRows(ctx, w, "save candles", upserts, `CONFLICT (jetton, quote, interval_s, bucket) DO UPDATE SET open = EXCLUDED.open, high = EXCLUDED.high,
-		low = EXCLUDED.low, close = EXCLUDED.close, open_key = EXCLUDED.open_key, close_key = EXCLUDED.close_key,
-		volume_base = EXCLUDED.volume_base, volume_quote = EXCLUDED.volume_quote, trades = EXCLUDED.trades`); err != nil {
+	sortCandleRows(upserts)
+	if err := queueRows(ctx, w, "save candles", upserts, candleUpsert); err != nil {
 		return err
 	}
 	if err := t.remakeVolumes(ctx, tx, w); err != nil {
@@ -418,9 +437,24 @@ func (t *touched) remakeVolumes(ctx context.Context, tx bun.Tx, w *writer) error
 			}
 		}
 	}
-	return queueRows(ctx, w, "save volumes", upserts, `CONFLICT (jetton, interval_s, bucket) DO UPDATE SET transfers = EXCLUDED.transfers,
+	return queueRows(ctx, w, "save volumes", upserts, volumeUpsert)
+}
+
+// The upserts of a made candle or volume: the new row is the whole truth.
+const (
+	candleUpsert = `CONFLICT (jetton, quote, interval_s, bucket) DO UPDATE SET open = EXCLUDED.open, high = EXCLUDED.high,
+		low = EXCLUDED.low, close = EXCLUDED.close, open_key = EXCLUDED.open_key, close_key = EXCLUDED.close_key,
+		volume_base = EXCLUDED.volume_base, volume_quote = EXCLUDED.volume_quote, trades = EXCLUDED.trades`
+	volumeUpsert = `CONFLICT (jetton, interval_s, bucket) DO UPDATE SET transfers = EXCLUDED.transfers,
 		transfer_amount = EXCLUDED.transfer_amount, mints = EXCLUDED.mints, mint_amount = EXCLUDED.mint_amount, burns = EXCLUDED.burns,
-		burn_amount = EXCLUDED.burn_amount, senders = EXCLUDED.senders, receivers = EXCLUDED.receivers`)
+		burn_amount = EXCLUDED.burn_amount, senders = EXCLUDED.senders, receivers = EXCLUDED.receivers`
+)
+
+// sortCandleRows puts rows in key order: writers lock rows in one order.
+func sortCandleRows(rows []candleRow) {
+	slices.SortFunc(rows, func(a, b candleRow) int {
+		return cmp.Or(strings.Compare(a.Jetton, b.Jetton), strings.Compare(a.Quote, b.Quote), cmp.Compare(a.IntervalS, b.IntervalS), cmp.Compare(a.Bucket, b.Bucket))
+	})
 }
 
 // inChunks calls fn with parts of list small enough for an IN list.

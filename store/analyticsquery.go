@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/uptrace/bun"
 
@@ -28,12 +27,6 @@ func (s *Store) Candles(ctx context.Context, jetton, quote string, iv analytics.
 		out[i] = rows[i].toCandle()
 	}
 	return out, nil
-}
-
-// LastCandle is a pair's newest 1m candle (its close is the last trade's
-// price), nil when the pair never traded.
-func (s *Store) LastCandle(ctx context.Context, jetton, quote string) (*analytics.Candle, error) {
-	return s.CandleBefore(ctx, jetton, quote, analytics.Intervals[0], math.MaxInt64)
 }
 
 // CandleBefore is a pair's newest candle of iv starting before t, nil
@@ -74,17 +67,34 @@ func (s *Store) Volumes(ctx context.Context, jetton string, iv analytics.Interva
 // Trades reads an account's counted trades, newest first, older than the
 // trade whose Key is before ("" for the newest), at most limit.
 func (s *Store) Trades(ctx context.Context, trader, before string, limit int) ([]analytics.Trade, error) {
-	var rows []tradeRow
-	err := s.read(func(db *bun.DB) error {
-		q := db.NewSelect().Model(&rows).Where("trader = ?", trader)
+	return s.trades(ctx, func(q *bun.SelectQuery) (*bun.SelectQuery, error) {
 		if before != "" {
 			utime, lt, id, hop, ok := analytics.ParseKey(before)
 			if !ok {
-				return fmt.Errorf("malformed trade key")
+				return nil, fmt.Errorf("malformed trade key")
 			}
 			q = q.Where("(utime, lt, action_id, hop) < (?, ?, ?, ?)", utime, lt, id, hop)
 		}
-		return q.Order("utime DESC", "lt DESC", "action_id DESC", "hop DESC").Limit(int64(limit)).Scan(ctx)
+		return q.Where("trader = ?", trader).Order("utime DESC", "lt DESC", "action_id DESC", "hop DESC").Limit(int64(limit)), nil
+	})
+}
+
+// TradesOldest returns up to limit of a trader's trades, oldest first.
+func (s *Store) TradesOldest(ctx context.Context, trader string, limit int) ([]analytics.Trade, error) {
+	return s.trades(ctx, func(q *bun.SelectQuery) (*bun.SelectQuery, error) {
+		return q.Where("trader = ?", trader).Order("utime", "lt", "action_id", "hop").Limit(int64(limit)), nil
+	})
+}
+
+// trades reads the trades a query shaped by shape selects.
+func (s *Store) trades(ctx context.Context, shape func(*bun.SelectQuery) (*bun.SelectQuery, error)) ([]analytics.Trade, error) {
+	var rows []tradeRow
+	err := s.read(func(db *bun.DB) error {
+		q, err := shape(db.NewSelect().Model(&rows))
+		if err != nil {
+			return err
+		}
+		return q.Scan(ctx)
 	})
 	if err != nil {
 		return nil, err
@@ -122,7 +132,8 @@ func (s *Store) RebuildAnalytics(ctx context.Context) (trades, moves int, err er
 			for i := range rows {
 				acts[i] = *rows[i].toChain()
 			}
-			if err := addAnalytics(ctx, tx, acts, t); err != nil {
+			trades, moves := analyticsRows(acts)
+			if err := addAnalytics(ctx, tx, trades, moves, t); err != nil {
 				return err
 			}
 			after = rows[len(rows)-1].ActionID

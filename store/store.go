@@ -38,7 +38,8 @@ type Store struct {
 	url      string      // the primary's, for maintenance connections (maintenance.go)
 	replicas *replicaSet // nil without DATABASE_REPLICAS
 	// noAnalytics skips the analytics rollups of writes: set only by the
-	// benchmark that measures what keeping them costs.
+	// benchmark that measures what keeping them costs (and by builds with
+	// the tonql_noanalytics tag, noanalytics.go).
 	noAnalytics bool
 
 	mu        sync.Mutex
@@ -91,7 +92,7 @@ func open(ctx context.Context, url string, existing bool) (*Store, error) {
 	default:
 		return nil, errors.New(`DATABASE_URL must start with "postgres://", "postgresql://" or "sqlite:"`)
 	}
-	s := &Store{db: db, copyDB: copyDB, url: url}
+	s := &Store{db: db, copyDB: copyDB, url: url, noAnalytics: analyticsOffByBuild}
 	if err := db.PingContext(ctx); err != nil {
 		s.Close()
 		var pgErr pgdriver.Error

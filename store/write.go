@@ -146,13 +146,20 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 				return err
 			}
 		}
+		var remake func() error
+		if !s.noAnalytics {
+			var err error
+			if remake, err = saveAnalytics(ctx, tx, conn, w, traceIDs(b.Traces), b.Actions); err != nil {
+				return err
+			}
+		}
 		w.notify(last)
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
-		// After the flush: the rollups read the trades they write.
-		if !s.noAnalytics {
-			if err := saveAnalytics(ctx, tx, conn, traceIDs(b.Traces), b.Actions); err != nil {
+		// After the flush: a remake reads the trades it writes.
+		if remake != nil {
+			if err := remake(); err != nil {
 				return err
 			}
 		}

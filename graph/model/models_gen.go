@@ -43,6 +43,8 @@ type Account struct {
 	Nfts *NftHoldingConnection `json:"nfts"`
 	// the account's counted swap hops (the analytics rule), newest first, paged by cursor
 	Trades *TradeConnection `json:"trades"`
+	// the account's realized result per jetton and quote, by average cost over all its counted trades (at most 10000), in the order each pair first traded
+	TradeResults []*TradeResult `json:"trade_results"`
 }
 
 // The filters of ActionFilter that make sense within one account.
@@ -353,6 +355,27 @@ type TradeConnection struct {
 type TradeEdge struct {
 	Cursor string `json:"cursor"`
 	Node   *Trade `json:"node"`
+}
+
+// An account's realized result in one jetton against one quote, by average cost over its counted trades (the rule in docs/API-NOTES.md).
+type TradeResult struct {
+	Jetton string `json:"jetton"`
+	// TON or USDT
+	Quote  string `json:"quote"`
+	Trades int    `json:"trades"`
+	// jetton, smallest units
+	Bought actions.BigInt `json:"bought"`
+	Sold   actions.BigInt `json:"sold"`
+	// quote, smallest units: paid on buys, got for sells
+	Spent    actions.BigInt `json:"spent"`
+	Received actions.BigInt `json:"received"`
+	// jetton the counted buys left after the sells, smallest units, and its cost in whole quote tokens
+	Held     actions.BigInt `json:"held"`
+	HeldCost string         `json:"held_cost"`
+	// what the matched sells brought above their average cost, whole quote tokens (negative: a loss)
+	Realized string `json:"realized"`
+	// jetton sold beyond what the counted buys left (its cost is unknown: it realized nothing), smallest units
+	Unmatched actions.BigInt `json:"unmatched"`
 }
 
 type TransactionConnection struct {

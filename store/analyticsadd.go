@@ -1,0 +1,274 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/analytics"
+)
+
+// Adding to the rollups in place. Import and follow mostly write actions
+// the store has not seen: then every touched candle is the stored candle
+// merged with the batch's own trades (open, close, high, low, sums: all
+// merge in any order), and every touched volume the stored one plus the
+// batch's moves, its distinct senders and receivers less those the bucket
+// had already. That needs no trade or move read back, only the stored
+// rollup rows of the touched buckets and, for the distinct owners, which
+// of the batch's owners moved the jetton in the touched days before: three
+// reads a batch whatever its size (making the buckets again from the rows
+// beneath re-read every touched day of moves), and the writes go in the
+// batch's own script (on Postgres one round trip with the actions'). A batch that replaced
+// stored trades or moves (a trace written again, a reclassify) takes the
+// remake path (analytics.go): a removed trade cannot be subtracted from a
+// high or an open.
+
+// addInPlace queues trades and moves (none of them removed by this
+// batch) and their rollups on w. ok false: some were stored already (an
+// action kept from an earlier write), and nothing was queued; the caller
+// makes the buckets again from the rows.
+func addInPlace(ctx context.Context, tx bun.Tx, w *writer, trades []tradeRow, moves []moveRow) (ok bool, err error) {
+	if len(trades) == 0 && len(moves) == 0 {
+		return true, nil
+	}
+	seen, stored, err := ownersSeen(ctx, tx, trades, moves)
+	if err != nil || stored {
+		return false, err
+	}
+	if err := queueRows(ctx, w, "save trades", trades, "CONFLICT (action_id, hop) DO NOTHING"); err != nil {
+		return false, err
+	}
+	if err := queueRows(ctx, w, "save moves", moves, "CONFLICT (action_id) DO NOTHING"); err != nil {
+		return false, err
+	}
+	if err := addCandles(ctx, tx, w, trades); err != nil {
+		return false, err
+	}
+	return true, addVolumes(ctx, tx, w, moves, seen)
+}
+
+// addCandles merges the trades into the stored candles of every interval.
+func addCandles(ctx context.Context, tx bun.Tx, w *writer, rows []tradeRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	trades := make([]analytics.Trade, len(rows))
+	for i := range rows {
+		trades[i] = rows[i].toTrade()
+	}
+	type key struct {
+		jetton, quote string
+		interval      int64
+		bucket        int64
+	}
+	made := map[key]analytics.Candle{}
+	q := tx.NewSelect().Model((*candleRow)(nil))
+	for _, iv := range analytics.Intervals {
+		buckets := map[pairKey][]int64{}
+		for _, c := range analytics.Candles(trades, iv) {
+			made[key{c.Jetton, c.Quote, iv.Seconds, c.Bucket}] = c
+			k := pairKey{c.Jetton, c.Quote}
+			buckets[k] = append(buckets[k], c.Bucket)
+		}
+		for k, bs := range buckets {
+			q.WhereOr("(jetton = ? AND quote = ? AND interval_s = ? AND bucket IN (?))", k.jetton, k.quote, iv.Seconds, bun.In(bs))
+		}
+	}
+	var stored []candleRow
+	if err := q.Scan(ctx, &stored); err != nil {
+		return fmt.Errorf("read candles: %w", err)
+	}
+	for i := range stored {
+		r := &stored[i]
+		k := key{r.Jetton, r.Quote, r.IntervalS, r.Bucket}
+		if c, ok := made[k]; ok {
+			made[k] = analytics.Merge([]analytics.Candle{r.toCandle(), c}, analytics.Interval{Seconds: r.IntervalS}, r.Bucket)
+		}
+	}
+	upserts := make([]candleRow, 0, len(made))
+	for _, c := range made {
+		upserts = append(upserts, newCandleRow(&c))
+	}
+	sortCandleRows(upserts)
+	return queueRows(ctx, w, "save candles", upserts, candleUpsert)
+}
+
+// ownerBucket is a (jetton, owner) that sent (role 's') or received ('r')
+// in the minute starting at minute.
+type ownerBucket struct {
+	role          byte
+	jetton, owner string
+	minute        int64
+}
+
+// ownersSeen finds, among the owners of moves, those that moved the same
+// jetton in the same role in the days the moves fall in, by minute: every
+// interval is whole minutes, so a minute tells which bucket of each it is
+// in. The database groups by minute, so a busy owner costs a row a minute.
+// The same statement tells whether any of the trades' or moves' actions
+// is stored already (stored: the rows cannot simply be added).
+func ownersSeen(ctx context.Context, tx bun.Tx, trades []tradeRow, moves []moveRow) (seen map[ownerBucket]bool, stored bool, err error) {
+	seen = map[ownerBucket]bool{}
+	day := analytics.Intervals[len(analytics.Intervals)-1]
+	var jettons, senders, receivers []string
+	var days []int64
+	for i := range moves {
+		m := &moves[i]
+		jettons = append(jettons, m.Jetton)
+		days = append(days, day.Bucket(m.Utime))
+		if m.Sender != "" {
+			senders = append(senders, m.Sender)
+		}
+		if m.Receiver != "" {
+			receivers = append(receivers, m.Receiver)
+		}
+	}
+	for _, l := range []*[]string{&jettons, &senders, &receivers} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
+	slices.Sort(days)
+	days = slices.Compact(days)
+	span := func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			for _, d := range days {
+				q.WhereOr("utime >= ? AND utime < ?", d, d+day.Seconds)
+			}
+			return q
+		})
+	}
+	var rows []struct {
+		Role   string `bun:"role"`
+		Jetton string `bun:"jetton"`
+		Owner  string `bun:"owner"`
+		Minute int64  `bun:"minute"`
+	}
+	part := func(role, column string, owners []string) *bun.SelectQuery {
+		q := tx.NewSelect().Model((*moveRow)(nil)).
+			ColumnExpr("? AS role, jetton, ? AS owner, utime - utime % 60 AS minute", role, bun.Ident(column))
+		if len(owners) == 0 {
+			return q.Where("FALSE")
+		}
+		return span(q.Where("jetton IN (?) AND ? IN (?)", bun.In(jettons), bun.Ident(column), bun.In(owners))).GroupExpr("jetton, ?, minute", bun.Ident(column))
+	}
+	present := func(role string, model any, ids []string) *bun.SelectQuery {
+		q := tx.NewSelect().Model(model).ColumnExpr("? AS role, '' AS jetton, action_id AS owner, 0 AS minute", role)
+		if len(ids) == 0 {
+			return q.Where("FALSE")
+		}
+		return q.Where("action_id IN (?)", bun.In(ids))
+	}
+	tradeIDs := make([]string, len(trades))
+	for i := range trades {
+		tradeIDs[i] = trades[i].ActionID
+	}
+	moveIDs := make([]string, len(moves))
+	for i := range moves {
+		moveIDs[i] = moves[i].ActionID
+	}
+	if err := part("s", "sender", senders).UnionAll(part("r", "receiver", receivers)).
+		UnionAll(present("t", (*tradeRow)(nil), tradeIDs)).UnionAll(present("m", (*moveRow)(nil), moveIDs)).Scan(ctx, &rows); err != nil {
+		return nil, false, fmt.Errorf("read move owners: %w", err)
+	}
+	for _, r := range rows {
+		if r.Role == "t" || r.Role == "m" {
+			stored = true
+			continue
+		}
+		seen[ownerBucket{r.Role[0], r.Jetton, r.Owner, r.Minute}] = true
+	}
+	return seen, stored, nil
+}
+
+// addVolumes adds the moves to the stored volumes of every interval; seen
+// is ownersSeen of them.
+func addVolumes(ctx context.Context, tx bun.Tx, w *writer, rows []moveRow, seen map[ownerBucket]bool) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	moves := make([]analytics.Move, len(rows))
+	for i := range rows {
+		moves[i] = rows[i].toMove()
+	}
+	type key struct {
+		jetton   string
+		interval int64
+		bucket   int64
+	}
+	made := map[key]analytics.Volume{}
+	q := tx.NewSelect().Model((*volumeRow)(nil))
+	for _, iv := range analytics.Intervals {
+		// A batch's owner already counted in the bucket is not new there.
+		type owner struct {
+			role          byte
+			jetton, owner string
+			bucket        int64
+		}
+		before := make(map[owner]bool, len(seen))
+		for o := range seen {
+			before[owner{o.role, o.jetton, o.owner, iv.Bucket(o.minute)}] = true
+		}
+		buckets := map[string][]int64{}
+		for _, v := range analytics.Volumes(moves, iv) {
+			made[key{v.Jetton, iv.Seconds, v.Bucket}] = v
+			buckets[v.Jetton] = append(buckets[v.Jetton], v.Bucket)
+		}
+		counted := map[owner]bool{}
+		for i := range rows {
+			m := &rows[i]
+			for _, o := range []owner{{'s', m.Jetton, m.Sender, iv.Bucket(m.Utime)}, {'r', m.Jetton, m.Receiver, iv.Bucket(m.Utime)}} {
+				if o.owner == "" || counted[o] || !before[o] {
+					continue
+				}
+				counted[o] = true
+				k := key{o.jetton, iv.Seconds, o.bucket}
+				v := made[k]
+				if o.role == 's' {
+					v.Senders--
+				} else {
+					v.Receivers--
+				}
+				made[k] = v
+			}
+		}
+		for j, bs := range buckets {
+			q.WhereOr("(jetton = ? AND interval_s = ? AND bucket IN (?))", j, iv.Seconds, bun.In(bs))
+		}
+	}
+	var stored []volumeRow
+	if err := q.Scan(ctx, &stored); err != nil {
+		return fmt.Errorf("read volumes: %w", err)
+	}
+	for i := range stored {
+		s := stored[i].toVolume()
+		k := key{s.Jetton, s.Interval, s.Bucket}
+		v, ok := made[k]
+		if !ok {
+			continue
+		}
+		s.Transfers += v.Transfers
+		s.TransferAmount.Add(s.TransferAmount, v.TransferAmount)
+		s.Mints += v.Mints
+		s.MintAmount.Add(s.MintAmount, v.MintAmount)
+		s.Burns += v.Burns
+		s.BurnAmount.Add(s.BurnAmount, v.BurnAmount)
+		s.Senders += v.Senders
+		s.Receivers += v.Receivers
+		made[k] = s
+	}
+	upserts := make([]volumeRow, 0, len(made))
+	for _, v := range made {
+		upserts = append(upserts, newVolumeRow(&v))
+	}
+	slices.SortFunc(upserts, func(a, b volumeRow) int {
+		return cmp.Or(strings.Compare(a.Jetton, b.Jetton), cmp.Compare(a.IntervalS, b.IntervalS), cmp.Compare(a.Bucket, b.Bucket))
+	})
+	return queueRows(ctx, w, "save volumes", upserts, volumeUpsert)
+}
+
+// analyticsOffByBuild is set by builds that keep no rollups (noanalytics.go).
+var analyticsOffByBuild = false
