@@ -37,6 +37,12 @@ func Decode() http.HandlerFunc {
 	})
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
+			// toncenter's POST takes a body (its parser refuses none); an
+			// empty one is a mistake, not a request for nothing.
+			if r.ContentLength == 0 {
+				WriteError(w, r, V3, apperr.Field("opcodes", `POST takes a JSON body {"opcodes": [...], "bodies": [...]}; none was sent`))
+				return
+			}
 			post(w, r)
 			return
 		}

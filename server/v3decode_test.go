@@ -151,6 +151,7 @@ func TestV3Decode(t *testing.T) {
 		{http.MethodPost, "/api/v3/decode", `{"opcodes":"1"}`, "opcodes: must be a list of strings"},
 		{http.MethodPost, "/api/v3/decode", `{"opcodes":[` + many + `]}`, "opcodes: at most 1000"},
 		{http.MethodPost, "/api/v3/decode", `{"opcodes":["99999999999"]}`, "opcodes: invalid opcode format"},
+		{http.MethodPost, "/api/v3/decode", "", "none was sent"},
 	} {
 		rec := doRequest(h, c.method, c.path, c.body)
 		require.Equal(t, 422, rec.Code, rec.Body.String())
