@@ -12,22 +12,22 @@ import (
 // identical.
 func (a *Action) AppendJSON(b []byte) []byte {
 	b = append(b, `{"action_id":`...)
-	b = appendJSONString(b, a.ActionID)
+	b = AppendJSONString(b, a.ActionID)
 	b = append(b, `,"trace_id":`...)
-	b = appendJSONString(b, a.TraceID)
+	b = AppendJSONString(b, a.TraceID)
 	b = append(b, `,"tx_hash":`...)
-	b = appendJSONString(b, a.TxHash)
+	b = AppendJSONString(b, a.TxHash)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, a.Type)
+	b = AppendJSONString(b, a.Type)
 	b = append(b, `,"status":`...)
-	b = appendJSONString(b, a.Status)
+	b = AppendJSONString(b, a.Status)
 	if a.Title != "" {
 		b = append(b, `,"title":`...)
-		b = appendJSONString(b, a.Title)
+		b = AppendJSONString(b, a.Title)
 	}
 	if a.Description != "" {
 		b = append(b, `,"description":`...)
-		b = appendJSONString(b, a.Description)
+		b = AppendJSONString(b, a.Description)
 	}
 	b = append(b, `,"value":`...)
 	b = append(b, a.Value.OrEmpty()...)
@@ -40,7 +40,7 @@ func (a *Action) AppendJSON(b []byte) []byte {
 	b = append(b, `,"end_utime":`...)
 	b = strconv.AppendUint(b, uint64(a.EndUtime), 10)
 	b = append(b, `,"transactions":`...)
-	b = appendJSONStrings(b, a.Transactions)
+	b = AppendJSONStrings(b, a.Transactions)
 	b = append(b, `,"trace_end_lt":`...)
 	b = strconv.AppendUint(b, a.TraceEndLt, 10)
 	b = append(b, `,"trace_end_utime":`...)
@@ -49,7 +49,7 @@ func (a *Action) AppendJSON(b []byte) []byte {
 	if a.TraceExternalHashNorm == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, *a.TraceExternalHashNorm)
+		b = AppendJSONString(b, *a.TraceExternalHashNorm)
 	}
 	b = append(b, `,"mc_seqno":`...)
 	if a.McSeqno == nil {
@@ -59,7 +59,7 @@ func (a *Action) AppendJSON(b []byte) []byte {
 	}
 	if len(a.Accounts) > 0 {
 		b = append(b, `,"accounts":`...)
-		b = appendJSONStrings(b, a.Accounts)
+		b = AppendJSONStrings(b, a.Accounts)
 	}
 	if a.TransactionsFull != nil {
 		// Reflection here is a small part of a page that asked for
@@ -90,7 +90,8 @@ func (l *ActionList) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendJSONStrings(b []byte, ss []string) []byte {
+// AppendJSONStrings writes ss as encoding/json does (null for nil).
+func AppendJSONStrings(b []byte, ss []string) []byte {
 	if ss == nil {
 		return append(b, "null"...)
 	}
@@ -99,15 +100,15 @@ func appendJSONStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = AppendJSONString(b, s)
 	}
 	return append(b, ']')
 }
 
-// appendJSONString quotes s as encoding/json does: ids, hashes, addresses
+// AppendJSONString quotes s as encoding/json does: ids, hashes, addresses
 // and type names need no escaping and are copied; anything else goes
 // through encoding/json.
-func appendJSONString(b []byte, s string) []byte {
+func AppendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			q, _ := json.Marshal(s)

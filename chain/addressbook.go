@@ -59,17 +59,17 @@ func (b AddressBook) AppendJSON(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		e := b[k]
-		dst = appendJSONString(dst, k)
+		dst = AppendJSONString(dst, k)
 		dst = append(dst, `:{"user_friendly":`...)
-		dst = appendJSONString(dst, e.UserFriendly)
+		dst = AppendJSONString(dst, e.UserFriendly)
 		dst = append(dst, `,"domain":`...)
 		if e.Domain == nil {
 			dst = append(dst, "null"...)
 		} else {
-			dst = appendJSONString(dst, *e.Domain)
+			dst = AppendJSONString(dst, *e.Domain)
 		}
 		dst = append(dst, `,"interfaces":`...)
-		dst = appendJSONStrings(dst, e.Interfaces)
+		dst = AppendJSONStrings(dst, e.Interfaces)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')

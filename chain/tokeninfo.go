@@ -54,7 +54,7 @@ func (m Metadata) AppendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = AppendJSONString(b, k)
 		b = append(b, ':')
 		b = m[k].appendEntry(b)
 	}
@@ -72,7 +72,7 @@ func (md *TokenMetadata) appendEntry(b []byte) []byte {
 		b = append(b, ',')
 	}
 	b = append(b, `"type":`...)
-	b = appendJSONString(b, toncenterTokenTypes[md.Kind])
+	b = AppendJSONString(b, toncenterTokenTypes[md.Kind])
 	if !made {
 		return append(b, "}]}"...)
 	}
@@ -84,7 +84,7 @@ func (md *TokenMetadata) appendEntry(b []byte) []byte {
 			b = append(b, `,"`...)
 			b = append(b, f.name...)
 			b = append(b, `":`...)
-			b = appendJSONString(b, *f.v)
+			b = AppendJSONString(b, *f.v)
 		}
 	}
 	n := len(b)
@@ -97,9 +97,9 @@ func (md *TokenMetadata) appendEntry(b []byte) []byte {
 		if len(b) > start {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, name)
+		b = AppendJSONString(b, name)
 		b = append(b, ':')
-		b = appendJSONString(b, v)
+		b = AppendJSONString(b, v)
 	}
 	if md.URI != nil {
 		field("uri", *md.URI)

@@ -3,6 +3,8 @@ package toncenter
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/tonql/tonql/chain"
 )
 
 // AppendJSON appends the page as json.Marshal writes it, without
@@ -34,26 +36,26 @@ func (a *Action) AppendJSON(b []byte) ([]byte, error) {
 	if a.TraceID == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendString(b, *a.TraceID)
+		b = chain.AppendJSONString(b, *a.TraceID)
 	}
 	b = append(b, `,"action_id":`...)
-	b = appendString(b, a.ActionID)
+	b = chain.AppendJSONString(b, a.ActionID)
 	b = append(b, `,"start_lt":`...)
-	b = appendString(b, a.StartLt)
+	b = chain.AppendJSONString(b, a.StartLt)
 	b = append(b, `,"end_lt":`...)
-	b = appendString(b, a.EndLt)
+	b = chain.AppendJSONString(b, a.EndLt)
 	b = append(b, `,"start_utime":`...)
 	b = strconv.AppendInt(b, a.StartUtime, 10)
 	b = append(b, `,"end_utime":`...)
 	b = strconv.AppendInt(b, a.EndUtime, 10)
 	b = append(b, `,"trace_end_lt":`...)
-	b = appendString(b, a.TraceEndLt)
+	b = chain.AppendJSONString(b, a.TraceEndLt)
 	b = append(b, `,"trace_end_utime":`...)
 	b = strconv.AppendInt(b, a.TraceEndUtime, 10)
 	b = append(b, `,"trace_mc_seqno_end":`...)
 	b = strconv.AppendInt(b, a.TraceMcSeqnoEnd, 10)
 	b = append(b, `,"transactions":`...)
-	b = appendStrings(b, a.Transactions)
+	b = chain.AppendJSONStrings(b, a.Transactions)
 	b = append(b, `,"success":`...)
 	if a.Success == nil {
 		b = append(b, "null"...)
@@ -61,7 +63,7 @@ func (a *Action) AppendJSON(b []byte) ([]byte, error) {
 		b = strconv.AppendBool(b, *a.Success)
 	}
 	b = append(b, `,"type":`...)
-	b = appendString(b, a.Type)
+	b = chain.AppendJSONString(b, a.Type)
 	b = append(b, `,"details":`...)
 	if a.Details == nil {
 		b = append(b, "null"...)
@@ -70,11 +72,11 @@ func (a *Action) AppendJSON(b []byte) ([]byte, error) {
 	}
 	if a.TraceExternalHashNorm != nil {
 		b = append(b, `,"trace_external_hash_norm":`...)
-		b = appendString(b, *a.TraceExternalHashNorm)
+		b = chain.AppendJSONString(b, *a.TraceExternalHashNorm)
 	}
 	if len(a.Accounts) > 0 {
 		b = append(b, `,"accounts":`...)
-		b = appendStrings(b, a.Accounts)
+		b = chain.AppendJSONStrings(b, a.Accounts)
 	}
 	if len(a.TransactionsFull) > 0 {
 		// reflection here is a small part of a page that read its
@@ -87,31 +89,6 @@ func (a *Action) AppendJSON(b []byte) ([]byte, error) {
 		b = append(b, txs...)
 	}
 	b = append(b, `,"finality":`...)
-	b = appendString(b, a.Finality)
+	b = chain.AppendJSONString(b, a.Finality)
 	return append(b, '}'), nil
-}
-
-func appendStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, s)
-	}
-	return append(b, ']')
-}
-
-// appendString quotes s as encoding/json does.
-func appendString(b []byte, s string) []byte {
-	if plain(s) {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tonql/tonql/chain"
 )
 
 // shape is one node of a details shape (detailsShapes): a leaf kind, an
@@ -122,7 +124,7 @@ func (s *shape) write(b []byte, x any) []byte {
 			return strconv.AppendQuote(b, n.String())
 		}
 		if str, ok := x.(string); ok {
-			return appendString(b, str)
+			return chain.AppendJSONString(b, str)
 		}
 	case "n":
 		if str, ok := x.(string); ok {
@@ -133,15 +135,4 @@ func (s *shape) write(b []byte, x any) []byte {
 	}
 	j, _ := json.Marshal(x) // decoded JSON values always marshal
 	return append(b, j...)
-}
-
-// plain tells a string encoding/json writes as it is (addresses, amounts,
-// hashes, names): printable ASCII that needs no escape.
-func plain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
