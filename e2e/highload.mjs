@@ -12,30 +12,14 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Address, beginCell, toNano } from "@ton/core";
 import { keyPairFromSeed } from "@ton/crypto";
+import { out, run, postJSON, fees } from "./cases.mjs";
 
 const TonWeb = createRequire(import.meta.url)("tonweb");
 const { HighloadWalletContractV3, HighloadQueryId } = TonWeb.HighloadWallets;
 const input = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const out = {};
 
-async function run(name, call) {
-  try {
-    out[name] = { value: await call() };
-  } catch (e) {
-    out[name] = { error: String(e?.message ?? e) };
-  }
-}
+const post = (path, body) => postJSON(input.base, path, body);
 
-async function post(path, body) {
-  const res = await fetch(input.base + path, {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${res.status} ${text}`);
-  return JSON.parse(text);
-}
-
-const fees = (p) => ({ source_fees: p.source_fees, destination_fees: p.destination_fees, risk: p.risk });
 // previews skip the signature check, so any key makes the same message
 const stranger = keyPairFromSeed(Buffer.alloc(32, 7));
 const recipient = Address.parse(input.recipient);

@@ -17,22 +17,13 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Address } from "@ton/core";
 import { TonClient } from "@ton/ton";
+import { out, run } from "./cases.mjs";
 
 const TonWeb = createRequire(import.meta.url)("tonweb");
 
 const input = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const client = new TonClient({ endpoint: input.endpoint, timeout: 30_000 });
 const provider = new TonWeb.HttpProvider(input.endpoint);
-const out = {};
-
-async function run(name, call) {
-  try {
-    out[name] = { value: await call() };
-  } catch (e) {
-    const data = e?.response?.data;
-    out[name] = { error: data ? JSON.stringify(data) : String(e?.message ?? e) };
-  }
-}
 
 // A transaction as @ton/core decodes it from the BOC the server sent.
 const core = (tx) => ({ lt: tx.lt.toString(), hash: tx.hash().toString("base64"), fees: tx.totalFees.coins.toString(),

@@ -13,29 +13,13 @@ import { readFileSync } from "node:fs";
 import { Address, SendMode, beginCell, external, internal, storeMessage, storeStateInit, toNano } from "@ton/core";
 import { keyPairFromSeed } from "@ton/crypto";
 import { TonClient, WalletContractV4, WalletContractV5R1 } from "@ton/ton";
+import { out, run, postJSON, fees } from "./cases.mjs";
 
 const input = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const client = new TonClient({ endpoint: input.base + "/api/v2/jsonRPC", timeout: 30_000 });
-const out = {};
 
-async function run(name, call) {
-  try {
-    out[name] = { value: await call() };
-  } catch (e) {
-    out[name] = { error: String(e?.message ?? e) };
-  }
-}
+const post = (path, body) => postJSON(input.base, path, body);
 
-async function post(path, body) {
-  const res = await fetch(input.base + path, {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${res.status} ${text}`);
-  return JSON.parse(text);
-}
-
-const fees = (p) => ({ source_fees: p.source_fees, destination_fees: p.destination_fees, risk: p.risk });
 // Wallet apps sign with the owner's key; previews skip the check, so any
 // key makes the same message (the wallets' owners keep theirs).
 const stranger = keyPairFromSeed(Buffer.alloc(32, 7));

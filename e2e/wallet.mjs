@@ -18,22 +18,13 @@ import { createRequire } from "node:module";
 import { Address, Cell, SendMode, beginCell, external, internal, storeMessage, toNano } from "@ton/core";
 import { keyPairFromSeed } from "@ton/crypto";
 import { TonClient, WalletContractV4, WalletContractV5R1 } from "@ton/ton";
+import { out, run } from "./cases.mjs";
 
 const TonWeb = createRequire(import.meta.url)("tonweb");
 
 const input = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const client = new TonClient({ endpoint: input.endpoint, timeout: 30_000 });
 const provider = new TonWeb.HttpProvider(input.endpoint);
-const out = {};
-
-async function run(name, call) {
-  try {
-    out[name] = { value: await call() };
-  } catch (e) {
-    const data = e?.response?.data;
-    out[name] = { error: data ? JSON.stringify(data) : String(e?.message ?? e) };
-  }
-}
 
 // The block's external messages, estimated by both clients.
 for (const [i, m] of input.replay.entries()) {
