@@ -145,7 +145,7 @@ func (r *actionRow) fields() []any {
 		(*nullString)(&r.Type), (*nullString)(&r.Status), (*nullString)(&r.Value),
 		(*nullInt)(&r.StartLt), (*nullInt)(&r.StartUtime), (*nullInt)(&r.EndLt), (*nullInt)(&r.EndUtime),
 		(*nullString)(&r.TxHashes), (*nullInt)(&r.TraceEndLt), (*nullInt)(&r.TraceEndUtime),
-		&r.TraceExternalHashNorm, &r.McSeqno, (*nullString)(&r.Addresses), (*nullString)(&r.Accounts),
+		&r.TraceExternalHashNorm, &r.TraceExternalHash, &r.McSeqno, (*nullString)(&r.Addresses), (*nullString)(&r.Accounts),
 		(*nullString)(&r.ParentActionID), (*nullString)(&r.Ancestors)}
 }
 

@@ -37,6 +37,8 @@ func New() *migrate.Migrations {
 	registerWebhooks(m)
 	registerTokenMoves(m)
 	registerAnalytics(m)
+	registerPendingTraces(m)
+	registerTraceExternalHash(m)
 	return m
 }
 
