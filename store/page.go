@@ -292,7 +292,7 @@ func intArray(vs []int64) string {
 // facts, an address's domains sorted so that the one shown is the same
 // every time.
 func pageRowsSQL(book Book) string {
-	const noAction = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+	const noAction = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 	var b strings.Builder
 	b.WriteString("WITH page AS MATERIALIZED (SELECT k.n, " + actionColumns +
 		" FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(action_id, end_lt, n)" +
