@@ -108,6 +108,7 @@ func (s *Store) EnqueueTokenContent(ctx context.Context, contents []chain.TokenC
 			Set("valid = FALSE, reason = EXCLUDED.reason, name = NULL, symbol = NULL, decimals = NULL, image = NULL").
 			Set("description = NULL, uri = NULL, extra = NULL, source = '', fetched_at = NULL, attempts = 0, last_error = ''").
 			Set("next_attempt_at = EXCLUDED.next_attempt_at, updated_at = EXCLUDED.updated_at").
+			Set("version = token_metadata.version + 1"). // a page shows the change (tokencache.go)
 			Where("token_metadata.content_hash <> EXCLUDED.content_hash OR token_metadata.kind <> EXCLUDED.kind").
 			Exec(ctx)
 		if err != nil {
@@ -169,6 +170,7 @@ func (s *Store) SaveTokenMetadata(ctx context.Context, md chain.TokenMetadata) (
 	res, err := s.db.NewUpdate().Model(r).
 		Column("valid", "reason", "name", "symbol", "decimals", "image", "description", "uri", "extra", "source",
 			"fetched_at", "attempts", "last_error", "next_attempt_at", "updated_at").
+		Set("version = version + 1"). // a page shows the change (tokencache.go)
 		Where("address = ? AND content_hash = ?", r.Address, r.ContentHash).
 		Exec(ctx)
 	s.forgetTokens([]string{r.Address})
