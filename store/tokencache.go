@@ -97,10 +97,13 @@ func (c *tokenCache) add(addr string, version int64, md *chain.TokenMetadata, si
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.lru.Peek(addr); ok && old.version > version {
-		return // a read that began earlier than the one that cached old
+	if old, ok := c.lru.Peek(addr); ok {
+		if old.version > version {
+			return // a read that began earlier than the one that cached old
+		}
+		c.bytes -= old.size // Add replaces it in place, without the eviction callback
 	}
-	c.lru.Add(addr, cachedToken{version: version, md: md, size: size}) // a replaced one is evicted: its bytes subtracted
+	c.lru.Add(addr, cachedToken{version: version, md: md, size: size})
 	c.bytes += size
 	for c.bytes > c.maxBytes {
 		c.lru.RemoveOldest()
