@@ -27,6 +27,7 @@ func New() *migrate.Migrations {
 	registerTraceKnown(m)
 	registerDecodedFacts(m)
 	registerTokenMetadata(m)
+	registerTokenVersion(m)
 	registerTokens(m)
 	registerBlocks(m)
 	registerTxBlock(m)
