@@ -17,6 +17,9 @@ type NftSale struct {
 	MarketplaceFee, RoyaltyAddress, RoyaltyAmount string
 	CodeHash, DataHash                            Hash
 	LastTxLt                                      uint64
+	// Known is false when the account had a transaction after the state
+	// read: Seller and the prices are then unknown (empty).
+	Known bool
 }
 
 // Vesting is a vesting wallet (get_vesting_data, get_whitelist).
@@ -28,6 +31,10 @@ type Vesting struct {
 	Whitelist                                     []string
 	CodeHash, DataHash                            Hash
 	LastTxLt                                      uint64
+	// Known is false when the account had a transaction after the state
+	// read: Whitelist is then unknown (nil). The other values are fixed
+	// at deployment (the contract has no message that changes them).
+	Known bool
 }
 
 // ContractRecords are what one set of states held.

@@ -66,7 +66,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 			return err
 		}
 		if sale, good := saleData(s); ok && good {
-			sale.Address, sale.CodeHash, sale.DataHash, sale.LastTxLt = st.Address, codeHash, dataHash, st.LastTxLt
+			sale.Address, sale.CodeHash, sale.DataHash, sale.LastTxLt, sale.Known = st.Address, codeHash, dataHash, st.LastTxLt, true
 			out.Sales = append(out.Sales, sale)
 			return nil
 		}
@@ -87,7 +87,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 		if v.Whitelist, good = whitelist(w); !ok || !good {
 			return nil
 		}
-		v.Address, v.CodeHash, v.DataHash, v.LastTxLt = st.Address, codeHash, dataHash, st.LastTxLt
+		v.Address, v.CodeHash, v.DataHash, v.LastTxLt, v.Known = st.Address, codeHash, dataHash, st.LastTxLt, true
 		out.Vestings = append(out.Vestings, v)
 	}
 	return nil

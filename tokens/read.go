@@ -52,7 +52,7 @@ type Unreadable map[string]error
 // accounts, each at its own last transaction). facts tells what other
 // accounts are (for an NFT item's owner: a sale contract or not); nil is
 // none known. Accounts that are no token are left out.
-func (rd *Reader) Read(ctx context.Context, states []chain.AccountState, saleContracts func(addrs []string) map[string]bool) (*chain.TokenRecords, Unreadable, error) {
+func (rd *Reader) Read(ctx context.Context, states []chain.AccountState, saleContracts func(addrs []string) map[string]string) (*chain.TokenRecords, Unreadable, error) {
 	out := &chain.TokenRecords{}
 	bad := Unreadable{}
 	byAddr := make(map[string]*chain.AccountState, len(states))
@@ -88,8 +88,8 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState, saleCon
 		}
 		sales := saleContracts(owners)
 		for _, it := range items {
-			if sales[it.Owner] {
-				it.SaleContract = it.Owner
+			if seller, ok := sales[it.Owner]; ok {
+				it.SaleContract, it.RealOwner = it.Owner, seller
 			}
 		}
 	}
