@@ -38,6 +38,7 @@ func New() *migrate.Migrations {
 	registerWebhooks(m)
 	registerTokenMoves(m)
 	registerAnalytics(m)
+	registerContracts(m)
 	return m
 }
 
