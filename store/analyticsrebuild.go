@@ -69,6 +69,13 @@ func (s *Store) RebuildAnalytics(ctx context.Context) (trades, moves int, err er
 			if err := r.readActions(ctx); err != nil {
 				return err
 			}
+			if r.conn.Conn != nil {
+				// The tables were just filled: their statistics are of
+				// before (or none), and passes 2 and 3 must walk the indexes.
+				if _, err := tx.ExecContext(ctx, "ANALYZE analytics_trades, analytics_moves"); err != nil {
+					return err
+				}
+			}
 			if err := r.candles(ctx); err != nil {
 				return err
 			}
