@@ -37,6 +37,7 @@ func New() *migrate.Migrations {
 	registerWebhooks(m)
 	registerTokenMoves(m)
 	registerAnalytics(m)
+	registerTxSeq(m)
 	return m
 }
 
