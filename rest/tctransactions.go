@@ -17,9 +17,10 @@ type tcTransactionsNotification struct {
 	Finality              string                   `json:"finality"`
 	TraceExternalHashNorm string                   `json:"trace_external_hash_norm"`
 	Transactions          []*toncenter.Transaction `json:"transactions"`
-	AddressBook           chain.AddressBook        `json:"address_book,omitempty"`
-	Metadata              chain.Metadata           `json:"metadata,omitempty"`
-	Cursor                string                   `json:"cursor,omitempty"`
+	// Pointers, as toncenter's: an empty object asked for is written.
+	AddressBook *chain.AddressBook `json:"address_book,omitempty"`
+	Metadata    *chain.Metadata    `json:"metadata,omitempty"`
+	Cursor      string             `json:"cursor,omitempty"`
 }
 
 // tcTransactions writes a transaction's event as toncenter's
@@ -33,16 +34,16 @@ func tcTransactions(e *notify.Event, book, meta, cursor bool) ([]byte, error) {
 	n := tcTransactionsNotification{Type: notify.TypeTransactions, Finality: resolvers.FinalityFinalized,
 		TraceExternalHashNorm: e.Tx.TraceExternalHashNorm, Transactions: []*toncenter.Transaction{rt}}
 	if book {
-		n.AddressBook = b
-		if n.AddressBook == nil {
-			n.AddressBook = chain.AddressBook{}
+		if b == nil {
+			b = chain.AddressBook{}
 		}
+		n.AddressBook = &b
 	}
 	if meta {
-		n.Metadata = md
-		if n.Metadata == nil {
-			n.Metadata = chain.Metadata{}
+		if md == nil {
+			md = chain.Metadata{}
 		}
+		n.Metadata = &md
 	}
 	if cursor {
 		n.Cursor = resolvers.EncodeStreamCursor(e.Seq)
