@@ -93,8 +93,13 @@ func TestStreamEventTypes(t *testing.T) {
 			// Our stream: both types, each once, in cursor order.
 			readOwn := func(s *sseStream, n int, txs, acts map[string]int, last *uint64) {
 				for i := 0; i < n; i++ {
-					ev, ok := s.next(t, 60*time.Second)
-					require.True(t, ok)
+					var ev sseEvent
+					select {
+					case ev = <-s.events:
+					case <-time.After(30 * time.Second):
+						t.Logf("%d of %d events came", i, n)
+						return // the comparison below shows what is missing
+					}
 					seq := cursorSeq(t, ev.ID)
 					require.Greater(t, seq, *last, "cursor order")
 					*last = seq
