@@ -50,28 +50,33 @@ var ErrNoBOC = errors.New("transaction stored without its raw BOC (imported from
 // are given (non-zero) they must match the stored block's. Not found is
 // an apperr.NotFound naming the block.
 func (h *History) Block(ctx context.Context, workchain int32, shard int64, seqno uint32, root, file chain.Hash) (*chain.BlockHeader, error) {
-	b, err := h.store.Block(ctx, workchain, shard, store.BlockLookup{Seqno: &seqno})
+	b, err := h.LookupBlock(ctx, workchain, shard, store.BlockLookup{Seqno: &seqno})
+	if apperr.From(err).Kind == apperr.NotFound {
+		return nil, apperr.New(apperr.NotFound, "block (%d,%d,%d) is not in the store%s", workchain, shard, seqno, h.norArchive())
+	}
 	if err != nil {
 		return nil, err
 	}
-	if b == nil {
-		return nil, apperr.New(apperr.NotFound, "block (%d,%d,%d) is not in the store", workchain, shard, seqno)
-	}
 	if (!root.IsZero() && root != b.RootHash) || (!file.IsZero() && file != b.FileHash) {
-		return nil, apperr.New(apperr.NotFound, "block (%d,%d,%d) in the store has other hashes than the ones given", workchain, shard, seqno)
+		return nil, apperr.New(apperr.NotFound, "block (%d,%d,%d) has other hashes than the ones given", workchain, shard, seqno)
 	}
 	return b, nil
 }
 
 // LookupBlock is tonlib's lookupBlock over the store: a shard's block by
-// seqno, by an lt it covers, or by the first block at or after a time.
+// seqno, by an lt it covers, or by the first block at or after a time;
+// a block the store lacks from the archive (lite servers) when there is
+// one.
 func (h *History) LookupBlock(ctx context.Context, workchain int32, shard int64, l store.BlockLookup) (*chain.BlockHeader, error) {
 	b, err := h.store.Block(ctx, workchain, shard, l)
 	if err != nil {
 		return nil, err
 	}
 	if b == nil {
-		return nil, apperr.New(apperr.NotFound, "no block of shard (%d,%d) in the store matches", workchain, shard)
+		if b, found, err := h.archivedBlock(ctx, workchain, shard, l); found || err != nil {
+			return b, err
+		}
+		return nil, apperr.New(apperr.NotFound, "no block of shard (%d,%d) in the store%s matches", workchain, shard, h.norArchive())
 	}
 	return b, nil
 }

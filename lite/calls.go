@@ -208,3 +208,34 @@ func (c *Client) Libraries(ctx context.Context, hashes []ton.Bits256) (map[ton.B
 	})
 	return out, err
 }
+
+// LookupBlockRaw finds a shard's block as tonlib's lookupBlock does (by
+// seqno, an lt it covers or a time: exactly one of them) and returns it
+// raw (history.BlockArchive). nil, nil: a server answered there is none.
+func (c *Client) LookupBlockRaw(ctx context.Context, workchain int32, shard int64, seqno *uint32, lt *uint64, utime *uint32) ([]byte, error) {
+	id := ton.BlockID{Workchain: workchain, Shard: uint64(shard)}
+	var mode uint32
+	switch {
+	case seqno != nil:
+		id.Seqno, mode = *seqno, 1
+	case lt != nil:
+		mode = 2
+	case utime != nil:
+		mode = 4
+	default:
+		return nil, errors.New("lookup block: no seqno, lt or utime")
+	}
+	var found ton.BlockIDExt
+	err := c.do(ctx, "lookup block "+id.String(), func(ctx context.Context, api *liteapi.Client) error {
+		got, _, err := api.LookupBlock(ctx, id, mode, lt, utime)
+		found = got
+		return err
+	})
+	if IsAnswer(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.Block(ctx, found)
+}
