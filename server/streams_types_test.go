@@ -73,6 +73,19 @@ func TestStreamEventTypes(t *testing.T) {
 			sock := dialToncenter(t, srv.URL)
 			require.NoError(t, sock.WriteJSON(map[string]any{"id": "t", "operation": "subscribe", "types": []string{"transactions"}, "addresses": real}))
 			require.Equal(t, map[string]any{"id": "t", "status": "subscribed"}, readJSON(t, sock))
+			// Read at once (answering the server's pings) while the test
+			// reads the other streams.
+			sockMsgs := make(chan map[string]any, 100_000)
+			go func() {
+				defer close(sockMsgs)
+				for {
+					var m map[string]any
+					if err := sock.ReadJSON(&m); err != nil {
+						return
+					}
+					sockMsgs <- m
+				}
+			}()
 			require.Eventually(t, func() bool { return hub.Stats().Streams == 5 }, 20*time.Second, 5*time.Millisecond)
 
 			importFiles(t, st, files)
@@ -188,7 +201,12 @@ func TestStreamEventTypes(t *testing.T) {
 			// and metadata, not asked for), each transaction once.
 			sockTx := map[string]int{}
 			for i := 0; i < len(wantTx); i++ {
-				m := readJSON(t, sock)
+				var m map[string]any
+				select {
+				case m = <-sockMsgs:
+				case <-time.After(60 * time.Second):
+					t.Fatal("no websocket notification")
+				}
 				require.Equal(t, "transactions", m["type"], m)
 				require.NotContains(t, m, "address_book")
 				list := m["transactions"].([]any)
@@ -232,7 +250,10 @@ func TestStreamEventTypes(t *testing.T) {
 
 // checkTCShape checks each JSON document against toncenter's model with
 // the shared tcshape tool (TCSHAPE, its path; TC_MODELS, the models: the
-// streaming v2 server and the index models it uses).
+// streaming v2 server and the index models it uses, without the emulate
+// models, whose AccountState is another). The nulls docs/API-NOTES.md
+// lists for a transaction stored without its BOC (block_ref, prev_trans_*,
+// description) are the documented difference, not a problem.
 func checkTCShape(t *testing.T, model string, docs []string) {
 	t.Helper()
 	tool, models := os.Getenv("TCSHAPE"), os.Getenv("TC_MODELS")
@@ -249,6 +270,9 @@ import tcshape
 bad = 0
 for line in open(sys.argv[2]):
     for p in tcshape.problems(json.loads(line), sys.argv[3]):
+        if p.endswith(("block_ref: null where the model writes BlockId", "prev_trans_hash: null where the model writes HashType",
+                       "prev_trans_lt: null where the model writes int64", "description: null where the model writes TransactionDescr")):
+            continue
         print(p); bad += 1
 sys.exit(1 if bad else 0)`
 	out, err := exec.Command("python3", "-c", script, filepath.Dir(tool), in, model).CombinedOutput()
