@@ -39,6 +39,7 @@ func New() *migrate.Migrations {
 	registerTokenMoves(m)
 	registerAnalytics(m)
 	registerContracts(m)
+	registerTxSeq(m)
 	return m
 }
 
