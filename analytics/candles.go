@@ -95,25 +95,11 @@ func Merge(parts []Candle, iv Interval, bucket int64) Candle {
 // Candles merges trades (of any jettons and quotes) into the candles of iv,
 // in no particular order.
 func Candles(trades []Trade, iv Interval) []Candle {
-	type key struct {
-		jetton, quote string
-		bucket        int64
-	}
-	groups := map[key][]Candle{}
-	var order []key
+	parts := make([]Candle, len(trades))
 	for i := range trades {
-		c := CandleOf(&trades[i], iv)
-		k := key{c.Jetton, c.Quote, c.Bucket}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], c)
+		parts[i] = CandleOf(&trades[i], iv)
 	}
-	out := make([]Candle, 0, len(order))
-	for _, k := range order {
-		out = append(out, Merge(groups[k], iv, k.bucket))
-	}
-	return out
+	return MergeInto(parts, iv)
 }
 
 // Decimal renders a fraction scaled by 10^shift as a decimal string with
@@ -143,4 +129,39 @@ func scale(r *big.Rat, shift int) *big.Rat {
 		return v.Mul(v, p)
 	}
 	return v.Quo(v, p)
+}
+
+// AllCandles makes the candles of every interval (in the order of
+// Intervals) of trades: the narrowest from the trades, each wider one
+// merged from the one before, as the store makes them again on a write.
+func AllCandles(trades []Trade) [][]Candle {
+	out := make([][]Candle, len(Intervals))
+	out[0] = Candles(trades, Intervals[0])
+	for i := 1; i < len(Intervals); i++ {
+		out[i] = MergeInto(out[i-1], Intervals[i])
+	}
+	return out
+}
+
+// MergeInto merges candles (of a narrower interval, any jettons and
+// quotes) into the candles of iv, in no particular order.
+func MergeInto(parts []Candle, iv Interval) []Candle {
+	type key struct {
+		jetton, quote string
+		bucket        int64
+	}
+	groups := map[key][]Candle{}
+	var order []key
+	for _, c := range parts {
+		k := key{c.Jetton, c.Quote, iv.Bucket(c.Bucket)}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], c)
+	}
+	out := make([]Candle, 0, len(order))
+	for _, k := range order {
+		out = append(out, Merge(groups[k], iv, k.bucket))
+	}
+	return out
 }

@@ -62,6 +62,9 @@ func (m Metadata) AppendJSON(b []byte) []byte {
 }
 
 func (md *TokenMetadata) appendEntry(b []byte) []byte {
+	if md.entry != nil {
+		return append(b, md.entry...)
+	}
 	made := md.FetchedAt != nil
 	b = append(b, `{"is_indexed":`...)
 	b = strconv.AppendBool(b, made)

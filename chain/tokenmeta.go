@@ -79,4 +79,22 @@ type TokenMetadata struct {
 	LastError     string     // reason of the newest failed attempt; "" after a success
 	NextAttemptAt *time.Time // when it is due again; nil: not due (changes of content enqueue it)
 	UpdatedAt     time.Time
+
+	// entry is the token's entry of the metadata object as appendEntry
+	// writes it, kept by WithEntry; nil: written from the fields each time.
+	entry []byte
 }
+
+// WithEntry is a copy of md that keeps its entry of the metadata object
+// (Metadata.AppendJSON's bytes for it), so that every page showing the
+// token copies those bytes instead of writing them again: the store keeps
+// tokens so (store/tokencache.go), shared by every page, which must not
+// change them.
+func (md TokenMetadata) WithEntry() *TokenMetadata {
+	md.entry = nil
+	md.entry = md.appendEntry(nil)
+	return &md
+}
+
+// EntrySize is the length of the entry WithEntry kept (0 without one).
+func (md *TokenMetadata) EntrySize() int { return len(md.entry) }

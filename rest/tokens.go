@@ -76,6 +76,7 @@ type TokenList struct {
 	List        any
 	AddressBook chain.AddressBook
 	Metadata    chain.Metadata
+	NoMetadata  bool // leave the metadata member out
 }
 
 func (l TokenList) MarshalJSON() ([]byte, error) { return l.AppendJSON(nil) }
@@ -92,7 +93,9 @@ func (l TokenList) AppendJSON(b []byte) ([]byte, error) {
 	parts := []jsonMember{
 		{l.Key, func(b []byte) []byte { return append(b, list...) }},
 		{"address_book", l.AddressBook.AppendJSON},
-		{"metadata", l.Metadata.AppendJSON},
+	}
+	if !l.NoMetadata {
+		parts = append(parts, jsonMember{"metadata", l.Metadata.AppendJSON})
 	}
 	slices.SortFunc(parts, func(x, y jsonMember) int { return strings.Compare(x.key, y.key) })
 	b = append(b, '{')
@@ -193,6 +196,14 @@ func NftItemsOf(in []chain.NftItem, collections map[string]chain.NftCollection) 
 func tokenRoute(res *resolvers.Resolver, key string, params map[string]bool,
 	list func(r *http.Request, q url.Values) (any, []string, []string, error)) http.HandlerFunc {
 	params["limit"], params["offset"] = true, true
+	return listRoute(res, key, params, true, list)
+}
+
+// listRoute is tokenRoute with the parameters as given, and the metadata
+// object only when withMetadata (toncenter's answers of contracts other
+// than tokens have none).
+func listRoute(res *resolvers.Resolver, key string, params map[string]bool, withMetadata bool,
+	list func(r *http.Request, q url.Values) (any, []string, []string, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -216,7 +227,7 @@ func tokenRoute(res *resolvers.Resolver, key string, params map[string]bool,
 			WriteError(w, r, V3, err)
 			return
 		}
-		writeBounded(w, r, V3, TokenList{Key: key, List: items, AddressBook: ab, Metadata: md})
+		writeBounded(w, r, V3, TokenList{Key: key, List: items, AddressBook: ab, Metadata: md, NoMetadata: !withMetadata})
 	}
 }
 

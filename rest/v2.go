@@ -41,6 +41,9 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/jetton/wallets":  JettonWalletsRoute(res),
 		"/api/v3/nft/collections": NftCollectionsRoute(res),
 		"/api/v3/nft/items":       NftItemsRoute(res),
+		// Sale and vesting contracts (package contracts).
+		"/api/v3/nft/sales": NftSalesRoute(res),
+		"/api/v3/vesting":   VestingRoute(res),
 		// Token moves: the stored transfer and burn actions.
 		"/api/v3/jetton/transfers": JettonTransfersRoute(res),
 		"/api/v3/jetton/burns":     JettonBurnsRoute(res),

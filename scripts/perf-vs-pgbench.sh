@@ -29,12 +29,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 pgurl=${db%%\?*}
+# LOADGEN: a loadgen binary built beforehand; `go run` links it again for
+# every capture, which on a busy machine takes longer than the runs.
+loadgen() { if [ -n "${LOADGEN:-}" ]; then "$LOADGEN" "$@"; else (cd "$here/.." && go run ./cmd/loadgen "$@"); fi; }
 # capture NAME PATH: NAME.sql is what the server sent for PATH served a
 # second time (loadgen -capture), in simple protocol only: pgbench's
 # prepared mode takes the ":B0..." inside a raw address literal for a
 # variable.
 capture() {
-  (cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -capture "$2" -capture-out "$dir/$1.sql") 2>/dev/null
+  loadgen -database-url "$db" -capture "$2" -capture-out "$dir/$1.sql" 2>/dev/null
   echo "$1 $2" >> "$dir/pages"
 }
 urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
@@ -61,7 +64,7 @@ elif [ -n "${CANDLES_TOKEN:-}" ]; then
   to=${CANDLES_TO:-$(psql "$pgurl" -Atc "SELECT max(utime) + 1 FROM analytics_trades WHERE jetton = '$CANDLES_TOKEN'")}
   capture candles "/api/v3/analytics/candles?token=$CANDLES_TOKEN&interval=1h&from=$((to - 365 * 86400))&to=$to"
 else
-  (cd "$here/.." && go run ./cmd/loadgen -database-url "$db" -pgbench "$dir") > "$dir/pages"
+  loadgen -database-url "$db" -pgbench "$dir" > "$dir/pages"
 fi
 hot=$(awk '$1=="hot"{print $2}' "$dir/pages" | sed 's/.*account=\([^&]*\).*/\1/; s/%3A/:/')
 after=$(awk '$1=="hot-cursor"{sub("after=","",$2); print $2}' "$dir/pages")

@@ -38,24 +38,33 @@ func offchainToken(t *testing.T, i int, uri string) chain.TokenContent {
 // runWorkerUntilMade runs a metadata worker until every token is made.
 func runWorkerUntilMade(t *testing.T, st *store.Store, f *metadata.Fetcher, tokens []chain.TokenContent) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	w := metadata.NewWorker(st, f, metadata.WorkerOptions{Poll: 10 * time.Millisecond})
-	go func() { done <- w.Run(ctx) }()
-	defer func() { cancel(); <-done }()
 	var addrs []string
 	for _, tc := range tokens {
 		addrs = append(addrs, tc.Address)
 	}
-	require.Eventually(t, func() bool {
-		got, err := st.TokenMetadata(context.Background(), addrs)
-		require.NoError(t, err)
+	runWorkerUntil(t, st, f, addrs, func(got map[string]chain.TokenMetadata) bool {
 		for _, a := range addrs {
 			if got[a].FetchedAt == nil {
 				return false
 			}
 		}
 		return true
+	})
+}
+
+// runWorkerUntil runs the metadata worker on st until the stored metadata
+// of addrs satisfies done.
+func runWorkerUntil(t *testing.T, st *store.Store, f *metadata.Fetcher, addrs []string, done func(map[string]chain.TokenMetadata) bool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	w := metadata.NewWorker(st, f, metadata.WorkerOptions{Poll: 10 * time.Millisecond})
+	go func() { stopped <- w.Run(ctx) }()
+	defer func() { cancel(); <-stopped }()
+	require.Eventually(t, func() bool {
+		got, err := st.TokenMetadata(context.Background(), addrs)
+		require.NoError(t, err)
+		return done(got)
 	}, time.Minute, 5*time.Millisecond)
 }
 

@@ -53,8 +53,8 @@ func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 }
 
 // addressFactsQuery reads, in one round trip, what the address book needs
-// from three tables, and the stored metadata of the addresses that are
-// tokens (rowToken): each row says which table it came from (k), the
+// from three tables, and the versions of the addresses that are tokens
+// (rowToken; their metadata comes from resolveTokens): each row says which table it came from (k), the
 // address, one text column (status, interfaces, a domain or the token's
 // JSON) and the two columns only accounts have (the kinds are
 // pageRowsSQL's). Domains come sorted so that an address with several
@@ -63,7 +63,7 @@ func addressFactsQuery(db *bun.DB) string {
 	return `SELECT 1 AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address IN (?0)
 UNION ALL SELECT 2, address, interfaces, FALSE, 0 FROM account_interfaces WHERE address IN (?0)
 UNION ALL SELECT 3, address, domain, FALSE, 0 FROM dns_names WHERE address IN (?0)
-UNION ALL SELECT 4, address, ` + tokenFactSQL(db) + `, FALSE, 0 FROM token_metadata WHERE address IN (?0)
+UNION ALL SELECT 4, address, '', FALSE, version FROM token_metadata WHERE address IN (?0)
 ORDER BY 1, 3`
 }
 
@@ -84,12 +84,13 @@ func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]ch
 	return out, nil
 }
 
-func scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]chain.AddressFacts) error {
+func (s *Store) scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]chain.AddressFacts) error {
 	rows, err := db.QueryContext(ctx, addressFactsQuery(db), bun.In(addrs))
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	var tokens tokenRefs
 	for rows.Next() {
 		var kind int
 		var addr, text string
@@ -98,11 +99,15 @@ func scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]c
 		if err := rows.Scan(&kind, &addr, &text, &wallet, &balance); err != nil {
 			return err
 		}
-		if err := addFact(out, kind, addr, text, wallet, balance); err != nil {
-			return err
-		}
+		addFact(out, &tokens, kind, addr, text, wallet, balance)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	return s.resolveTokens(ctx, db, &tokens, out)
 }
 
 // LastTransaction returns the newest stored transaction of an account

@@ -28,7 +28,7 @@ type tradeRow struct {
 	bun.BaseModel `bun:"table:analytics_trades"`
 
 	ActionID    string `bun:"action_id,pk"`
-	Hop         int    `bun:"hop,pk"`
+	Hop         int    `bun:"hop,pk,type:integer"`
 	TraceID     string `bun:"trace_id,notnull"`
 	Utime       int64  `bun:"utime,notnull"`
 	Lt          int64  `bun:"lt,notnull"`
@@ -58,7 +58,7 @@ type candleRow struct {
 
 	Jetton      string `bun:"jetton,pk"`
 	Quote       string `bun:"quote,pk"`
-	IntervalS   int64  `bun:"interval_s,pk"`
+	IntervalS   int64  `bun:"interval_s,pk,type:integer"`
 	Bucket      int64  `bun:"bucket,pk"`
 	Open        string `bun:"open,notnull"`
 	High        string `bun:"high,notnull"`
@@ -75,7 +75,7 @@ type volumeRow struct {
 	bun.BaseModel `bun:"table:analytics_volumes"`
 
 	Jetton         string `bun:"jetton,pk"`
-	IntervalS      int64  `bun:"interval_s,pk"`
+	IntervalS      int64  `bun:"interval_s,pk,type:integer"`
 	Bucket         int64  `bun:"bucket,pk"`
 	Transfers      int64  `bun:"transfers,notnull"`
 	TransferAmount string `bun:"transfer_amount,notnull"`

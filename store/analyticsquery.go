@@ -7,7 +7,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tonql/tonql/analytics"
-	"github.com/tonql/tonql/chain"
 )
 
 // Candles reads a pair's stored candles of iv with from <= bucket < to,
@@ -104,49 +103,6 @@ func (s *Store) trades(ctx context.Context, shape func(*bun.SelectQuery) (*bun.S
 		out[i] = rows[i].toTrade()
 	}
 	return out, nil
-}
-
-// RebuildAnalytics makes every analytics row again from the stored
-// actions, in one transaction: what the incremental path keeps must equal
-// what this gives.
-func (s *Store) RebuildAnalytics(ctx context.Context) (trades, moves int, err error) {
-	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, m := range []any{(*tradeRow)(nil), (*moveRow)(nil), (*candleRow)(nil), (*volumeRow)(nil)} {
-			if _, err := tx.NewDelete().Model(m).Where("TRUE").Exec(ctx); err != nil {
-				return fmt.Errorf("clear analytics: %w", err)
-			}
-		}
-		t := newTouched()
-		after := ""
-		for {
-			var rows []actionRow
-			if err := tx.NewSelect().Model(&rows).
-				Where("type IN (?)", bun.In([]string{"JettonSwap", "JettonTransfer", "JettonMint", "JettonBurn"})).
-				Where("action_id > ?", after).Order("action_id").Limit(2000).Scan(ctx); err != nil {
-				return fmt.Errorf("read actions: %w", err)
-			}
-			if len(rows) == 0 {
-				break
-			}
-			acts := make([]chain.Action, len(rows))
-			for i := range rows {
-				acts[i] = *rows[i].toChain()
-			}
-			trades, moves := analyticsRows(acts)
-			if err := addAnalytics(ctx, tx, trades, moves, t); err != nil {
-				return err
-			}
-			after = rows[len(rows)-1].ActionID
-		}
-		for _, v := range t.trades {
-			trades += len(v)
-		}
-		for _, v := range t.moves {
-			moves += len(v)
-		}
-		return t.remake(ctx, tx, bun.Conn{})
-	})
-	return trades, moves, err
 }
 
 // JettonSeen tells whether the store has a trade or a move of a jetton.

@@ -86,6 +86,9 @@ func stageType(f *schema.Field) (string, error) {
 	case reflect.String:
 		return "text", nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if f.UserSQLType == "integer" {
+			return "integer", nil
+		}
 		return "bigint", nil
 	case reflect.Bool:
 		return "boolean", nil
@@ -116,6 +119,10 @@ func appendCopyValue(b []byte, f *schema.Field, strct reflect.Value) ([]byte, er
 		b = binary.BigEndian.AppendUint32(b, uint32(v.Len()))
 		return append(b, v.String()...), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if f.UserSQLType == "integer" { // a field tagged type:integer: the column's own 4 bytes
+			b = binary.BigEndian.AppendUint32(b, 4)
+			return binary.BigEndian.AppendUint32(b, uint32(int32(v.Int()))), nil
+		}
 		b = binary.BigEndian.AppendUint32(b, 8)
 		return binary.BigEndian.AppendUint64(b, uint64(v.Int())), nil
 	case reflect.Bool:

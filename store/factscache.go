@@ -153,7 +153,7 @@ func (s *Store) factsOf(ctx context.Context, db *bun.DB, addrs []string, out map
 	if len(missing) == 0 {
 		return nil
 	}
-	if err := scanFacts(ctx, db, missing, out); err != nil {
+	if err := s.scanFacts(ctx, db, missing, out); err != nil {
 		return err
 	}
 	for _, a := range missing {

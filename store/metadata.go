@@ -87,7 +87,8 @@ const tokenEnqueueBatch = 500
 // with its content, its old metadata cleared (reason "pending") and due
 // now; a token whose content is unchanged is left as it is, so handing the
 // same content over again (every block that touches the token, or a scan
-// of the whole registry) costs one index lookup and no write. Returns how
+// of the whole registry) costs one index lookup and no write. A changed
+// token's version is incremented (tokencache.go). Returns how
 // many tokens were new or changed. A token named twice keeps its last
 // content.
 func (s *Store) EnqueueTokenContent(ctx context.Context, contents []chain.TokenContent) (int, error) {
@@ -108,6 +109,7 @@ func (s *Store) EnqueueTokenContent(ctx context.Context, contents []chain.TokenC
 			Set("valid = FALSE, reason = EXCLUDED.reason, name = NULL, symbol = NULL, decimals = NULL, image = NULL").
 			Set("description = NULL, uri = NULL, extra = NULL, source = '', fetched_at = NULL, attempts = 0, last_error = ''").
 			Set("next_attempt_at = EXCLUDED.next_attempt_at, updated_at = EXCLUDED.updated_at").
+			Set("version = token_metadata.version + 1").
 			Where("token_metadata.content_hash <> EXCLUDED.content_hash OR token_metadata.kind <> EXCLUDED.kind").
 			Exec(ctx)
 		if err != nil {
@@ -163,12 +165,14 @@ func (s *Store) ClaimTokenJobs(ctx context.Context, now time.Time, lease time.Du
 
 // SaveTokenMetadata stores what the worker made of a token, unless its
 // content changed since the worker claimed it (the row then holds newer
-// content, due again). Reports whether it was stored.
+// content, due again), and increments its version so that every server's
+// next page shows it (tokencache.go). Reports whether it was stored.
 func (s *Store) SaveTokenMetadata(ctx context.Context, md chain.TokenMetadata) (bool, error) {
 	r := tokenMetadataRowOf(&md)
 	res, err := s.db.NewUpdate().Model(r).
 		Column("valid", "reason", "name", "symbol", "decimals", "image", "description", "uri", "extra", "source",
 			"fetched_at", "attempts", "last_error", "next_attempt_at", "updated_at").
+		Set("version = version + 1").
 		Where("address = ? AND content_hash = ?", r.Address, r.ContentHash).
 		Exec(ctx)
 	s.forgetTokens([]string{r.Address})

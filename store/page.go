@@ -238,7 +238,11 @@ func (s *Store) pgPage(ctx context.Context, db *bun.DB, f ActionFilter, book Boo
 	if err != nil {
 		return err
 	}
-	return scanPageWithFacts(res, p)
+	var tokens tokenRefs
+	if err := scanPageWithFacts(res, p, &tokens); err != nil {
+		return err
+	}
+	return s.resolveTokens(ctx, db, &tokens, p.Facts)
 }
 
 // pageKeysSQL is pgPage's first statement: the page's keys, LIMIT and
@@ -310,14 +314,15 @@ func pageRowsSQL(book Book) string {
 		b.WriteString("UNION ALL SELECT 1, 0, address, " + noAction + ", status, is_wallet, balance FROM accounts WHERE address IN (SELECT address FROM book)\n")
 		b.WriteString("UNION ALL SELECT 2, 0, address, " + noAction + ", interfaces, NULL, NULL FROM account_interfaces WHERE address IN (SELECT address FROM book)\n")
 		b.WriteString("UNION ALL SELECT 3, 0, address, " + noAction + ", domain, NULL, NULL FROM dns_names WHERE address IN (SELECT address FROM book)\n")
-		b.WriteString("UNION ALL SELECT 4, 0, address, " + noAction + ", " + tokenFactPG + ", NULL, NULL FROM token_metadata WHERE address IN (SELECT address FROM book)\n")
+		b.WriteString("UNION ALL SELECT 4, 0, address, " + noAction + ", NULL, NULL, version FROM token_metadata WHERE address IN (SELECT address FROM book)\n")
 	}
 	b.WriteString("ORDER BY 1, 2, 3, ft")
 	return b.String()
 }
 
-// scanPageWithFacts reads the rows of pageRowsSQL into p.
-func scanPageWithFacts(res *sql.Rows, p *Page) error {
+// scanPageWithFacts reads the rows of pageRowsSQL into p, and its tokens'
+// addresses and versions into tokens.
+func scanPageWithFacts(res *sql.Rows, p *Page, tokens *tokenRefs) error {
 	defer res.Close()
 	var r actionRow
 	var kind, place nullInt
@@ -333,15 +338,19 @@ func scanPageWithFacts(res *sql.Rows, p *Page) error {
 			p.Actions = append(p.Actions, r.toChain())
 			continue
 		}
-		if err := addFact(p.Facts, int(kind), r.ActionID, string(text), wallet.Bool, int64(balance)); err != nil {
-			return err
-		}
+		addFact(p.Facts, tokens, int(kind), r.ActionID, string(text), wallet.Bool, int64(balance))
 	}
 	return res.Err()
 }
 
-// addFact records one fact row of either address facts query.
-func addFact(out map[string]chain.AddressFacts, kind int, addr, text string, wallet bool, balance int64) error {
+// addFact records one fact row of either address facts query; a token's
+// row (its version in the balance column) goes to tokens, whose metadata
+// resolveTokens sets.
+func addFact(out map[string]chain.AddressFacts, tokens *tokenRefs, kind int, addr, text string, wallet bool, balance int64) {
+	if kind == rowToken {
+		tokens.add(addr, balance)
+		return
+	}
 	f := out[addr]
 	switch kind {
 	case rowAccount:
@@ -352,13 +361,6 @@ func addFact(out map[string]chain.AddressFacts, kind int, addr, text string, wal
 		if f.Domain == "" {
 			f.Domain = text
 		}
-	case rowToken:
-		t, err := parseTokenFact(addr, text)
-		if err != nil {
-			return err
-		}
-		f.Token = t
 	}
 	out[addr] = f
-	return nil
 }

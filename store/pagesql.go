@@ -33,7 +33,8 @@ func (s *Store) probeSQL(ctx context.Context, f ActionFilter) ([]string, ActionF
 }
 
 // AddressFactsSQL is the address book's one statement for addrs (with
-// their tokens' metadata), inlined.
+// their tokens' versions; the tokens not kept rendered take a second
+// statement, tokenRowsSQL), inlined.
 func (s *Store) AddressFactsSQL(addrs []string) string {
 	return s.db.NewRaw(addressFactsQuery(s.db), bun.In(addrs)).String()
 }

@@ -47,7 +47,8 @@ type Store struct {
 
 	statements sync.Map // *sql.DB -> *statements: prepared reads per database (params.go)
 
-	facts *factsCache // the address book's facts, kept for a while; nil: read each time (factscache.go)
+	facts  *factsCache // the address book's facts, kept for a while; nil: read each time (factscache.go)
+	tokens *tokenCache // tokens rendered, by version; nil: read whole with each page (tokencache.go)
 
 	partitioned    atomic.Bool    // the chain's tables are partitioned by lt (partitions.go)
 	partitionsMade map[int64]bool // lt spans whose partitions exist; under mu
@@ -92,7 +93,8 @@ func open(ctx context.Context, url string, existing bool) (*Store, error) {
 	default:
 		return nil, errors.New(`DATABASE_URL must start with "postgres://", "postgresql://" or "sqlite:"`)
 	}
-	s := &Store{db: db, copyDB: copyDB, url: url, noAnalytics: analyticsOffByBuild}
+	s := &Store{db: db, copyDB: copyDB, url: url, noAnalytics: analyticsOffByBuild,
+		tokens: newTokenCache(DefaultTokenCacheBytes)}
 	if err := db.PingContext(ctx); err != nil {
 		s.Close()
 		var pgErr pgdriver.Error

@@ -74,7 +74,8 @@ func TestPageFactsCarryTokens(t *testing.T) {
 					require.Nil(t, page.Facts[a].Token, "%s: %s is no token", stage, a)
 					continue
 				}
-				require.Equal(t, shownToken(md), page.Facts[a].Token, "%s: %s", stage, a)
+				// With its entry: the bytes kept are those of its fields.
+				require.Equal(t, shownToken(md).WithEntry(), page.Facts[a].Token, "%s: %s", stage, a)
 			}
 			facts, err := s.AddressFacts(ctx, page.Book)
 			require.NoError(t, err)
@@ -82,7 +83,11 @@ func TestPageFactsCarryTokens(t *testing.T) {
 				require.Equal(t, page.Facts[a].Token, facts[a].Token, "%s: AddressFacts agrees on %s", stage, a)
 			}
 		}
+		s.CacheTokenEntries(0)
+		check("no token kept")
+		s.CacheTokenEntries(DefaultTokenCacheBytes)
 		check("uncached")
+		check("tokens kept")
 		s.CacheAddressFacts(time.Minute)
 		check("cold")
 		check("warm")

@@ -9,18 +9,14 @@ package tokens
 
 import (
 	"context"
-	"errors"
 	"math/big"
 	"strings"
 
 	"github.com/tonkeeper/tongo/boc"
-	"github.com/tonkeeper/tongo/code"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
-	"github.com/tonkeeper/tongo/utils"
 
 	"github.com/tonql/tonql/chain"
-	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/getmethod"
 )
 
@@ -56,7 +52,7 @@ type Unreadable map[string]error
 // accounts, each at its own last transaction). facts tells what other
 // accounts are (for an NFT item's owner: a sale contract or not); nil is
 // none known. Accounts that are no token are left out.
-func (rd *Reader) Read(ctx context.Context, states []chain.AccountState, saleContracts func(addrs []string) map[string]bool) (*chain.TokenRecords, Unreadable, error) {
+func (rd *Reader) Read(ctx context.Context, states []chain.AccountState, saleContracts func(addrs []string) map[string]string) (*chain.TokenRecords, Unreadable, error) {
 	out := &chain.TokenRecords{}
 	bad := Unreadable{}
 	byAddr := make(map[string]*chain.AccountState, len(states))
@@ -72,7 +68,7 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState, saleCon
 		if st.Status != chain.AccountActive || len(st.ShardAccountBOC) == 0 || st.IsWallet {
 			continue
 		}
-		methods, codeHash, dataHash, err := inspect(st)
+		methods, codeHash, dataHash, err := getmethod.Inspect(st)
 		if err != nil {
 			continue // no code to read: no token
 		}
@@ -92,8 +88,8 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState, saleCon
 		}
 		sales := saleContracts(owners)
 		for _, it := range items {
-			if sales[it.Owner] {
-				it.SaleContract = it.Owner
+			if seller, ok := sales[it.Owner]; ok {
+				it.SaleContract, it.RealOwner = it.Owner, seller
 			}
 		}
 	}
@@ -101,58 +97,6 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState, saleCon
 		out.NftItems = append(out.NftItems, *it)
 	}
 	return out, bad, nil
-}
-
-// methodSet is the get methods a contract's code has; nil when the code
-// cannot be listed (code in a library cell): every standard is then tried.
-type methodSet map[int64]bool
-
-func (m methodSet) has(meth getmethod.Method) bool {
-	return m == nil || m[int64(utils.MethodIdFromName(meth.Name))]
-}
-
-// inspect lists a state's get methods and hashes its code and data.
-func inspect(st *chain.AccountState) (methods methodSet, codeHash, dataHash chain.Hash, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = errors.New("malformed state")
-		}
-	}()
-	sa, err := fees.DecodeShardAccount(st.ShardAccountBOC)
-	if err != nil {
-		return nil, codeHash, dataHash, err
-	}
-	init := sa.Account.Account.Storage.State.AccountActive.StateInit
-	if !init.Code.Exists || !init.Data.Exists {
-		return nil, codeHash, dataHash, errors.New("no code or data")
-	}
-	codeCell, dataCell := init.Code.Value.Value, init.Data.Value.Value
-	h, err := codeCell.Hash256()
-	if err != nil {
-		return nil, codeHash, dataHash, err
-	}
-	codeHash = chain.Hash(h)
-	if h, err = dataCell.Hash256(); err != nil {
-		return nil, codeHash, dataHash, err
-	}
-	dataHash = chain.Hash(h)
-	if codeCell.IsLibrary() {
-		return nil, codeHash, dataHash, nil
-	}
-	codeCell.ResetCounters()
-	raw, err := codeCell.ToBoc()
-	if err != nil {
-		return nil, codeHash, dataHash, err
-	}
-	ids, err := code.ParseContractMethods(raw)
-	if err != nil {
-		return nil, codeHash, dataHash, nil // unusual layout: try them all
-	}
-	methods = make(methodSet, len(ids))
-	for _, id := range ids {
-		methods[id] = true
-	}
-	return methods, codeHash, dataHash, nil
 }
 
 // call runs m on st; ok false when the contract does not answer it with
@@ -169,10 +113,10 @@ func (rd *Reader) call(ctx context.Context, st *chain.AccountState, m getmethod.
 }
 
 // readOne tries the standards in turn, the most common first.
-func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods methodSet, codeHash, dataHash chain.Hash,
+func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash,
 	states map[string]*chain.AccountState, out *chain.TokenRecords, items *[]*chain.NftItem) error {
 	lt := st.LastTxLt
-	if methods.has(getWalletData) {
+	if methods.Has(getWalletData) {
 		s, ok, err := rd.call(ctx, st, getWalletData, tlb.VmStack{})
 		if err != nil {
 			return err
@@ -183,7 +127,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods m
 			return nil
 		}
 	}
-	if methods.has(getJettonData) {
+	if methods.Has(getJettonData) {
 		s, ok, err := rd.call(ctx, st, getJettonData, tlb.VmStack{})
 		if err != nil {
 			return err
@@ -194,7 +138,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods m
 			return nil
 		}
 	}
-	if methods.has(getNftData) {
+	if methods.Has(getNftData) {
 		s, ok, err := rd.call(ctx, st, getNftData, tlb.VmStack{})
 		if err != nil {
 			return err
@@ -206,7 +150,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods m
 			return nil
 		}
 	}
-	if methods.has(getCollectionData) {
+	if methods.Has(getCollectionData) {
 		s, ok, err := rd.call(ctx, st, getCollectionData, tlb.VmStack{})
 		if err != nil {
 			return err

@@ -84,10 +84,11 @@ func (g *Registry) Update(ctx context.Context, states []chain.AccountState, touc
 }
 
 // saleContracts tells which of addrs the store knows as sale or auction
-// contracts (by their code, or an indexer's word).
-func (g *Registry) saleContracts(ctx context.Context) func([]string) map[string]bool {
-	return func(addrs []string) map[string]bool {
-		out := map[string]bool{}
+// contracts (a sale contract's state read by package contracts, with its
+// seller; or by code or an indexer's word, seller unknown).
+func (g *Registry) saleContracts(ctx context.Context) func([]string) map[string]string {
+	return func(addrs []string) map[string]string {
+		out := map[string]string{}
 		if len(addrs) == 0 {
 			return out
 		}
@@ -99,9 +100,17 @@ func (g *Registry) saleContracts(ctx context.Context) func([]string) map[string]
 		for addr, f := range facts {
 			for _, i := range f.Interfaces {
 				if IsSaleInterface(i) {
-					out[addr] = true
+					out[addr] = ""
 				}
 			}
+		}
+		sellers, err := g.store.SaleSellers(ctx, addrs)
+		if err != nil {
+			g.log.Warn("reading NFT owners' sales failed", "err", err)
+			return out
+		}
+		for addr, seller := range sellers {
+			out[addr] = seller
 		}
 		return out
 	}

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -21,9 +22,9 @@ type index struct {
 }
 
 type watch struct {
-	id      string
-	start   uint64 // told actions with a higher seq
-	actions bool   // watches EventActions
+	id    string
+	start uint64   // told events with a higher seq
+	types []string // the event types it watches
 }
 
 // dispatch keeps one hub subscription from the stored cursor and queues
@@ -43,12 +44,17 @@ func (s *Service) dispatch(ctx context.Context) {
 }
 
 func (s *Service) dispatchOnce(ctx context.Context) error {
+	if err := s.fastForward(ctx); err != nil {
+		return err
+	}
 	var cursor int64
 	if err := s.o.Store.DB().NewRaw("SELECT cursor FROM webhook_state WHERE id = 1").Scan(ctx, &cursor); err != nil {
 		return err
 	}
 	after := uint64(cursor)
-	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after, Internal: true})
+	// Every type a hook may watch: one position covers them all, so a hook
+	// made later with another type needs no second subscription.
+	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after, Internal: true, Types: EventTypes})
 	if err != nil {
 		return err
 	}
@@ -123,7 +129,7 @@ func (s *Service) enqueue(ctx context.Context, events []*notify.Event) error {
 						return err
 					}
 				}
-				vals = append(vals, w.id, int64(e.Seq), string(payload(w.id, EventActions, e.Seq, data)), now)
+				vals = append(vals, w.id, int64(e.Seq), string(payload(w.id, e.Type(), e.Seq, data)), now)
 				sql.WriteString("(?, ?, ?, ?),")
 				if len(vals) >= 400 {
 					if err := flush(); err != nil {
@@ -145,9 +151,10 @@ func (s *Service) enqueue(ctx context.Context, events []*notify.Event) error {
 // match returns the hooks that take e, each once.
 func (x *index) match(e *notify.Event) []*watch {
 	var out []*watch
-	for _, acc := range e.Action.Accounts {
+	typ := e.Type()
+	for _, acc := range e.Accounts() {
 		for _, w := range x.byAddr[acc] {
-			if w.actions && e.Seq > w.start && !slices.Contains(out, w) {
+			if e.Seq > w.start && slices.Contains(w.types, typ) && !slices.Contains(out, w) {
 				out = append(out, w)
 			}
 		}
@@ -180,7 +187,7 @@ func (s *Service) hooks(ctx context.Context, tx bun.Tx, version int64) (*index, 
 			return nil, fmt.Errorf("webhook %s: addresses: %w", r.ID, err)
 		}
 		_ = json.Unmarshal([]byte(r.EventTypes), &types)
-		w := &watch{id: r.ID, start: uint64(r.StartSeq), actions: slices.Contains(types, EventActions)}
+		w := &watch{id: r.ID, start: uint64(r.StartSeq), types: types}
 		for _, a := range addrs {
 			idx.byAddr[a] = append(idx.byAddr[a], w)
 		}
@@ -194,7 +201,8 @@ func (s *Service) hooks(ctx context.Context, tx bun.Tx, version int64) (*index, 
 // payload is the body POSTed for an event: its id (what receivers dedup
 // on: the same event is always sent with the same id), the hook, the
 // type, its stream position and the data (for actions, a /api/v3/actions
-// answer of the one action, with its accounts).
+// answer of the one action, with its accounts; for transactions, a
+// /api/v3/transactions answer of the one transaction with its metadata).
 func payload(hookID, typ string, seq uint64, data []byte) []byte {
 	b := make([]byte, 0, len(data)+128)
 	b = append(b, `{"event_id":`...)
@@ -211,3 +219,37 @@ func payload(hookID, typ string, seq uint64, data []byte) []byte {
 }
 
 func eventID(hookID string, seq uint64) string { return hookID + "-" + strconv.FormatUint(seq, 10) }
+
+// fastForward moves the cursor past the events no hook can take. A hook
+// takes only events after its start_seq (the newest event when it was
+// made), so with no hook the cursor goes to the newest event, else to the
+// oldest hook's start (disabled hooks included: the cursor never passes
+// what the matching could still queue). Without it a server started on a
+// database loaded in bulk, or one whose hooks were all deleted, reads
+// every stored action again, page by page, for nobody: on 10M actions
+// that cost every other client 2-3 ms of server CPU per request while it
+// lasted (docs/PERFORMANCE.md). The state row is locked first, as enqueue
+// and Create lock it, so a hook made meanwhile is seen.
+func (s *Service) fastForward(ctx context.Context) error {
+	return s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var cursor int64
+		if err := tx.NewRaw("UPDATE webhook_state SET cursor = cursor WHERE id = 1 RETURNING cursor").Scan(ctx, &cursor); err != nil {
+			return err
+		}
+		var oldest sql.NullInt64
+		if err := tx.NewRaw("SELECT MIN(start_seq) FROM webhooks").Scan(ctx, &oldest); err != nil {
+			return err
+		}
+		to := oldest.Int64
+		if !oldest.Valid {
+			if err := tx.NewRaw("SELECT last FROM action_seq WHERE id = 1").Scan(ctx, &to); err != nil {
+				return err
+			}
+		}
+		if to <= cursor {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, "UPDATE webhook_state SET cursor = ? WHERE id = 1", to)
+		return err
+	})
+}

@@ -20,7 +20,7 @@ func runAnalytics(ctx context.Context, args []string, e *env) error {
 		args = args[1:]
 	}
 	fs := newFlags(e, "analytics rebuild", usage,
-		"Makes every trade, candle and volume of the token analytics again from the stored actions, in one database transaction.")
+		"Makes every trade, candle and volume of the token analytics again from the stored actions, in one database transaction (readers of the analytics wait for it on Postgres).")
 	cfg := bindConfig(fs, e, groupDatabase)
 	if err := fs.parseAll(args, cfg); err != nil {
 		return err

@@ -55,6 +55,9 @@ type config struct {
 	// AddressBookTTL is how long a server keeps an address's facts for the
 	// address book (store.CacheAddressFacts); 0 = read with every page.
 	AddressBookTTL time.Duration
+	// TokenCacheBytes is the memory a server keeps rendered tokens in
+	// (store.CacheTokenEntries); 0 = read them whole with every page.
+	TokenCacheBytes int
 
 	// Action streams (docs/OPERATIONS.md).
 	MaxStreams        int
@@ -167,6 +170,8 @@ func bindConfig(f *flags, e *env, groups group) *config {
 		str(&c.PprofAddr, "pprof-addr", "PPROF_ADDR", "", "serve Go's profiler (/debug/pprof/) on this separate address; empty = off")
 		dur(&c.AddressBookTTL, "address-book-ttl", "ADDRESS_BOOK_TTL", 5*time.Second,
 			"how long a server keeps an address's facts (status, interfaces, domain) for address books; 0 = read them with every page")
+		integer(&c.TokenCacheBytes, "token-cache-bytes", "TOKEN_CACHE_BYTES", store.DefaultTokenCacheBytes,
+			"memory a server keeps tokens' metadata in, rendered, for pages' metadata objects (least recently shown out first); 0 = read them whole with every page")
 		integer(&c.MaxStreams, "max-streams", "MAX_STREAMS", notify.DefaultMaxStreams,
 			"open action streams (SSE and GraphQL subscriptions) one server holds")
 		integer(&c.MaxStreamsPerKey, "max-streams-per-key", "MAX_STREAMS_PER_KEY", notify.DefaultMaxStreamsPerKey,
@@ -265,6 +270,9 @@ func (c *config) validate() error {
 		if c.AddressBookTTL < 0 {
 			return errors.New("ADDRESS_BOOK_TTL must not be negative (0 turns the cache off)")
 		}
+		if c.TokenCacheBytes < 0 {
+			return errors.New("TOKEN_CACHE_BYTES must not be negative (0 turns the cache off)")
+		}
 		if c.MaxStreams < 1 || c.MaxStreamsPerKey < 1 || c.MaxStreamsPerAddr < 1 {
 			return errors.New("MAX_STREAMS, MAX_STREAMS_PER_KEY and MAX_STREAMS_PER_ADDRESS must be at least 1")
 		}
@@ -324,6 +332,7 @@ func (c *config) log(l *slog.Logger) {
 	line(groupServer, "ACCESS_LOG_SAMPLE", c.AccessLogSample)
 	line(groupServer, "PPROF_ADDR", orNone(c.PprofAddr, "profiler off"))
 	line(groupServer, "ADDRESS_BOOK_TTL", c.AddressBookTTL)
+	line(groupServer, "TOKEN_CACHE_BYTES", c.TokenCacheBytes)
 	line(groupServer, "MAX_STREAMS", c.MaxStreams)
 	line(groupServer, "MAX_STREAMS_PER_KEY", c.MaxStreamsPerKey)
 	line(groupServer, "MAX_STREAMS_PER_ADDRESS", c.MaxStreamsPerAddr)

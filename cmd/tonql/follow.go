@@ -10,7 +10,6 @@ import (
 	"github.com/tonql/tonql/lite"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
-	"github.com/tonql/tonql/tokens"
 )
 
 // liteSettings says where lite servers come from; with neither variable set
@@ -62,7 +61,7 @@ func runFollow(ctx context.Context, args []string, e *env) error {
 	}
 	defer unlock()
 	f := follow.New(st, follow.NewLiteSource(lc), follow.Options{From: uint32(*from), MaxRetries: *maxRetries, Logger: log,
-		Tokens: tokens.ForStore(st, log).Hook})
+		Tokens: stateHook(st, log)})
 	return f.Run(ctx)
 }
 
@@ -99,7 +98,7 @@ func startLive(ctx context.Context, cfg *config, st *store.Store, log *slog.Logg
 	fctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	if cfg.Follow {
-		lv.follower = follow.New(st, follow.NewLiteSource(lc), follow.Options{Logger: log, Tokens: tokens.ForStore(st, log).Hook})
+		lv.follower = follow.New(st, follow.NewLiteSource(lc), follow.Options{Logger: log, Tokens: stateHook(st, log)})
 		go func() {
 			defer close(done)
 			unlock, err := lockFollower(fctx, st, log)

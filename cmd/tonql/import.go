@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/tokens"
 )
 
 // runImport imports block BOCs, toncenter trace JSON and fee-replay JSON
@@ -44,7 +43,7 @@ func runImport(ctx context.Context, args []string, e *env) error {
 	}
 	defer st.Close()
 	im := ingest.New(st)
-	im.Tokens = tokens.ForStore(st, slog.Default()).Hook
+	im.Tokens = stateHook(st, slog.Default())
 	seeded, err := im.Resume(ctx)
 	if err != nil {
 		return fmt.Errorf("load pending traces: %w", err)

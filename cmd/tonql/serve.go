@@ -49,6 +49,7 @@ func runServe(ctx context.Context, args []string, e *env) error {
 	}
 	defer st.Close()
 	st.CacheAddressFacts(cfg.AddressBookTTL)
+	st.CacheTokenEntries(int64(cfg.TokenCacheBytes))
 	// Token metadata is made in the background; requests read what it
 	// stored. Stopped (deferred) before the store closes.
 	_, stopMetadata := startMetadata(ctx, cfg, st, slog.Default())

@@ -27,6 +27,7 @@ func New() *migrate.Migrations {
 	registerTraceKnown(m)
 	registerDecodedFacts(m)
 	registerTokenMetadata(m)
+	registerTokenVersion(m)
 	registerTokens(m)
 	registerBlocks(m)
 	registerTxBlock(m)
@@ -39,6 +40,8 @@ func New() *migrate.Migrations {
 	registerAnalytics(m)
 	registerPendingTraces(m)
 	registerTraceExternalHash(m)
+	registerContracts(m)
+	registerTxSeq(m)
 	return m
 }
 

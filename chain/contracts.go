@@ -1,0 +1,47 @@
+package chain
+
+// Contracts other than tokens whose state toncenter's v3 API answers
+// from (package contracts reads them with their get methods): NFT sale
+// contracts and vesting wallets. Each is keyed by the state's last
+// transaction like the token registry's rows.
+
+// NftSale is a fixed-price sale contract (get_sale_data).
+type NftSale struct {
+	Address     string
+	Nft         string
+	Seller      string // the NFT's owner while it is on sale ("" before the NFT arrives)
+	Marketplace string
+	FullPrice   string // decimal nanotons
+	// MarketplaceFee and RoyaltyAmount are decimal nanotons; RoyaltyAddress
+	// where royalties go.
+	MarketplaceFee, RoyaltyAddress, RoyaltyAmount string
+	CodeHash, DataHash                            Hash
+	LastTxLt                                      uint64
+	// Known is false when the account had a transaction after the state
+	// read: Seller and the prices are then unknown (empty).
+	Known bool
+}
+
+// Vesting is a vesting wallet (get_vesting_data, get_whitelist).
+type Vesting struct {
+	Address                                       string
+	StartTime, TotalDuration, UnlockPeriod, Cliff int64
+	TotalAmount                                   string // decimal nanotons
+	Sender, Owner                                 string
+	Whitelist                                     []string
+	CodeHash, DataHash                            Hash
+	LastTxLt                                      uint64
+	// Known is false when the account had a transaction after the state
+	// read: Whitelist is then unknown (nil). The other values are fixed
+	// at deployment (the contract has no message that changes them).
+	Known bool
+}
+
+// ContractRecords are what one set of states held.
+type ContractRecords struct {
+	Sales    []NftSale
+	Vestings []Vesting
+}
+
+// Empty tells whether there is nothing to write.
+func (c *ContractRecords) Empty() bool { return c == nil || len(c.Sales)+len(c.Vestings) == 0 }

@@ -1,0 +1,107 @@
+// Package contracts reads the contracts other than tokens that toncenter's
+// v3 API answers from their state: NFT sale contracts (get_sale_data) and
+// vesting wallets (get_vesting_data, get_whitelist). Like the token
+// registry it runs their get methods with the project's TVM runner on
+// each account's state after an imported or followed batch, and the store
+// keeps what they answer keyed by that state's last transaction.
+package contracts
+
+import (
+	"context"
+
+	"github.com/tonkeeper/tongo/tlb"
+
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/getmethod"
+)
+
+var (
+	getSaleData    = getmethod.Method{Name: "get_sale_data"}
+	getVestingData = getmethod.Method{Name: "get_vesting_data"}
+	getWhitelist   = getmethod.Method{Name: "get_whitelist"}
+)
+
+// Runner runs a get method on a given state (getmethod.Runner is one).
+type Runner interface {
+	RunState(ctx context.Context, st *chain.AccountState, m getmethod.Method, stack tlb.VmStack) (*getmethod.Result, error)
+}
+
+// Reader reads contract records from account states.
+type Reader struct{ run Runner }
+
+func NewReader(r Runner) *Reader { return &Reader{run: r} }
+
+// Read reads every sale and vesting contract among states; the others are
+// left out. bad are the states whose get methods could not run (a library
+// this server lacks, a VM failure): unknown, never guessed.
+func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain.ContractRecords, map[string]error, error) {
+	out := &chain.ContractRecords{}
+	bad := map[string]error{}
+	for i := range states {
+		st := &states[i]
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		if st.Status != chain.AccountActive || len(st.ShardAccountBOC) == 0 || st.IsWallet {
+			continue
+		}
+		methods, codeHash, dataHash, err := getmethod.Inspect(st)
+		if err != nil {
+			continue
+		}
+		if err := rd.readOne(ctx, st, methods, codeHash, dataHash, out); err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			bad[st.Address] = err
+		}
+	}
+	return out, bad, nil
+}
+
+func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash, out *chain.ContractRecords) error {
+	if methods.Has(getSaleData) {
+		s, ok, err := rd.call(ctx, st, getSaleData)
+		if err != nil {
+			return err
+		}
+		if sale, good := saleData(s); ok && good {
+			sale.Address, sale.CodeHash, sale.DataHash, sale.LastTxLt, sale.Known = st.Address, codeHash, dataHash, st.LastTxLt, true
+			out.Sales = append(out.Sales, sale)
+			return nil
+		}
+	}
+	if methods.Has(getVestingData) && methods.Has(getWhitelist) {
+		s, ok, err := rd.call(ctx, st, getVestingData)
+		if err != nil {
+			return err
+		}
+		v, good := vestingData(s)
+		if !ok || !good {
+			return nil
+		}
+		w, ok, err := rd.call(ctx, st, getWhitelist)
+		if err != nil {
+			return err
+		}
+		if v.Whitelist, good = whitelist(w); !ok || !good {
+			return nil
+		}
+		v.Address, v.CodeHash, v.DataHash, v.LastTxLt, v.Known = st.Address, codeHash, dataHash, st.LastTxLt, true
+		out.Vestings = append(out.Vestings, v)
+	}
+	return nil
+}
+
+// call runs m on st; ok false when the contract does not answer it with
+// exit code 0 or 1 (not this kind of contract).
+func (rd *Reader) call(ctx context.Context, st *chain.AccountState, m getmethod.Method) (tlb.VmStack, bool, error) {
+	res, err := rd.run.RunState(ctx, st, m, tlb.VmStack{})
+	if err != nil {
+		return tlb.VmStack{}, false, err
+	}
+	if res.ExitCode != 0 && res.ExitCode != 1 {
+		return tlb.VmStack{}, false, nil
+	}
+	return res.Stack, true, nil
+}

@@ -1,0 +1,68 @@
+package contracts
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/getmethod"
+	"github.com/tonql/tonql/store"
+)
+
+// Registry keeps the store's sale and vesting tables current: after each
+// imported or followed batch it reads the accounts' states after the
+// batch and stores what they hold, and marks the contracts whose accounts
+// had transactions without a newer state as unknown.
+type Registry struct {
+	store  *store.Store
+	reader *Reader
+	log    *slog.Logger
+}
+
+func New(st *store.Store, r Runner, log *slog.Logger) *Registry {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Registry{store: st, reader: NewReader(r), log: log.With("component", "contracts")}
+}
+
+// ForStore is a registry whose get methods run with the store's newest
+// blockchain config and libraries.
+func ForStore(st *store.Store, log *slog.Logger) *Registry {
+	return New(st, getmethod.New(fees.New(st, nil, fees.Options{})), log)
+}
+
+// Update reads states and records the sales and vesting wallets among
+// them; touched are the batch's accounts with their newest transaction lt.
+func (g *Registry) Update(ctx context.Context, states []chain.AccountState, touched map[string]uint64) (*chain.ContractRecords, error) {
+	recs, bad, err := g.reader.Read(ctx, states)
+	if err != nil {
+		return nil, err
+	}
+	for addr, why := range bad {
+		g.log.Debug("contract state not readable", "address", addr, "why", why)
+	}
+	if err := g.store.SaveContracts(ctx, recs); err != nil {
+		return nil, err
+	}
+	read := make(map[string]uint64, len(states))
+	for i := range states {
+		if bad[states[i].Address] == nil {
+			read[states[i].Address] = states[i].LastTxLt
+		}
+	}
+	behind := map[string]uint64{}
+	for addr, lt := range touched {
+		if got, ok := read[addr]; !ok || got < lt {
+			behind[addr] = lt
+		}
+	}
+	return recs, g.store.MarkContractsBehind(ctx, behind)
+}
+
+// Hook is Update as ingest's state hook.
+func (g *Registry) Hook(ctx context.Context, states []chain.AccountState, touched map[string]uint64) error {
+	_, err := g.Update(ctx, states, touched)
+	return err
+}
