@@ -163,7 +163,7 @@ func (c *classifier) finish() []chain.Action {
 			TraceID: traceID, Type: typ, Status: chain.StatusOK, Value: value,
 			StartLt: txs[0].Lt, StartUtime: txs[0].Utime, TxHash: txs[0].Hash.Base64(),
 			TraceEndLt: c.trace.EndLt, TraceEndUtime: c.trace.EndUtime,
-			TraceExternalHashNorm: tf.extHashNorm, McSeqno: tf.mcSeqno,
+			TraceExternalHashNorm: tf.extHashNorm, TraceExternalHash: tf.extHash, McSeqno: tf.mcSeqno,
 		}
 		accounts := make([]string, len(txs))
 		for i, tx := range txs {
@@ -205,6 +205,7 @@ func (c *classifier) finish() []chain.Action {
 // traceFacts are what every action of the trace shares.
 type traceFacts struct {
 	extHashNorm *string
+	extHash     *string // the root message's hash as received
 	mcSeqno     *uint32
 }
 
@@ -216,6 +217,8 @@ func (c *classifier) traceFacts() traceFacts {
 	if h, ok := chain.NormalizedHash(c.trace.Root.Tx.InMsg); ok {
 		s := h.Base64()
 		f.extHashNorm = &s
+		raw := c.trace.Root.Tx.InMsg.Hash.Base64()
+		f.extHash = &raw
 	}
 	var seqno uint32
 	for _, n := range c.nodes {

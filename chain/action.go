@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"slices"
 	"encoding/json"
 	"errors"
 	"io"
@@ -58,6 +59,11 @@ type Action struct {
 	// TraceExternalHashNorm is the TEP-467 normalized hash of the external
 	// message that started the trace, when one did.
 	TraceExternalHashNorm *string `json:"trace_external_hash_norm"`
+	// TraceExternalHash is the hash of that message as it was received
+	// (toncenter's trace_external_hash): shown in toncenter's dialect only,
+	// the seed's shape has the normalized one. nil when no external message
+	// started the trace or the row was stored before it was kept.
+	TraceExternalHash *string `json:"-"`
 	// McSeqno is the masterchain block in which the trace ended, when known.
 	McSeqno *uint32 `json:"mc_seqno"`
 	// Accounts is every account taking part in any role, sorted; shown only
@@ -132,4 +138,16 @@ var errNotInput = errors.New("output-only scalar")
 func (r RawJSON) OrEmpty() []byte {
 	b, _ := r.MarshalJSON()
 	return b
+}
+
+// ParticipantAddresses is every participant's address, sorted, once each:
+// the Accounts of an action whose Participants are known (a preview leaves
+// Accounts out).
+func (a *Action) ParticipantAddresses() []string {
+	out := make([]string, 0, len(a.Participants))
+	for _, p := range a.Participants {
+		out = append(out, p.Address)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -1,8 +1,6 @@
 package notify
 
 import (
-	"slices"
-	"sort"
 	"time"
 
 	"github.com/tonql/tonql/chain"
@@ -48,7 +46,7 @@ func (h *Hub) Pending(p PendingTrace) {
 		c := *a
 		// The preview leaves Accounts out (shown on request) and the trace
 		// has no stored hash yet: the match needs both.
-		c.Accounts = participants(a)
+		c.Accounts = a.ParticipantAddresses()
 		hash := p.ExtHashNorm
 		c.TraceExternalHashNorm = &hash
 		events = append(events, &Event{Action: &c, Pending: true, book: p.Book, tokens: p.Metadata})
@@ -130,13 +128,4 @@ func (h *Hub) expirePending(now time.Time) {
 			}
 		}
 	}
-}
-
-func participants(a *chain.Action) []string {
-	out := make([]string, 0, len(a.Participants))
-	for _, p := range a.Participants {
-		out = append(out, p.Address)
-	}
-	sort.Strings(out)
-	return slices.Compact(out)
 }

@@ -5,14 +5,17 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
 	"github.com/tonql/tonql/notify"
+	"github.com/tonql/tonql/pending"
+	"github.com/tonql/tonql/store"
 )
 
-// pendingEmulations bounds the emulations of sent messages for pending
-// stream events running at once; a message sent while they are busy is
-// not previewed (its stored trace still comes, finalized).
+// pendingEmulations bounds the emulations of sent messages running at
+// once; a message sent while they are busy is not previewed (its stored
+// trace still comes, finalized, and /api/v3/traces answers it).
 const pendingEmulations = 2
 
 // pendingEmulationTimeout bounds one of them.
@@ -20,17 +23,20 @@ const pendingEmulationTimeout = 10 * time.Second
 
 var pendingSlots = make(chan struct{}, pendingEmulations)
 
-// announcePending emulates a message just sent and tells the streams that
-// want pending events about its actions, after the sender has its answer.
-// Nothing is emulated when no stream wants them or there is no estimator.
-func (r *Resolver) announcePending(boc string, norm chain.Hash) {
-	if r.Notify == nil || r.Fees == nil || !r.Notify.WantsPending() {
+// announcePending emulates a message just sent, after the sender has its
+// answer: the trace is kept in the store as pending (/api/v3/pendingTraces,
+// until its real trace is stored or it expires) and the streams that want
+// pending events are told its actions. Nothing is emulated without an
+// estimator, or when there is neither a store nor a stream to tell.
+func (r *Resolver) announcePending(boc string, hash, norm chain.Hash) {
+	tell := r.Notify != nil && r.Notify.WantsPending()
+	if r.Fees == nil || (r.Store == nil && !tell) {
 		return
 	}
 	select {
 	case pendingSlots <- struct{}{}:
 	default:
-		slog.Warn("pending stream events skipped: emulations of sent messages are busy", "hash_norm", norm.Base64())
+		slog.Warn("pending trace skipped: emulations of sent messages are busy", "hash_norm", norm.Base64())
 		return
 	}
 	go func() {
@@ -39,10 +45,68 @@ func (r *Resolver) announcePending(boc string, norm chain.Hash) {
 		defer cancel()
 		est, err := r.Preview(ctx, fees.Params{Boc: boc})
 		if err != nil {
-			slog.Warn("pending stream events skipped: the sent message's emulation failed", "hash_norm", norm.Base64(), "err", err)
+			slog.Warn("pending trace skipped: the sent message's emulation failed", "hash_norm", norm.Base64(), "err", err)
 			return
 		}
-		r.Notify.Pending(notify.PendingTrace{ExtHashNorm: norm.Base64(), Actions: est.Preview.Actions,
-			Book: est.AddressBook, Metadata: est.Metadata})
+		if r.Store != nil {
+			var seqno uint32
+			if mc, err := r.MasterchainInfo(ctx); err == nil {
+				seqno = mc.Last.Seqno
+			}
+			now := r.now()
+			p, err := pending.Make(est, hash, norm, seqno, now, now.Add(r.pendingTimeout()))
+			if err == nil {
+				err = r.Store.SavePending(ctx, p)
+			}
+			if err != nil {
+				slog.Warn("pending trace not kept", "hash", hash.Base64(), "err", err)
+			}
+		}
+		if tell {
+			r.Notify.Pending(notify.PendingTrace{ExtHashNorm: norm.Base64(), Actions: est.Preview.Actions,
+				Book: est.AddressBook, Metadata: est.Metadata})
+		}
 	}()
+}
+
+// pendingTimeout is how long a pending trace is kept without its real
+// trace being stored.
+func (r *Resolver) pendingTimeout() time.Duration {
+	if r.PendingTimeout > 0 {
+		return r.PendingTimeout
+	}
+	return notify.DefaultPendingTimeout
+}
+
+// PendingFilter selects pending traces (toncenter's pendingTraces and
+// pendingActions parameters): of an account, or by the sent message's
+// hash or normalized hash; at least one. SupportedActionTypes keeps the
+// actions of those types (supportedTypes).
+type PendingFilter struct {
+	Account              *string
+	ExtHashes            []string
+	SupportedActionTypes []string
+}
+
+// PendingTraces reads the pending traces f selects, oldest first.
+func (r *Resolver) PendingTraces(ctx context.Context, f PendingFilter) ([]*pending.Trace, error) {
+	if f.Account == nil && len(f.ExtHashes) == 0 {
+		return nil, apperr.Field("account", "account or ext_msg_hash should be specified")
+	}
+	types, err := supportedTypes(f.SupportedActionTypes)
+	if err != nil {
+		return nil, err
+	}
+	if r.Store == nil {
+		return nil, apperr.New(apperr.Unavailable, "no store configured: this server keeps no pending traces")
+	}
+	list, err := r.Store.FindPending(ctx, store.PendingFilter{Account: f.Account, ExtHashes: f.ExtHashes, Now: r.now()})
+	if err != nil {
+		return nil, err
+	}
+	out, err := pending.Read(list, types)
+	if err != nil {
+		return nil, apperr.Wrap(apperr.Internal, err, "a pending trace does not decode")
+	}
+	return out, nil
 }

@@ -40,6 +40,10 @@ type Resolver struct {
 	// changes of /v2/rates); nil: time.Now. Tests set it to the fixtures'
 	// time.
 	Now func() time.Time
+	// PendingTimeout is how long the emulated trace of a sent message is
+	// kept (pendingTraces) when its real trace is not stored;
+	// 0 = notify.DefaultPendingTimeout.
+	PendingTimeout time.Duration
 
 	getOnce sync.Once
 	get     *getmethod.Runner

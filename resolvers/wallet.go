@@ -233,7 +233,7 @@ func (r *Resolver) SendBoc(ctx context.Context, boc string) (*Sent, error) {
 		}
 		return nil, apperr.Wrap(apperr.Unavailable, err, "lite servers are unavailable; the message was not sent")
 	}
-	r.announcePending(boc, norm)
+	r.announcePending(boc, hash, norm)
 	return &Sent{Hash: hash, HashNorm: norm}, nil
 }
 

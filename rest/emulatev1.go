@@ -9,6 +9,7 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/fees"
+	"github.com/tonql/tonql/pending"
 	"github.com/tonql/tonql/preview"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/toncenter"
@@ -154,11 +155,7 @@ func writeEmulation(w http.ResponseWriter, r *http.Request, res *resolvers.Resol
 		return
 	}
 	out.RandSeed = base64.StdEncoding.EncodeToString(est.RandSeed[:])
-	for _, t := range pv.Transactions {
-		if rt, e := out.Transactions[t.Hash], t.Emulated; rt != nil && e != nil {
-			rt.SetStateAfter(toncenter.StateAfter{Balance: e.BalanceAfter, Status: t.Tx.EndStatus, CodeHash: e.CodeHash, DataHash: e.DataHash})
-		}
-	}
+	pending.MarkEmulated(out.Transactions, pv, seqno)
 	if on(o.IncludeCodeData) {
 		out.CodeCells, out.DataCells = toncenter.Cells(pv.Code), toncenter.Cells(pv.Data)
 	}

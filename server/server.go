@@ -66,6 +66,8 @@ func New(o Options) http.Handler {
 		}
 	}
 	mux.handle(rest.ToncenterPrefix+"/api/v3/actions", rest.ToncenterActions(o.Resolver))
+	mux.handle("/api/v3/pendingActions", rest.PendingActions(o.Resolver, false))
+	mux.handle(rest.ToncenterPrefix+"/api/v3/pendingActions", rest.PendingActions(o.Resolver, true))
 	mux.handle("GET /{$}", explorer.Page())
 	mux.handle("GET "+explorer.AssetPrefix, explorer.Assets())
 	mux.handle("/healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

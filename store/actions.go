@@ -107,7 +107,7 @@ type ActionKey struct {
 // actionColumns are the columns ListActions scans, in its order.
 const actionColumns = `a.action_id, a.trace_id, a.tx_hash, a.type, a.status, a.value, a.start_lt, a.start_utime,
 	a.end_lt, a.end_utime, a.tx_hashes, a.trace_end_lt, a.trace_end_utime, a.trace_external_hash_norm,
-	a.mc_seqno, a.addresses, a.accounts, a.parent_action_id, a.ancestors`
+	a.trace_external_hash, a.mc_seqno, a.addresses, a.accounts, a.parent_action_id, a.ancestors`
 
 // ExplainActions returns the database's plan for the statement that finds
 // the page of f (EXPLAIN ANALYZE on Postgres), for the performance docs

@@ -96,6 +96,7 @@ type actionRow struct {
 	TraceEndLt            int64   `bun:"trace_end_lt,notnull"`
 	TraceEndUtime         int64   `bun:"trace_end_utime,notnull"`
 	TraceExternalHashNorm *string `bun:"trace_external_hash_norm"`
+	TraceExternalHash     *string `bun:"trace_external_hash"`
 	McSeqno               *int64  `bun:"mc_seqno"`
 	Addresses             string  `bun:"addresses,notnull"` // in the value: the address book's keys
 	Accounts              string  `bun:"accounts,notnull"`  // every participant
@@ -238,6 +239,7 @@ func newActionRow(a *chain.Action) actionRow {
 		EndLt: int64(a.EndLt), EndUtime: int64(a.EndUtime),
 		TxHashes: strings.Join(a.Transactions, " "), TraceEndLt: int64(a.TraceEndLt),
 		TraceEndUtime: int64(a.TraceEndUtime), TraceExternalHashNorm: a.TraceExternalHashNorm,
+		TraceExternalHash: a.TraceExternalHash,
 		Addresses: strings.Join(a.Addresses, " "), Accounts: strings.Join(a.Accounts, " "),
 		ParentActionID: a.ParentActionID, Ancestors: strings.Join(a.Ancestors, " "),
 	}
@@ -258,6 +260,7 @@ func (r *actionRow) toChain() *chain.Action {
 		EndLt: uint64(r.EndLt), EndUtime: uint32(r.EndUtime),
 		Transactions: splitList(r.TxHashes), TraceEndLt: uint64(r.TraceEndLt),
 		TraceEndUtime: uint32(r.TraceEndUtime), TraceExternalHashNorm: r.TraceExternalHashNorm,
+		TraceExternalHash: r.TraceExternalHash,
 		Addresses: splitList(r.Addresses), Accounts: splitList(r.Accounts),
 		ParentActionID: r.ParentActionID,
 	}

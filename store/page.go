@@ -145,7 +145,7 @@ func (r *actionRow) fields() []any {
 		(*nullString)(&r.Type), (*nullString)(&r.Status), (*nullString)(&r.Value),
 		(*nullInt)(&r.StartLt), (*nullInt)(&r.StartUtime), (*nullInt)(&r.EndLt), (*nullInt)(&r.EndUtime),
 		(*nullString)(&r.TxHashes), (*nullInt)(&r.TraceEndLt), (*nullInt)(&r.TraceEndUtime),
-		&r.TraceExternalHashNorm, &r.McSeqno, (*nullString)(&r.Addresses), (*nullString)(&r.Accounts),
+		&r.TraceExternalHashNorm, &r.TraceExternalHash, &r.McSeqno, (*nullString)(&r.Addresses), (*nullString)(&r.Accounts),
 		(*nullString)(&r.ParentActionID), (*nullString)(&r.Ancestors)}
 }
 
@@ -296,7 +296,7 @@ func intArray(vs []int64) string {
 // facts, an address's domains sorted so that the one shown is the same
 // every time.
 func pageRowsSQL(book Book) string {
-	const noAction = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+	const noAction = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 	var b strings.Builder
 	b.WriteString("WITH page AS MATERIALIZED (SELECT k.n, " + actionColumns +
 		" FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(action_id, end_lt, n)" +

@@ -193,9 +193,8 @@ func (s *Store) ActionsAfter(ctx context.Context, f ActionFilter, after uint64, 
 	var out []SeqAction
 	for res.Next() {
 		var r actionRow
-		if err := res.Scan(&r.ActionID, &r.TraceID, &r.TxHash, &r.Type, &r.Status, &r.Value,
-			&r.StartLt, &r.StartUtime, &r.EndLt, &r.EndUtime, &r.TxHashes, &r.TraceEndLt, &r.TraceEndUtime,
-			&r.TraceExternalHashNorm, &r.McSeqno, &r.Addresses, &r.Accounts, &r.ParentActionID, &r.Ancestors, &r.Seq); err != nil {
+		// actionColumns' targets (one list for every reader of them), then seq
+		if err := res.Scan(append(r.fields(), &r.Seq)...); err != nil {
 			return nil, unavailable(err)
 		}
 		out = append(out, SeqAction{Seq: uint64(r.Seq), Action: r.toChain()})

@@ -113,6 +113,9 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err := saveTransactions(ctx, w, b.Transactions, txSeqs); err != nil {
 			return err
 		}
+		if err := settlePending(ctx, tx, b.Transactions); err != nil {
+			return err
+		}
 		if err := saveTraces(ctx, w, b.Traces, b.Actions, seqs); err != nil {
 			return err
 		}

@@ -70,6 +70,10 @@ func (a *Action) AppendJSON(b []byte) ([]byte, error) {
 	} else {
 		b = append(b, a.Details...)
 	}
+	if a.TraceExternalHash != nil {
+		b = append(b, `,"trace_external_hash":`...)
+		b = chain.AppendJSONString(b, *a.TraceExternalHash)
+	}
 	if a.TraceExternalHashNorm != nil {
 		b = append(b, `,"trace_external_hash_norm":`...)
 		b = chain.AppendJSONString(b, *a.TraceExternalHashNorm)

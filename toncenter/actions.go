@@ -31,6 +31,7 @@ type Action struct {
 	Success               *bool           `json:"success"`
 	Type                  string          `json:"type"`
 	Details               json.RawMessage `json:"details"`
+	TraceExternalHash     *string         `json:"trace_external_hash,omitempty"`
 	TraceExternalHashNorm *string         `json:"trace_external_hash_norm,omitempty"`
 	Accounts              []string        `json:"accounts,omitempty"`
 	TransactionsFull      []*Transaction  `json:"transactions_full,omitempty"`
@@ -90,7 +91,7 @@ func RenderAction(a *chain.Action) (*Action, error) {
 		StartUtime: int64(a.StartUtime), EndUtime: int64(a.EndUtime),
 		TraceEndLt: strconv.FormatUint(a.TraceEndLt, 10), TraceEndUtime: int64(a.TraceEndUtime),
 		Transactions: a.Transactions, Success: &success, Type: name, Details: details,
-		TraceExternalHashNorm: a.TraceExternalHashNorm, Accounts: a.Accounts,
+		TraceExternalHash: a.TraceExternalHash, TraceExternalHashNorm: a.TraceExternalHashNorm, Accounts: a.Accounts,
 		Finality: "finalized", // only finished traces are stored
 	}
 	if out.Transactions == nil {

@@ -38,6 +38,8 @@ func New() *migrate.Migrations {
 	registerWebhooks(m)
 	registerTokenMoves(m)
 	registerAnalytics(m)
+	registerPendingTraces(m)
+	registerTraceExternalHash(m)
 	registerContracts(m)
 	registerTxSeq(m)
 	return m
