@@ -78,19 +78,26 @@ func (r *Resolver) pendingTimeout() time.Duration {
 	return notify.DefaultPendingTimeout
 }
 
-// PendingFilter selects pending traces (toncenter's pendingTraces and
-// pendingActions parameters): of an account, or by the sent message's
-// hash or normalized hash; at least one. SupportedActionTypes keeps the
-// actions of those types (supportedTypes).
+// PendingFilter selects pending traces (toncenter's pendingTraces,
+// pendingActions and pendingTransactions parameters): of an account (or
+// of any of Accounts), by the sent message's hash or normalized hash, or
+// by trace id; at least one, and each given must hold.
+// SupportedActionTypes keeps the actions of those types (supportedTypes).
 type PendingFilter struct {
 	Account              *string
+	Accounts             []string
 	ExtHashes            []string
+	TraceIDs             []string
 	SupportedActionTypes []string
 }
 
 // PendingTraces reads the pending traces f selects, oldest first.
 func (r *Resolver) PendingTraces(ctx context.Context, f PendingFilter) ([]*pending.Trace, error) {
-	if f.Account == nil && len(f.ExtHashes) == 0 {
+	accounts := f.Accounts
+	if f.Account != nil {
+		accounts = append(accounts, *f.Account)
+	}
+	if len(accounts) == 0 && len(f.ExtHashes) == 0 && len(f.TraceIDs) == 0 {
 		return nil, apperr.Field("account", "account or ext_msg_hash should be specified")
 	}
 	types, err := supportedTypes(f.SupportedActionTypes)
@@ -100,7 +107,7 @@ func (r *Resolver) PendingTraces(ctx context.Context, f PendingFilter) ([]*pendi
 	if r.Store == nil {
 		return nil, apperr.New(apperr.Unavailable, "no store configured: this server keeps no pending traces")
 	}
-	list, err := r.Store.FindPending(ctx, store.PendingFilter{Account: f.Account, ExtHashes: f.ExtHashes, Now: r.now()})
+	list, err := r.Store.FindPending(ctx, store.PendingFilter{Accounts: accounts, ExtHashes: f.ExtHashes, TraceIDs: f.TraceIDs, Now: r.now()})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 
@@ -131,4 +132,52 @@ func tcPendingActions(list []*chain.Action) ([]*toncenter.Action, error) {
 		out = append(out, ta)
 	}
 	return out, nil
+}
+
+// PendingTransactions serves GET /api/v3/pendingTransactions: the emulated
+// transactions of the pending traces (PendingTraces) of any of the
+// accounts given (those accounts' own transactions), or of the traces
+// given by id (all of theirs), newest first, in toncenter's
+// TransactionsResponse, each marked emulated with finality "pending".
+func PendingTransactions(res *resolvers.Resolver) http.HandlerFunc {
+	return v3Get([]string{"account", "trace_id"}, func(r *http.Request, p *toncenter.Params) (any, error) {
+		var f resolvers.PendingFilter
+		var err error
+		if f.Accounts, err = p.Addresses("account", 1024); err != nil {
+			return nil, err
+		}
+		if f.TraceIDs, err = p.Hashes("trace_id", 1024); err != nil {
+			return nil, err
+		}
+		if len(f.Accounts) == 0 && len(f.TraceIDs) == 0 {
+			return nil, apperr.Field("account", "at least one account or trace_id is required")
+		}
+		traces, err := res.PendingTraces(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		out := &toncenter.TransactionsResponse{Transactions: []*toncenter.Transaction{}}
+		out.AddressBook, _ = pending.Books(traces)
+		for _, t := range traces {
+			for _, tx := range t.Trace.Transactions {
+				if len(f.Accounts) == 0 || slices.Contains(f.Accounts, tx.Account) {
+					out.Transactions = append(out.Transactions, tx)
+				}
+			}
+		}
+		slices.SortFunc(out.Transactions, newestFirst)
+		return out, nil
+	})
+}
+
+// newestFirst orders toncenter transactions by lt (a decimal string),
+// newest first, then by hash.
+func newestFirst(a, b *toncenter.Transaction) int {
+	if c := cmp.Compare(len(b.Lt), len(a.Lt)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.Lt, a.Lt); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Hash, b.Hash)
 }

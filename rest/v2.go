@@ -58,6 +58,7 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/traces":                         Traces(res, false),
 		"/api/v3/events":                         Traces(res, true),
 		"/api/v3/pendingTraces":                  PendingTraces(res),
+		"/api/v3/pendingTransactions":            PendingTransactions(res),
 		"/api/v3/addressInformation":             AddressInformation(res),
 		"/api/v3/account":                        AddressInformation(res),
 		"/api/v3/walletInformation":              WalletInformation(res),

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -116,6 +119,36 @@ func TestPendingTracesOfSentMessage(t *testing.T) {
 				require.Empty(t, got, q)
 			}
 
+			// Its transactions: by account, that account's own; by trace id,
+			// all of them; both, both must hold; newest first, each once.
+			byTrace := "trace_id=" + url.QueryEscape(tr["trace_id"].(string))
+			require.Positive(t, txsByAccount(txs)[account])
+			for q, want := range map[string]int{
+				byAccount:                 txsByAccount(txs)[account],
+				byTrace:                   len(txs),
+				byTrace + "&" + byAccount: txsByAccount(txs)[account],
+				byAccount + "&account=" + url.QueryEscape(other):      txsByAccount(txs)[account] + txsByAccount(txs)[other],
+				"account=" + url.QueryEscape(other) + "&" + byTrace:   txsByAccount(txs)[other],
+				"trace_id=" + url.QueryEscape(chain.Hash{1}.Base64()): 0,
+			} {
+				got := listOf(t, h, "/api/v3/pendingTransactions?"+q, "transactions")
+				require.Len(t, got, want, q)
+				var prev uint64 = math.MaxUint64
+				for _, tx := range got {
+					require.Contains(t, txs, tx["hash"], q)
+					require.Equal(t, txs[tx["hash"].(string)], map[string]any(tx), q)
+					if strings.Contains(q, "account=") && !strings.Contains(q, url.QueryEscape(other)) {
+						require.Equal(t, account, tx["account"], q)
+					}
+					lt, err := strconv.ParseUint(tx["lt"].(string), 10, 64)
+					require.NoError(t, err)
+					require.Less(t, lt, prev, "newest first, each once: %s", q)
+					prev = lt
+				}
+			}
+			require.Equal(t, listOf(t, h, "/api/v3/pendingTransactions?"+byTrace, "transactions"),
+				listOf(t, h, "/toncenter/api/v3/pendingTransactions?"+byTrace, "transactions"))
+
 			// Its actions: ours at /api/v3/pendingActions, toncenter's (with
 			// their transactions when asked) below the dialect's prefix.
 			own := listOf(t, h, "/api/v3/pendingActions?"+byAccount, "actions")
@@ -148,6 +181,7 @@ func TestPendingTracesOfSentMessage(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, pendingTracesOf(t, h, byAccount))
 			require.Empty(t, listOf(t, h, "/api/v3/pendingActions?ext_msg_hash="+url.QueryEscape(hash.Base64()), "actions"))
+			require.Empty(t, listOf(t, h, "/api/v3/pendingTransactions?"+byAccount, "transactions"))
 			real := listOf(t, h, "/api/v3/traces?include_actions=true&msg_hash="+url.QueryEscape(hash.Base64()), "traces")
 			require.Len(t, real, 1)
 			require.Equal(t, txsByAccount(txs), txsByAccount(real[0]["transactions"].(map[string]any)))
@@ -185,6 +219,19 @@ func TestPendingTracesRefuseBadParameters(t *testing.T) {
 			"ext_msg_hash=" + chain.Hash{}.Hex() + "&sort=asc":                                    "sort",
 			"account=" + url.QueryEscape("0:"+chain.Hash{}.Hex()) + "&supported_action_types=v99": "supported_action_types",
 			"account=" + url.QueryEscape("0:"+chain.Hash{}.Hex()) + "&include_transactions=maybe": "include_transactions",
+		} {
+			rec := doRequest(h, http.MethodGet, path+"?"+q, "")
+			require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "%s?%s: %s", path, q, rec.Body.String())
+			require.Contains(t, rec.Body.String(), field, "%s?%s", path, q)
+		}
+	}
+	for _, path := range []string{"/api/v3/pendingTransactions", "/toncenter/api/v3/pendingTransactions"} {
+		for q, field := range map[string]string{
+			"":                     "account",
+			"account=nope":         "account",
+			"trace_id=xyz":         "trace_id",
+			"account=0:00&limit=5": "limit",
+			"trace_id=" + chain.Hash{}.Hex() + "&ext_msg_hash=" + chain.Hash{}.Hex(): "ext_msg_hash",
 		} {
 			rec := doRequest(h, http.MethodGet, path+"?"+q, "")
 			require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "%s?%s: %s", path, q, rec.Body.String())

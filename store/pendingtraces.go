@@ -23,12 +23,14 @@ type PendingTrace struct {
 	Body        []byte
 }
 
-// PendingFilter selects pending traces: those of Account, and those whose
-// sent message's hash or normalized hash is among ExtHashes; both given,
-// both must hold. Now is the clock the expiry is read against.
+// PendingFilter selects pending traces: those of any of Accounts, those
+// whose sent message's hash or normalized hash is among ExtHashes, and
+// those among TraceIDs; each given must hold. Now is the clock the expiry
+// is read against.
 type PendingFilter struct {
-	Account   *string
+	Accounts  []string
 	ExtHashes []string
+	TraceIDs  []string
 	Now       time.Time
 }
 
@@ -92,9 +94,12 @@ func (s *Store) SavePending(ctx context.Context, p PendingTrace) error {
 func (s *Store) FindPending(ctx context.Context, f PendingFilter) ([]PendingTrace, error) {
 	var rows []pendingTraceRow
 	q := s.db.NewSelect().Model(&rows).Where("expires > ?", f.Now.UnixMilli())
-	if f.Account != nil {
+	if len(f.Accounts) > 0 {
 		q = q.Where("ext_hash IN (?)", s.db.NewSelect().Model((*pendingAccountRow)(nil)).Column("ext_hash").
-			Where("account = ?", *f.Account))
+			Where("account IN (?)", bun.In(f.Accounts)))
+	}
+	if len(f.TraceIDs) > 0 {
+		q = q.Where("trace_id IN (?)", bun.In(f.TraceIDs))
 	}
 	if len(f.ExtHashes) > 0 {
 		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {

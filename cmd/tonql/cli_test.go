@@ -33,7 +33,7 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		own  []string
 	}{
 		{[]string{"serve"}, []string{"listen", "database-url", "database-max-conns", "redis-url", "database-replicas", "replica-max-lag", "network",
-			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "request-work-budget", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "address-book-ttl", "max-streams", "max-streams-per-key", "max-streams-per-address", "max-stream-addresses", "max-watched-per-key", "stream-pending-timeout",
+			"require-api-key", "rate-limit", "rate-burst", "request-timeout", "request-work-budget", "cors-origins", "log-level", "access-log", "access-log-sample", "pprof-addr", "address-book-ttl", "token-cache-bytes", "max-streams", "max-streams-per-key", "max-streams-per-address", "max-stream-addresses", "max-watched-per-key", "stream-pending-timeout",
 			"lite-servers-config", "lite-servers", "follow", "state-max-age", "fee-clock", "get-method-gas-limit",
 			"metadata-workers", "ipfs-gateway", "metadata-fetch-timeout", "metadata-max-bytes", "metadata-allow-private",
 			"webhook-allow-private", "webhook-workers", "webhook-timeout", "webhook-max-per-key", "webhook-max-addresses", "webhook-retry-for", "webhook-disable-after"}},
