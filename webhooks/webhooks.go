@@ -34,14 +34,12 @@ import (
 	"github.com/tonql/tonql/store"
 )
 
-// Event types a hook may watch: those of notify's hub.
-const (
-	EventActions      = notify.TypeActions
-	EventTransactions = notify.TypeTransactions
-)
+// EventActions is the event type of decoded actions (the events of
+// notify's hub); the only one notify offers so far.
+const EventActions = "actions"
 
 // EventTypes are the event types a hook may watch.
-var EventTypes = []string{EventActions, EventTransactions}
+var EventTypes = []string{EventActions}
 
 // Defaults of Options.
 const (

@@ -41,7 +41,6 @@ func New() *migrate.Migrations {
 	registerPendingTraces(m)
 	registerTraceExternalHash(m)
 	registerContracts(m)
-	registerTxSeq(m)
 	return m
 }
 
