@@ -226,7 +226,13 @@ func TestPartitionMigration(t *testing.T) {
 			// pages read their tokens' metadata (token_metadata) with their book
 			`CREATE TABLE token_metadata (address text PRIMARY KEY, kind text NOT NULL, valid boolean NOT NULL DEFAULT FALSE,
 				reason text NOT NULL DEFAULT '', name text, symbol text, decimals integer, image text, description text,
-				uri text, extra text, fetched_at bigint)`,
+				uri text, extra text, fetched_at bigint, version bigint NOT NULL DEFAULT 0)`,
+			// toncenter's trace_external_hash (20261201000141); a batch settles
+			// the pending traces its transactions answer (20261201000140)
+			`ALTER TABLE actions ADD COLUMN trace_external_hash text`,
+			`CREATE TABLE pending_traces (ext_hash text PRIMARY KEY, ext_hash_norm text NOT NULL, trace_id text NOT NULL,
+				created bigint NOT NULL, expires bigint NOT NULL, body bytea NOT NULL)`,
+			`CREATE TABLE pending_trace_accounts (account text, ext_hash text, PRIMARY KEY (account, ext_hash))`,
 			// every write keeps the token analytics (20261201000071)
 			`CREATE TABLE analytics_trades (action_id text, hop integer, trace_id text NOT NULL, utime bigint NOT NULL, lt bigint NOT NULL,
 				jetton text NOT NULL, quote text NOT NULL, base_amount text NOT NULL, quote_amount text NOT NULL, buy boolean NOT NULL,
@@ -246,6 +252,7 @@ func TestPartitionMigration(t *testing.T) {
 				`ALTER TABLE transactions DROP COLUMN block_workchain`,
 				`ALTER TABLE transactions DROP COLUMN block_shard`, `ALTER TABLE transactions DROP COLUMN block_seqno`,
 				`DROP TABLE token_metadata`, `DROP TABLE analytics_trades`, `DROP TABLE analytics_moves`,
+				`ALTER TABLE actions DROP COLUMN trace_external_hash`, `DROP TABLE pending_traces`, `DROP TABLE pending_trace_accounts`,
 				`DROP TABLE analytics_candles`, `DROP TABLE analytics_volumes`}
 		}
 		for _, q := range stmts {
