@@ -45,3 +45,25 @@ type ContractRecords struct {
 
 // Empty tells whether there is nothing to write.
 func (c *ContractRecords) Empty() bool { return c == nil || len(c.Sales)+len(c.Vestings) == 0 }
+
+// Behind are the touched accounts (raw address -> lt of the batch's
+// newest transaction of each) that no readable state as recent covers:
+// a registry row read from an older state (or from none, or from a state
+// whose get methods could not run, unreadable) is no longer current, and
+// what it says that changes with transactions becomes unknown. The token
+// registry and package contracts both mark these.
+func Behind(states []AccountState, unreadable map[string]error, touched map[string]uint64) map[string]uint64 {
+	read := make(map[string]uint64, len(states))
+	for i := range states {
+		if unreadable[states[i].Address] == nil {
+			read[states[i].Address] = states[i].LastTxLt
+		}
+	}
+	behind := map[string]uint64{}
+	for addr, lt := range touched {
+		if got, ok := read[addr]; !ok || got < lt {
+			behind[addr] = lt
+		}
+	}
+	return behind
+}

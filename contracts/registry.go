@@ -46,19 +46,7 @@ func (g *Registry) Update(ctx context.Context, states []chain.AccountState, touc
 	if err := g.store.SaveContracts(ctx, recs); err != nil {
 		return nil, err
 	}
-	read := make(map[string]uint64, len(states))
-	for i := range states {
-		if bad[states[i].Address] == nil {
-			read[states[i].Address] = states[i].LastTxLt
-		}
-	}
-	behind := map[string]uint64{}
-	for addr, lt := range touched {
-		if got, ok := read[addr]; !ok || got < lt {
-			behind[addr] = lt
-		}
-	}
-	return recs, g.store.MarkContractsBehind(ctx, behind)
+	return recs, g.store.MarkContractsBehind(ctx, chain.Behind(states, bad, touched))
 }
 
 // Hook is Update as ingest's state hook.

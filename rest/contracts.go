@@ -39,12 +39,12 @@ type tcSaleDetails struct {
 func NftSalesOf(in []chain.NftSale, items map[string]chain.NftItem, collections map[string]chain.NftCollection) []tcNftSale {
 	out := make([]tcNftSale, len(in))
 	for i, s := range in {
-		o := tcNftSale{Type: "getgems_sale", Address: s.Address, NftAddress: optAddr(s.Nft), NftOwnerAddress: optAddr(s.Seller),
-			MarketplaceAddress: optAddr(s.Marketplace), LastTransactionLt: lt(s.LastTxLt), CodeHash: s.CodeHash.Base64(),
+		o := tcNftSale{Type: "getgems_sale", Address: s.Address, NftAddress: optional(s.Nft), NftOwnerAddress: optional(s.Seller),
+			MarketplaceAddress: optional(s.Marketplace), LastTransactionLt: lt(s.LastTxLt), CodeHash: s.CodeHash.Base64(),
 			DataHash: s.DataHash.Base64()}
 		if s.Known {
-			o.Details = &tcSaleDetails{FullPrice: optAddr(s.FullPrice), MarketplaceFee: optAddr(s.MarketplaceFee),
-				RoyaltyAddress: optAddr(s.RoyaltyAddress), RoyaltyAmount: optAddr(s.RoyaltyAmount)}
+			o.Details = &tcSaleDetails{FullPrice: optional(s.FullPrice), MarketplaceFee: optional(s.MarketplaceFee),
+				RoyaltyAddress: optional(s.RoyaltyAddress), RoyaltyAmount: optional(s.RoyaltyAmount)}
 		}
 		if it, ok := items[s.Nft]; ok {
 			o.NftItem = &NftItemsOf([]chain.NftItem{it}, collections)[0]
@@ -97,8 +97,8 @@ func VestingsOf(in []chain.Vesting) []tcVesting {
 	out := make([]tcVesting, len(in))
 	for i, v := range in {
 		out[i] = tcVesting{Address: v.Address, StartTime: v.StartTime, TotalDuration: v.TotalDuration,
-			UnlockPeriod: v.UnlockPeriod, CliffDuration: v.Cliff, SenderAddress: optAddr(v.Sender),
-			OwnerAddress: optAddr(v.Owner), TotalAmount: v.TotalAmount, Whitelist: v.Whitelist}
+			UnlockPeriod: v.UnlockPeriod, CliffDuration: v.Cliff, SenderAddress: optional(v.Sender),
+			OwnerAddress: optional(v.Owner), TotalAmount: v.TotalAmount, Whitelist: v.Whitelist}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -72,7 +73,8 @@ func PendingActions(res *resolvers.Resolver, toncenterShape bool) http.HandlerFu
 		if err != nil {
 			return nil, err
 		}
-		if !toncenterShape && withTxs != nil && *withTxs {
+		wantTxs := withTxs != nil && *withTxs
+		if !toncenterShape && wantTxs {
 			return nil, apperr.Field("include_transactions", "pending transactions are served in toncenter's shape only: /toncenter/api/v3/pendingActions")
 		}
 		traces, err := res.PendingTraces(r.Context(), f)
@@ -81,15 +83,15 @@ func PendingActions(res *resolvers.Resolver, toncenterShape bool) http.HandlerFu
 		}
 		book, meta := pending.Books(traces)
 		var list []*chain.Action
-		txs := map[string]*toncenter.Transaction{}
+		txs := map[string]*toncenter.Transaction{} // by hash, when transactions_full is asked for
 		for _, t := range traces {
 			for _, a := range t.Actions {
 				if f.Account == nil || slices.Contains(a.Accounts, *f.Account) {
 					list = append(list, a)
 				}
 			}
-			for h, tx := range t.Trace.Transactions {
-				txs[h] = tx
+			if wantTxs {
+				maps.Copy(txs, t.Trace.Transactions)
 			}
 		}
 		if !toncenterShape {
@@ -105,7 +107,7 @@ func PendingActions(res *resolvers.Resolver, toncenterShape bool) http.HandlerFu
 		if err != nil {
 			return nil, err
 		}
-		if withTxs != nil && *withTxs {
+		if wantTxs {
 			for _, a := range acts {
 				a.TransactionsFull = []*toncenter.Transaction{}
 				for _, h := range a.Transactions {

@@ -103,7 +103,7 @@ func decodedPayload(b64 string) *json.RawMessage {
 }
 
 // opt is a string field toncenter writes null when empty.
-func opt(s string) *string { return optAddr(s) }
+func opt(s string) *string { return optional(s) }
 
 // orZero is a decimal toncenter always writes: 0 when none.
 func orZero(s string) string {

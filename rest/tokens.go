@@ -116,7 +116,9 @@ type jsonMember struct {
 	value func([]byte) []byte
 }
 
-func optAddr(s string) *string {
+// optional is s, or nil (JSON null or omitted) when it is empty: an
+// address or amount the store does not know.
+func optional(s string) *string {
 	if s == "" {
 		return nil
 	}
@@ -137,7 +139,7 @@ func JettonMastersOf(in []chain.JettonMaster) []tcJettonMaster {
 	out := make([]tcJettonMaster, len(in))
 	for i, m := range in {
 		out[i] = tcJettonMaster{Address: m.Address, TotalSupply: m.TotalSupply, Mintable: m.Mintable,
-			AdminAddress: optAddr(m.Admin), JettonContent: contentObject(m.ContentJSON),
+			AdminAddress: optional(m.Admin), JettonContent: contentObject(m.ContentJSON),
 			JettonWalletCodeHash: m.WalletCodeHash.Base64(), CodeHash: m.CodeHash.Base64(), DataHash: m.DataHash.Base64(),
 			LastTransactionLt: lt(m.LastTxLt)}
 	}
@@ -149,14 +151,14 @@ func JettonWalletsOf(in []chain.JettonWallet) []tcJettonWallet {
 	out := make([]tcJettonWallet, len(in))
 	for i, w := range in {
 		code, data := w.CodeHash.Base64(), w.DataHash.Base64()
-		out[i] = tcJettonWallet{Address: w.Address, Balance: optAddr(w.Balance), Owner: w.Owner, Jetton: w.Jetton,
+		out[i] = tcJettonWallet{Address: w.Address, Balance: optional(w.Balance), Owner: w.Owner, Jetton: w.Jetton,
 			LastTransactionLt: lt(w.LastTxLt), CodeHash: &code, DataHash: &data}
 	}
 	return out
 }
 
 func nftCollectionOf(c chain.NftCollection) tcNftCollection {
-	return tcNftCollection{Address: c.Address, OwnerAddress: optAddr(c.Owner), LastTransactionLt: lt(c.LastTxLt),
+	return tcNftCollection{Address: c.Address, OwnerAddress: optional(c.Owner), LastTransactionLt: lt(c.LastTxLt),
 		NextItemIndex: c.NextItemIndex, CollectionContent: contentObject(c.ContentJSON),
 		DataHash: c.DataHash.Base64(), CodeHash: c.CodeHash.Base64()}
 }
@@ -175,12 +177,12 @@ func NftCollectionsOf(in []chain.NftCollection) []tcNftCollection {
 func NftItemsOf(in []chain.NftItem, collections map[string]chain.NftCollection) []tcNftItem {
 	out := make([]tcNftItem, len(in))
 	for i, it := range in {
-		o := tcNftItem{Address: it.Address, Init: it.Init, Index: it.Index, CollectionAddress: optAddr(it.Collection),
-			OwnerAddress: optAddr(it.Owner), Content: contentObject(it.ContentJSON), LastTransactionLt: lt(it.LastTxLt),
+		o := tcNftItem{Address: it.Address, Init: it.Init, Index: it.Index, CollectionAddress: optional(it.Collection),
+			OwnerAddress: optional(it.Owner), Content: contentObject(it.ContentJSON), LastTransactionLt: lt(it.LastTxLt),
 			CodeHash: it.CodeHash.Base64(), DataHash: it.DataHash.Base64(), OnSale: it.SaleContract != "",
-			SaleContractAddress: optAddr(it.SaleContract)}
+			SaleContractAddress: optional(it.SaleContract)}
 		if it.SaleContract != "" {
-			o.RealOwner = optAddr(it.RealOwner)
+			o.RealOwner = optional(it.RealOwner)
 		}
 		if c, ok := collections[it.Collection]; ok {
 			cc := nftCollectionOf(c)

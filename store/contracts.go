@@ -157,37 +157,12 @@ func vestingRows(in []chain.Vesting) []vestingRow {
 
 // MarkContractsBehind records that accounts had transactions (lt by raw
 // address) after the states their rows were read from: a sale's seller
-// and prices and a vesting wallet's whitelist become unknown at that lt.
-// Most touched accounts are neither: one probe per batch finds those that
-// are.
+// and prices and a vesting wallet's whitelist become unknown at that lt
+// (markBehind, as for the token registry).
 func (s *Store) MarkContractsBehind(ctx context.Context, lts map[string]uint64) error {
-	if len(lts) == 0 {
-		return nil
-	}
-	addrs := make([]string, 0, len(lts))
-	for a := range lts {
-		addrs = append(addrs, a)
-	}
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, q := range []struct{ table, set string }{
-			{"nft_sales", "known = FALSE, seller = NULL, full_price = NULL, marketplace_fee = NULL, royalty_amount = NULL"},
-			{"vesting_contracts", "known = FALSE"},
-		} {
-			for start := 0; start < len(addrs); start += tokenEnqueueBatch {
-				var found []string
-				if err := tx.NewSelect().Table(q.table).Column("address").
-					Where("address IN (?)", bun.In(addrs[start:min(start+tokenEnqueueBatch, len(addrs))])).Scan(ctx, &found); err != nil {
-					return err
-				}
-				for _, a := range found {
-					if _, err := tx.NewUpdate().Table(q.table).Set(q.set).Set("last_tx_lt = ?", int64(lts[a])).
-						Where("address = ? AND last_tx_lt < ?", a, int64(lts[a])).Exec(ctx); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
+	return s.markBehind(ctx, lts, []behindSet{
+		{"nft_sales", "known = FALSE, seller = NULL, full_price = NULL, marketplace_fee = NULL, royalty_amount = NULL"},
+		{"vesting_contracts", "known = FALSE"},
 	})
 }
 

@@ -200,6 +200,22 @@ func (s *Store) SaveTokens(ctx context.Context, t *chain.TokenRecords) error {
 // content change rarely, and the next state read replaces them), but the
 // newer lt is not recorded for them, so a later state is still taken.
 func (s *Store) MarkTokensBehind(ctx context.Context, lts map[string]uint64) error {
+	return s.markBehind(ctx, lts, []behindSet{
+		{"jetton_wallets", "balance = NULL"},
+		{"nft_items", "owner = NULL, real_owner = NULL, sale_contract = NULL"},
+	})
+}
+
+// behindSet is a registry table and what becomes unknown in a row of it
+// when its account had a transaction after the state the row was read
+// from.
+type behindSet struct{ table, set string }
+
+// markBehind applies each set to the rows of addresses in lts whose
+// last_tx_lt is older than the account's newest transaction, and records
+// that lt: one read per table and batch of addresses finds the few rows
+// concerned (most touched accounts are in none of the tables).
+func (s *Store) markBehind(ctx context.Context, lts map[string]uint64, sets []behindSet) error {
 	if len(lts) == 0 {
 		return nil
 	}
@@ -208,10 +224,7 @@ func (s *Store) MarkTokensBehind(ctx context.Context, lts map[string]uint64) err
 		addrs = append(addrs, a)
 	}
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, q := range []struct{ table, set string }{
-			{"jetton_wallets", "balance = NULL"},
-			{"nft_items", "owner = NULL, real_owner = NULL, sale_contract = NULL"},
-		} {
+		for _, q := range sets {
 			for start := 0; start < len(addrs); start += tokenEnqueueBatch {
 				part := addrs[start:min(start+tokenEnqueueBatch, len(addrs))]
 				var behind []struct {

@@ -64,21 +64,7 @@ func (g *Registry) Update(ctx context.Context, states []chain.AccountState, touc
 			return stats, err
 		}
 	}
-	read := make(map[string]uint64, len(states))
-	for i := range states {
-		read[states[i].Address] = states[i].LastTxLt
-	}
-	behind := map[string]uint64{}
-	for addr, lt := range touched {
-		if got, ok := read[addr]; (!ok || got < lt) && bad[addr] == nil {
-			behind[addr] = lt
-		}
-	}
-	for addr := range bad {
-		if lt, ok := touched[addr]; ok {
-			behind[addr] = lt
-		}
-	}
+	behind := chain.Behind(states, bad, touched)
 	stats.Behind = len(behind)
 	return stats, g.store.MarkTokensBehind(ctx, behind)
 }
