@@ -3,11 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,17 +47,7 @@ func TestActionsMetadataCacheFollowsUpdates(t *testing.T) {
 	require.NotEmpty(t, tsTON.Address, "tsTON among the block's tokens")
 
 	served := `{"name":"Tonstakers TON, served here","symbol":"tsTON","decimals":"9","description":"liquid staking","image":"https://img.test/tston.png"}`
-	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, served) }))
-	defer host.Close()
-	port := host.URL[strings.LastIndexByte(host.URL, ':')+1:]
-	fetcher, err := metadata.NewFetcher(metadata.FetchOptions{AllowPrivate: true,
-		LookupHost: func(_ context.Context, name string) ([]netip.Addr, error) {
-			if name == "meta.test" {
-				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-			}
-			return nil, fmt.Errorf("offline test: %s", name)
-		}})
-	require.NoError(t, err)
+	fetcher, port := localMetadataHost(t, served)
 
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {

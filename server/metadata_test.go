@@ -88,19 +88,8 @@ func TestMetadataRoute(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			st := storetest.Open(t, db.URL)
-			host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				fmt.Fprint(w, `{"name":"Local","description":"served here","image":"https://img/l.png","attributes":[{"trait_type":"a","value":"b"}]}`)
-			}))
-			defer host.Close()
-			port := host.URL[strings.LastIndexByte(host.URL, ':')+1:]
-			f, err := metadata.NewFetcher(metadata.FetchOptions{AllowPrivate: true,
-				LookupHost: func(_ context.Context, name string) ([]netip.Addr, error) {
-					if name == "meta.test" {
-						return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-					}
-					return nil, fmt.Errorf("offline test: %s", name)
-				}})
-			require.NoError(t, err)
+			f, port := localMetadataHost(t, `{"name":"Local","description":"served here","image":"https://img/l.png","attributes":[{"trait_type":"a","value":"b"}]}`)
+			var err error
 			local := offchainToken(t, 1, "http://meta.test:"+port+"/item.json")
 			tokens := append([]chain.TokenContent{local}, real...)
 			_, err = st.EnqueueTokenContent(context.Background(), tokens)
@@ -231,4 +220,23 @@ func TestMetadataRouteNeverWaits(t *testing.T) {
 			}, time.Minute, 5*time.Millisecond)
 		})
 	}
+}
+
+// localMetadataHost serves body as every off-chain metadata file, on
+// loopback for the test's life, and returns a fetcher that resolves
+// meta.test to it (and nothing else: the test is offline) with the port
+// to name in content URIs.
+func localMetadataHost(t *testing.T, body string) (*metadata.Fetcher, string) {
+	t.Helper()
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) }))
+	t.Cleanup(host.Close)
+	f, err := metadata.NewFetcher(metadata.FetchOptions{AllowPrivate: true,
+		LookupHost: func(_ context.Context, name string) ([]netip.Addr, error) {
+			if name == "meta.test" {
+				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+			}
+			return nil, fmt.Errorf("offline test: %s", name)
+		}})
+	require.NoError(t, err)
+	return f, host.URL[strings.LastIndexByte(host.URL, ':')+1:]
 }
