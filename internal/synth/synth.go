@@ -244,16 +244,24 @@ func Directory(p Params, emit func(chain.AccountState, *chain.DNSName) error) er
 // come from the same set, so each traded jetton has transfers too).
 const swapMasters = 50
 
+// traderMasters is how many of them one trader trades.
+const traderMasters = 3
+
 // swap makes a realistic swap: a jetton bought or sold for TON (or USD₮,
 // one in ten), one in eight routed jetton -> TON -> jetton through two
 // pools; the price of each jetton wanders around a level of its own
 // (from 0.0001 to 10 TON) over the set, and the TON side is 0.1 to 500
-// TON, now and then dust. Drawn from a generator of its own (seeded by the
-// action's number), so the rest of the set does not change with it.
+// TON, now and then dust. A trader keeps to a few jettons of its own, as
+// people do, so its sells meet its earlier buys, some above their average
+// cost and some below (the realized results of analytics need both).
+// Drawn from a generator of its own (seeded by the action's number), so
+// the rest of the set does not change with it.
 func swap(seed uint64, n int, sender, pool actions.Address) *actions.JettonSwap {
 	r := rand.New(rand.NewPCG(seed^0x5357415053, uint64(n)))
+	h := sha256.Sum256([]byte(sender))
+	own := binary.BigEndian.Uint32(h[:4]) % swapMasters
 	jetton := func() (actions.Address, float64) {
-		m := r.IntN(swapMasters)
+		m := (int(own) + r.IntN(traderMasters)) % swapMasters
 		level := math.Pow(10, -4+5*float64(m)/swapMasters)
 		// A slow wave per jetton and a little noise per trade.
 		return actions.Address(addr(seed, "master", m)), level * (1 + 0.3*math.Sin(float64(n)/5000+float64(m))) * (0.98 + 0.04*r.Float64())
