@@ -56,3 +56,22 @@ func backendsUsed(t *testing.T, s *Store, n int) int {
 	wg.Wait()
 	return len(pids)
 }
+
+// A read timeout in the database URL wins over the store's default of
+// 10 s: with read_timeout=1s a statement that answers after 2 s loses its
+// connection, which the default would have waited for.
+func TestURLReadTimeoutWins(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, s *Store) {
+		if !s.IsPostgres() {
+			return
+		}
+		ctx := context.Background()
+		_, err := s.db.ExecContext(ctx, "SELECT pg_sleep(2)")
+		require.NoError(t, err, "the default read timeout waits")
+		short, err := Open(ctx, withParam(s.url, "read_timeout", "1s", true))
+		require.NoError(t, err)
+		defer short.Close()
+		_, err = short.db.ExecContext(ctx, "SELECT pg_sleep(2)")
+		require.ErrorContains(t, err, "timeout")
+	})
+}

@@ -142,10 +142,12 @@ const DefaultMaxConns = 32
 // postgresConnector connects to a Postgres server for a pool of checked
 // connections: each pooled connection is tested before reuse (a server
 // restart leaves dead ones), and every statement is bounded on the server
-// side.
+// side. dialTimeout bounds dialing, reads and writes unless the URL sets
+// its own (timeout, dial_timeout, read_timeout, write_timeout): a bulk load
+// on a busy server may wait longer than 10 s for a COPY's answer.
 func postgresConnector(url string, dialTimeout time.Duration) driver.Connector {
-	return pgdriver.NewConnector(pgdriver.WithDSN(withStatementTimeout(url)),
-		pgdriver.WithTimeout(dialTimeout),
+	return pgdriver.NewConnector(pgdriver.WithTimeout(dialTimeout),
+		pgdriver.WithDSN(withStatementTimeout(url)),
 		pgdriver.WithResetSessionFunc(func(_ context.Context, cn *pgdriver.Conn) error { return connAlive(cn.Conn()) }))
 }
 
