@@ -78,7 +78,7 @@ func NewFullTransaction(tx *Transaction) *FullTransaction {
 
 // NewFullMessage is a message as GraphQL and transactions_full show it.
 func NewFullMessage(m *Message) *FullMessage {
-	out := &FullMessage{Hash: m.Hash.Base64(), Source: nonEmpty(m.Source), Destination: nonEmpty(m.Destination),
+	out := &FullMessage{Hash: m.Hash.Base64(), Source: Optional(m.Source), Destination: Optional(m.Destination),
 		Value: m.Value, FwdFee: m.FwdFee, CreatedLt: m.CreatedLt, Bounce: m.Bounce, Bounced: m.Bounced,
 		MessageContent: content(m.Body), InitState: content(m.InitState)}
 	if m.Opcode != nil {
@@ -92,7 +92,9 @@ func NewFullMessage(m *Message) *FullMessage {
 	return out
 }
 
-func nonEmpty(s string) *string {
+// Optional is s, or nil when it is empty: a value the store does not know
+// (JSON null, or a GraphQL field's null).
+func Optional(s string) *string {
 	if s == "" {
 		return nil
 	}

@@ -84,7 +84,7 @@ type AccountResolver interface {
 	Actions(ctx context.Context, obj *model.Account, filter *model.AccountActionFilter, first *int, after *string, sort *model.SortOrder) (*model.ActionConnection, error)
 	Transactions(ctx context.Context, obj *model.Account, first *int, after *string, sort *model.SortOrder) (*model.TransactionConnection, error)
 	Jettons(ctx context.Context, obj *model.Account, first *int, after *string, excludeZeroBalance *bool) (*model.JettonHoldingConnection, error)
-	Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error)
+	Nfts(ctx context.Context, obj *model.Account, first *int, after *string, includeOnSale *bool) (*model.NftHoldingConnection, error)
 	Trades(ctx context.Context, obj *model.Account, first *int, after *string) (*model.TradeConnection, error)
 	TradeResults(ctx context.Context, obj *model.Account) ([]*model.TradeResult, error)
 }
@@ -3165,6 +3165,30 @@ type NftHolding {
   collection_token: Token
   "the item is held by a sale or auction contract"
   on_sale: Boolean!
+  "the sale contract holding it, when the store has read it (GET /api/v3/nft/sales); null otherwise"
+  sale: NftSale
+  last_transaction_lt: UInt64!
+}
+
+"""
+A fixed-price sale contract holding an NFT (GET /api/v3/nft/sales), read with
+get_sale_data from its stored state at import or follow.
+"""
+type NftSale {
+  address: String!
+  nft_address: String!
+  "the NFT's owner while it is on sale; null before the NFT arrives and while the sale's state is unknown"
+  seller: String
+  marketplace: String
+  "the price, in nanotons; null while the state is unknown"
+  full_price: BigInt
+  "nanotons"
+  marketplace_fee: BigInt
+  royalty_address: String
+  "nanotons"
+  royalty_amount: BigInt
+  "false when the contract had a transaction after the state read: seller and prices are then null"
+  known: Boolean!
   last_transaction_lt: UInt64!
 }
 
@@ -3186,9 +3210,10 @@ extend type Account {
   jettons(first: Int = 10, after: String, exclude_zero_balance: Boolean = false): JettonHoldingConnection!
   """
   The NFT items the account owns (GET /api/v3/nft/items?owner_address=),
-  by item address, paged by cursor.
+  by item address, paged by cursor; include_on_sale also gives the items
+  its sale contracts hold for it (each with its sale).
   """
-  nfts(first: Int = 10, after: String): NftHoldingConnection!
+  nfts(first: Int = 10, after: String, include_on_sale: Boolean = false): NftHoldingConnection!
 }
 
 # The tokens an action's details name: a history page shows "218.75 USDT"
@@ -3554,6 +3579,11 @@ func (ec *executionContext) field_Account_nfts_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "include_on_sale", ec.unmarshalOBoolean2ᚖbool)
+	if err != nil {
+		return nil, err
+	}
+	args["include_on_sale"] = arg2
 	return args, nil
 }
 
@@ -4626,7 +4656,7 @@ func (ec *executionContext) _Account_nfts(ctx context.Context, field graphql.Col
 	}()
 	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
 		ctx = rctx // use context from middleware stack in children
-		return ec.resolvers.Account().Nfts(rctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		return ec.resolvers.Account().Nfts(rctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["include_on_sale"].(*bool))
 	})
 	if err != nil {
 		ec.Error(ctx, err)
@@ -25237,6 +25267,69 @@ func (ec *executionContext) fieldContext_NftHolding_on_sale(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _NftHolding_sale(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_NftHolding_sale(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Sale, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.NftSale)
+	fc.Result = res
+	return ec.marshalONftSale2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftSale(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftHolding_sale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_NftSale_address(ctx, field)
+			case "nft_address":
+				return ec.fieldContext_NftSale_nft_address(ctx, field)
+			case "seller":
+				return ec.fieldContext_NftSale_seller(ctx, field)
+			case "marketplace":
+				return ec.fieldContext_NftSale_marketplace(ctx, field)
+			case "full_price":
+				return ec.fieldContext_NftSale_full_price(ctx, field)
+			case "marketplace_fee":
+				return ec.fieldContext_NftSale_marketplace_fee(ctx, field)
+			case "royalty_address":
+				return ec.fieldContext_NftSale_royalty_address(ctx, field)
+			case "royalty_amount":
+				return ec.fieldContext_NftSale_royalty_amount(ctx, field)
+			case "known":
+				return ec.fieldContext_NftSale_known(ctx, field)
+			case "last_transaction_lt":
+				return ec.fieldContext_NftSale_last_transaction_lt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type NftSale", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NftHolding_last_transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.NftHolding) (ret graphql.Marshaler) {
 	res := obj.LastTransactionLt
 	if any(res) == nil {
@@ -25446,6 +25539,8 @@ func (ec *executionContext) fieldContext_NftHoldingEdge_node(_ context.Context, 
 				return ec.fieldContext_NftHolding_collection_token(ctx, field)
 			case "on_sale":
 				return ec.fieldContext_NftHolding_on_sale(ctx, field)
+			case "sale":
+				return ec.fieldContext_NftHolding_sale(ctx, field)
 			case "last_transaction_lt":
 				return ec.fieldContext_NftHolding_last_transaction_lt(ctx, field)
 			}
@@ -27888,6 +27983,278 @@ func (ec *executionContext) fieldContext_NftPutOnSale_version(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_address(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.Address
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Address}
+}
+
+func (ec *executionContext) fieldContext_NftSale_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_nft_address(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.NftAddress
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_nft_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.NftAddress}
+}
+
+func (ec *executionContext) fieldContext_NftSale_nft_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_seller(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.Seller
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_seller(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftSale_seller(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_marketplace(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.Marketplace
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_marketplace(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftSale_marketplace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_full_price(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.FullPrice
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_full_price(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftSale_full_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_marketplace_fee(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.MarketplaceFee
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_marketplace_fee(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftSale_marketplace_fee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_royalty_address(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.RoyaltyAddress
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_royalty_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftSale_royalty_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_royalty_amount(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.RoyaltyAmount
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_royalty_amount(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_NftSale_royalty_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_known(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.Known
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_known(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafBoolean{&obj.Known}
+}
+
+func (ec *executionContext) fieldContext_NftSale_known(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftSale_last_transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.NftSale) (ret graphql.Marshaler) {
+	res := obj.LastTransactionLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_NftSale_last_transaction_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafUint64{&obj.LastTransactionLt}
+}
+
+func (ec *executionContext) fieldContext_NftSale_last_transaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftSale",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
 		},
 	}
 	return fc, nil
@@ -47706,6 +48073,8 @@ func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "sale":
+			out.Values[i] = ec._NftHolding_sale(ctx, field, obj)
 		case "last_transaction_lt":
 			out.Values[i] = ec._NftHolding_last_transaction_lt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -48211,6 +48580,72 @@ func (ec *executionContext) _NftPutOnSale(ctx context.Context, sel ast.Selection
 			out.Values[i] = ec._NftPutOnSale_royalty_percent(ctx, field, obj)
 		case "version":
 			out.Values[i] = ec._NftPutOnSale_version(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var nftSaleImplementors = []string{"NftSale"}
+
+func (ec *executionContext) _NftSale(ctx context.Context, sel ast.SelectionSet, obj *model.NftSale) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftSaleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftSale")
+		case "address":
+			out.Values[i] = ec._NftSale_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nft_address":
+			out.Values[i] = ec._NftSale_nft_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "seller":
+			out.Values[i] = ec._NftSale_seller(ctx, field, obj)
+		case "marketplace":
+			out.Values[i] = ec._NftSale_marketplace(ctx, field, obj)
+		case "full_price":
+			out.Values[i] = ec._NftSale_full_price(ctx, field, obj)
+		case "marketplace_fee":
+			out.Values[i] = ec._NftSale_marketplace_fee(ctx, field, obj)
+		case "royalty_address":
+			out.Values[i] = ec._NftSale_royalty_address(ctx, field, obj)
+		case "royalty_amount":
+			out.Values[i] = ec._NftSale_royalty_amount(ctx, field, obj)
+		case "known":
+			out.Values[i] = ec._NftSale_known(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "last_transaction_lt":
+			out.Values[i] = ec._NftSale_last_transaction_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -54606,6 +55041,13 @@ func (ec *executionContext) unmarshalOMessageFilter2ᚖgithubᚗcomᚋtonqlᚋto
 	}
 	res, err := ec.unmarshalInputMessageFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalONftSale2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐNftSale(ctx context.Context, sel ast.SelectionSet, v *model.NftSale) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._NftSale(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPeerSwap2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐPeerSwapᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.PeerSwap) graphql.Marshaler {

@@ -180,6 +180,7 @@ var computedFields = map[string]map[string]bool{
 	"NftPurchase":                  {},
 	"NftPutOnAuction":              {},
 	"NftPutOnSale":                 {},
+	"NftSale":                      {},
 	"NftUpdateSale":                {},
 	"PageInfo":                     {},
 	"Participant":                  {},

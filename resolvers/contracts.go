@@ -3,8 +3,10 @@ package resolvers
 import (
 	"context"
 
+	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/store"
 )
 
@@ -66,4 +68,36 @@ func (r *Resolver) Vestings(ctx context.Context, a VestingArgs) ([]chain.Vesting
 	}
 	f.Whitelisted = a.CheckWhitelist
 	return r.Store.Vestings(ctx, f)
+}
+
+// salesByAddress are the stored sale contracts of addrs (raw), in the
+// graph's shape, by address; a page's items name at most a page of them.
+func (r *Resolver) salesByAddress(ctx context.Context, addrs []string) (map[string]*model.NftSale, error) {
+	if len(addrs) == 0 {
+		return nil, nil
+	}
+	sales, err := r.Store.NftSales(ctx, addrs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*model.NftSale, len(sales))
+	for _, s := range sales {
+		g := &model.NftSale{Address: s.Address, NftAddress: s.Nft, Marketplace: chain.Optional(s.Marketplace),
+			Known: s.Known, LastTransactionLt: s.LastTxLt}
+		if s.Known {
+			g.Seller, g.RoyaltyAddress = chain.Optional(s.Seller), chain.Optional(s.RoyaltyAddress)
+			g.FullPrice, g.MarketplaceFee, g.RoyaltyAmount = optionalBig(s.FullPrice), optionalBig(s.MarketplaceFee), optionalBig(s.RoyaltyAmount)
+		}
+		out[s.Address] = g
+	}
+	return out, nil
+}
+
+// optionalBig is s as a BigInt, or nil when it is empty (unknown).
+func optionalBig(s string) *actions.BigInt {
+	if s == "" {
+		return nil
+	}
+	b := actions.BigInt(s)
+	return &b
 }

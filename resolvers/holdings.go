@@ -76,35 +76,40 @@ func (r *Resolver) AccountJettons(ctx context.Context, obj *model.Account, first
 	}
 	out := &model.JettonHoldingConnection{Edges: make([]*model.JettonHoldingEdge, n), PageInfo: pi}
 	for i, w := range list {
-		h := &model.JettonHolding{Wallet: w.Address, Jetton: w.Jetton, Token: tokens[w.Jetton], LastTransactionLt: w.LastTxLt}
-		if w.Balance != "" {
-			b := actions.BigInt(w.Balance)
-			h.Balance = &b
-		}
+		h := &model.JettonHolding{Wallet: w.Address, Jetton: w.Jetton, Token: tokens[w.Jetton], Balance: optionalBig(w.Balance),
+			LastTransactionLt: w.LastTxLt}
 		out.Edges[i] = &model.JettonHoldingEdge{Cursor: holdingCursor(w.Address), Node: h}
 	}
 	return out, nil
 }
 
-// AccountNfts is Account.nfts: the NFT items the account owns, each with
-// its token and its collection's.
-func (r *Resolver) AccountNfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error) {
+// AccountNfts is Account.nfts: the NFT items the account owns (and, with
+// includeOnSale, those its sale contracts hold for it), each with its
+// token, its collection's and its sale.
+func (r *Resolver) AccountNfts(ctx context.Context, obj *model.Account, first *int, after *string, includeOnSale bool) (*model.NftHoldingConnection, error) {
 	page, err := holdingsPage(first, after)
 	if err != nil {
 		return nil, err
 	}
-	list, err := r.Store.NftItems(ctx, store.NftItemFilter{Owners: []string{obj.Address}, TokenPage: page})
+	list, err := r.Store.NftItems(ctx, store.NftItemFilter{Owners: []string{obj.Address}, IncludeOnSale: includeOnSale, TokenPage: page})
 	if err != nil {
 		return nil, err
 	}
 	n, pi := pageInfo(len(list), page.Limit, func(i int) string { return list[i].Address })
 	list = list[:n]
-	var items, colls []string
+	var items, colls, saleAddrs []string
 	for _, it := range list {
 		items = append(items, it.Address)
 		if it.Collection != "" {
 			colls = append(colls, it.Collection)
 		}
+		if it.SaleContract != "" {
+			saleAddrs = append(saleAddrs, it.SaleContract)
+		}
+	}
+	sales, err := r.salesByAddress(ctx, saleAddrs)
+	if err != nil {
+		return nil, err
 	}
 	itemTokens, err := r.Tokens(ctx, items, chain.TokenNftItem)
 	if err != nil {
@@ -117,7 +122,7 @@ func (r *Resolver) AccountNfts(ctx context.Context, obj *model.Account, first *i
 	out := &model.NftHoldingConnection{Edges: make([]*model.NftHoldingEdge, n), PageInfo: pi}
 	for i, it := range list {
 		h := &model.NftHolding{Address: it.Address, Index: it.Index, Token: itemTokens[it.Address],
-			OnSale: it.SaleContract != "", LastTransactionLt: it.LastTxLt}
+			OnSale: it.SaleContract != "", Sale: sales[it.SaleContract], LastTransactionLt: it.LastTxLt}
 		if it.Collection != "" {
 			c := it.Collection
 			h.Collection, h.CollectionToken = &c, collTokens[c]

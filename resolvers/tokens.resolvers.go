@@ -19,8 +19,8 @@ func (r *accountResolver) Jettons(ctx context.Context, obj *model.Account, first
 }
 
 // Nfts is the resolver for the nfts field.
-func (r *accountResolver) Nfts(ctx context.Context, obj *model.Account, first *int, after *string) (*model.NftHoldingConnection, error) {
-	return r.AccountNfts(ctx, obj, first, after)
+func (r *accountResolver) Nfts(ctx context.Context, obj *model.Account, first *int, after *string, includeOnSale *bool) (*model.NftHoldingConnection, error) {
+	return r.AccountNfts(ctx, obj, first, after, includeOnSale != nil && *includeOnSale)
 }
 
 // Token is the resolver for the token field.

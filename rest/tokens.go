@@ -118,12 +118,7 @@ type jsonMember struct {
 
 // optional is s, or nil (JSON null or omitted) when it is empty: an
 // address or amount the store does not know.
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
+var optional = chain.Optional
 
 func contentObject(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 {

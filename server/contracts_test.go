@@ -114,6 +114,25 @@ func TestContractRoutes(t *testing.T) {
 			require.Equal(t, []string{rawOf(item)}, field(items, "address"))
 			require.Empty(t, listOf(t, h, "/api/v3/nft/items?owner_address="+rawOf(seller), "nft_items"))
 			require.Equal(t, []string{rawOf(item)}, field(listOf(t, h, "/api/v3/nft/items?owner_address="+rawOf(sale), "nft_items"), "address"))
+			// The graph: the seller's items with include_on_sale, each with
+			// its sale, equal to /nft/sales' answer.
+			gqlSale := func(owner string, onSale bool) []any {
+				d := gqlData(t, h, fmt.Sprintf(`{ account(address: %q) { nfts(include_on_sale: %v) { edges { node { address on_sale
+					sale { address nft_address seller marketplace full_price marketplace_fee royalty_address royalty_amount known last_transaction_lt } } } } } }`,
+					friendly(owner), onSale))
+				return d["account"].(map[string]any)["nfts"].(map[string]any)["edges"].([]any)
+			}
+			require.Empty(t, gqlSale(rawOf(seller), false), "without include_on_sale the seller holds nothing")
+			edges := gqlSale(rawOf(seller), true)
+			require.Len(t, edges, 1)
+			node := edges[0].(map[string]any)["node"].(map[string]any)
+			require.Equal(t, rawOf(item), node["address"])
+			require.Equal(t, true, node["on_sale"])
+			d := s["details"].(map[string]any)
+			require.Equal(t, map[string]any{"address": s["address"], "nft_address": s["nft_address"], "seller": s["nft_owner_address"],
+				"marketplace": s["marketplace_address"], "full_price": d["full_price"], "marketplace_fee": d["marketplace_fee"],
+				"royalty_address": d["royalty_address"], "royalty_amount": d["royalty_amount"], "known": true,
+				"last_transaction_lt": float64(saleState.LastTxLt)}, node["sale"])
 
 			// /vesting: each parameter alone and combined.
 			want := map[string]any{"address": rawOf(vest), "start_time": float64(wantVest.VestingStartTime),
@@ -164,6 +183,12 @@ func TestContractRoutes(t *testing.T) {
 			require.Nil(t, s["details"])
 			require.NotContains(t, s, "nft_owner_address")
 			require.Equal(t, fmt.Sprint(saleState.LastTxLt+10), s["last_transaction_lt"])
+			// (the seller unknown, the item is found by its owner, the sale)
+			unknown := gqlSale(rawOf(sale), false)[0].(map[string]any)["node"].(map[string]any)["sale"].(map[string]any)
+			require.Equal(t, false, unknown["known"])
+			for _, k := range []string{"seller", "full_price", "marketplace_fee", "royalty_address", "royalty_amount"} {
+				require.Nil(t, unknown[k], k)
+			}
 			v := listOf(t, h, "/api/v3/vesting?contract_address="+rawOf(vest), "vesting_contracts")[0]
 			require.Nil(t, v["whitelist"])
 			require.Empty(t, listOf(t, h, "/api/v3/vesting?check_whitelist=true&wallet_address="+rawOf(w1), "vesting_contracts"))

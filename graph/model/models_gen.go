@@ -39,7 +39,8 @@ type Account struct {
 	// by wallet address, paged by cursor: pass pageInfo.endCursor as after.
 	Jettons *JettonHoldingConnection `json:"jettons"`
 	// The NFT items the account owns (GET /api/v3/nft/items?owner_address=),
-	// by item address, paged by cursor.
+	// by item address, paged by cursor; include_on_sale also gives the items
+	// its sale contracts hold for it (each with its sale).
 	Nfts *NftHoldingConnection `json:"nfts"`
 	// the account's counted swap hops (the analytics rule), newest first, paged by cursor
 	Trades *TradeConnection `json:"trades"`
@@ -209,8 +210,10 @@ type NftHolding struct {
 	// the collection's, when it has one
 	CollectionToken *Token `json:"collection_token,omitempty"`
 	// the item is held by a sale or auction contract
-	OnSale            bool   `json:"on_sale"`
-	LastTransactionLt uint64 `json:"last_transaction_lt"`
+	OnSale bool `json:"on_sale"`
+	// the sale contract holding it, when the store has read it (GET /api/v3/nft/sales); null otherwise
+	Sale              *NftSale `json:"sale,omitempty"`
+	LastTransactionLt uint64   `json:"last_transaction_lt"`
 }
 
 type NftHoldingConnection struct {
@@ -221,6 +224,26 @@ type NftHoldingConnection struct {
 type NftHoldingEdge struct {
 	Cursor string      `json:"cursor"`
 	Node   *NftHolding `json:"node"`
+}
+
+// A fixed-price sale contract holding an NFT (GET /api/v3/nft/sales), read with
+// get_sale_data from its stored state at import or follow.
+type NftSale struct {
+	Address    string `json:"address"`
+	NftAddress string `json:"nft_address"`
+	// the NFT's owner while it is on sale; null before the NFT arrives and while the sale's state is unknown
+	Seller      *string `json:"seller,omitempty"`
+	Marketplace *string `json:"marketplace,omitempty"`
+	// the price, in nanotons; null while the state is unknown
+	FullPrice *actions.BigInt `json:"full_price,omitempty"`
+	// nanotons
+	MarketplaceFee *actions.BigInt `json:"marketplace_fee,omitempty"`
+	RoyaltyAddress *string         `json:"royalty_address,omitempty"`
+	// nanotons
+	RoyaltyAmount *actions.BigInt `json:"royalty_amount,omitempty"`
+	// false when the contract had a transaction after the state read: seller and prices are then null
+	Known             bool   `json:"known"`
+	LastTransactionLt uint64 `json:"last_transaction_lt"`
 }
 
 type PageInfo struct {
