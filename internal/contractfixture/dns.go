@@ -2,13 +2,18 @@ package contractfixture
 
 import (
 	"crypto/sha256"
-	"math/big"
+	"encoding/base64"
+	"encoding/hex"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tonkeeper/tongo/abi"
 	"github.com/tonkeeper/tongo/boc"
+	"github.com/tonkeeper/tongo/contract/dns"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
+
+	"github.com/tonql/tonql/chain"
 )
 
 // TON DNS (.ton) as tonweb ships it: the collection and item codes of
@@ -64,14 +69,6 @@ func (c *Chain) BuyDomain(collection, buyer ton.AccountID, domain string) ton.Ac
 	return *item
 }
 
-// DNSIndex is the collection's index of domain: the hash of its name.
-func DNSIndex(domain string) *big.Int {
-	cell := boc.NewCell()
-	_ = cell.WriteBytes([]byte(domain))
-	h, _ := cell.Hash()
-	return new(big.Int).SetBytes(h)
-}
-
 // SetDNSRecord sends change_dns_record (tonweb's
 // DnsItem.createChangeContentEntryBody) from the item's owner: value nil
 // deletes the category's record.
@@ -110,4 +107,54 @@ func SiteRecord(adnl [32]byte) *tlb.DNSRecord {
 
 func StorageRecord(bag [32]byte) *tlb.DNSRecord {
 	return &tlb.DNSRecord{SumType: "DNSStorageAddress", DNSStorageAddress: bag}
+}
+
+// DNSReading is what tongo's own TVM and ABI read from a DNS item's
+// state (get_nft_data, get_domain, dnsresolve of "."), in the forms
+// toncenter answers them: raw addresses, base64 of 32-byte values, ""
+// for none. Tests compare the project's reading with it.
+type DNSReading struct {
+	Owner, Domain, NextResolver, Wallet, SiteADNL, StorageBagID string
+}
+
+// ReadDNS reads item as tongo does.
+func (c *Chain) ReadDNS(item ton.AccountID) DNSReading {
+	c.t.Helper()
+	ctx := Context()
+	_, v, err := abi.GetNftData(ctx, c.Executor(item), item)
+	require.NoError(c.t, err)
+	nft := v.(abi.GetNftDataResult)
+	_, v, err = abi.GetDomain(ctx, c.Executor(item), item)
+	require.NoError(c.t, err)
+	out := DNSReading{Owner: rawOrEmpty(c.t, nft.OwnerAddress), Domain: v.(abi.GetDomainResult).Domain + ".ton"}
+	_, v, err = abi.Dnsresolve(ctx, c.Executor(item), item, []byte{0}, tlb.Int257FromInt64(0))
+	if err != nil {
+		return out // no record set (dnsresolve answers null)
+	}
+	set := v.(abi.Dnsresolve_RecordsResult)
+	require.EqualValues(c.t, 8, set.ResolvedBits)
+	for _, kv := range set.Result.Records.Items() {
+		r := kv.Value.Value
+		switch dns.DNSCategory(hex.EncodeToString(kv.Key[:])) {
+		case dns.DNSCategoryWallet:
+			out.Wallet = rawOrEmpty(c.t, r.DNSSmcAddress.Address)
+		case dns.DNSCategoryDNSNextResolver:
+			out.NextResolver = rawOrEmpty(c.t, r.DNSNextResolver)
+		case dns.DNSCategorySite:
+			out.SiteADNL = base64.StdEncoding.EncodeToString(r.DNSAdnlAddress.Address[:])
+		case dns.DNSCategoryStorage:
+			out.StorageBagID = base64.StdEncoding.EncodeToString(r.DNSStorageAddress[:])
+		}
+	}
+	return out
+}
+
+func rawOrEmpty(t testing.TB, a tlb.MsgAddress) string {
+	t.Helper()
+	id, err := ton.AccountIDFromTlb(a)
+	require.NoError(t, err)
+	if id == nil {
+		return ""
+	}
+	return chain.RawAddress(*id)
 }
