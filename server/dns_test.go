@@ -120,18 +120,18 @@ func TestDNSRoutes(t *testing.T) {
 			// Bad input: 422 naming the parameter.
 			for q, name := range map[string]string{
 				"": "wallet",
-				"domain=alice-test.ton&wallet=" + rawOf(w):           "domain",
-				"wallet=nope":                                        "wallet",
-				"wallet=" + rawOf(w) + "&wallet=" + rawOf(alice):     "wallet",
-				"domain=a.ton&domain=b.ton":                          "domain",
-				"domain=" + strings.Repeat("a", 300) + ".ton":        "domain",
-				"wallet=" + rawOf(w) + "&limit=0":                    "limit",
-				"wallet=" + rawOf(w) + "&limit=1001":                 "limit",
-				"wallet=" + rawOf(w) + "&limit=x":                    "limit",
-				"wallet=" + rawOf(w) + "&offset=-1":                  "offset",
-				"wallet=" + rawOf(w) + "&sort=asc":                   "sort",
-				"wallet_address=" + rawOf(w):                         "wallet_address",
-				"domain=alice-test.ton&include_address_book=1":       "include_address_book",
+				"domain=alice-test.ton&wallet=" + rawOf(w): "domain",
+				"wallet=nope": "wallet",
+				"wallet=" + rawOf(w) + "&wallet=" + rawOf(alice): "wallet",
+				"domain=a.ton&domain=b.ton":                      "domain",
+				"domain=" + strings.Repeat("a", 300) + ".ton":    "domain",
+				"wallet=" + rawOf(w) + "&limit=0":                "limit",
+				"wallet=" + rawOf(w) + "&limit=1001":             "limit",
+				"wallet=" + rawOf(w) + "&limit=x":                "limit",
+				"wallet=" + rawOf(w) + "&offset=-1":              "offset",
+				"wallet=" + rawOf(w) + "&sort=asc":               "sort",
+				"wallet_address=" + rawOf(w):                     "wallet_address",
+				"domain=alice-test.ton&include_address_book=1":   "include_address_book",
 			} {
 				code, body := getJSON(t, h, "/api/v3/dns/records?"+q)
 				require.Equal(t, http.StatusUnprocessableEntity, code, "%s: %v", q, body)
