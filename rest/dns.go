@@ -4,35 +4,13 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/toncenter"
 )
 
-// TON DNS records in toncenter v3's shape (DNSRecordsResponse: records
-// and address_book); package contracts reads them from the items'
-// states. Differences are in docs/API-NOTES.md.
-
-type tcDNSRecord struct {
-	NftItemAddress string  `json:"nft_item_address"`
-	NftItemOwner   *string `json:"nft_item_owner"`
-	Domain         string  `json:"domain"`
-	NextResolver   *string `json:"dns_next_resolver"`
-	Wallet         *string `json:"dns_wallet"`
-	SiteADNL       *string `json:"dns_site_adnl"`
-	StorageBagID   *string `json:"dns_storage_bag_id"`
-}
-
-// DNSRecordsOf renders DNS items in toncenter's shape (never null: an
-// empty answer is []).
-func DNSRecordsOf(in []chain.DNSEntry) []tcDNSRecord {
-	out := make([]tcDNSRecord, len(in))
-	for i, e := range in {
-		out[i] = tcDNSRecord{NftItemAddress: e.Address, NftItemOwner: optional(e.Owner), Domain: e.Domain,
-			NextResolver: optional(e.NextResolver), Wallet: optional(e.Wallet), SiteADNL: optional(e.SiteADNL),
-			StorageBagID: optional(e.StorageBagID)}
-	}
-	return out
-}
+// TON DNS records in toncenter v3's shape (DNSRecordsResponse: records of
+// toncenter.DNSRecord and address_book); package contracts reads them
+// from the items' states. Differences are in docs/API-NOTES.md.
 
 // DNSRecordsRoute serves GET /api/v3/dns/records.
 func DNSRecordsRoute(res *resolvers.Resolver) http.HandlerFunc {
@@ -61,6 +39,6 @@ func DNSRecordsRoute(res *resolvers.Resolver) http.HandlerFunc {
 			for _, e := range list {
 				book = append(book, e.Address, e.Owner, e.Wallet)
 			}
-			return DNSRecordsOf(list), book, nil, nil
+			return toncenter.DNSRecordsOf(list), book, nil, nil
 		})
 }

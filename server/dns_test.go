@@ -117,6 +117,34 @@ func TestDNSRoutes(t *testing.T) {
 			_, empty := getJSON(t, h, "/api/v3/dns/records?domain=nobody.ton")
 			require.Equal(t, map[string]any{"records": []any{}, "address_book": map[string]any{}}, empty)
 
+			// GraphQL reads the same: Query.dnsRecord (REST's domain=) and
+			// Account.dnsRecords (REST's wallet=), paged the same.
+			const fields = `{ nft_item_address nft_item_owner domain dns_next_resolver dns_wallet dns_site_adnl dns_storage_bag_id }`
+			for _, name := range []string{"alice-test.ton", "dave-test.ton"} {
+				got := gqlData(t, h, fmt.Sprintf(`{ dnsRecord(domain: %q) %s }`, name, fields))["dnsRecord"]
+				require.Equal(t, any(records("domain=" + name)[0]), got, name)
+			}
+			require.Nil(t, gqlData(t, h, `{ dnsRecord(domain: "nobody.ton") `+fields+` }`)["dnsRecord"])
+			for q, args := range map[string]string{"": "", "&limit=1": "(limit: 1)", "&limit=1&offset=1": "(limit: 1, offset: 1)",
+				"&offset=2": "(offset: 2)"} {
+				data := gqlData(t, h, fmt.Sprintf(`{ account(address: %q) { dnsRecords%s %s } }`, friendly(rawOf(w)), args, fields))
+				got := data["account"].(map[string]any)["dnsRecords"].([]any)
+				want := records("wallet=" + rawOf(w) + q)
+				require.Len(t, got, len(want), q)
+				for i := range want {
+					require.Equal(t, any(want[i]), got[i], q)
+				}
+			}
+			for query, name := range map[string]string{
+				fmt.Sprintf(`{ account(address: %q) { dnsRecords(limit: 0) %s } }`, rawOf(w), fields):   "limit",
+				fmt.Sprintf(`{ account(address: %q) { dnsRecords(offset: -1) %s } }`, rawOf(w), fields): "offset",
+				`{ dnsRecord(domain: "") ` + fields + ` }`:                                              "domain",
+			} {
+				_, a, raw := postGQL(t, h, query, nil)
+				require.NotEmpty(t, a.Errors, raw)
+				require.Contains(t, a.Errors[0].Message, name, raw)
+			}
+
 			// Bad input: 422 naming the parameter.
 			for q, name := range map[string]string{
 				"": "wallet",
