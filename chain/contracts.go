@@ -2,7 +2,7 @@ package chain
 
 // Contracts other than tokens whose state toncenter's v3 API answers
 // from (package contracts reads them with their get methods): NFT sale
-// contracts and vesting wallets. Each is keyed by the state's last
+// contracts, vesting wallets and TON DNS items. Each is keyed by the state's last
 // transaction like the token registry's rows.
 
 // NftSale is a fixed-price sale contract (get_sale_data).
@@ -37,14 +37,35 @@ type Vesting struct {
 	Known bool
 }
 
+// DNSEntry is a TON DNS item (an NFT of a DNS root collection, .ton or
+// t.me) with the records toncenter answers from its record set
+// (dnsresolve of "." in all categories): wallet, next resolver, site
+// ADNL address and storage bag.
+type DNSEntry struct {
+	Address string // the item
+	Owner   string // "" while none (an open auction, a released name)
+	Domain  string // the full name: "alice.ton", "alice.t.me"
+	// NextResolver and Wallet are raw addresses ("" no such record);
+	// SiteADNL and StorageBagID base64 of their 32 bytes.
+	NextResolver, Wallet, SiteADNL, StorageBagID string
+	LastTxLt                                     uint64
+	// Known is false when the item had a transaction after the state
+	// read: its owner and records are then unknown (empty). The domain is
+	// fixed at deployment.
+	Known bool
+}
+
 // ContractRecords are what one set of states held.
 type ContractRecords struct {
 	Sales    []NftSale
 	Vestings []Vesting
+	DNS      []DNSEntry
 }
 
 // Empty tells whether there is nothing to write.
-func (c *ContractRecords) Empty() bool { return c == nil || len(c.Sales)+len(c.Vestings) == 0 }
+func (c *ContractRecords) Empty() bool {
+	return c == nil || len(c.Sales)+len(c.Vestings)+len(c.DNS) == 0
+}
 
 // Behind are the touched accounts (raw address -> lt of the batch's
 // newest transaction of each) that no readable state as recent covers:

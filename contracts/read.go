@@ -1,6 +1,7 @@
 // Package contracts reads the contracts other than tokens that toncenter's
-// v3 API answers from their state: NFT sale contracts (get_sale_data) and
-// vesting wallets (get_vesting_data, get_whitelist). Like the token
+// v3 API answers from their state: NFT sale contracts (get_sale_data),
+// vesting wallets (get_vesting_data, get_whitelist) and TON DNS items
+// (get_nft_data, get_domain, dnsresolve). Like the token
 // registry it runs their get methods with the project's TVM runner on
 // each account's state after an imported or followed batch, and the store
 // keeps what they answer keyed by that state's last transaction.
@@ -10,6 +11,7 @@ import (
 	"context"
 
 	"github.com/tonkeeper/tongo/tlb"
+	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/getmethod"
@@ -21,22 +23,39 @@ var (
 	getWhitelist   = getmethod.Method{Name: "get_whitelist"}
 )
 
-// Runner runs a get method on a given state (getmethod.Runner is one).
+// Runner runs a get method on a given state (RunState) and on the stored
+// state of an account (Run). getmethod.Runner is one.
 type Runner interface {
 	RunState(ctx context.Context, st *chain.AccountState, m getmethod.Method, stack tlb.VmStack) (*getmethod.Result, error)
+	Run(ctx context.Context, account ton.AccountID, m getmethod.Method, stack tlb.VmStack) (*getmethod.Result, error)
 }
 
 // Reader reads contract records from account states.
-type Reader struct{ run Runner }
+type Reader struct {
+	run   Runner
+	roots map[string]DNSZone
+}
 
-func NewReader(r Runner) *Reader { return &Reader{run: r} }
+// NewReader reads with r; DNS items are those of mainnet's roots.
+func NewReader(r Runner) *Reader { return &Reader{run: r, roots: DNSRoots(false)} }
 
-// Read reads every sale and vesting contract among states; the others are
-// left out. bad are the states whose get methods could not run (a library
+// WithDNSRoots reads the DNS items of roots instead (DNSRoots(true) on
+// testnet).
+func (rd *Reader) WithDNSRoots(roots map[string]DNSZone) *Reader {
+	rd.roots = roots
+	return rd
+}
+
+// Read reads every sale, vesting contract and DNS item among states; the
+// others are left out. bad are the states whose get methods could not run (a library
 // this server lacks, a VM failure): unknown, never guessed.
 func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain.ContractRecords, map[string]error, error) {
 	out := &chain.ContractRecords{}
 	bad := map[string]error{}
+	byAddr := make(map[string]*chain.AccountState, len(states))
+	for i := range states {
+		byAddr[states[i].Address] = &states[i]
+	}
 	for i := range states {
 		st := &states[i]
 		if err := ctx.Err(); err != nil {
@@ -49,7 +68,7 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain
 		if err != nil {
 			continue
 		}
-		if err := rd.readOne(ctx, st, methods, codeHash, dataHash, out); err != nil {
+		if err := rd.readOne(ctx, st, methods, codeHash, dataHash, byAddr, out); err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
@@ -59,7 +78,18 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain
 	return out, bad, nil
 }
 
-func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash, out *chain.ContractRecords) error {
+func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash,
+	states map[string]*chain.AccountState, out *chain.ContractRecords) error {
+	if methods.Has(dnsResolve) && methods.Has(getNftData) && len(rd.roots) > 0 {
+		e, ok, err := rd.readDNS(ctx, st, states)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out.DNS = append(out.DNS, e)
+			return nil
+		}
+	}
 	if methods.Has(getSaleData) {
 		s, ok, err := rd.call(ctx, st, getSaleData)
 		if err != nil {

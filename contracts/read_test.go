@@ -24,10 +24,18 @@ import (
 // runner is the project's TVM runner with the fixture block's config.
 func runner(t *testing.T) *getmethod.Runner {
 	t.Helper()
+	r, _ := runnerOn(t)
+	return r
+}
+
+// runnerOn is runner with the source of its stored states.
+func runnerOn(t *testing.T) (*getmethod.Runner, *fees.MemorySource) {
+	t.Helper()
 	p, err := ingest.ParseFile(testenv.Fixture(t, contractfixture.ReplayBlock))
 	require.NoError(t, err)
 	at := time.Unix(int64(p.Config.Utime), 0)
-	return getmethod.New(fees.New(fees.NewMemorySource(p.Config), nil, fees.Options{Now: func() time.Time { return at }}))
+	src := fees.NewMemorySource(p.Config)
+	return getmethod.New(fees.New(src, nil, fees.Options{Now: func() time.Time { return at }})), src
 }
 
 func raw(id ton.AccountID) string { return chain.RawAddress(id) }

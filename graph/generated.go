@@ -85,6 +85,7 @@ type AccountResolver interface {
 	Transactions(ctx context.Context, obj *model.Account, first *int, after *string, sort *model.SortOrder) (*model.TransactionConnection, error)
 	Jettons(ctx context.Context, obj *model.Account, first *int, after *string, excludeZeroBalance *bool) (*model.JettonHoldingConnection, error)
 	Nfts(ctx context.Context, obj *model.Account, first *int, after *string, includeOnSale *bool) (*model.NftHoldingConnection, error)
+	DNSRecords(ctx context.Context, obj *model.Account, limit *int, offset *int) ([]*toncenter.DNSRecord, error)
 	Trades(ctx context.Context, obj *model.Account, first *int, after *string) (*model.TradeConnection, error)
 	TradeResults(ctx context.Context, obj *model.Account) ([]*model.TradeResult, error)
 }
@@ -153,6 +154,7 @@ type QueryResolver interface {
 	Blocks(ctx context.Context, filter *model.BlockFilter, limit *int, offset *int, sort *model.SortOrder) ([]*toncenter.Block, error)
 	Block(ctx context.Context, workchain int, shard string, seqno uint32) (*toncenter.Block, error)
 	MasterchainInfo(ctx context.Context) (*toncenter.MasterchainInfo, error)
+	DNSRecord(ctx context.Context, domain string) (*toncenter.DNSRecord, error)
 	Token(ctx context.Context, address string) (*model.Token, error)
 	Webhooks(ctx context.Context) ([]*webhooks.Hook, error)
 	Webhook(ctx context.Context, id string) (*webhooks.Hook, error)
@@ -3258,6 +3260,46 @@ extend type StakeWithdrawal {
   asset_token: Token
 }
 `, BuiltIn: false},
+	{Name: "../dns.graphqls", Input: `# TON DNS in the graph (package contracts; REST: /api/v3/dns/records).
+
+"""
+A TON DNS item (a .ton or t.me name) with the records of its record set,
+as its newest state read holds them: toncenter's DNSRecord.
+"""
+type DNSRecord {
+  "the name's NFT item, raw form"
+  nft_item_address: String!
+  "its owner; null during its auction or once released"
+  nft_item_owner: String
+  "the full name, e.g. alice.ton"
+  domain: String!
+  "the dns_next_resolver record"
+  dns_next_resolver: String
+  "the wallet record"
+  dns_wallet: String
+  "the site record's ADNL address, base64 of its 32 bytes"
+  dns_site_adnl: String
+  "the storage record's TON Storage bag id, base64 of its 32 bytes"
+  dns_storage_bag_id: String
+}
+
+extend type Query {
+  """
+  The DNS item of a full name (GET /api/v3/dns/records?domain=); null when
+  the store holds none, or the item had a transaction after its newest
+  state read.
+  """
+  dnsRecord(domain: String!): DNSRecord
+}
+
+extend type Account {
+  """
+  The DNS items whose wallet record is this account
+  (GET /api/v3/dns/records?wallet=), shortest name first. limit is 1..1000.
+  """
+  dnsRecords(limit: Int = 10, offset: Int = 0): [DNSRecord!]!
+}
+`, BuiltIn: false},
 	{Name: "../analytics.graphqls", Input: `# Token analytics (package analytics): prices, candles and activity made
 # from the stored swaps and jetton moves, kept as the actions are written.
 # REST: /api/v3/analytics/candles, /api/v3/analytics/volumes, /v2/rates,
@@ -3545,6 +3587,22 @@ func (ec *executionContext) field_Account_actions_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Account_dnsRecords_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Account_jettons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3770,6 +3828,17 @@ func (ec *executionContext) field_Query_blocks_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["sort"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_dnsRecord_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "domain", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["domain"] = arg0
 	return args, nil
 }
 
@@ -4697,6 +4766,77 @@ func (ec *executionContext) fieldContext_Account_nfts(ctx context.Context, field
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Account_nfts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_dnsRecords(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Account_dnsRecords(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Account().DNSRecords(rctx, obj, fc.Args["limit"].(*int), fc.Args["offset"].(*int))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*toncenter.DNSRecord)
+	fc.Result = res
+	return ec.marshalNDNSRecord2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐDNSRecordᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Account_dnsRecords(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nft_item_address":
+				return ec.fieldContext_DNSRecord_nft_item_address(ctx, field)
+			case "nft_item_owner":
+				return ec.fieldContext_DNSRecord_nft_item_owner(ctx, field)
+			case "domain":
+				return ec.fieldContext_DNSRecord_domain(ctx, field)
+			case "dns_next_resolver":
+				return ec.fieldContext_DNSRecord_dns_next_resolver(ctx, field)
+			case "dns_wallet":
+				return ec.fieldContext_DNSRecord_dns_wallet(ctx, field)
+			case "dns_site_adnl":
+				return ec.fieldContext_DNSRecord_dns_site_adnl(ctx, field)
+			case "dns_storage_bag_id":
+				return ec.fieldContext_DNSRecord_dns_storage_bag_id(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DNSRecord", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_dnsRecords_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13608,6 +13748,194 @@ func (ec *executionContext) _CreatedWebhook_secret(ctx context.Context, field gr
 func (ec *executionContext) fieldContext_CreatedWebhook_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "CreatedWebhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DNSRecord_nft_item_address(ctx context.Context, field graphql.CollectedField, obj *toncenter.DNSRecord) (ret graphql.Marshaler) {
+	res := obj.NftItemAddress
+	if any(res) == nil {
+		fc, err := ec.fieldContext_DNSRecord_nft_item_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.NftItemAddress}
+}
+
+func (ec *executionContext) fieldContext_DNSRecord_nft_item_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNSRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DNSRecord_nft_item_owner(ctx context.Context, field graphql.CollectedField, obj *toncenter.DNSRecord) (ret graphql.Marshaler) {
+	res := obj.NftItemOwner
+	if any(res) == nil {
+		fc, err := ec.fieldContext_DNSRecord_nft_item_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DNSRecord_nft_item_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNSRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DNSRecord_domain(ctx context.Context, field graphql.CollectedField, obj *toncenter.DNSRecord) (ret graphql.Marshaler) {
+	res := obj.Domain
+	if any(res) == nil {
+		fc, err := ec.fieldContext_DNSRecord_domain(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Domain}
+}
+
+func (ec *executionContext) fieldContext_DNSRecord_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNSRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DNSRecord_dns_next_resolver(ctx context.Context, field graphql.CollectedField, obj *toncenter.DNSRecord) (ret graphql.Marshaler) {
+	res := obj.NextResolver
+	if any(res) == nil {
+		fc, err := ec.fieldContext_DNSRecord_dns_next_resolver(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DNSRecord_dns_next_resolver(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNSRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DNSRecord_dns_wallet(ctx context.Context, field graphql.CollectedField, obj *toncenter.DNSRecord) (ret graphql.Marshaler) {
+	res := obj.Wallet
+	if any(res) == nil {
+		fc, err := ec.fieldContext_DNSRecord_dns_wallet(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DNSRecord_dns_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNSRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DNSRecord_dns_site_adnl(ctx context.Context, field graphql.CollectedField, obj *toncenter.DNSRecord) (ret graphql.Marshaler) {
+	res := obj.SiteADNL
+	if any(res) == nil {
+		fc, err := ec.fieldContext_DNSRecord_dns_site_adnl(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DNSRecord_dns_site_adnl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNSRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DNSRecord_dns_storage_bag_id(ctx context.Context, field graphql.CollectedField, obj *toncenter.DNSRecord) (ret graphql.Marshaler) {
+	res := obj.StorageBagID
+	if any(res) == nil {
+		fc, err := ec.fieldContext_DNSRecord_dns_storage_bag_id(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_DNSRecord_dns_storage_bag_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DNSRecord",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -28614,6 +28942,8 @@ func (ec *executionContext) fieldContext_Participant_account(_ context.Context, 
 				return ec.fieldContext_Account_jettons(ctx, field)
 			case "nfts":
 				return ec.fieldContext_Account_nfts(ctx, field)
+			case "dnsRecords":
+				return ec.fieldContext_Account_dnsRecords(ctx, field)
 			case "trades":
 				return ec.fieldContext_Account_trades(ctx, field)
 			case "trade_results":
@@ -29197,6 +29527,8 @@ func (ec *executionContext) fieldContext_Query_account(ctx context.Context, fiel
 				return ec.fieldContext_Account_jettons(ctx, field)
 			case "nfts":
 				return ec.fieldContext_Account_nfts(ctx, field)
+			case "dnsRecords":
+				return ec.fieldContext_Account_dnsRecords(ctx, field)
 			case "trades":
 				return ec.fieldContext_Account_trades(ctx, field)
 			case "trade_results":
@@ -30154,6 +30486,74 @@ func (ec *executionContext) fieldContext_Query_masterchainInfo(_ context.Context
 			}
 			return nil, fmt.Errorf("no field named %q was found under type MasterchainInfo", field.Name)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_dnsRecord(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_Query_dnsRecord(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Query().DNSRecord(rctx, fc.Args["domain"].(string))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*toncenter.DNSRecord)
+	fc.Result = res
+	return ec.marshalODNSRecord2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐDNSRecord(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_Query_dnsRecord(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nft_item_address":
+				return ec.fieldContext_DNSRecord_nft_item_address(ctx, field)
+			case "nft_item_owner":
+				return ec.fieldContext_DNSRecord_nft_item_owner(ctx, field)
+			case "domain":
+				return ec.fieldContext_DNSRecord_domain(ctx, field)
+			case "dns_next_resolver":
+				return ec.fieldContext_DNSRecord_dns_next_resolver(ctx, field)
+			case "dns_wallet":
+				return ec.fieldContext_DNSRecord_dns_wallet(ctx, field)
+			case "dns_site_adnl":
+				return ec.fieldContext_DNSRecord_dns_site_adnl(ctx, field)
+			case "dns_storage_bag_id":
+				return ec.fieldContext_DNSRecord_dns_storage_bag_id(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DNSRecord", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_dnsRecord_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -36904,6 +37304,8 @@ func (ec *executionContext) fieldContext_Transaction_account(_ context.Context, 
 				return ec.fieldContext_Account_jettons(ctx, field)
 			case "nfts":
 				return ec.fieldContext_Account_nfts(ctx, field)
+			case "dnsRecords":
+				return ec.fieldContext_Account_dnsRecords(ctx, field)
 			case "trades":
 				return ec.fieldContext_Account_trades(ctx, field)
 			case "trade_results":
@@ -42654,6 +43056,42 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dnsRecords":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_dnsRecords(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "trades":
 			field := field
 
@@ -45121,6 +45559,60 @@ func (ec *executionContext) _CreatedWebhook(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var dNSRecordImplementors = []string{"DNSRecord"}
+
+func (ec *executionContext) _DNSRecord(ctx context.Context, sel ast.SelectionSet, obj *toncenter.DNSRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dNSRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DNSRecord")
+		case "nft_item_address":
+			out.Values[i] = ec._DNSRecord_nft_item_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nft_item_owner":
+			out.Values[i] = ec._DNSRecord_nft_item_owner(ctx, field, obj)
+		case "domain":
+			out.Values[i] = ec._DNSRecord_domain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dns_next_resolver":
+			out.Values[i] = ec._DNSRecord_dns_next_resolver(ctx, field, obj)
+		case "dns_wallet":
+			out.Values[i] = ec._DNSRecord_dns_wallet(ctx, field, obj)
+		case "dns_site_adnl":
+			out.Values[i] = ec._DNSRecord_dns_site_adnl(ctx, field, obj)
+		case "dns_storage_bag_id":
+			out.Values[i] = ec._DNSRecord_dns_storage_bag_id(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -49217,6 +49709,25 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "dnsRecord":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_dnsRecord(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "token":
 			field := field
 
@@ -52906,6 +53417,67 @@ func (ec *executionContext) marshalNCreatedWebhook2ᚖgithubᚗcomᚋtonqlᚋton
 	return ec._CreatedWebhook(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDNSRecord2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐDNSRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*toncenter.DNSRecord) graphql.Marshaler {
+	if m, ok := ec.leafList_DNSRecord(ctx, sel, v); ok {
+		return m
+	}
+
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1 || sequentialSelection(sel)
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNDNSRecord2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐDNSRecord(ctx, sel, v[i])
+		}
+		if isLen1 {
+			if ret == nil {
+				break
+			}
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDNSRecord2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐDNSRecord(ctx context.Context, sel ast.SelectionSet, v *toncenter.DNSRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DNSRecord(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNDexDepositLiquidityExcess2githubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDexDepositLiquidityExcess(ctx context.Context, sel ast.SelectionSet, v actions.DexDepositLiquidityExcess) graphql.Marshaler {
 	return ec._DexDepositLiquidityExcess(ctx, sel, &v)
 }
@@ -54791,6 +55363,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalODNSRecord2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐDNSRecord(ctx context.Context, sel ast.SelectionSet, v *toncenter.DNSRecord) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DNSRecord(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalODexDepositLiquidityExcess2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐDexDepositLiquidityExcessᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.DexDepositLiquidityExcess) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -55701,6 +56280,39 @@ func (ec *executionContext) leafList_Block(ctx context.Context, sel ast.Selectio
 }
 
 var leafTypename_Block = graphql.MarshalString("Block")
+
+// leafList_DNSRecord marshals a list of DNSRecord whose selection is all direct
+// leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.
+func (ec *executionContext) leafList_DNSRecord(ctx context.Context, sel ast.SelectionSet, v []*toncenter.DNSRecord) (graphql.Marshaler, bool) {
+	if v == nil {
+		return nil, false
+	}
+	fields := graphql.CollectFields(ec.OperationContext, sel, dNSRecordImplementors)
+	for _, f := range fields {
+		if f.Deferrable != nil || !leafObjectFields["DNSRecord"][f.Name] {
+			return nil, false
+		}
+	}
+	vals := make([]graphql.Marshaler, 0, len(v)*len(fields))
+	for _, obj := range v {
+		if obj == nil {
+			return nil, false
+		}
+		for _, f := range fields {
+			switch f.Name {
+			case "__typename":
+				vals = append(vals, leafTypename_DNSRecord)
+			case "nft_item_address":
+				vals = append(vals, leafString{&obj.NftItemAddress})
+			case "domain":
+				vals = append(vals, leafString{&obj.Domain})
+			}
+		}
+	}
+	return leafObjects{fields: fields, vals: vals, n: len(v)}, true
+}
+
+var leafTypename_DNSRecord = graphql.MarshalString("DNSRecord")
 
 // leafList_EmulatedTransaction marshals a list of EmulatedTransaction whose selection is all direct
 // leaves as one value (cmd/gqlleaf); false sends the list gqlgen's way.

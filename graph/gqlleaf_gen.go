@@ -89,7 +89,7 @@ func (l leafUint64) MarshalGQL(w io.Writer) {
 // computedFields are, per object type, the fields that a resolver or a
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
-	"Account":                      {"actions": true, "balance": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "trade_results": true, "trades": true, "transactions": true, "user_friendly": true},
+	"Account":                      {"actions": true, "balance": true, "dnsRecords": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "trade_results": true, "trades": true, "transactions": true, "user_friendly": true},
 	"Action":                       {"children": true, "description": true, "details": true, "parent": true, "participants": true, "title": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
@@ -126,6 +126,7 @@ var computedFields = map[string]map[string]bool{
 	"CoffeeStakingWithdraw":        {},
 	"ContractDeploy":               {},
 	"CreatedWebhook":               {},
+	"DNSRecord":                    {},
 	"DeleteDns":                    {},
 	"DexDepositLiquidity":          {},
 	"DexDepositLiquidityExcess":    {},
@@ -186,7 +187,7 @@ var computedFields = map[string]map[string]bool{
 	"Participant":                  {},
 	"PeerSwap":                     {},
 	"PreviewRisk":                  {},
-	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "block": true, "blocks": true, "emulateMessage": true, "emulateTonConnect": true, "estimateFee": true, "masterchainInfo": true, "message": true, "messages": true, "token": true, "trace": true, "transaction": true, "transactions": true, "webhook": true, "webhooks": true},
+	"Query":                        {"__schema": true, "__type": true, "account": true, "actions": true, "block": true, "blocks": true, "dnsRecord": true, "emulateMessage": true, "emulateTonConnect": true, "estimateFee": true, "masterchainInfo": true, "message": true, "messages": true, "token": true, "trace": true, "transaction": true, "transactions": true, "webhook": true, "webhooks": true},
 	"RenewDns":                     {},
 	"RiskJetton":                   {},
 	"RiskNft":                      {},
@@ -332,6 +333,7 @@ var leafObjectFields = map[string]map[string]bool{
 	"ActionEdge":          {"__typename": true, "cursor": true},
 	"AddressBookEntry":    {"__typename": true, "address": true, "user_friendly": true},
 	"Block":               {"__typename": true, "workchain": true, "shard": true, "seqno": true, "root_hash": true, "file_hash": true, "global_id": true, "version": true, "after_merge": true, "before_split": true, "after_split": true, "want_merge": true, "want_split": true, "key_block": true, "flags": true, "gen_utime": true, "start_lt": true, "end_lt": true, "validator_list_hash_short": true, "gen_catchain_seqno": true, "min_ref_mc_seqno": true, "prev_key_block_seqno": true, "vert_seqno": true, "tx_count": true},
+	"DNSRecord":           {"__typename": true, "nft_item_address": true, "domain": true},
 	"EmulatedTransaction": {"__typename": true, "hash": true, "account": true, "lt": true, "utime": true, "success": true, "aborted": true, "compute_exit_code": true, "total_fees": true},
 	"JettonHoldingEdge":   {"__typename": true, "cursor": true},
 	"Message":             {"__typename": true, "hash": true, "value": true, "fwd_fee": true, "created_lt": true, "bounce": true, "bounced": true},

@@ -41,9 +41,10 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/jetton/wallets":  JettonWalletsRoute(res),
 		"/api/v3/nft/collections": NftCollectionsRoute(res),
 		"/api/v3/nft/items":       NftItemsRoute(res),
-		// Sale and vesting contracts (package contracts).
-		"/api/v3/nft/sales": NftSalesRoute(res),
-		"/api/v3/vesting":   VestingRoute(res),
+		// Sale and vesting contracts, DNS items (package contracts).
+		"/api/v3/nft/sales":   NftSalesRoute(res),
+		"/api/v3/vesting":     VestingRoute(res),
+		"/api/v3/dns/records": DNSRecordsRoute(res),
 		// Token moves: the stored transfer and burn actions.
 		"/api/v3/jetton/transfers": JettonTransfersRoute(res),
 		"/api/v3/jetton/burns":     JettonBurnsRoute(res),

@@ -129,7 +129,7 @@ var listCosts = map[string]map[string]listCost{
 	"Query": {"actions": {sizeArg: "limit"}, "transactions": {sizeArg: "limit"}, "messages": {sizeArg: "limit"},
 		"blocks": {sizeArg: "limit"}},
 	"Account": {"actions": {sizeArg: "first"}, "transactions": {sizeArg: "first"}, "jettons": {sizeArg: "first"}, "nfts": {sizeArg: "first"},
-		"trades": {sizeArg: "first"},
+		"trades": {sizeArg: "first"}, "dnsRecords": {sizeArg: "limit"},
 		// One result per pair the account traded: counted as a page.
 		"trade_results": {size: resolvers.DefaultActionsLimit}},
 	"Token": {"holders": {sizeArg: "first"}},

@@ -9,7 +9,8 @@ import (
 )
 
 // The contracts tables (migration 20261201000151): NFT sales and vesting
-// wallets as package contracts reads them from their states.
+// wallets as package contracts reads them from their states (DNS items:
+// dns.go).
 
 type nftSaleRow struct {
 	bun.BaseModel `bun:"table:nft_sales,alias:nft_sales"`
@@ -66,7 +67,7 @@ type vestingWhitelistRow struct {
 	Wallet   string `bun:"wallet,pk"`
 }
 
-// SaveContracts writes sale and vesting rows, each replacing the stored
+// SaveContracts writes sale, vesting and DNS rows, each replacing the stored
 // row of its address unless that one was read at a later transaction. A
 // sale's NFT, when the registry holds it owned by the sale, is marked on
 // sale with the sale's seller as its real owner (the item may have been
@@ -107,7 +108,7 @@ func (s *Store) SaveContracts(ctx context.Context, c *chain.ContractRecords) err
 				}
 			}
 		}
-		return nil
+		return saveDNS(ctx, tx, c.DNS)
 	})
 }
 
@@ -157,12 +158,14 @@ func vestingRows(in []chain.Vesting) []vestingRow {
 
 // MarkContractsBehind records that accounts had transactions (lt by raw
 // address) after the states their rows were read from: a sale's seller
-// and prices and a vesting wallet's whitelist become unknown at that lt
-// (markBehind, as for the token registry).
+// and prices, a vesting wallet's whitelist and a DNS item's owner and
+// records become unknown at that lt (markBehind, as for the token
+// registry).
 func (s *Store) MarkContractsBehind(ctx context.Context, lts map[string]uint64) error {
 	return s.markBehind(ctx, lts, []behindSet{
 		{"nft_sales", "known = FALSE, seller = NULL, full_price = NULL, marketplace_fee = NULL, royalty_amount = NULL"},
 		{"vesting_contracts", "known = FALSE"},
+		dnsBehind,
 	})
 }
 

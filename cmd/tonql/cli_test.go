@@ -40,7 +40,7 @@ func TestCommandHelpListsOwnFlags(t *testing.T) {
 		{[]string{"migrate"}, []string{"database-url", "database-max-conns"}},
 		{[]string{"follow"}, []string{"database-url", "database-max-conns", "network", "lite-servers-config", "lite-servers", "from", "max-retries",
 			"metadata-workers", "ipfs-gateway", "metadata-fetch-timeout", "metadata-max-bytes", "metadata-allow-private"}},
-		{[]string{"import"}, []string{"database-url", "database-max-conns"}},
+		{[]string{"import"}, []string{"database-url", "database-max-conns", "network"}},
 		{[]string{"reclassify"}, []string{"database-url", "database-max-conns", "after"}},
 		{[]string{"metadata", "refresh"}, []string{"database-url", "database-max-conns"}},
 		{[]string{"analytics", "rebuild"}, []string{"database-url", "database-max-conns"}},

@@ -61,7 +61,7 @@ func runFollow(ctx context.Context, args []string, e *env) error {
 	}
 	defer unlock()
 	f := follow.New(st, follow.NewLiteSource(lc), follow.Options{From: uint32(*from), MaxRetries: *maxRetries, Logger: log,
-		Tokens: stateHook(st, log)})
+		Tokens: stateHook(st, log, cfg.Network == "testnet")})
 	return f.Run(ctx)
 }
 
@@ -98,7 +98,7 @@ func startLive(ctx context.Context, cfg *config, st *store.Store, log *slog.Logg
 	fctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	if cfg.Follow {
-		lv.follower = follow.New(st, follow.NewLiteSource(lc), follow.Options{Logger: log, Tokens: stateHook(st, log)})
+		lv.follower = follow.New(st, follow.NewLiteSource(lc), follow.Options{Logger: log, Tokens: stateHook(st, log, cfg.Network == "testnet")})
 		go func() {
 			defer close(done)
 			unlock, err := lockFollower(fctx, st, log)

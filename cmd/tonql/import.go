@@ -23,7 +23,7 @@ import (
 func runImport(ctx context.Context, args []string, e *env) error {
 	fs := newFlags(e, "import", "tonql import [flags] PATH...",
 		"Imports files or folders of them: raw blocks and blockchain configs (.bin, .boc),\ntoncenter trace JSON and fee-replay JSON. Idempotent: importing a file again changes nothing.")
-	cfg := bindConfig(fs, e, groupDatabase)
+	cfg := bindConfig(fs, e, groupDatabase|groupNetwork)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func runImport(ctx context.Context, args []string, e *env) error {
 	}
 	defer st.Close()
 	im := ingest.New(st)
-	im.Tokens = stateHook(st, slog.Default())
+	im.Tokens = stateHook(st, slog.Default(), cfg.Network == "testnet")
 	seeded, err := im.Resume(ctx)
 	if err != nil {
 		return fmt.Errorf("load pending traces: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/analytics"
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/toncenter"
 )
 
 // An account as this server knows it.
@@ -42,6 +43,9 @@ type Account struct {
 	// by item address, paged by cursor; include_on_sale also gives the items
 	// its sale contracts hold for it (each with its sale).
 	Nfts *NftHoldingConnection `json:"nfts"`
+	// The DNS items whose wallet record is this account
+	// (GET /api/v3/dns/records?wallet=), shortest name first. limit is 1..1000.
+	DNSRecords []*toncenter.DNSRecord `json:"dnsRecords"`
 	// the account's counted swap hops (the analytics rule), newest first, paged by cursor
 	Trades *TradeConnection `json:"trades"`
 	// the account's realized result per jetton and quote, by average cost over all its counted trades (at most 10000), in the order each pair first traded

@@ -50,10 +50,18 @@ func nodeModules(t testing.TB) string {
 // (`const NAME = '...'`) in the file rel of e2e/node_modules.
 func Code(t testing.TB, rel, name string) *boc.Cell {
 	t.Helper()
+	return CodeAt(t, rel, `(?:const|var|let)\s+`+regexp.QuoteMeta(name)+`\s*=\s*['"]([0-9A-Fa-f]+)['"]`)
+}
+
+// CodeAt reads the hex BOC that the first group of the regular expression
+// pattern finds in the file rel of e2e/node_modules (a code passed inline,
+// not as a named constant).
+func CodeAt(t testing.TB, rel, pattern string) *boc.Cell {
+	t.Helper()
 	src, err := os.ReadFile(filepath.Join(nodeModules(t), rel))
 	require.NoError(t, err)
-	m := regexp.MustCompile(`(?:const|var|let)\s+` + regexp.QuoteMeta(name) + `\s*=\s*['"]([0-9A-Fa-f]+)['"]`).FindSubmatch(src)
-	require.NotNil(t, m, "no %s in %s", name, rel)
+	m := regexp.MustCompile(pattern).FindSubmatch(src)
+	require.NotNil(t, m, "no %s in %s", pattern, rel)
 	raw, err := hex.DecodeString(string(m[1]))
 	require.NoError(t, err)
 	cells, err := boc.DeserializeBoc(raw)
@@ -81,8 +89,12 @@ func New(t testing.TB) *Chain {
 	return &Chain{t: t, config: cells[0], utime: p.Config.Utime, states: map[ton.AccountID]tlb.ShardAccount{}}
 }
 
-// Utime is the chain's time (the fixture block's).
+// Utime is the chain's time (the fixture block's, one second later for
+// each transaction run, plus what Wait added).
 func (c *Chain) Utime() uint32 { return c.utime }
+
+// Wait moves the chain's time on by seconds (an auction's end).
+func (c *Chain) Wait(seconds uint32) { c.utime += seconds }
 
 // Address is where code and data deploy (workchain 0).
 func Address(t testing.TB, code, data *boc.Cell) ton.AccountID {
