@@ -42,6 +42,7 @@ func New() *migrate.Migrations {
 	registerTraceExternalHash(m)
 	registerContracts(m)
 	registerCandlesKept(m)
+	registerMovesOwners(m)
 	return m
 }
 
