@@ -27,13 +27,13 @@ func TestDerivedCandlesEqualKept(t *testing.T) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
 			st := storetest.Open(t, db.URL)
-			p := synth.Params{Seed: 9, Actions: 3000, Accounts: 40, StartUtime: 1_760_000_000, Seconds: 2 * 86400}
+			p := synth.Params{Seed: 9, Actions: 1000, Accounts: 40, StartUtime: 1_760_000_000, Seconds: 86400}
 			var trades []analytics.Trade
 			var b store.Batch
 			require.NoError(t, synth.Generate(p, func(a *chain.Action) error {
 				trades = append(trades, analytics.TradesOf(a)...)
 				b.Actions = append(b.Actions, *a)
-				if len(b.Actions) == 100 {
+				if len(b.Actions) == 250 {
 					err := st.SaveBatch(ctx, &b)
 					b = store.Batch{}
 					return err
