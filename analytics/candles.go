@@ -15,6 +15,25 @@ type Interval struct {
 // a candle of one is merged from the candles of the one before.
 var Intervals = []Interval{{"1m", 60}, {"5m", 300}, {"15m", 900}, {"1h", 3600}, {"4h", 14400}, {"1d", 86400}}
 
+// KeptCandles are the widths whose candles the store keeps, each a whole
+// multiple of the one before. The candles of the others (5m, 15m, 4h) are
+// merged at read from those of the widest kept width that divides them
+// (CandleBase): a few rows each, where keeping them cost every write a row
+// per trade and width (docs/PERFORMANCE.md).
+var KeptCandles = []Interval{Intervals[0], Intervals[3], Intervals[5]}
+
+// CandleBase is the kept width iv's candles are merged from: iv itself
+// when its candles are kept.
+func (iv Interval) CandleBase() Interval {
+	base := KeptCandles[0]
+	for _, k := range KeptCandles {
+		if k.Seconds <= iv.Seconds && iv.Seconds%k.Seconds == 0 {
+			base = k
+		}
+	}
+	return base
+}
+
 // ParseInterval finds an interval by name.
 func ParseInterval(s string) (Interval, bool) {
 	for _, iv := range Intervals {
@@ -131,14 +150,14 @@ func scale(r *big.Rat, shift int) *big.Rat {
 	return v.Quo(v, p)
 }
 
-// AllCandles makes the candles of every interval (in the order of
-// Intervals) of trades: the narrowest from the trades, each wider one
+// KeptCandlesOf makes the candles of every kept width (in the order of
+// KeptCandles) of trades: the narrowest from the trades, each wider one
 // merged from the one before, as the store makes them again on a write.
-func AllCandles(trades []Trade) [][]Candle {
-	out := make([][]Candle, len(Intervals))
-	out[0] = Candles(trades, Intervals[0])
-	for i := 1; i < len(Intervals); i++ {
-		out[i] = MergeInto(out[i-1], Intervals[i])
+func KeptCandlesOf(trades []Trade) [][]Candle {
+	out := make([][]Candle, len(KeptCandles))
+	out[0] = Candles(trades, KeptCandles[0])
+	for i := 1; i < len(KeptCandles); i++ {
+		out[i] = MergeInto(out[i-1], KeptCandles[i])
 	}
 	return out
 }

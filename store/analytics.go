@@ -18,8 +18,10 @@ import (
 // (saveBatch), so they can never disagree with the actions a reader sees:
 // a trace written again has its trades and moves replaced with its
 // actions, and every interval bucket a changed row falls in is made again
-// from the rows beneath it (1m candles from the trades, each wider
-// interval from the one before it; volumes from the moves). A rebuild runs
+// from the rows beneath it (1m candles from the trades, each wider kept
+// width from the one before it; volumes from the moves). Only the candles
+// of analytics.KeptCandles are stored; the other widths are merged from
+// them at read (Store.Candles). A rebuild runs
 // the same code over every stored action. New actions alone (the usual
 // import or follow batch) are added to the stored rows instead
 // (analyticsadd.go), which gives the same rows.
@@ -263,7 +265,7 @@ func (t *touched) remake(ctx context.Context, tx bun.Tx, conn bun.Conn) error {
 	}
 	slices.Sort(jettons)
 	jettons = slices.Compact(jettons)
-	for i, iv := range analytics.Intervals {
+	for i, iv := range analytics.KeptCandles {
 		want := map[pairBucket]bool{}
 		if i == 0 {
 			for k, times := range t.trades {
@@ -297,7 +299,7 @@ func (t *touched) remake(ctx context.Context, tx bun.Tx, conn bun.Conn) error {
 				}
 			}
 		} else {
-			below := analytics.Intervals[i-1]
+			below := analytics.KeptCandles[i-1]
 			var children []int64
 			for k := range want {
 				for b := k.bucket; b < k.bucket+iv.Seconds; b += below.Seconds {

@@ -67,16 +67,13 @@ func addCandles(ctx context.Context, tx bun.Tx, w *writer, rows []tradeRow) erro
 	}
 	made := map[key]analytics.Candle{}
 	q := tx.NewSelect().Model((*candleRow)(nil))
-	for _, iv := range analytics.Intervals {
-		buckets := map[pairKey][]int64{}
+	for _, iv := range analytics.KeptCandles {
+		var keys keySet
 		for _, c := range analytics.Candles(trades, iv) {
 			made[key{c.Jetton, c.Quote, iv.Seconds, c.Bucket}] = c
-			k := pairKey{c.Jetton, c.Quote}
-			buckets[k] = append(buckets[k], c.Bucket)
+			keys.add(c.Jetton, c.Quote, c.Bucket)
 		}
-		for k, bs := range buckets {
-			q.WhereOr("(jetton = ? AND quote = ? AND interval_s = ? AND bucket IN (?))", k.jetton, k.quote, iv.Seconds, bun.In(bs))
-		}
+		keys.where(q, iv.Seconds)
 	}
 	var stored []candleRow
 	if err := q.Scan(ctx, &stored); err != nil {
@@ -109,16 +106,20 @@ type ownerBucket struct {
 // jetton in the same role in the days the moves fall in, by minute: every
 // interval is whole minutes, so a minute tells which bucket of each it is
 // in. The database groups by minute, so a busy owner costs a row a minute.
+// The owners are found by their own index (analytics_moves_sender,
+// _receiver; migration 20261201000222), each owner's moves of the days, of
+// any jetton (those of other jettons are never looked up): by the jettons'
+// index it read every move of every touched jetton in the day, a cost that
+// grew with the day (a fifth of the rollups' CPU at 12,000 actions).
 // The same statement tells whether any of the trades' or moves' actions
 // is stored already (stored: the rows cannot simply be added).
 func ownersSeen(ctx context.Context, tx bun.Tx, trades []tradeRow, moves []moveRow) (seen map[ownerBucket]bool, stored bool, err error) {
 	seen = map[ownerBucket]bool{}
 	day := analytics.Intervals[len(analytics.Intervals)-1]
-	var jettons, senders, receivers []string
+	var senders, receivers []string
 	var days []int64
 	for i := range moves {
 		m := &moves[i]
-		jettons = append(jettons, m.Jetton)
 		days = append(days, day.Bucket(m.Utime))
 		if m.Sender != "" {
 			senders = append(senders, m.Sender)
@@ -127,7 +128,7 @@ func ownersSeen(ctx context.Context, tx bun.Tx, trades []tradeRow, moves []moveR
 			receivers = append(receivers, m.Receiver)
 		}
 	}
-	for _, l := range []*[]string{&jettons, &senders, &receivers} {
+	for _, l := range []*[]string{&senders, &receivers} {
 		slices.Sort(*l)
 		*l = slices.Compact(*l)
 	}
@@ -153,7 +154,7 @@ func ownersSeen(ctx context.Context, tx bun.Tx, trades []tradeRow, moves []moveR
 		if len(owners) == 0 {
 			return q.Where("FALSE")
 		}
-		return span(q.Where("jetton IN (?) AND ? IN (?)", bun.In(jettons), bun.Ident(column), bun.In(owners))).GroupExpr("jetton, ?, minute", bun.Ident(column))
+		return span(q.Where("? IN (?)", bun.Ident(column), bun.In(owners))).GroupExpr("jetton, ?, minute", bun.Ident(column))
 	}
 	present := func(role string, model any, ids []string) *bun.SelectQuery {
 		q := tx.NewSelect().Model(model).ColumnExpr("? AS role, '' AS jetton, action_id AS owner, 0 AS minute", role)
@@ -212,10 +213,10 @@ func addVolumes(ctx context.Context, tx bun.Tx, w *writer, rows []moveRow, seen 
 		for o := range seen {
 			before[owner{o.role, o.jetton, o.owner, iv.Bucket(o.minute)}] = true
 		}
-		buckets := map[string][]int64{}
+		var keys keySet
 		for _, v := range analytics.Volumes(moves, iv) {
 			made[key{v.Jetton, iv.Seconds, v.Bucket}] = v
-			buckets[v.Jetton] = append(buckets[v.Jetton], v.Bucket)
+			keys.add(v.Jetton, "", v.Bucket)
 		}
 		counted := map[owner]bool{}
 		for i := range rows {
@@ -235,9 +236,7 @@ func addVolumes(ctx context.Context, tx bun.Tx, w *writer, rows []moveRow, seen 
 				made[k] = v
 			}
 		}
-		for j, bs := range buckets {
-			q.WhereOr("(jetton = ? AND interval_s = ? AND bucket IN (?))", j, iv.Seconds, bun.In(bs))
-		}
+		keys.where(q, iv.Seconds)
 	}
 	var stored []volumeRow
 	if err := q.Scan(ctx, &stored); err != nil {
@@ -272,3 +271,60 @@ func addVolumes(ctx context.Context, tx bun.Tx, w *writer, rows []moveRow, seen 
 
 // analyticsOffByBuild is set by builds that keep no rollups (noanalytics.go).
 var analyticsOffByBuild = false
+
+// keySet is the keys of one width's rollup rows a batch touched: jetton,
+// quote (candles; "" for volumes) and bucket.
+type keySet struct {
+	rows            int
+	jettons, quotes []string
+	buckets         []int64
+	groups          map[pairKey][]int64
+}
+
+func (k *keySet) add(jetton, quote string, bucket int64) {
+	if k.groups == nil {
+		k.groups = map[pairKey][]int64{}
+	}
+	k.rows++
+	p := pairKey{jetton, quote}
+	k.groups[p] = append(k.groups[p], bucket)
+	k.jettons = append(k.jettons, jetton)
+	k.quotes = append(k.quotes, quote)
+	k.buckets = append(k.buckets, bucket)
+}
+
+// where adds to q the stored rows of the width (interval_s) among the
+// keys. Usually one term: every touched jetton, quote and bucket crossed (a
+// batch spans a few minutes, so the cross has few more keys than the
+// batch, and the rows read that it did not touch are skipped by the
+// caller); one term per jetton and quote, each with its own buckets, made
+// SQLite parse a statement of hundreds of terms, most of the read's cost.
+// A batch spread over much time would cross into far more keys than it
+// has: then one term per group.
+func (k *keySet) where(q *bun.SelectQuery, interval int64) {
+	if k.rows == 0 {
+		return
+	}
+	for _, l := range []*[]string{&k.jettons, &k.quotes} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
+	slices.Sort(k.buckets)
+	k.buckets = slices.Compact(k.buckets)
+	candles := k.quotes[0] != "" // volumes have no quote
+	if len(k.jettons)*len(k.quotes)*len(k.buckets) <= 4*k.rows+64 {
+		if candles {
+			q.WhereOr("(interval_s = ? AND jetton IN (?) AND quote IN (?) AND bucket IN (?))", interval, bun.In(k.jettons), bun.In(k.quotes), bun.In(k.buckets))
+		} else {
+			q.WhereOr("(interval_s = ? AND jetton IN (?) AND bucket IN (?))", interval, bun.In(k.jettons), bun.In(k.buckets))
+		}
+		return
+	}
+	for p, bs := range k.groups {
+		if candles {
+			q.WhereOr("(jetton = ? AND quote = ? AND interval_s = ? AND bucket IN (?))", p.jetton, p.quote, interval, bun.In(bs))
+		} else {
+			q.WhereOr("(jetton = ? AND interval_s = ? AND bucket IN (?))", p.jetton, interval, bun.In(bs))
+		}
+	}
+}

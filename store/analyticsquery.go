@@ -9,9 +9,37 @@ import (
 	"github.com/tonql/tonql/analytics"
 )
 
-// Candles reads a pair's stored candles of iv with from <= bucket < to,
-// oldest first, at most limit.
+// Candles reads a pair's candles of iv with from <= bucket < to, oldest
+// first, at most limit (0: all). A width the store does not keep
+// (analytics.KeptCandles) is merged from the stored candles of its base,
+// which lie whole inside its buckets: the same candles the store would
+// have kept (TestDerivedCandlesEqualKept), read from a few times the rows.
 func (s *Store) Candles(ctx context.Context, jetton, quote string, iv analytics.Interval, from, to int64, limit int) ([]analytics.Candle, error) {
+	base := iv.CandleBase()
+	if base == iv {
+		return s.keptCandles(ctx, jetton, quote, iv, from, to, limit)
+	}
+	first := iv.Bucket(from)
+	if first < from {
+		first += iv.Seconds
+	}
+	if to <= first {
+		return nil, nil
+	}
+	// The base candles of iv's buckets first..(the one holding to-1).
+	parts, err := s.keptCandles(ctx, jetton, quote, base, first, iv.Bucket(to-1)+iv.Seconds, limit*int(iv.Seconds/base.Seconds))
+	if err != nil {
+		return nil, err
+	}
+	out := analytics.MergeInto(parts, iv) // in the parts' order: oldest first
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// keptCandles reads the stored candles of a kept width.
+func (s *Store) keptCandles(ctx context.Context, jetton, quote string, iv analytics.Interval, from, to int64, limit int) ([]analytics.Candle, error) {
 	var rows []candleRow
 	err := s.read(func(db *bun.DB) error {
 		return db.NewSelect().Model(&rows).
@@ -29,8 +57,28 @@ func (s *Store) Candles(ctx context.Context, jetton, quote string, iv analytics.
 }
 
 // CandleBefore is a pair's newest candle of iv starting before t, nil
-// when none.
+// when none. For a width not kept: the bucket of iv holding the newest
+// base candle of a bucket of iv starting before t, merged from its base
+// candles (those after t included, as a kept candle would hold them).
 func (s *Store) CandleBefore(ctx context.Context, jetton, quote string, iv analytics.Interval, t int64) (*analytics.Candle, error) {
+	base := iv.CandleBase()
+	if base == iv {
+		return s.keptCandleBefore(ctx, jetton, quote, iv, t)
+	}
+	last, err := s.keptCandleBefore(ctx, jetton, quote, base, iv.Bucket(t-1)+iv.Seconds)
+	if err != nil || last == nil {
+		return nil, err
+	}
+	b := iv.Bucket(last.Bucket)
+	parts, err := s.keptCandles(ctx, jetton, quote, base, b, b+iv.Seconds, 0)
+	if err != nil || len(parts) == 0 {
+		return nil, err
+	}
+	c := analytics.Merge(parts, iv, b)
+	return &c, nil
+}
+
+func (s *Store) keptCandleBefore(ctx context.Context, jetton, quote string, iv analytics.Interval, t int64) (*analytics.Candle, error) {
 	var rows []candleRow
 	err := s.read(func(db *bun.DB) error {
 		return db.NewSelect().Model(&rows).

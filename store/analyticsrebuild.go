@@ -26,9 +26,9 @@ import (
 //     the pass counts the trades of each pair and the moves of each
 //     jetton per day;
 //  2. each pair's trades are read back a run of whole days at a time
-//     (analytics_trades_pair) and made into the candles of every interval
-//     (analytics.AllCandles: 1m from the trades, each wider one merged from
-//     the one before, as the incremental path makes them);
+//     (analytics_trades_pair) and made into the candles of every kept
+//     width (analytics.KeptCandlesOf: 1m from the trades, each wider one
+//     merged from the one before, as the incremental path makes them);
 //  3. each jetton's moves likewise into volumes (distinct owners are
 //     counted per bucket, and every bucket lies within one day).
 //
@@ -206,7 +206,7 @@ func (r *rebuild) candles(ctx context.Context) error {
 			for i := range rows {
 				trades[i] = rows[i].toTrade()
 			}
-			for _, cs := range analytics.AllCandles(trades) {
+			for _, cs := range analytics.KeptCandlesOf(trades) {
 				for i := range cs {
 					out = append(out, newCandleRow(&cs[i]))
 				}

@@ -42,6 +42,8 @@ func New() *migrate.Migrations {
 	registerTraceExternalHash(m)
 	registerContracts(m)
 	registerDNSRecords(m)
+	registerCandlesKept(m)
+	registerMovesOwners(m)
 	return m
 }
 
