@@ -41,6 +41,7 @@ func New() *migrate.Migrations {
 	registerPendingTraces(m)
 	registerTraceExternalHash(m)
 	registerContracts(m)
+	registerTxSeq(m)
 	return m
 }
 
