@@ -18,20 +18,33 @@ type reading struct {
 }
 
 // read returns the events after `after` of the kinds r asks for, in seq
-// order, up to limit of each kind, and whether a kind's page was full
-// (more may wait). Each kind is read by its own query; when one page was
+// order, up to limit of each kind, and whether more may wait. Each kind is
+// read by its own statement, and each statement sees what was committed
+// when it began: a commit between the two would be seen by the second
+// only, and a commit's transactions and actions are numbered together, so
+// the actions of a commit the actions' read missed would fall below the
+// last transaction told and never be read again. So when both kinds are
+// read, both are cut at the counter's committed value read before them
+// (every seq at or below it is visible to both). When one kind's page was
 // full, the other kind's events past its last seq are left for the next
-// read, so the merged order has no gap.
+// read as well, so the merged order has no gap.
 func read(ctx context.Context, o *Options, r reading, after uint64, limit int) ([]*Event, bool, error) {
 	var events []*Event
 	bound, more := ^uint64(0), false
+	if r.actions && r.txs {
+		head, err := o.Store.LastActionSeq(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		bound = head
+	}
 	if r.actions {
 		rows, err := o.Store.ActionsAfter(ctx, r.filter, after, limit)
 		if err != nil {
 			return nil, false, err
 		}
 		if len(rows) == limit {
-			bound, more = rows[len(rows)-1].Seq, true
+			bound, more = min(bound, rows[len(rows)-1].Seq), true
 		}
 		if events, err = prepare(ctx, o.Store, o.Book, rows, r.lts, r.msgs); err != nil {
 			return nil, false, err
@@ -54,7 +67,8 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 	}
 	for i, e := range events {
 		if e.Seq > bound {
-			events = events[:i]
+			// committed after the bound: the next read takes it
+			events, more = events[:i], true
 			break
 		}
 	}
