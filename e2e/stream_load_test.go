@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/store"
 )
 
 // loadSubscribers is how many SSE clients TestStreamLoad connects.
@@ -121,10 +123,12 @@ func TestStreamLoad(t *testing.T) {
 			var lat, quietLat []time.Duration
 			total := 0
 			for i, c := range clients {
-				want := restCount(t, base, filters[i].Encode())
-				got := c.await(t, want)
-				require.Len(t, got, want, "subscriber %d (%s)", i, filters[i].Encode())
-				total += want
+				wantIDs := restIDs(t, base, filters[i].Encode())
+				got, complete := c.await(t, wantIDs)
+				if !complete {
+					t.Fatalf("subscriber %d (%s) got %d of %d events; %s", i, filters[i].Encode(), len(got), len(wantIDs), lost(t, st, wantIDs, got))
+				}
+				total += len(wantIDs)
 				for _, ev := range got {
 					k := sort.Search(len(commits), func(j int) bool { return commits[j] >= ev.seq })
 					require.Less(t, k, len(commits), "event after every commit")
@@ -187,21 +191,83 @@ func rssKB(t *testing.T, pid int) int64 {
 	return 0
 }
 
-func restCount(t *testing.T, base, query string) int {
-	n := 0
+// restIDs are the ids of the actions /api/v3/actions returns for query.
+func restIDs(t *testing.T, base, query string) []string {
+	var ids []string
 	for offset := 0; ; offset += 1000 {
 		resp, err := http.Get(base + "/api/v3/actions?" + query + "&limit=1000&offset=" + strconv.Itoa(offset))
 		require.NoError(t, err)
 		var page struct {
-			Actions []json.RawMessage `json:"actions"`
+			Actions []struct {
+				ActionID string `json:"action_id"`
+			} `json:"actions"`
 		}
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&page))
 		resp.Body.Close()
-		n += len(page.Actions)
+		for _, a := range page.Actions {
+			ids = append(ids, a.ActionID)
+		}
 		if len(page.Actions) < 1000 {
-			return n
+			return ids
 		}
 	}
+}
+
+// lost names what a subscriber missed: each action /api/v3/actions has
+// and the stream did not send, with its seq, type, end_lt and trace, and
+// the seqs the subscriber got either side of it (a gap the hub skipped
+// shows as neighbours around an unsent seq); and what it got that the
+// route does not have.
+func lost(t *testing.T, st *store.Store, want []string, got []streamEvent) string {
+	have := map[string]bool{}
+	seqs := make([]uint64, 0, len(got))
+	for _, ev := range got {
+		have[ev.id] = true
+		seqs = append(seqs, ev.seq)
+	}
+	slices.Sort(seqs)
+	var missing []string
+	wanted := map[string]bool{}
+	for _, id := range want {
+		wanted[id] = true
+		if !have[id] {
+			missing = append(missing, id)
+		}
+	}
+	var b strings.Builder
+	if len(missing) > 0 {
+		var rows []struct {
+			ActionID string `bun:"action_id"`
+			Seq      int64  `bun:"seq"`
+			Type     string `bun:"type"`
+			EndLt    int64  `bun:"end_lt"`
+			TraceID  string `bun:"trace_id"`
+		}
+		require.NoError(t, st.DB().NewRaw("SELECT action_id, seq, type, end_lt, trace_id FROM actions WHERE action_id IN (?) ORDER BY seq",
+			bun.In(missing)).Scan(context.Background(), &rows))
+		fmt.Fprintf(&b, "missed %d:", len(missing))
+		for _, r := range rows {
+			k := sort.Search(len(seqs), func(j int) bool { return seqs[j] >= uint64(r.Seq) })
+			var before, after uint64
+			if k > 0 {
+				before = seqs[k-1]
+			}
+			if k < len(seqs) {
+				after = seqs[k]
+			}
+			fmt.Fprintf(&b, " [action %s seq %d %s end_lt %d trace %s; got seqs %d before, %d after]", r.ActionID, r.Seq, r.Type, r.EndLt, r.TraceID, before, after)
+		}
+	}
+	var extra []string
+	for _, ev := range got {
+		if !wanted[ev.id] {
+			extra = append(extra, fmt.Sprintf("%s (seq %d)", ev.id, ev.seq))
+		}
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(&b, "; got %d the route does not have: %s", len(extra), strings.Join(extra, ", "))
+	}
+	return b.String()
 }
 
 // loadClient is a stream whose events are awaited in bulk.
@@ -211,22 +277,31 @@ func openLoadClient(t *testing.T, base, query string) *loadClient {
 	return &loadClient{openStream(t, base+"/api/v3/actions/stream?"+query, "", 4096)}
 }
 
-// await returns the client's events once it has n, failing on duplicates.
-func (c *loadClient) await(t *testing.T, n int) []streamEvent {
-	var out []streamEvent
+// await returns the client's events once every one of want came,
+// failing on duplicates; complete is false when they stopped coming
+// before (what came is returned, for the report of what is missing).
+func (c *loadClient) await(t *testing.T, want []string) (out []streamEvent, complete bool) {
+	left := make(map[string]bool, len(want))
+	for _, id := range want {
+		left[id] = true
+	}
 	seen := map[string]bool{}
-	for len(out) < n {
+	for len(left) > 0 {
 		select {
 		case ev, ok := <-c.evs:
-			require.True(t, ok, "stream ended after %d of %d", len(out), n)
+			if !ok {
+				t.Logf("stream ended after %d events", len(out))
+				return out, false
+			}
 			require.False(t, seen[ev.id], "%s twice", ev.id)
 			seen[ev.id] = true
+			delete(left, ev.id)
 			out = append(out, ev)
-		case <-time.After(2 * time.Minute):
-			t.Fatalf("got %d of %d events", len(out), n)
+		case <-time.After(time.Minute):
+			return out, false
 		}
 	}
-	return out
+	return out, true
 }
 
 func percentiles(d []time.Duration) string {

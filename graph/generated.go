@@ -60,6 +60,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	StakeDeposit() StakeDepositResolver
 	StakeWithdrawal() StakeWithdrawalResolver
+	StreamEvent() StreamEventResolver
 	Subscription() SubscriptionResolver
 	Token() TokenResolver
 	Trace() TraceResolver
@@ -165,8 +166,12 @@ type StakeDepositResolver interface {
 type StakeWithdrawalResolver interface {
 	AssetToken(ctx context.Context, obj *actions.StakeWithdrawal) (*model.Token, error)
 }
+type StreamEventResolver interface {
+	AddressBookEntries(ctx context.Context, obj *model.StreamEvent) ([]*chain.AddressBookEntry, error)
+}
 type SubscriptionResolver interface {
 	Actions(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.ActionEvent, error)
+	Events(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.StreamEvent, error)
 }
 type TokenResolver interface {
 	Price(ctx context.Context, obj *model.Token, quote *string) (*analytics.TokenPrice, error)
@@ -736,6 +741,36 @@ type Subscription {
   too slowly, the key was revoked, the server is shutting down).
   """
   actions(filter: ActionFilter, after: String, watch: StreamWatch): ActionEvent!
+  """
+  The event types of watch.types (actions by default; transactions) as
+  they are stored, in one stream with one cursor: a transaction takes its
+  place from the same counter as the actions, before the actions it makes.
+  Filters and after as in actions; of a transaction only the account and
+  the watched addresses count (an action filter selects actions). An
+  unknown or unserved type is refused naming types.
+  """
+  events(filter: ActionFilter, after: String, watch: StreamWatch): StreamEvent!
+}
+
+"One event of Subscription.events."
+type StreamEvent {
+  "resume point: pass as after (it is also the SSE event id)"
+  cursor: String!
+  "actions or transactions: which of action and transaction is set"
+  type: String!
+  "as ActionEvent.finality; a transaction is finalized"
+  finality: String!
+  action: Action
+  "a stored transaction with its messages"
+  transaction: Transaction
+  "TEP-467 normalized hash of the external message that started the trace, when known"
+  trace_external_hash_norm: String
+  "the REST address_book object of the event's addresses"
+  address_book: AddressBook!
+  "the same entries as a typed list, sorted by address"
+  address_book_entries: [AddressBookEntry!]!
+  "the REST metadata object of the tokens among the event's addresses"
+  metadata: Metadata!
 }
 
 """
@@ -751,7 +786,11 @@ input StreamWatch {
   addresses: [String!]
   "TEP-467 normalized hashes of external messages (base64 or hex)"
   trace_external_hash_norms: [String!]
-  "event types: only actions are streamed here (the default); other names are refused"
+  """
+  event types (toncenter's streaming v2 names): actions (the default) and
+  transactions (Subscription.events); trace, account_state_change and
+  jettons_change are refused as not served, other names as unknown
+  """
   types: [String!]
   """
   the lowest finality wanted: pending, confirmed or finalized (default).
@@ -4028,6 +4067,27 @@ func (ec *executionContext) field_Query_webhook_args(ctx context.Context, rawArg
 }
 
 func (ec *executionContext) field_Subscription_actions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOActionFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionFilter)
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "watch", ec.unmarshalOStreamWatch2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamWatch)
+	if err != nil {
+		return nil, err
+	}
+	args["watch"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOActionFilter2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐActionFilter)
@@ -32361,6 +32421,395 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_wallet(_ 
 	return fc, nil
 }
 
+func (ec *executionContext) _StreamEvent_cursor(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	res := obj.Cursor
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamEvent_cursor(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Cursor}
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_type(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	res := obj.Type
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamEvent_type(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Type}
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_finality(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	res := obj.Finality
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamEvent_finality(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Finality}
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_finality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_action(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StreamEvent_action(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Action, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.Action)
+	fc.Result = res
+	return ec.marshalOAction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAction(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "action_id":
+				return ec.fieldContext_Action_action_id(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Action_trace_id(ctx, field)
+			case "tx_hash":
+				return ec.fieldContext_Action_tx_hash(ctx, field)
+			case "type":
+				return ec.fieldContext_Action_type(ctx, field)
+			case "status":
+				return ec.fieldContext_Action_status(ctx, field)
+			case "title":
+				return ec.fieldContext_Action_title(ctx, field)
+			case "description":
+				return ec.fieldContext_Action_description(ctx, field)
+			case "value":
+				return ec.fieldContext_Action_value(ctx, field)
+			case "details":
+				return ec.fieldContext_Action_details(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Action_start_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Action_start_utime(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Action_end_lt(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Action_end_utime(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Action_transactions(ctx, field)
+			case "trace_end_lt":
+				return ec.fieldContext_Action_trace_end_lt(ctx, field)
+			case "trace_end_utime":
+				return ec.fieldContext_Action_trace_end_utime(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_Action_trace_external_hash_norm(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Action_mc_seqno(ctx, field)
+			case "accounts":
+				return ec.fieldContext_Action_accounts(ctx, field)
+			case "transactions_full":
+				return ec.fieldContext_Action_transactions_full(ctx, field)
+			case "participants":
+				return ec.fieldContext_Action_participants(ctx, field)
+			case "trace":
+				return ec.fieldContext_Action_trace(ctx, field)
+			case "parent":
+				return ec.fieldContext_Action_parent(ctx, field)
+			case "children":
+				return ec.fieldContext_Action_children(ctx, field)
+			case "ancestor_types":
+				return ec.fieldContext_Action_ancestor_types(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_transaction(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StreamEvent_transaction(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Transaction, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.FullTransaction)
+	fc.Result = res
+	return ec.marshalOTransaction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐFullTransaction(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hash":
+				return ec.fieldContext_Transaction_hash(ctx, field)
+			case "lt":
+				return ec.fieldContext_Transaction_lt(ctx, field)
+			case "utime":
+				return ec.fieldContext_Transaction_utime(ctx, field)
+			case "now":
+				return ec.fieldContext_Transaction_now(ctx, field)
+			case "account":
+				return ec.fieldContext_Transaction_account(ctx, field)
+			case "account_address":
+				return ec.fieldContext_Transaction_account_address(ctx, field)
+			case "trace_id":
+				return ec.fieldContext_Transaction_trace_id(ctx, field)
+			case "success":
+				return ec.fieldContext_Transaction_success(ctx, field)
+			case "aborted":
+				return ec.fieldContext_Transaction_aborted(ctx, field)
+			case "compute_exit_code":
+				return ec.fieldContext_Transaction_compute_exit_code(ctx, field)
+			case "total_fees":
+				return ec.fieldContext_Transaction_total_fees(ctx, field)
+			case "mc_seqno":
+				return ec.fieldContext_Transaction_mc_seqno(ctx, field)
+			case "mc_block_seqno":
+				return ec.fieldContext_Transaction_mc_block_seqno(ctx, field)
+			case "orig_status":
+				return ec.fieldContext_Transaction_orig_status(ctx, field)
+			case "end_status":
+				return ec.fieldContext_Transaction_end_status(ctx, field)
+			case "in_msg":
+				return ec.fieldContext_Transaction_in_msg(ctx, field)
+			case "out_msgs":
+				return ec.fieldContext_Transaction_out_msgs(ctx, field)
+			case "actions":
+				return ec.fieldContext_Transaction_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Transaction", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_trace_external_hash_norm(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	res := obj.TraceExternalHashNorm
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamEvent_trace_external_hash_norm(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_trace_external_hash_norm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_address_book(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	if obj.AddressBook == nil {
+		fc, err := ec.fieldContext_StreamEvent_address_book(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNAddressBook2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBook(ctx, field.Selections, obj.AddressBook)
+	}
+	return &obj.AddressBook
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_address_book(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AddressBook does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_address_book_entries(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StreamEvent_address_book_entries(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.StreamEvent().AddressBookEntries(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.([]*chain.AddressBookEntry)
+	fc.Result = res
+	return ec.marshalNAddressBookEntry2ᚕᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAddressBookEntryᚄ(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_address_book_entries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_AddressBookEntry_address(ctx, field)
+			case "user_friendly":
+				return ec.fieldContext_AddressBookEntry_user_friendly(ctx, field)
+			case "domain":
+				return ec.fieldContext_AddressBookEntry_domain(ctx, field)
+			case "interfaces":
+				return ec.fieldContext_AddressBookEntry_interfaces(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AddressBookEntry", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_metadata(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	if obj.Metadata == nil {
+		fc, err := ec.fieldContext_StreamEvent_metadata(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return ec.marshalNMetadata2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐMetadata(ctx, field.Selections, obj.Metadata)
+	}
+	return &obj.Metadata
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Metadata does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscribe_subscriber(ctx context.Context, field graphql.CollectedField, obj *actions.Subscribe) (ret graphql.Marshaler) {
 	res := obj.Subscriber
 	if any(res) == nil {
@@ -32568,6 +33017,95 @@ func (ec *executionContext) fieldContext_Subscription_actions(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_actions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_events(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	fc, err := ec.fieldContext_Subscription_events(ctx, field)
+	if err != nil {
+		return nil
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = nil
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.Subscription().Events(rctx, fc.Args["filter"].(*model.ActionFilter), fc.Args["after"].(*string), fc.Args["watch"].(*model.StreamWatch))
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return nil
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return nil
+	}
+	return func(ctx context.Context) graphql.Marshaler {
+		select {
+		case res, ok := <-resTmp.(<-chan *model.StreamEvent):
+			if !ok {
+				return nil
+			}
+			return graphql.WriterFunc(func(w io.Writer) {
+				w.Write([]byte{'{'})
+				graphql.MarshalString(field.Alias).MarshalGQL(w)
+				w.Write([]byte{':'})
+				ec.marshalNStreamEvent2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamEvent(ctx, field.Selections, res).MarshalGQL(w)
+				w.Write([]byte{'}'})
+			})
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "cursor":
+				return ec.fieldContext_StreamEvent_cursor(ctx, field)
+			case "type":
+				return ec.fieldContext_StreamEvent_type(ctx, field)
+			case "finality":
+				return ec.fieldContext_StreamEvent_finality(ctx, field)
+			case "action":
+				return ec.fieldContext_StreamEvent_action(ctx, field)
+			case "transaction":
+				return ec.fieldContext_StreamEvent_transaction(ctx, field)
+			case "trace_external_hash_norm":
+				return ec.fieldContext_StreamEvent_trace_external_hash_norm(ctx, field)
+			case "address_book":
+				return ec.fieldContext_StreamEvent_address_book(ctx, field)
+			case "address_book_entries":
+				return ec.fieldContext_StreamEvent_address_book_entries(ctx, field)
+			case "metadata":
+				return ec.fieldContext_StreamEvent_metadata(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type StreamEvent", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -50234,6 +50772,107 @@ func (ec *executionContext) _StakeWithdrawalRequest(ctx context.Context, sel ast
 	return out
 }
 
+var streamEventImplementors = []string{"StreamEvent"}
+
+func (ec *executionContext) _StreamEvent(ctx context.Context, sel ast.SelectionSet, obj *model.StreamEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, streamEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StreamEvent")
+		case "cursor":
+			out.Values[i] = ec._StreamEvent_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			out.Values[i] = ec._StreamEvent_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "finality":
+			out.Values[i] = ec._StreamEvent_finality(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "action":
+			out.Values[i] = ec._StreamEvent_action(ctx, field, obj)
+		case "transaction":
+			out.Values[i] = ec._StreamEvent_transaction(ctx, field, obj)
+		case "trace_external_hash_norm":
+			out.Values[i] = ec._StreamEvent_trace_external_hash_norm(ctx, field, obj)
+		case "address_book":
+			out.Values[i] = ec._StreamEvent_address_book(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "address_book_entries":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StreamEvent_address_book_entries(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "metadata":
+			out.Values[i] = ec._StreamEvent_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var subscribeImplementors = []string{"Subscribe", "ActionDetails"}
 
 func (ec *executionContext) _Subscribe(ctx context.Context, sel ast.SelectionSet, obj *actions.Subscribe) graphql.Marshaler {
@@ -50293,6 +50932,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "actions":
 		return ec._Subscription_actions(ctx, fields[0])
+	case "events":
+		return ec._Subscription_events(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -54163,6 +54804,20 @@ func (ec *executionContext) marshalNRiskNft2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpr
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNStreamEvent2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamEvent(ctx context.Context, sel ast.SelectionSet, v model.StreamEvent) graphql.Marshaler {
+	return ec._StreamEvent(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStreamEvent2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamEvent(ctx context.Context, sel ast.SelectionSet, v *model.StreamEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StreamEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {

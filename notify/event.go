@@ -10,13 +10,21 @@ import (
 	"github.com/tonql/tonql/store"
 )
 
-// Event is one action told to subscribers: read from the store once and
-// shared by every subscriber it matches, so it is never changed after it
-// is made. Its two views (with or without the accounts list) and their
-// JSON are made on first use.
+// Event types, named as toncenter's streaming v2 names them.
+const (
+	TypeActions      = "actions"
+	TypeTransactions = "transactions"
+)
+
+// Event is one action or transaction told to subscribers: read from the
+// store once and shared by every subscriber it matches, so it is never
+// changed after it is made. Its views (with or without the accounts list)
+// and their JSON are made on first use.
 type Event struct {
 	Seq    uint64
-	Action *chain.Action // Accounts filled; nil for an invalidation
+	Action *chain.Action // Accounts filled; nil for an invalidation and a transaction
+	// Tx is a transaction's event (Type TypeTransactions).
+	Tx *TxEvent
 	// Pending marks an emulated action of a message sent through this
 	// server, told before its trace is stored; its Seq is the position it
 	// was told at and moves no subscriber's position.
@@ -29,6 +37,36 @@ type Event struct {
 	tokens      chain.Metadata    // metadata of the tokens among them
 
 	views [2]view // without, with accounts
+}
+
+// Type is the event's type name.
+func (e *Event) Type() string {
+	if e.Tx != nil {
+		return TypeTransactions
+	}
+	return TypeActions
+}
+
+// Accounts are the accounts the event concerns: an action's participants,
+// a transaction's own account. A watched one brings the event.
+func (e *Event) Accounts() []string {
+	if e.Tx != nil {
+		return []string{e.Tx.Tx.Account}
+	}
+	if e.Action == nil {
+		return nil
+	}
+	return e.Action.Accounts
+}
+
+// extNorm is the normalized hash of the external message of the event's
+// trace, nil when unknown; a watched one brings an action (a transaction
+// is matched by its account only, as toncenter matches it).
+func (e *Event) extNorm() *string {
+	if e.Action == nil {
+		return nil
+	}
+	return e.Action.TraceExternalHashNorm
 }
 
 type view struct {
@@ -46,8 +84,12 @@ func (e *Event) List(includeAccounts bool) *chain.ActionList {
 	return &v.list
 }
 
-// JSON is List encoded as /api/v3/actions encodes a page.
+// JSON is List encoded as /api/v3/actions encodes a page; a transaction's
+// is TxEvent.JSON.
 func (e *Event) JSON(includeAccounts bool) ([]byte, error) {
+	if e.Tx != nil {
+		return e.Tx.JSON()
+	}
 	v := e.view(includeAccounts)
 	return v.json, v.err
 }

@@ -121,6 +121,7 @@ type Hub struct {
 	watchKey  map[string]int                        // watched keys of a key's streams
 	needLts   int
 	needMsgs  int
+	needTxs   int // live subscriptions that want transactions
 	// pending traces told and not settled, by normalized external hash;
 	// needPending counts the live subscriptions that want them.
 	pending     map[string]*pendingTrace
@@ -302,37 +303,37 @@ func sleep(ctx context.Context, d time.Duration) {
 // out, a page at a time.
 func (h *Hub) catchUp(ctx context.Context) {
 	for {
-		n, err := h.step(ctx)
+		more, err := h.step(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				h.warn.Warn("reading new actions failed; retrying", err)
+				h.warn.Warn("reading new events failed; retrying", err)
 			}
 			return
 		}
-		if n < pageSize {
+		if !more {
 			return
 		}
 	}
 }
 
-func (h *Hub) step(ctx context.Context) (int, error) {
+func (h *Hub) step(ctx context.Context) (bool, error) {
 	h.round.Lock()
 	defer h.round.Unlock()
 	h.mu.Lock()
-	after, lts, msgs := h.last, h.needLts > 0, h.needMsgs > 0
-	h.mu.Unlock()
 	// Every action, nested ones too: each subscription's filter (its
-	// NestedRule among the rest) is tested in memory.
-	rows, err := h.o.Store.ActionsAfter(ctx, store.ActionFilter{Nested: store.NestedRule{Show: true}}, after, pageSize)
-	if err != nil || len(rows) == 0 {
-		return 0, err
-	}
-	events, err := prepare(ctx, h.o.Store, h.o.Book, rows, lts, msgs)
-	if err != nil {
-		return 0, err
+	// NestedRule among the rest) is tested in memory. Transactions only
+	// while a subscription wants them: one that joins later starts after
+	// what the hub told (join), so it misses none.
+	r := reading{filter: store.ActionFilter{Nested: store.NestedRule{Show: true}}, actions: true,
+		txs: h.needTxs > 0, lts: h.needLts > 0, msgs: h.needMsgs > 0}
+	after := h.last
+	h.mu.Unlock()
+	events, more, err := read(ctx, &h.o, r, after, pageSize)
+	if err != nil || len(events) == 0 {
+		return false, err
 	}
 	h.fanOut(events)
-	return len(rows), nil
+	return more, nil
 }
 
 // fanOut offers each event to the subscriptions that may want it: those
@@ -354,12 +355,12 @@ func (h *Hub) fanOut(events []*Event) {
 		for s := range h.others {
 			give(s, e)
 		}
-		for _, acc := range e.Action.Accounts {
+		for _, acc := range e.Accounts() {
 			for s := range h.byAccount[acc] {
 				give(s, e)
 			}
 		}
-		if x := e.Action.TraceExternalHashNorm; x != nil {
+		if x := e.extNorm(); x != nil {
 			for s := range h.byExt[*x] {
 				give(s, e)
 			}
@@ -487,6 +488,9 @@ func (h *Hub) join(s *Subscription, horizon uint64, fromNow bool) (uint64, bool)
 	if msgs {
 		h.needMsgs++
 	}
+	if s.wants(TypeTransactions) {
+		h.needTxs++
+	}
 	s.live = true
 	return horizon, true
 }
@@ -526,6 +530,9 @@ func (h *Hub) leaveLocked(s *Subscription) {
 	}
 	if msgs {
 		h.needMsgs--
+	}
+	if s.wants(TypeTransactions) {
+		h.needTxs--
 	}
 }
 

@@ -62,7 +62,7 @@ func (h *Hub) Pending(p PendingTrace) {
 		e.Seq = h.last
 		seen := map[*Subscription]bool{}
 		give := func(s *Subscription) {
-			if seen[s] || !s.req.Pending {
+			if seen[s] || !s.req.Pending || !s.wants(TypeActions) {
 				return
 			}
 			seen[s] = true
@@ -104,7 +104,7 @@ func (h *Hub) hasPending() bool {
 // settleLocked forgets the pending trace whose real actions are being told
 // (h.mu held).
 func (h *Hub) settleLocked(e *Event) {
-	if x := e.Action.TraceExternalHashNorm; x != nil && len(h.pending) > 0 {
+	if x := e.extNorm(); x != nil && len(h.pending) > 0 {
 		delete(h.pending, *x)
 	}
 }

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,7 +14,11 @@ import (
 // Request is what a subscriber asks for.
 type Request struct {
 	// Filter is a validated /api/v3/actions filter (only filters count).
+	// Of transactions, only its account and watch set count (txScope).
 	Filter store.ActionFilter
+	// Types are the event types wanted (TypeActions, TypeTransactions);
+	// nil: actions.
+	Types []string
 	// After resumes after this position (an event's Seq): the store's
 	// matching actions after it are replayed first. Nil starts from now.
 	After *uint64
@@ -32,6 +37,14 @@ type Request struct {
 	// dispatcher): not a client's stream, so it neither counts in
 	// Stats.Streams (tonql_streams_open) nor takes a place of MaxStreams.
 	Internal bool
+}
+
+// wants tells whether the subscription asked for events of type t.
+func (s *Subscription) wants(t string) bool {
+	if len(s.req.Types) == 0 {
+		return t == TypeActions
+	}
+	return slices.Contains(s.req.Types, t)
 }
 
 // anonymous is the address a keyless stream counts under; "" for keyed ones.
@@ -130,20 +143,25 @@ func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
 		return nil, err
 	}
 	st := s.hub.o.Store
+	r := reading{filter: s.req.Filter, actions: s.wants(TypeActions), txs: s.wants(TypeTransactions)}
+	if r.txs {
+		var none bool
+		if r.txAccounts, none = txScope(&s.req.Filter); none {
+			r.txs = false
+		}
+	}
 	for len(s.buf) == 0 {
-		// Every action up to head is visible to the read that follows.
+		// Every event up to head is visible to the read that follows.
 		head, err := st.LastActionSeq(ctx)
 		if err != nil {
 			return nil, err
 		}
-		rows, err := st.ActionsAfter(ctx, s.req.Filter, s.pos, replayPage)
+		events, _, err := read(ctx, &s.hub.o, r, s.pos, replayPage)
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) > 0 {
-			if s.buf, err = prepare(ctx, st, s.hub.o.Book, rows, false, false); err != nil {
-				return nil, err
-			}
+		if len(events) > 0 {
+			s.buf = events
 			break
 		}
 		horizon, ok := s.hub.join(s, max(s.pos, head), false)
@@ -196,7 +214,10 @@ func (s *Subscription) offer(e *Event, limit int) bool {
 		return true
 	}
 	s.offered = e.Seq
-	if !s.watch.passes(&s.req.Filter, e) || !matches(&s.req.Filter, e) {
+	if !s.wants(e.Type()) || !s.watch.passes(&s.req.Filter, e) {
+		return true
+	}
+	if e.Tx != nil && !txMatches(&s.req.Filter, e) || e.Tx == nil && !matches(&s.req.Filter, e) {
 		return true
 	}
 	return s.push(e, limit)

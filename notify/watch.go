@@ -67,12 +67,12 @@ func (w *watch) passes(f *store.ActionFilter, e *Event) bool {
 	if len(f.WatchAccounts) == 0 && len(f.WatchExtNorms) == 0 {
 		return true // the single account: matches tests it
 	}
-	for _, a := range e.Action.Accounts {
+	for _, a := range e.Accounts() {
 		if _, ok := w.accounts[a]; ok {
 			return true
 		}
 	}
-	if h := e.Action.TraceExternalHashNorm; h != nil {
+	if h := e.extNorm(); h != nil {
 		if _, ok := w.exts[*h]; ok {
 			return true
 		}

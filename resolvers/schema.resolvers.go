@@ -269,9 +269,19 @@ func (r *queryResolver) MasterchainInfo(ctx context.Context) (*toncenter.Masterc
 	return r.GraphMasterchainInfo(ctx)
 }
 
+// AddressBookEntries is the resolver for the address_book_entries field.
+func (r *streamEventResolver) AddressBookEntries(ctx context.Context, obj *model.StreamEvent) ([]*chain.AddressBookEntry, error) {
+	return obj.AddressBook.Entries(), nil
+}
+
 // Actions is the resolver for the actions field.
 func (r *subscriptionResolver) Actions(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.ActionEvent, error) {
 	return r.SubscribeActionEvents(ctx, filter, watch, after)
+}
+
+// Events is the resolver for the events field.
+func (r *subscriptionResolver) Events(ctx context.Context, filter *model.ActionFilter, after *string, watch *model.StreamWatch) (<-chan *model.StreamEvent, error) {
+	return r.SubscribeEvents(ctx, filter, watch, after)
 }
 
 // Transactions is the resolver for the transactions field.
@@ -312,6 +322,9 @@ func (r *Resolver) FeeEstimate() graph.FeeEstimateResolver { return &feeEstimate
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
+// StreamEvent returns graph.StreamEventResolver implementation.
+func (r *Resolver) StreamEvent() graph.StreamEventResolver { return &streamEventResolver{r} }
+
 // Subscription returns graph.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
 
@@ -327,6 +340,7 @@ type actionEventResolver struct{ *Resolver }
 type actionListResolver struct{ *Resolver }
 type feeEstimateResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
+type streamEventResolver struct{ *Resolver }
 type subscriptionResolver struct{ *Resolver }
 type traceResolver struct{ *Resolver }
 type transactionResolver struct{ *Resolver }

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tonql/tonql/apikey"
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/internal/netconn"
 	"github.com/tonql/tonql/notify"
@@ -81,7 +83,11 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 		from = &seq
 	}
 	pending := watch != nil && watch.MinFinality != nil && *watch.MinFinality == FinalityPending
-	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from, Pending: pending,
+	var types []string
+	if watch != nil {
+		types = slices.Compact(slices.Sorted(slices.Values(watch.Types)))
+	}
+	sub, err := r.Notify.Subscribe(ctx, notify.Request{Filter: f, After: from, Pending: pending, Types: types,
 		Owner: apikey.KeyID(ctx), Client: apikey.ClientAddr(ctx)})
 	if err != nil {
 		return nil, err
@@ -89,27 +95,41 @@ func (r *Resolver) SubscribeActions(ctx context.Context, in *model.ActionFilter,
 	return &ActionStream{Subscription: sub, IncludeAccounts: in != nil && isTrue(in.IncludeAccounts)}, nil
 }
 
-// SubscribeActionEvents serves Subscription.actions: one goroutine per
-// subscription moves its events to gqlgen until the operation ends or the
-// stream does (then with an error that carries the resume cursor). gqlgen
-// takes an event only when it has written the one before to the socket,
-// so an event not taken for the stall time means a client that reads
-// nothing: the stream is cut as too slow, like an SSE stream, and the
-// socket's writes are bounded so the cut cannot hang on that client.
+// SubscribeActionEvents serves Subscription.actions, which streams
+// actions only (Subscription.events streams the other types).
 func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFilter, watch *model.StreamWatch, after *string) (<-chan *model.ActionEvent, error) {
+	if watch != nil {
+		for _, t := range watch.Types {
+			if t != EventActions && eventTypes[t] {
+				return nil, apperr.Field("types", "Subscription.actions streams actions; subscribe to Subscription.events for %s", t)
+			}
+		}
+	}
 	st, err := r.SubscribeActions(ctx, in, watch, after, "after")
 	if err != nil {
 		return nil, err
 	}
+	var told pendingTold
+	return pumpEvents(ctx, st, func(e *notify.Event) []*model.ActionEvent { return told.events(e, st.IncludeAccounts) }), nil
+}
+
+// pumpEvents moves a stream's events to gqlgen, each made into its
+// GraphQL events by conv, in one goroutine per subscription until the
+// operation ends or the stream does (then with an error that carries the
+// resume cursor). gqlgen takes an event only when it has written the one
+// before to the socket, so an event not taken for the stall time means a
+// client that reads nothing: the stream is cut as too slow, like an SSE
+// stream, and the socket's writes are bounded so the cut cannot hang on
+// that client.
+func pumpEvents[T any](ctx context.Context, st *ActionStream, conv func(*notify.Event) []*T) <-chan *T {
 	netconn.LimitSendBuffer(ctx)
 	// Unbuffered: the subscription's own queue is the (bounded) buffer.
-	ch := make(chan *model.ActionEvent)
+	ch := make(chan *T)
 	go func() {
 		defer close(ch)
 		defer st.Close()
 		stall := time.NewTimer(st.Stall())
 		defer stall.Stop()
-		var told pendingTold
 		for {
 			taken := st.Position() // what gqlgen has taken
 			e, err := st.Next(ctx)
@@ -128,7 +148,7 @@ func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFi
 				}
 				continue
 			}
-			for _, ev := range told.events(e, st.IncludeAccounts) {
+			for _, ev := range conv(e) {
 				stall.Reset(st.Stall())
 				select {
 				case ch <- ev:
@@ -143,7 +163,7 @@ func (r *Resolver) SubscribeActionEvents(ctx context.Context, in *model.ActionFi
 			}
 		}
 	}()
-	return ch, nil
+	return ch
 }
 
 // StreamEndError is how a subscription's end reads in GraphQL: the
@@ -191,4 +211,35 @@ func (p *pendingTold) events(e *notify.Event, includeAccounts bool) []*model.Act
 		delete(*p, *x) // settled by its stored trace
 	}
 	return []*model.ActionEvent{ev}
+}
+
+// SubscribeEvents serves Subscription.events: the event types of
+// watch.types (default actions) in one stream and one cursor.
+func (r *Resolver) SubscribeEvents(ctx context.Context, in *model.ActionFilter, watch *model.StreamWatch, after *string) (<-chan *model.StreamEvent, error) {
+	st, err := r.SubscribeActions(ctx, in, watch, after, "after")
+	if err != nil {
+		return nil, err
+	}
+	var told pendingTold
+	return pumpEvents(ctx, st, func(e *notify.Event) []*model.StreamEvent {
+		if e.Tx == nil {
+			evs := told.events(e, st.IncludeAccounts)
+			out := make([]*model.StreamEvent, len(evs))
+			for i, a := range evs {
+				out[i] = &model.StreamEvent{Cursor: a.Cursor, Type: EventActions, Finality: a.Finality, Action: a.Action,
+					TraceExternalHashNorm: a.Action.TraceExternalHashNorm, AddressBook: a.AddressBook, Metadata: a.Metadata}
+			}
+			return out
+		}
+		_, book, md, err := e.Tx.Rendered()
+		ev := &model.StreamEvent{Cursor: EncodeStreamCursor(e.Seq), Type: EventTransactions, Finality: FinalityFinalized,
+			Transaction: chain.NewFullTransaction(e.Tx.Tx), AddressBook: book, Metadata: md}
+		if err != nil {
+			ev.AddressBook, ev.Metadata = chain.AddressBook{}, chain.Metadata{}
+		}
+		if x := e.Tx.TraceExternalHashNorm; x != "" {
+			ev.TraceExternalHashNorm = &x
+		}
+		return []*model.StreamEvent{ev}
+	}), nil
 }

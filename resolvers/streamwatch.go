@@ -6,13 +6,15 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/graph/model"
+	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/store"
 )
 
 // Event types and finality levels of streams, named as toncenter's
 // streaming v2 names them.
 const (
-	EventActions = "actions"
+	EventActions      = notify.TypeActions
+	EventTransactions = notify.TypeTransactions
 	// FinalityFinalized is the finality of every event streamed: an action
 	// is told once its masterchain block is stored.
 	FinalityFinalized = "finalized"
@@ -27,7 +29,7 @@ const (
 // eventTypes are toncenter's streaming v2 event types; true for those
 // this server streams.
 var eventTypes = map[string]bool{
-	EventActions: true, "transactions": false, "trace": false, "account_state_change": false, "jettons_change": false,
+	EventActions: true, EventTransactions: true, "trace": false, "account_state_change": false, "jettons_change": false,
 }
 
 var finalities = []string{FinalityPending, "confirmed", FinalityFinalized}
@@ -81,7 +83,7 @@ func checkEventTypes(types []string) error {
 		case !known:
 			return apperr.Field("types", "unknown event type %q; the types are actions, transactions, trace, account_state_change, jettons_change", apperr.Excerpt(t))
 		case !served:
-			return apperr.Field("types", "%q events are not streamed by this server; it streams actions", t)
+			return apperr.Field("types", "%q events are not streamed by this server; it streams actions and transactions", t)
 		}
 	}
 	return nil

@@ -192,15 +192,20 @@ type streamFormat struct {
 
 // ownFormat is /api/v3/actions/stream's: each event a /api/v3/actions page
 // of its one action; a pending one the same named "pending", an
-// invalidation {"trace_external_hash_norm"} named "invalidated".
+// invalidation {"trace_external_hash_norm"} named "invalidated"; a
+// transaction (types=transactions) a /api/v3/transactions page of it with
+// the metadata of its tokens, named "transactions".
 func ownFormat(st *resolvers.ActionStream) streamFormat {
-	return streamFormat{hello: []byte(": stream of new actions; id is the resume cursor\n"),
+	return streamFormat{hello: []byte(": stream of new events; id is the resume cursor\n"),
 		data: func(e *notify.Event) (string, []byte, error) {
 			if e.Invalidated != "" {
 				b, err := json.Marshal(map[string]string{"trace_external_hash_norm": e.Invalidated})
 				return "invalidated", b, err
 			}
 			b, err := e.JSON(st.IncludeAccounts)
+			if e.Tx != nil {
+				return notify.TypeTransactions, b, err
+			}
 			if e.Pending {
 				return "pending", b, err
 			}

@@ -162,7 +162,8 @@ func TestStreamWatchErrors(t *testing.T) {
 	four := []string{addr, "0:" + strings.Repeat("CD", 32), "0:" + strings.Repeat("EF", 32), "0:" + strings.Repeat("12", 32)}
 	for q, field := range map[string]string{
 		"types=nope":                           "types",
-		"types=transactions":                   "types",
+		"types=trace":                          "types",
+		"types=actions,gossip":                 "types",
 		"min_finality=soon":                    "min_finality",
 		"min_finality=a&min_finality=b":        "min_finality",
 		"addresses=xyz":                        "addresses",

@@ -38,6 +38,9 @@ type txRow struct {
 	// Facts: what a transaction without BOC knows beyond these columns
 	// (decoded.go).
 	Facts *string `bun:"facts"`
+	// Seq is its place in the stream of events (txseq.go); NULL for rows
+	// stored before streams told transactions.
+	Seq *int64 `bun:"seq"`
 }
 
 type msgRow struct {

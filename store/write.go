@@ -94,11 +94,15 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 	err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// First, before any row is written: the counter's row lock orders
 		// this transaction's commit among the writers of actions (seq.go).
+		txSeqs, txHi, err := assignTxSeqs(ctx, tx, b.Transactions)
+		if err != nil {
+			return err
+		}
 		seqs, kept, hi, err := assignSeqs(ctx, tx, b.Actions)
 		if err != nil {
 			return err
 		}
-		last = hi
+		last = max(hi, txHi)
 		if b.Present != nil {
 			if err := findPresent(ctx, tx, b, kept); err != nil {
 				return err
@@ -106,7 +110,7 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		}
 		w := newWriter(tx, conn)
 		w.partitioned = s.partitioned.Load()
-		if err := saveTransactions(ctx, w, b.Transactions); err != nil {
+		if err := saveTransactions(ctx, w, b.Transactions, txSeqs); err != nil {
 			return err
 		}
 		if err := settlePending(ctx, tx, b.Transactions); err != nil {
@@ -208,11 +212,16 @@ func findPresent(ctx context.Context, tx bun.Tx, b *Batch, kept map[string]bool)
 	return nil
 }
 
-func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction) error {
+func saveTransactions(ctx context.Context, w *writer, txs []*chain.Transaction, seqs map[string]int64) error {
 	if len(txs) == 0 {
 		return nil
 	}
 	rows, msgs := txTableRows(txs)
+	for i := range rows {
+		if n, ok := seqs[rows[i].Hash]; ok {
+			rows[i].Seq = &n
+		}
+	}
 	rows = dedupe(rows, func(r *txRow) string { return r.Hash }, nil)
 	msgs = dedupe(msgs, func(r *msgRow) string { return r.TxHash + "/" + r.Direction + "/" + strconv.Itoa(r.Seq) }, nil)
 	// The trace id of a transaction can change when an earlier part of its

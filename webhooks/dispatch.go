@@ -22,9 +22,9 @@ type index struct {
 }
 
 type watch struct {
-	id      string
-	start   uint64 // told actions with a higher seq
-	actions bool   // watches EventActions
+	id    string
+	start uint64   // told events with a higher seq
+	types []string // the event types it watches
 }
 
 // dispatch keeps one hub subscription from the stored cursor and queues
@@ -52,7 +52,9 @@ func (s *Service) dispatchOnce(ctx context.Context) error {
 		return err
 	}
 	after := uint64(cursor)
-	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after, Internal: true})
+	// Every type a hook may watch: one position covers them all, so a hook
+	// made later with another type needs no second subscription.
+	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after, Internal: true, Types: EventTypes})
 	if err != nil {
 		return err
 	}
@@ -127,7 +129,7 @@ func (s *Service) enqueue(ctx context.Context, events []*notify.Event) error {
 						return err
 					}
 				}
-				vals = append(vals, w.id, int64(e.Seq), string(payload(w.id, EventActions, e.Seq, data)), now)
+				vals = append(vals, w.id, int64(e.Seq), string(payload(w.id, e.Type(), e.Seq, data)), now)
 				sql.WriteString("(?, ?, ?, ?),")
 				if len(vals) >= 400 {
 					if err := flush(); err != nil {
@@ -149,9 +151,10 @@ func (s *Service) enqueue(ctx context.Context, events []*notify.Event) error {
 // match returns the hooks that take e, each once.
 func (x *index) match(e *notify.Event) []*watch {
 	var out []*watch
-	for _, acc := range e.Action.Accounts {
+	typ := e.Type()
+	for _, acc := range e.Accounts() {
 		for _, w := range x.byAddr[acc] {
-			if w.actions && e.Seq > w.start && !slices.Contains(out, w) {
+			if e.Seq > w.start && slices.Contains(w.types, typ) && !slices.Contains(out, w) {
 				out = append(out, w)
 			}
 		}
@@ -184,7 +187,7 @@ func (s *Service) hooks(ctx context.Context, tx bun.Tx, version int64) (*index, 
 			return nil, fmt.Errorf("webhook %s: addresses: %w", r.ID, err)
 		}
 		_ = json.Unmarshal([]byte(r.EventTypes), &types)
-		w := &watch{id: r.ID, start: uint64(r.StartSeq), actions: slices.Contains(types, EventActions)}
+		w := &watch{id: r.ID, start: uint64(r.StartSeq), types: types}
 		for _, a := range addrs {
 			idx.byAddr[a] = append(idx.byAddr[a], w)
 		}
@@ -198,7 +201,8 @@ func (s *Service) hooks(ctx context.Context, tx bun.Tx, version int64) (*index, 
 // payload is the body POSTed for an event: its id (what receivers dedup
 // on: the same event is always sent with the same id), the hook, the
 // type, its stream position and the data (for actions, a /api/v3/actions
-// answer of the one action, with its accounts).
+// answer of the one action, with its accounts; for transactions, a
+// /api/v3/transactions answer of the one transaction with its metadata).
 func payload(hookID, typ string, seq uint64, data []byte) []byte {
 	b := make([]byte, 0, len(data)+128)
 	b = append(b, `{"event_id":`...)

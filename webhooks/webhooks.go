@@ -34,12 +34,14 @@ import (
 	"github.com/tonql/tonql/store"
 )
 
-// EventActions is the event type of decoded actions (the events of
-// notify's hub); the only one notify offers so far.
-const EventActions = "actions"
+// Event types a hook may watch: those of notify's hub.
+const (
+	EventActions      = notify.TypeActions
+	EventTransactions = notify.TypeTransactions
+)
 
 // EventTypes are the event types a hook may watch.
-var EventTypes = []string{EventActions}
+var EventTypes = []string{EventActions, EventTransactions}
 
 // Defaults of Options.
 const (

@@ -266,6 +266,27 @@ type Participant struct {
 type Query struct {
 }
 
+// One event of Subscription.events.
+type StreamEvent struct {
+	// resume point: pass as after (it is also the SSE event id)
+	Cursor string `json:"cursor"`
+	// actions or transactions: which of action and transaction is set
+	Type string `json:"type"`
+	// as ActionEvent.finality; a transaction is finalized
+	Finality string        `json:"finality"`
+	Action   *chain.Action `json:"action,omitempty"`
+	// a stored transaction with its messages
+	Transaction *chain.FullTransaction `json:"transaction,omitempty"`
+	// TEP-467 normalized hash of the external message that started the trace, when known
+	TraceExternalHashNorm *string `json:"trace_external_hash_norm,omitempty"`
+	// the REST address_book object of the event's addresses
+	AddressBook chain.AddressBook `json:"address_book"`
+	// the same entries as a typed list, sorted by address
+	AddressBookEntries []*chain.AddressBookEntry `json:"address_book_entries"`
+	// the REST metadata object of the tokens among the event's addresses
+	Metadata chain.Metadata `json:"metadata"`
+}
+
 // What a stream watches besides its filter: actions in which any of the
 // addresses takes part, or of traces started by an external message with one
 // of the normalized hashes (either list alone restricts; both widen each
@@ -277,7 +298,9 @@ type StreamWatch struct {
 	Addresses []string `json:"addresses,omitempty"`
 	// TEP-467 normalized hashes of external messages (base64 or hex)
 	TraceExternalHashNorms []string `json:"trace_external_hash_norms,omitempty"`
-	// event types: only actions are streamed here (the default); other names are refused
+	// event types (toncenter's streaming v2 names): actions (the default) and
+	// transactions (Subscription.events); trace, account_state_change and
+	// jettons_change are refused as not served, other names as unknown
 	Types []string `json:"types,omitempty"`
 	// the lowest finality wanted: pending, confirmed or finalized (default).
 	// Stored actions are finalized, which every choice receives (there are no

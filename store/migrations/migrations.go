@@ -44,6 +44,7 @@ func New() *migrate.Migrations {
 	registerDNSRecords(m)
 	registerCandlesKept(m)
 	registerMovesOwners(m)
+	registerTxSeq(m)
 	return m
 }
 
