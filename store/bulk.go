@@ -141,15 +141,23 @@ func (b *BulkLoad) SaveTraces(ctx context.Context, actions []chain.Action, txs [
 	}
 	// Numbers taken and committed at once, not under a lock held to the
 	// batch's commit as SaveBatch does: that lock is what serializes
-	// writers, and a bulk load wants them side by side.
-	last, err := takeSeqs(ctx, s.db, len(actions))
+	// writers, and a bulk load wants them side by side. As in SaveBatch,
+	// the transactions (new: the tables were empty) come first.
+	items := txOrder(txs)
+	last, err := takeSeqs(ctx, s.db, len(items)+len(actions))
 	if err != nil {
 		return err
 	}
+	txSeqs, _ := numberTxs(items, nil, last-int64(len(items)+len(actions)))
 	seqs := make(map[string]int64, len(actions))
 	numberNew(actions, seqs, last-int64(len(actions)))
 	arows, links, txLinks := actionTableRows(actions, seqs)
 	txRows, msgs := txTableRows(txs)
+	for i := range txRows {
+		if n, ok := txSeqs[txRows[i].Hash]; ok {
+			txRows[i].Seq = &n
+		}
+	}
 	traceRows := make([]traceRow, len(traces))
 	for i, t := range traces {
 		traceRows[i] = newTraceRow(t)

@@ -24,21 +24,8 @@ func assignTxSeqs(ctx context.Context, tx bun.Tx, txs []*chain.Transaction) (seq
 	if len(txs) == 0 {
 		return nil, 0, nil
 	}
-	type item struct {
-		hash string
-		lt   uint64
-	}
-	items := make([]item, 0, len(txs))
-	seen := make(map[string]bool, len(txs))
-	lo, top := int64(txs[0].Lt), int64(txs[0].Lt)
-	for _, t := range txs {
-		h := t.Hash.Base64()
-		lo, top = min(lo, int64(t.Lt)), max(top, int64(t.Lt))
-		if !seen[h] {
-			seen[h] = true
-			items = append(items, item{h, t.Lt})
-		}
-	}
+	items := txOrder(txs)
+	lo, top := int64(items[0].lt), int64(items[len(items)-1].lt)
 	last, err := takeSeqs(ctx, tx, len(items))
 	if err != nil {
 		return nil, 0, err
@@ -60,20 +47,7 @@ func assignTxSeqs(ctx context.Context, tx bun.Tx, txs []*chain.Transaction) (seq
 			stored[h] = true
 		}
 	}
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].lt != items[j].lt {
-			return items[i].lt < items[j].lt
-		}
-		return items[i].hash < items[j].hash
-	})
-	next := last - int64(len(items))
-	seqs = make(map[string]int64, len(items)-len(stored))
-	for _, it := range items {
-		if !stored[it.hash] {
-			next++
-			seqs[it.hash] = next
-		}
-	}
+	seqs, hi = numberTxs(items, stored, last-int64(len(items)))
 	// The stored ones' numbers go back while the row is locked, as
 	// assignSeqs gives back its unused ones.
 	if unused := len(stored); unused > 0 {
@@ -81,10 +55,47 @@ func assignTxSeqs(ctx context.Context, tx bun.Tx, txs []*chain.Transaction) (seq
 			return nil, 0, err
 		}
 	}
-	if len(seqs) > 0 {
-		hi = uint64(next)
-	}
 	return seqs, hi, nil
+}
+
+// txItem is a transaction as the numbering sees it.
+type txItem struct {
+	hash string // base64
+	lt   uint64
+}
+
+// txOrder is txs without repeats in numbering order (lt, hash).
+func txOrder(txs []*chain.Transaction) []txItem {
+	items := make([]txItem, 0, len(txs))
+	seen := make(map[string]bool, len(txs))
+	for _, t := range txs {
+		if h := t.Hash.Base64(); !seen[h] {
+			seen[h] = true
+			items = append(items, txItem{h, t.Lt})
+		}
+	}
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].lt != items[j].lt {
+			return items[i].lt < items[j].lt
+		}
+		return items[i].hash < items[j].hash
+	})
+	return items
+}
+
+// numberTxs gives the items not in stored the numbers after base, in
+// order, by hash; hi is the highest given (0 when none was).
+func numberTxs(items []txItem, stored map[string]bool, base int64) (seqs map[string]int64, hi uint64) {
+	seqs = make(map[string]int64, len(items)-len(stored))
+	next := base
+	for _, it := range items {
+		if !stored[it.hash] {
+			next++
+			seqs[it.hash] = next
+			hi = uint64(next)
+		}
+	}
+	return seqs, hi
 }
 
 // SeqTx is a transaction with its place in the stream.
