@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -29,7 +30,6 @@ type reading struct {
 // full, the other kind's events past its last seq are left for the next
 // read as well, so the merged order has no gap.
 func read(ctx context.Context, o *Options, r reading, after uint64, limit int) ([]*Event, bool, error) {
-	var events []*Event
 	bound, more := ^uint64(0), false
 	if r.actions && r.txs {
 		head, err := o.Store.LastActionSeq(ctx)
@@ -38,51 +38,46 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 		}
 		bound = head
 	}
+	var acts []store.SeqAction
+	var txs []store.SeqTx
+	var err error
 	if r.actions {
-		rows, err := o.Store.ActionsAfter(ctx, r.filter, after, limit)
-		if err != nil {
+		if acts, err = o.Store.ActionsAfter(ctx, r.filter, after, limit); err != nil {
 			return nil, false, err
 		}
-		if len(rows) == limit {
-			bound, more = min(bound, rows[len(rows)-1].Seq), true
-		}
-		if events, err = prepare(ctx, o.Store, o.Book, rows, r.lts, r.msgs); err != nil {
-			return nil, false, err
+		if len(acts) == limit {
+			bound, more = min(bound, acts[len(acts)-1].Seq), true
 		}
 	}
 	if r.txs {
-		rows, err := o.Store.TransactionsAfter(ctx, r.txAccounts, after, limit)
-		if err != nil {
+		if txs, err = o.Store.TransactionsAfter(ctx, r.txAccounts, after, limit); err != nil {
 			return nil, false, err
 		}
-		if len(rows) == limit {
-			bound, more = min(bound, rows[len(rows)-1].Seq), true
-		}
-		txs, err := prepareTxs(ctx, o.Book, rows)
-		if err != nil {
-			return nil, false, err
-		}
-		events = append(events, txs...)
-		slices.SortFunc(events, func(a, b *Event) int { return cmpSeq(a.Seq, b.Seq) })
-	}
-	for i, e := range events {
-		if e.Seq > bound {
-			// committed after the bound: the next read takes it
-			events, more = events[:i], true
-			break
+		if len(txs) == limit {
+			bound, more = min(bound, txs[len(txs)-1].Seq), true
 		}
 	}
+	// Rows past the bound (committed after it, or past the other kind's
+	// full page) are left for the next read before any is prepared.
+	cutA := func(a store.SeqAction) bool { return a.Seq > bound }
+	cutT := func(t store.SeqTx) bool { return t.Seq > bound }
+	if i := slices.IndexFunc(acts, cutA); i >= 0 {
+		acts, more = acts[:i], true
+	}
+	if i := slices.IndexFunc(txs, cutT); i >= 0 {
+		txs, more = txs[:i], true
+	}
+	events, err := prepare(ctx, o.Store, o.Book, acts, r.lts, r.msgs)
+	if err != nil || len(txs) == 0 {
+		return events, more, err
+	}
+	txEvents, err := prepareTxs(ctx, o.Book, txs)
+	if err != nil {
+		return nil, false, err
+	}
+	events = append(events, txEvents...)
+	slices.SortFunc(events, func(a, b *Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	return events, more, nil
-}
-
-func cmpSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // txScope is which transactions a filter's subscription gets: those of
