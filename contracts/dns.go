@@ -21,14 +21,6 @@ import (
 // toncenter does: an item is one when its root's get_nft_address_by_index
 // names it, so no other contract can claim a name.
 
-var (
-	dnsResolve           = getmethod.Method{Name: "dnsresolve"}
-	getNftData           = getmethod.Method{Name: "get_nft_data"}
-	getDomain            = getmethod.Method{Name: "get_domain"}
-	getFullDomain        = getmethod.Method{Name: "get_full_domain"}
-	getNftAddressByIndex = getmethod.Method{Name: "get_nft_address_by_index"}
-)
-
 // DNSZone is how the items of a root collection tell their name.
 type DNSZone uint8
 
@@ -64,7 +56,7 @@ var (
 // none. states are the batch's states by address: the root's is used
 // when the batch holds it, else the stored one.
 func (rd *Reader) readDNS(ctx context.Context, st *chain.AccountState, states map[string]*chain.AccountState) (out chain.DNSEntry, ok bool, err error) {
-	s, ok, err := rd.call(ctx, st, getNftData)
+	s, ok, err := rd.call(ctx, st, getmethod.GetNftData)
 	if err != nil || !ok || s.Len() != 5 {
 		return out, false, err
 	}
@@ -93,13 +85,13 @@ func (rd *Reader) rootHolds(ctx context.Context, root string, index *big.Int, it
 	var res *getmethod.Result
 	var err error
 	if rst := states[root]; rst != nil {
-		res, err = rd.run.RunState(ctx, rst, getNftAddressByIndex, stack)
+		res, err = rd.run.RunState(ctx, rst, getmethod.GetNftAddressByIndex, stack)
 	} else {
 		id, perr := ton.ParseAccountID(root)
 		if perr != nil {
 			return false, perr
 		}
-		res, err = rd.run.Run(ctx, id, getNftAddressByIndex, stack)
+		res, err = rd.run.Run(ctx, id, getmethod.GetNftAddressByIndex, stack)
 	}
 	if err != nil {
 		return false, fmt.Errorf("DNS root %s: %w", root, err)
@@ -117,9 +109,9 @@ func (rd *Reader) rootHolds(ctx context.Context, root string, index *big.Int, it
 
 // domain is the item's full name.
 func (rd *Reader) domain(ctx context.Context, st *chain.AccountState, zone DNSZone) (string, bool, error) {
-	m := getDomain
+	m := getmethod.GetDomain
 	if zone == ZoneTMe {
-		m = getFullDomain
+		m = getmethod.GetFullDomain
 	}
 	s, ok, err := rd.call(ctx, st, m)
 	if err != nil || !ok {
@@ -164,7 +156,7 @@ func (rd *Reader) records(ctx context.Context, st *chain.AccountState, e *chain.
 	var stack tlb.VmStack
 	stack.Put(self)
 	stack.Put(tlb.VmStackValue{SumType: "VmStkTinyInt"})
-	res, err := rd.run.RunState(ctx, st, dnsResolve, stack)
+	res, err := rd.run.RunState(ctx, st, getmethod.DNSResolve, stack)
 	if err != nil {
 		return err
 	}

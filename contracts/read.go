@@ -17,12 +17,6 @@ import (
 	"github.com/tonql/tonql/getmethod"
 )
 
-var (
-	getSaleData    = getmethod.Method{Name: "get_sale_data"}
-	getVestingData = getmethod.Method{Name: "get_vesting_data"}
-	getWhitelist   = getmethod.Method{Name: "get_whitelist"}
-)
-
 // Runner runs a get method on a given state (RunState) and on the stored
 // state of an account (Run). getmethod.Runner is one.
 type Runner interface {
@@ -80,7 +74,7 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain
 
 func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash,
 	states map[string]*chain.AccountState, out *chain.ContractRecords) error {
-	if methods.Has(dnsResolve) && methods.Has(getNftData) && len(rd.roots) > 0 {
+	if methods.Has(getmethod.DNSResolve) && methods.Has(getmethod.GetNftData) && len(rd.roots) > 0 {
 		e, ok, err := rd.readDNS(ctx, st, states)
 		if err != nil {
 			return err
@@ -90,8 +84,8 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 			return nil
 		}
 	}
-	if methods.Has(getSaleData) {
-		s, ok, err := rd.call(ctx, st, getSaleData)
+	if methods.Has(getmethod.GetSaleData) {
+		s, ok, err := rd.call(ctx, st, getmethod.GetSaleData)
 		if err != nil {
 			return err
 		}
@@ -101,8 +95,8 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 			return nil
 		}
 	}
-	if methods.Has(getVestingData) && methods.Has(getWhitelist) {
-		s, ok, err := rd.call(ctx, st, getVestingData)
+	if methods.Has(getmethod.GetVestingData) && methods.Has(getmethod.GetWhitelist) {
+		s, ok, err := rd.call(ctx, st, getmethod.GetVestingData)
 		if err != nil {
 			return err
 		}
@@ -110,7 +104,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 		if !ok || !good {
 			return nil
 		}
-		w, ok, err := rd.call(ctx, st, getWhitelist)
+		w, ok, err := rd.call(ctx, st, getmethod.GetWhitelist)
 		if err != nil {
 			return err
 		}

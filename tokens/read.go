@@ -21,14 +21,6 @@ import (
 )
 
 // The standards' get methods, by name (the VM calls them by id).
-var (
-	getJettonData     = getmethod.Method{Name: "get_jetton_data"}
-	getWalletData     = getmethod.Method{Name: "get_wallet_data"}
-	getCollectionData = getmethod.Method{Name: "get_collection_data"}
-	getNftData        = getmethod.Method{Name: "get_nft_data"}
-	getNftContent     = getmethod.Method{Name: "get_nft_content"}
-)
-
 // Runner runs get methods: on a given state (RunState) and on the
 // current state of an account (Run). getmethod.Runner is one.
 type Runner interface {
@@ -116,8 +108,8 @@ func (rd *Reader) call(ctx context.Context, st *chain.AccountState, m getmethod.
 func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash,
 	states map[string]*chain.AccountState, out *chain.TokenRecords, items *[]*chain.NftItem) error {
 	lt := st.LastTxLt
-	if methods.Has(getWalletData) {
-		s, ok, err := rd.call(ctx, st, getWalletData, tlb.VmStack{})
+	if methods.Has(getmethod.GetWalletData) {
+		s, ok, err := rd.call(ctx, st, getmethod.GetWalletData, tlb.VmStack{})
 		if err != nil {
 			return err
 		}
@@ -127,8 +119,8 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 			return nil
 		}
 	}
-	if methods.Has(getJettonData) {
-		s, ok, err := rd.call(ctx, st, getJettonData, tlb.VmStack{})
+	if methods.Has(getmethod.GetJettonData) {
+		s, ok, err := rd.call(ctx, st, getmethod.GetJettonData, tlb.VmStack{})
 		if err != nil {
 			return err
 		}
@@ -138,8 +130,8 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 			return nil
 		}
 	}
-	if methods.Has(getNftData) {
-		s, ok, err := rd.call(ctx, st, getNftData, tlb.VmStack{})
+	if methods.Has(getmethod.GetNftData) {
+		s, ok, err := rd.call(ctx, st, getmethod.GetNftData, tlb.VmStack{})
 		if err != nil {
 			return err
 		}
@@ -150,8 +142,8 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 			return nil
 		}
 	}
-	if methods.Has(getCollectionData) {
-		s, ok, err := rd.call(ctx, st, getCollectionData, tlb.VmStack{})
+	if methods.Has(getmethod.GetCollectionData) {
+		s, ok, err := rd.call(ctx, st, getmethod.GetCollectionData, tlb.VmStack{})
 		if err != nil {
 			return err
 		}
@@ -187,13 +179,13 @@ func (rd *Reader) itemContent(ctx context.Context, it *chain.NftItem, individual
 	var res *getmethod.Result
 	var err error
 	if st := states[it.Collection]; st != nil {
-		res, err = rd.run.RunState(ctx, st, getNftContent, stack)
+		res, err = rd.run.RunState(ctx, st, getmethod.GetNftContent, stack)
 	} else {
 		id, perr := ton.ParseAccountID(it.Collection)
 		if perr != nil {
 			return nil
 		}
-		res, err = rd.run.Run(ctx, id, getNftContent, stack)
+		res, err = rd.run.Run(ctx, id, getmethod.GetNftContent, stack)
 	}
 	if err != nil || res.ExitCode != 0 || res.Stack.Len() != 1 {
 		return nil
