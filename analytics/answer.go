@@ -84,7 +84,7 @@ func (c *Candle) Point(decimals, quoteDecimals int) CandlePoint {
 	return CandlePoint{Time: c.Bucket,
 		Open: Decimal(c.Open, shift, PriceDigits), High: Decimal(c.High, shift, PriceDigits),
 		Low: Decimal(c.Low, shift, PriceDigits), Close: Decimal(c.Close, shift, PriceDigits),
-		Vwap:   Decimal(c.VWAP(), shift, PriceDigits),
+		Vwap:   decimalOf(c.VolumeQuote, c.VolumeBase, shift, PriceDigits),
 		Volume: actions.BigInt(c.VolumeBase.String()), VolumeQuote: actions.BigInt(c.VolumeQuote.String()), Trades: c.Trades}
 }
 
