@@ -1048,6 +1048,8 @@ input TransactionFilter {
   seqno: UInt32
   "a message of the transaction: its hash or normalized hash"
   msg_hash: [String!]
+  "a message of the transaction with this body: the hash of the body's cell (any hash form)"
+  body_hash: String
   "in or out, with msg_hash or opcode"
   direction: String
   "an in-message's op code, 0x-hex or decimal"
@@ -1057,6 +1059,8 @@ input TransactionFilter {
 "GET /api/v3/messages' filters, the same names."
 input MessageFilter {
   msg_hash: [String!]
+  "the hash of the body's cell (any hash form; a message without a body has the empty cell's)"
+  body_hash: String
   "any address form; empty string: external inbound messages"
   source: String
   "any address form; empty string: external outbound messages"
@@ -42325,7 +42329,7 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"msg_hash", "source", "destination", "opcode", "direction", "start_lt", "end_lt", "exclude_externals", "only_externals"}
+	fieldsInOrder := [...]string{"msg_hash", "body_hash", "source", "destination", "opcode", "direction", "start_lt", "end_lt", "exclude_externals", "only_externals"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -42339,6 +42343,13 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 				return it, err
 			}
 			it.MsgHash = data
+		case "body_hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body_hash"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BodyHash = data
 		case "source":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -42504,7 +42515,7 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"account", "exclude_account", "hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno", "workchain", "shard", "seqno", "msg_hash", "direction", "opcode"}
+	fieldsInOrder := [...]string{"account", "exclude_account", "hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt", "mc_seqno", "workchain", "shard", "seqno", "msg_hash", "body_hash", "direction", "opcode"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -42602,6 +42613,13 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 				return it, err
 			}
 			it.MsgHash = data
+		case "body_hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body_hash"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BodyHash = data
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)

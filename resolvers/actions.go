@@ -304,6 +304,18 @@ func hashes(field string, in []string) ([]string, error) {
 	return out, nil
 }
 
+// optHash is an optional hash in any form, as the store keeps it (base64).
+func optHash(field string, in *string) (*string, error) {
+	if in == nil {
+		return nil, nil
+	}
+	h, err := hashes(field, []string{*in})
+	if err != nil {
+		return nil, err
+	}
+	return &h[0], nil
+}
+
 // actionTypes accepts repeated and comma-separated names in any accepted
 // spelling (ours, toncenter's snake_case, aliases) and resolves them.
 func actionTypes(field string, in []string) ([]string, error) {

@@ -94,6 +94,9 @@ func TxFilterOf(in *model.TransactionFilter, limit, offset *int, sort *model.Sor
 	if f.MsgHashes, err = hashes("msg_hash", in.MsgHash); err != nil {
 		return f, err
 	}
+	if f.BodyHash, err = optHash("body_hash", in.BodyHash); err != nil {
+		return f, err
+	}
 	if f.Opcode, err = opcode("opcode", in.Opcode); err != nil {
 		return f, err
 	}
@@ -159,6 +162,9 @@ func (r *Resolver) GraphMessages(ctx context.Context, in *model.MessageFilter, l
 	}
 	if in != nil {
 		if f.Hashes, err = hashes("msg_hash", in.MsgHash); err != nil {
+			return nil, err
+		}
+		if f.BodyHash, err = optHash("body_hash", in.BodyHash); err != nil {
 			return nil, err
 		}
 		for _, end := range []struct {

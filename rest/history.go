@@ -155,22 +155,20 @@ func transactionsResponse(txs []*chain.Transaction, book chain.AddressBook) (*to
 	return out, nil
 }
 
-const noBodyHash = "message body hashes are not stored yet"
-
 var byMessageParams = names([]string{"msg_hash", "body_hash", "opcode", "direction"}, toncenter.PageParams)
 
 // TransactionsByMessage serves GET /api/v3/transactionsByMessage: the
 // transactions whose in- or out-message has the hash (or the op code).
 func TransactionsByMessage(res *resolvers.Resolver) http.HandlerFunc {
 	return v3Get(byMessageParams, func(r *http.Request, p *toncenter.Params) (any, error) {
-		if err := notServed(p, noBodyHash, "body_hash"); err != nil {
-			return nil, err
-		}
 		f, err := txFilter(p)
 		if err != nil {
 			return nil, err
 		}
 		if f.MsgHashes, err = p.Hashes("msg_hash", 1024); err != nil {
+			return nil, err
+		}
+		if f.BodyHash, err = p.Hash("body_hash"); err != nil {
 			return nil, err
 		}
 		if f.Opcode, err = p.Opcode("opcode"); err != nil {
@@ -179,7 +177,7 @@ func TransactionsByMessage(res *resolvers.Resolver) http.HandlerFunc {
 		if f.Direction, err = p.Direction(); err != nil {
 			return nil, err
 		}
-		if len(f.MsgHashes) == 0 && f.Opcode == nil {
+		if len(f.MsgHashes) == 0 && f.BodyHash == nil && f.Opcode == nil {
 			return nil, apperr.Field("msg_hash", "at least one of msg_hash, body_hash, opcode is required")
 		}
 		txs, book, err := res.FindTransactions(r.Context(), f)
@@ -227,9 +225,6 @@ var messagesParams = names([]string{"msg_hash", "hash", "body_hash", "source", "
 // Messages serves GET /api/v3/messages.
 func Messages(res *resolvers.Resolver) http.HandlerFunc {
 	return v3Get(messagesParams, func(r *http.Request, p *toncenter.Params) (any, error) {
-		if err := notServed(p, noBodyHash, "body_hash"); err != nil {
-			return nil, err
-		}
 		if err := notServed(p, "message creation times are not stored yet (use start_lt/end_lt)", "start_utime", "end_utime"); err != nil {
 			return nil, err
 		}
@@ -245,6 +240,9 @@ func Messages(res *resolvers.Resolver) http.HandlerFunc {
 			if f.Hashes, err = p.Hashes("hash", 1); err != nil {
 				return nil, err
 			}
+		}
+		if f.BodyHash, err = p.Hash("body_hash"); err != nil {
+			return nil, err
 		}
 		if f.Source, err = p.Address("source", true); err != nil {
 			return nil, err

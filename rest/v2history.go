@@ -513,13 +513,6 @@ type rawTransaction struct {
 	Extra         string         `json:"@extra,omitempty"`
 }
 
-// emptyCellBOC is an empty cell, which tonlib shows as the body of a
-// message without one.
-var emptyCellBOC = func() []byte {
-	b, _ := boc.NewCell().ToBoc()
-	return b
-}()
-
 // renderTx is a transaction as tonlib shows it; @extra is the answer's,
 // set by the caller when the transaction is the whole answer.
 func renderTx(tx *history.Transaction, testnet bool) rawTransaction {
@@ -553,13 +546,11 @@ func renderMsg(m *chain.Message, testnet bool) rawMessage {
 	}
 	body := m.Body
 	if len(body) == 0 {
-		body = emptyCellBOC
+		body = chain.EmptyCellBOC // tonlib shows the empty cell as the body of a message without one
 	}
 	var bodyHash string
-	if cells, err := boc.DeserializeBoc(body); err == nil && len(cells) == 1 {
-		if h, err := cells[0].Hash(); err == nil {
-			bodyHash = b64(h)
-		}
+	if h, ok := chain.RootHash(body); ok {
+		bodyHash = h.Base64()
 	}
 	ec := []extraCurrency{}
 	for id, amount := range m.ExtraCurrencies {

@@ -20,6 +20,7 @@ import (
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
@@ -48,6 +49,10 @@ type v3Msg struct {
 	CreatedAt   *string `json:"created_at"`
 	InMsgTxHash *string `json:"in_msg_tx_hash"`
 	OutTxHash   *string `json:"out_msg_tx_hash"`
+	Content     *struct {
+		Hash *string `json:"hash"`
+		Body *string `json:"body"`
+	} `json:"message_content"`
 }
 
 type v3Txs struct {
@@ -243,6 +248,26 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 			require.Equal(t, withParent.Hash, *m.InMsgTxHash)
 			require.Equal(t, p.Hash, *m.OutTxHash)
 			require.NotNil(t, m.CreatedAt, "the BOC holds created_at")
+
+			// body_hash (as hex here: any hash form) selects the messages
+			// with that body, and the transactions that hold one.
+			require.NotNil(t, m.Content.Hash)
+			bh, err := chain.ParseHash(*m.Content.Hash)
+			require.NoError(t, err)
+			var byBody struct {
+				Messages []v3Msg `json:"messages"`
+			}
+			require.Equal(t, 200, v3get(t, h, "/api/v3/messages?limit=1000&body_hash="+bh.Hex(), &byBody))
+			require.NotEmpty(t, byBody.Messages)
+			seen := false
+			for _, o := range byBody.Messages {
+				require.Equal(t, *m.Content.Hash, *o.Content.Hash)
+				seen = seen || o.Hash == m.Hash
+			}
+			require.True(t, seen, "the message is among those with its body")
+			var txByBody v3Txs
+			require.Equal(t, 200, v3get(t, h, "/api/v3/transactionsByMessage?limit=1000&direction=in&body_hash="+bh.Hex(), &txByBody))
+			require.Contains(t, hashesOf(txByBody), withParent.Hash)
 
 			// /traces by a transaction of it: the trace holds the
 			// transaction and its parent, in lt order, with the parent's

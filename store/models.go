@@ -62,6 +62,10 @@ type msgRow struct {
 	InitState   []byte `bun:"init_state"`
 	// HashNorm is the TEP-467 normalized hash of an external-in message.
 	HashNorm *string `bun:"hash_norm"`
+	// BodyHash is the hash of the body's cell (the empty cell's when it
+	// has none): toncenter's body_hash filter. NULL when Body does not
+	// parse.
+	BodyHash *string `bun:"body_hash"`
 	// Facts: of a message of a transaction without BOC (decoded.go).
 	Facts *string `bun:"facts"`
 }
@@ -219,6 +223,10 @@ func newMsgRow(txHash, dir string, seq int, m *chain.Message) msgRow {
 	if h, ok := chain.NormalizedHash(m); ok {
 		s := h.Base64()
 		r.HashNorm = &s
+	}
+	if h, ok := chain.BodyHash(m.Body); ok {
+		s := h.Base64()
+		r.BodyHash = &s
 	}
 	return r
 }

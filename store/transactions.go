@@ -31,6 +31,9 @@ type TxFilter struct {
 	// A message of the transaction: its hash (or normalized hash), its
 	// direction, and an in-message's op code.
 	MsgHashes []string
+	// BodyHash: a message of the transaction has this body (base64 hash
+	// of the body's cell).
+	BodyHash  *string
 	Direction *string
 	Opcode    *uint32
 
@@ -63,11 +66,14 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 				return err
 			}
 		}
-		byMsg := len(f.MsgHashes) > 0 || f.Direction != nil || f.Opcode != nil
+		byMsg := len(f.MsgHashes) > 0 || f.BodyHash != nil || f.Direction != nil || f.Opcode != nil
 		if byMsg {
 			q = q.Join("JOIN messages AS m ON m.tx_hash = transactions.hash").Distinct()
 			if len(f.MsgHashes) > 0 {
 				q = q.Where("(m.hash IN (?) OR m.hash_norm IN (?))", bun.In(f.MsgHashes), bun.In(f.MsgHashes))
+			}
+			if f.BodyHash != nil {
+				q = q.Where("m.body_hash = ?", *f.BodyHash)
 			}
 			if f.Direction != nil {
 				q = q.Where("m.direction = ?", *f.Direction)
@@ -195,7 +201,10 @@ func (s *Store) AdjacentTransactions(ctx context.Context, hash, direction string
 
 // MsgFilter selects messages as toncenter's /api/v3/messages does.
 type MsgFilter struct {
-	Hashes              []string
+	Hashes []string
+	// BodyHash selects the messages with this body (base64 hash of the
+	// body's cell).
+	BodyHash            *string
 	Source, Destination *string // "" selects the missing end of an external message
 	Opcode              *uint32
 	Direction           *string
@@ -242,6 +251,9 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 			Join("JOIN transactions AS t ON t.hash = messages.tx_hash")
 		if len(f.Hashes) > 0 {
 			q = q.Where("(messages.hash IN (?) OR messages.hash_norm IN (?))", bun.In(f.Hashes), bun.In(f.Hashes))
+		}
+		if f.BodyHash != nil {
+			q = q.Where("messages.body_hash = ?", *f.BodyHash)
 		}
 		if f.Source != nil {
 			q = q.Where("messages.source = ?", *f.Source)

@@ -149,13 +149,6 @@ func RenderMessage(m *chain.Message, full bool) *Message {
 	return out
 }
 
-// emptyCellBOC is the BOC of a cell with no bits and no refs: the body of
-// a message that carries none, as toncenter shows it.
-var emptyCellBOC = func() []byte {
-	b, _ := boc.NewCell().ToBoc()
-	return b
-}()
-
 // content is a body's or StateInit's hash and BOC; an absent StateInit is
 // null, an absent body is the empty cell.
 func content(b []byte, body bool) *MessageContent {
@@ -163,13 +156,11 @@ func content(b []byte, body bool) *MessageContent {
 		if !body {
 			return nil
 		}
-		b = emptyCellBOC
+		b = chain.EmptyCellBOC
 	}
 	c := &MessageContent{Body: ptr(base64.StdEncoding.EncodeToString(b))}
-	if cells, err := boc.DeserializeBoc(b); err == nil && len(cells) == 1 {
-		if h, err := cells[0].Hash(); err == nil {
-			c.Hash = ptr(base64.StdEncoding.EncodeToString(h))
-		}
+	if h, ok := chain.RootHash(b); ok {
+		c.Hash = ptr(h.Base64())
 	}
 	return c
 }

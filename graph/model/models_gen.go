@@ -186,6 +186,8 @@ type JettonHoldingEdge struct {
 // GET /api/v3/messages' filters, the same names.
 type MessageFilter struct {
 	MsgHash []string `json:"msg_hash,omitempty"`
+	// the hash of the body's cell (any hash form; a message without a body has the empty cell's)
+	BodyHash *string `json:"body_hash,omitempty"`
 	// any address form; empty string: external inbound messages
 	Source *string `json:"source,omitempty"`
 	// any address form; empty string: external outbound messages
@@ -459,6 +461,8 @@ type TransactionFilter struct {
 	Seqno *uint32 `json:"seqno,omitempty"`
 	// a message of the transaction: its hash or normalized hash
 	MsgHash []string `json:"msg_hash,omitempty"`
+	// a message of the transaction with this body: the hash of the body's cell (any hash form)
+	BodyHash *string `json:"body_hash,omitempty"`
 	// in or out, with msg_hash or opcode
 	Direction *string `json:"direction,omitempty"`
 	// an in-message's op code, 0x-hex or decimal
