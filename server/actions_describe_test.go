@@ -15,8 +15,6 @@ import (
 
 	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/internal/tokenfixture"
 	"github.com/tonql/tonql/metadata"
@@ -50,10 +48,7 @@ func TestActionsDescriptionsOnImportedBlock(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st := storetest.Open(t, db.URL)
-			require.NoError(t, ingest.New(st).ImportFiles(ctx, []string{replay}, func(path string, _ ingest.Stats, err error) {
-				require.NoError(t, err, path)
-			}))
+			st := importedFixtures(t, db, []string{replay})
 			f := &fixture{h: newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})}
 			page := func() []describedAction {
 				code, body := f.get(t, "limit=1000")

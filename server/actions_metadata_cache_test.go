@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/chain"
-	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/internal/tokenfixture"
@@ -52,10 +51,7 @@ func TestActionsMetadataCacheFollowsUpdates(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			writer := storetest.Open(t, db.URL)
-			require.NoError(t, ingest.New(writer).ImportFiles(ctx, []string{replay}, func(path string, _ ingest.Stats, err error) {
-				require.NoError(t, err, path)
-			}))
+			writer := importedFixtures(t, db, []string{replay})
 			writer.CacheAddressFacts(5 * time.Second)
 			replica := storetest.Open(t, db.URL)
 			replica.CacheAddressFacts(0)

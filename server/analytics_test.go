@@ -17,8 +17,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
@@ -172,10 +170,7 @@ func analyticsServerAt(t *testing.T, db testenv.Database, now func() time.Time) 
 	files = append(files, testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json"))
 	traces, _ := filepath.Glob(filepath.Join(dir, "toncenter-traces", "traces", "*.json"))
 	files = append(files, traces...)
-	st := storetest.Open(t, db.URL)
-	require.NoError(t, ingest.New(st).ImportFiles(context.Background(), files, func(path string, _ ingest.Stats, err error) {
-		require.NoError(t, err, path)
-	}))
+	st := importedFixtures(t, db, files)
 	var stored int
 	require.NoError(t, st.DB().NewSelect().TableExpr("actions").ColumnExpr("count(*)").
 		Where("type IN ('JettonSwap','JettonTransfer','JettonMint','JettonBurn')").Scan(context.Background(), &stored))

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -17,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
@@ -111,10 +109,7 @@ func TestToncenterDialectMatchesLabelledTraces(t *testing.T) {
 	}
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			st := storetest.Open(t, db.URL)
-			require.NoError(t, ingest.New(st).ImportFiles(context.Background(), traces, func(path string, _ ingest.Stats, err error) {
-				require.NoError(t, err, path)
-			}))
+			st := importedFixtures(t, db, traces)
 			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
 			diffs := map[string][]string{}
 			compared := 0

@@ -15,8 +15,6 @@ import (
 	"github.com/tonql/tonql/cache"
 	"github.com/tonql/tonql/cost"
 	"github.com/tonql/tonql/fees"
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
@@ -38,9 +36,7 @@ func importFeeReplay(t testing.TB, db testenv.Database) *feeReplay {
 	t.Helper()
 	path := testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")
 	ctx := context.Background()
-	st := storetest.Open(t, db.URL)
-	_, err := ingest.New(st).ImportFile(ctx, path)
-	require.NoError(t, err)
+	st := importedFile(t, db, path, false)
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	utime, msgs, err := fees.ReplayExternals(raw)

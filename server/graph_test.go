@@ -18,7 +18,6 @@ import (
 	"github.com/tonkeeper/tongo/tlb"
 
 	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
@@ -40,10 +39,7 @@ func importedStore(t *testing.T, db testenv.Database) (*fixture, *store.Store) {
 	files := []string{testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")}
 	traces, _ := filepath.Glob(filepath.Join(dir, "toncenter-traces", "traces", "*.json"))
 	files = append(files, traces...)
-	st := storetest.Open(t, db.URL)
-	require.NoError(t, ingest.New(st).ImportFiles(context.Background(), files, func(path string, _ ingest.Stats, err error) {
-		require.NoError(t, err, path)
-	}))
+	st := importedFixtures(t, db, files)
 	return &fixture{h: newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})}, st
 }
 

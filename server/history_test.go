@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -21,8 +20,6 @@ import (
 	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/chain"
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
@@ -118,11 +115,7 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			ctx := context.Background()
-			st := storetest.Open(t, db.URL)
-			require.NoError(t, ingest.New(st).ImportFiles(ctx, files, func(path string, _ ingest.Stats, err error) {
-				require.NoError(t, err, path)
-			}))
+			st := importedFixtures(t, db, files)
 			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
 
 			// Every block transaction by hash: the block's own values.

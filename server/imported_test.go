@@ -13,8 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/chain"
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
@@ -52,10 +50,7 @@ func TestImportedFixturesThroughTheAPI(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st := storetest.Open(t, db.URL)
-			require.NoError(t, ingest.New(st).ImportFiles(ctx, files, func(path string, _ ingest.Stats, err error) {
-				require.NoError(t, err, path)
-			}))
+			st := importedFixtures(t, db, files)
 			var stored int
 			// Every top-level action: nested ones are hidden by default.
 			require.NoError(t, st.DB().NewSelect().TableExpr("actions").ColumnExpr("count(*)").Where("ancestors = ''").Scan(ctx, &stored))

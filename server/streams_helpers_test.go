@@ -35,6 +35,14 @@ func allFixtureFiles(t testing.TB) []string {
 	return append(files, traces...)
 }
 
+// loadedWait bounds a wait for something the test caused (a stream
+// opened, an event sent): a deadline, not a delay, as every such wait
+// ends when its condition holds. It is generous because a shared 2-core
+// machine at load 15 running -race takes many times longer than a quiet
+// one, and a stream test's failure must mean a lost event, not a busy
+// machine.
+const loadedWait = 5 * time.Minute
+
 // startHub starts a hub on st for the test's lifetime.
 func startHub(t testing.TB, st *store.Store, res *resolvers.Resolver, o notify.Options) *notify.Hub {
 	t.Helper()

@@ -30,10 +30,9 @@ const slowStall = time.Second
 // (1,430 of them, a few MB as events: far more than the sockets hold).
 func slowEnv(t *testing.T, o notify.Options) (*store.Store, *notify.Hub, string) {
 	t.Helper()
-	st := storetest.Open(t, testenv.Databases(t)[0].URL)
 	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "blocks", "*.bin"))
 	require.NotEmpty(t, files)
-	importFiles(t, st, files)
+	st := importedFixtures(t, testenv.Databases(t)[0], files)
 	res := &resolvers.Resolver{Store: st}
 	if o.Stall == 0 {
 		o.Stall = slowStall

@@ -30,7 +30,7 @@ func dialToncenter(t testing.TB, base string) *websocket.Conn {
 
 func readJSON(t testing.TB, c *websocket.Conn) map[string]any {
 	t.Helper()
-	require.NoError(t, c.SetReadDeadline(time.Now().Add(30*time.Second)))
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(loadedWait)))
 	var m map[string]any
 	require.NoError(t, c.ReadJSON(&m))
 	return m
@@ -43,8 +43,7 @@ func readJSON(t testing.TB, c *websocket.Conn) map[string]any {
 // shape; unsubscribing one of two addresses goes on with the other alone.
 func TestToncenterSocket(t *testing.T) {
 	files := allFixtureFiles(t)
-	scratch := storetest.Open(t, testenv.Databases(t)[0].URL)
-	importFiles(t, scratch, files)
+	scratch := importedFixtures(t, testenv.Databases(t)[0], files)
 	var busy []string
 	require.NoError(t, scratch.DB().NewRaw(`SELECT account FROM action_accounts GROUP BY account ORDER BY count(*) DESC, account LIMIT 2 OFFSET 3`).Scan(t.Context(), &busy))
 	half := len(files) / 2
@@ -86,7 +85,7 @@ func TestToncenterSocket(t *testing.T) {
 			sub := map[string]any{"id": "s", "operation": "subscribe", "types": []string{"actions"}, "addresses": busy[:2], "include_address_book": true, "include_cursor": true}
 			require.NoError(t, c.WriteJSON(sub))
 			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, c))
-			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, 10*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, loadedWait, 5*time.Millisecond)
 
 			var cursors []string
 			collect := func(n int) []string {
@@ -131,7 +130,7 @@ func TestToncenterSocket(t *testing.T) {
 			require.NoError(t, c2.WriteMessage(websocket.TextMessage, []byte(`{"id":"bad","operation":"subscribe","types":["actions"],"addresses":["`+busy[0]+`"],"after":"seq:1"}`)))
 			require.True(t, strings.HasPrefix(readJSON(t, c2)["error"].(string), "after"), "a cursor not of this API is refused naming after")
 			c2.Close()
-			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, 10*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, loadedWait, 5*time.Millisecond)
 
 			require.NoError(t, c.WriteJSON(map[string]any{"id": "u", "operation": "unsubscribe", "addresses": []string{busy[1]}}))
 			require.Equal(t, map[string]any{"id": "u", "status": "unsubscribed"}, readJSON(t, c))

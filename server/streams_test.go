@@ -190,7 +190,7 @@ func TestStreamsDeliverImportedActions(t *testing.T) {
 				sse[i] = s
 			}
 			for i, s := range sse { // the position each stream started at
-				require.Eventually(t, func() bool { start[i] = s.LastID(); return start[i] != "" }, 10*time.Second, time.Millisecond)
+				require.Eventually(t, func() bool { start[i] = s.LastID(); return start[i] != "" }, loadedWait, time.Millisecond)
 			}
 			ws := dialGraphQL(t, srv.URL, "")
 			gql := map[int]<-chan gqlMessage{}
@@ -199,7 +199,7 @@ func TestStreamsDeliverImportedActions(t *testing.T) {
 					gql[i] = ws.subscribe(t, strconv.Itoa(i), subscribeActions, map[string]any{"f": graphQLFilter(f.query)})
 				}
 			}
-			require.Eventually(t, func() bool { return hub.Stats().Streams == len(sse)+len(gql) }, 10*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return hub.Stats().Streams == len(sse)+len(gql) }, loadedWait, 5*time.Millisecond)
 
 			importFiles(t, st, files)
 
@@ -244,7 +244,7 @@ func collectSSE(t testing.TB, s *sseStream, n int) received {
 	t.Helper()
 	var r received
 	for len(r.actions) < n {
-		ev, ok := s.next(t, 60*time.Second)
+		ev, ok := s.next(t, loadedWait)
 		require.True(t, ok, "stream closed after %d of %d events", len(r.actions), n)
 		require.Empty(t, ev.Event, "unexpected %s event: %s", ev.Event, ev.Data)
 		p := parseStreamed(t, ev.Data)
@@ -273,8 +273,8 @@ func collectGraphQL(t testing.TB, ch <-chan gqlMessage, n int) received {
 			r.cursors = append(r.cursors, a.Cursor)
 			r.actions = append(r.actions, a.Action)
 			r.books = append(r.books, a.AddressBook)
-		case <-time.After(60 * time.Second):
-			t.Fatalf("no event within 60s after %d of %d", len(r.actions), n)
+		case <-time.After(loadedWait):
+			t.Fatalf("no event within %s after %d of %d", loadedWait, len(r.actions), n)
 		}
 	}
 	return r

@@ -36,8 +36,7 @@ var tcTransactionsNotificationFields = []string{"address_book", "finality", "met
 // toncenter's events match its model field by field.
 func TestStreamEventTypes(t *testing.T) {
 	files := allFixtureFiles(t)
-	scratch := storetest.Open(t, testenv.Databases(t)[0].URL)
-	importFiles(t, scratch, files)
+	scratch := importedFixtures(t, testenv.Databases(t)[0], files)
 	var real []string
 	require.NoError(t, scratch.DB().NewRaw(`SELECT account FROM transactions GROUP BY account ORDER BY count(*) DESC, account LIMIT 30 OFFSET 1`).Scan(t.Context(), &real))
 	require.Len(t, real, 30)
@@ -64,7 +63,7 @@ func TestStreamEventTypes(t *testing.T) {
 			tc, refused := postSSE(t, srv.URL, "/api/streaming/v2/sse", map[string]any{"addresses": watched, "types": []string{"transactions"},
 				"include_address_book": true, "include_metadata": true})
 			require.Nil(t, refused)
-			hello, ok := tc.next(t, 10*time.Second)
+			hello, ok := tc.next(t, loadedWait)
 			require.True(t, ok)
 			require.Equal(t, "connected", hello.Event)
 			ws := dialGraphQL(t, srv.URL, "")
@@ -76,6 +75,9 @@ func TestStreamEventTypes(t *testing.T) {
 			// Read at once (answering the server's pings) while the test
 			// reads the other streams.
 			sockMsgs := make(chan map[string]any, 100_000)
+			// No read deadline (readJSON left one): the reader runs as long
+			// as the test reads, which waits on sockMsgs with loadedWait.
+			require.NoError(t, sock.SetReadDeadline(time.Time{}))
 			go func() {
 				defer close(sockMsgs)
 				for {
@@ -86,7 +88,7 @@ func TestStreamEventTypes(t *testing.T) {
 					sockMsgs <- m
 				}
 			}()
-			require.Eventually(t, func() bool { return hub.Stats().Streams == 5 }, 20*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return hub.Stats().Streams == 5 }, loadedWait, 5*time.Millisecond)
 
 			importFiles(t, st, files)
 
@@ -111,7 +113,7 @@ func TestStreamEventTypes(t *testing.T) {
 					var ev sseEvent
 					select {
 					case ev = <-s.events:
-					case <-time.After(30 * time.Second):
+					case <-time.After(loadedWait):
 						t.Logf("%d of %d events came", i, n)
 						return // the comparison below shows what is missing
 					}
@@ -176,7 +178,7 @@ func TestStreamEventTypes(t *testing.T) {
 			var notes []string
 			tcTx := map[string]int{}
 			for len(notes) < len(wantTx) {
-				ev, ok := tc.next(t, 60*time.Second)
+				ev, ok := tc.next(t, loadedWait)
 				require.True(t, ok)
 				require.Equal(t, "event", ev.Event)
 				var n map[string]json.RawMessage
@@ -204,7 +206,7 @@ func TestStreamEventTypes(t *testing.T) {
 				var m map[string]any
 				select {
 				case m = <-sockMsgs:
-				case <-time.After(60 * time.Second):
+				case <-time.After(loadedWait):
 					t.Fatal("no websocket notification")
 				}
 				require.Equal(t, "transactions", m["type"], m)
@@ -239,7 +241,7 @@ func TestStreamEventTypes(t *testing.T) {
 					require.Equal(t, "finalized", ev.Data.Events.Finality)
 					require.True(t, isWatched[ev.Data.Events.Transaction.AccountAddress])
 					gqlTx[ev.Data.Events.Transaction.Hash]++
-				case <-time.After(60 * time.Second):
+				case <-time.After(loadedWait):
 					t.Fatal("no GraphQL event")
 				}
 			}

@@ -46,8 +46,7 @@ var tcActionsNotificationFields = []string{"actions", "address_book", "finality"
 func TestStreamWatchSets(t *testing.T) {
 	files := allFixtureFiles(t)
 	// Two busy accounts, learned from a scratch import.
-	scratch := storetest.Open(t, testenv.Databases(t)[0].URL)
-	importFiles(t, scratch, files)
+	scratch := importedFixtures(t, testenv.Databases(t)[0], files)
 	var busy []string
 	require.NoError(t, scratch.DB().NewRaw(`SELECT account FROM action_accounts GROUP BY account ORDER BY count(*) DESC, account LIMIT 2 OFFSET 3`).Scan(t.Context(), &busy))
 	require.Len(t, busy, 2)
@@ -64,14 +63,14 @@ func TestStreamWatchSets(t *testing.T) {
 			tc, refused := postSSE(t, srv.URL, "/api/streaming/v2/sse", map[string]any{"id": "7", "addresses": busy, "types": []string{"actions"},
 				"min_finality": "finalized", "include_address_book": true, "include_metadata": true, "supported_action_types": []string{"latest"}})
 			require.Nil(t, refused)
-			hello, ok := tc.next(t, 10*time.Second)
+			hello, ok := tc.next(t, loadedWait)
 			require.True(t, ok)
 			require.Equal(t, "connected", hello.Event)
 			require.JSONEq(t, `{"id":"7","status":"subscribed"}`, hello.Data)
 			ws := dialGraphQL(t, srv.URL, "")
 			gql := ws.subscribe(t, "w", `subscription($w: StreamWatch) { actions(watch: $w, filter: {supported_action_types: ["latest"]}) { cursor action { action_id } } }`,
 				map[string]any{"w": map[string]any{"addresses": busy}})
-			require.Eventually(t, func() bool { return hub.Stats().Streams == 3 }, 10*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return hub.Stats().Streams == 3 }, loadedWait, 5*time.Millisecond)
 
 			importFiles(t, st, files)
 
@@ -97,14 +96,14 @@ func TestStreamWatchSets(t *testing.T) {
 			sort.Strings(wantIDs)
 
 			gotOwn := ids(func() string {
-				ev, ok := own.next(t, 30*time.Second)
+				ev, ok := own.next(t, loadedWait)
 				require.True(t, ok)
 				return parseStreamed(t, ev.Data).Actions[0]["action_id"].(string)
 			})
 			require.ElementsMatch(t, wantIDs, gotOwn, "our stream")
 
 			gotTC := ids(func() string {
-				ev, ok := tc.next(t, 30*time.Second)
+				ev, ok := tc.next(t, loadedWait)
 				require.True(t, ok)
 				require.Equal(t, "event", ev.Event)
 				require.NotEmpty(t, ev.ID, "our resume cursor")
@@ -140,7 +139,7 @@ func TestStreamWatchSets(t *testing.T) {
 					require.Equal(t, "next", m.Type, string(m.Payload))
 					require.NoError(t, json.Unmarshal(m.Payload, &ev))
 					return ev.Data.Actions.Action.ActionID
-				case <-time.After(30 * time.Second):
+				case <-time.After(loadedWait):
 					t.Fatal("no GraphQL event")
 					return ""
 				}

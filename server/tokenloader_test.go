@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -12,14 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/internal/tokenfixture"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
-	"github.com/tonql/tonql/tokens"
 )
 
 // detailTokensQuery is a page of the fee-replay block's actions with
@@ -41,17 +37,10 @@ var tokenMarkers = []string{`"token_metadata"`, `"jetton_masters"`}
 // (its masters' rows) and toncenter's traces (many token actions, their
 // tokens unknown to the registry).
 func importedTokens(tb testing.TB, db testenv.Database) *store.Store {
-	ctx := context.Background()
 	files := []string{testenv.Fixture(tb, tokenfixture.ReplayBlock)}
 	traces, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(tb), "toncenter-traces", "traces", "*.json"))
 	files = append(files, traces...)
-	st := storetest.Open(tb, db.URL)
-	im := ingest.New(st)
-	im.Tokens = tokens.ForStore(st, nil).Hook
-	require.NoError(tb, im.ImportFiles(ctx, files, func(path string, _ ingest.Stats, err error) {
-		require.NoError(tb, err, path)
-	}))
-	return st
+	return importedWithTokens(tb, db, files)
 }
 
 // countTokenFields counts the detail token fields of a detailTokensQuery

@@ -91,7 +91,7 @@ func TestJettonTransfersRoute(t *testing.T) {
 	require.GreaterOrEqual(t, len(reqs), 5)
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			h, _ := tokensServer(t, db.URL)
+			h, _ := tokensServer(t, db)
 			all := listOf(t, h, "/api/v3/jetton/transfers?limit=1000", "jetton_transfers")
 			require.Len(t, all, len(reqs))
 			requireFields(t, all, jettonTransferFields)
@@ -227,7 +227,7 @@ func TestJettonBurnsRoute(t *testing.T) {
 	require.Len(t, reqs, 1)
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			h, _ := tokensServer(t, db.URL)
+			h, _ := tokensServer(t, db)
 			all := listOf(t, h, "/api/v3/jetton/burns?limit=1000", "jetton_burns")
 			require.Len(t, all, 1)
 			requireFields(t, all, jettonBurnFields)

@@ -8,14 +8,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/internal/tokenfixture"
 	"github.com/tonql/tonql/metadata"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
-	"github.com/tonql/tonql/tokens"
 )
 
 // portfolioQuery is one request for what a wallet screen shows: the
@@ -55,11 +52,7 @@ func TestPortfolioInOneQuery(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st := storetest.Open(t, db.URL)
-			im := ingest.New(st)
-			im.Tokens = tokens.ForStore(st, nil).Hook
-			_, err := im.ImportFile(ctx, replay)
-			require.NoError(t, err)
+			st := importedFile(t, db, replay, true)
 			fetcher, err := metadata.NewFetcher(metadata.FetchOptions{LookupHost: func(_ context.Context, name string) ([]netip.Addr, error) {
 				return nil, fmt.Errorf("offline test: %s", name)
 			}})

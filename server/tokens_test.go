@@ -24,18 +24,13 @@ import (
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
-	"github.com/tonql/tonql/tokens"
 )
 
 // tokensServer imports the fee-replay block with the token registry on
 // and serves the store.
-func tokensServer(t *testing.T, url string) (http.Handler, *store.Store) {
+func tokensServer(t *testing.T, db testenv.Database) (http.Handler, *store.Store) {
 	t.Helper()
-	st := storetest.Open(t, url)
-	im := ingest.New(st)
-	im.Tokens = tokens.ForStore(st, nil).Hook
-	_, err := im.ImportFile(context.Background(), testenv.Fixture(t, tokenfixture.ReplayBlock))
-	require.NoError(t, err)
+	st := importedFile(t, db, testenv.Fixture(t, tokenfixture.ReplayBlock), true)
 	return newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}}), st
 }
 
@@ -86,7 +81,7 @@ func TestJettonRoutes(t *testing.T) {
 	const tsTON = "0:BDF3FA8098D129B54B4F73B5BAC5D1E1FD91EB054169C3916DFC8CCD536D1000"
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			h, _ := tokensServer(t, db.URL)
+			h, _ := tokensServer(t, db)
 			all := listOf(t, h, "/api/v3/jetton/wallets?limit=1000", "jetton_wallets")
 			require.GreaterOrEqual(t, len(all), 5)
 			for _, w := range all {
@@ -184,7 +179,7 @@ func cmpDecimal(a, b string) int {
 func TestNftRoutes(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			h, _ := tokensServer(t, db.URL)
+			h, _ := tokensServer(t, db)
 			items := listOf(t, h, "/api/v3/nft/items", "nft_items")
 			require.NotEmpty(t, items)
 			it := items[0]
@@ -309,7 +304,7 @@ const holdingsQuery = `{ account(address: %q) {
 func TestHoldingsRESTEqualsGraphQL(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			h, _ := tokensServer(t, db.URL)
+			h, _ := tokensServer(t, db)
 			owners := map[string]bool{}
 			for _, w := range listOf(t, h, "/api/v3/jetton/wallets?limit=1000", "jetton_wallets") {
 				owners[w["owner"].(string)] = true

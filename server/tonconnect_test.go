@@ -16,8 +16,6 @@ import (
 	"github.com/tonkeeper/tongo/wallet"
 
 	"github.com/tonql/tonql/fees"
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/internal/tokenfixture"
 	"github.com/tonql/tonql/internal/walletmsg"
@@ -25,7 +23,6 @@ import (
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
 	"github.com/tonql/tonql/store"
-	"github.com/tonql/tonql/tokens"
 )
 
 // tonConnectBody is the TON Connect request (JSON) for what the block's
@@ -200,11 +197,7 @@ func TestEmulateTraceV1(t *testing.T) {
 // the token is made (the block's tsTON burn: "tsTON", 9).
 func TestRiskNamesTheJetton(t *testing.T) {
 	db := testenv.Databases(t)[0]
-	st := storetest.Open(t, db.URL)
-	im := ingest.New(st)
-	im.Tokens = tokens.ForStore(st, nil).Hook
-	_, err := im.ImportFile(context.Background(), testenv.Fixture(t, tokenfixture.ReplayBlock))
-	require.NoError(t, err)
+	st := importedFile(t, db, testenv.Fixture(t, tokenfixture.ReplayBlock), true)
 	real, err := tokenfixture.Contents(testenv.Fixture(t, tokenfixture.ReplayBlock))
 	require.NoError(t, err)
 	_, err = st.EnqueueTokenContent(context.Background(), real)

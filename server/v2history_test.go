@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -13,11 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
-	"github.com/tonql/tonql/store"
 )
 
 const (
@@ -36,20 +33,12 @@ var v2Posts = map[string]bool{"sendQuery": true, "sendQuerySimple": true}
 
 // importBlocks imports fixtures/blocks and the mainnet config BOC.
 func importBlocks(t *testing.T, db testenv.Database) http.Handler {
-	ctx := context.Background()
-	st, err := store.Open(ctx, db.URL)
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	_, err = st.Migrate(ctx)
-	require.NoError(t, err)
 	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "blocks", "*.bin"))
 	if len(files) == 0 {
 		t.Skip("no block fixtures")
 	}
 	files = append(files, testenv.Fixture(t, "fee-replay/blockchain_config_mainnet.boc"))
-	require.NoError(t, ingest.New(st).ImportFiles(ctx, files, func(path string, _ ingest.Stats, err error) {
-		require.NoError(t, err, path)
-	}))
+	st := importedFixtures(t, db, files)
 	return newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
 }
 

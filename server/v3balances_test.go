@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -17,8 +16,6 @@ import (
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
@@ -142,10 +139,7 @@ func TestV3BalanceChanges(t *testing.T) {
 	}
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			st := storetest.Open(t, db.URL)
-			require.NoError(t, ingest.New(st).ImportFiles(context.Background(), files, func(path string, _ ingest.Stats, err error) {
-				require.NoError(t, err, path)
-			}))
+			st := importedFixtures(t, db, files)
 			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
 			get := func(q url.Values) balanceAnswer {
 				t.Helper()

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tonql/tonql/ingest"
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
@@ -78,11 +75,7 @@ func TestV3TransactionsByBlock(t *testing.T) {
 
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			ctx := context.Background()
-			st := storetest.Open(t, db.URL)
-			require.NoError(t, ingest.New(st).ImportFiles(ctx, files, func(path string, _ ingest.Stats, err error) {
-				require.NoError(t, err, path)
-			}))
+			st := importedFixtures(t, db, files)
 			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
 
 			perWorkchain := map[int32]int{}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/backoff"
+	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/notify"
 	"github.com/tonql/tonql/resolvers"
@@ -256,6 +257,18 @@ func awaitHook(t testing.TB, d time.Duration, svc *webhooks.Service, rc *receive
 		return debugHook(context.Background(), svc, hook, len(got), n)
 	})
 	return rc.unique(hook)
+}
+
+// loadedWait bounds a wait for what a test caused (a hook disabled,
+// events delivered): a deadline, not a delay, as waitFor returns when its
+// condition holds. Generous: a shared 2-core machine at load 15 under
+// -race is many times slower than a quiet one.
+const loadedWait = 10 * time.Minute
+
+// TestMain runs the tests with storetest's templates (each store a copy
+// of one migrated once per run).
+func TestMain(m *testing.M) {
+	os.Exit(storetest.RunWithTemplates(m))
 }
 
 // waitFor waits until cond holds, or fails with what state says.
