@@ -115,7 +115,23 @@ func TestStreamAccountStates(t *testing.T) {
 			gql := ws.subscribe(t, "s", `subscription($w: StreamWatch) { events(watch: $w) { cursor type finality
 				account_state { account transaction_hash transaction_lt state { hash balance extra_currencies account_status code_hash data_hash frozen_hash } } } }`,
 				map[string]any{"w": map[string]any{"addresses": watched, "types": []string{"account_state_change"}}})
-			require.Eventually(t, func() bool { return hub.Stats().Streams == 4 }, 20*time.Second, 5*time.Millisecond)
+			sock := dialToncenter(t, srv.URL)
+			require.NoError(t, sock.WriteJSON(map[string]any{"id": "s", "operation": "subscribe", "types": []string{"account_state_change"}, "addresses": real}))
+			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, sock))
+			// Read at once (answering the server's pings) while the test
+			// reads the other streams.
+			sockMsgs := make(chan map[string]any, 10_000)
+			go func() {
+				defer close(sockMsgs)
+				for {
+					var m map[string]any
+					if err := sock.ReadJSON(&m); err != nil {
+						return
+					}
+					sockMsgs <- m
+				}
+			}()
+			require.Eventually(t, func() bool { return hub.Stats().Streams == 5 }, 20*time.Second, 5*time.Millisecond)
 
 			importFiles(t, st, files)
 
@@ -297,6 +313,29 @@ func TestStreamAccountStates(t *testing.T) {
 				}
 			}
 			once("toncenter state", tcStates)
+			// Its websocket: the same notification, each state once (by
+			// the state's hash, and the account's end status; the cursor
+			// was not asked for).
+			sockStates := 0
+			for i := 0; i < len(rows); i++ {
+				var m map[string]any
+				select {
+				case m = <-sockMsgs:
+				case <-time.After(60 * time.Second):
+					t.Fatal("no websocket notification")
+				}
+				require.Equal(t, tcAccountStateNotificationFields, sortedKeys(m), m)
+				require.Equal(t, "account_state_change", m["type"])
+				require.Contains(t, real, m["account"])
+				require.Equal(t, tcAccountStateFields, sortedKeys(m["state"].(map[string]any)))
+				sockStates++
+			}
+			require.Equal(t, len(rows), sockStates)
+			select {
+			case m := <-sockMsgs:
+				t.Fatalf("more websocket notifications than states: %v", m)
+			case <-time.After(200 * time.Millisecond):
+			}
 			checkTCShape(t, "AccountStateNotification", docs)
 
 			// GraphQL: each state once, the same values.
