@@ -60,6 +60,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	StakeDeposit() StakeDepositResolver
 	StakeWithdrawal() StakeWithdrawalResolver
+	StreamAccountState() StreamAccountStateResolver
 	StreamEvent() StreamEventResolver
 	Subscription() SubscriptionResolver
 	Token() TokenResolver
@@ -165,6 +166,9 @@ type StakeDepositResolver interface {
 }
 type StakeWithdrawalResolver interface {
 	AssetToken(ctx context.Context, obj *actions.StakeWithdrawal) (*model.Token, error)
+}
+type StreamAccountStateResolver interface {
+	ExtraCurrencies(ctx context.Context, obj *toncenter.StreamAccountState) (chain.RawJSON, error)
 }
 type StreamEventResolver interface {
 	AddressBookEntries(ctx context.Context, obj *model.StreamEvent) ([]*chain.AddressBookEntry, error)
@@ -742,27 +746,65 @@ type Subscription {
   """
   actions(filter: ActionFilter, after: String, watch: StreamWatch): ActionEvent!
   """
-  The event types of watch.types (actions by default; transactions) as
-  they are stored, in one stream with one cursor: a transaction takes its
-  place from the same counter as the actions, before the actions it makes.
-  Filters and after as in actions; of a transaction only the account and
-  the watched addresses count (an action filter selects actions). An
-  unknown or unserved type is refused naming types.
+  The event types of watch.types (actions by default; transactions,
+  account_state_change) as they are stored, in one stream with one
+  cursor: a transaction takes its place from the same counter as the
+  actions, before the actions it makes, and its account's state the place
+  after it. Filters and after as in actions; of a transaction and a state
+  only the account and the watched addresses count (an action filter
+  selects actions). An unknown or unserved type is refused naming types.
   """
   events(filter: ActionFilter, after: String, watch: StreamWatch): StreamEvent!
+}
+
+"""
+An account's state right after one of its stored transactions (event type
+account_state_change): one per transaction, its place the one after the
+transaction's. What the store knows of that state: the status always, the
+hash when the transaction's raw BOC is stored; balance, extra currencies
+and the code, data and frozen hashes only while the stored state of the
+account is the one after this transaction (its latest known), else null.
+"""
+type AccountStateChange {
+  "the account (raw form)"
+  account: String!
+  "the transaction after which the state is (base64)"
+  transaction_hash: String!
+  transaction_lt: UInt64!
+  state: StreamAccountState!
+}
+
+"""
+toncenter's AccountState (streaming v2's AccountStateNotification.state);
+a field the store does not know is null.
+"""
+type StreamAccountState {
+  "hash of the account's state (base64)"
+  hash: String
+  "nanotons"
+  balance: String
+  "currency id -> amount, as REST's extra_currencies object"
+  extra_currencies: JSON
+  "active, uninit, frozen or nonexist"
+  account_status: String
+  frozen_hash: String
+  data_hash: String
+  code_hash: String
 }
 
 "One event of Subscription.events."
 type StreamEvent {
   "resume point: pass as after (it is also the SSE event id)"
   cursor: String!
-  "actions or transactions: which of action and transaction is set"
+  "actions, transactions or account_state_change: which of action, transaction and account_state is set"
   type: String!
-  "as ActionEvent.finality; a transaction is finalized"
+  "as ActionEvent.finality; a transaction and an account state are finalized"
   finality: String!
   action: Action
   "a stored transaction with its messages"
   transaction: Transaction
+  "an account's state right after one of its transactions"
+  account_state: AccountStateChange
   "TEP-467 normalized hash of the external message that started the trace, when known"
   trace_external_hash_norm: String
   "the REST address_book object of the event's addresses"
@@ -787,8 +829,8 @@ input StreamWatch {
   "TEP-467 normalized hashes of external messages (base64 or hex)"
   trace_external_hash_norms: [String!]
   """
-  event types (toncenter's streaming v2 names): actions (the default) and
-  transactions (Subscription.events); trace, account_state_change and
+  event types (toncenter's streaming v2 names): actions (the default),
+  transactions and account_state_change (Subscription.events); trace and
   jettons_change are refused as not served, other names as unknown
   """
   types: [String!]
@@ -5031,6 +5073,153 @@ func (ec *executionContext) fieldContext_Account_trade_results(_ context.Context
 				return ec.fieldContext_TradeResult_unmatched(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type TradeResult", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountStateChange_account(ctx context.Context, field graphql.CollectedField, obj *model.AccountStateChange) (ret graphql.Marshaler) {
+	res := obj.Account
+	if any(res) == nil {
+		fc, err := ec.fieldContext_AccountStateChange_account(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Account}
+}
+
+func (ec *executionContext) fieldContext_AccountStateChange_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountStateChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountStateChange_transaction_hash(ctx context.Context, field graphql.CollectedField, obj *model.AccountStateChange) (ret graphql.Marshaler) {
+	res := obj.TransactionHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_AccountStateChange_transaction_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.TransactionHash}
+}
+
+func (ec *executionContext) fieldContext_AccountStateChange_transaction_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountStateChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountStateChange_transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.AccountStateChange) (ret graphql.Marshaler) {
+	res := obj.TransactionLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_AccountStateChange_transaction_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafUint64{&obj.TransactionLt}
+}
+
+func (ec *executionContext) fieldContext_AccountStateChange_transaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountStateChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountStateChange_state(ctx context.Context, field graphql.CollectedField, obj *model.AccountStateChange) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_AccountStateChange_state(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.State, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	res := resTmp.(*toncenter.StreamAccountState)
+	fc.Result = res
+	return ec.marshalNStreamAccountState2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐStreamAccountState(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_AccountStateChange_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountStateChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "hash":
+				return ec.fieldContext_StreamAccountState_hash(ctx, field)
+			case "balance":
+				return ec.fieldContext_StreamAccountState_balance(ctx, field)
+			case "extra_currencies":
+				return ec.fieldContext_StreamAccountState_extra_currencies(ctx, field)
+			case "account_status":
+				return ec.fieldContext_StreamAccountState_account_status(ctx, field)
+			case "frozen_hash":
+				return ec.fieldContext_StreamAccountState_frozen_hash(ctx, field)
+			case "data_hash":
+				return ec.fieldContext_StreamAccountState_data_hash(ctx, field)
+			case "code_hash":
+				return ec.fieldContext_StreamAccountState_code_hash(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type StreamAccountState", field.Name)
 		},
 	}
 	return fc, nil
@@ -32425,6 +32614,203 @@ func (ec *executionContext) fieldContext_StakeWithdrawalRequest_tokens_wallet(_ 
 	return fc, nil
 }
 
+func (ec *executionContext) _StreamAccountState_hash(ctx context.Context, field graphql.CollectedField, obj *toncenter.StreamAccountState) (ret graphql.Marshaler) {
+	res := obj.Hash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamAccountState_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamAccountState_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamAccountState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamAccountState_balance(ctx context.Context, field graphql.CollectedField, obj *toncenter.StreamAccountState) (ret graphql.Marshaler) {
+	res := obj.Balance
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamAccountState_balance(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamAccountState_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamAccountState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamAccountState_extra_currencies(ctx context.Context, field graphql.CollectedField, obj *toncenter.StreamAccountState) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StreamAccountState_extra_currencies(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return ec.resolvers.StreamAccountState().ExtraCurrencies(rctx, obj)
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(chain.RawJSON)
+	fc.Result = res
+	return ec.marshalOJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐRawJSON(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamAccountState_extra_currencies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamAccountState",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamAccountState_account_status(ctx context.Context, field graphql.CollectedField, obj *toncenter.StreamAccountState) (ret graphql.Marshaler) {
+	res := obj.AccountStatus
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamAccountState_account_status(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamAccountState_account_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamAccountState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamAccountState_frozen_hash(ctx context.Context, field graphql.CollectedField, obj *toncenter.StreamAccountState) (ret graphql.Marshaler) {
+	res := obj.FrozenHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamAccountState_frozen_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamAccountState_frozen_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamAccountState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamAccountState_data_hash(ctx context.Context, field graphql.CollectedField, obj *toncenter.StreamAccountState) (ret graphql.Marshaler) {
+	res := obj.DataHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamAccountState_data_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamAccountState_data_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamAccountState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamAccountState_code_hash(ctx context.Context, field graphql.CollectedField, obj *toncenter.StreamAccountState) (ret graphql.Marshaler) {
+	res := obj.CodeHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_StreamAccountState_code_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamAccountState_code_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamAccountState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StreamEvent_cursor(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
 	res := obj.Cursor
 	if any(res) == nil {
@@ -32679,6 +33065,57 @@ func (ec *executionContext) fieldContext_StreamEvent_transaction(_ context.Conte
 				return ec.fieldContext_Transaction_actions(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Transaction", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StreamEvent_account_state(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StreamEvent_account_state(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.AccountState, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.AccountStateChange)
+	fc.Result = res
+	return ec.marshalOAccountStateChange2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccountStateChange(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_account_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "account":
+				return ec.fieldContext_AccountStateChange_account(ctx, field)
+			case "transaction_hash":
+				return ec.fieldContext_AccountStateChange_transaction_hash(ctx, field)
+			case "transaction_lt":
+				return ec.fieldContext_AccountStateChange_transaction_lt(ctx, field)
+			case "state":
+				return ec.fieldContext_AccountStateChange_state(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AccountStateChange", field.Name)
 		},
 	}
 	return fc, nil
@@ -33090,6 +33527,8 @@ func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context
 				return ec.fieldContext_StreamEvent_action(ctx, field)
 			case "transaction":
 				return ec.fieldContext_StreamEvent_transaction(ctx, field)
+			case "account_state":
+				return ec.fieldContext_StreamEvent_account_state(ctx, field)
 			case "trace_external_hash_norm":
 				return ec.fieldContext_StreamEvent_trace_external_hash_norm(ctx, field)
 			case "address_book":
@@ -43743,6 +44182,60 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var accountStateChangeImplementors = []string{"AccountStateChange"}
+
+func (ec *executionContext) _AccountStateChange(ctx context.Context, sel ast.SelectionSet, obj *model.AccountStateChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountStateChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccountStateChange")
+		case "account":
+			out.Values[i] = ec._AccountStateChange_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transaction_hash":
+			out.Values[i] = ec._AccountStateChange_transaction_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transaction_lt":
+			out.Values[i] = ec._AccountStateChange_transaction_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._AccountStateChange_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var actionImplementors = []string{"Action"}
 
 func (ec *executionContext) _Action(ctx context.Context, sel ast.SelectionSet, obj *chain.Action) graphql.Marshaler {
@@ -50790,6 +51283,85 @@ func (ec *executionContext) _StakeWithdrawalRequest(ctx context.Context, sel ast
 	return out
 }
 
+var streamAccountStateImplementors = []string{"StreamAccountState"}
+
+func (ec *executionContext) _StreamAccountState(ctx context.Context, sel ast.SelectionSet, obj *toncenter.StreamAccountState) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, streamAccountStateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StreamAccountState")
+		case "hash":
+			out.Values[i] = ec._StreamAccountState_hash(ctx, field, obj)
+		case "balance":
+			out.Values[i] = ec._StreamAccountState_balance(ctx, field, obj)
+		case "extra_currencies":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StreamAccountState_extra_currencies(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "account_status":
+			out.Values[i] = ec._StreamAccountState_account_status(ctx, field, obj)
+		case "frozen_hash":
+			out.Values[i] = ec._StreamAccountState_frozen_hash(ctx, field, obj)
+		case "data_hash":
+			out.Values[i] = ec._StreamAccountState_data_hash(ctx, field, obj)
+		case "code_hash":
+			out.Values[i] = ec._StreamAccountState_code_hash(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var streamEventImplementors = []string{"StreamEvent"}
 
 func (ec *executionContext) _StreamEvent(ctx context.Context, sel ast.SelectionSet, obj *model.StreamEvent) graphql.Marshaler {
@@ -50820,6 +51392,8 @@ func (ec *executionContext) _StreamEvent(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._StreamEvent_action(ctx, field, obj)
 		case "transaction":
 			out.Values[i] = ec._StreamEvent_transaction(ctx, field, obj)
+		case "account_state":
+			out.Values[i] = ec._StreamEvent_account_state(ctx, field, obj)
 		case "trace_external_hash_norm":
 			out.Values[i] = ec._StreamEvent_trace_external_hash_norm(ctx, field, obj)
 		case "address_book":
@@ -54824,6 +55398,16 @@ func (ec *executionContext) marshalNRiskNft2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋpr
 	return ret
 }
 
+func (ec *executionContext) marshalNStreamAccountState2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋtoncenterᚐStreamAccountState(ctx context.Context, sel ast.SelectionSet, v *toncenter.StreamAccountState) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StreamAccountState(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNStreamEvent2githubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐStreamEvent(ctx context.Context, sel ast.SelectionSet, v model.StreamEvent) graphql.Marshaler {
 	return ec._StreamEvent(ctx, sel, &v)
 }
@@ -55897,6 +56481,13 @@ func (ec *executionContext) unmarshalOAccountActionFilter2ᚖgithubᚗcomᚋtonq
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOAccountStateChange2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐAccountStateChange(ctx context.Context, sel ast.SelectionSet, v *model.AccountStateChange) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AccountStateChange(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAction2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐAction(ctx context.Context, sel ast.SelectionSet, v *chain.Action) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -56207,6 +56798,22 @@ func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.Se
 	_ = ctx
 	res := graphql.MarshalInt64(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐRawJSON(ctx context.Context, v any) (chain.RawJSON, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res chain.RawJSON
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐRawJSON(ctx context.Context, sel ast.SelectionSet, v chain.RawJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOJvaultClaimedReward2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedRewardᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.JvaultClaimedReward) graphql.Marshaler {

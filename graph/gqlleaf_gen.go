@@ -90,6 +90,7 @@ func (l leafUint64) MarshalGQL(w io.Writer) {
 // method computes; an object type absent here is an interface or a union.
 var computedFields = map[string]map[string]bool{
 	"Account":                      {"actions": true, "balance": true, "dnsRecords": true, "domain": true, "interfaces": true, "is_wallet": true, "jettons": true, "nfts": true, "status": true, "trade_results": true, "trades": true, "transactions": true, "user_friendly": true},
+	"AccountStateChange":           {},
 	"Action":                       {"children": true, "description": true, "details": true, "parent": true, "participants": true, "title": true, "trace": true, "transactions_full": true},
 	"ActionConnection":             {},
 	"ActionEdge":                   {},
@@ -195,6 +196,7 @@ var computedFields = map[string]map[string]bool{
 	"StakeDeposit":                 {"asset_token": true},
 	"StakeWithdrawal":              {"asset_token": true},
 	"StakeWithdrawalRequest":       {},
+	"StreamAccountState":           {"extra_currencies": true},
 	"StreamEvent":                  {"address_book_entries": true},
 	"Subscribe":                    {},
 	"Subscription":                 {"actions": true, "events": true},

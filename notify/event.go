@@ -25,6 +25,8 @@ type Event struct {
 	Action *chain.Action // Accounts filled; nil for an invalidation and a transaction
 	// Tx is a transaction's event (Type TypeTransactions).
 	Tx *TxEvent
+	// State is an account's state after a transaction (TypeAccountState).
+	State *StateEvent
 	// Pending marks an emulated action of a message sent through this
 	// server, told before its trace is stored; its Seq is the position it
 	// was told at and moves no subscriber's position.
@@ -41,17 +43,24 @@ type Event struct {
 
 // Type is the event's type name.
 func (e *Event) Type() string {
-	if e.Tx != nil {
+	switch {
+	case e.Tx != nil:
 		return TypeTransactions
+	case e.State != nil:
+		return TypeAccountState
 	}
 	return TypeActions
 }
 
 // Accounts are the accounts the event concerns: an action's participants,
-// a transaction's own account. A watched one brings the event.
+// a transaction's or a state's own account. A watched one brings the
+// event.
 func (e *Event) Accounts() []string {
-	if e.Tx != nil {
+	switch {
+	case e.Tx != nil:
 		return []string{e.Tx.Tx.Account}
+	case e.State != nil:
+		return []string{e.State.Tx.Account}
 	}
 	if e.Action == nil {
 		return nil
@@ -85,10 +94,13 @@ func (e *Event) List(includeAccounts bool) *chain.ActionList {
 }
 
 // JSON is List encoded as /api/v3/actions encodes a page; a transaction's
-// is TxEvent.JSON.
+// is TxEvent.JSON, a state's StateEvent.JSON.
 func (e *Event) JSON(includeAccounts bool) ([]byte, error) {
-	if e.Tx != nil {
+	switch {
+	case e.Tx != nil:
 		return e.Tx.JSON()
+	case e.State != nil:
+		return e.State.JSON()
 	}
 	v := e.view(includeAccounts)
 	return v.json, v.err

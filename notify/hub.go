@@ -122,6 +122,7 @@ type Hub struct {
 	needLts   int
 	needMsgs  int
 	needTxs   int // live subscriptions that want transactions
+	needState int // live subscriptions that want account states
 	// pending traces told and not settled, by normalized external hash;
 	// needPending counts the live subscriptions that want them.
 	pending     map[string]*pendingTrace
@@ -325,7 +326,7 @@ func (h *Hub) step(ctx context.Context) (bool, error) {
 	// while a subscription wants them: one that joins later starts after
 	// what the hub told (join), so it misses none.
 	r := reading{filter: store.ActionFilter{Nested: store.NestedRule{Show: true}}, actions: true,
-		txs: h.needTxs > 0, lts: h.needLts > 0, msgs: h.needMsgs > 0}
+		txs: h.needTxs > 0, states: h.needState > 0, lts: h.needLts > 0, msgs: h.needMsgs > 0}
 	after := h.last
 	h.mu.Unlock()
 	events, more, err := read(ctx, &h.o, r, after, pageSize)
@@ -491,6 +492,9 @@ func (h *Hub) join(s *Subscription, horizon uint64, fromNow bool) (uint64, bool)
 	if s.wants(TypeTransactions) {
 		h.needTxs++
 	}
+	if s.wants(TypeAccountState) {
+		h.needState++
+	}
 	s.live = true
 	return horizon, true
 }
@@ -533,6 +537,9 @@ func (h *Hub) leaveLocked(s *Subscription) {
 	}
 	if s.wants(TypeTransactions) {
 		h.needTxs--
+	}
+	if s.wants(TypeAccountState) {
+		h.needState--
 	}
 }
 

@@ -9,12 +9,14 @@ import (
 )
 
 // reading is what one read of the store asks for: the actions matching
-// filter, the transactions of txScope, or both.
+// filter, the transactions of txScope and the states after them, or
+// several of these.
 type reading struct {
 	filter     store.ActionFilter
 	actions    bool
 	txs        bool
-	txAccounts []string // nil: every account's
+	states     bool     // the accounts' states after the transactions
+	txAccounts []string // of txs and states; nil: every account's
 	lts, msgs  bool     // the match facts the live filters test
 }
 
@@ -31,7 +33,8 @@ type reading struct {
 // read as well, so the merged order has no gap.
 func read(ctx context.Context, o *Options, r reading, after uint64, limit int) ([]*Event, bool, error) {
 	bound, more := ^uint64(0), false
-	if r.actions && r.txs {
+	txRows := r.txs || r.states
+	if r.actions && txRows {
 		head, err := o.Store.LastActionSeq(ctx)
 		if err != nil {
 			return nil, false, err
@@ -49,12 +52,23 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 			bound, more = min(bound, acts[len(acts)-1].Seq), true
 		}
 	}
-	if r.txs {
-		if txs, err = o.Store.TransactionsAfter(ctx, r.txAccounts, after, limit); err != nil {
+	if txRows {
+		// A derived event after `after` may be of a transaction at or
+		// below it (its places follow the transaction's seq).
+		from := after
+		if r.states {
+			from -= min(after, store.TxSlots-1)
+		}
+		if txs, err = o.Store.TransactionsAfter(ctx, r.txAccounts, from, limit); err != nil {
 			return nil, false, err
 		}
 		if len(txs) == limit {
-			bound, more = min(bound, txs[len(txs)-1].Seq), true
+			last := txs[len(txs)-1]
+			top := last.Seq
+			if last.Slots {
+				top += store.TxSlots - 1 // its derived events come with it
+			}
+			bound, more = min(bound, top), true
 		}
 	}
 	// Rows past the bound (committed after it, or past the other kind's
@@ -71,11 +85,21 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 	if err != nil || len(txs) == 0 {
 		return events, more, err
 	}
-	txEvents, err := prepareTxs(ctx, o.Book, txs)
-	if err != nil {
-		return nil, false, err
+	if r.txs {
+		own := slices.DeleteFunc(slices.Clone(txs), func(t store.SeqTx) bool { return t.Seq <= after })
+		txEvents, err := prepareTxs(ctx, o.Book, own)
+		if err != nil {
+			return nil, false, err
+		}
+		events = append(events, txEvents...)
 	}
-	events = append(events, txEvents...)
+	if r.states {
+		stEvents, err := prepareStates(ctx, o, txs, after)
+		if err != nil {
+			return nil, false, err
+		}
+		events = append(events, stEvents...)
+	}
 	slices.SortFunc(events, func(a, b *Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	return events, more, nil
 }
@@ -99,9 +123,9 @@ func txScope(f *store.ActionFilter) (accounts []string, none bool) {
 	return nil, len(f.WatchExtNorms) > 0
 }
 
-// txMatches is matches for a transaction's event: the single account
-// filter (the watch set is tested by watch.passes); the other filters are
-// of actions.
+// txMatches is matches for the event of a transaction or of what it
+// changed: the single account filter (the watch set is tested by
+// watch.passes); the other filters are of actions.
 func txMatches(f *store.ActionFilter, e *Event) bool {
-	return f.Account == "" || f.Account == e.Tx.Tx.Account
+	return f.Account == "" || slices.Contains(e.Accounts(), f.Account)
 }

@@ -26,11 +26,14 @@ import (
 // path and on a replay. Every stored action and transaction must still be
 // told, once: before, the hub moved past the actions of the first of them
 // (its position became the last transaction of the second), and the
-// e2e load test lost a few actions of the burst on Postgres.
+// e2e load test lost a few actions of the burst on Postgres. A
+// subscription of account states as well gets each transaction's state at
+// the place after it, live and on the replay.
 func TestCommitsBetweenReadsLoseNothing(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces", "*.json"))
 	require.GreaterOrEqual(t, len(files), 6)
 	both := []string{notify.TypeActions, notify.TypeTransactions}
+	all := []string{notify.TypeActions, notify.TypeTransactions, notify.TypeAccountState}
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
@@ -72,6 +75,9 @@ func TestCommitsBetweenReadsLoseNothing(t *testing.T) {
 			actsLive, err := h.Subscribe(ctx, notify.Request{})
 			require.NoError(t, err)
 			defer actsLive.Close()
+			statesLive, err := h.Subscribe(ctx, notify.Request{Types: all})
+			require.NoError(t, err)
+			defer statesLive.Close()
 			between.Store(&[]string{files[1], files[2]})
 			importFile(files[0])
 			require.Eventually(t, func() bool { return made.Load() == 1 }, time.Minute, time.Millisecond, "the commits between the reads were made")
@@ -87,6 +93,9 @@ func TestCommitsBetweenReadsLoseNothing(t *testing.T) {
 			gotActs, gotTxs = drain(t, allLive, live)
 			require.Equal(t, wantActs, gotActs, "live, both kinds: every action")
 			require.Equal(t, wantTxs, gotTxs, "live, both kinds: every transaction")
+			gotActs, gotTxs = drain(t, statesLive, live)
+			require.Equal(t, wantActs, gotActs, "live, with states: every action")
+			require.Equal(t, withStates(wantTxs), gotTxs, "live, with states: every transaction and its state")
 
 			// Replay: the first page a resumed subscription reads.
 			between.Store(&[]string{files[3], files[4], files[5]})
@@ -105,6 +114,26 @@ func TestCommitsBetweenReadsLoseNothing(t *testing.T) {
 			gotActs, gotTxs = addSeq(first, gotActs, gotTxs)
 			require.Equal(t, wantActs, gotActs, "replay: every action")
 			require.Equal(t, wantTxs, gotTxs, "replay: every transaction")
+
+			// A replay from the middle, every kind: what follows, once.
+			mid := wantTxs[len(wantTxs)/2] // a transaction told, its state not yet
+			resumed, err := h.Subscribe(ctx, notify.Request{Types: all, After: &mid})
+			require.NoError(t, err)
+			defer resumed.Close()
+			gotActs, gotTxs = drain(t, resumed, end)
+			var restActs, restTxs []uint64
+			for _, s := range wantActs {
+				if s > mid {
+					restActs = append(restActs, s)
+				}
+			}
+			for _, s := range withStates(wantTxs) {
+				if s > mid {
+					restTxs = append(restTxs, s)
+				}
+			}
+			require.Equal(t, restActs, gotActs, "resumed: every later action")
+			require.Equal(t, restTxs, gotTxs, "resumed: the state of the transaction at the cursor, then every later transaction and state")
 		})
 	}
 }
@@ -138,9 +167,20 @@ func drain(t *testing.T, s *notify.Subscription, end uint64) (acts, txs []uint64
 	return acts, txs
 }
 
-// addSeq adds e's seq to its kind's list, kept sorted.
+// withStates are the transactions' seqs and their states' (the place
+// after each), sorted.
+func withStates(txs []uint64) []uint64 {
+	var out []uint64
+	for _, s := range txs {
+		out = append(out, s, s+store.TxSlotState)
+	}
+	return out
+}
+
+// addSeq adds e's seq to its kind's list, kept sorted: a transaction's
+// and an account state's to txs.
 func addSeq(e *notify.Event, acts, txs []uint64) ([]uint64, []uint64) {
-	if e.Tx != nil {
+	if e.Tx != nil || e.State != nil {
 		txs = append(txs, e.Seq)
 		sort.Slice(txs, func(i, j int) bool { return txs[i] < txs[j] })
 	} else {

@@ -16,8 +16,8 @@ type Request struct {
 	// Filter is a validated /api/v3/actions filter (only filters count).
 	// Of transactions, only its account and watch set count (txScope).
 	Filter store.ActionFilter
-	// Types are the event types wanted (TypeActions, TypeTransactions);
-	// nil: actions.
+	// Types are the event types wanted (TypeActions, TypeTransactions,
+	// TypeAccountState); nil: actions.
 	Types []string
 	// After resumes after this position (an event's Seq): the store's
 	// matching actions after it are replayed first. Nil starts from now.
@@ -143,11 +143,11 @@ func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
 		return nil, err
 	}
 	st := s.hub.o.Store
-	r := reading{filter: s.req.Filter, actions: s.wants(TypeActions), txs: s.wants(TypeTransactions)}
-	if r.txs {
+	r := reading{filter: s.req.Filter, actions: s.wants(TypeActions), txs: s.wants(TypeTransactions), states: s.wants(TypeAccountState)}
+	if r.txs || r.states {
 		var none bool
 		if r.txAccounts, none = txScope(&s.req.Filter); none {
-			r.txs = false
+			r.txs, r.states = false, false
 		}
 	}
 	for len(s.buf) == 0 {
@@ -217,7 +217,7 @@ func (s *Subscription) offer(e *Event, limit int) bool {
 	if !s.wants(e.Type()) || !s.watch.passes(&s.req.Filter, e) {
 		return true
 	}
-	if e.Tx != nil && !txMatches(&s.req.Filter, e) || e.Tx == nil && !matches(&s.req.Filter, e) {
+	if fromTx := e.Tx != nil || e.State != nil; fromTx && !txMatches(&s.req.Filter, e) || !fromTx && !matches(&s.req.Filter, e) {
 		return true
 	}
 	return s.push(e, limit)

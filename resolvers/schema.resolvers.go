@@ -269,6 +269,11 @@ func (r *queryResolver) MasterchainInfo(ctx context.Context) (*toncenter.Masterc
 	return r.GraphMasterchainInfo(ctx)
 }
 
+// ExtraCurrencies is the resolver for the extra_currencies field.
+func (r *streamAccountStateResolver) ExtraCurrencies(ctx context.Context, obj *toncenter.StreamAccountState) (chain.RawJSON, error) {
+	return r.StateExtraCurrencies(obj)
+}
+
 // AddressBookEntries is the resolver for the address_book_entries field.
 func (r *streamEventResolver) AddressBookEntries(ctx context.Context, obj *model.StreamEvent) ([]*chain.AddressBookEntry, error) {
 	return obj.AddressBook.Entries(), nil
@@ -322,6 +327,11 @@ func (r *Resolver) FeeEstimate() graph.FeeEstimateResolver { return &feeEstimate
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
+// StreamAccountState returns graph.StreamAccountStateResolver implementation.
+func (r *Resolver) StreamAccountState() graph.StreamAccountStateResolver {
+	return &streamAccountStateResolver{r}
+}
+
 // StreamEvent returns graph.StreamEventResolver implementation.
 func (r *Resolver) StreamEvent() graph.StreamEventResolver { return &streamEventResolver{r} }
 
@@ -340,6 +350,7 @@ type actionEventResolver struct{ *Resolver }
 type actionListResolver struct{ *Resolver }
 type feeEstimateResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
+type streamAccountStateResolver struct{ *Resolver }
 type streamEventResolver struct{ *Resolver }
 type subscriptionResolver struct{ *Resolver }
 type traceResolver struct{ *Resolver }

@@ -222,6 +222,9 @@ func (r *Resolver) SubscribeEvents(ctx context.Context, in *model.ActionFilter, 
 	}
 	var told pendingTold
 	return pumpEvents(ctx, st, func(e *notify.Event) []*model.StreamEvent {
+		if e.State != nil {
+			return []*model.StreamEvent{stateEvent(e)}
+		}
 		if e.Tx == nil {
 			evs := told.events(e, st.IncludeAccounts)
 			out := make([]*model.StreamEvent, len(evs))

@@ -194,7 +194,9 @@ type streamFormat struct {
 // of its one action; a pending one the same named "pending", an
 // invalidation {"trace_external_hash_norm"} named "invalidated"; a
 // transaction (types=transactions) a /api/v3/transactions page of it with
-// the metadata of its tokens, named "transactions".
+// the metadata of its tokens, named "transactions"; an account's state
+// after a transaction (types=account_state_change) notify.StateEvent's
+// JSON, named "account_state_change".
 func ownFormat(st *resolvers.ActionStream) streamFormat {
 	return streamFormat{hello: []byte(": stream of new events; id is the resume cursor\n"),
 		data: func(e *notify.Event) (string, []byte, error) {
@@ -203,8 +205,8 @@ func ownFormat(st *resolvers.ActionStream) streamFormat {
 				return "invalidated", b, err
 			}
 			b, err := e.JSON(st.IncludeAccounts)
-			if e.Tx != nil {
-				return notify.TypeTransactions, b, err
+			if e.Tx != nil || e.State != nil {
+				return e.Type(), b, err
 			}
 			if e.Pending {
 				return "pending", b, err

@@ -144,11 +144,11 @@ func (b *BulkLoad) SaveTraces(ctx context.Context, actions []chain.Action, txs [
 	// writers, and a bulk load wants them side by side. As in SaveBatch,
 	// the transactions (new: the tables were empty) come first.
 	items := txOrder(txs)
-	last, err := takeSeqs(ctx, s.db, len(items)+len(actions))
+	last, err := takeSeqs(ctx, s.db, len(items)*TxSlots+len(actions))
 	if err != nil {
 		return err
 	}
-	txSeqs, _ := numberTxs(items, nil, last-int64(len(items)+len(actions)))
+	txSeqs, _ := numberTxs(items, nil, last-int64(len(items)*TxSlots+len(actions)))
 	seqs := make(map[string]int64, len(actions))
 	numberNew(actions, seqs, last-int64(len(actions)))
 	arows, links, txLinks := actionTableRows(actions, seqs)

@@ -50,6 +50,8 @@ type Store struct {
 	facts  *factsCache // the address book's facts, kept for a while; nil: read each time (factscache.go)
 	tokens *tokenCache // tokens rendered, by version; nil: read whole with each page (tokencache.go)
 
+	slotsFrom atomic.Pointer[int64] // see txSlotsFrom
+
 	partitioned    atomic.Bool    // the chain's tables are partitioned by lt (partitions.go)
 	partitionsMade map[int64]bool // lt spans whose partitions exist; under mu
 }

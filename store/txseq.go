@@ -15,6 +15,22 @@ import (
 // one position, one resume cursor, for both. A batch's transactions are
 // numbered before its actions (a transaction comes before the actions it
 // makes) in (lt, hash) order; a transaction stored already keeps its seq.
+//
+// A transaction takes TxSlots numbers: its seq and the ones after it, the
+// places of the events derived from it (TxSlotState, TxSlotJettons), so
+// each of those has a seq no other event has (a cursor names one event,
+// a webhook's queue keys on it) with no column or counter of its own.
+// Transactions numbered before migration 20261201000161 took one number
+// each and have no derived events (SeqTx.Slots).
+
+// TxSlots is how many numbers a transaction takes; TxSlotState and
+// TxSlotJettons are the offsets from its seq of its account's state change
+// and its jetton wallet's balance change.
+const (
+	TxSlots       = 3
+	TxSlotState   = 1
+	TxSlotJettons = 2
+)
 
 // assignTxSeqs takes seqs for the batch's transactions that are not stored
 // yet, by hash (base64); hi is the highest, 0 when every one was stored.
@@ -26,7 +42,7 @@ func assignTxSeqs(ctx context.Context, tx bun.Tx, txs []*chain.Transaction) (seq
 	}
 	items := txOrder(txs)
 	lo, top := int64(items[0].lt), int64(items[len(items)-1].lt)
-	last, err := takeSeqs(ctx, tx, len(items))
+	last, err := takeSeqs(ctx, tx, len(items)*TxSlots)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -47,10 +63,10 @@ func assignTxSeqs(ctx context.Context, tx bun.Tx, txs []*chain.Transaction) (seq
 			stored[h] = true
 		}
 	}
-	seqs, hi = numberTxs(items, stored, last-int64(len(items)))
+	seqs, hi = numberTxs(items, stored, last-int64(len(items)*TxSlots))
 	// The stored ones' numbers go back while the row is locked, as
 	// assignSeqs gives back its unused ones.
-	if unused := len(stored); unused > 0 {
+	if unused := len(stored) * TxSlots; unused > 0 {
 		if _, err := takeSeqs(ctx, tx, -unused); err != nil {
 			return nil, 0, err
 		}
@@ -84,14 +100,15 @@ func txOrder(txs []*chain.Transaction) []txItem {
 }
 
 // numberTxs gives the items not in stored the numbers after base, in
-// order, by hash; hi is the highest given (0 when none was).
+// order, TxSlots each, by hash (the first of each's); hi is the highest
+// taken (0 when none was).
 func numberTxs(items []txItem, stored map[string]bool, base int64) (seqs map[string]int64, hi uint64) {
 	seqs = make(map[string]int64, len(items)-len(stored))
 	next := base
 	for _, it := range items {
 		if !stored[it.hash] {
-			next++
-			seqs[it.hash] = next
+			seqs[it.hash] = next + 1
+			next += TxSlots
 			hi = uint64(next)
 		}
 	}
@@ -105,6 +122,9 @@ type SeqTx struct {
 	// TraceExternalHashNorm is the TEP-467 normalized hash of the external
 	// message that started its trace ("" when none is known).
 	TraceExternalHashNorm string
+	// Slots is true when the numbers after Seq are its derived events'
+	// (TxSlots); false for one numbered before they were.
+	Slots bool
 }
 
 // TransactionsAfter returns up to limit transactions with seq > after, of
@@ -124,13 +144,17 @@ func (s *Store) TransactionsAfter(ctx context.Context, accounts []string, after 
 	if err != nil {
 		return nil, unavailable(err)
 	}
+	from, err := s.txSlotsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]SeqTx, len(rows))
 	byHash := make(map[string]*chain.Transaction, len(rows))
 	for i := range rows {
 		t := rows[i].summary()
 		t.BOC = rows[i].BOC
 		byHash[rows[i].Hash] = t
-		out[i] = SeqTx{Seq: uint64(*rows[i].Seq), Transaction: t}
+		out[i] = SeqTx{Seq: uint64(*rows[i].Seq), Transaction: t, Slots: *rows[i].Seq > from}
 	}
 	for i := range msgs {
 		addMessage(byHash[msgs[i].TxHash], &msgs[i])
@@ -175,4 +199,19 @@ func (s *Store) traceExtNorms(ctx context.Context, rows []txRow) (map[string]str
 		}
 	}
 	return out, nil
+}
+
+// txSlotsFrom is the counter's value when transactions began to take
+// TxSlots numbers (migration 20261201000161). It never changes once
+// migrated, so the first read is kept.
+func (s *Store) txSlotsFrom(ctx context.Context) (int64, error) {
+	if v := s.slotsFrom.Load(); v != nil {
+		return *v, nil
+	}
+	var from int64
+	if err := s.db.NewRaw("SELECT tx_slots_from FROM action_seq WHERE id = 1").Scan(ctx, &from); err != nil {
+		return 0, unavailable(err)
+	}
+	s.slotsFrom.Store(&from)
+	return from, nil
 }

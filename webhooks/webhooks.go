@@ -38,10 +38,11 @@ import (
 const (
 	EventActions      = notify.TypeActions
 	EventTransactions = notify.TypeTransactions
+	EventAccountState = notify.TypeAccountState
 )
 
 // EventTypes are the event types a hook may watch.
-var EventTypes = []string{EventActions, EventTransactions}
+var EventTypes = []string{EventActions, EventTransactions, EventAccountState}
 
 // Defaults of Options.
 const (

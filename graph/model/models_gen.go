@@ -67,6 +67,21 @@ type AccountActionFilter struct {
 	SupportedActionTypes []string `json:"supported_action_types,omitempty"`
 }
 
+// An account's state right after one of its stored transactions (event type
+// account_state_change): one per transaction, its place the one after the
+// transaction's. What the store knows of that state: the status always, the
+// hash when the transaction's raw BOC is stored; balance, extra currencies
+// and the code, data and frozen hashes only while the stored state of the
+// account is the one after this transaction (its latest known), else null.
+type AccountStateChange struct {
+	// the account (raw form)
+	Account string `json:"account"`
+	// the transaction after which the state is (base64)
+	TransactionHash string                        `json:"transaction_hash"`
+	TransactionLt   uint64                        `json:"transaction_lt"`
+	State           *toncenter.StreamAccountState `json:"state"`
+}
+
 type ActionConnection struct {
 	Edges    []*ActionEdge `json:"edges"`
 	PageInfo *PageInfo     `json:"pageInfo"`
@@ -272,13 +287,15 @@ type Query struct {
 type StreamEvent struct {
 	// resume point: pass as after (it is also the SSE event id)
 	Cursor string `json:"cursor"`
-	// actions or transactions: which of action and transaction is set
+	// actions, transactions or account_state_change: which of action, transaction and account_state is set
 	Type string `json:"type"`
-	// as ActionEvent.finality; a transaction is finalized
+	// as ActionEvent.finality; a transaction and an account state are finalized
 	Finality string        `json:"finality"`
 	Action   *chain.Action `json:"action,omitempty"`
 	// a stored transaction with its messages
 	Transaction *chain.FullTransaction `json:"transaction,omitempty"`
+	// an account's state right after one of its transactions
+	AccountState *AccountStateChange `json:"account_state,omitempty"`
 	// TEP-467 normalized hash of the external message that started the trace, when known
 	TraceExternalHashNorm *string `json:"trace_external_hash_norm,omitempty"`
 	// the REST address_book object of the event's addresses
@@ -300,8 +317,8 @@ type StreamWatch struct {
 	Addresses []string `json:"addresses,omitempty"`
 	// TEP-467 normalized hashes of external messages (base64 or hex)
 	TraceExternalHashNorms []string `json:"trace_external_hash_norms,omitempty"`
-	// event types (toncenter's streaming v2 names): actions (the default) and
-	// transactions (Subscription.events); trace, account_state_change and
+	// event types (toncenter's streaming v2 names): actions (the default),
+	// transactions and account_state_change (Subscription.events); trace and
 	// jettons_change are refused as not served, other names as unknown
 	Types []string `json:"types,omitempty"`
 	// the lowest finality wanted: pending, confirmed or finalized (default).

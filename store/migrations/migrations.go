@@ -46,6 +46,7 @@ func New() *migrate.Migrations {
 	registerMovesOwners(m)
 	registerTxSeq(m)
 	registerMessageBodyHash(m)
+	registerTxSlots(m)
 	return m
 }
 

@@ -1,0 +1,70 @@
+package webhooks_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/internal/storetest"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/store"
+	"github.com/tonql/tonql/webhooks"
+)
+
+// A hook choosing transactions and account_state_change gets, for each
+// transaction of its addresses committed after it was made, the
+// transaction and then its account's state at the place after it, in
+// order, exactly once after dedup, through a receiver that fails every
+// third request; a hook of account states alone gets only those places.
+func TestAccountStateHook(t *testing.T) {
+	files := blockFiles(t)
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := storetest.Open(t, db.URL)
+			hub := startHub(t, st)
+			rc := newReceiver(t)
+			svc := startService(t, fastOptions(st, hub, rc.addr))
+			watched := someOfAll(t)
+			start, err := st.LastActionSeq(ctx)
+			require.NoError(t, err)
+			both, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/both"), Addresses: watched,
+				EventTypes: []string{webhooks.EventTransactions, webhooks.EventAccountState}})
+			require.NoError(t, err)
+			states, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/states"), Addresses: watched,
+				EventTypes: []string{webhooks.EventAccountState}})
+			require.NoError(t, err)
+			rc.mu.Lock()
+			rc.secret[both.Webhook.ID], rc.secret[states.Webhook.ID] = both.Secret, states.Secret
+			rc.behave = func(n int, w http.ResponseWriter, r *http.Request) bool {
+				if n%3 == 1 {
+					http.Error(w, "receiver broken", http.StatusInternalServerError)
+					return false
+				}
+				return true
+			}
+			rc.mu.Unlock()
+
+			importFiles(t, st, files)
+			var txSeqs []uint64
+			require.NoError(t, st.DB().NewRaw(`SELECT seq FROM transactions WHERE seq > ? AND account IN (?) ORDER BY seq`,
+				int64(start), bun.In(watched)).Scan(ctx, &txSeqs))
+			require.NotEmpty(t, txSeqs)
+			var wantBoth, wantStates []uint64
+			for _, s := range txSeqs {
+				wantBoth = append(wantBoth, s, s+store.TxSlotState)
+				wantStates = append(wantStates, s+store.TxSlotState)
+			}
+			got, repeats := awaitHook(t, 3*time.Minute, svc, rc, both.Webhook.ID, len(wantBoth))
+			require.Equal(t, wantBoth, got, "each transaction, then its state, in order, once after dedup")
+			gotStates, _ := awaitHook(t, 3*time.Minute, svc, rc, states.Webhook.ID, len(wantStates))
+			require.Equal(t, wantStates, gotStates, "the states hook: states only")
+			require.Empty(t, rc.bad, "every delivery was signed")
+			t.Logf("%s: %d transactions, %d repeats", db.Name, len(txSeqs), repeats)
+		})
+	}
+}
