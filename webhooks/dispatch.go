@@ -62,24 +62,24 @@ func (s *Service) dispatchOnce(ctx context.Context) error {
 	if err := s.fastForward(ctx); err != nil {
 		return err
 	}
-	var cursor int64
-	var types []string
-	err := s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var st struct {
-			Cursor  int64 `bun:"cursor"`
-			Version int64 `bun:"version"`
-		}
-		if err := tx.NewRaw("SELECT cursor, version FROM webhook_state WHERE id = 1").Scan(ctx, &st); err != nil {
-			return err
-		}
-		idx, err := s.hooks(ctx, tx, st.Version)
-		cursor, types = st.Cursor, idx.subscribed()
+	// No transaction: on SQLite one would wait for the writers' lock. A
+	// hook made between the two reads is in an index kept under the older
+	// version, which is harmless: enqueue reads the index again under the
+	// newer one, and a hook takes only what follows its start.
+	var st struct {
+		Cursor  int64 `bun:"cursor"`
+		Version int64 `bun:"version"`
+	}
+	db := s.o.Store.DB()
+	if err := db.NewRaw("SELECT cursor, version FROM webhook_state WHERE id = 1").Scan(ctx, &st); err != nil {
 		return err
-	})
+	}
+	idx, err := s.hooks(ctx, db, st.Version)
 	if err != nil {
 		return err
 	}
-	after := uint64(cursor)
+	types := idx.subscribed()
+	after := uint64(st.Cursor)
 	// Only the types the live hooks watch (one position covers them all);
 	// enqueue ends the subscription when that set changes, and it starts
 	// again from the stored cursor with the new set.
@@ -208,7 +208,7 @@ func (x *index) subscribed() []string {
 
 // hooks returns the index of live hooks, read again when their version
 // moved (a hook made, deleted or disabled, here or in another process).
-func (s *Service) hooks(ctx context.Context, tx bun.Tx, version int64) (*index, error) {
+func (s *Service) hooks(ctx context.Context, tx bun.IDB, version int64) (*index, error) {
 	s.mu.Lock()
 	if s.version == version && s.index != nil {
 		defer s.mu.Unlock()

@@ -45,6 +45,7 @@ func New() *migrate.Migrations {
 	registerCandlesKept(m)
 	registerMovesOwners(m)
 	registerTxSeq(m)
+	registerTraceSeq(m)
 	return m
 }
 
