@@ -143,17 +143,14 @@ func (b *BulkLoad) SaveTraces(ctx context.Context, actions []chain.Action, txs [
 	// batch's commit as SaveBatch does: that lock is what serializes
 	// writers, and a bulk load wants them side by side. As in SaveBatch,
 	// the transactions (new: the tables were empty) come first.
-	// The complete traces (new as well) come last, after the actions
-	// they hold, as assignTraceSeqs numbers them.
-	items, whole := txOrder(txs), completeOrder(traces)
-	last, err := takeSeqs(ctx, s.db, len(items)+len(actions)+len(whole))
+	items := txOrder(txs)
+	last, err := takeSeqs(ctx, s.db, len(items)+len(actions))
 	if err != nil {
 		return err
 	}
-	txSeqs, _ := numberTxs(items, nil, last-int64(len(items)+len(actions)+len(whole)))
+	txSeqs, _ := numberTxs(items, nil, last-int64(len(items)+len(actions)))
 	seqs := make(map[string]int64, len(actions))
-	numberNew(actions, seqs, last-int64(len(actions)+len(whole)))
-	traceSeqs, _ := numberTraces(whole, nil, last-int64(len(whole)))
+	numberNew(actions, seqs, last-int64(len(actions)))
 	arows, links, txLinks := actionTableRows(actions, seqs)
 	txRows, msgs := txTableRows(txs)
 	for i := range txRows {
@@ -165,7 +162,6 @@ func (b *BulkLoad) SaveTraces(ctx context.Context, actions []chain.Action, txs [
 	for i, t := range traces {
 		traceRows[i] = newTraceRow(t)
 	}
-	withTraceSeqs(traceRows, traceSeqs)
 	var copies [3]staged
 	if copies[0], err = encodeRows(s.db, arows); err != nil {
 		return err

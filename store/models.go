@@ -76,9 +76,6 @@ type traceRow struct {
 	EndUtime     int64  `bun:"end_utime,notnull"`
 	Complete     bool   `bun:"complete,notnull"`
 	Transactions int    `bun:"transactions,notnull"`
-	// Seq is its place in the stream of events, taken when it is first
-	// stored complete (traceseq.go); nil before.
-	Seq *int64 `bun:"seq"`
 }
 
 type actionRow struct {

@@ -102,12 +102,7 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err != nil {
 			return err
 		}
-		// Last: a trace comes after the transactions and actions it holds.
-		traceSeqs, traceHi, err := assignTraceSeqs(ctx, tx, b.Traces)
-		if err != nil {
-			return err
-		}
-		last = max(hi, txHi, traceHi)
+		last = max(hi, txHi)
 		if b.Present != nil {
 			if err := findPresent(ctx, tx, b, kept); err != nil {
 				return err
@@ -121,7 +116,7 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err := settlePending(ctx, tx, b.Transactions); err != nil {
 			return err
 		}
-		if err := saveTraces(ctx, w, b.Traces, b.Actions, seqs, traceSeqs); err != nil {
+		if err := saveTraces(ctx, w, b.Traces, b.Actions, seqs); err != nil {
 			return err
 		}
 		if err := saveAccounts(ctx, w, b.Accounts); err != nil {
@@ -277,7 +272,7 @@ func txTableRows(txs []*chain.Transaction) ([]txRow, []msgRow) {
 	return rows, msgs
 }
 
-func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions []chain.Action, seqs, traceSeqs map[string]int64) error {
+func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions []chain.Action, seqs map[string]int64) error {
 	if len(traces) == 0 && len(actions) == 0 {
 		return nil
 	}
@@ -288,15 +283,10 @@ func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions [
 		rows = append(rows, newTraceRow(t))
 	}
 	rows = dedupe(rows, func(r *traceRow) string { return r.ID }, nil)
-	withTraceSeqs(rows, traceSeqs)
-	// A stored seq stays (a trace is told once); one is set by the commit
-	// that completes the trace (assignTraceSeqs).
 	if err := queueRows(ctx, w, "save traces", rows, `CONFLICT (id) DO UPDATE SET start_lt = EXCLUDED.start_lt, end_lt = EXCLUDED.end_lt,
-		start_utime = EXCLUDED.start_utime, end_utime = EXCLUDED.end_utime, complete = EXCLUDED.complete, transactions = EXCLUDED.transactions,
-		seq = COALESCE(traces.seq, EXCLUDED.seq)
+		start_utime = EXCLUDED.start_utime, end_utime = EXCLUDED.end_utime, complete = EXCLUDED.complete, transactions = EXCLUDED.transactions
 		WHERE traces.start_lt <> EXCLUDED.start_lt OR traces.end_lt <> EXCLUDED.end_lt OR traces.start_utime <> EXCLUDED.start_utime
-		   OR traces.end_utime <> EXCLUDED.end_utime OR traces.complete <> EXCLUDED.complete OR traces.transactions <> EXCLUDED.transactions
-		   OR (traces.seq IS NULL AND EXCLUDED.seq IS NOT NULL)`); err != nil {
+		   OR traces.end_utime <> EXCLUDED.end_utime OR traces.complete <> EXCLUDED.complete OR traces.transactions <> EXCLUDED.transactions`); err != nil {
 		return err
 	}
 	for start := 0; start < len(ids); start += 500 {

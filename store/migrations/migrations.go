@@ -45,7 +45,6 @@ func New() *migrate.Migrations {
 	registerCandlesKept(m)
 	registerMovesOwners(m)
 	registerTxSeq(m)
-	registerTraceSeq(m)
 	return m
 }
 
