@@ -200,6 +200,9 @@ type Stats struct {
 	Pending                     int // pending traces told and not yet settled
 	Delivered, CutSlow, Revoked int64
 	Last                        uint64
+	// TxReaders counts the live subscriptions (internal ones too) that
+	// want transactions: while it is 0 a hub step reads none.
+	TxReaders int
 }
 
 // Stats returns a snapshot.
@@ -207,7 +210,7 @@ func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return Stats{Streams: len(h.subs) - h.internal, Pending: len(h.pending), Delivered: h.stats.delivered.Load(), CutSlow: h.stats.cutSlow.Load(),
-		Revoked: h.stats.revoked.Load(), Last: h.last}
+		Revoked: h.stats.revoked.Load(), Last: h.last, TxReaders: h.needTxs}
 }
 
 func (h *Hub) poke() {

@@ -58,8 +58,12 @@ func TestEveryEventThroughFailures(t *testing.T) {
 			go func() {
 				defer close(done)
 				importFiles(t, st, files[:4])
-				rc.down(300 * time.Millisecond) // down while events wait
-				importFiles(t, st, files[4:])
+				// Down while events of its own commits wait, however fast
+				// the earlier ones were delivered.
+				rc.downWhile(func() {
+					importFiles(t, st, files[4:])
+					time.Sleep(300 * time.Millisecond)
+				})
 			}()
 			<-done
 			want := expectedSeqs(t, st, watched, start)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,6 +20,9 @@ import (
 // map lookup per participant, however many hooks and addresses there are.
 type index struct {
 	byAddr map[string][]*watch
+	// types are the event types the live hooks watch, in EventTypes'
+	// order: what the dispatcher subscribes to.
+	types []string
 }
 
 type watch struct {
@@ -36,25 +40,50 @@ func (s *Service) dispatch(ctx context.Context) {
 		return
 	}
 	for ctx.Err() == nil {
-		if err := s.dispatchOnce(ctx); err != nil && ctx.Err() == nil {
+		err := s.dispatchOnce(ctx)
+		if errors.Is(err, errTypesChanged) {
+			continue // subscribe again at once, with the new types
+		}
+		if err != nil && ctx.Err() == nil {
 			s.o.Logger.Warn("webhooks: dispatching failed; resuming from the stored cursor", "error", err.Error())
 		}
 		_ = backoff.Sleep(ctx, s.o.Poll)
 	}
 }
 
+// errTypesChanged ends a subscription whose event types are no longer
+// those the live hooks watch: one that lacks a type a new hook watches
+// would skip that type's events past the cursor, one with a type no hook
+// watches makes the hub read and render them for nobody (every
+// transaction of every block, for a dispatcher of action hooks only).
+var errTypesChanged = errors.New("webhooks: the hooks' event types changed")
+
 func (s *Service) dispatchOnce(ctx context.Context) error {
 	if err := s.fastForward(ctx); err != nil {
 		return err
 	}
-	var cursor int64
-	if err := s.o.Store.DB().NewRaw("SELECT cursor FROM webhook_state WHERE id = 1").Scan(ctx, &cursor); err != nil {
+	// No transaction: on SQLite one would wait for the writers' lock. A
+	// hook made between the two reads is in an index kept under the older
+	// version, which is harmless: enqueue reads the index again under the
+	// newer one, and a hook takes only what follows its start.
+	var st struct {
+		Cursor  int64 `bun:"cursor"`
+		Version int64 `bun:"version"`
+	}
+	db := s.o.Store.DB()
+	if err := db.NewRaw("SELECT cursor, version FROM webhook_state WHERE id = 1").Scan(ctx, &st); err != nil {
 		return err
 	}
-	after := uint64(cursor)
-	// Every type a hook may watch: one position covers them all, so a hook
-	// made later with another type needs no second subscription.
-	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after, Internal: true, Types: EventTypes})
+	idx, err := s.hooks(ctx, db, st.Version)
+	if err != nil {
+		return err
+	}
+	types := idx.subscribed()
+	after := uint64(st.Cursor)
+	// Only the types the live hooks watch (one position covers them all);
+	// enqueue ends the subscription when that set changes, and it starts
+	// again from the stored cursor with the new set.
+	sub, err := s.o.Hub.Subscribe(ctx, notify.Request{After: &after, Internal: true, Types: types})
 	if err != nil {
 		return err
 	}
@@ -72,7 +101,7 @@ func (s *Service) dispatchOnce(ctx context.Context) error {
 			}
 		}
 		if len(events) > 0 {
-			if err := s.enqueue(ctx, events); err != nil {
+			if err := s.enqueue(ctx, events, types); err != nil {
 				return err
 			}
 			events = events[:0]
@@ -90,8 +119,10 @@ func (s *Service) dispatchOnce(ctx context.Context) error {
 // enqueue queues events for the hooks that watch them and moves the
 // cursor past them, in one transaction. The state row is locked first:
 // another process's dispatcher that got the same events finds the cursor
-// past them and queues nothing, and a hook made meanwhile is seen.
-func (s *Service) enqueue(ctx context.Context, events []*notify.Event) error {
+// past them and queues nothing, and a hook made meanwhile is seen. When
+// the live hooks' types are no longer subscribed (the subscription's),
+// it queues nothing, moves nothing and answers errTypesChanged.
+func (s *Service) enqueue(ctx context.Context, events []*notify.Event, subscribed []string) error {
 	return s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var st struct {
 			Cursor  int64 `bun:"cursor"`
@@ -103,6 +134,9 @@ func (s *Service) enqueue(ctx context.Context, events []*notify.Event) error {
 		idx, err := s.hooks(ctx, tx, st.Version)
 		if err != nil {
 			return err
+		}
+		if !slices.Equal(idx.subscribed(), subscribed) {
+			return errTypesChanged
 		}
 		last := uint64(st.Cursor)
 		now := nowMs()
@@ -162,9 +196,19 @@ func (x *index) match(e *notify.Event) []*watch {
 	return out
 }
 
+// subscribed is what the dispatcher subscribes to for x's hooks: their
+// types; actions when there is no hook, so the cursor still moves with
+// the stream (the hub reads every action anyway).
+func (x *index) subscribed() []string {
+	if len(x.types) == 0 {
+		return []string{EventActions}
+	}
+	return x.types
+}
+
 // hooks returns the index of live hooks, read again when their version
 // moved (a hook made, deleted or disabled, here or in another process).
-func (s *Service) hooks(ctx context.Context, tx bun.Tx, version int64) (*index, error) {
+func (s *Service) hooks(ctx context.Context, tx bun.IDB, version int64) (*index, error) {
 	s.mu.Lock()
 	if s.version == version && s.index != nil {
 		defer s.mu.Unlock()
@@ -181,15 +225,24 @@ func (s *Service) hooks(ctx context.Context, tx bun.Tx, version int64) (*index, 
 		return nil, err
 	}
 	idx := &index{byAddr: map[string][]*watch{}}
+	used := map[string]bool{}
 	for _, r := range rows {
 		var addrs, types []string
 		if err := json.Unmarshal([]byte(r.Addresses), &addrs); err != nil {
 			return nil, fmt.Errorf("webhook %s: addresses: %w", r.ID, err)
 		}
 		_ = json.Unmarshal([]byte(r.EventTypes), &types)
+		for _, t := range types {
+			used[t] = true
+		}
 		w := &watch{id: r.ID, start: uint64(r.StartSeq), types: types}
 		for _, a := range addrs {
 			idx.byAddr[a] = append(idx.byAddr[a], w)
+		}
+	}
+	for _, t := range EventTypes {
+		if used[t] {
+			idx.types = append(idx.types, t)
 		}
 	}
 	s.mu.Lock()

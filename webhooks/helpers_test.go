@@ -182,10 +182,11 @@ func (rc *receiver) serve(ln net.Listener) {
 
 func (rc *receiver) stop() { _ = rc.srv.Close() }
 
-// down closes the listener for d, then listens on the same address again.
-func (rc *receiver) down(d time.Duration) {
+// downWhile closes the listener while f runs, then listens on the same
+// address again.
+func (rc *receiver) downWhile(f func()) {
 	rc.stop()
-	time.Sleep(d)
+	f()
 	var ln net.Listener
 	require.Eventually(rc.t, func() bool {
 		var err error

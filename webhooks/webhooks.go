@@ -3,7 +3,8 @@
 // URL, signed, in order, retried until the receiver takes it.
 //
 // It sits on notify's hub and the store. A dispatcher holds one hub
-// subscription (every action, resumed from a cursor kept in the store),
+// subscription (of the event types the live hooks watch, resumed from a
+// cursor kept in the store, and made again when that set changes),
 // matches each action against the hooks in memory (O(1) per participant:
 // an index by address) and queues an event per matching hook in the
 // outbox, in the same transaction that moves the cursor. Delivery workers
