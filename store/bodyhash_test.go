@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/uptrace/bun/migrate"
 
-	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/store/migrations"
 )
@@ -24,19 +21,12 @@ import (
 // the empty cell for a message without a body), as the write stores it
 // and as the message_body_hash migration fills rows stored before it.
 func TestMessagesByBodyHash(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "blocks", "*.bin"))
-	if len(files) == 0 {
-		t.Skip("no block fixtures")
-	}
+	blocks := fixtureBlocks(t)
 	var b Batch
 	want := map[string][]string{} // body hash -> message hashes
 	empty, err := boc.NewCell().Hash256()
 	require.NoError(t, err)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		blk, err := chain.ParseBlockBOC(data)
-		require.NoError(t, err)
+	for _, blk := range blocks {
 		b.Transactions = append(b.Transactions, blk.Transactions...)
 		b.Blocks = append(b.Blocks, blk.Header)
 		for _, tx := range blk.Transactions {

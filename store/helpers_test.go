@@ -2,12 +2,34 @@ package store
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/testenv"
 )
+
+// fixtureBlocks are the raw mainnet blocks of the fixtures, parsed; the
+// test is skipped when there are none.
+func fixtureBlocks(t *testing.T) []*chain.Block {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "blocks", "*.bin"))
+	if len(files) == 0 {
+		t.Skip("no block fixtures")
+	}
+	out := make([]*chain.Block, 0, len(files))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		blk, err := chain.ParseBlockBOC(data)
+		require.NoError(t, err)
+		out = append(out, blk)
+	}
+	return out
+}
 
 // onEachDatabase runs fn as a subtest with a migrated store on each test
 // database (SQLite, and Postgres when the test environment has it).

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,17 +20,10 @@ import (
 // importer writes; a trace-JSON row written first learns its block when
 // the block is stored later.
 func TestTxBlockMigrationBackfills(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "blocks", "*.bin"))
-	if len(files) == 0 {
-		t.Skip("no block fixtures")
-	}
+	blocks := fixtureBlocks(t)
 	var b Batch
 	want := map[string]chain.BlockID{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		blk, err := chain.ParseBlockBOC(data)
-		require.NoError(t, err)
+	for _, blk := range blocks {
 		b.Transactions = append(b.Transactions, blk.Transactions...)
 		b.Blocks = append(b.Blocks, blk.Header)
 		for _, tx := range blk.Transactions {
