@@ -138,6 +138,11 @@ func decimalOf(num, den *big.Int, shift, digits int) string {
 	if den.Sign() <= 0 || num.Sign() == 0 {
 		return "0"
 	}
+	if num.IsInt64() && den.IsInt64() { // a VWAP of volumes that fit: no big arithmetic
+		if s, ok := decimalSmall(num.Int64(), den.Int64(), shift, digits); ok {
+			return s
+		}
+	}
 	// |num| * 10^(shift+digits) / den, rounded: the digits as an integer.
 	n := new(big.Int).Abs(num)
 	d := den
