@@ -277,7 +277,9 @@ func (t *Transaction) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"total_fees_extra_currencies":`...)
 	b = appendStringMap(b, t.TotalFeesExtraCurrencies)
 	b = append(b, `,"description":`...)
-	if b, err = appendMarshal(b, t.Description); err != nil {
+	if t.Description == nil {
+		b = append(b, "null"...)
+	} else if b, err = appendMarshal(b, t.Description); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"block_ref":`...)
@@ -312,11 +314,11 @@ func (t *Transaction) AppendJSON(b []byte) ([]byte, error) {
 		b = append(b, ']')
 	}
 	b = append(b, `,"account_state_before":`...)
-	if b, err = appendMarshal(b, t.AccountStateBefore); err != nil {
+	if b, err = appendState(b, t.AccountStateBefore); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"account_state_after":`...)
-	if b, err = appendMarshal(b, t.AccountStateAfter); err != nil {
+	if b, err = appendState(b, t.AccountStateAfter); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"emulated":`...)
@@ -440,6 +442,13 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		b = chain.AppendJSONString(b, m[k])
 	}
 	return append(b, '}')
+}
+
+func appendState(b []byte, st *AccountState) ([]byte, error) {
+	if st == nil {
+		return append(b, "null"...), nil // json.Marshal of a typed nil allocates
+	}
+	return appendMarshal(b, st)
 }
 
 // appendMarshal is the fallback for the parts rare on a page.
