@@ -105,12 +105,22 @@ func AppendJSONStrings(b []byte, ss []string) []byte {
 	return append(b, ']')
 }
 
+// plainJSON marks the bytes encoding/json copies into a string as they
+// are (a table: message bodies run to hundreds of KB of base64, and a
+// chain of comparisons per byte was slower than json.Marshal's own loop).
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // AppendJSONString quotes s as encoding/json does: ids, hashes, addresses
 // and type names need no escaping and are copied; anything else goes
 // through encoding/json.
 func AppendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainJSON[s[i]] {
 			q, _ := json.Marshal(s)
 			return append(b, q...)
 		}

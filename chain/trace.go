@@ -22,7 +22,11 @@ type Message struct {
 	Bounced         bool
 	Opcode          *uint32 // first 32 bits of the body, when it has them
 	Body            []byte  // BOC of the body cell ("" when empty)
-	InitState       []byte  // BOC of the StateInit, when present
+	// BodyHash is BodyHash(Body) when the store read it with the message
+	// (its body_hash column), so a page need not decode each body again
+	// to show its hash; zero when not known (compute it).
+	BodyHash  Hash
+	InitState []byte // BOC of the StateInit, when present
 }
 
 // IsExternalIn reports a message that came from outside the chain.

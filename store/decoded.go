@@ -62,8 +62,10 @@ func applyTxFacts(tx *chain.Transaction, s *string) {
 		return
 	}
 	var f txFacts
-	if json.Unmarshal([]byte(*s), &f) != nil {
-		return
+	if !scanTxFacts(*s, &f) {
+		if f = (txFacts{}); json.Unmarshal([]byte(*s), &f) != nil {
+			return
+		}
 	}
 	tx.PrevHash, tx.PrevLt = parseHashText(f.PrevHash), f.PrevLt
 	tx.ComputeSkipped, tx.ComputeSuccess = f.ComputeSkipped, f.ComputeSuccess
@@ -76,8 +78,10 @@ func applyMsgFacts(m *chain.Message, s *string) {
 		return
 	}
 	var f msgFacts
-	if json.Unmarshal([]byte(*s), &f) != nil {
-		return
+	if !scanMsgFacts(*s, &f) {
+		if f = (msgFacts{}); json.Unmarshal([]byte(*s), &f) != nil {
+			return
+		}
 	}
 	m.ExtraCurrencies, m.IhrFee, m.CreatedAt = f.ExtraCurrencies, f.IhrFee, f.CreatedAt
 }

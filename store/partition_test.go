@@ -142,6 +142,17 @@ func answers(t *testing.T, s *Store, fs map[string]ActionFilter) map[string]stri
 		require.NoError(t, err)
 		txs, err := s.Transactions(ctx, hashes, true)
 		require.NoError(t, err)
+		// A message's BodyHash is what the store read of its body's hash, a
+		// cache of Body's (zero, computed again, where the column is NULL:
+		// the rollback's plain tables copy no body_hash); Body is compared.
+		for _, tx := range txs {
+			if tx.InMsg != nil {
+				tx.InMsg.BodyHash = chain.Hash{}
+			}
+			for i := range tx.OutMsgs {
+				tx.OutMsgs[i].BodyHash = chain.Hash{}
+			}
+		}
 		js, err := json.Marshal([]any{page, parts, txs})
 		require.NoError(t, err)
 		out[name] = string(js)

@@ -112,6 +112,9 @@ func addMessage(tx *chain.Transaction, m *msgRow) {
 		op := uint32(*m.Opcode)
 		msg.Opcode = &op
 	}
+	if m.BodyHash != nil {
+		msg.BodyHash = parseHashText(*m.BodyHash)
+	}
 	applyMsgFacts(&msg, m.Facts)
 	if m.Direction == "in" {
 		tx.InMsg = &msg

@@ -146,9 +146,21 @@ func RenderMessage(m *chain.Message, full bool) *Message {
 	if m.Opcode != nil {
 		out.Opcode = ptr(fmt.Sprintf("0x%08x", *m.Opcode))
 	}
-	out.MessageContent = content(m.Body, true)
+	if !m.BodyHash.IsZero() {
+		out.MessageContent = &MessageContent{Body: ptr(bodyBase64(m.Body)), Hash: ptr(m.BodyHash.Base64())}
+	} else {
+		out.MessageContent = content(m.Body, true)
+	}
 	out.InitState = content(m.InitState, false)
 	return out
+}
+
+// bodyBase64 is a body's BOC in base64, the empty cell's when it has none.
+func bodyBase64(b []byte) string {
+	if len(b) == 0 {
+		b = chain.EmptyCellBOC
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // content is a body's or StateInit's hash and BOC; an absent StateInit is
@@ -160,7 +172,7 @@ func content(b []byte, body bool) *MessageContent {
 		}
 		b = chain.EmptyCellBOC
 	}
-	c := &MessageContent{Body: ptr(base64.StdEncoding.EncodeToString(b))}
+	c := &MessageContent{Body: ptr(bodyBase64(b))}
 	if h, ok := chain.RootHash(b); ok {
 		c.Hash = ptr(h.Base64())
 	}
