@@ -21,29 +21,33 @@ type reading struct {
 }
 
 // read returns the events after `after` of the kinds r asks for, in seq
-// order, up to limit of each kind, and whether more may wait. Each kind is
+// order, up to limit of each kind, whether more may wait, and upto: every
+// event of those kinds at or below it is among those returned (or was at
+// or below after). upto is the counter's committed value read first, or
+// less when a page was full; a reader moves its position to upto, not to
+// its last event, since the counter's last numbers may be of events it
+// did not ask for (a trace nobody watches), which it would otherwise wait
+// on forever. Each kind is
 // read by its own statement, and each statement sees what was committed
 // when it began: a commit between the two would be seen by the second
 // only, and a commit's transactions and actions are numbered together, so
 // the actions of a commit the actions' read missed would fall below the
-// last transaction told and never be read again. So when both kinds are
-// read, both are cut at the counter's committed value read before them
-// (every seq at or below it is visible to both). When one kind's page was
+// last transaction told and never be read again. So every kind read is cut
+// at the counter's committed value read before them (every seq at or
+// below it is visible to each). When one kind's page was
 // full, the other kind's events past its last seq are left for the next
 // read as well, so the merged order has no gap.
-func read(ctx context.Context, o *Options, r reading, after uint64, limit int) ([]*Event, bool, error) {
-	bound, more := ^uint64(0), false
-	txRows := r.txs || r.states
-	if r.actions && txRows {
-		head, err := o.Store.LastActionSeq(ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		bound = head
+func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (events []*Event, upto uint64, more bool, err error) {
+	bound, err := o.Store.LastActionSeq(ctx)
+	if err != nil {
+		return nil, 0, false, err
 	}
+	if bound <= after {
+		return nil, after, false, nil
+	}
+	txRows := r.txs || r.states
 	var acts []store.SeqAction
 	var txs []store.SeqTx
-	var err error
 	if r.actions {
 		if acts, err = o.Store.ActionsAfter(ctx, r.filter, after, limit); err != nil {
 			return nil, false, err

@@ -80,6 +80,9 @@ type traceRow struct {
 	EndUtime     int64  `bun:"end_utime,notnull"`
 	Complete     bool   `bun:"complete,notnull"`
 	Transactions int    `bun:"transactions,notnull"`
+	// Seq is a complete trace's place in the stream of events
+	// (traceseq.go); NULL while incomplete.
+	Seq *int64 `bun:"seq"`
 }
 
 type actionRow struct {
