@@ -17,6 +17,10 @@ type reading struct {
 	txs        bool
 	states     bool     // the accounts' states after the transactions
 	txAccounts []string // of txs and states; nil: every account's
+	// traces asks for the complete traces of traceAccounts or
+	// traceExtNorms (store.TracesAfter; both nil: every one).
+	traces                      bool
+	traceAccounts, traceExtNorms []string
 	lts, msgs  bool     // the match facts the live filters test
 }
 
@@ -48,9 +52,10 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 	txRows := r.txs || r.states
 	var acts []store.SeqAction
 	var txs []store.SeqTx
+	var trs []store.SeqTrace
 	if r.actions {
 		if acts, err = o.Store.ActionsAfter(ctx, r.filter, after, limit); err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		if len(acts) == limit {
 			bound, more = min(bound, acts[len(acts)-1].Seq), true
@@ -64,7 +69,7 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 			from -= min(after, store.TxSlots-1)
 		}
 		if txs, err = o.Store.TransactionsAfter(ctx, r.txAccounts, from, limit); err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		if len(txs) == limit {
 			last := txs[len(txs)-1]
@@ -73,6 +78,14 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 				top += store.TxSlots - 1 // its derived events come with it
 			}
 			bound, more = min(bound, top), true
+		}
+	}
+	if r.traces {
+		if trs, err = o.Store.TracesAfter(ctx, r.traceAccounts, r.traceExtNorms, after, limit); err != nil {
+			return nil, 0, false, err
+		}
+		if len(trs) == limit {
+			bound, more = min(bound, trs[len(trs)-1].Seq), true
 		}
 	}
 	// Rows past the bound (committed after it, or past the other kind's
@@ -85,27 +98,47 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 	if i := slices.IndexFunc(txs, cutT); i >= 0 {
 		txs, more = txs[:i], true
 	}
-	events, err := prepare(ctx, o.Store, o.Book, acts, r.lts, r.msgs)
-	if err != nil || len(txs) == 0 {
-		return events, more, err
+	if i := slices.IndexFunc(trs, func(t store.SeqTrace) bool { return t.Seq > bound }); i >= 0 {
+		trs, more = trs[:i], true
 	}
-	if r.txs {
+	if events, err = prepare(ctx, o.Store, o.Book, acts, r.lts, r.msgs); err != nil {
+		return nil, 0, false, err
+	}
+	if r.txs && len(txs) > 0 {
 		own := slices.DeleteFunc(slices.Clone(txs), func(t store.SeqTx) bool { return t.Seq <= after })
 		txEvents, err := prepareTxs(ctx, o.Book, own)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		events = append(events, txEvents...)
 	}
-	if r.states {
+	if r.states && len(txs) > 0 {
 		stEvents, err := prepareStates(ctx, o, txs, after)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		events = append(events, stEvents...)
 	}
+	trEvents, err := prepareTraces(ctx, o.Book, trs)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	events = append(events, trEvents...)
 	slices.SortFunc(events, func(a, b *Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	return events, more, nil
+	return events, bound, more, nil
+}
+
+// traceScope is which complete traces a filter's subscription is read:
+// those with a transaction of its single account, or of a watched
+// account, or whose external hash is watched (as the live fan-out
+// matches them by Event.Accounts and extNorm). A single account with a
+// watch set reads the account's traces, and the replay tests the watch
+// set in memory (Subscription.keep).
+func traceScope(f *store.ActionFilter) (accounts, extNorms []string) {
+	if f.Account != "" {
+		return []string{f.Account}, nil
+	}
+	return f.WatchAccounts, f.WatchExtNorms
 }
 
 // txScope is which transactions a filter's subscription gets: those of
