@@ -108,21 +108,21 @@ type Hub struct {
 	// between the read of a page and its fan-out.
 	round sync.Mutex
 
-	mu        sync.Mutex
-	last      uint64 // highest seq fanned out
-	closed    bool
-	subs      map[*Subscription]struct{} // every open subscription
-	perKey    map[string]int
-	perAddr   map[string]int                        // streams without a key, by client address
-	internal  int                                   // subscriptions of Request.Internal
-	others    map[*Subscription]struct{}            // live, no account filter
-	byAccount map[string]map[*Subscription]struct{} // live, by each watched account
-	byExt     map[string]map[*Subscription]struct{} // live, by each watched external hash
-	watchKey  map[string]int                        // watched keys of a key's streams
-	needLts   int
-	needMsgs  int
-	needTxs   int // live subscriptions that want transactions
-	needState int // live subscriptions that want account states
+	mu         sync.Mutex
+	last       uint64 // every seq up to it was read and fanned out (read's upto)
+	closed     bool
+	subs       map[*Subscription]struct{} // every open subscription
+	perKey     map[string]int
+	perAddr    map[string]int                        // streams without a key, by client address
+	internal   int                                   // subscriptions of Request.Internal
+	others     map[*Subscription]struct{}            // live, no account filter
+	byAccount  map[string]map[*Subscription]struct{} // live, by each watched account
+	byExt      map[string]map[*Subscription]struct{} // live, by each watched external hash
+	watchKey   map[string]int                        // watched keys of a key's streams
+	needLts    int
+	needMsgs   int
+	needTxs    int // live subscriptions that want transactions
+	needState  int // live subscriptions that want account states
 	needTraces int // live subscriptions that want traces
 	// pending traces told and not settled, by normalized external hash;
 	// needPending counts the live subscriptions that want them.

@@ -19,9 +19,9 @@ type reading struct {
 	txAccounts []string // of txs and states; nil: every account's
 	// traces asks for the complete traces of traceAccounts or
 	// traceExtNorms (store.TracesAfter; both nil: every one).
-	traces                      bool
+	traces                       bool
 	traceAccounts, traceExtNorms []string
-	lts, msgs  bool     // the match facts the live filters test
+	lts, msgs                    bool // the match facts the live filters test
 }
 
 // read returns the events after `after` of the kinds r asks for, in seq
