@@ -82,8 +82,8 @@ type TokenPrice struct {
 func (c *Candle) Point(decimals, quoteDecimals int) CandlePoint {
 	shift := decimals - quoteDecimals
 	return CandlePoint{Time: c.Bucket,
-		Open: Decimal(c.Open, shift, PriceDigits), High: Decimal(c.High, shift, PriceDigits),
-		Low: Decimal(c.Low, shift, PriceDigits), Close: Decimal(c.Close, shift, PriceDigits),
+		Open: c.Open.Decimal(shift, PriceDigits), High: c.High.Decimal(shift, PriceDigits),
+		Low: c.Low.Decimal(shift, PriceDigits), Close: c.Close.Decimal(shift, PriceDigits),
 		Vwap:   decimalOf(c.VolumeQuote, c.VolumeBase, shift, PriceDigits),
 		Volume: actions.BigInt(c.VolumeBase.String()), VolumeQuote: actions.BigInt(c.VolumeQuote.String()), Trades: c.Trades}
 }

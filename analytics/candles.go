@@ -62,7 +62,7 @@ type Candle struct {
 	Jetton, Quote          string
 	Interval               int64 // seconds
 	Bucket                 int64 // unix time of its start
-	Open, High, Low, Close *big.Rat
+	Open, High, Low, Close Frac
 	OpenKey, CloseKey      string // Trade.Key of the first and last trade
 	VolumeBase             *big.Int
 	VolumeQuote            *big.Int
@@ -74,7 +74,7 @@ func (c *Candle) VWAP() *big.Rat { return new(big.Rat).SetFrac(c.VolumeQuote, c.
 
 // CandleOf is the candle of one trade.
 func CandleOf(t *Trade, iv Interval) Candle {
-	p := t.Price()
+	p := FracOf(t.Price())
 	k := t.Key()
 	return Candle{Jetton: t.Jetton, Quote: t.Quote, Interval: iv.Seconds, Bucket: iv.Bucket(t.Utime),
 		Open: p, High: p, Low: p, Close: p, OpenKey: k, CloseKey: k,
@@ -138,6 +138,11 @@ func decimalOf(num, den *big.Int, shift, digits int) string {
 	if den.Sign() <= 0 || num.Sign() == 0 {
 		return "0"
 	}
+	if num.IsInt64() && den.IsInt64() { // a VWAP of volumes that fit: no big arithmetic
+		if s, ok := decimalSmall(num.Int64(), den.Int64(), shift, digits); ok {
+			return s
+		}
+	}
 	// |num| * 10^(shift+digits) / den, rounded: the digits as an integer.
 	n := new(big.Int).Abs(num)
 	d := den
@@ -153,18 +158,7 @@ func decimalOf(num, den *big.Int, shift, digits int) string {
 	if q.Sign() == 0 {
 		return "0"
 	}
-	s := q.Text(10)
-	if len(s) <= digits { // below one: leading zeros after the point
-		s = strings.Repeat("0", digits-len(s)+1) + s
-	}
-	whole, frac := s[:len(s)-digits], strings.TrimRight(s[len(s)-digits:], "0")
-	if frac != "" {
-		whole += "." + frac
-	}
-	if num.Sign() < 0 {
-		return "-" + whole
-	}
-	return whole
+	return placePoint(q.Append(make([]byte, 0, 48), 10), digits, num.Sign() < 0)
 }
 
 var one = big.NewInt(1)

@@ -104,7 +104,7 @@ func render(list []analytics.Candle) []string {
 	out := make([]string, len(list))
 	for i, c := range list {
 		out[i] = fmt.Sprintf("%s %s %d %d o=%s h=%s l=%s c=%s %s %s vb=%s vq=%s n=%d", c.Jetton, c.Quote, c.Interval, c.Bucket,
-			c.Open.RatString(), c.High.RatString(), c.Low.RatString(), c.Close.RatString(), c.OpenKey, c.CloseKey, c.VolumeBase, c.VolumeQuote, c.Trades)
+			c.Open, c.High, c.Low, c.Close, c.OpenKey, c.CloseKey, c.VolumeBase, c.VolumeQuote, c.Trades)
 	}
 	return out
 }

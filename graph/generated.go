@@ -1114,6 +1114,9 @@ input MessageFilter {
   destination: String
   opcode: String
   direction: String
+  "creation time in the message's header, unix seconds; with either bound the page is ordered by it (external inbound messages have none)"
+  start_utime: UInt32
+  end_utime: UInt32
   start_lt: UInt64
   end_lt: UInt64
   exclude_externals: Boolean
@@ -42838,7 +42841,7 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"msg_hash", "body_hash", "source", "destination", "opcode", "direction", "start_lt", "end_lt", "exclude_externals", "only_externals"}
+	fieldsInOrder := [...]string{"msg_hash", "body_hash", "source", "destination", "opcode", "direction", "start_utime", "end_utime", "start_lt", "end_lt", "exclude_externals", "only_externals"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -42887,6 +42890,20 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 				return it, err
 			}
 			it.Direction = data
+		case "start_utime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_utime"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartUtime = data
+		case "end_utime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end_utime"))
+			data, err := ec.unmarshalOUInt322ᚖuint32(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndUtime = data
 		case "start_lt":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start_lt"))
 			data, err := ec.unmarshalOUInt642ᚖuint64(ctx, v)

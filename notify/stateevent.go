@@ -3,7 +3,7 @@ package notify
 import (
 	"context"
 	"encoding/json"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -96,16 +96,12 @@ func prepareStates(ctx context.Context, o *Options, rows []store.SeqTx, after ui
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var addrs []string
-	for _, r := range take {
-		if !seen[r.Account] {
-			seen[r.Account] = true
-			addrs = append(addrs, r.Account)
-		}
+	addrs := make([]string, len(take))
+	for i, r := range take {
+		addrs[i] = r.Account
 	}
-	sort.Strings(addrs)
-	b, _, err := o.Book(ctx, addrs)
+	slices.Sort(addrs)
+	b, _, err := o.Book(ctx, slices.Compact(addrs))
 	if err != nil {
 		return nil, err
 	}

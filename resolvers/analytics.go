@@ -199,7 +199,7 @@ func (r *Resolver) wholePriceAt(ctx context.Context, tok *model.Token, quote str
 			return nil, 0, "", err
 		}
 		if c != nil {
-			return analytics.WholePrice(c.Close, decimalsOf(tok), qd), lastTime(c), "direct", nil
+			return analytics.WholePrice(c.Close.Rat(), decimalsOf(tok), qd), lastTime(c), "direct", nil
 		}
 	}
 	if quote != analytics.USDT {
@@ -214,7 +214,7 @@ func (r *Resolver) wholePriceAt(ctx context.Context, tok *model.Token, quote str
 	if err != nil || usdt == nil {
 		return nil, 0, "", err
 	}
-	tonUSD := new(big.Rat).Inv(analytics.WholePrice(usdt.Close, analytics.USDTDecimals, analytics.TONDecimals))
+	tonUSD := new(big.Rat).Inv(analytics.WholePrice(usdt.Close.Rat(), analytics.USDTDecimals, analytics.TONDecimals))
 	if tok.Address == "" {
 		return tonUSD, lastTime(usdt), "direct", nil
 	}

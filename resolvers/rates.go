@@ -207,7 +207,7 @@ func (r *Resolver) Chart(ctx context.Context, a ChartArgs) ([][2]float64, error)
 	out := [][2]float64{}
 	if len(direct) > 0 || quote == analytics.TON {
 		for i := range direct {
-			f, _ := analytics.WholePrice(direct[i].Close, decimalsOf(tok), qd).Float64()
+			f, _ := analytics.WholePrice(direct[i].Close.Rat(), decimalsOf(tok), qd).Float64()
 			out = append(out, [2]float64{float64(direct[i].Bucket), f})
 		}
 		return out, nil
@@ -237,8 +237,8 @@ func (r *Resolver) Chart(ctx context.Context, a ChartArgs) ([][2]float64, error)
 		if j < 0 {
 			continue
 		}
-		tonUSD := new(big.Rat).Inv(analytics.WholePrice(usdt[j].Close, analytics.USDTDecimals, analytics.TONDecimals))
-		p := analytics.WholePrice(inTON[i].Close, decimalsOf(tok), analytics.TONDecimals)
+		tonUSD := new(big.Rat).Inv(analytics.WholePrice(usdt[j].Close.Rat(), analytics.USDTDecimals, analytics.TONDecimals))
+		p := analytics.WholePrice(inTON[i].Close.Rat(), decimalsOf(tok), analytics.TONDecimals)
 		f, _ := p.Mul(p, tonUSD).Float64()
 		out = append(out, [2]float64{float64(inTON[i].Bucket), f})
 	}

@@ -190,6 +190,7 @@ func (r *Resolver) GraphMessages(ctx context.Context, in *model.MessageFilter, l
 			return nil, err
 		}
 		f.StartLt, f.EndLt = in.StartLt, in.EndLt
+		f.StartUtime, f.EndUtime = in.StartUtime, in.EndUtime
 		f.ExcludeExternals = in.ExcludeExternals != nil && *in.ExcludeExternals
 		f.OnlyExternals = in.OnlyExternals != nil && *in.OnlyExternals
 	}

@@ -45,17 +45,6 @@ func names(lists ...[]string) []string {
 	return out
 }
 
-// notServed refuses a parameter toncenter takes that the store cannot
-// answer yet: ignoring it would return rows it does not select.
-func notServed(p *toncenter.Params, why string, params ...string) error {
-	for _, name := range params {
-		if p.Has(name) {
-			return apperr.Field(name, "is not served yet: %s", why)
-		}
-	}
-	return nil
-}
-
 var transactionsParams = names([]string{"workchain", "shard", "seqno", "mc_seqno", "account", "exclude_account",
 	"hash", "lt", "start_utime", "end_utime", "start_lt", "end_lt"}, toncenter.PageParams)
 
@@ -225,9 +214,6 @@ var messagesParams = names([]string{"msg_hash", "hash", "body_hash", "source", "
 // Messages serves GET /api/v3/messages.
 func Messages(res *resolvers.Resolver) http.HandlerFunc {
 	return v3Get(messagesParams, func(r *http.Request, p *toncenter.Params) (any, error) {
-		if err := notServed(p, "message creation times are not stored yet (use start_lt/end_lt)", "start_utime", "end_utime"); err != nil {
-			return nil, err
-		}
 		pg, err := p.Page()
 		if err != nil {
 			return nil, err
@@ -256,7 +242,7 @@ func Messages(res *resolvers.Resolver) http.HandlerFunc {
 		if f.Direction, err = p.Direction(); err != nil {
 			return nil, err
 		}
-		if err := p.Window(nil, nil, nil, &f.StartLt, &f.EndLt); err != nil {
+		if err := p.Window(nil, &f.StartUtime, &f.EndUtime, &f.StartLt, &f.EndLt); err != nil {
 			return nil, err
 		}
 		ex, err := p.Bool("exclude_externals")

@@ -262,6 +262,36 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 			require.Equal(t, 200, v3get(t, h, "/api/v3/transactionsByMessage?limit=1000&direction=in&body_hash="+bh.Hex(), &txByBody))
 			require.Contains(t, hashesOf(txByBody), withParent.Hash)
 
+			// start_utime/end_utime select by the header's created_at and
+			// order by it; the message is in its own second.
+			var byTime struct {
+				Messages []v3Msg `json:"messages"`
+			}
+			at := *m.CreatedAt
+			require.Equal(t, 200, v3get(t, h, "/api/v3/messages?limit=1000&sort=asc&start_utime="+at+"&end_utime="+at, &byTime))
+			seen = false
+			for _, o := range byTime.Messages {
+				require.NotNil(t, o.CreatedAt)
+				require.Equal(t, at, *o.CreatedAt)
+				seen = seen || o.Hash == m.Hash
+			}
+			require.True(t, seen, "the message is in its creation second")
+			var fromTime struct {
+				Messages []v3Msg `json:"messages"`
+			}
+			require.Equal(t, 200, v3get(t, h, "/api/v3/messages?limit=200&sort=desc&end_utime="+at, &fromTime))
+			require.NotEmpty(t, fromTime.Messages)
+			for i, o := range fromTime.Messages {
+				require.NotNil(t, o.CreatedAt, "an external inbound message has no time: no bound selects it")
+				n, _ := strconv.ParseUint(*o.CreatedAt, 10, 32)
+				top, _ := strconv.ParseUint(at, 10, 32)
+				require.LessOrEqual(t, n, top)
+				if i > 0 {
+					prev, _ := strconv.ParseUint(*fromTime.Messages[i-1].CreatedAt, 10, 32)
+					require.GreaterOrEqual(t, prev, n, "ordered by created_at, descending")
+				}
+			}
+
 			// /traces by a transaction of it: the trace holds the
 			// transaction and its parent, in lt order, with the parent's
 			// node above it; /events is the same list under "events".
@@ -337,7 +367,8 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 				"/api/v3/adjacentTransactions?hash=" + busiest:                                       "hash",
 				"/api/v3/messages?direction=sideways":                                                "direction",
 				"/api/v3/messages?only_externals=maybe":                                              "only_externals",
-				"/api/v3/messages?start_utime=1":                                                     "start_utime",
+				"/api/v3/messages?start_utime=-1":                                                    "start_utime",
+				"/api/v3/messages?end_utime=yesterday":                                               "end_utime",
 				"/api/v3/addressBook":                                                                "address",
 				"/api/v3/addressBook?address=0:12":                                                   "address",
 				"/api/v3/messages?msg_hash=" + withParent.Hash + "&x=1":                              "x",
@@ -500,6 +531,15 @@ func checkTransactionsRESTEqualsGraphQL(t *testing.T, h http.Handler, account st
 		}
 	}
 	require.NoError(t, json.Unmarshal(f.graphql(t, `{ messages(filter: {source: "`+*tx.InMsg.Source+`"}, limit: 40) { hash } }`, nil), &gqlMsgs))
+	require.NotEmpty(t, restMsgs.Messages)
+	require.Len(t, gqlMsgs.Data.Messages, len(restMsgs.Messages))
+	for i, m := range gqlMsgs.Data.Messages {
+		require.Equal(t, restMsgs.Messages[i].Hash, m.Hash)
+	}
+	// the same with a time bound (ordered by created_at then)
+	at := *restMsgs.Messages[0].CreatedAt
+	require.Equal(t, 200, v3get(t, h, "/api/v3/messages?limit=40&source="+*tx.InMsg.Source+"&end_utime="+at, &restMsgs))
+	require.NoError(t, json.Unmarshal(f.graphql(t, `{ messages(filter: {source: "`+*tx.InMsg.Source+`", end_utime: `+at+`}, limit: 40) { hash } }`, nil), &gqlMsgs))
 	require.NotEmpty(t, restMsgs.Messages)
 	require.Len(t, gqlMsgs.Data.Messages, len(restMsgs.Messages))
 	for i, m := range gqlMsgs.Data.Messages {

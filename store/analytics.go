@@ -117,7 +117,7 @@ func newCandleRow(c *analytics.Candle) candleRow {
 
 func (r *candleRow) toCandle() analytics.Candle {
 	return analytics.Candle{Jetton: r.Jetton, Quote: r.Quote, Interval: r.IntervalS, Bucket: r.Bucket,
-		Open: ratOf(r.Open), High: ratOf(r.High), Low: ratOf(r.Low), Close: ratOf(r.Close),
+		Open: fracOf(r.Open), High: fracOf(r.High), Low: fracOf(r.Low), Close: fracOf(r.Close),
 		OpenKey: r.OpenKey, CloseKey: r.CloseKey, VolumeBase: bigOf(r.VolumeBase), VolumeQuote: bigOf(r.VolumeQuote), Trades: r.Trades}
 }
 
@@ -131,7 +131,7 @@ func (r *volumeRow) toVolume() analytics.Volume {
 		Mints: r.Mints, MintAmount: bigOf(r.MintAmount), Burns: r.Burns, BurnAmount: bigOf(r.BurnAmount), Senders: r.Senders, Receivers: r.Receivers}
 }
 
-// bigOf and ratOf read what this file wrote; a malformed value (never
+// bigOf and fracOf read what this file wrote; a malformed value (never
 // written by it) reads as zero rather than failing a page.
 func bigOf(s string) *big.Int {
 	n, ok := new(big.Int).SetString(s, 10)
@@ -141,12 +141,9 @@ func bigOf(s string) *big.Int {
 	return n
 }
 
-func ratOf(s string) *big.Rat {
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return new(big.Rat)
-	}
-	return r
+func fracOf(s string) analytics.Frac {
+	f, _ := analytics.ParseFrac(s) // the zero Frac when malformed
+	return f
 }
 
 // pairKey is a jetton priced in a quote.

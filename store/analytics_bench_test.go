@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"path/filepath"
 	"testing"
 	"time"
@@ -93,7 +94,9 @@ func BenchmarkCandlesYear(b *testing.B) {
 		for j := 0; j <= 20; j++ {
 			rows := make([]candleRow, 0, hours)
 			for h := int64(0); h < hours; h++ {
-				p := fmt.Sprintf("%d/%d", 1000+h%97+int64(j), 1_000_000)
+				// A swap's price as stored: quote nanotons per jetton unit,
+				// reduced (amounts of 10-13 digits, as real swaps have).
+				p := big.NewRat(1_000_000_007+h*7919+int64(j), 987_654_321_000+h*104_729).String()
 				rows = append(rows, candleRow{Jetton: fmt.Sprintf("0:%064X", j), Quote: "TON", IntervalS: 3600, Bucket: start + h*3600,
 					Open: p, High: p, Low: p, Close: p, OpenKey: "a", CloseKey: "b", VolumeBase: "123456789000", VolumeQuote: "987654321", Trades: 7})
 			}
@@ -106,10 +109,26 @@ func BenchmarkCandlesYear(b *testing.B) {
 		target := fmt.Sprintf("0:%064X", 7)
 		iv, _ := analytics.ParseInterval("1h")
 		b.Run(db.Name+"/store", func(b *testing.B) {
+			b.ReportAllocs()
 			for range b.N {
 				list, err := s.Candles(ctx, target, "TON", iv, start, start+hours*3600, 10_000)
 				if err != nil || len(list) != hours {
 					b.Fatal(err, len(list))
+				}
+			}
+		})
+		// store+render: the page's work without HTTP, the rows rendered as
+		// the REST and GraphQL answers render them.
+		b.Run(db.Name+"/store+render", func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				list, err := s.Candles(ctx, target, "TON", iv, start, start+hours*3600, 10_000)
+				if err != nil || len(list) != hours {
+					b.Fatal(err, len(list))
+				}
+				points := make([]analytics.CandlePoint, len(list))
+				for i := range list {
+					points[i] = list[i].Point(9, 9)
 				}
 			}
 		})
@@ -141,5 +160,21 @@ func BenchmarkCandlesYear(b *testing.B) {
 			}
 		})
 		s.Close()
+	}
+}
+
+// BenchmarkCandleRowRender is the server's CPU per stored candle on the
+// page, without the database: a scanned row read back (toCandle) and
+// rendered (Point), as Store.Candles and the answers do 8,760 times for a
+// year of 1h candles.
+func BenchmarkCandleRowRender(b *testing.B) {
+	p := func(n, d int64) string { return big.NewRat(n, d).String() }
+	r := candleRow{Jetton: "0:AB", Quote: "TON", IntervalS: 3600, Bucket: 1_735_689_600,
+		Open: p(1_000_070_007, 987_654_321_000), High: p(1_000_590_011, 987_655_002_013), Low: p(999_870_001, 987_654_104_729),
+		Close: p(1_000_100_003, 987_654_900_021), OpenKey: "a", CloseKey: "b", VolumeBase: "123456789000", VolumeQuote: "987654321", Trades: 7}
+	b.ReportAllocs()
+	for range b.N {
+		c := r.toCandle()
+		c.Point(9, 9)
 	}
 }

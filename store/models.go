@@ -66,6 +66,10 @@ type msgRow struct {
 	// has none): toncenter's body_hash filter. NULL when Body does not
 	// parse.
 	BodyHash *string `bun:"body_hash"`
+	// CreatedAt is the creation time in the message's header (unix
+	// seconds): toncenter's start_utime/end_utime of messages. NULL for an
+	// external inbound message, whose header has none, and when unknown.
+	CreatedAt *int64 `bun:"created_at"`
 	// Facts: of a message of a transaction without BOC (decoded.go).
 	Facts *string `bun:"facts"`
 }
@@ -230,6 +234,10 @@ func newMsgRow(txHash, dir string, seq int, m *chain.Message) msgRow {
 	if h, ok := chain.BodyHash(m.Body); ok {
 		s := h.Base64()
 		r.BodyHash = &s
+	}
+	if m.Source != "" && m.CreatedAt != 0 { // 0: a trace JSON message without it
+		at := int64(m.CreatedAt)
+		r.CreatedAt = &at
 	}
 	return r
 }

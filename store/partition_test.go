@@ -239,6 +239,8 @@ func TestPartitionMigration(t *testing.T) {
 			`ALTER TABLE traces ADD COLUMN seq bigint`,
 			// the hash of a message's body cell (20261201000211)
 			`ALTER TABLE messages ADD COLUMN body_hash text`,
+			// the creation time in a message's header (20261201000212)
+			`ALTER TABLE messages ADD COLUMN created_at bigint`,
 			// every write keeps the token analytics (20261201000071)
 			`CREATE TABLE analytics_trades (action_id text, hop integer, trace_id text NOT NULL, utime bigint NOT NULL, lt bigint NOT NULL,
 				jetton text NOT NULL, quote text NOT NULL, base_amount text NOT NULL, quote_amount text NOT NULL, buy boolean NOT NULL,
@@ -260,7 +262,8 @@ func TestPartitionMigration(t *testing.T) {
 				`DROP TABLE token_metadata`, `DROP TABLE analytics_trades`, `DROP TABLE analytics_moves`,
 				`ALTER TABLE actions DROP COLUMN trace_external_hash`, `DROP TABLE pending_traces`, `DROP TABLE pending_trace_accounts`,
 				`ALTER TABLE transactions DROP COLUMN seq`, `DROP TABLE analytics_candles`, `DROP TABLE analytics_volumes`,
-				`ALTER TABLE messages DROP COLUMN body_hash`, `ALTER TABLE traces DROP COLUMN seq`}
+				`ALTER TABLE messages DROP COLUMN body_hash`, `ALTER TABLE messages DROP COLUMN created_at`,
+				`ALTER TABLE traces DROP COLUMN seq`}
 		}
 		for _, q := range stmts {
 			_, err := s.db.ExecContext(ctx, q)

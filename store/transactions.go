@@ -209,7 +209,11 @@ type MsgFilter struct {
 	Opcode              *uint32
 	Direction           *string
 	StartLt, EndLt      *uint64
-	ExcludeExternals    bool
+	// StartUtime and EndUtime bound the creation time in the messages'
+	// headers; with either, pages are ordered by it (as toncenter does),
+	// and an external inbound message (no time) is never selected.
+	StartUtime, EndUtime *uint32
+	ExcludeExternals     bool
 	OnlyExternals       bool
 
 	Limit, Offset int
@@ -231,7 +235,8 @@ type StoredMessage struct {
 	OtherTxHash string
 }
 
-// Messages returns a page of messages ordered by created_lt, then hash,
+// Messages returns a page of messages ordered by created_lt (created_at
+// when a time bound is given), then hash,
 // one row a message unless a direction is asked for; OtherTxHash names
 // the transaction at the message's other end when the store holds it.
 func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, error) {
@@ -278,6 +283,16 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 		if f.EndLt != nil {
 			q = q.Where("messages.created_lt <= ?", int64(*f.EndLt))
 		}
+		order := "messages.created_lt"
+		if f.StartUtime != nil || f.EndUtime != nil {
+			order = "messages.created_at" // a comparison with NULL selects nothing
+			if f.StartUtime != nil {
+				q = q.Where("messages.created_at >= ?", int64(*f.StartUtime))
+			}
+			if f.EndUtime != nil {
+				q = q.Where("messages.created_at <= ?", int64(*f.EndUtime))
+			}
+		}
 		// An external-in message has no creation lt (stored 0) and no source.
 		if f.ExcludeExternals {
 			q = q.Where("messages.source <> ''")
@@ -285,7 +300,7 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 		if f.OnlyExternals {
 			q = q.Where("messages.source = ''")
 		}
-		return q.OrderExpr(fmt.Sprintf("messages.created_lt %s, messages.hash %s, messages.direction", dir, dir)).
+		return q.OrderExpr(fmt.Sprintf("%s %s, messages.hash %s, messages.direction", order, dir, dir)).
 			Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
 	})
 	if err != nil {

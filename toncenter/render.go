@@ -19,8 +19,8 @@ import (
 // With the raw BOC every field is decoded from it (tongo's TL-B); without
 // it (a row imported from trace JSON) the fields the row does not hold
 // are null: prev_trans_hash, prev_trans_lt, description,
-// account_state_before/after, and the messages' ihr_fee, created_at,
-// ihr_disabled, import_fee. block_ref is the block that holds it when the
+// account_state_before/after, and the messages' ihr_fee, ihr_disabled,
+// import_fee (created_at when the JSON gave it). block_ref is the block that holds it when the
 // transaction was read from a raw block, else null (docs/API-NOTES.md).
 func RenderTransaction(t *chain.Transaction) (*Transaction, error) {
 	out := &Transaction{
@@ -110,7 +110,7 @@ func decode(t *chain.Transaction) (raw *tlb.Transaction, full *chain.Transaction
 
 // RenderMessage renders a message in toncenter's shape. full says the
 // message was decoded from a raw BOC, so created_at and ihr_fee are known;
-// a stored message row alone does not hold them (null).
+// a stored message row alone does not hold ihr_fee (null).
 func RenderMessage(m *chain.Message, full bool) *Message {
 	out := &Message{Hash: m.Hash.Base64(), ValueExtraCurrencies: map[string]string{}}
 	external := m.Source == ""
@@ -137,7 +137,9 @@ func RenderMessage(m *chain.Message, full bool) *Message {
 	}
 	if !external {
 		out.CreatedLt = ptr(u64(m.CreatedLt))
-		if full {
+		// A row from trace JSON keeps the header's time among its facts
+		// (0 when the JSON had none: unknown, null).
+		if full || m.CreatedAt != 0 {
 			out.CreatedAt = ptr(strconv.FormatUint(uint64(m.CreatedAt), 10))
 		}
 	}

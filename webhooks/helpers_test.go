@@ -58,6 +58,16 @@ func fastOptions(st *store.Store, hub *notify.Hub, exempt ...string) webhooks.Op
 		Lease: 2 * time.Second, MaxHooksPerKey: 1000}
 }
 
+// newRig is what most tests start with: a store copied from the migrated
+// template, a hub over it, a receiver, and a service delivering to it
+// with fastOptions.
+func newRig(t testing.TB, dbURL string) (*store.Store, *notify.Hub, *receiver, *webhooks.Service) {
+	st := storetest.Open(t, dbURL)
+	hub := startHub(t, st)
+	rc := newReceiver(t)
+	return st, hub, rc, startService(t, fastOptions(st, hub, rc.addr))
+}
+
 func startService(t testing.TB, o webhooks.Options) *webhooks.Service {
 	s := webhooks.New(o)
 	s.Start(context.Background())

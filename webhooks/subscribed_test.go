@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/webhooks"
 )
@@ -23,10 +22,7 @@ func TestDispatchSubscribesToTheHooksTypes(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st := storetest.Open(t, db.URL)
-			hub := startHub(t, st)
-			rc := newReceiver(t)
-			svc := startService(t, fastOptions(st, hub, rc.addr))
+			st, hub, rc, svc := newRig(t, db.URL)
 			watched := someOfAll(t)
 			actHook, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/act"), Addresses: watched})
 			require.NoError(t, err)

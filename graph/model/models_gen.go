@@ -206,9 +206,12 @@ type MessageFilter struct {
 	// any address form; empty string: external inbound messages
 	Source *string `json:"source,omitempty"`
 	// any address form; empty string: external outbound messages
-	Destination      *string `json:"destination,omitempty"`
-	Opcode           *string `json:"opcode,omitempty"`
-	Direction        *string `json:"direction,omitempty"`
+	Destination *string `json:"destination,omitempty"`
+	Opcode      *string `json:"opcode,omitempty"`
+	Direction   *string `json:"direction,omitempty"`
+	// creation time in the message's header, unix seconds; with either bound the page is ordered by it (external inbound messages have none)
+	StartUtime       *uint32 `json:"start_utime,omitempty"`
+	EndUtime         *uint32 `json:"end_utime,omitempty"`
 	StartLt          *uint64 `json:"start_lt,omitempty"`
 	EndLt            *uint64 `json:"end_lt,omitempty"`
 	ExcludeExternals *bool   `json:"exclude_externals,omitempty"`

@@ -47,6 +47,7 @@ func New() *migrate.Migrations {
 	registerTxSeq(m)
 	registerMessageBodyHash(m)
 	registerTxSlots(m)
+	registerMessageCreatedAt(m)
 	registerTraceSeq(m)
 	return m
 }
