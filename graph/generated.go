@@ -747,12 +747,15 @@ type Subscription {
   actions(filter: ActionFilter, after: String, watch: StreamWatch): ActionEvent!
   """
   The event types of watch.types (actions by default; transactions,
-  account_state_change) as they are stored, in one stream with one
+  account_state_change, trace) as they are stored, in one stream with one
   cursor: a transaction takes its place from the same counter as the
   actions, before the actions it makes, and its account's state the place
-  after it. Filters and after as in actions; of a transaction and a state
-  only the account and the watched addresses count (an action filter
-  selects actions). An unknown or unserved type is refused naming types.
+  after it; a trace takes its place when it is stored complete, after its
+  commit's transactions and actions. Filters and after as in actions; of a
+  transaction, a state and a trace only the account and the watch set
+  count (a trace is watched by any of its transactions' accounts or by its
+  external hash; an action filter selects actions). An unknown or unserved
+  type is refused naming types.
   """
   events(filter: ActionFilter, after: String, watch: StreamWatch): StreamEvent!
 }
@@ -796,15 +799,17 @@ type StreamAccountState {
 type StreamEvent {
   "resume point: pass as after (it is also the SSE event id)"
   cursor: String!
-  "actions, transactions or account_state_change: which of action, transaction and account_state is set"
+  "actions, transactions, account_state_change or trace: which of action, transaction, account_state and trace is set"
   type: String!
-  "as ActionEvent.finality; a transaction and an account state are finalized"
+  "as ActionEvent.finality; a transaction, an account state and a trace are finalized"
   finality: String!
   action: Action
   "a stored transaction with its messages"
   transaction: Transaction
   "an account's state right after one of its transactions"
   account_state: AccountStateChange
+  "a trace stored complete, told once (its transactions and actions are read from the store when asked for)"
+  trace: Trace
   "TEP-467 normalized hash of the external message that started the trace, when known"
   trace_external_hash_norm: String
   "the REST address_book object of the event's addresses"
@@ -830,8 +835,8 @@ input StreamWatch {
   trace_external_hash_norms: [String!]
   """
   event types (toncenter's streaming v2 names): actions (the default),
-  transactions and account_state_change (Subscription.events); trace and
-  jettons_change are refused as not served, other names as unknown
+  transactions, account_state_change and trace (Subscription.events);
+  jettons_change is refused as not served, other names as unknown
   """
   types: [String!]
   """
@@ -33124,6 +33129,69 @@ func (ec *executionContext) fieldContext_StreamEvent_account_state(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _StreamEvent_trace(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StreamEvent_trace(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.Trace, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*chain.TraceInfo)
+	fc.Result = res
+	return ec.marshalOTrace2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋchainᚐTraceInfo(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_trace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "trace_id":
+				return ec.fieldContext_Trace_trace_id(ctx, field)
+			case "start_lt":
+				return ec.fieldContext_Trace_start_lt(ctx, field)
+			case "end_lt":
+				return ec.fieldContext_Trace_end_lt(ctx, field)
+			case "start_utime":
+				return ec.fieldContext_Trace_start_utime(ctx, field)
+			case "end_utime":
+				return ec.fieldContext_Trace_end_utime(ctx, field)
+			case "complete":
+				return ec.fieldContext_Trace_complete(ctx, field)
+			case "transactions_count":
+				return ec.fieldContext_Trace_transactions_count(ctx, field)
+			case "external_hash_norm":
+				return ec.fieldContext_Trace_external_hash_norm(ctx, field)
+			case "transactions":
+				return ec.fieldContext_Trace_transactions(ctx, field)
+			case "actions":
+				return ec.fieldContext_Trace_actions(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Trace", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StreamEvent_trace_external_hash_norm(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
 	res := obj.TraceExternalHashNorm
 	if any(res) == nil {
@@ -33532,6 +33600,8 @@ func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context
 				return ec.fieldContext_StreamEvent_transaction(ctx, field)
 			case "account_state":
 				return ec.fieldContext_StreamEvent_account_state(ctx, field)
+			case "trace":
+				return ec.fieldContext_StreamEvent_trace(ctx, field)
 			case "trace_external_hash_norm":
 				return ec.fieldContext_StreamEvent_trace_external_hash_norm(ctx, field)
 			case "address_book":
@@ -51411,6 +51481,8 @@ func (ec *executionContext) _StreamEvent(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._StreamEvent_transaction(ctx, field, obj)
 		case "account_state":
 			out.Values[i] = ec._StreamEvent_account_state(ctx, field, obj)
+		case "trace":
+			out.Values[i] = ec._StreamEvent_trace(ctx, field, obj)
 		case "trace_external_hash_norm":
 			out.Values[i] = ec._StreamEvent_trace_external_hash_norm(ctx, field, obj)
 		case "address_book":

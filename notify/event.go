@@ -27,6 +27,8 @@ type Event struct {
 	Tx *TxEvent
 	// State is an account's state after a transaction (TypeAccountState).
 	State *StateEvent
+	// Trace is a trace stored complete (TypeTrace).
+	Trace *TraceEvent
 	// Pending marks an emulated action of a message sent through this
 	// server, told before its trace is stored; its Seq is the position it
 	// was told at and moves no subscriber's position.
@@ -48,19 +50,23 @@ func (e *Event) Type() string {
 		return TypeTransactions
 	case e.State != nil:
 		return TypeAccountState
+	case e.Trace != nil:
+		return TypeTrace
 	}
 	return TypeActions
 }
 
 // Accounts are the accounts the event concerns: an action's participants,
-// a transaction's or a state's own account. A watched one brings the
-// event.
+// a transaction's or a state's own account, the accounts of a trace's
+// transactions. A watched one brings the event.
 func (e *Event) Accounts() []string {
 	switch {
 	case e.Tx != nil:
 		return []string{e.Tx.Tx.Account}
 	case e.State != nil:
 		return []string{e.State.Tx.Account}
+	case e.Trace != nil:
+		return e.Trace.accounts
 	}
 	if e.Action == nil {
 		return nil
@@ -69,9 +75,15 @@ func (e *Event) Accounts() []string {
 }
 
 // extNorm is the normalized hash of the external message of the event's
-// trace, nil when unknown; a watched one brings an action (a transaction
-// is matched by its account only, as toncenter matches it).
+// trace, nil when unknown; a watched one brings an action or a trace (a
+// transaction is matched by its account only, as toncenter matches it).
 func (e *Event) extNorm() *string {
+	if e.Trace != nil {
+		if e.Trace.Trace.ExternalHashNorm == "" {
+			return nil
+		}
+		return &e.Trace.Trace.ExternalHashNorm
+	}
 	if e.Action == nil {
 		return nil
 	}
@@ -94,13 +106,15 @@ func (e *Event) List(includeAccounts bool) *chain.ActionList {
 }
 
 // JSON is List encoded as /api/v3/actions encodes a page; a transaction's
-// is TxEvent.JSON, a state's StateEvent.JSON.
+// is TxEvent.JSON, a state's StateEvent.JSON, a trace's TraceEvent.JSON.
 func (e *Event) JSON(includeAccounts bool) ([]byte, error) {
 	switch {
 	case e.Tx != nil:
 		return e.Tx.JSON()
 	case e.State != nil:
 		return e.State.JSON()
+	case e.Trace != nil:
+		return e.Trace.JSON()
 	}
 	v := e.view(includeAccounts)
 	return v.json, v.err

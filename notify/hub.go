@@ -108,21 +108,22 @@ type Hub struct {
 	// between the read of a page and its fan-out.
 	round sync.Mutex
 
-	mu        sync.Mutex
-	last      uint64 // highest seq fanned out
-	closed    bool
-	subs      map[*Subscription]struct{} // every open subscription
-	perKey    map[string]int
-	perAddr   map[string]int                        // streams without a key, by client address
-	internal  int                                   // subscriptions of Request.Internal
-	others    map[*Subscription]struct{}            // live, no account filter
-	byAccount map[string]map[*Subscription]struct{} // live, by each watched account
-	byExt     map[string]map[*Subscription]struct{} // live, by each watched external hash
-	watchKey  map[string]int                        // watched keys of a key's streams
-	needLts   int
-	needMsgs  int
-	needTxs   int // live subscriptions that want transactions
-	needState int // live subscriptions that want account states
+	mu         sync.Mutex
+	last       uint64 // every seq up to it was read and fanned out (read's upto)
+	closed     bool
+	subs       map[*Subscription]struct{} // every open subscription
+	perKey     map[string]int
+	perAddr    map[string]int                        // streams without a key, by client address
+	internal   int                                   // subscriptions of Request.Internal
+	others     map[*Subscription]struct{}            // live, no account filter
+	byAccount  map[string]map[*Subscription]struct{} // live, by each watched account
+	byExt      map[string]map[*Subscription]struct{} // live, by each watched external hash
+	watchKey   map[string]int                        // watched keys of a key's streams
+	needLts    int
+	needMsgs   int
+	needTxs    int // live subscriptions that want transactions
+	needState  int // live subscriptions that want account states
+	needTraces int // live subscriptions that want traces
 	// pending traces told and not settled, by normalized external hash;
 	// needPending counts the live subscriptions that want them.
 	pending     map[string]*pendingTrace
@@ -329,14 +330,14 @@ func (h *Hub) step(ctx context.Context) (bool, error) {
 	// while a subscription wants them: one that joins later starts after
 	// what the hub told (join), so it misses none.
 	r := reading{filter: store.ActionFilter{Nested: store.NestedRule{Show: true}}, actions: true,
-		txs: h.needTxs > 0, states: h.needState > 0, lts: h.needLts > 0, msgs: h.needMsgs > 0}
+		txs: h.needTxs > 0, states: h.needState > 0, traces: h.needTraces > 0, lts: h.needLts > 0, msgs: h.needMsgs > 0}
 	after := h.last
 	h.mu.Unlock()
-	events, more, err := read(ctx, &h.o, r, after, pageSize)
-	if err != nil || len(events) == 0 {
+	events, upto, more, err := read(ctx, &h.o, r, after, pageSize)
+	if err != nil || upto <= after {
 		return false, err
 	}
-	h.fanOut(events)
+	h.fanOut(events, upto)
 	return more, nil
 }
 
@@ -345,7 +346,10 @@ func (h *Hub) step(ctx context.Context) (bool, error) {
 // an account taking part or the trace's external hash. The cost per event
 // does not grow with the sizes of the sets; a subscription watching two of
 // the participants is offered the event once (offer skips a seq it saw).
-func (h *Hub) fanOut(events []*Event) {
+// The hub's position then moves to upto, which may lie past the last
+// event: the counter's numbers up to it were all read, those of kinds no
+// one asked for (a trace while nobody streams traces) included.
+func (h *Hub) fanOut(events []*Event, upto uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var cut []*Subscription
@@ -370,7 +374,7 @@ func (h *Hub) fanOut(events []*Event) {
 			}
 		}
 	}
-	h.last = events[len(events)-1].Seq
+	h.last = upto
 	for s := range h.subs {
 		if s.live {
 			s.saw(h.last)
@@ -498,6 +502,9 @@ func (h *Hub) join(s *Subscription, horizon uint64, fromNow bool) (uint64, bool)
 	if s.wants(TypeAccountState) {
 		h.needState++
 	}
+	if s.wants(TypeTrace) {
+		h.needTraces++
+	}
 	s.live = true
 	return horizon, true
 }
@@ -543,6 +550,9 @@ func (h *Hub) leaveLocked(s *Subscription) {
 	}
 	if s.wants(TypeAccountState) {
 		h.needState--
+	}
+	if s.wants(TypeTrace) {
+		h.needTraces--
 	}
 }
 

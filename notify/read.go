@@ -17,36 +17,45 @@ type reading struct {
 	txs        bool
 	states     bool     // the accounts' states after the transactions
 	txAccounts []string // of txs and states; nil: every account's
-	lts, msgs  bool     // the match facts the live filters test
+	// traces asks for the complete traces of traceAccounts or
+	// traceExtNorms (store.TracesAfter; both nil: every one).
+	traces                       bool
+	traceAccounts, traceExtNorms []string
+	lts, msgs                    bool // the match facts the live filters test
 }
 
 // read returns the events after `after` of the kinds r asks for, in seq
-// order, up to limit of each kind, and whether more may wait. Each kind is
+// order, up to limit of each kind, whether more may wait, and upto: every
+// event of those kinds at or below it is among those returned (or was at
+// or below after). upto is the counter's committed value read first, or
+// less when a page was full; a reader moves its position to upto, not to
+// its last event, since the counter's last numbers may be of events it
+// did not ask for (a trace nobody watches), which it would otherwise wait
+// on forever. Each kind is
 // read by its own statement, and each statement sees what was committed
 // when it began: a commit between the two would be seen by the second
 // only, and a commit's transactions and actions are numbered together, so
 // the actions of a commit the actions' read missed would fall below the
-// last transaction told and never be read again. So when both kinds are
-// read, both are cut at the counter's committed value read before them
-// (every seq at or below it is visible to both). When one kind's page was
+// last transaction told and never be read again. So every kind read is cut
+// at the counter's committed value read before them (every seq at or
+// below it is visible to each). When one kind's page was
 // full, the other kind's events past its last seq are left for the next
 // read as well, so the merged order has no gap.
-func read(ctx context.Context, o *Options, r reading, after uint64, limit int) ([]*Event, bool, error) {
-	bound, more := ^uint64(0), false
-	txRows := r.txs || r.states
-	if r.actions && txRows {
-		head, err := o.Store.LastActionSeq(ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		bound = head
+func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (events []*Event, upto uint64, more bool, err error) {
+	bound, err := o.Store.LastActionSeq(ctx)
+	if err != nil {
+		return nil, 0, false, err
 	}
+	if bound <= after {
+		return nil, after, false, nil
+	}
+	txRows := r.txs || r.states
 	var acts []store.SeqAction
 	var txs []store.SeqTx
-	var err error
+	var trs []store.SeqTrace
 	if r.actions {
 		if acts, err = o.Store.ActionsAfter(ctx, r.filter, after, limit); err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		if len(acts) == limit {
 			bound, more = min(bound, acts[len(acts)-1].Seq), true
@@ -60,7 +69,7 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 			from -= min(after, store.TxSlots-1)
 		}
 		if txs, err = o.Store.TransactionsAfter(ctx, r.txAccounts, from, limit); err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		if len(txs) == limit {
 			last := txs[len(txs)-1]
@@ -69,6 +78,14 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 				top += store.TxSlots - 1 // its derived events come with it
 			}
 			bound, more = min(bound, top), true
+		}
+	}
+	if r.traces {
+		if trs, err = o.Store.TracesAfter(ctx, r.traceAccounts, r.traceExtNorms, after, limit); err != nil {
+			return nil, 0, false, err
+		}
+		if len(trs) == limit {
+			bound, more = min(bound, trs[len(trs)-1].Seq), true
 		}
 	}
 	// Rows past the bound (committed after it, or past the other kind's
@@ -81,27 +98,47 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 	if i := slices.IndexFunc(txs, cutT); i >= 0 {
 		txs, more = txs[:i], true
 	}
-	events, err := prepare(ctx, o.Store, o.Book, acts, r.lts, r.msgs)
-	if err != nil || len(txs) == 0 {
-		return events, more, err
+	if i := slices.IndexFunc(trs, func(t store.SeqTrace) bool { return t.Seq > bound }); i >= 0 {
+		trs, more = trs[:i], true
 	}
-	if r.txs {
+	if events, err = prepare(ctx, o.Store, o.Book, acts, r.lts, r.msgs); err != nil {
+		return nil, 0, false, err
+	}
+	if r.txs && len(txs) > 0 {
 		own := slices.DeleteFunc(slices.Clone(txs), func(t store.SeqTx) bool { return t.Seq <= after })
 		txEvents, err := prepareTxs(ctx, o.Book, own)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		events = append(events, txEvents...)
 	}
-	if r.states {
+	if r.states && len(txs) > 0 {
 		stEvents, err := prepareStates(ctx, o, txs, after)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		events = append(events, stEvents...)
 	}
+	trEvents, err := prepareTraces(ctx, o.Book, trs)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	events = append(events, trEvents...)
 	slices.SortFunc(events, func(a, b *Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	return events, more, nil
+	return events, bound, more, nil
+}
+
+// traceScope is which complete traces a filter's subscription is read:
+// those with a transaction of its single account, or of a watched
+// account, or whose external hash is watched (as the live fan-out
+// matches them by Event.Accounts and extNorm). A single account with a
+// watch set reads the account's traces, and the replay tests the watch
+// set in memory (Subscription.keep).
+func traceScope(f *store.ActionFilter) (accounts, extNorms []string) {
+	if f.Account != "" {
+		return []string{f.Account}, nil
+	}
+	return f.WatchAccounts, f.WatchExtNorms
 }
 
 // txScope is which transactions a filter's subscription gets: those of

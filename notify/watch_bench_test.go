@@ -48,7 +48,7 @@ func BenchmarkFanOutWatchSets(b *testing.B) {
 					seq++
 					page[j] = &Event{Seq: seq, Action: a}
 				}
-				h.fanOut(page)
+				h.fanOut(page, seq)
 				s := all[0]
 				s.mu.Lock()
 				s.queue = s.queue[:0]

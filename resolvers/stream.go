@@ -225,6 +225,9 @@ func (r *Resolver) SubscribeEvents(ctx context.Context, in *model.ActionFilter, 
 		if e.State != nil {
 			return []*model.StreamEvent{stateEvent(e)}
 		}
+		if e.Trace != nil {
+			return []*model.StreamEvent{traceEvent(e)}
+		}
 		if e.Tx == nil {
 			evs := told.events(e, st.IncludeAccounts)
 			out := make([]*model.StreamEvent, len(evs))

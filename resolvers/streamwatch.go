@@ -16,6 +16,7 @@ const (
 	EventActions      = notify.TypeActions
 	EventTransactions = notify.TypeTransactions
 	EventAccountState = notify.TypeAccountState
+	EventTrace        = notify.TypeTrace
 	// FinalityFinalized is the finality of every event streamed: an action
 	// is told once its masterchain block is stored.
 	FinalityFinalized = "finalized"
@@ -30,7 +31,7 @@ const (
 // eventTypes are toncenter's streaming v2 event types; true for those
 // this server streams.
 var eventTypes = map[string]bool{
-	EventActions: true, EventTransactions: true, "trace": false, EventAccountState: true, "jettons_change": false,
+	EventActions: true, EventTransactions: true, EventTrace: true, EventAccountState: true, "jettons_change": false,
 }
 
 var finalities = []string{FinalityPending, "confirmed", FinalityFinalized}
@@ -84,7 +85,7 @@ func checkEventTypes(types []string) error {
 		case !known:
 			return apperr.Field("types", "unknown event type %q; the types are actions, transactions, trace, account_state_change, jettons_change", apperr.Excerpt(t))
 		case !served:
-			return apperr.Field("types", "%q events are not streamed by this server; it streams actions, transactions and account_state_change", t)
+			return apperr.Field("types", "%q events are not streamed by this server; it streams actions, transactions, trace and account_state_change", t)
 		}
 	}
 	return nil

@@ -196,7 +196,9 @@ type streamFormat struct {
 // transaction (types=transactions) a /api/v3/transactions page of it with
 // the metadata of its tokens, named "transactions"; an account's state
 // after a transaction (types=account_state_change) notify.StateEvent's
-// JSON, named "account_state_change".
+// JSON, named "account_state_change"; a trace stored complete
+// (types=trace) a /api/v3/traces page of it with the metadata of its
+// tokens, named "trace".
 func ownFormat(st *resolvers.ActionStream) streamFormat {
 	return streamFormat{hello: []byte(": stream of new events; id is the resume cursor\n"),
 		data: func(e *notify.Event) (string, []byte, error) {
@@ -205,7 +207,7 @@ func ownFormat(st *resolvers.ActionStream) streamFormat {
 				return "invalidated", b, err
 			}
 			b, err := e.JSON(st.IncludeAccounts)
-			if e.Tx != nil || e.State != nil {
+			if e.Tx != nil || e.State != nil || e.Trace != nil {
 				return e.Type(), b, err
 			}
 			if e.Pending {

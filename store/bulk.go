@@ -143,14 +143,16 @@ func (b *BulkLoad) SaveTraces(ctx context.Context, actions []chain.Action, txs [
 	// batch's commit as SaveBatch does: that lock is what serializes
 	// writers, and a bulk load wants them side by side. As in SaveBatch,
 	// the transactions (new: the tables were empty) come first.
-	items := txOrder(txs)
-	last, err := takeSeqs(ctx, s.db, len(items)*TxSlots+len(actions))
+	// The complete traces come last (traceseq.go).
+	items, done := txOrder(txs), completeTraces(traces)
+	last, err := takeSeqs(ctx, s.db, len(items)*TxSlots+len(actions)+len(done))
 	if err != nil {
 		return err
 	}
-	txSeqs, _ := numberTxs(items, nil, last-int64(len(items)*TxSlots+len(actions)))
+	txSeqs, _ := numberTxs(items, nil, last-int64(len(items)*TxSlots+len(actions)+len(done)))
 	seqs := make(map[string]int64, len(actions))
-	numberNew(actions, seqs, last-int64(len(actions)))
+	numberNew(actions, seqs, last-int64(len(actions)+len(done)))
+	traceSeqs, _ := numberTraces(done, nil, last-int64(len(done)))
 	arows, links, txLinks := actionTableRows(actions, seqs)
 	txRows, msgs := txTableRows(txs)
 	for i := range txRows {
@@ -161,6 +163,9 @@ func (b *BulkLoad) SaveTraces(ctx context.Context, actions []chain.Action, txs [
 	traceRows := make([]traceRow, len(traces))
 	for i, t := range traces {
 		traceRows[i] = newTraceRow(t)
+		if n, ok := traceSeqs[traceRows[i].ID]; ok {
+			traceRows[i].Seq = &n
+		}
 	}
 	var copies [3]staged
 	if copies[0], err = encodeRows(s.db, arows); err != nil {

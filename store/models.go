@@ -84,6 +84,9 @@ type traceRow struct {
 	EndUtime     int64  `bun:"end_utime,notnull"`
 	Complete     bool   `bun:"complete,notnull"`
 	Transactions int    `bun:"transactions,notnull"`
+	// Seq is a complete trace's place in the stream of events
+	// (traceseq.go); NULL while incomplete.
+	Seq *int64 `bun:"seq"`
 }
 
 type actionRow struct {
@@ -256,7 +259,7 @@ func newActionRow(a *chain.Action) actionRow {
 		TxHashes: strings.Join(a.Transactions, " "), TraceEndLt: int64(a.TraceEndLt),
 		TraceEndUtime: int64(a.TraceEndUtime), TraceExternalHashNorm: a.TraceExternalHashNorm,
 		TraceExternalHash: a.TraceExternalHash,
-		Addresses: strings.Join(a.Addresses, " "), Accounts: strings.Join(a.Accounts, " "),
+		Addresses:         strings.Join(a.Addresses, " "), Accounts: strings.Join(a.Accounts, " "),
 		ParentActionID: a.ParentActionID, Ancestors: strings.Join(a.Ancestors, " "),
 	}
 	if a.McSeqno != nil {
@@ -277,7 +280,7 @@ func (r *actionRow) toChain() *chain.Action {
 		Transactions: splitList(r.TxHashes), TraceEndLt: uint64(r.TraceEndLt),
 		TraceEndUtime: uint32(r.TraceEndUtime), TraceExternalHashNorm: r.TraceExternalHashNorm,
 		TraceExternalHash: r.TraceExternalHash,
-		Addresses: splitList(r.Addresses), Accounts: splitList(r.Accounts),
+		Addresses:         splitList(r.Addresses), Accounts: splitList(r.Accounts),
 		ParentActionID: r.ParentActionID,
 	}
 	if r.Ancestors != "" { // a top-level action's stay nil: no allocation on the hot path

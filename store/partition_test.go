@@ -246,6 +246,8 @@ func TestPartitionMigration(t *testing.T) {
 			`CREATE TABLE pending_trace_accounts (account text, ext_hash text, PRIMARY KEY (account, ext_hash))`,
 			// a transaction's place in the stream of events (20261201000131)
 			`ALTER TABLE transactions ADD COLUMN seq bigint`,
+			// a complete trace's place in the stream (20261201000132)
+			`ALTER TABLE traces ADD COLUMN seq bigint`,
 			// the hash of a message's body cell (20261201000211)
 			`ALTER TABLE messages ADD COLUMN body_hash text`,
 			// the creation time in a message's header (20261201000212)
@@ -271,7 +273,8 @@ func TestPartitionMigration(t *testing.T) {
 				`DROP TABLE token_metadata`, `DROP TABLE analytics_trades`, `DROP TABLE analytics_moves`,
 				`ALTER TABLE actions DROP COLUMN trace_external_hash`, `DROP TABLE pending_traces`, `DROP TABLE pending_trace_accounts`,
 				`ALTER TABLE transactions DROP COLUMN seq`, `DROP TABLE analytics_candles`, `DROP TABLE analytics_volumes`,
-				`ALTER TABLE messages DROP COLUMN body_hash`, `ALTER TABLE messages DROP COLUMN created_at`}
+				`ALTER TABLE messages DROP COLUMN body_hash`, `ALTER TABLE messages DROP COLUMN created_at`,
+				`ALTER TABLE traces DROP COLUMN seq`}
 		}
 		for _, q := range stmts {
 			_, err := s.db.ExecContext(ctx, q)

@@ -169,9 +169,8 @@ func (s *Store) TransactionsAfter(ctx context.Context, accounts []string, after 
 	return out, nil
 }
 
-// traceExtNorms reads the normalized hash of the in-message of each
-// row's trace's root transaction (a trace's id is its root's hash), by
-// trace id.
+// traceExtNorms reads the normalized hash of the external message of
+// each row's trace (extNormsOf), by trace id.
 func (s *Store) traceExtNorms(ctx context.Context, rows []txRow) (map[string]string, error) {
 	ids := make([]string, 0, len(rows))
 	seen := map[string]bool{}
@@ -181,6 +180,13 @@ func (s *Store) traceExtNorms(ctx context.Context, rows []txRow) (map[string]str
 			ids = append(ids, id)
 		}
 	}
+	return s.extNormsOf(ctx, ids)
+}
+
+// extNormsOf reads the normalized hash of the in-message of each trace's
+// root transaction (a trace's id is its root's hash), by trace id; a
+// trace whose root's in-message has none is absent.
+func (s *Store) extNormsOf(ctx context.Context, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
 	if len(ids) == 0 {
 		return out, nil

@@ -102,7 +102,13 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err != nil {
 			return err
 		}
-		last = max(hi, txHi)
+		// After the transactions' and actions' numbers: a trace's event
+		// comes after theirs (traceseq.go).
+		traceSeqs, traceHi, err := assignTraceSeqs(ctx, tx, b.Traces)
+		if err != nil {
+			return err
+		}
+		last = max(hi, txHi, traceHi)
 		if b.Present != nil {
 			if err := findPresent(ctx, tx, b, kept); err != nil {
 				return err
@@ -116,7 +122,7 @@ func (s *Store) saveBatch(ctx context.Context, b *Batch) error {
 		if err := settlePending(ctx, tx, b.Transactions); err != nil {
 			return err
 		}
-		if err := saveTraces(ctx, w, b.Traces, b.Actions, seqs); err != nil {
+		if err := saveTraces(ctx, w, b.Traces, traceSeqs, b.Actions, seqs); err != nil {
 			return err
 		}
 		if err := saveAccounts(ctx, w, b.Accounts); err != nil {
@@ -272,7 +278,7 @@ func txTableRows(txs []*chain.Transaction) ([]txRow, []msgRow) {
 	return rows, msgs
 }
 
-func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions []chain.Action, seqs map[string]int64) error {
+func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, traceSeqs map[string]int64, actions []chain.Action, seqs map[string]int64) error {
 	if len(traces) == 0 && len(actions) == 0 {
 		return nil
 	}
@@ -280,13 +286,21 @@ func saveTraces(ctx context.Context, w *writer, traces []*chain.Trace, actions [
 	rows := make([]traceRow, 0, len(traces))
 	for _, t := range traces {
 		ids = append(ids, t.ID.Base64())
-		rows = append(rows, newTraceRow(t))
+		r := newTraceRow(t)
+		if n, ok := traceSeqs[r.ID]; ok {
+			r.Seq = &n
+		}
+		rows = append(rows, r)
 	}
 	rows = dedupe(rows, func(r *traceRow) string { return r.ID }, nil)
+	// A trace keeps the seq it was first stored complete with (a trace's
+	// event is told once); one given none keeps NULL.
 	if err := queueRows(ctx, w, "save traces", rows, `CONFLICT (id) DO UPDATE SET start_lt = EXCLUDED.start_lt, end_lt = EXCLUDED.end_lt,
-		start_utime = EXCLUDED.start_utime, end_utime = EXCLUDED.end_utime, complete = EXCLUDED.complete, transactions = EXCLUDED.transactions
+		start_utime = EXCLUDED.start_utime, end_utime = EXCLUDED.end_utime, complete = EXCLUDED.complete, transactions = EXCLUDED.transactions,
+		seq = COALESCE(traces.seq, EXCLUDED.seq)
 		WHERE traces.start_lt <> EXCLUDED.start_lt OR traces.end_lt <> EXCLUDED.end_lt OR traces.start_utime <> EXCLUDED.start_utime
-		   OR traces.end_utime <> EXCLUDED.end_utime OR traces.complete <> EXCLUDED.complete OR traces.transactions <> EXCLUDED.transactions`); err != nil {
+		   OR traces.end_utime <> EXCLUDED.end_utime OR traces.complete <> EXCLUDED.complete OR traces.transactions <> EXCLUDED.transactions
+		   OR (traces.seq IS NULL AND EXCLUDED.seq IS NOT NULL)`); err != nil {
 		return err
 	}
 	for start := 0; start < len(ids); start += 500 {

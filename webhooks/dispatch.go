@@ -89,6 +89,7 @@ func (s *Service) dispatchOnce(ctx context.Context) error {
 	}
 	defer sub.Close()
 	var events []*notify.Event
+	covered := after // the stored cursor as this loop last moved it
 	for {
 		e, err := sub.Next(ctx)
 		if err != nil {
@@ -101,12 +102,24 @@ func (s *Service) dispatchOnce(ctx context.Context) error {
 			}
 		}
 		if len(events) > 0 {
-			if err := s.enqueue(ctx, events, types); err != nil {
+			upto := sub.Position()
+			if err := s.enqueue(ctx, events, types, upto); err != nil {
 				return err
 			}
+			covered = max(covered, upto, events[len(events)-1].Seq)
 			events = events[:0]
 			s.poke()
 			continue
+		}
+		// Nothing waits: the stream told everything up to its position,
+		// whose last numbers may be of events no hook's type takes (a
+		// trace while no hook takes traces); the cursor moves there too,
+		// or it would stay below the counter for good.
+		if upto := sub.Position(); upto > covered {
+			if err := s.enqueue(ctx, nil, types, upto); err != nil {
+				return err
+			}
+			covered = upto
 		}
 		select {
 		case <-ctx.Done():
@@ -121,8 +134,10 @@ func (s *Service) dispatchOnce(ctx context.Context) error {
 // another process's dispatcher that got the same events finds the cursor
 // past them and queues nothing, and a hook made meanwhile is seen. When
 // the live hooks' types are no longer subscribed (the subscription's),
-// it queues nothing, moves nothing and answers errTypesChanged.
-func (s *Service) enqueue(ctx context.Context, events []*notify.Event, subscribed []string) error {
+// it queues nothing, moves nothing and answers errTypesChanged. upto is
+// the subscription's position after events (every event of its types up
+// to it was among them): the cursor moves there.
+func (s *Service) enqueue(ctx context.Context, events []*notify.Event, subscribed []string, upto uint64) error {
 	return s.o.Store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var st struct {
 			Cursor  int64 `bun:"cursor"`
@@ -175,6 +190,7 @@ func (s *Service) enqueue(ctx context.Context, events []*notify.Event, subscribe
 		if err := flush(); err != nil {
 			return err
 		}
+		last = max(last, upto)
 		if last > uint64(st.Cursor) {
 			_, err = tx.ExecContext(ctx, "UPDATE webhook_state SET cursor = ? WHERE id = 1", int64(last))
 		}

@@ -40,10 +40,11 @@ const (
 	EventActions      = notify.TypeActions
 	EventTransactions = notify.TypeTransactions
 	EventAccountState = notify.TypeAccountState
+	EventTrace        = notify.TypeTrace
 )
 
 // EventTypes are the event types a hook may watch.
-var EventTypes = []string{EventActions, EventTransactions, EventAccountState}
+var EventTypes = []string{EventActions, EventTransactions, EventAccountState, EventTrace}
 
 // Defaults of Options.
 const (

@@ -290,15 +290,17 @@ type Query struct {
 type StreamEvent struct {
 	// resume point: pass as after (it is also the SSE event id)
 	Cursor string `json:"cursor"`
-	// actions, transactions or account_state_change: which of action, transaction and account_state is set
+	// actions, transactions, account_state_change or trace: which of action, transaction, account_state and trace is set
 	Type string `json:"type"`
-	// as ActionEvent.finality; a transaction and an account state are finalized
+	// as ActionEvent.finality; a transaction, an account state and a trace are finalized
 	Finality string        `json:"finality"`
 	Action   *chain.Action `json:"action,omitempty"`
 	// a stored transaction with its messages
 	Transaction *chain.FullTransaction `json:"transaction,omitempty"`
 	// an account's state right after one of its transactions
 	AccountState *AccountStateChange `json:"account_state,omitempty"`
+	// a trace stored complete, told once (its transactions and actions are read from the store when asked for)
+	Trace *chain.TraceInfo `json:"trace,omitempty"`
 	// TEP-467 normalized hash of the external message that started the trace, when known
 	TraceExternalHashNorm *string `json:"trace_external_hash_norm,omitempty"`
 	// the REST address_book object of the event's addresses
@@ -321,8 +323,8 @@ type StreamWatch struct {
 	// TEP-467 normalized hashes of external messages (base64 or hex)
 	TraceExternalHashNorms []string `json:"trace_external_hash_norms,omitempty"`
 	// event types (toncenter's streaming v2 names): actions (the default),
-	// transactions and account_state_change (Subscription.events); trace and
-	// jettons_change are refused as not served, other names as unknown
+	// transactions, account_state_change and trace (Subscription.events);
+	// jettons_change is refused as not served, other names as unknown
 	Types []string `json:"types,omitempty"`
 	// the lowest finality wanted: pending, confirmed or finalized (default).
 	// Stored actions are finalized, which every choice receives (there are no

@@ -48,6 +48,7 @@ func New() *migrate.Migrations {
 	registerMessageBodyHash(m)
 	registerTxSlots(m)
 	registerMessageCreatedAt(m)
+	registerTraceSeq(m)
 	return m
 }
 

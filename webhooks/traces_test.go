@@ -1,0 +1,68 @@
+package webhooks_test
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/internal/storetest"
+	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/webhooks"
+)
+
+// A hook of type trace gets every trace stored complete in which one of
+// its addresses took part, once each after dedup, in order, beside the
+// other types it watches, through a receiver that fails every third
+// request.
+func TestTraceHook(t *testing.T) {
+	files := blockFiles(t)
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := storetest.Open(t, db.URL)
+			hub := startHub(t, st)
+			rc := newReceiver(t)
+			svc := startService(t, fastOptions(st, hub, rc.addr))
+			watched := someOfAll(t)
+			start, err := st.LastActionSeq(ctx)
+			require.NoError(t, err)
+			traces, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/traces"), Addresses: watched,
+				EventTypes: []string{webhooks.EventTrace}})
+			require.NoError(t, err)
+			both, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/both"), Addresses: watched,
+				EventTypes: []string{webhooks.EventTransactions, webhooks.EventTrace}})
+			require.NoError(t, err)
+			rc.mu.Lock()
+			rc.secret[traces.Webhook.ID], rc.secret[both.Webhook.ID] = traces.Secret, both.Secret
+			rc.behave = func(n int, w http.ResponseWriter, r *http.Request) bool {
+				if n%3 == 1 {
+					http.Error(w, "receiver broken", http.StatusInternalServerError)
+					return false
+				}
+				return true
+			}
+			rc.mu.Unlock()
+
+			importFiles(t, st, files)
+			var traceSeqs, txSeqs []uint64
+			require.NoError(t, st.DB().NewRaw(`SELECT seq FROM traces WHERE seq > ? AND EXISTS (SELECT 1 FROM transactions AS t
+				WHERE t.trace_id = traces.id AND t.account IN (?)) ORDER BY seq`, int64(start), bun.In(watched)).Scan(ctx, &traceSeqs))
+			require.NotEmpty(t, traceSeqs)
+			require.NoError(t, st.DB().NewRaw(`SELECT seq FROM transactions WHERE seq > ? AND account IN (?) ORDER BY seq`,
+				int64(start), bun.In(watched)).Scan(ctx, &txSeqs))
+			wantBoth := slices.Sorted(slices.Values(append(slices.Clone(txSeqs), traceSeqs...)))
+
+			got, repeats := awaitHook(t, 3*time.Minute, svc, rc, traces.Webhook.ID, len(traceSeqs))
+			require.Equal(t, traceSeqs, got, "each trace once after dedup, in order")
+			gotBoth, _ := awaitHook(t, 3*time.Minute, svc, rc, both.Webhook.ID, len(wantBoth))
+			require.Equal(t, wantBoth, gotBoth, "transactions and traces in one order")
+			require.Empty(t, rc.bad, "every delivery was signed")
+			t.Logf("%s: %d traces, %d repeats", db.Name, len(traceSeqs), repeats)
+		})
+	}
+}
