@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/tonql/tonql/internal/storetest"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/webhooks"
 )
@@ -24,10 +23,7 @@ func TestTraceHook(t *testing.T) {
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st := storetest.Open(t, db.URL)
-			hub := startHub(t, st)
-			rc := newReceiver(t)
-			svc := startService(t, fastOptions(st, hub, rc.addr))
+			st, _, rc, svc := newRig(t, db.URL)
 			watched := someOfAll(t)
 			start, err := st.LastActionSeq(ctx)
 			require.NoError(t, err)
