@@ -239,12 +239,14 @@ func addVolumes(ctx context.Context, tx bun.Tx, w *writer, moves []analytics.Mov
 		return fmt.Errorf("read volumes: %w", err)
 	}
 	for i := range stored {
-		s := stored[i].toVolume()
-		k := key{s.Jetton, s.Interval, s.Bucket}
+		// The read crosses the touched jettons and buckets, so some rows
+		// are not the batch's: skip them before parsing their amounts.
+		k := key{stored[i].Jetton, stored[i].IntervalS, stored[i].Bucket}
 		v, ok := made[k]
 		if !ok {
 			continue
 		}
+		s := stored[i].toVolume()
 		s.Transfers += v.Transfers
 		s.TransferAmount.Add(s.TransferAmount, v.TransferAmount)
 		s.Mints += v.Mints
