@@ -37,19 +37,19 @@ func MoveOf(a *chain.Action) (Move, bool) {
 	var amount actions.BigInt
 	switch a.Type {
 	case "JettonTransfer":
-		var v actions.JettonTransfer
+		var v transferFields
 		if json.Unmarshal(a.Value, &v) != nil {
 			return Move{}, false
 		}
 		m.Kind, m.Jetton, m.Sender, m.Receiver, amount = KindTransfer, string(v.JettonMaster), string(v.Sender), string(v.Recipient), v.Amount
 	case "JettonMint":
-		var v actions.JettonMint
+		var v mintFields
 		if json.Unmarshal(a.Value, &v) != nil {
 			return Move{}, false
 		}
 		m.Kind, m.Jetton, m.Receiver, amount = KindMint, string(v.JettonMaster), string(v.Recipient), v.Amount
 	case "JettonBurn":
-		var v actions.JettonBurn
+		var v burnFields
 		if json.Unmarshal(a.Value, &v) != nil {
 			return Move{}, false
 		}

@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"strconv"
 
-	"github.com/tonql/tonql/actions"
 	"github.com/tonql/tonql/chain"
 )
 
@@ -74,7 +73,7 @@ func TradesOf(a *chain.Action) []Trade {
 	if a.Type != "JettonSwap" || a.Status != chain.StatusOK {
 		return nil
 	}
-	var v actions.JettonSwap
+	var v swapFields
 	if json.Unmarshal(a.Value, &v) != nil {
 		return nil
 	}

@@ -178,3 +178,25 @@ func BenchmarkCandleRowRender(b *testing.B) {
 		c.Point(9, 9)
 	}
 }
+
+// BenchmarkAnalyticsOfBatch is the in-place path's client CPU before any
+// read, without a database: a batch's trades and moves taken from its
+// actions' values, their rows for the write, and the batch's own candles
+// of every kept width (the same 6,000 generated actions as
+// BenchmarkSaveBatchAnalytics, per batch of 500).
+func BenchmarkAnalyticsOfBatch(b *testing.B) {
+	p := synth.Params{Seed: 11, Actions: 6_000, Accounts: 2_000, HotAccounts: 4, HotActions: 150, StartUtime: 1_760_000_000}
+	var acts []chain.Action
+	_ = synth.Generate(p, func(a *chain.Action) error {
+		acts = append(acts, *a)
+		return nil
+	})
+	b.ReportAllocs()
+	for range b.N {
+		for start := 0; start < len(acts); start += 500 {
+			trades, moves := analyticsOf(acts[start:min(start+500, len(acts))])
+			_, _ = tradeRows(trades), moveRows(moves)
+			_ = analytics.KeptCandlesOf(trades)
+		}
+	}
+}

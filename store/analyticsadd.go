@@ -31,7 +31,7 @@ import (
 // batch) and their rollups on w. ok false: some were stored already (an
 // action kept from an earlier write), and nothing was queued; the caller
 // makes the buckets again from the rows.
-func addInPlace(ctx context.Context, tx bun.Tx, w *writer, trades []tradeRow, moves []moveRow) (ok bool, err error) {
+func addInPlace(ctx context.Context, tx bun.Tx, w *writer, trades []analytics.Trade, moves []analytics.Move) (ok bool, err error) {
 	if len(trades) == 0 && len(moves) == 0 {
 		return true, nil
 	}
@@ -39,10 +39,10 @@ func addInPlace(ctx context.Context, tx bun.Tx, w *writer, trades []tradeRow, mo
 	if err != nil || stored {
 		return false, err
 	}
-	if err := queueRows(ctx, w, "save trades", trades, "CONFLICT (action_id, hop) DO NOTHING"); err != nil {
+	if err := queueRows(ctx, w, "save trades", tradeRows(trades), "CONFLICT (action_id, hop) DO NOTHING"); err != nil {
 		return false, err
 	}
-	if err := queueRows(ctx, w, "save moves", moves, "CONFLICT (action_id) DO NOTHING"); err != nil {
+	if err := queueRows(ctx, w, "save moves", moveRows(moves), "CONFLICT (action_id) DO NOTHING"); err != nil {
 		return false, err
 	}
 	if err := addCandles(ctx, tx, w, trades); err != nil {
@@ -51,14 +51,13 @@ func addInPlace(ctx context.Context, tx bun.Tx, w *writer, trades []tradeRow, mo
 	return true, addVolumes(ctx, tx, w, moves, seen)
 }
 
-// addCandles merges the trades into the stored candles of every interval.
-func addCandles(ctx context.Context, tx bun.Tx, w *writer, rows []tradeRow) error {
-	if len(rows) == 0 {
+// addCandles merges the trades into the stored candles of every kept
+// width: the batch's own candles are made as a rebuild makes them
+// (analytics.KeptCandlesOf: each trade's price and key once, each wider
+// width merged from the one before).
+func addCandles(ctx context.Context, tx bun.Tx, w *writer, trades []analytics.Trade) error {
+	if len(trades) == 0 {
 		return nil
-	}
-	trades := make([]analytics.Trade, len(rows))
-	for i := range rows {
-		trades[i] = rows[i].toTrade()
 	}
 	type key struct {
 		jetton, quote string
@@ -67,9 +66,10 @@ func addCandles(ctx context.Context, tx bun.Tx, w *writer, rows []tradeRow) erro
 	}
 	made := map[key]analytics.Candle{}
 	q := tx.NewSelect().Model((*candleRow)(nil))
-	for _, iv := range analytics.KeptCandles {
+	for i, batch := range analytics.KeptCandlesOf(trades) {
+		iv := analytics.KeptCandles[i]
 		var keys keySet
-		for _, c := range analytics.Candles(trades, iv) {
+		for _, c := range batch {
 			made[key{c.Jetton, c.Quote, iv.Seconds, c.Bucket}] = c
 			keys.add(c.Jetton, c.Quote, c.Bucket)
 		}
@@ -113,7 +113,7 @@ type ownerBucket struct {
 // grew with the day (a fifth of the rollups' CPU at 12,000 actions).
 // The same statement tells whether any of the trades' or moves' actions
 // is stored already (stored: the rows cannot simply be added).
-func ownersSeen(ctx context.Context, tx bun.Tx, trades []tradeRow, moves []moveRow) (seen map[ownerBucket]bool, stored bool, err error) {
+func ownersSeen(ctx context.Context, tx bun.Tx, trades []analytics.Trade, moves []analytics.Move) (seen map[ownerBucket]bool, stored bool, err error) {
 	seen = map[ownerBucket]bool{}
 	day := analytics.Intervals[len(analytics.Intervals)-1]
 	var senders, receivers []string
@@ -187,13 +187,9 @@ func ownersSeen(ctx context.Context, tx bun.Tx, trades []tradeRow, moves []moveR
 
 // addVolumes adds the moves to the stored volumes of every interval; seen
 // is ownersSeen of them.
-func addVolumes(ctx context.Context, tx bun.Tx, w *writer, rows []moveRow, seen map[ownerBucket]bool) error {
-	if len(rows) == 0 {
+func addVolumes(ctx context.Context, tx bun.Tx, w *writer, moves []analytics.Move, seen map[ownerBucket]bool) error {
+	if len(moves) == 0 {
 		return nil
-	}
-	moves := make([]analytics.Move, len(rows))
-	for i := range rows {
-		moves[i] = rows[i].toMove()
 	}
 	type key struct {
 		jetton   string
@@ -219,8 +215,8 @@ func addVolumes(ctx context.Context, tx bun.Tx, w *writer, rows []moveRow, seen 
 			keys.add(v.Jetton, "", v.Bucket)
 		}
 		counted := map[owner]bool{}
-		for i := range rows {
-			m := &rows[i]
+		for i := range moves {
+			m := &moves[i]
 			for _, o := range []owner{{'s', m.Jetton, m.Sender, iv.Bucket(m.Utime)}, {'r', m.Jetton, m.Receiver, iv.Bucket(m.Utime)}} {
 				if o.owner == "" || counted[o] || !before[o] {
 					continue
@@ -243,12 +239,14 @@ func addVolumes(ctx context.Context, tx bun.Tx, w *writer, rows []moveRow, seen 
 		return fmt.Errorf("read volumes: %w", err)
 	}
 	for i := range stored {
-		s := stored[i].toVolume()
-		k := key{s.Jetton, s.Interval, s.Bucket}
+		// The read crosses the touched jettons and buckets, so some rows
+		// are not the batch's: skip them before parsing their amounts.
+		k := key{stored[i].Jetton, stored[i].IntervalS, stored[i].Bucket}
 		v, ok := made[k]
 		if !ok {
 			continue
 		}
+		s := stored[i].toVolume()
 		s.Transfers += v.Transfers
 		s.TransferAmount.Add(s.TransferAmount, v.TransferAmount)
 		s.Mints += v.Mints
