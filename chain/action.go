@@ -1,10 +1,10 @@
 package chain
 
 import (
-	"slices"
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 )
 
 // Status of an action.

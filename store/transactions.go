@@ -214,7 +214,7 @@ type MsgFilter struct {
 	// and an external inbound message (no time) is never selected.
 	StartUtime, EndUtime *uint32
 	ExcludeExternals     bool
-	OnlyExternals       bool
+	OnlyExternals        bool
 
 	Limit, Offset int
 	Desc          bool
