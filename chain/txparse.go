@@ -13,20 +13,36 @@ import (
 // ParseTransactionBOC decodes one raw transaction (a BOC with one root).
 // A lone transaction does not carry its workchain; it is taken from the
 // in-message destination or an out-message source, and defaults to 0.
-func ParseTransactionBOC(b []byte) (tx *Transaction, err error) {
+func ParseTransactionBOC(b []byte) (*Transaction, error) {
+	tx, _, err := DecodeTransactionBOC(b, nil)
+	return tx, err
+}
+
+// DecodeTransactionBOC decodes one raw transaction and returns tongo's
+// TL-B value beside it, for callers that show fields Transaction does not
+// keep; wc is the account's workchain when the caller knows it (a stored
+// row), nil to guess it as ParseTransactionBOC does.
+func DecodeTransactionBOC(b []byte, wc *int32) (tx *Transaction, raw *tlb.Transaction, err error) {
 	defer recoverDecode("transaction", &err)
 	cells, err := boc.DeserializeBoc(b)
 	if err != nil {
-		return nil, fmt.Errorf("transaction BOC: %w", err)
+		return nil, nil, fmt.Errorf("transaction BOC: %w", err)
 	}
 	if len(cells) != 1 {
-		return nil, fmt.Errorf("transaction BOC: want 1 root, got %d", len(cells))
+		return nil, nil, fmt.Errorf("transaction BOC: want 1 root, got %d", len(cells))
 	}
-	var raw tlb.Transaction
-	if err := tlb.Unmarshal(cells[0], &raw); err != nil {
-		return nil, fmt.Errorf("transaction: %w", err)
+	raw = &tlb.Transaction{}
+	if err := tlb.Unmarshal(cells[0], raw); err != nil {
+		return nil, nil, fmt.Errorf("transaction: %w", err)
 	}
-	return TransactionFromTLB(&raw, guessWorkchain(&raw))
+	w := guessWorkchain(raw)
+	if wc != nil {
+		w = *wc
+	}
+	if tx, err = TransactionFromTLB(raw, w); err != nil {
+		return nil, nil, err
+	}
+	return tx, raw, nil
 }
 
 // recoverDecode turns a panic inside tongo's decoders (reachable with

@@ -35,32 +35,22 @@ func decode(stored *chain.Transaction) (*Transaction, error) {
 		return nil, apperr.Wrap(apperr.NotFound, ErrNoBOC, "transaction "+stored.Hash.Base64()+": "+ErrNoBOC.Error()+
 			"; its decoded fields are served by /api/v3/actions and GraphQL")
 	}
-	tx, err := chain.ParseTransactionBOC(stored.BOC)
+	id, err := ton.ParseAccountID(stored.Account)
 	if err != nil {
 		return nil, err
 	}
 	// A lone tick-tock transaction has no message to tell its workchain:
 	// the stored row knows the account.
-	tx.Account = stored.Account
-	id, err := ton.ParseAccountID(stored.Account)
+	tx, raw, err := chain.DecodeTransactionBOC(stored.BOC, &id.Workchain)
 	if err != nil {
 		return nil, err
 	}
-	out := &Transaction{Transaction: tx, Address: id}
-	out.StorageFee, err = storageFee(stored.BOC)
-	return out, err
+	tx.Account = stored.Account
+	return &Transaction{Transaction: tx, Address: id, StorageFee: storageFee(raw)}, nil
 }
 
 // storageFee is what the storage phase collected (tonlib's storage_fee).
-func storageFee(raw []byte) (uint64, error) {
-	cells, err := boc.DeserializeBoc(raw)
-	if err != nil {
-		return 0, err
-	}
-	var t tlb.Transaction
-	if err := tlb.Unmarshal(cells[0], &t); err != nil {
-		return 0, err
-	}
+func storageFee(t *tlb.Transaction) uint64 {
 	d := t.Description
 	var sp *tlb.TrStoragePhase
 	switch d.SumType {
@@ -84,9 +74,9 @@ func storageFee(raw []byte) (uint64, error) {
 		sp = &d.TransStorage.StoragePh
 	}
 	if sp == nil {
-		return 0, nil
+		return 0
 	}
-	return uint64(sp.StorageFeesCollected), nil
+	return uint64(sp.StorageFeesCollected)
 }
 
 // AccountTransactions is tonlib's getTransactions: the account's

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
@@ -104,22 +103,9 @@ func workchainOf(account string) int32 {
 // decode reads the raw transaction; its workchain is the stored
 // account's (a lone transaction does not carry it).
 func decode(t *chain.Transaction) (raw *tlb.Transaction, full *chain.Transaction, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("transaction %s: malformed stored BOC (%v)", t.Hash.Base64(), r)
-		}
-	}()
-	cells, err := boc.DeserializeBoc(t.BOC)
-	if err != nil || len(cells) != 1 {
-		return nil, nil, fmt.Errorf("transaction %s: stored BOC does not decode: %v", t.Hash.Base64(), err)
-	}
-	raw = &tlb.Transaction{}
-	if err := tlb.Unmarshal(cells[0], raw); err != nil {
-		return nil, nil, fmt.Errorf("transaction %s: %w", t.Hash.Base64(), err)
-	}
-	full, err = chain.TransactionFromTLB(raw, workchainOf(t.Account))
-	if err != nil {
-		return nil, nil, err
+	wc := workchainOf(t.Account)
+	if full, raw, err = chain.DecodeTransactionBOC(t.BOC, &wc); err != nil {
+		return nil, nil, fmt.Errorf("stored transaction %s: %w", t.Hash.Base64(), err)
 	}
 	return raw, full, nil
 }
