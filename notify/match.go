@@ -3,6 +3,7 @@ package notify
 import (
 	"slices"
 
+	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/store"
 )
 
@@ -15,8 +16,7 @@ func matches(f *store.ActionFilter, e *Event) bool {
 	a := e.Action
 	switch {
 	case f.Account != "" && !slices.Contains(a.Accounts, f.Account),
-		len(f.Types) > 0 && !slices.Contains(f.Types, a.Type),
-		len(f.ExcludeTypes) > 0 && slices.Contains(f.ExcludeTypes, a.Type),
+		!typeShown(f, a),
 		f.StartLt != nil && a.StartLt < *f.StartLt,
 		f.EndLt != nil && a.EndLt > *f.EndLt,
 		f.StartUtime != nil && a.StartUtime < *f.StartUtime,
@@ -24,8 +24,7 @@ func matches(f *store.ActionFilter, e *Event) bool {
 		len(f.ActionIDs) > 0 && !slices.Contains(f.ActionIDs, a.ActionID),
 		len(f.TraceIDs) > 0 && !slices.Contains(f.TraceIDs, a.TraceID),
 		f.McSeqno != nil && (a.McSeqno == nil || *a.McSeqno != *f.McSeqno),
-		len(f.TxHashes) > 0 && !anyIn(a.Transactions, f.TxHashes),
-		!f.Nested.Shows(a.Ancestors):
+		len(f.TxHashes) > 0 && !anyIn(a.Transactions, f.TxHashes):
 		return false
 	}
 	if f.TxLt != nil && (e.facts == nil || !slices.Contains(e.facts.TxLts, *f.TxLt)) {
@@ -35,6 +34,17 @@ func matches(f *store.ActionFilter, e *Event) bool {
 		return false
 	}
 	return true
+}
+
+// typeShown tells whether f's type filters show an action of a's type
+// and ancestors: action_type (or supported_action_types without it),
+// exclude_action_type and the nested rule. A trace event's actions pass
+// it on toncenter's protocol, as toncenter filters a TraceNotification's
+// actions by the same parameters as its actions.
+func typeShown(f *store.ActionFilter, a *chain.Action) bool {
+	return (len(f.Types) == 0 || slices.Contains(f.Types, a.Type)) &&
+		(len(f.ExcludeTypes) == 0 || !slices.Contains(f.ExcludeTypes, a.Type)) &&
+		f.Nested.Shows(a.Ancestors)
 }
 
 func anyIn(have, want []string) bool {

@@ -119,7 +119,7 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 		}
 		events = append(events, stEvents...)
 	}
-	trEvents, err := prepareTraces(ctx, o.Book, trs)
+	trEvents, err := prepareTraces(ctx, o, trs)
 	if err != nil {
 		return nil, 0, false, err
 	}

@@ -197,8 +197,8 @@ type streamFormat struct {
 // the metadata of its tokens, named "transactions"; an account's state
 // after a transaction (types=account_state_change) notify.StateEvent's
 // JSON, named "account_state_change"; a trace stored complete
-// (types=trace) a /api/v3/traces page of it with the metadata of its
-// tokens, named "trace".
+// (types=trace) a /api/v3/traces page of it with its actions and the
+// metadata of its tokens, named "trace".
 func ownFormat(st *resolvers.ActionStream) streamFormat {
 	return streamFormat{hello: []byte(": stream of new events; id is the resume cursor\n"),
 		data: func(e *notify.Event) (string, []byte, error) {

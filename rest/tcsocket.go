@@ -133,7 +133,7 @@ func (c *tcSocket) serve() {
 
 // pump sends what the stream has; false when the socket should close.
 func (c *tcSocket) pump(ctx context.Context) bool {
-	fm := c.req.format()
+	fm := c.req.format(c.cur)
 	for {
 		e, err := c.cur.Next(ctx)
 		if ctx.Err() != nil {

@@ -81,9 +81,10 @@ func (req *tcRequest) subscribe(r *http.Request, s ActionsStreamer, after *strin
 	return s.SubscribeActions(r.Context(), filter, watch, after, field)
 }
 
-// tcFormat writes events as toncenter's ActionsNotification: one action
-// per notification (toncenter groups a trace's actions), always finalized.
-func (req *tcRequest) format() streamFormat {
+// tcFormat writes st's events as toncenter's notifications: an action
+// as ActionsNotification, one per notification (toncenter groups a
+// trace's actions), always finalized.
+func (req *tcRequest) format(st *resolvers.ActionStream) streamFormat {
 	book := req.IncludeAddressBook != nil && *req.IncludeAddressBook
 	meta := req.IncludeMetadata != nil && *req.IncludeMetadata
 	cursor := req.IncludeCursor != nil && *req.IncludeCursor
@@ -105,7 +106,7 @@ func (req *tcRequest) format() streamFormat {
 				return "", b, err
 			}
 			if e.Trace != nil {
-				b, err := tcTrace(e, book, meta, cursor)
+				b, err := tcTrace(st, e, book, meta, cursor)
 				return "", b, err
 			}
 			return "", tcActionsNotification(nil, e, book, meta, cursor), nil
@@ -195,7 +196,7 @@ func ToncenterStream(s ActionsStreamer, heartbeat time.Duration) http.HandlerFun
 			return
 		}
 		defer st.Close()
-		serveStream(w, r, st, heartbeat, req.format())
+		serveStream(w, r, st, heartbeat, req.format(st))
 	}
 }
 

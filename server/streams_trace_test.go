@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,25 +25,76 @@ import (
 )
 
 // tcTraceNotificationFields are the fields of toncenter's streaming v2
-// TraceNotification (/work/tc-models/streaming-v2) we write: actions is
-// optional there (omitempty) and ours carry none.
+// TraceNotification (/work/tc-models/streaming-v2) we write besides
+// actions, which is there only when the subscription's filters leave some
+// (omitempty).
 var tcTraceNotificationFields = []string{"address_book", "finality", "metadata", "trace", "trace_external_hash_norm", "transactions", "type"}
+
+// traceActionsPage is /api/v3/actions?trace_id= (or toncenter's dialect of
+// it) of one trace in page order, at most one page (as a trace event
+// carries them); extra is more of the query string.
+func traceActionsPage(t *testing.T, base, prefix, id, extra string) (actions []any, book, meta map[string]any) {
+	t.Helper()
+	resp, err := http.Get(base + prefix + "/api/v3/actions?sort=asc&limit=1000&trace_id=" + url.QueryEscape(id) + extra)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	var page struct {
+		Actions     []any          `json:"actions"`
+		AddressBook map[string]any `json:"address_book"`
+		Metadata    map[string]any `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal(b, &page))
+	require.Less(t, len(page.Actions), 1000, "a trace of the fixtures fits one page")
+	return page.Actions, page.AddressBook, page.Metadata
+}
+
+// union is the sorted keys of the maps.
+func union(ms ...map[string]any) []string {
+	all := map[string]any{}
+	for _, m := range ms {
+		maps.Copy(all, m)
+	}
+	return sortedKeys(all)
+}
 
 // Every trace of the imported fixtures stored complete is told once, on
 // each protocol, to a stream watching an account of it, at the place it
 // took in the commit that stored it complete; none of a trace without a
 // watched account; a stream cut mid-way resumes by cursor with neither a
-// gap nor a repeat; the trace is the one /api/v3/traces shows.
+// gap nor a repeat; the trace is the one /api/v3/traces shows, its actions
+// those /api/v3/actions?trace_id= shows (toncenter's dialect of them on
+// toncenter's protocol, filtered by the subscription's action_types).
 func TestStreamTraces(t *testing.T) {
 	dir := testenv.FixturesDir(t)
 	traces, _ := filepath.Glob(filepath.Join(dir, "toncenter-traces", "traces", "*.json"))
 	require.NotEmpty(t, traces)
 	files := append([]string{testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")}, traces[:2]...)
+	// and a trace with nested actions (the steps of an action of a type
+	// newer than v1), for a client pinned to v1: found by importing every
+	// trace file apart (each is named by its trace id, URL-safe).
+	all := storetest.Open(t, testenv.Databases(t)[0].URL)
+	importFiles(t, all, traces)
+	var nestedTrace string
+	require.NoError(t, all.DB().NewRaw(`SELECT trace_id FROM actions WHERE ancestors <> '' ORDER BY trace_id LIMIT 1`).Scan(t.Context(), &nestedTrace))
+	nestedFile := filepath.Join(dir, "toncenter-traces", "traces", strings.NewReplacer("+", "-", "/", "_").Replace(nestedTrace)+".json")
+	require.FileExists(t, nestedFile)
+	files = append(files, nestedFile)
 	scratch := storetest.Open(t, testenv.Databases(t)[0].URL)
 	importFiles(t, scratch, files)
 	var real []string
 	require.NoError(t, scratch.DB().NewRaw(`SELECT account FROM transactions GROUP BY account ORDER BY count(*) DESC, account LIMIT 12`).
 		Scan(t.Context(), &real))
+	var nestedAccounts []string
+	require.NoError(t, scratch.DB().NewRaw(`SELECT DISTINCT account FROM transactions WHERE trace_id = ? ORDER BY account`, nestedTrace).
+		Scan(t.Context(), &nestedAccounts))
+	for _, a := range nestedAccounts {
+		if !slices.Contains(real, a) {
+			real = append(real, a)
+		}
+	}
 	watched := append([]string(nil), real...)
 	for i := 0; i < 1000; i++ {
 		watched = append(watched, fmt.Sprintf("0:%064X", uint64(0xfeed0000+i)))
@@ -63,12 +117,26 @@ func TestStreamTraces(t *testing.T) {
 			hello, ok := tc.next(t, 10*time.Second)
 			require.True(t, ok)
 			require.Equal(t, "connected", hello.Event)
+			// action_types: each trace still, with only the actions of that
+			// type (the scratch import says which type some watched traces
+			// have and others not).
+			var typed string
+			require.NoError(t, scratch.DB().NewRaw(`SELECT a.type FROM actions AS a WHERE a.ancestors = '' AND EXISTS (
+				SELECT 1 FROM transactions AS t WHERE t.trace_id = a.trace_id AND t.account IN (?))
+				GROUP BY a.type ORDER BY count(DISTINCT a.trace_id) DESC, a.type LIMIT 1`, bun.In(real)).Scan(t.Context(), &typed))
+			tcTyped, refused := postSSE(t, srv.URL, "/api/streaming/v2/sse", map[string]any{"addresses": watched, "types": []string{"trace"},
+				"action_types": []string{typed}, "include_cursor": true})
+			require.Nil(t, refused)
+			hello, ok = tcTyped.next(t, 10*time.Second)
+			require.True(t, ok)
+			require.Equal(t, "connected", hello.Event)
 			ws := dialGraphQL(t, srv.URL, "")
 			gql := ws.subscribe(t, "s", `subscription($w: StreamWatch) { events(watch: $w) { cursor type finality trace_external_hash_norm
 				trace { trace_id complete transactions_count external_hash_norm transactions { hash } } } }`,
 				map[string]any{"w": map[string]any{"addresses": watched, "types": []string{"trace"}}})
 			sock := dialToncenter(t, srv.URL)
-			require.NoError(t, sock.WriteJSON(map[string]any{"id": "s", "operation": "subscribe", "types": []string{"trace"}, "addresses": real}))
+			require.NoError(t, sock.WriteJSON(map[string]any{"id": "s", "operation": "subscribe", "types": []string{"trace"}, "addresses": real,
+				"supported_action_types": []string{"v1"}}))
 			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, sock))
 			sockMsgs := make(chan map[string]any, 10_000)
 			go func() {
@@ -81,7 +149,7 @@ func TestStreamTraces(t *testing.T) {
 					sockMsgs <- m
 				}
 			}()
-			require.Eventually(t, func() bool { return hub.Stats().Streams == 5 }, 20*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return hub.Stats().Streams == 6 }, 20*time.Second, 5*time.Millisecond)
 
 			importFiles(t, st, files)
 
@@ -135,6 +203,7 @@ func TestStreamTraces(t *testing.T) {
 			// Ours: a /api/v3/traces page of the trace, named "trace", its
 			// id the trace's place.
 			var lastID string
+			withActions := 0 // traces with actions, of those compared
 			readOwn := func(s *sseStream, n int, got map[string]int, last *uint64, compare bool) {
 				for i := 0; i < n; i++ {
 					ev, ok := s.next(t, 30*time.Second)
@@ -150,6 +219,7 @@ func TestStreamTraces(t *testing.T) {
 					}
 					var p struct {
 						Traces      []map[string]any `json:"traces"`
+						Actions     []any            `json:"actions"`
 						AddressBook map[string]any   `json:"address_book"`
 						Metadata    map[string]any   `json:"metadata"`
 					}
@@ -158,10 +228,17 @@ func TestStreamTraces(t *testing.T) {
 					id := p.Traces[0]["trace_id"].(string)
 					require.Equal(t, want[id], seq, "trace %s at its place", id)
 					require.Equal(t, false, p.Traces[0]["is_incomplete"])
+					require.NotNil(t, p.Actions, "actions is a list, empty or not")
 					if compare {
 						tr, book := v3(id)
 						require.Equal(t, tr, p.Traces[0], "the trace as /api/v3/traces shows it")
-						require.Equal(t, sortedKeys(book), sortedKeys(p.AddressBook))
+						acts, actBook, meta := traceActionsPage(t, srv.URL, "", id, "")
+						require.Equal(t, acts, p.Actions, "trace %s's actions as /api/v3/actions?trace_id= shows them", id)
+						require.Equal(t, union(book, actBook), sortedKeys(p.AddressBook))
+						for k, m := range meta {
+							require.Equal(t, m, p.Metadata[k], "metadata of %s, a token of its actions", k)
+						}
+						withActions += min(len(acts), 1)
 					}
 					got[id]++
 				}
@@ -169,6 +246,8 @@ func TestStreamTraces(t *testing.T) {
 			got, last := map[string]int{}, uint64(0)
 			readOwn(own, len(want), got, &last, true)
 			once("trace", got)
+			require.Positive(t, withActions, "some traces have actions")
+			t.Logf("%d of %d watched traces have actions; action_types [%s] on toncenter's protocol", withActions, len(want), typed)
 
 			got, last = map[string]int{}, 0
 			readOwn(cut, len(want)/2, got, &last, false)
@@ -189,6 +268,9 @@ func TestStreamTraces(t *testing.T) {
 				var n map[string]json.RawMessage
 				require.NoError(t, json.Unmarshal([]byte(ev.Data), &n))
 				withCursor := append([]string{"cursor"}, tcTraceNotificationFields...)
+				if _, ok := n["actions"]; ok {
+					withCursor = append(withCursor, "actions")
+				}
 				sort.Strings(withCursor)
 				require.Equal(t, withCursor, sortedKeys(n))
 				require.JSONEq(t, `"trace"`, string(n["type"]))
@@ -209,7 +291,9 @@ func TestStreamTraces(t *testing.T) {
 				require.Equal(t, tr["trace"], node)
 				require.Equal(t, tr["transactions"], txs)
 				require.Equal(t, id, node.(map[string]any)["tx_hash"], "the root is the trace's first transaction")
-				require.Equal(t, sortedKeys(book), sortedKeys(gotBook.(map[string]any)))
+				acts, actBook, _ := traceActionsPage(t, srv.URL, "/toncenter", id, "")
+				requireTCActions(t, acts, n, id)
+				require.Equal(t, union(book, actBook), sortedKeys(gotBook.(map[string]any)))
 				var norm string
 				require.NoError(t, json.Unmarshal(n["trace_external_hash_norm"], &norm))
 				var stored *string
@@ -225,10 +309,46 @@ func TestStreamTraces(t *testing.T) {
 				docs = append(docs, string(b))
 			}
 			once("toncenter trace", tcGot)
+
+			// action_types: the actions of that type only, none (no field)
+			// in a trace without one.
+			typedGot, some, none := map[string]int{}, 0, 0
+			for i := 0; i < len(want); i++ {
+				ev, ok := tcTyped.next(t, 60*time.Second)
+				require.True(t, ok)
+				var n map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal([]byte(ev.Data), &n))
+				seq := cursorSeq(t, mustString(t, n["cursor"]))
+				var node map[string]any
+				require.NoError(t, json.Unmarshal(n["trace"], &node))
+				id := node["tx_hash"].(string)
+				require.Equal(t, want[id], seq)
+				acts, _, _ := traceActionsPage(t, srv.URL, "/toncenter", id, "&action_type="+url.QueryEscape(typed))
+				requireTCActions(t, acts, n, id)
+				if len(acts) > 0 {
+					some++
+				} else {
+					none++
+				}
+				typedGot[id]++
+				delete(n, "cursor")
+				b, _ := json.Marshal(n)
+				docs = append(docs, string(b))
+			}
+			once("toncenter trace with action_types", typedGot)
+			require.Positive(t, some, "a trace with a %s action", typed)
+			require.Positive(t, none, "a trace without a %s action", typed)
 			checkTCShape(t, "TraceNotification", docs)
 
 			// Its websocket: the same, without the cursor, address book
-			// and metadata (not asked for).
+			// and metadata (not asked for), the actions those of a client
+			// pinned to toncenter's first action types: the steps of a
+			// newer type's action instead of it (nested actions).
+			var nested int
+			require.NoError(t, st.DB().NewRaw(`SELECT count(*) FROM actions AS a WHERE a.ancestors <> '' AND EXISTS (
+				SELECT 1 FROM transactions AS t WHERE t.trace_id = a.trace_id AND t.account IN (?))`, bun.In(real)).Scan(t.Context(), &nested))
+			require.Positive(t, nested, "the watched traces have nested actions")
+			t.Logf("%d nested actions in the watched traces", nested)
 			sockGot := map[string]int{}
 			for i := 0; i < len(want); i++ {
 				var m map[string]any
@@ -237,9 +357,16 @@ func TestStreamTraces(t *testing.T) {
 				case <-time.After(60 * time.Second):
 					t.Fatal("no websocket notification")
 				}
-				require.Equal(t, []string{"finality", "trace", "trace_external_hash_norm", "transactions", "type"}, sortedKeys(m), m)
+				id := m["trace"].(map[string]any)["tx_hash"].(string)
+				keys := []string{"finality", "trace", "trace_external_hash_norm", "transactions", "type"}
+				acts, _, _ := traceActionsPage(t, srv.URL, "/toncenter", id, "&supported_action_types=v1")
+				if len(acts) > 0 {
+					keys = append([]string{"actions"}, keys...)
+					require.Equal(t, acts, m["actions"], "trace %s's actions on the websocket", id)
+				}
+				require.Equal(t, keys, sortedKeys(m), m)
 				require.Equal(t, "trace", m["type"])
-				sockGot[m["trace"].(map[string]any)["tx_hash"].(string)]++
+				sockGot[id]++
 			}
 			once("websocket trace", sockGot)
 			select {
@@ -294,4 +421,20 @@ func TestStreamTraces(t *testing.T) {
 			once("replayed trace", got)
 		})
 	}
+}
+
+// requireTCActions checks a TraceNotification's actions against toncenter's
+// dialect of /api/v3/actions for its trace with the same filters: the same
+// list, and no actions field when it is empty (toncenter omits it).
+func requireTCActions(t *testing.T, want []any, n map[string]json.RawMessage, id string) {
+	t.Helper()
+	raw, ok := n["actions"]
+	if len(want) == 0 {
+		require.False(t, ok, "trace %s: no actions field when none pass, got %s", id, raw)
+		return
+	}
+	require.True(t, ok, "trace %s has actions", id)
+	var got []any
+	require.NoError(t, json.Unmarshal(raw, &got))
+	require.Equal(t, want, got, "trace %s's actions as toncenter's dialect shows them", id)
 }

@@ -94,6 +94,20 @@ func (s *Store) TraceActions(ctx context.Context, refs []TraceRef, max int) (map
 		"a.trace_id IN (?) AND a.end_lt BETWEEN ? AND ? AND a.ancestors = ''", max, bun.In(ids), lo, hi)
 }
 
+// TraceAllActions is TraceActions with the nested actions too: every
+// action of each trace, at most max, in page order. A stream's trace event
+// reads it once for all its subscribers, each of whom sees the nested ones
+// its supported_action_types show (NestedRule), as toncenter's
+// TraceNotification carries every action of the trace.
+func (s *Store) TraceAllActions(ctx context.Context, refs []TraceRef, max int) (map[string][]*chain.Action, error) {
+	if len(refs) == 0 {
+		return map[string][]*chain.Action{}, nil
+	}
+	ids, lo, hi := keysAndSpan(refs)
+	return s.firstActionsPer(ctx, "a.trace_id", "actions AS a",
+		"a.trace_id IN (?) AND a.end_lt BETWEEN ? AND ?", max, bun.In(ids), lo, hi)
+}
+
 // TransactionActions returns, per transaction hash, the top-level actions
 // that include it (their transactions list names it), in page order, at
 // most max each (nested ones are left out, as in TraceActions). A ref's lt

@@ -171,7 +171,8 @@ type receiver struct {
 type delivered struct {
 	EventID string
 	Seq     uint64
-	At      time.Time // arrival
+	At      time.Time       // arrival
+	Data    json.RawMessage // the event's data
 }
 
 func newReceiver(t testing.TB) *receiver {
@@ -218,10 +219,11 @@ func (rc *receiver) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ev struct {
-		EventID string `json:"event_id"`
-		HookID  string `json:"hook_id"`
-		Type    string `json:"type"`
-		Seq     uint64 `json:"seq"`
+		EventID string          `json:"event_id"`
+		HookID  string          `json:"hook_id"`
+		Type    string          `json:"type"`
+		Seq     uint64          `json:"seq"`
+		Data    json.RawMessage `json:"data"`
 	}
 	err := webhooks.Verify(secret, r.Header.Get(webhooks.HeaderTimestamp), r.Header.Get(webhooks.HeaderSignature), body, time.Now(), 5*time.Minute)
 	if err == nil {
@@ -234,7 +236,7 @@ func (rc *receiver) handle(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	rc.got[hook] = append(rc.got[hook], delivered{EventID: ev.EventID, Seq: ev.Seq, At: at})
+	rc.got[hook] = append(rc.got[hook], delivered{EventID: ev.EventID, Seq: ev.Seq, At: at, Data: ev.Data})
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -253,6 +255,22 @@ func (rc *receiver) unique(hook string) (seqs []uint64, repeats int) {
 		seqs = append(seqs, d.Seq)
 	}
 	return seqs, repeats
+}
+
+// deliveries are a hook's deliveries after dedup by event id, in order of
+// first arrival.
+func (rc *receiver) deliveries(hook string) []delivered {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	seen := map[string]bool{}
+	var out []delivered
+	for _, d := range rc.got[hook] {
+		if !seen[d.EventID] {
+			seen[d.EventID] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // awaitHook waits until rc has n distinct events of hook (failing after d

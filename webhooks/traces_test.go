@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"testing"
@@ -10,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/tonql/tonql/graph/model"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/webhooks"
 )
 
@@ -58,7 +61,46 @@ func TestTraceHook(t *testing.T) {
 			gotBoth, _ := awaitHook(t, 3*time.Minute, svc, rc, both.Webhook.ID, len(wantBoth))
 			require.Equal(t, wantBoth, gotBoth, "transactions and traces in one order")
 			require.Empty(t, rc.bad, "every delivery was signed")
-			t.Logf("%s: %d traces, %d repeats", db.Name, len(traceSeqs), repeats)
+
+			// Each trace's data carries its actions as /api/v3/actions?trace_id=
+			// shows them, with the address book and metadata of their
+			// addresses.
+			res := &resolvers.Resolver{Store: st}
+			withActions := 0
+			for _, d := range rc.deliveries(traces.Webhook.ID) {
+				var data struct {
+					Traces []struct {
+						TraceID string `json:"trace_id"`
+					} `json:"traces"`
+					Actions     []any          `json:"actions"`
+					AddressBook map[string]any `json:"address_book"`
+					Metadata    map[string]any `json:"metadata"`
+				}
+				require.NoError(t, json.Unmarshal(d.Data, &data))
+				require.Len(t, data.Traces, 1)
+				id := data.Traces[0].TraceID
+				limit, asc := 1000, model.SortOrderAsc
+				list, err := res.Query().Actions(ctx, &model.ActionFilter{TraceID: []string{id}}, &limit, nil, &asc)
+				require.NoError(t, err)
+				b, err := list.AppendJSON(nil)
+				require.NoError(t, err)
+				var page struct {
+					Actions  []any          `json:"actions"`
+					Metadata map[string]any `json:"metadata"`
+				}
+				require.NoError(t, json.Unmarshal(b, &page))
+				require.NotNil(t, data.Actions, "actions is a list, empty or not")
+				require.Equal(t, page.Actions, data.Actions, "trace %s's actions", id)
+				for addr := range list.AddressBook {
+					require.Contains(t, data.AddressBook, addr)
+				}
+				for k, m := range page.Metadata {
+					require.Equal(t, m, data.Metadata[k], "metadata of %s", k)
+				}
+				withActions += min(len(page.Actions), 1)
+			}
+			require.Positive(t, withActions, "some watched traces have actions")
+			t.Logf("%s: %d traces (%d with actions), %d repeats", db.Name, len(traceSeqs), withActions, repeats)
 		})
 	}
 }
