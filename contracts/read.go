@@ -12,18 +12,13 @@ import (
 	"context"
 
 	"github.com/tonkeeper/tongo/tlb"
-	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/getmethod"
 )
 
-// Runner runs a get method on a given state (RunState) and on the stored
-// state of an account (Run). getmethod.Runner is one.
-type Runner interface {
-	RunState(ctx context.Context, st *chain.AccountState, m getmethod.Method, stack tlb.VmStack) (*getmethod.Result, error)
-	Run(ctx context.Context, account ton.AccountID, m getmethod.Method, stack tlb.VmStack) (*getmethod.Result, error)
-}
+// Runner runs the get methods (getmethod.StateRunner).
+type Runner = getmethod.StateRunner
 
 // Reader reads contract records from account states.
 type Reader struct {

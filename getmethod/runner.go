@@ -36,6 +36,14 @@ const ExitNotActive = -13
 // changes it: WithGasLimit).
 const DefaultGasLimit = cost.DefaultGetMethodGas
 
+// StateRunner runs a get method on a given state (RunState) and on the
+// stored state of an account (Run): what the token registry and the
+// contract readers need. *Runner is one; tests may count or fail calls.
+type StateRunner interface {
+	RunState(ctx context.Context, st *chain.AccountState, m Method, stack tlb.VmStack) (*Result, error)
+	Run(ctx context.Context, account ton.AccountID, m Method, stack tlb.VmStack) (*Result, error)
+}
+
 // Runner runs get methods. It is safe for concurrent use.
 type Runner struct {
 	est      *fees.Estimator

@@ -21,12 +21,8 @@ import (
 )
 
 // The standards' get methods, by name (the VM calls them by id).
-// Runner runs get methods: on a given state (RunState) and on the
-// current state of an account (Run). getmethod.Runner is one.
-type Runner interface {
-	RunState(ctx context.Context, st *chain.AccountState, m getmethod.Method, stack tlb.VmStack) (*getmethod.Result, error)
-	Run(ctx context.Context, account ton.AccountID, m getmethod.Method, stack tlb.VmStack) (*getmethod.Result, error)
-}
+// Runner runs the get methods (getmethod.StateRunner).
+type Runner = getmethod.StateRunner
 
 // Reader reads registry records from account states.
 type Reader struct {
