@@ -156,3 +156,16 @@ type ActionList struct {
 	// address book's addresses.
 	Metadata Metadata `json:"metadata"`
 }
+
+// Only is the part of b that names one of addrs (never nil): an event
+// shares one book read for a whole page of events and shows each only its
+// own addresses.
+func (b AddressBook) Only(addrs []string) AddressBook {
+	out := make(AddressBook, len(addrs))
+	for _, a := range addrs {
+		if e, ok := b[a]; ok {
+			out[a] = e
+		}
+	}
+	return out
+}

@@ -57,14 +57,15 @@ type DNSEntry struct {
 
 // ContractRecords are what one set of states held.
 type ContractRecords struct {
-	Sales    []NftSale
-	Vestings []Vesting
-	DNS      []DNSEntry
+	Sales     []NftSale
+	Vestings  []Vesting
+	DNS       []DNSEntry
+	Multisigs []Multisig
 }
 
 // Empty tells whether there is nothing to write.
 func (c *ContractRecords) Empty() bool {
-	return c == nil || len(c.Sales)+len(c.Vestings)+len(c.DNS) == 0
+	return c == nil || len(c.Sales)+len(c.Vestings)+len(c.DNS)+len(c.Multisigs) == 0
 }
 
 // Behind are the touched accounts (raw address -> lt of the batch's

@@ -1,7 +1,8 @@
 // Package contracts reads the contracts other than tokens that toncenter's
 // v3 API answers from their state: NFT sale contracts (get_sale_data),
-// vesting wallets (get_vesting_data, get_whitelist) and TON DNS items
-// (get_nft_data, get_domain, dnsresolve). Like the token
+// vesting wallets (get_vesting_data, get_whitelist), TON DNS items
+// (get_nft_data, get_domain, dnsresolve) and multisig v2 wallets
+// (get_multisig_data). Like the token
 // registry it runs their get methods with the project's TVM runner on
 // each account's state after an imported or followed batch, and the store
 // keeps what they answer keyed by that state's last transaction.
@@ -40,7 +41,7 @@ func (rd *Reader) WithDNSRoots(roots map[string]DNSZone) *Reader {
 	return rd
 }
 
-// Read reads every sale, vesting contract and DNS item among states; the
+// Read reads every sale, vesting contract, DNS item and multisig among states; the
 // others are left out. bad are the states whose get methods could not run (a library
 // this server lacks, a VM failure): unknown, never guessed.
 func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain.ContractRecords, map[string]error, error) {
@@ -74,6 +75,15 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain
 
 func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash,
 	states map[string]*chain.AccountState, out *chain.ContractRecords) error {
+	if codeHash == MultisigV2Code {
+		m, ok, err := rd.readMultisig(ctx, st)
+		if err != nil || !ok {
+			return err
+		}
+		m.Address, m.CodeHash, m.DataHash, m.LastTxLt, m.Known = st.Address, codeHash, dataHash, st.LastTxLt, true
+		out.Multisigs = append(out.Multisigs, m)
+		return nil
+	}
 	if methods.Has(getmethod.DNSResolve) && methods.Has(getmethod.GetNftData) && len(rd.roots) > 0 {
 		e, ok, err := rd.readDNS(ctx, st, states)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/tonql/tonql/store"
 )
 
-// Registry keeps the store's sale, vesting and DNS tables current: after each
+// Registry keeps the store's sale, vesting, DNS and multisig tables current: after each
 // imported or followed batch it reads the accounts' states after the
 // batch and stores what they hold, and marks the contracts whose accounts
 // had transactions without a newer state as unknown.
@@ -39,8 +39,8 @@ func (g *Registry) WithDNSRoots(roots map[string]DNSZone) *Registry {
 	return g
 }
 
-// Update reads states and records the sales, vesting wallets and DNS
-// items among them; touched are the batch's accounts with their newest transaction lt.
+// Update reads states and records the sales, vesting wallets, DNS items and
+// multisigs among them; touched are the batch's accounts with their newest transaction lt.
 func (g *Registry) Update(ctx context.Context, states []chain.AccountState, touched map[string]uint64) (*chain.ContractRecords, error) {
 	recs, bad, err := g.reader.Read(ctx, states)
 	if err != nil {

@@ -19,4 +19,6 @@ var (
 	GetSaleData    = Method{Name: "get_sale_data"}
 	GetVestingData = Method{Name: "get_vesting_data"}
 	GetWhitelist   = Method{Name: "get_whitelist"}
+	// Multisig v2 wallets.
+	GetMultisigData = Method{Name: "get_multisig_data"}
 )

@@ -143,12 +143,7 @@ func (e *Event) view(includeAccounts bool) *view {
 		}
 		v.list.Actions = []*chain.Action{&a}
 		addrs := v.list.BookAddresses()
-		v.list.AddressBook = make(chain.AddressBook, len(addrs))
-		for _, addr := range addrs {
-			if entry, ok := e.book[addr]; ok {
-				v.list.AddressBook[addr] = entry
-			}
-		}
+		v.list.AddressBook = e.book.Only(addrs)
 		v.list.Metadata = e.tokens.Only(addrs)
 		actions.DescribeActions(v.list.Actions, actions.Names{Book: v.list.AddressBook, Metadata: v.list.Metadata})
 		v.json, v.err = v.list.AppendJSON(nil)

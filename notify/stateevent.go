@@ -55,10 +55,7 @@ func (s *StateEvent) make() {
 			return
 		}
 		s.page = statePage{Account: s.Tx.Account, TransactionHash: s.Tx.Hash.Base64(),
-			TransactionLt: strconv.FormatUint(s.Tx.Lt, 10), State: s.rendered, AddressBook: chain.AddressBook{}}
-		if entry, ok := s.book[s.Tx.Account]; ok {
-			s.page.AddressBook[s.Tx.Account] = entry
-		}
+			TransactionLt: strconv.FormatUint(s.Tx.Lt, 10), State: s.rendered, AddressBook: s.book.Only([]string{s.Tx.Account})}
 		s.json, s.err = json.Marshal(&s.page)
 	})
 }

@@ -51,12 +51,7 @@ func (t *TraceEvent) make() {
 		}
 		addrs := traceAddresses(st.Transactions)
 		t.page.Traces = []*toncenter.Trace{t.rendered}
-		t.page.AddressBook = make(chain.AddressBook, len(addrs))
-		for _, a := range addrs {
-			if entry, ok := t.book[a]; ok {
-				t.page.AddressBook[a] = entry
-			}
-		}
+		t.page.AddressBook = t.book.Only(addrs)
 		t.page.Metadata = t.tokens.Only(addrs)
 		t.json, t.err = json.Marshal(&t.page)
 	})

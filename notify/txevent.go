@@ -45,12 +45,7 @@ func (t *TxEvent) make() {
 		}
 		addrs := txAddresses(t.Tx)
 		t.page.Transactions = []*toncenter.Transaction{t.rendered}
-		t.page.AddressBook = make(chain.AddressBook, len(addrs))
-		for _, a := range addrs {
-			if entry, ok := t.book[a]; ok {
-				t.page.AddressBook[a] = entry
-			}
-		}
+		t.page.AddressBook = t.book.Only(addrs)
 		t.page.Metadata = t.tokens.Only(addrs)
 		t.json, t.err = json.Marshal(&t.page)
 	})

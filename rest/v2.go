@@ -45,6 +45,9 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		"/api/v3/nft/sales":   NftSalesRoute(res),
 		"/api/v3/vesting":     VestingRoute(res),
 		"/api/v3/dns/records": DNSRecordsRoute(res),
+		// Multisig v2 wallets (package contracts); their orders are not
+		// served (docs/API-NOTES.md).
+		"/api/v3/multisig/wallets": MultisigWalletsRoute(res),
 		// Token moves: the stored transfer and burn actions.
 		"/api/v3/jetton/transfers": JettonTransfersRoute(res),
 		"/api/v3/jetton/burns":     JettonBurnsRoute(res),

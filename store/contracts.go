@@ -67,7 +67,7 @@ type vestingWhitelistRow struct {
 	Wallet   string `bun:"wallet,pk"`
 }
 
-// SaveContracts writes sale, vesting and DNS rows, each replacing the stored
+// SaveContracts writes sale, vesting, DNS and multisig rows, each replacing the stored
 // row of its address unless that one was read at a later transaction. A
 // sale's NFT, when the registry holds it owned by the sale, is marked on
 // sale with the sale's seller as its real owner (the item may have been
@@ -108,7 +108,10 @@ func (s *Store) SaveContracts(ctx context.Context, c *chain.ContractRecords) err
 				}
 			}
 		}
-		return saveDNS(ctx, tx, c.DNS)
+		if err := saveDNS(ctx, tx, c.DNS); err != nil {
+			return err
+		}
+		return saveMultisigs(ctx, tx, c.Multisigs)
 	})
 }
 
@@ -166,6 +169,7 @@ func (s *Store) MarkContractsBehind(ctx context.Context, lts map[string]uint64) 
 		{"nft_sales", "known = FALSE, seller = NULL, full_price = NULL, marketplace_fee = NULL, royalty_amount = NULL"},
 		{"vesting_contracts", "known = FALSE"},
 		dnsBehind,
+		multisigBehind,
 	})
 }
 

@@ -49,25 +49,37 @@ func RenderTransaction(t *chain.Transaction) (*Transaction, error) {
 		}
 		return out, nil
 	}
+	d, err := decodedOf(t)
+	if err != nil {
+		return nil, err
+	}
+	d.apply(out)
+	return out, nil
+}
+
+// decodeBOC reads the fields toncenter shows from t's raw BOC.
+func decodeBOC(t *chain.Transaction) (*decoded, error) {
 	raw, full, err := decode(t)
 	if err != nil {
 		return nil, err
 	}
-	out.PrevTransHash = ptr(base64.StdEncoding.EncodeToString(raw.PrevTransHash[:]))
-	out.PrevTransLt = ptr(u64(raw.PrevTransLt))
-	out.TotalFeesExtraCurrencies = extra(raw.TotalFees.Other)
-	out.Description = describe(&raw.Description)
-	out.AccountStateBefore = &AccountState{Hash: base64.StdEncoding.EncodeToString(raw.StateUpdate.OldHash[:]), BalanceExtraCurrencies: map[string]string{}}
-	out.AccountStateAfter = &AccountState{Hash: base64.StdEncoding.EncodeToString(raw.StateUpdate.NewHash[:]), BalanceExtraCurrencies: map[string]string{}}
+	d := &decoded{
+		prevTransHash: base64.StdEncoding.EncodeToString(raw.PrevTransHash[:]),
+		prevTransLt:   u64(raw.PrevTransLt),
+		feesExtra:     extra(raw.TotalFees.Other),
+		description:   describe(&raw.Description),
+		stateBefore:   base64.StdEncoding.EncodeToString(raw.StateUpdate.OldHash[:]),
+		stateAfter:    base64.StdEncoding.EncodeToString(raw.StateUpdate.NewHash[:]),
+	}
 	if full.InMsg != nil {
-		out.InMsg = RenderMessage(full.InMsg, true)
+		d.inMsg = RenderMessage(full.InMsg, true)
 		info := &raw.Msgs.InMsg.Value.Value.Info
 		switch info.SumType {
 		case "IntMsgInfo":
-			out.InMsg.IhrDisabled = ptr(info.IntMsgInfo.IhrDisabled)
+			d.inMsg.IhrDisabled = ptr(info.IntMsgInfo.IhrDisabled)
 		case "ExtInMsgInfo":
 			fee := big.Int(info.ExtInMsgInfo.ImportFee)
-			out.InMsg.ImportFee = ptr(fee.String())
+			d.inMsg.ImportFee = ptr(fee.String())
 		}
 	}
 	outs := raw.Msgs.OutMsgs.Values()
@@ -76,9 +88,17 @@ func RenderTransaction(t *chain.Transaction) (*Transaction, error) {
 		if i < len(outs) && outs[i].Value.Info.SumType == "IntMsgInfo" {
 			m.IhrDisabled = ptr(outs[i].Value.Info.IntMsgInfo.IhrDisabled)
 		}
-		out.OutMsgs = append(out.OutMsgs, m)
+		d.outMsgs = append(d.outMsgs, m)
 	}
-	return out, nil
+	return d, nil
+}
+
+// workchainOf is a raw address's workchain, 0 when it does not parse.
+func workchainOf(account string) int32 {
+	if id, err := ton.AccountIDFromRaw(account); err == nil {
+		return id.Workchain
+	}
+	return 0
 }
 
 // decode reads the raw transaction; its workchain is the stored
@@ -97,11 +117,7 @@ func decode(t *chain.Transaction) (raw *tlb.Transaction, full *chain.Transaction
 	if err := tlb.Unmarshal(cells[0], raw); err != nil {
 		return nil, nil, fmt.Errorf("transaction %s: %w", t.Hash.Base64(), err)
 	}
-	var wc int32
-	if id, err := ton.AccountIDFromRaw(t.Account); err == nil {
-		wc = id.Workchain
-	}
-	full, err = chain.TransactionFromTLB(raw, wc)
+	full, err = chain.TransactionFromTLB(raw, workchainOf(t.Account))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -49,6 +49,7 @@ func New() *migrate.Migrations {
 	registerTxSlots(m)
 	registerMessageCreatedAt(m)
 	registerTraceSeq(m)
+	registerMultisig(m)
 	return m
 }
 

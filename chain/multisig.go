@@ -1,0 +1,19 @@
+package chain
+
+// Multisig is a multisig v2 wallet (ton-blockchain/multisig-contract-v2)
+// as its get_multisig_data answers on the state read.
+type Multisig struct {
+	Address string
+	// NextOrderSeqno is the decimal seqno the next new order gets; "-1"
+	// when the wallet allows arbitrary order seqnos (the contract answers
+	// -1 then, and toncenter keeps that integer).
+	NextOrderSeqno     string
+	Threshold          int
+	Signers, Proposers []string // raw addresses, in index order
+	CodeHash, DataHash Hash
+	LastTxLt           uint64
+	// Known is false when the account had a transaction after the state
+	// read: NextOrderSeqno, Threshold, Signers and Proposers are then
+	// unknown (an order may have changed any of them).
+	Known bool
+}
