@@ -54,20 +54,10 @@ func (j *JettonEvent) make() {
 	j.once.Do(func() {
 		j.rendered = toncenter.RenderJettonWalletAfter(&j.Wallet, j.Tx)
 		j.page = jettonPage{TransactionHash: j.Tx.Hash.Base64(), TransactionLt: strconv.FormatUint(j.Tx.Lt, 10),
-			Jetton: j.rendered, AddressBook: chain.AddressBook{}}
-		for _, a := range j.bookAddresses() {
-			if entry, ok := j.book[a]; ok {
-				j.page.AddressBook[a] = entry
-			}
-		}
+			Jetton: j.rendered, AddressBook: j.book.Only([]string{j.Wallet.Address, j.Wallet.Owner, j.Wallet.Jetton})}
 		j.page.Metadata = j.tokens.Only([]string{j.Wallet.Owner, j.Wallet.Jetton})
 		j.json, j.err = json.Marshal(&j.page)
 	})
-}
-
-// bookAddresses are the wallet, its owner and its master.
-func (j *JettonEvent) bookAddresses() []string {
-	return []string{j.Wallet.Address, j.Wallet.Owner, j.Wallet.Jetton}
 }
 
 // Rendered is the wallet in toncenter's shape, with the address book of
