@@ -747,15 +747,17 @@ type Subscription {
   actions(filter: ActionFilter, after: String, watch: StreamWatch): ActionEvent!
   """
   The event types of watch.types (actions by default; transactions,
-  account_state_change, trace) as they are stored, in one stream with one
-  cursor: a transaction takes its place from the same counter as the
-  actions, before the actions it makes, and its account's state the place
-  after it; a trace takes its place when it is stored complete, after its
-  commit's transactions and actions. Filters and after as in actions; of a
-  transaction, a state and a trace only the account and the watch set
+  account_state_change, trace, jettons_change) as they are stored, in one
+  stream with one cursor: a transaction takes its place from the same
+  counter as the actions, before the actions it makes, its account's state
+  the place after it and, when the token registry knows the account as a
+  jetton wallet, the wallet's change the place after that; a trace takes
+  its place when it is stored complete, after its commit's transactions and
+  actions. Filters and after as in actions; of a transaction, a state, a
+  jetton wallet's change and a trace only the account and the watch set
   count (a trace is watched by any of its transactions' accounts or by its
-  external hash; an action filter selects actions). An unknown or unserved
-  type is refused naming types.
+  external hash, a jetton wallet's change by the wallet or its owner; an
+  action filter selects actions). An unknown type is refused naming types.
   """
   events(filter: ActionFilter, after: String, watch: StreamWatch): StreamEvent!
 }
@@ -795,11 +797,41 @@ type StreamAccountState {
   code_hash: String
 }
 
+"""
+A jetton wallet right after one of its stored transactions (event type
+jettons_change; toncenter's JettonsNotification.jetton with the
+transaction): one per transaction of an account the token registry knows
+as a jetton wallet when the event is read, its place the second after the
+transaction's. The registry keeps each wallet's latest state only: balance,
+code_hash and data_hash are set only when that state was read at this
+transaction, else null (never an older balance). The metadata of the owner
+and the master is the event's metadata, the address book of the wallet,
+owner and master its address_book.
+"""
+type JettonsChange {
+  "the jetton wallet (raw form)"
+  address: String!
+  "the wallet's owner (raw form)"
+  owner: String!
+  "the jetton master (raw form)"
+  jetton: String!
+  "in the jetton's smallest units; null while unknown"
+  balance: BigInt
+  "the transaction's lt: the state described is the one after it"
+  last_transaction_lt: UInt64!
+  "base64; null with balance"
+  code_hash: String
+  "base64; null with balance"
+  data_hash: String
+  "the transaction after which (base64)"
+  transaction_hash: String!
+}
+
 "One event of Subscription.events."
 type StreamEvent {
   "resume point: pass as after (it is also the SSE event id)"
   cursor: String!
-  "actions, transactions, account_state_change or trace: which of action, transaction, account_state and trace is set"
+  "actions, transactions, account_state_change, trace or jettons_change: which of action, transaction, account_state, trace and jettons_change is set"
   type: String!
   "as ActionEvent.finality; a transaction, an account state and a trace are finalized"
   finality: String!
@@ -810,6 +842,8 @@ type StreamEvent {
   account_state: AccountStateChange
   "a trace stored complete, told once (its transactions and actions are read from the store when asked for)"
   trace: Trace
+  "a jetton wallet right after one of its transactions"
+  jettons_change: JettonsChange
   "TEP-467 normalized hash of the external message that started the trace, when known"
   trace_external_hash_norm: String
   "the REST address_book object of the event's addresses"
@@ -835,8 +869,8 @@ input StreamWatch {
   trace_external_hash_norms: [String!]
   """
   event types (toncenter's streaming v2 names): actions (the default),
-  transactions, account_state_change and trace (Subscription.events);
-  jettons_change is refused as not served, other names as unknown
+  transactions, account_state_change, trace and jettons_change
+  (Subscription.events); other names are refused as unknown
   """
   types: [String!]
   """
@@ -20806,6 +20840,229 @@ func (ec *executionContext) fieldContext_JettonTransfer_token(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _JettonsChange_address(ctx context.Context, field graphql.CollectedField, obj *model.JettonsChange) (ret graphql.Marshaler) {
+	res := obj.Address
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonsChange_address(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Address}
+}
+
+func (ec *executionContext) fieldContext_JettonsChange_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonsChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonsChange_owner(ctx context.Context, field graphql.CollectedField, obj *model.JettonsChange) (ret graphql.Marshaler) {
+	res := obj.Owner
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonsChange_owner(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Owner}
+}
+
+func (ec *executionContext) fieldContext_JettonsChange_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonsChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonsChange_jetton(ctx context.Context, field graphql.CollectedField, obj *model.JettonsChange) (ret graphql.Marshaler) {
+	res := obj.Jetton
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonsChange_jetton(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.Jetton}
+}
+
+func (ec *executionContext) fieldContext_JettonsChange_jetton(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonsChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonsChange_balance(ctx context.Context, field graphql.CollectedField, obj *model.JettonsChange) (ret graphql.Marshaler) {
+	res := obj.Balance
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonsChange_balance(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOBigInt2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐBigInt(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonsChange_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonsChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonsChange_last_transaction_lt(ctx context.Context, field graphql.CollectedField, obj *model.JettonsChange) (ret graphql.Marshaler) {
+	res := obj.LastTransactionLt
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonsChange_last_transaction_lt(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafUint64{&obj.LastTransactionLt}
+}
+
+func (ec *executionContext) fieldContext_JettonsChange_last_transaction_lt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonsChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type UInt64 does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonsChange_code_hash(ctx context.Context, field graphql.CollectedField, obj *model.JettonsChange) (ret graphql.Marshaler) {
+	res := obj.CodeHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonsChange_code_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonsChange_code_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonsChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonsChange_data_hash(ctx context.Context, field graphql.CollectedField, obj *model.JettonsChange) (ret graphql.Marshaler) {
+	res := obj.DataHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonsChange_data_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		return graphql.Null
+	}
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_JettonsChange_data_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonsChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JettonsChange_transaction_hash(ctx context.Context, field graphql.CollectedField, obj *model.JettonsChange) (ret graphql.Marshaler) {
+	res := obj.TransactionHash
+	if any(res) == nil {
+		fc, err := ec.fieldContext_JettonsChange_transaction_hash(ctx, field)
+		if err != nil {
+			return graphql.Null
+		}
+		ctx = graphql.WithFieldContext(ctx, fc)
+		if !graphql.HasFieldError(ctx, fc) {
+			ec.Errorf(ctx, "must not be null")
+		}
+		return graphql.Null
+	}
+	return leafString{&obj.TransactionHash}
+}
+
+func (ec *executionContext) fieldContext_JettonsChange_transaction_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JettonsChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JvaultClaim_sender(ctx context.Context, field graphql.CollectedField, obj *actions.JvaultClaim) (ret graphql.Marshaler) {
 	res := obj.Sender
 	if any(res) == nil {
@@ -33192,6 +33449,65 @@ func (ec *executionContext) fieldContext_StreamEvent_trace(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _StreamEvent_jettons_change(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
+	fc, err := ec.fieldContext_StreamEvent_jettons_change(ctx, field)
+	if err != nil {
+		return graphql.Null
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	defer func() {
+		if r := recover(); r != nil {
+			ec.Error(ctx, ec.Recover(ctx, r))
+			ret = graphql.Null
+		}
+	}()
+	resTmp, err := ec.ResolverMiddleware(ctx, func(rctx context.Context) (any, error) {
+		ctx = rctx // use context from middleware stack in children
+		return obj.JettonsChange, nil
+	})
+	if err != nil {
+		ec.Error(ctx, err)
+		return graphql.Null
+	}
+	if resTmp == nil {
+		return graphql.Null
+	}
+	res := resTmp.(*model.JettonsChange)
+	fc.Result = res
+	return ec.marshalOJettonsChange2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonsChange(ctx, field.Selections, res)
+}
+
+func (ec *executionContext) fieldContext_StreamEvent_jettons_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StreamEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "address":
+				return ec.fieldContext_JettonsChange_address(ctx, field)
+			case "owner":
+				return ec.fieldContext_JettonsChange_owner(ctx, field)
+			case "jetton":
+				return ec.fieldContext_JettonsChange_jetton(ctx, field)
+			case "balance":
+				return ec.fieldContext_JettonsChange_balance(ctx, field)
+			case "last_transaction_lt":
+				return ec.fieldContext_JettonsChange_last_transaction_lt(ctx, field)
+			case "code_hash":
+				return ec.fieldContext_JettonsChange_code_hash(ctx, field)
+			case "data_hash":
+				return ec.fieldContext_JettonsChange_data_hash(ctx, field)
+			case "transaction_hash":
+				return ec.fieldContext_JettonsChange_transaction_hash(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JettonsChange", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StreamEvent_trace_external_hash_norm(ctx context.Context, field graphql.CollectedField, obj *model.StreamEvent) (ret graphql.Marshaler) {
 	res := obj.TraceExternalHashNorm
 	if any(res) == nil {
@@ -33602,6 +33918,8 @@ func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context
 				return ec.fieldContext_StreamEvent_account_state(ctx, field)
 			case "trace":
 				return ec.fieldContext_StreamEvent_trace(ctx, field)
+			case "jettons_change":
+				return ec.fieldContext_StreamEvent_jettons_change(ctx, field)
 			case "trace_external_hash_norm":
 				return ec.fieldContext_StreamEvent_trace_external_hash_norm(ctx, field)
 			case "address_book":
@@ -48537,6 +48855,71 @@ func (ec *executionContext) _JettonTransfer(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var jettonsChangeImplementors = []string{"JettonsChange"}
+
+func (ec *executionContext) _JettonsChange(ctx context.Context, sel ast.SelectionSet, obj *model.JettonsChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jettonsChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JettonsChange")
+		case "address":
+			out.Values[i] = ec._JettonsChange_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "owner":
+			out.Values[i] = ec._JettonsChange_owner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jetton":
+			out.Values[i] = ec._JettonsChange_jetton(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._JettonsChange_balance(ctx, field, obj)
+		case "last_transaction_lt":
+			out.Values[i] = ec._JettonsChange_last_transaction_lt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code_hash":
+			out.Values[i] = ec._JettonsChange_code_hash(ctx, field, obj)
+		case "data_hash":
+			out.Values[i] = ec._JettonsChange_data_hash(ctx, field, obj)
+		case "transaction_hash":
+			out.Values[i] = ec._JettonsChange_transaction_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var jvaultClaimImplementors = []string{"JvaultClaim", "ActionDetails"}
 
 func (ec *executionContext) _JvaultClaim(ctx context.Context, sel ast.SelectionSet, obj *actions.JvaultClaim) graphql.Marshaler {
@@ -51483,6 +51866,8 @@ func (ec *executionContext) _StreamEvent(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._StreamEvent_account_state(ctx, field, obj)
 		case "trace":
 			out.Values[i] = ec._StreamEvent_trace(ctx, field, obj)
+		case "jettons_change":
+			out.Values[i] = ec._StreamEvent_jettons_change(ctx, field, obj)
 		case "trace_external_hash_norm":
 			out.Values[i] = ec._StreamEvent_trace_external_hash_norm(ctx, field, obj)
 		case "address_book":
@@ -56903,6 +57288,13 @@ func (ec *executionContext) marshalOJSON2githubᚗcomᚋtonqlᚋtonqlᚋchainᚐ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOJettonsChange2ᚖgithubᚗcomᚋtonqlᚋtonqlᚋgraphᚋmodelᚐJettonsChange(ctx context.Context, sel ast.SelectionSet, v *model.JettonsChange) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._JettonsChange(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOJvaultClaimedReward2ᚕgithubᚗcomᚋtonqlᚋtonqlᚋactionsᚐJvaultClaimedRewardᚄ(ctx context.Context, sel ast.SelectionSet, v []actions.JvaultClaimedReward) graphql.Marshaler {

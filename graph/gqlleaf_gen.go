@@ -152,6 +152,7 @@ var computedFields = map[string]map[string]bool{
 	"JettonMint":                   {"token": true},
 	"JettonSwap":                   {"token_in": true, "token_out": true},
 	"JettonTransfer":               {"token": true},
+	"JettonsChange":                {},
 	"JvaultClaim":                  {},
 	"JvaultClaimedReward":          {},
 	"JvaultStake":                  {},

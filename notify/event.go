@@ -29,6 +29,8 @@ type Event struct {
 	State *StateEvent
 	// Trace is a trace stored complete (TypeTrace).
 	Trace *TraceEvent
+	// Jetton is a jetton wallet after a transaction (TypeJettons).
+	Jetton *JettonEvent
 	// Pending marks an emulated action of a message sent through this
 	// server, told before its trace is stored; its Seq is the position it
 	// was told at and moves no subscriber's position.
@@ -52,13 +54,16 @@ func (e *Event) Type() string {
 		return TypeAccountState
 	case e.Trace != nil:
 		return TypeTrace
+	case e.Jetton != nil:
+		return TypeJettons
 	}
 	return TypeActions
 }
 
 // Accounts are the accounts the event concerns: an action's participants,
 // a transaction's or a state's own account, the accounts of a trace's
-// transactions. A watched one brings the event.
+// transactions, a jetton wallet and its owner (toncenter matches a
+// JettonsNotification by either). A watched one brings the event.
 func (e *Event) Accounts() []string {
 	switch {
 	case e.Tx != nil:
@@ -67,6 +72,8 @@ func (e *Event) Accounts() []string {
 		return []string{e.State.Tx.Account}
 	case e.Trace != nil:
 		return e.Trace.accounts
+	case e.Jetton != nil:
+		return []string{e.Jetton.Wallet.Address, e.Jetton.Wallet.Owner}
 	}
 	if e.Action == nil {
 		return nil
@@ -106,7 +113,8 @@ func (e *Event) List(includeAccounts bool) *chain.ActionList {
 }
 
 // JSON is List encoded as /api/v3/actions encodes a page; a transaction's
-// is TxEvent.JSON, a state's StateEvent.JSON, a trace's TraceEvent.JSON.
+// is TxEvent.JSON, a state's StateEvent.JSON, a trace's TraceEvent.JSON,
+// a jetton wallet's JettonEvent.JSON.
 func (e *Event) JSON(includeAccounts bool) ([]byte, error) {
 	switch {
 	case e.Tx != nil:
@@ -115,6 +123,8 @@ func (e *Event) JSON(includeAccounts bool) ([]byte, error) {
 		return e.State.JSON()
 	case e.Trace != nil:
 		return e.Trace.JSON()
+	case e.Jetton != nil:
+		return e.Jetton.JSON()
 	}
 	v := e.view(includeAccounts)
 	return v.json, v.err

@@ -124,6 +124,7 @@ type Hub struct {
 	needTxs    int // live subscriptions that want transactions
 	needState  int // live subscriptions that want account states
 	needTraces int // live subscriptions that want traces
+	needJetton int // live subscriptions that want jetton wallets' changes
 	// pending traces told and not settled, by normalized external hash;
 	// needPending counts the live subscriptions that want them.
 	pending     map[string]*pendingTrace
@@ -330,7 +331,7 @@ func (h *Hub) step(ctx context.Context) (bool, error) {
 	// while a subscription wants them: one that joins later starts after
 	// what the hub told (join), so it misses none.
 	r := reading{filter: store.ActionFilter{Nested: store.NestedRule{Show: true}}, actions: true,
-		txs: h.needTxs > 0, states: h.needState > 0, traces: h.needTraces > 0, lts: h.needLts > 0, msgs: h.needMsgs > 0}
+		txs: h.needTxs > 0, states: h.needState > 0, traces: h.needTraces > 0, jettons: h.needJetton > 0, lts: h.needLts > 0, msgs: h.needMsgs > 0}
 	after := h.last
 	h.mu.Unlock()
 	events, upto, more, err := read(ctx, &h.o, r, after, pageSize)
@@ -505,6 +506,9 @@ func (h *Hub) join(s *Subscription, horizon uint64, fromNow bool) (uint64, bool)
 	if s.wants(TypeTrace) {
 		h.needTraces++
 	}
+	if s.wants(TypeJettons) {
+		h.needJetton++
+	}
 	s.live = true
 	return horizon, true
 }
@@ -553,6 +557,9 @@ func (h *Hub) leaveLocked(s *Subscription) {
 	}
 	if s.wants(TypeTrace) {
 		h.needTraces--
+	}
+	if s.wants(TypeJettons) {
+		h.needJetton--
 	}
 }
 

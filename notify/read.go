@@ -16,7 +16,8 @@ type reading struct {
 	actions    bool
 	txs        bool
 	states     bool     // the accounts' states after the transactions
-	txAccounts []string // of txs and states; nil: every account's
+	jettons    bool     // the jetton wallets among the accounts after the transactions
+	txAccounts []string // of txs, states and jettons; nil: every account's
 	// traces asks for the complete traces of traceAccounts or
 	// traceExtNorms (store.TracesAfter; both nil: every one).
 	traces                       bool
@@ -49,7 +50,7 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 	if bound <= after {
 		return nil, after, false, nil
 	}
-	txRows := r.txs || r.states
+	txRows := r.txs || r.states || r.jettons
 	var acts []store.SeqAction
 	var txs []store.SeqTx
 	var trs []store.SeqTrace
@@ -65,7 +66,7 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 		// A derived event after `after` may be of a transaction at or
 		// below it (its places follow the transaction's seq).
 		from := after
-		if r.states {
+		if r.states || r.jettons {
 			from -= min(after, store.TxSlots-1)
 		}
 		if txs, err = o.Store.TransactionsAfter(ctx, r.txAccounts, from, limit); err != nil {
@@ -118,6 +119,13 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 			return nil, 0, false, err
 		}
 		events = append(events, stEvents...)
+	}
+	if r.jettons && len(txs) > 0 {
+		jtEvents, err := prepareJettons(ctx, o, txs, after)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		events = append(events, jtEvents...)
 	}
 	trEvents, err := prepareTraces(ctx, o, trs)
 	if err != nil {

@@ -17,7 +17,7 @@ type Request struct {
 	// Of transactions, only its account and watch set count (txScope).
 	Filter store.ActionFilter
 	// Types are the event types wanted (TypeActions, TypeTransactions,
-	// TypeAccountState); nil: actions.
+	// TypeAccountState, TypeTrace, TypeJettons); nil: actions.
 	Types []string
 	// After resumes after this position (an event's Seq): the store's
 	// matching actions after it are replayed first. Nil starts from now.
@@ -143,17 +143,32 @@ func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
 		return nil, err
 	}
 	r := reading{filter: s.req.Filter, actions: s.wants(TypeActions), txs: s.wants(TypeTransactions), states: s.wants(TypeAccountState),
-		traces: s.wants(TypeTrace)}
-	if r.txs || r.states {
+		traces: s.wants(TypeTrace), jettons: s.wants(TypeJettons)}
+	var owners []string // whose jetton wallets' transactions are read too
+	if r.txs || r.states || r.jettons {
 		var none bool
 		if r.txAccounts, none = txScope(&s.req.Filter); none {
-			r.txs, r.states = false, false
+			r.txs, r.states, r.jettons = false, false, false
+		}
+		if r.jettons {
+			owners = r.txAccounts
 		}
 	}
 	if r.traces {
 		r.traceAccounts, r.traceExtNorms = traceScope(&s.req.Filter)
 	}
 	for len(s.buf) == 0 {
+		if len(owners) > 0 {
+			// A watched owner brings its jetton wallets' changes: their
+			// transactions are read with the watched accounts' (the
+			// registry's owner index, read again each page for wallets
+			// new since), and keep drops what they bring of other types.
+			wallets, err := s.hub.o.Store.JettonWalletsOwnedBy(ctx, owners)
+			if err != nil {
+				return nil, err
+			}
+			r.txAccounts = append(owners[:len(owners):len(owners)], wallets...)
+		}
 		// Every event up to upto was read (the counter's value read first).
 		events, upto, more, err := read(ctx, &s.hub.o, r, s.pos, replayPage)
 		if err != nil {
@@ -161,7 +176,7 @@ func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
 		}
 		// The store applied the filter to the rest (an action's in-memory
 		// test needs facts a replay does not read).
-		events = slices.DeleteFunc(events, func(e *Event) bool { return e.Trace != nil && !s.keep(e) })
+		events = slices.DeleteFunc(events, func(e *Event) bool { return e.Action == nil && !s.keep(e) })
 		if len(events) > 0 {
 			s.buf = events
 			break
@@ -233,7 +248,7 @@ func (s *Subscription) keep(e *Event) bool {
 	if !s.watch.passes(&s.req.Filter, e) {
 		return false
 	}
-	if e.Tx != nil || e.State != nil || e.Trace != nil {
+	if e.Tx != nil || e.State != nil || e.Trace != nil || e.Jetton != nil {
 		return txMatches(&s.req.Filter, e)
 	}
 	return matches(&s.req.Filter, e)

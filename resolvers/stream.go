@@ -228,6 +228,9 @@ func (r *Resolver) SubscribeEvents(ctx context.Context, in *model.ActionFilter, 
 		if e.Trace != nil {
 			return []*model.StreamEvent{traceEvent(e)}
 		}
+		if e.Jetton != nil {
+			return []*model.StreamEvent{jettonsEvent(e)}
+		}
 		if e.Tx == nil {
 			evs := told.events(e, st.IncludeAccounts)
 			out := make([]*model.StreamEvent, len(evs))

@@ -17,6 +17,7 @@ const (
 	EventTransactions = notify.TypeTransactions
 	EventAccountState = notify.TypeAccountState
 	EventTrace        = notify.TypeTrace
+	EventJettons      = notify.TypeJettons
 	// FinalityFinalized is the finality of every event streamed: an action
 	// is told once its masterchain block is stored.
 	FinalityFinalized = "finalized"
@@ -28,10 +29,10 @@ const (
 	FinalityInvalidated = "invalidated"
 )
 
-// eventTypes are toncenter's streaming v2 event types; true for those
+// eventTypes are toncenter's streaming v2 event types, every one of which
 // this server streams.
 var eventTypes = map[string]bool{
-	EventActions: true, EventTransactions: true, EventTrace: true, EventAccountState: true, "jettons_change": false,
+	EventActions: true, EventTransactions: true, EventTrace: true, EventAccountState: true, EventJettons: true,
 }
 
 var finalities = []string{FinalityPending, "confirmed", FinalityFinalized}
@@ -75,17 +76,12 @@ func (r *Resolver) applyWatch(w *model.StreamWatch, f *store.ActionFilter) error
 	return nil
 }
 
-// checkEventTypes refuses names that are not event types, and types this
-// server does not stream, rather than leave a client waiting for events
-// that never come.
+// checkEventTypes refuses names that are not event types rather than
+// leave a client waiting for events that never come.
 func checkEventTypes(types []string) error {
 	for _, t := range types {
-		served, known := eventTypes[t]
-		switch {
-		case !known:
+		if !eventTypes[t] {
 			return apperr.Field("types", "unknown event type %q; the types are actions, transactions, trace, account_state_change, jettons_change", apperr.Excerpt(t))
-		case !served:
-			return apperr.Field("types", "%q events are not streamed by this server; it streams actions, transactions, trace and account_state_change", t)
 		}
 	}
 	return nil

@@ -198,7 +198,9 @@ type streamFormat struct {
 // after a transaction (types=account_state_change) notify.StateEvent's
 // JSON, named "account_state_change"; a trace stored complete
 // (types=trace) a /api/v3/traces page of it with its actions and the
-// metadata of its tokens, named "trace".
+// metadata of its tokens, named "trace"; a jetton wallet after a
+// transaction (types=jettons_change) notify.JettonEvent's JSON, named
+// "jettons_change".
 func ownFormat(st *resolvers.ActionStream) streamFormat {
 	return streamFormat{hello: []byte(": stream of new events; id is the resume cursor\n"),
 		data: func(e *notify.Event) (string, []byte, error) {
@@ -207,7 +209,7 @@ func ownFormat(st *resolvers.ActionStream) streamFormat {
 				return "invalidated", b, err
 			}
 			b, err := e.JSON(st.IncludeAccounts)
-			if e.Tx != nil || e.State != nil || e.Trace != nil {
+			if e.Tx != nil || e.State != nil || e.Trace != nil || e.Jetton != nil {
 				return e.Type(), b, err
 			}
 			if e.Pending {

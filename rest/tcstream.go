@@ -65,7 +65,7 @@ func parseTCRequest(raw []byte, what string) (*tcRequest, error) {
 		return &req, jsonFieldError(err, what)
 	}
 	if len(req.Types) == 0 {
-		return &req, apperr.Field("types", "required: the event types to stream (actions, transactions, trace, account_state_change)")
+		return &req, apperr.Field("types", "required: the event types to stream (actions, transactions, trace, account_state_change, jettons_change)")
 	}
 	if len(req.Addresses) == 0 && len(req.TraceExternalHashNorms) == 0 {
 		return &req, apperr.Field("addresses", "required: the addresses to watch (or trace_external_hash_norms)")
@@ -107,6 +107,10 @@ func (req *tcRequest) format(st *resolvers.ActionStream) streamFormat {
 			}
 			if e.Trace != nil {
 				b, err := tcTrace(st, e, book, meta, cursor)
+				return "", b, err
+			}
+			if e.Jetton != nil {
+				b, err := tcJettons(e, book, meta, cursor)
 				return "", b, err
 			}
 			return "", tcActionsNotification(nil, e, book, meta, cursor), nil

@@ -11,6 +11,7 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/resolvers"
+	"github.com/tonql/tonql/toncenter"
 )
 
 // The token registry's routes in toncenter v3's shapes (its models
@@ -31,17 +32,9 @@ type tcJettonMaster struct {
 	LastTransactionLt    string          `json:"last_transaction_lt"`
 }
 
-type tcJettonWallet struct {
-	Address string `json:"address"`
-	// Balance is null while unknown (the account had a transaction after
-	// the state it was read from): never an older balance.
-	Balance           *string `json:"balance"`
-	Owner             string  `json:"owner"`
-	Jetton            string  `json:"jetton"`
-	LastTransactionLt string  `json:"last_transaction_lt"`
-	CodeHash          *string `json:"code_hash"`
-	DataHash          *string `json:"data_hash"`
-}
+// tcJettonWallet is toncenter's JettonWallet, as the stream's
+// JettonsNotification carries it too.
+type tcJettonWallet = toncenter.JettonWallet
 
 type tcNftCollection struct {
 	Address           string          `json:"address"`
@@ -144,10 +137,8 @@ func JettonMastersOf(in []chain.JettonMaster) []tcJettonMaster {
 // JettonWalletsOf renders wallets in toncenter's shape.
 func JettonWalletsOf(in []chain.JettonWallet) []tcJettonWallet {
 	out := make([]tcJettonWallet, len(in))
-	for i, w := range in {
-		code, data := w.CodeHash.Base64(), w.DataHash.Base64()
-		out[i] = tcJettonWallet{Address: w.Address, Balance: optional(w.Balance), Owner: w.Owner, Jetton: w.Jetton,
-			LastTransactionLt: lt(w.LastTxLt), CodeHash: &code, DataHash: &data}
+	for i := range in {
+		out[i] = toncenter.RenderJettonWallet(&in[i])
 	}
 	return out
 }

@@ -161,7 +161,7 @@ func TestStreamWatchErrors(t *testing.T) {
 	four := []string{addr, "0:" + strings.Repeat("CD", 32), "0:" + strings.Repeat("EF", 32), "0:" + strings.Repeat("12", 32)}
 	for q, field := range map[string]string{
 		"types=nope":                           "types",
-		"types=jettons_change":                 "types", // not streamed (yet)
+		"types=jetton_change":                  "types", // jettons_change is the name
 		"types=actions,gossip":                 "types",
 		"min_finality=soon":                    "min_finality",
 		"min_finality=a&min_finality=b":        "min_finality",
@@ -184,7 +184,7 @@ func TestStreamWatchErrors(t *testing.T) {
 	}{
 		{map[string]any{"addresses": four}, 422, "addresses"},
 		{map[string]any{"addresses": map[string]any{"a": 1}}, 422, "addresses"},
-		{map[string]any{"types": "jettons_change"}, 422, "types"},
+		{map[string]any{"types": []string{"jettons_change", "jettons"}}, 422, "types"},
 		{"not an object", 400, "body"},
 	} {
 		_, resp := postSSE(t, srv.URL, "/api/v3/actions/stream", c.body)

@@ -41,10 +41,11 @@ const (
 	EventTransactions = notify.TypeTransactions
 	EventAccountState = notify.TypeAccountState
 	EventTrace        = notify.TypeTrace
+	EventJettons      = notify.TypeJettons
 )
 
 // EventTypes are the event types a hook may watch.
-var EventTypes = []string{EventActions, EventTransactions, EventAccountState, EventTrace}
+var EventTypes = []string{EventActions, EventTransactions, EventAccountState, EventTrace, EventJettons}
 
 // Defaults of Options.
 const (

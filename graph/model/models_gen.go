@@ -198,6 +198,34 @@ type JettonHoldingEdge struct {
 	Node   *JettonHolding `json:"node"`
 }
 
+// A jetton wallet right after one of its stored transactions (event type
+// jettons_change; toncenter's JettonsNotification.jetton with the
+// transaction): one per transaction of an account the token registry knows
+// as a jetton wallet when the event is read, its place the second after the
+// transaction's. The registry keeps each wallet's latest state only: balance,
+// code_hash and data_hash are set only when that state was read at this
+// transaction, else null (never an older balance). The metadata of the owner
+// and the master is the event's metadata, the address book of the wallet,
+// owner and master its address_book.
+type JettonsChange struct {
+	// the jetton wallet (raw form)
+	Address string `json:"address"`
+	// the wallet's owner (raw form)
+	Owner string `json:"owner"`
+	// the jetton master (raw form)
+	Jetton string `json:"jetton"`
+	// in the jetton's smallest units; null while unknown
+	Balance *actions.BigInt `json:"balance,omitempty"`
+	// the transaction's lt: the state described is the one after it
+	LastTransactionLt uint64 `json:"last_transaction_lt"`
+	// base64; null with balance
+	CodeHash *string `json:"code_hash,omitempty"`
+	// base64; null with balance
+	DataHash *string `json:"data_hash,omitempty"`
+	// the transaction after which (base64)
+	TransactionHash string `json:"transaction_hash"`
+}
+
 // GET /api/v3/messages' filters, the same names.
 type MessageFilter struct {
 	MsgHash []string `json:"msg_hash,omitempty"`
@@ -290,7 +318,7 @@ type Query struct {
 type StreamEvent struct {
 	// resume point: pass as after (it is also the SSE event id)
 	Cursor string `json:"cursor"`
-	// actions, transactions, account_state_change or trace: which of action, transaction, account_state and trace is set
+	// actions, transactions, account_state_change, trace or jettons_change: which of action, transaction, account_state, trace and jettons_change is set
 	Type string `json:"type"`
 	// as ActionEvent.finality; a transaction, an account state and a trace are finalized
 	Finality string        `json:"finality"`
@@ -301,6 +329,8 @@ type StreamEvent struct {
 	AccountState *AccountStateChange `json:"account_state,omitempty"`
 	// a trace stored complete, told once (its transactions and actions are read from the store when asked for)
 	Trace *chain.TraceInfo `json:"trace,omitempty"`
+	// a jetton wallet right after one of its transactions
+	JettonsChange *JettonsChange `json:"jettons_change,omitempty"`
 	// TEP-467 normalized hash of the external message that started the trace, when known
 	TraceExternalHashNorm *string `json:"trace_external_hash_norm,omitempty"`
 	// the REST address_book object of the event's addresses
@@ -323,8 +353,8 @@ type StreamWatch struct {
 	// TEP-467 normalized hashes of external messages (base64 or hex)
 	TraceExternalHashNorms []string `json:"trace_external_hash_norms,omitempty"`
 	// event types (toncenter's streaming v2 names): actions (the default),
-	// transactions, account_state_change and trace (Subscription.events);
-	// jettons_change is refused as not served, other names as unknown
+	// transactions, account_state_change, trace and jettons_change
+	// (Subscription.events); other names are refused as unknown
 	Types []string `json:"types,omitempty"`
 	// the lowest finality wanted: pending, confirmed or finalized (default).
 	// Stored actions are finalized, which every choice receives (there are no
