@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -308,4 +310,26 @@ type gqlEvent struct {
 		Message    string         `json:"message"`
 		Extensions map[string]any `json:"extensions"`
 	} `json:"errors"`
+}
+
+// toncenterSSE opens toncenter's streaming v2 SSE with body and reads its
+// `connected` hello.
+func toncenterSSE(t testing.TB, base string, body map[string]any) *sseStream {
+	t.Helper()
+	s, refused := postSSE(t, base, "/api/streaming/v2/sse", body)
+	require.Nil(t, refused)
+	hello, ok := s.next(t, loadedWait)
+	require.True(t, ok)
+	require.Equal(t, "connected", hello.Event)
+	return s
+}
+
+// requireEachOnce checks that every key of got was counted once and that
+// the keys are want's.
+func requireEachOnce(t testing.TB, what string, got map[string]int, want []string) {
+	t.Helper()
+	for k, n := range got {
+		require.Equal(t, 1, n, "%s %s told %d times", what, k, n)
+	}
+	require.ElementsMatch(t, want, slices.Collect(maps.Keys(got)), what)
 }

@@ -151,31 +151,15 @@ func TestStreamJettons(t *testing.T) {
 			cut, refused := postSSE(t, srv.URL, "/api/v3/actions/stream", map[string]any{"addresses": watched,
 				"types": []string{"jettons_change", "transactions", "account_state_change"}})
 			require.Nil(t, refused)
-			tc, refused := postSSE(t, srv.URL, "/api/streaming/v2/sse", map[string]any{"addresses": watched, "types": []string{"jettons_change"},
+			tc := toncenterSSE(t, srv.URL, map[string]any{"addresses": watched, "types": []string{"jettons_change"},
 				"include_cursor": true, "include_address_book": true, "include_metadata": true})
-			require.Nil(t, refused)
-			hello, ok := tc.next(t, 10*time.Second)
-			require.True(t, ok)
-			require.Equal(t, "connected", hello.Event)
 			ws := dialGraphQL(t, srv.URL, "")
 			gql := ws.subscribe(t, "s", `subscription($w: StreamWatch) { events(watch: $w) { cursor type finality metadata address_book
 				jettons_change { address owner jetton balance last_transaction_lt code_hash data_hash transaction_hash } } }`,
 				map[string]any{"w": map[string]any{"addresses": watched, "types": []string{"jettons_change"}}})
 			sock := dialToncenter(t, srv.URL)
-			require.NoError(t, sock.WriteJSON(map[string]any{"id": "s", "operation": "subscribe", "types": []string{"jettons_change"},
-				"addresses": watched[:len(watched)-1000], "include_address_book": true, "include_metadata": true}))
-			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, sock))
-			sockMsgs := make(chan map[string]any, 10_000)
-			go func() {
-				defer close(sockMsgs)
-				for {
-					var m map[string]any
-					if err := sock.ReadJSON(&m); err != nil {
-						return
-					}
-					sockMsgs <- m
-				}
-			}()
+			sockMsgs := subscribeToncenter(t, sock, map[string]any{"id": "s", "types": []string{"jettons_change"},
+				"addresses": watched[:len(watched)-1000], "include_address_book": true, "include_metadata": true})
 			require.Eventually(t, func() bool { return hub.Stats().Streams == 5 }, 20*time.Second, 5*time.Millisecond)
 
 			im := ingest.New(st)
@@ -246,17 +230,7 @@ func TestStreamJettons(t *testing.T) {
 				require.Equal(t, w.CodeHash.Base64(), *codeHash)
 				require.Equal(t, w.DataHash.Base64(), *dataHash)
 			}
-			once := func(what string, got map[string]int) {
-				t.Helper()
-				for k, n := range got {
-					require.Equal(t, 1, n, "%s %s told %d times", what, k, n)
-				}
-				keys := make([]string, 0, len(got))
-				for k := range got {
-					keys = append(keys, k)
-				}
-				require.ElementsMatch(t, wantHashes, keys, what)
-			}
+			once := func(what string, got map[string]int) { t.Helper(); requireEachOnce(t, what, got, wantHashes) }
 
 			// Ours: each change once, at the second place after its
 			// transaction's, with the book of wallet, owner and master.
@@ -368,11 +342,7 @@ func TestStreamJettons(t *testing.T) {
 				sockChanges[j["address"].(string)+" "+j["last_transaction_lt"].(string)]++
 			}
 			require.Len(t, sockChanges, len(rows))
-			select {
-			case m := <-sockMsgs:
-				t.Fatalf("more websocket notifications than changes: %v", m)
-			case <-time.After(200 * time.Millisecond):
-			}
+			requireNoMore(t, sockMsgs, "changes")
 
 			// GraphQL: each change once, the same values.
 			gqlChanges := map[string]int{}

@@ -105,32 +105,14 @@ func TestStreamAccountStates(t *testing.T) {
 			require.Nil(t, refused)
 			cut, refused := postSSE(t, srv.URL, "/api/v3/actions/stream", map[string]any{"addresses": watched, "types": []string{"account_state_change", "transactions"}})
 			require.Nil(t, refused)
-			tc, refused := postSSE(t, srv.URL, "/api/streaming/v2/sse", map[string]any{"addresses": watched, "types": []string{"account_state_change"},
+			tc := toncenterSSE(t, srv.URL, map[string]any{"addresses": watched, "types": []string{"account_state_change"},
 				"include_cursor": true})
-			require.Nil(t, refused)
-			hello, ok := tc.next(t, 10*time.Second)
-			require.True(t, ok)
-			require.Equal(t, "connected", hello.Event)
 			ws := dialGraphQL(t, srv.URL, "")
 			gql := ws.subscribe(t, "s", `subscription($w: StreamWatch) { events(watch: $w) { cursor type finality
 				account_state { account transaction_hash transaction_lt state { hash balance extra_currencies account_status code_hash data_hash frozen_hash } } } }`,
 				map[string]any{"w": map[string]any{"addresses": watched, "types": []string{"account_state_change"}}})
 			sock := dialToncenter(t, srv.URL)
-			require.NoError(t, sock.WriteJSON(map[string]any{"id": "s", "operation": "subscribe", "types": []string{"account_state_change"}, "addresses": real}))
-			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, sock))
-			// Read at once (answering the server's pings) while the test
-			// reads the other streams.
-			sockMsgs := make(chan map[string]any, 10_000)
-			go func() {
-				defer close(sockMsgs)
-				for {
-					var m map[string]any
-					if err := sock.ReadJSON(&m); err != nil {
-						return
-					}
-					sockMsgs <- m
-				}
-			}()
+			sockMsgs := subscribeToncenter(t, sock, map[string]any{"id": "s", "types": []string{"account_state_change"}, "addresses": real})
 			require.Eventually(t, func() bool { return hub.Stats().Streams == 5 }, 20*time.Second, 5*time.Millisecond)
 
 			importFiles(t, st, files)
@@ -204,17 +186,7 @@ func TestStreamAccountStates(t *testing.T) {
 					require.Equal(t, base64.StdEncoding.EncodeToString(h), *hash)
 				}
 			}
-			once := func(what string, got map[string]int) {
-				t.Helper()
-				for k, n := range got {
-					require.Equal(t, 1, n, "%s %s told %d times", what, k, n)
-				}
-				keys := make([]string, 0, len(got))
-				for k := range got {
-					keys = append(keys, k)
-				}
-				require.ElementsMatch(t, wantHashes, keys, what)
-			}
+			once := func(what string, got map[string]int) { t.Helper(); requireEachOnce(t, what, got, wantHashes) }
 
 			// Ours: each state once, at the place after its transaction's.
 			var lastID string
@@ -331,11 +303,7 @@ func TestStreamAccountStates(t *testing.T) {
 				sockStates++
 			}
 			require.Equal(t, len(rows), sockStates)
-			select {
-			case m := <-sockMsgs:
-				t.Fatalf("more websocket notifications than states: %v", m)
-			case <-time.After(200 * time.Millisecond):
-			}
+			requireNoMore(t, sockMsgs, "states")
 			checkTCShape(t, "AccountStateNotification", docs)
 
 			// GraphQL: each state once, the same values.

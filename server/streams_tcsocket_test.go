@@ -153,3 +153,39 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// subscribeToncenter sends sock the subscribe message msg (its operation
+// set here) and returns its notifications as they come: read at once by
+// a goroutine, which also answers the server's pings, while the test
+// reads its other streams. No read deadline: the test's own waits bound
+// it.
+func subscribeToncenter(t testing.TB, sock *websocket.Conn, msg map[string]any) <-chan map[string]any {
+	t.Helper()
+	msg["operation"] = "subscribe"
+	require.NoError(t, sock.WriteJSON(msg))
+	require.Equal(t, map[string]any{"id": msg["id"], "status": "subscribed"}, readJSON(t, sock))
+	require.NoError(t, sock.SetReadDeadline(time.Time{}))
+	msgs := make(chan map[string]any, 100_000)
+	go func() {
+		defer close(msgs)
+		for {
+			var m map[string]any
+			if err := sock.ReadJSON(&m); err != nil {
+				return
+			}
+			msgs <- m
+		}
+	}()
+	return msgs
+}
+
+// requireNoMore fails when msgs holds another notification after the
+// ones the test counted.
+func requireNoMore(t testing.TB, msgs <-chan map[string]any, what string) {
+	t.Helper()
+	select {
+	case m := <-msgs:
+		t.Fatalf("more websocket notifications than %s: %v", what, m)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

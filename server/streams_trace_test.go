@@ -111,12 +111,8 @@ func TestStreamTraces(t *testing.T) {
 			require.Nil(t, refused)
 			cut, refused := postSSE(t, srv.URL, "/api/v3/actions/stream", map[string]any{"addresses": watched, "types": []string{"trace", "actions"}})
 			require.Nil(t, refused)
-			tc, refused := postSSE(t, srv.URL, "/api/streaming/v2/sse", map[string]any{"addresses": watched, "types": []string{"trace"},
+			tc := toncenterSSE(t, srv.URL, map[string]any{"addresses": watched, "types": []string{"trace"},
 				"include_cursor": true, "include_address_book": true, "include_metadata": true})
-			require.Nil(t, refused)
-			hello, ok := tc.next(t, 10*time.Second)
-			require.True(t, ok)
-			require.Equal(t, "connected", hello.Event)
 			// action_types: each trace still, with only the actions of that
 			// type (the scratch import says which type some watched traces
 			// have and others not).
@@ -124,31 +120,15 @@ func TestStreamTraces(t *testing.T) {
 			require.NoError(t, scratch.DB().NewRaw(`SELECT a.type FROM actions AS a WHERE a.ancestors = '' AND EXISTS (
 				SELECT 1 FROM transactions AS t WHERE t.trace_id = a.trace_id AND t.account IN (?))
 				GROUP BY a.type ORDER BY count(DISTINCT a.trace_id) DESC, a.type LIMIT 1`, bun.In(real)).Scan(t.Context(), &typed))
-			tcTyped, refused := postSSE(t, srv.URL, "/api/streaming/v2/sse", map[string]any{"addresses": watched, "types": []string{"trace"},
+			tcTyped := toncenterSSE(t, srv.URL, map[string]any{"addresses": watched, "types": []string{"trace"},
 				"action_types": []string{typed}, "include_cursor": true})
-			require.Nil(t, refused)
-			hello, ok = tcTyped.next(t, 10*time.Second)
-			require.True(t, ok)
-			require.Equal(t, "connected", hello.Event)
 			ws := dialGraphQL(t, srv.URL, "")
 			gql := ws.subscribe(t, "s", `subscription($w: StreamWatch) { events(watch: $w) { cursor type finality trace_external_hash_norm
 				trace { trace_id complete transactions_count external_hash_norm transactions { hash } } } }`,
 				map[string]any{"w": map[string]any{"addresses": watched, "types": []string{"trace"}}})
 			sock := dialToncenter(t, srv.URL)
-			require.NoError(t, sock.WriteJSON(map[string]any{"id": "s", "operation": "subscribe", "types": []string{"trace"}, "addresses": real,
-				"supported_action_types": []string{"v1"}}))
-			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, sock))
-			sockMsgs := make(chan map[string]any, 10_000)
-			go func() {
-				defer close(sockMsgs)
-				for {
-					var m map[string]any
-					if err := sock.ReadJSON(&m); err != nil {
-						return
-					}
-					sockMsgs <- m
-				}
-			}()
+			sockMsgs := subscribeToncenter(t, sock, map[string]any{"id": "s", "types": []string{"trace"}, "addresses": real,
+				"supported_action_types": []string{"v1"}})
 			require.Eventually(t, func() bool { return hub.Stats().Streams == 6 }, 20*time.Second, 5*time.Millisecond)
 
 			importFiles(t, st, files)
@@ -192,13 +172,7 @@ func TestStreamTraces(t *testing.T) {
 				require.Len(t, page.Traces, 1)
 				return page.Traces[0], page.AddressBook
 			}
-			once := func(what string, got map[string]int) {
-				t.Helper()
-				for k, n := range got {
-					require.Equal(t, 1, n, "%s %s told %d times", what, k, n)
-				}
-				require.ElementsMatch(t, sortedKeys(want), sortedKeys(got), what)
-			}
+			once := func(what string, got map[string]int) { t.Helper(); requireEachOnce(t, what, got, sortedKeys(want)) }
 
 			// Ours: a /api/v3/traces page of the trace, named "trace", its
 			// id the trace's place.
@@ -369,11 +343,7 @@ func TestStreamTraces(t *testing.T) {
 				sockGot[id]++
 			}
 			once("websocket trace", sockGot)
-			select {
-			case m := <-sockMsgs:
-				t.Fatalf("more websocket notifications than traces: %v", m)
-			case <-time.After(200 * time.Millisecond):
-			}
+			requireNoMore(t, sockMsgs, "traces")
 
 			// GraphQL: each trace once, at its place, with its transactions.
 			gqlGot := map[string]int{}

@@ -60,34 +60,13 @@ func TestStreamEventTypes(t *testing.T) {
 			require.Nil(t, refused)
 			cut, refused := postSSE(t, srv.URL, "/api/v3/actions/stream", map[string]any{"addresses": watched, "types": []string{"transactions", "actions"}})
 			require.Nil(t, refused)
-			tc, refused := postSSE(t, srv.URL, "/api/streaming/v2/sse", map[string]any{"addresses": watched, "types": []string{"transactions"},
+			tc := toncenterSSE(t, srv.URL, map[string]any{"addresses": watched, "types": []string{"transactions"},
 				"include_address_book": true, "include_metadata": true})
-			require.Nil(t, refused)
-			hello, ok := tc.next(t, loadedWait)
-			require.True(t, ok)
-			require.Equal(t, "connected", hello.Event)
 			ws := dialGraphQL(t, srv.URL, "")
 			gql := ws.subscribe(t, "e", `subscription($w: StreamWatch) { events(watch: $w) { cursor type finality transaction { hash account_address } address_book_entries { address } } }`,
 				map[string]any{"w": map[string]any{"addresses": watched, "types": []string{"transactions"}}})
 			sock := dialToncenter(t, srv.URL)
-			require.NoError(t, sock.WriteJSON(map[string]any{"id": "t", "operation": "subscribe", "types": []string{"transactions"}, "addresses": real}))
-			require.Equal(t, map[string]any{"id": "t", "status": "subscribed"}, readJSON(t, sock))
-			// Read at once (answering the server's pings) while the test
-			// reads the other streams.
-			sockMsgs := make(chan map[string]any, 100_000)
-			// No read deadline (readJSON left one): the reader runs as long
-			// as the test reads, which waits on sockMsgs with loadedWait.
-			require.NoError(t, sock.SetReadDeadline(time.Time{}))
-			go func() {
-				defer close(sockMsgs)
-				for {
-					var m map[string]any
-					if err := sock.ReadJSON(&m); err != nil {
-						return
-					}
-					sockMsgs <- m
-				}
-			}()
+			sockMsgs := subscribeToncenter(t, sock, map[string]any{"id": "t", "types": []string{"transactions"}, "addresses": real})
 			require.Eventually(t, func() bool { return hub.Stats().Streams == 5 }, loadedWait, 5*time.Millisecond)
 
 			importFiles(t, st, files)
@@ -141,17 +120,6 @@ func TestStreamEventTypes(t *testing.T) {
 					}
 				}
 			}
-			once := func(what string, got map[string]int, want []string) {
-				t.Helper()
-				for k, n := range got {
-					require.Equal(t, 1, n, "%s %s told %d times", what, k, n)
-				}
-				keys := make([]string, 0, len(got))
-				for k := range got {
-					keys = append(keys, k)
-				}
-				require.ElementsMatch(t, want, keys, what)
-			}
 			actIDs := make([]string, 0, len(wantAct))
 			for id := range wantAct {
 				actIDs = append(actIDs, id)
@@ -160,8 +128,8 @@ func TestStreamEventTypes(t *testing.T) {
 
 			txs, acts, last := map[string]int{}, map[string]int{}, uint64(0)
 			readOwn(own, total, txs, acts, &last)
-			once("transaction", txs, wantTx)
-			once("action", acts, actIDs)
+			requireEachOnce(t, "transaction", txs, wantTx)
+			requireEachOnce(t, "action", acts, actIDs)
 
 			// Cut after a third, resumed by the last cursor: the rest, each once.
 			txs, acts, last = map[string]int{}, map[string]int{}, 0
@@ -171,8 +139,8 @@ func TestStreamEventTypes(t *testing.T) {
 				"after": lastID})
 			require.Nil(t, refused)
 			readOwn(resumed, total-total/3, txs, acts, &last)
-			once("resumed transaction", txs, wantTx)
-			once("resumed action", acts, actIDs)
+			requireEachOnce(t, "resumed transaction", txs, wantTx)
+			requireEachOnce(t, "resumed action", acts, actIDs)
 
 			// toncenter's: its fields, its model, each transaction once.
 			var notes []string
@@ -198,7 +166,7 @@ func TestStreamEventTypes(t *testing.T) {
 				tcTx[list[0].Hash]++
 				notes = append(notes, ev.Data)
 			}
-			once("toncenter transaction", tcTx, wantTx)
+			requireEachOnce(t, "toncenter transaction", tcTx, wantTx)
 			// Its websocket: the same notifications (without address book
 			// and metadata, not asked for), each transaction once.
 			sockTx := map[string]int{}
@@ -215,7 +183,7 @@ func TestStreamEventTypes(t *testing.T) {
 				require.Len(t, list, 1)
 				sockTx[list[0].(map[string]any)["hash"].(string)]++
 			}
-			once("toncenter websocket transaction", sockTx, wantTx)
+			requireEachOnce(t, "toncenter websocket transaction", sockTx, wantTx)
 			checkTCShape(t, "TransactionsNotification", notes)
 
 			// GraphQL: each transaction once.
@@ -245,7 +213,7 @@ func TestStreamEventTypes(t *testing.T) {
 					t.Fatal("no GraphQL event")
 				}
 			}
-			once("GraphQL transaction", gqlTx, wantTx)
+			requireEachOnce(t, "GraphQL transaction", gqlTx, wantTx)
 		})
 	}
 }
