@@ -186,6 +186,32 @@ func newReceiver(t testing.TB) *receiver {
 
 func (rc *receiver) url(path string) string { return "http://" + rc.addr + path }
 
+// create makes a hook of key1 delivering to path of rc, and tells rc its
+// secret so its deliveries' signatures are checked.
+func (rc *receiver) create(svc *webhooks.Service, path string, addresses []string, types ...string) *webhooks.Created {
+	rc.t.Helper()
+	made, err := svc.Create(context.Background(), "key1", webhooks.Input{URL: rc.url(path), Addresses: addresses, EventTypes: types})
+	require.NoError(rc.t, err)
+	rc.mu.Lock()
+	rc.secret[made.Webhook.ID] = made.Secret
+	rc.mu.Unlock()
+	return made
+}
+
+// failEveryThird makes rc answer 500 to every third request, so each
+// hook's deliveries are retried.
+func (rc *receiver) failEveryThird() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.behave = func(n int, w http.ResponseWriter, r *http.Request) bool {
+		if n%3 == 1 {
+			http.Error(w, "receiver broken", http.StatusInternalServerError)
+			return false
+		}
+		return true
+	}
+}
+
 func (rc *receiver) serve(ln net.Listener) {
 	rc.srv = &http.Server{Handler: http.HandlerFunc(rc.handle)}
 	go func() { _ = rc.srv.Serve(ln) }()

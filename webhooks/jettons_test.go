@@ -2,7 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -68,22 +67,9 @@ func TestJettonsHook(t *testing.T) {
 
 			start, err := st.LastActionSeq(ctx)
 			require.NoError(t, err)
-			byOwner, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/owners"), Addresses: owners,
-				EventTypes: []string{webhooks.EventTransactions, webhooks.EventJettons}})
-			require.NoError(t, err)
-			byWallet, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/wallets"), Addresses: wallets,
-				EventTypes: []string{webhooks.EventTransactions, webhooks.EventJettons}})
-			require.NoError(t, err)
-			rc.mu.Lock()
-			rc.secret[byOwner.Webhook.ID], rc.secret[byWallet.Webhook.ID] = byOwner.Secret, byWallet.Secret
-			rc.behave = func(n int, w http.ResponseWriter, r *http.Request) bool {
-				if n%3 == 1 {
-					http.Error(w, "receiver broken", http.StatusInternalServerError)
-					return false
-				}
-				return true
-			}
-			rc.mu.Unlock()
+			byOwner := rc.create(svc, "/owners", owners, webhooks.EventTransactions, webhooks.EventJettons)
+			byWallet := rc.create(svc, "/wallets", wallets, webhooks.EventTransactions, webhooks.EventJettons)
+			rc.failEveryThird()
 
 			importFiles(t, st, files)
 			seqsOf := func(accounts []string) []uint64 {

@@ -2,7 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
@@ -28,22 +27,9 @@ func TestAccountStateHook(t *testing.T) {
 			watched := someOfAll(t)
 			start, err := st.LastActionSeq(ctx)
 			require.NoError(t, err)
-			both, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/both"), Addresses: watched,
-				EventTypes: []string{webhooks.EventTransactions, webhooks.EventAccountState}})
-			require.NoError(t, err)
-			states, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/states"), Addresses: watched,
-				EventTypes: []string{webhooks.EventAccountState}})
-			require.NoError(t, err)
-			rc.mu.Lock()
-			rc.secret[both.Webhook.ID], rc.secret[states.Webhook.ID] = both.Secret, states.Secret
-			rc.behave = func(n int, w http.ResponseWriter, r *http.Request) bool {
-				if n%3 == 1 {
-					http.Error(w, "receiver broken", http.StatusInternalServerError)
-					return false
-				}
-				return true
-			}
-			rc.mu.Unlock()
+			both := rc.create(svc, "/both", watched, webhooks.EventTransactions, webhooks.EventAccountState)
+			states := rc.create(svc, "/states", watched, webhooks.EventAccountState)
+			rc.failEveryThird()
 
 			importFiles(t, st, files)
 			var txSeqs []uint64

@@ -3,7 +3,6 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -30,22 +29,9 @@ func TestTraceHook(t *testing.T) {
 			watched := someOfAll(t)
 			start, err := st.LastActionSeq(ctx)
 			require.NoError(t, err)
-			traces, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/traces"), Addresses: watched,
-				EventTypes: []string{webhooks.EventTrace}})
-			require.NoError(t, err)
-			both, err := svc.Create(ctx, "key1", webhooks.Input{URL: rc.url("/both"), Addresses: watched,
-				EventTypes: []string{webhooks.EventTransactions, webhooks.EventTrace}})
-			require.NoError(t, err)
-			rc.mu.Lock()
-			rc.secret[traces.Webhook.ID], rc.secret[both.Webhook.ID] = traces.Secret, both.Secret
-			rc.behave = func(n int, w http.ResponseWriter, r *http.Request) bool {
-				if n%3 == 1 {
-					http.Error(w, "receiver broken", http.StatusInternalServerError)
-					return false
-				}
-				return true
-			}
-			rc.mu.Unlock()
+			traces := rc.create(svc, "/traces", watched, webhooks.EventTrace)
+			both := rc.create(svc, "/both", watched, webhooks.EventTransactions, webhooks.EventTrace)
+			rc.failEveryThird()
 
 			importFiles(t, st, files)
 			var traceSeqs, txSeqs []uint64
