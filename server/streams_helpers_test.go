@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -332,4 +333,21 @@ func requireEachOnce(t testing.TB, what string, got map[string]int, want []strin
 		require.Equal(t, 1, n, "%s %s told %d times", what, k, n)
 	}
 	require.ElementsMatch(t, want, slices.Collect(maps.Keys(got)), what)
+}
+
+// nextTCNotification reads the next event of a toncenter SSE stream opened
+// with include_cursor and checks that its members are fields plus
+// "cursor", its type typ and its finality "finalized".
+func nextTCNotification(t testing.TB, tc *sseStream, typ string, fields []string) map[string]json.RawMessage {
+	t.Helper()
+	ev, ok := tc.next(t, 60*time.Second)
+	require.True(t, ok)
+	var n map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(ev.Data), &n))
+	withCursor := append([]string{"cursor"}, fields...)
+	sort.Strings(withCursor)
+	require.Equal(t, withCursor, sortedKeys(n))
+	require.JSONEq(t, strconv.Quote(typ), string(n["type"]))
+	require.JSONEq(t, `"finalized"`, string(n["finality"]))
+	return n
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,15 +288,7 @@ func TestStreamJettons(t *testing.T) {
 			tcChanges := map[string]int{}
 			var docs []string
 			for i := 0; i < len(rows); i++ {
-				ev, ok := tc.next(t, 60*time.Second)
-				require.True(t, ok)
-				var n map[string]json.RawMessage
-				require.NoError(t, json.Unmarshal([]byte(ev.Data), &n))
-				withCursor := append([]string{"cursor"}, tcJettonsNotificationFields...)
-				sort.Strings(withCursor)
-				require.Equal(t, withCursor, sortedKeys(n))
-				require.JSONEq(t, `"jettons_change"`, string(n["type"]))
-				require.JSONEq(t, `"finalized"`, string(n["finality"]))
+				n := nextTCNotification(t, tc, "jettons_change", tcJettonsNotificationFields)
 				var j map[string]json.RawMessage
 				require.NoError(t, json.Unmarshal(n["jetton"], &j))
 				require.Equal(t, tcJettonWalletFields, sortedKeys(j))

@@ -243,15 +243,7 @@ func TestStreamAccountStates(t *testing.T) {
 			tcStates := map[string]int{}
 			var docs []string
 			for i := 0; i < len(rows); i++ {
-				ev, ok := tc.next(t, 60*time.Second)
-				require.True(t, ok)
-				var n map[string]json.RawMessage
-				require.NoError(t, json.Unmarshal([]byte(ev.Data), &n))
-				withCursor := append([]string{"cursor"}, tcAccountStateNotificationFields...)
-				sort.Strings(withCursor)
-				require.Equal(t, withCursor, sortedKeys(n))
-				require.JSONEq(t, `"account_state_change"`, string(n["type"]))
-				require.JSONEq(t, `"finalized"`, string(n["finality"]))
+				n := nextTCNotification(t, tc, "account_state_change", tcAccountStateNotificationFields)
 				var state map[string]json.RawMessage
 				require.NoError(t, json.Unmarshal(n["state"], &state))
 				require.Equal(t, tcAccountStateFields, sortedKeys(state))
