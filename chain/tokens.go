@@ -46,6 +46,10 @@ type JettonWallet struct {
 	CodeHash   Hash
 	DataHash   Hash
 	LastTxLt   uint64
+	// LastTxHash is the hash of the transaction at LastTxLt when the
+	// state was read (the jettons_change event names it); zero on a row
+	// read back from the registry, which keeps the lt only.
+	LastTxHash Hash
 }
 
 // NftCollection is an NFT collection (TEP-62 get_collection_data).

@@ -798,15 +798,15 @@ type StreamAccountState {
 }
 
 """
-A jetton wallet right after one of its stored transactions (event type
-jettons_change; toncenter's JettonsNotification.jetton with the
-transaction): one per transaction of an account the token registry knows
-as a jetton wallet when the event is read, its place the second after the
-transaction's. The registry keeps each wallet's latest state only: balance,
-code_hash and data_hash are set only when that state was read at this
-transaction, else null (never an older balance). The metadata of the owner
-and the master is the event's metadata, the address book of the wallet,
-owner and master its address_book.
+A jetton wallet's state as the token registry read it after one of its
+transactions (event type jettons_change; toncenter's
+JettonsNotification.jetton with the transaction): one per state the
+registry stores as newer (a new wallet, a later transaction of it), placed
+in the registry's own commit, so live and replayed streams tell the same
+ones. A batch of blocks gives each wallet one state, after its last
+transaction in the batch. The metadata of the owner and the master is the
+event's metadata, the address book of the wallet, owner and master its
+address_book.
 """
 type JettonsChange {
   "the jetton wallet (raw form)"
@@ -815,13 +815,13 @@ type JettonsChange {
   owner: String!
   "the jetton master (raw form)"
   jetton: String!
-  "in the jetton's smallest units; null while unknown"
+  "in the jetton's smallest units, as get_wallet_data answered"
   balance: BigInt
   "the transaction's lt: the state described is the one after it"
   last_transaction_lt: UInt64!
-  "base64; null with balance"
+  "base64"
   code_hash: String
-  "base64; null with balance"
+  "base64"
   data_hash: String
   "the transaction after which (base64)"
   transaction_hash: String!

@@ -16,17 +16,15 @@ import (
 // transactions (toncenter's streaming v2 JettonsNotification).
 const TypeJettons = "jettons_change"
 
-// JettonEvent is a jetton wallet right after one of its stored
-// transactions: one per transaction of an account the token registry
-// knows as a jetton wallet when the event is read, at the second place
-// after the transaction's (store.TxSlotJettons), replayed from the
-// transactions' index like StateEvent. The registry keeps each wallet's
-// latest state only, so the balance and hashes are told only when its row
-// was read at this transaction (toncenter.RenderJettonWalletAfter). A
+// JettonEvent is a jetton wallet's state as the token registry read it
+// after one of its transactions: one per state the registry stored as
+// newer, at the seq SaveTokens gave it in the registry's own commit
+// (store.JettonChangesAfter reads them, live and on replay alike), so the
+// balance and hashes are the get method's at that transaction. A
 // subscription watching the wallet or its owner gets it (Accounts).
 type JettonEvent struct {
-	Tx *chain.Transaction
-	// Wallet is the registry's row of Tx's account when the event was read.
+	// Wallet is the state read; LastTxLt and LastTxHash name the
+	// transaction after which.
 	Wallet chain.JettonWallet
 	book   chain.AddressBook
 	tokens chain.Metadata
@@ -52,8 +50,8 @@ type jettonPage struct {
 
 func (j *JettonEvent) make() {
 	j.once.Do(func() {
-		j.rendered = toncenter.RenderJettonWalletAfter(&j.Wallet, j.Tx)
-		j.page = jettonPage{TransactionHash: j.Tx.Hash.Base64(), TransactionLt: strconv.FormatUint(j.Tx.Lt, 10),
+		j.rendered = toncenter.RenderJettonWallet(&j.Wallet)
+		j.page = jettonPage{TransactionHash: j.Wallet.LastTxHash.Base64(), TransactionLt: strconv.FormatUint(j.Wallet.LastTxLt, 10),
 			Jetton: j.rendered, AddressBook: j.book.Only([]string{j.Wallet.Address, j.Wallet.Owner, j.Wallet.Jetton})}
 		j.page.Metadata = j.tokens.Only([]string{j.Wallet.Owner, j.Wallet.Jetton})
 		j.json, j.err = json.Marshal(&j.page)
@@ -73,41 +71,24 @@ func (j *JettonEvent) JSON() ([]byte, error) {
 	return j.json, j.err
 }
 
-// prepareJettons makes the jettons_change events of stored transactions
-// (numbered with their derived events' places) whose place is after
-// `after` and whose account the registry knows as a jetton wallet: one
-// registry read by address for all of them and one of the address book.
-func prepareJettons(ctx context.Context, o *Options, rows []store.SeqTx, after uint64) ([]*Event, error) {
-	var take []store.SeqTx
-	var accounts []string
-	for _, r := range rows {
-		if r.Slots && r.Seq+store.TxSlotJettons > after {
-			take = append(take, r)
-			accounts = append(accounts, r.Account)
-		}
-	}
-	if len(take) == 0 {
+// prepareJettons makes the jettons_change events of the registry's logged
+// states rows: one read of the address book for all of them.
+func prepareJettons(ctx context.Context, o *Options, rows []store.SeqJettonChange) ([]*Event, error) {
+	if len(rows) == 0 {
 		return nil, nil
 	}
-	slices.Sort(accounts)
-	wallets, err := o.Store.JettonWalletsAt(ctx, slices.Compact(accounts))
-	if err != nil || len(wallets) == 0 {
-		return nil, err
-	}
 	var addrs []string
-	for _, w := range wallets {
-		addrs = append(addrs, w.Address, w.Owner, w.Jetton)
+	for _, r := range rows {
+		addrs = append(addrs, r.Address, r.Owner, r.Jetton)
 	}
 	slices.Sort(addrs)
 	b, md, err := o.Book(ctx, slices.Compact(addrs))
 	if err != nil {
 		return nil, err
 	}
-	var out []*Event
-	for _, r := range take {
-		if w, ok := wallets[r.Account]; ok {
-			out = append(out, &Event{Seq: r.Seq + store.TxSlotJettons, Jetton: &JettonEvent{Tx: r.Transaction, Wallet: w, book: b, tokens: md}})
-		}
+	out := make([]*Event, len(rows))
+	for i, r := range rows {
+		out[i] = &Event{Seq: r.Seq, Jetton: &JettonEvent{Wallet: r.JettonWallet, book: b, tokens: md}}
 	}
 	return out, nil
 }

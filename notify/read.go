@@ -16,8 +16,12 @@ type reading struct {
 	actions    bool
 	txs        bool
 	states     bool     // the accounts' states after the transactions
-	jettons    bool     // the jetton wallets among the accounts after the transactions
-	txAccounts []string // of txs, states and jettons; nil: every account's
+	txAccounts []string // of txs and states; nil: every account's
+	// jettons asks for the registry's jetton wallet states of wallets in
+	// or owned by jettonAccounts (store.JettonChangesAfter; nil: every
+	// one).
+	jettons        bool
+	jettonAccounts []string
 	// traces asks for the complete traces of traceAccounts or
 	// traceExtNorms (store.TracesAfter; both nil: every one).
 	traces                       bool
@@ -50,10 +54,11 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 	if bound <= after {
 		return nil, after, false, nil
 	}
-	txRows := r.txs || r.states || r.jettons
+	txRows := r.txs || r.states
 	var acts []store.SeqAction
 	var txs []store.SeqTx
 	var trs []store.SeqTrace
+	var jts []store.SeqJettonChange
 	if r.actions {
 		if acts, err = o.Store.ActionsAfter(ctx, r.filter, after, limit); err != nil {
 			return nil, 0, false, err
@@ -66,7 +71,7 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 		// A derived event after `after` may be of a transaction at or
 		// below it (its places follow the transaction's seq).
 		from := after
-		if r.states || r.jettons {
+		if r.states {
 			from -= min(after, store.TxSlots-1)
 		}
 		if txs, err = o.Store.TransactionsAfter(ctx, r.txAccounts, from, limit); err != nil {
@@ -89,6 +94,14 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 			bound, more = min(bound, trs[len(trs)-1].Seq), true
 		}
 	}
+	if r.jettons {
+		if jts, err = o.Store.JettonChangesAfter(ctx, r.jettonAccounts, after, limit); err != nil {
+			return nil, 0, false, err
+		}
+		if len(jts) == limit {
+			bound, more = min(bound, jts[len(jts)-1].Seq), true
+		}
+	}
 	// Rows past the bound (committed after it, or past the other kind's
 	// full page) are left for the next read before any is prepared.
 	cutA := func(a store.SeqAction) bool { return a.Seq > bound }
@@ -101,6 +114,9 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 	}
 	if i := slices.IndexFunc(trs, func(t store.SeqTrace) bool { return t.Seq > bound }); i >= 0 {
 		trs, more = trs[:i], true
+	}
+	if i := slices.IndexFunc(jts, func(j store.SeqJettonChange) bool { return j.Seq > bound }); i >= 0 {
+		jts, more = jts[:i], true
 	}
 	if events, err = prepare(ctx, o.Store, o.Book, acts, r.lts, r.msgs); err != nil {
 		return nil, 0, false, err
@@ -120,13 +136,11 @@ func read(ctx context.Context, o *Options, r reading, after uint64, limit int) (
 		}
 		events = append(events, stEvents...)
 	}
-	if r.jettons && len(txs) > 0 {
-		jtEvents, err := prepareJettons(ctx, o, txs, after)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		events = append(events, jtEvents...)
+	jtEvents, err := prepareJettons(ctx, o, jts)
+	if err != nil {
+		return nil, 0, false, err
 	}
+	events = append(events, jtEvents...)
 	trEvents, err := prepareTraces(ctx, o, trs)
 	if err != nil {
 		return nil, 0, false, err

@@ -144,31 +144,19 @@ func (s *Subscription) nextReplay(ctx context.Context) (*Event, error) {
 	}
 	r := reading{filter: s.req.Filter, actions: s.wants(TypeActions), txs: s.wants(TypeTransactions), states: s.wants(TypeAccountState),
 		traces: s.wants(TypeTrace), jettons: s.wants(TypeJettons)}
-	var owners []string // whose jetton wallets' transactions are read too
 	if r.txs || r.states || r.jettons {
-		var none bool
-		if r.txAccounts, none = txScope(&s.req.Filter); none {
+		// A jetton wallet's change is matched by the wallet or its owner,
+		// both columns of the logged change.
+		accounts, none := txScope(&s.req.Filter)
+		if none {
 			r.txs, r.states, r.jettons = false, false, false
 		}
-		if r.jettons {
-			owners = r.txAccounts
-		}
+		r.txAccounts, r.jettonAccounts = accounts, accounts
 	}
 	if r.traces {
 		r.traceAccounts, r.traceExtNorms = traceScope(&s.req.Filter)
 	}
 	for len(s.buf) == 0 {
-		if len(owners) > 0 {
-			// A watched owner brings its jetton wallets' changes: their
-			// transactions are read with the watched accounts' (the
-			// registry's owner index, read again each page for wallets
-			// new since), and keep drops what they bring of other types.
-			wallets, err := s.hub.o.Store.JettonWalletsOwnedBy(ctx, owners)
-			if err != nil {
-				return nil, err
-			}
-			r.txAccounts = append(owners[:len(owners):len(owners)], wallets...)
-		}
 		// Every event up to upto was read (the counter's value read first).
 		events, upto, more, err := read(ctx, &s.hub.o, r, s.pos, replayPage)
 		if err != nil {

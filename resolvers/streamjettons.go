@@ -11,8 +11,8 @@ import (
 // owner and master.
 func jettonsEvent(e *notify.Event) *model.StreamEvent {
 	w, book, md := e.Jetton.Rendered()
-	c := &model.JettonsChange{Address: w.Address, Owner: w.Owner, Jetton: w.Jetton, LastTransactionLt: e.Jetton.Tx.Lt,
-		CodeHash: w.CodeHash, DataHash: w.DataHash, TransactionHash: e.Jetton.Tx.Hash.Base64()}
+	c := &model.JettonsChange{Address: w.Address, Owner: w.Owner, Jetton: w.Jetton, LastTransactionLt: e.Jetton.Wallet.LastTxLt,
+		CodeHash: w.CodeHash, DataHash: w.DataHash, TransactionHash: e.Jetton.Wallet.LastTxHash.Base64()}
 	if w.Balance != nil {
 		c.Balance = optionalBig(*w.Balance)
 	}

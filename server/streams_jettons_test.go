@@ -70,28 +70,26 @@ type walletTx struct {
 	Seq     int64  `bun:"seq"`
 }
 
-// The fee-replay block imported with the token registry on, on both
-// databases, its registry holding the wallets the same import finds
-// before the block is stored (the registry is written after a batch's
-// commit, so a live stream sees the rows of earlier batches; here those
-// are the block's own, the deterministic case). Half of the jetton wallets
-// with transactions are watched by their address, the owners of others by
-// theirs, the rest not at all, among 1,000 addresses that never occur: our
-// SSE route (jettons alone; and mixed with transactions and states, cut
-// after a third and resumed by cursor), toncenter's streaming v2 SSE and
-// websocket and GraphQL's Subscription.events each get one jettons_change
-// per transaction of a watched wallet or of a wallet of a watched owner,
-// none of another, at the second place after the transaction's; the
-// balance and hashes are the registry's (and /api/v3/jetton/wallets') where
-// its row was read at that transaction, null elsewhere. A replay from the
-// start watching the owners only finds their wallets by the registry.
+// The fee-replay block imported with the token registry on into an empty
+// store, on both databases, while streams are open: the registry learns
+// the block's jetton wallets from the same import, after the batch's
+// commit, and each state it stores is told at once, with the balance the
+// get method read. Half of the jetton wallets with transactions are
+// watched by their address, the owners of others by theirs, the rest not
+// at all, among 1,000 addresses that never occur: our SSE route (jettons
+// alone; and mixed with transactions and states, cut after a third and
+// resumed by cursor), toncenter's streaming v2 SSE and websocket and
+// GraphQL's Subscription.events each get one jettons_change per watched
+// wallet or wallet of a watched owner (the state after its last
+// transaction of the block), none of another, after that transaction's
+// place; balance and hashes equal the registry's and
+// /api/v3/jetton/wallets'. A replay from the start tells exactly what the
+// live stream told, and one watching the owners only finds their wallets.
 func TestStreamJettons(t *testing.T) {
 	files := []string{testenv.Fixture(t, "fee-replay/tvm_replay_fat_block_66519406.json")}
 	scratch := importedWithTokens(t, testenv.Databases(t)[0], files)
 	ctx := t.Context()
 	registry, err := scratch.JettonWallets(ctx, store.JettonWalletFilter{TokenPage: store.TokenPage{Limit: 100_000}})
-	require.NoError(t, err)
-	masters, err := scratch.JettonMasters(ctx, store.JettonMasterFilter{TokenPage: store.TokenPage{Limit: 100_000}})
 	require.NoError(t, err)
 	walletOf := map[string]chain.JettonWallet{}
 	var walletAddrs []string
@@ -126,21 +124,20 @@ func TestStreamJettons(t *testing.T) {
 		isWatched[a] = true
 	}
 	var want []string // the wallets whose changes are told
-	for _, w := range active {
-		if isWatched[w] || isWatched[walletOf[w].Owner] {
-			want = append(want, w)
+	for _, w := range registry {
+		if isWatched[w.Address] || isWatched[w.Owner] {
+			want = append(want, w.Address)
 		}
 	}
 	for _, w := range unwatched {
 		require.NotContains(t, want, w, "a wallet of a watched owner is not an unwatched one")
 	}
 	require.NotEmpty(t, unwatched)
-	t.Logf("%d jetton wallets with transactions; %d watched by address or owner (%d owners)", len(active), len(want), len(byOwner))
+	t.Logf("%d jetton wallets, %d with transactions; %d watched by address or owner (%d owners)", len(registry), len(active), len(want), len(byOwner))
 
 	for _, db := range testenv.Databases(t) {
 		t.Run(db.Name, func(t *testing.T) {
-			st := storetest.Open(t, db.URL)
-			require.NoError(t, st.SaveTokens(t.Context(), &chain.TokenRecords{JettonWallets: registry, JettonMasters: masters}))
+			st := storetest.Open(t, db.URL) // empty: the registry learns the wallets from the import below
 			res := &resolvers.Resolver{Store: st}
 			hub := startHub(t, st, res, notify.Options{Queue: 100_000})
 			srv := streamServer(t, server.Options{Resolver: res})
@@ -165,17 +162,17 @@ func TestStreamJettons(t *testing.T) {
 			im.Tokens = tokens.ForStore(st, nil).Hook
 			require.NoError(t, im.ImportFiles(t.Context(), files, func(path string, _ ingest.Stats, err error) { require.NoError(t, err, path) }))
 
+			// The transactions of the watched wallets, by account and lt.
 			var rows []walletTx
 			require.NoError(t, st.DB().NewRaw(`SELECT hash, account, lt, seq FROM transactions WHERE account IN (?)`, bun.In(want)).Scan(t.Context(), &rows))
-			byHash := map[string]walletTx{}
-			bySeq := map[uint64]string{}
+			txAt := map[string]walletTx{}
 			for _, r := range rows {
-				byHash[r.Hash] = r
-				bySeq[uint64(r.Seq+2)] = r.Hash
+				txAt[r.Account+"@"+strconv.FormatInt(r.Lt, 10)] = r
 			}
 			// The registry after the import, and /api/v3/jetton/wallets.
 			now, err := st.JettonWallets(t.Context(), store.JettonWalletFilter{Addresses: want, TokenPage: store.TokenPage{Limit: 1000}})
 			require.NoError(t, err)
+			require.Len(t, now, len(want), "the registry learnt every wallet from the import")
 			rowOf := map[string]chain.JettonWallet{}
 			for _, w := range now {
 				rowOf[w.Address] = w
@@ -192,48 +189,40 @@ func TestStreamJettons(t *testing.T) {
 			for _, w := range page.Wallets {
 				restBalance[w["address"].(string)] = w["balance"]
 			}
-			known := 0
-			for _, r := range rows {
-				if w := rowOf[r.Account]; w.LastTxLt == uint64(r.Lt) && w.Balance != "" {
-					known++
-				}
-			}
-			t.Logf("%d transactions of watched wallets, %d with the balance after them known", len(rows), known)
-			require.Positive(t, known)
-			require.Less(t, known, len(rows), "some are earlier transactions of a wallet")
-			wantHashes := make([]string, 0, len(rows))
-			for h := range byHash {
-				wantHashes = append(wantHashes, h)
+			t.Logf("%d transactions of the %d watched wallets", len(rows), len(want))
+			wantKeys := make([]string, 0, len(want)) // a change is named by wallet@lt
+			for _, a := range want {
+				wantKeys = append(wantKeys, a+"@"+strconv.FormatUint(rowOf[a].LastTxLt, 10))
 			}
 
 			// check checks one told wallet against the registry, REST and
-			// the transaction it follows.
-			check := func(txHash, addr, owner, master, lastLt string, balance, codeHash, dataHash *string) {
+			// the transaction it follows (txHash "" where the protocol
+			// names none), and returns the change's name, wallet@lt.
+			check := func(txHash, addr, owner, master, lastLt string, balance, codeHash, dataHash *string) string {
 				t.Helper()
-				r, ok := byHash[txHash]
-				require.True(t, ok, "a change after %s, not a transaction of a watched wallet", txHash)
-				w := rowOf[r.Account]
-				require.Equal(t, r.Account, addr)
+				w, ok := rowOf[addr]
+				require.True(t, ok, "a change of %s, not a watched wallet", addr)
 				require.Equal(t, w.Owner, owner)
 				require.Equal(t, w.Jetton, master)
-				require.Equal(t, strconv.FormatInt(r.Lt, 10), lastLt)
-				if w.LastTxLt != uint64(r.Lt) || w.Balance == "" {
-					require.Nil(t, balance, "the registry's row is not of %s", txHash)
-					require.Nil(t, codeHash)
-					require.Nil(t, dataHash)
-					return
+				require.Equal(t, strconv.FormatUint(w.LastTxLt, 10), lastLt, "the state after the wallet's last transaction")
+				if tx, ok := txAt[addr+"@"+lastLt]; ok && txHash != "" {
+					require.Equal(t, tx.Hash, txHash, "the transaction at last_transaction_lt")
+				} else if txHash != "" {
+					require.Fail(t, "no stored transaction of the wallet at "+lastLt)
 				}
-				require.NotNil(t, balance)
+				require.NotNil(t, balance, "the balance the registry read")
 				require.Equal(t, w.Balance, *balance)
 				require.Equal(t, restBalance[addr], *balance, "/api/v3/jetton/wallets")
 				require.Equal(t, w.CodeHash.Base64(), *codeHash)
 				require.Equal(t, w.DataHash.Base64(), *dataHash)
+				return addr + "@" + lastLt
 			}
-			once := func(what string, got map[string]int) { t.Helper(); requireEachOnce(t, what, got, wantHashes) }
+			once := func(what string, got map[string]int) { t.Helper(); requireEachOnce(t, what, got, wantKeys) }
 
-			// Ours: each change once, at the second place after its
-			// transaction's, with the book of wallet, owner and master.
+			// Ours: each change once, after its transaction's place, with
+			// the book of wallet, owner and master.
 			var lastID string
+			var told []string // our stream's events, cursor and data
 			readOwn := func(s *sseStream, n int, changes, other map[string]int, last *uint64) {
 				for i := 0; i < n; i++ {
 					ev, ok := s.next(t, 30*time.Second)
@@ -250,29 +239,34 @@ func TestStreamJettons(t *testing.T) {
 					}
 					var p streamedJettons
 					require.NoError(t, json.Unmarshal([]byte(ev.Data), &p), ev.Data)
-					r := byHash[p.TransactionHash]
-					require.Equal(t, uint64(r.Seq+2), seq, "the second place after its transaction's")
-					require.Equal(t, strconv.FormatInt(r.Lt, 10), p.TransactionLt)
 					j := p.Jetton
-					check(p.TransactionHash, j.Address, j.Owner, j.Jetton, j.LastTransactionLt, j.Balance, j.CodeHash, j.DataHash)
+					require.Equal(t, j.LastTransactionLt, p.TransactionLt)
+					key := check(p.TransactionHash, j.Address, j.Owner, j.Jetton, j.LastTransactionLt, j.Balance, j.CodeHash, j.DataHash)
+					require.Greater(t, seq, uint64(txAt[key].Seq), "told after its transaction")
 					for _, a := range []string{j.Address, j.Owner, j.Jetton} {
 						require.Contains(t, p.AddressBook, a)
 					}
 					require.NotContains(t, p.Metadata, j.Address, "metadata of the owner and master only")
-					changes[p.TransactionHash]++
+					changes[key]++
+					p.Metadata = nil // what the store knows of the tokens when read: the worker adds to it
+					b, err := json.Marshal(p)
+					require.NoError(t, err)
+					told = append(told, ev.ID+" "+string(b))
 				}
 			}
 			changes, other, last := map[string]int{}, map[string]int{}, uint64(0)
-			readOwn(own, len(rows), changes, other, &last)
+			readOwn(own, len(want), changes, other, &last)
 			once("change", changes)
 			require.Empty(t, other)
+			noMore(t, own)
+			live := told
 
 			// Mixed with the watched accounts' transactions and states: as
 			// many of those as their rows (a watched owner's wallets bring
 			// only their jettons_change).
 			var direct int
 			require.NoError(t, st.DB().NewRaw(`SELECT count(*) FROM transactions WHERE account IN (?)`, bun.In(watched)).Scan(t.Context(), &direct))
-			total := len(rows) + 2*direct
+			total := len(want) + 2*direct
 			changes, other, last = map[string]int{}, map[string]int{}, 0
 			readOwn(cut, total/3, changes, other, &last)
 			cut.Close()
@@ -284,16 +278,25 @@ func TestStreamJettons(t *testing.T) {
 			require.Len(t, other, 2*direct)
 			noMore(t, resumed)
 
+			// A replay from the start tells what the live stream told (the
+			// metadata aside).
+			told = nil
+			replayAll, refused := postSSE(t, srv.URL, "/api/v3/actions/stream", map[string]any{"addresses": watched,
+				"types": []string{"jettons_change"}, "after": resolvers.EncodeStreamCursor(0)})
+			require.Nil(t, refused)
+			changes, other, last = map[string]int{}, map[string]int{}, 0
+			readOwn(replayAll, len(want), changes, other, &last)
+			require.Equal(t, live, told, "replay == live")
+			noMore(t, replayAll)
+
 			// toncenter's SSE: its fields, each change once.
 			tcChanges := map[string]int{}
 			var docs []string
-			for i := 0; i < len(rows); i++ {
+			for i := 0; i < len(want); i++ {
 				n := nextTCNotification(t, tc, "jettons_change", tcJettonsNotificationFields)
 				var j map[string]json.RawMessage
 				require.NoError(t, json.Unmarshal(n["jetton"], &j))
 				require.Equal(t, tcJettonWalletFields, sortedKeys(j))
-				hash, ok := bySeq[cursorSeq(t, mustString(t, n["cursor"]))]
-				require.True(t, ok, "the cursor names the place of a change")
 				var w struct {
 					Address, Owner, Jetton string
 					LastLt                 string  `json:"last_transaction_lt"`
@@ -302,23 +305,21 @@ func TestStreamJettons(t *testing.T) {
 					DataHash               *string `json:"data_hash"`
 				}
 				require.NoError(t, json.Unmarshal(n["jetton"], &w))
-				check(hash, w.Address, w.Owner, w.Jetton, w.LastLt, w.Balance, w.CodeHash, w.DataHash)
+				key := check("", w.Address, w.Owner, w.Jetton, w.LastLt, w.Balance, w.CodeHash, w.DataHash)
+				require.Greater(t, cursorSeq(t, mustString(t, n["cursor"])), uint64(txAt[key].Seq))
 				var book map[string]any
 				require.NoError(t, json.Unmarshal(n["address_book"], &book))
 				require.Len(t, book, len(map[string]bool{w.Address: true, w.Owner: true, w.Jetton: true}))
-				tcChanges[hash]++
-				if w.Balance != nil {
-					delete(n, "cursor") // ours, not the model's
-					b, _ := json.Marshal(n)
-					docs = append(docs, string(b))
-				}
+				tcChanges[key]++
+				delete(n, "cursor") // ours, not the model's
+				b, _ := json.Marshal(n)
+				docs = append(docs, string(b))
 			}
 			once("toncenter change", tcChanges)
-			require.NotEmpty(t, docs)
 			checkTCShape(t, "JettonsNotification", docs)
 			// Its websocket: the same notification, each once.
 			sockChanges := map[string]int{}
-			for i := 0; i < len(rows); i++ {
+			for i := 0; i < len(want); i++ {
 				var m map[string]any
 				select {
 				case m = <-sockMsgs:
@@ -329,15 +330,14 @@ func TestStreamJettons(t *testing.T) {
 				require.Equal(t, "jettons_change", m["type"])
 				j := m["jetton"].(map[string]any)
 				require.Equal(t, tcJettonWalletFields, sortedKeys(j))
-				require.Contains(t, want, j["address"])
-				sockChanges[j["address"].(string)+" "+j["last_transaction_lt"].(string)]++
+				sockChanges[j["address"].(string)+"@"+j["last_transaction_lt"].(string)]++
 			}
-			require.Len(t, sockChanges, len(rows))
+			once("websocket change", sockChanges)
 			requireNoMore(t, sockMsgs, "changes")
 
 			// GraphQL: each change once, the same values.
 			gqlChanges := map[string]int{}
-			for i := 0; i < len(rows); i++ {
+			for i := 0; i < len(want); i++ {
 				select {
 				case m := <-gql:
 					require.Equal(t, "next", m.Type, string(m.Payload))
@@ -362,10 +362,10 @@ func TestStreamJettons(t *testing.T) {
 					require.Equal(t, "jettons_change", e.Type)
 					require.Equal(t, "finalized", e.Finality)
 					c := e.Change
-					require.Equal(t, uint64(byHash[c.TxHash].Seq+2), cursorSeq(t, e.Cursor))
-					check(c.TxHash, c.Address, c.Owner, c.Jetton, strconv.FormatUint(c.LastLt, 10), c.Balance, c.CodeHash, c.DataHash)
+					key := check(c.TxHash, c.Address, c.Owner, c.Jetton, strconv.FormatUint(c.LastLt, 10), c.Balance, c.CodeHash, c.DataHash)
+					require.Greater(t, cursorSeq(t, e.Cursor), uint64(txAt[key].Seq))
 					require.Contains(t, e.AddressBook, c.Owner)
-					gqlChanges[c.TxHash]++
+					gqlChanges[key]++
 				case <-time.After(60 * time.Second):
 					t.Fatal("no GraphQL event")
 				}
@@ -373,11 +373,12 @@ func TestStreamJettons(t *testing.T) {
 			once("GraphQL change", gqlChanges)
 
 			// A replay from the start watching only the owners: their
-			// wallets' changes, found by the registry's owner index.
+			// wallets' changes (the change names its owner), and their own
+			// transactions, not their wallets'.
 			var ownersWant []string
-			for _, h := range wantHashes {
-				if !isWatched[byHash[h].Account] {
-					ownersWant = append(ownersWant, h)
+			for _, k := range wantKeys {
+				if w := rowOf[strings.Split(k, "@")[0]]; !isWatched[w.Address] {
+					ownersWant = append(ownersWant, k)
 				}
 			}
 			require.NotEmpty(t, ownersWant)
@@ -388,10 +389,17 @@ func TestStreamJettons(t *testing.T) {
 			var ownTxs int
 			require.NoError(t, st.DB().NewRaw(`SELECT count(*) FROM transactions WHERE account IN (?)`, bun.In(byOwner)).Scan(t.Context(), &ownTxs))
 			readOwn(replay, len(ownersWant)+ownTxs, changes, other, &last)
-			wantHashes = ownersWant
+			wantKeys = ownersWant
 			once("replayed change", changes)
 			require.Len(t, other, ownTxs, "the owners' own transactions, not their wallets'")
 			noMore(t, replay)
+
+			// Importing the block again reads the same states: nothing new
+			// is told.
+			require.NoError(t, im.ImportFiles(t.Context(), files, func(path string, _ ingest.Stats, err error) { require.NoError(t, err, path) }))
+			var logged int
+			require.NoError(t, st.DB().NewRaw(`SELECT count(*) FROM jetton_changes`).Scan(t.Context(), &logged))
+			require.Equal(t, len(registry), logged, "one change per wallet state, none again for the same state")
 		})
 	}
 }

@@ -144,14 +144,23 @@ func newerThan(table string) string {
 }
 
 // SaveTokens writes registry rows, each replacing the stored row of its
-// address unless that one was read at a later transaction. Rows of an
-// unusable shape (a balance or index that is no number) are an error of
-// the caller and skipped.
+// address unless that one was read at a later transaction, and logs the
+// jetton wallets' new states as jettons_change events (jettonchanges.go).
+// Rows of an unusable shape (a balance or index that is no number) are an
+// error of the caller and skipped.
 func (s *Store) SaveTokens(ctx context.Context, t *chain.TokenRecords) error {
 	if t.Empty() {
 		return nil
 	}
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	var told uint64 // the highest seq of the jettons_change events logged
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if rows := jettonWalletRows(t.JettonWallets); len(rows) > 0 {
+			// First: it takes the streams' counter (jettonchanges.go).
+			var err error
+			if told, err = logJettonChanges(ctx, tx, rows, t.JettonWallets); err != nil {
+				return err
+			}
+		}
 		if rows := jettonMasterRows(t.JettonMasters); len(rows) > 0 {
 			if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (address) DO UPDATE").
 				Set("total_supply = EXCLUDED.total_supply, mintable = EXCLUDED.mintable, admin = EXCLUDED.admin").
@@ -190,6 +199,10 @@ func (s *Store) SaveTokens(ctx context.Context, t *chain.TokenRecords) error {
 		}
 		return nil
 	})
+	if err == nil && told > 0 {
+		s.actionsCommitted(told)
+	}
+	return err
 }
 
 // MarkTokensBehind records that accounts had transactions (lt by raw

@@ -17,19 +17,19 @@ import (
 // makes) in (lt, hash) order; a transaction stored already keeps its seq.
 //
 // A transaction takes TxSlots numbers: its seq and the ones after it, the
-// places of the events derived from it (TxSlotState, TxSlotJettons), so
+// places of the events derived from it (TxSlotState; the third number was
+// the jettons_change event's until migration 20261201000213 gave those
+// their own numbers, jettonchanges.go, and stays unused), so
 // each of those has a seq no other event has (a cursor names one event,
 // a webhook's queue keys on it) with no column or counter of its own.
 // Transactions numbered before migration 20261201000161 took one number
 // each and have no derived events (SeqTx.Slots).
 
-// TxSlots is how many numbers a transaction takes; TxSlotState and
-// TxSlotJettons are the offsets from its seq of its account's state change
-// and its jetton wallet's balance change.
+// TxSlots is how many numbers a transaction takes; TxSlotState is the
+// offset from its seq of its account's state change.
 const (
-	TxSlots       = 3
-	TxSlotState   = 1
-	TxSlotJettons = 2
+	TxSlots     = 3
+	TxSlotState = 1
 )
 
 // assignTxSeqs takes seqs for the batch's transactions that are not stored

@@ -110,7 +110,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 			return err
 		}
 		if w, good := walletData(s); ok && good {
-			w.Address, w.CodeHash, w.DataHash, w.LastTxLt = st.Address, codeHash, dataHash, lt
+			w.Address, w.CodeHash, w.DataHash, w.LastTxLt, w.LastTxHash = st.Address, codeHash, dataHash, lt, st.LastTxHash
 			out.JettonWallets = append(out.JettonWallets, w)
 			return nil
 		}

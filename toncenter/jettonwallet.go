@@ -31,17 +31,3 @@ func RenderJettonWallet(w *chain.JettonWallet) JettonWallet {
 	}
 	return out
 }
-
-// RenderJettonWalletAfter is the wallet right after its transaction t,
-// from w, the registry's row of it (its latest state read): the balance
-// and the code and data hashes only when that row was read at t (its
-// last_tx_lt is t's lt) and its balance is known; null otherwise, never
-// an older state's shown as t's. last_transaction_lt is t's.
-func RenderJettonWalletAfter(w *chain.JettonWallet, t *chain.Transaction) JettonWallet {
-	out := JettonWallet{Address: w.Address, Owner: w.Owner, Jetton: w.Jetton, LastTransactionLt: strconv.FormatUint(t.Lt, 10)}
-	if w.LastTxLt == t.Lt && w.Balance != "" {
-		code, data, balance := w.CodeHash.Base64(), w.DataHash.Base64(), w.Balance
-		out.Balance, out.CodeHash, out.DataHash = &balance, &code, &data
-	}
-	return out
-}

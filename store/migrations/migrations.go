@@ -50,6 +50,7 @@ func New() *migrate.Migrations {
 	registerMessageCreatedAt(m)
 	registerTraceSeq(m)
 	registerMultisig(m)
+	registerJettonChanges(m)
 	return m
 }
 
