@@ -5,6 +5,16 @@ package chain
 // contracts, vesting wallets and TON DNS items. Each is keyed by the state's last
 // transaction like the token registry's rows.
 
+// ContractState is what a contract's row records of the state it was
+// read from: its hashes, the transaction it was read at, and Known,
+// false when the account had a transaction after that state (what such
+// a transaction may change is then unknown; each type says what).
+type ContractState struct {
+	CodeHash, DataHash Hash
+	LastTxLt           uint64
+	Known              bool
+}
+
 // NftSale is a fixed-price sale contract (get_sale_data).
 type NftSale struct {
 	Address     string
@@ -15,11 +25,8 @@ type NftSale struct {
 	// MarketplaceFee and RoyaltyAmount are decimal nanotons; RoyaltyAddress
 	// where royalties go.
 	MarketplaceFee, RoyaltyAddress, RoyaltyAmount string
-	CodeHash, DataHash                            Hash
-	LastTxLt                                      uint64
-	// Known is false when the account had a transaction after the state
-	// read: Seller and the prices are then unknown (empty).
-	Known bool
+	// Unknown (Known false): Seller and the prices (empty).
+	ContractState
 }
 
 // Vesting is a vesting wallet (get_vesting_data, get_whitelist).
@@ -29,12 +36,9 @@ type Vesting struct {
 	TotalAmount                                   string // decimal nanotons
 	Sender, Owner                                 string
 	Whitelist                                     []string
-	CodeHash, DataHash                            Hash
-	LastTxLt                                      uint64
-	// Known is false when the account had a transaction after the state
-	// read: Whitelist is then unknown (nil). The other values are fixed
+	// Unknown (Known false): Whitelist (nil). The other values are fixed
 	// at deployment (the contract has no message that changes them).
-	Known bool
+	ContractState
 }
 
 // DNSEntry is a TON DNS item (an NFT of a DNS root collection, .ton or

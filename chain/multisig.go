@@ -10,10 +10,7 @@ type Multisig struct {
 	NextOrderSeqno     string
 	Threshold          int
 	Signers, Proposers []string // raw addresses, in index order
-	CodeHash, DataHash Hash
-	LastTxLt           uint64
-	// Known is false when the account had a transaction after the state
-	// read: NextOrderSeqno, Threshold, Signers and Proposers are then
-	// unknown (an order may have changed any of them).
-	Known bool
+	// Unknown (Known false): NextOrderSeqno, Threshold, Signers and
+	// Proposers (an order may have changed any of them).
+	ContractState
 }

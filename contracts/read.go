@@ -70,12 +70,13 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain
 
 func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash,
 	states map[string]*chain.AccountState, out *chain.ContractRecords) error {
+	read := chain.ContractState{CodeHash: codeHash, DataHash: dataHash, LastTxLt: st.LastTxLt, Known: true}
 	if codeHash == MultisigV2Code {
 		m, ok, err := rd.readMultisig(ctx, st)
 		if err != nil || !ok {
 			return err
 		}
-		m.Address, m.CodeHash, m.DataHash, m.LastTxLt, m.Known = st.Address, codeHash, dataHash, st.LastTxLt, true
+		m.Address, m.ContractState = st.Address, read
 		out.Multisigs = append(out.Multisigs, m)
 		return nil
 	}
@@ -95,7 +96,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 			return err
 		}
 		if sale, good := saleData(s); ok && good {
-			sale.Address, sale.CodeHash, sale.DataHash, sale.LastTxLt, sale.Known = st.Address, codeHash, dataHash, st.LastTxLt, true
+			sale.Address, sale.ContractState = st.Address, read
 			out.Sales = append(out.Sales, sale)
 			return nil
 		}
@@ -116,7 +117,7 @@ func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods g
 		if v.Whitelist, good = whitelist(w); !ok || !good {
 			return nil
 		}
-		v.Address, v.CodeHash, v.DataHash, v.LastTxLt, v.Known = st.Address, codeHash, dataHash, st.LastTxLt, true
+		v.Address, v.ContractState = st.Address, read
 		out.Vestings = append(out.Vestings, v)
 	}
 	return nil

@@ -12,6 +12,24 @@ import (
 // wallets as package contracts reads them from their states (DNS items:
 // dns.go).
 
+// contractStateRow is the columns every contract table has for the state
+// its row was read from (chain.ContractState); bun reads and writes an
+// embedded struct's fields as the row's own.
+type contractStateRow struct {
+	Known    bool   `bun:"known,notnull"`
+	CodeHash string `bun:"code_hash,notnull"`
+	DataHash string `bun:"data_hash,notnull"`
+	LastTxLt int64  `bun:"last_tx_lt,notnull"`
+}
+
+func stateRow(s chain.ContractState) contractStateRow {
+	return contractStateRow{Known: s.Known, CodeHash: s.CodeHash.Base64(), DataHash: s.DataHash.Base64(), LastTxLt: int64(s.LastTxLt)}
+}
+
+func (r *contractStateRow) toState() chain.ContractState {
+	return chain.ContractState{Known: r.Known, CodeHash: hashOf(r.CodeHash), DataHash: hashOf(r.DataHash), LastTxLt: uint64(r.LastTxLt)}
+}
+
 type nftSaleRow struct {
 	bun.BaseModel `bun:"table:nft_sales,alias:nft_sales"`
 
@@ -23,17 +41,13 @@ type nftSaleRow struct {
 	MarketplaceFee *string `bun:"marketplace_fee"`
 	RoyaltyAddress *string `bun:"royalty_address"`
 	RoyaltyAmount  *string `bun:"royalty_amount"`
-	Known          bool    `bun:"known,notnull"`
-	CodeHash       string  `bun:"code_hash,notnull"`
-	DataHash       string  `bun:"data_hash,notnull"`
-	LastTxLt       int64   `bun:"last_tx_lt,notnull"`
+	contractStateRow
 }
 
 func (r *nftSaleRow) toChain() chain.NftSale {
 	return chain.NftSale{Address: r.Address, Nft: r.Nft, Seller: textOr(r.Seller), Marketplace: textOr(r.Marketplace),
 		FullPrice: textOr(r.FullPrice), MarketplaceFee: textOr(r.MarketplaceFee), RoyaltyAddress: textOr(r.RoyaltyAddress),
-		RoyaltyAmount: textOr(r.RoyaltyAmount), Known: r.Known, CodeHash: hashOf(r.CodeHash), DataHash: hashOf(r.DataHash),
-		LastTxLt: uint64(r.LastTxLt)}
+		RoyaltyAmount: textOr(r.RoyaltyAmount), ContractState: r.toState()}
 }
 
 type vestingRow struct {
@@ -47,17 +61,13 @@ type vestingRow struct {
 	TotalAmount   string  `bun:"total_amount,notnull"`
 	Sender        *string `bun:"sender"`
 	Owner         *string `bun:"owner"`
-	Known         bool    `bun:"known,notnull"`
-	CodeHash      string  `bun:"code_hash,notnull"`
-	DataHash      string  `bun:"data_hash,notnull"`
-	LastTxLt      int64   `bun:"last_tx_lt,notnull"`
+	contractStateRow
 }
 
 func (r *vestingRow) toChain() chain.Vesting {
 	return chain.Vesting{Address: r.Address, StartTime: r.StartTime, TotalDuration: r.TotalDuration,
 		UnlockPeriod: r.UnlockPeriod, Cliff: r.CliffDuration, TotalAmount: r.TotalAmount, Sender: textOr(r.Sender),
-		Owner: textOr(r.Owner), Known: r.Known, CodeHash: hashOf(r.CodeHash), DataHash: hashOf(r.DataHash),
-		LastTxLt: uint64(r.LastTxLt)}
+		Owner: textOr(r.Owner), ContractState: r.toState()}
 }
 
 type vestingWhitelistRow struct {
@@ -142,8 +152,7 @@ func saleRows(in []chain.NftSale) []nftSaleRow {
 	for _, s := range in {
 		rows = append(rows, nftSaleRow{Address: s.Address, Nft: s.Nft, Seller: optText(s.Seller), Marketplace: optText(s.Marketplace),
 			FullPrice: optText(s.FullPrice), MarketplaceFee: optText(s.MarketplaceFee), RoyaltyAddress: optText(s.RoyaltyAddress),
-			RoyaltyAmount: optText(s.RoyaltyAmount), Known: s.Known, CodeHash: s.CodeHash.Base64(), DataHash: s.DataHash.Base64(),
-			LastTxLt: int64(s.LastTxLt)})
+			RoyaltyAmount: optText(s.RoyaltyAmount), contractStateRow: stateRow(s.ContractState)})
 	}
 	return dedupe(rows, func(r *nftSaleRow) string { return r.Address }, func(a, b *nftSaleRow) bool { return a.LastTxLt >= b.LastTxLt })
 }
@@ -153,8 +162,7 @@ func vestingRows(in []chain.Vesting) []vestingRow {
 	for _, v := range in {
 		rows = append(rows, vestingRow{Address: v.Address, StartTime: v.StartTime, TotalDuration: v.TotalDuration,
 			UnlockPeriod: v.UnlockPeriod, CliffDuration: v.Cliff, TotalAmount: v.TotalAmount, Sender: optText(v.Sender),
-			Owner: optText(v.Owner), Known: v.Known, CodeHash: v.CodeHash.Base64(), DataHash: v.DataHash.Base64(),
-			LastTxLt: int64(v.LastTxLt)})
+			Owner: optText(v.Owner), contractStateRow: stateRow(v.ContractState)})
 	}
 	return dedupe(rows, func(r *vestingRow) string { return r.Address }, func(a, b *vestingRow) bool { return a.LastTxLt >= b.LastTxLt })
 }

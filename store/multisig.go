@@ -18,15 +18,11 @@ type multisigRow struct {
 	Address        string  `bun:"address,pk"`
 	NextOrderSeqno *string `bun:"next_order_seqno"`
 	Threshold      *int    `bun:"threshold"`
-	Known          bool    `bun:"known,notnull"`
-	CodeHash       string  `bun:"code_hash,notnull"`
-	DataHash       string  `bun:"data_hash,notnull"`
-	LastTxLt       int64   `bun:"last_tx_lt,notnull"`
+	contractStateRow
 }
 
 func (r *multisigRow) toChain() chain.Multisig {
-	m := chain.Multisig{Address: r.Address, NextOrderSeqno: textOr(r.NextOrderSeqno), Known: r.Known,
-		CodeHash: hashOf(r.CodeHash), DataHash: hashOf(r.DataHash), LastTxLt: uint64(r.LastTxLt)}
+	m := chain.Multisig{Address: r.Address, NextOrderSeqno: textOr(r.NextOrderSeqno), ContractState: r.toState()}
 	if r.Threshold != nil {
 		m.Threshold = *r.Threshold
 	}
@@ -54,7 +50,7 @@ func saveMultisigs(ctx context.Context, tx bun.Tx, in []chain.Multisig) error {
 	for _, m := range in {
 		th := m.Threshold
 		rows = append(rows, multisigRow{Address: m.Address, NextOrderSeqno: optText(m.NextOrderSeqno), Threshold: &th,
-			Known: m.Known, CodeHash: m.CodeHash.Base64(), DataHash: m.DataHash.Base64(), LastTxLt: int64(m.LastTxLt)})
+			contractStateRow: stateRow(m.ContractState)})
 	}
 	rows = dedupe(rows, func(r *multisigRow) string { return r.Address }, func(a, b *multisigRow) bool { return a.LastTxLt >= b.LastTxLt })
 	if len(rows) == 0 {
