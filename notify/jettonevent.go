@@ -71,8 +71,8 @@ func (j *JettonEvent) JSON() ([]byte, error) {
 	return j.json, j.err
 }
 
-// prepareJettons makes the jettons_change events of the registry's logged
-// states rows: one read of the address book for all of them.
+// prepareJettons makes the jettons_change events of the wallet states the
+// registry logged: one read of the address book for all of them.
 func prepareJettons(ctx context.Context, o *Options, rows []store.SeqJettonChange) ([]*Event, error) {
 	if len(rows) == 0 {
 		return nil, nil
