@@ -22,9 +22,6 @@ import (
 // first transactions arrive with its state is told like any other. A
 // re-read of the same state (a re-import) logs nothing.
 
-// registryBatch is how many addresses one read of the registry names.
-const registryBatch = 1000
-
 type jettonChangeRow struct {
 	bun.BaseModel `bun:"table:jetton_changes,alias:jetton_changes"`
 
@@ -63,9 +60,9 @@ func logJettonChanges(ctx context.Context, tx bun.Tx, rows []jettonWalletRow, wa
 		LastTxLt int64   `bun:"last_tx_lt"`
 	}
 	had := make(map[string]stored, len(rows))
-	for start := 0; start < len(rows); start += registryBatch {
-		addrs := make([]string, 0, registryBatch)
-		for _, r := range rows[start:min(start+registryBatch, len(rows))] {
+	for start := 0; start < len(rows); start += tokenEnqueueBatch {
+		addrs := make([]string, 0, tokenEnqueueBatch)
+		for _, r := range rows[start:min(start+tokenEnqueueBatch, len(rows))] {
 			addrs = append(addrs, r.Address)
 		}
 		var part []stored
