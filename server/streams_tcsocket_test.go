@@ -82,16 +82,19 @@ func TestToncenterSocket(t *testing.T) {
 			require.NoError(t, c.WriteMessage(websocket.TextMessage, []byte(`{"id":"p","operation":"ping"}`)))
 			require.Equal(t, map[string]any{"id": "p", "status": "pong"}, readJSON(t, c))
 
+			// From here on c is read all the time, as a client does, also
+			// while the test imports.
+			msgs := readSocket(t, c)
 			sub := map[string]any{"id": "s", "operation": "subscribe", "types": []string{"actions"}, "addresses": busy[:2], "include_address_book": true, "include_cursor": true}
 			require.NoError(t, c.WriteJSON(sub))
-			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, readJSON(t, c))
+			require.Equal(t, map[string]any{"id": "s", "status": "subscribed"}, recvSocket(t, msgs))
 			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, loadedWait, 5*time.Millisecond)
 
 			var cursors []string
 			collect := func(n int) []string {
 				var ids []string
 				for len(ids) < n {
-					m := readJSON(t, c)
+					m := recvSocket(t, msgs)
 					require.NotEmpty(t, m["cursor"], "include_cursor")
 					cursors = append(cursors, m["cursor"].(string))
 					require.Equal(t, "actions", m["type"], m)
@@ -133,7 +136,7 @@ func TestToncenterSocket(t *testing.T) {
 			require.Eventually(t, func() bool { return hub.Stats().Streams == 1 }, loadedWait, 5*time.Millisecond)
 
 			require.NoError(t, c.WriteJSON(map[string]any{"id": "u", "operation": "unsubscribe", "addresses": []string{busy[1]}}))
-			require.Equal(t, map[string]any{"id": "u", "status": "unsubscribed"}, readJSON(t, c))
+			require.Equal(t, map[string]any{"id": "u", "status": "unsubscribed"}, recvSocket(t, msgs))
 			importFiles(t, st, files[half:])
 			page, _, _ := restActions(t, srv.URL, "account="+busy[0])
 			var rest []string
@@ -144,7 +147,7 @@ func TestToncenterSocket(t *testing.T) {
 			}
 			require.ElementsMatch(t, rest, collect(len(rest)), "after unsubscribing, only the address left, from where the stream stood")
 			require.NoError(t, c.WriteJSON(map[string]any{"id": "p2", "operation": "ping"}))
-			require.Equal(t, map[string]any{"id": "p2", "status": "pong"}, readJSON(t, c), "nothing else was sent")
+			require.Equal(t, map[string]any{"id": "p2", "status": "pong"}, recvSocket(t, msgs), "nothing else was sent")
 		})
 	}
 }
@@ -164,6 +167,16 @@ func subscribeToncenter(t testing.TB, sock *websocket.Conn, msg map[string]any) 
 	msg["operation"] = "subscribe"
 	require.NoError(t, sock.WriteJSON(msg))
 	require.Equal(t, map[string]any{"id": msg["id"], "status": "subscribed"}, readJSON(t, sock))
+	return readSocket(t, sock)
+}
+
+// readSocket reads sock's messages at once into the returned channel (and
+// so answers the server's pings), as a live client does: a test that
+// stops reading while it imports would be cut as a slow client (its
+// buffers full for the stall time, or its pongs late). No read deadline:
+// the test's own waits bound it.
+func readSocket(t testing.TB, sock *websocket.Conn) <-chan map[string]any {
+	t.Helper()
 	require.NoError(t, sock.SetReadDeadline(time.Time{}))
 	msgs := make(chan map[string]any, 100_000)
 	go func() {
@@ -177,6 +190,19 @@ func subscribeToncenter(t testing.TB, sock *websocket.Conn, msg map[string]any) 
 		}
 	}()
 	return msgs
+}
+
+// recvSocket is the next message readSocket read.
+func recvSocket(t testing.TB, msgs <-chan map[string]any) map[string]any {
+	t.Helper()
+	select {
+	case m, ok := <-msgs:
+		require.True(t, ok, "the server closed the websocket")
+		return m
+	case <-time.After(loadedWait):
+		t.Fatal("no websocket message in time")
+		return nil
+	}
 }
 
 // requireNoMore fails when msgs holds another notification after the
