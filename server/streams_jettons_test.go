@@ -320,12 +320,7 @@ func TestStreamJettons(t *testing.T) {
 			// Its websocket: the same notification, each once.
 			sockChanges := map[string]int{}
 			for i := 0; i < len(want); i++ {
-				var m map[string]any
-				select {
-				case m = <-sockMsgs:
-				case <-time.After(60 * time.Second):
-					t.Fatal("no websocket notification")
-				}
+				m := recvSocket(t, sockMsgs)
 				require.Equal(t, tcJettonsNotificationFields, sortedKeys(m), m)
 				require.Equal(t, "jettons_change", m["type"])
 				j := m["jetton"].(map[string]any)

@@ -282,12 +282,7 @@ func TestStreamAccountStates(t *testing.T) {
 			// was not asked for).
 			sockStates := 0
 			for i := 0; i < len(rows); i++ {
-				var m map[string]any
-				select {
-				case m = <-sockMsgs:
-				case <-time.After(60 * time.Second):
-					t.Fatal("no websocket notification")
-				}
+				m := recvSocket(t, sockMsgs)
 				require.Equal(t, tcAccountStateNotificationFields, sortedKeys(m), m)
 				require.Equal(t, "account_state_change", m["type"])
 				require.Contains(t, real, m["account"])

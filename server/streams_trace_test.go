@@ -325,12 +325,7 @@ func TestStreamTraces(t *testing.T) {
 			t.Logf("%d nested actions in the watched traces", nested)
 			sockGot := map[string]int{}
 			for i := 0; i < len(want); i++ {
-				var m map[string]any
-				select {
-				case m = <-sockMsgs:
-				case <-time.After(60 * time.Second):
-					t.Fatal("no websocket notification")
-				}
+				m := recvSocket(t, sockMsgs)
 				id := m["trace"].(map[string]any)["tx_hash"].(string)
 				keys := []string{"finality", "trace", "trace_external_hash_norm", "transactions", "type"}
 				acts, _, _ := traceActionsPage(t, srv.URL, "/toncenter", id, "&supported_action_types=v1")

@@ -171,12 +171,7 @@ func TestStreamEventTypes(t *testing.T) {
 			// and metadata, not asked for), each transaction once.
 			sockTx := map[string]int{}
 			for i := 0; i < len(wantTx); i++ {
-				var m map[string]any
-				select {
-				case m = <-sockMsgs:
-				case <-time.After(loadedWait):
-					t.Fatal("no websocket notification")
-				}
+				m := recvSocket(t, sockMsgs)
 				require.Equal(t, "transactions", m["type"], m)
 				require.NotContains(t, m, "address_book")
 				list := m["transactions"].([]any)
