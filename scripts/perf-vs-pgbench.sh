@@ -20,6 +20,16 @@
 # A year of 1h candles (issue 34): load with -swap-weight 11 -seconds 31536000, run
 # `tonql analytics rebuild`, then CANDLES_TOKEN=<a jetton master> (CANDLES_TO optional).
 # p99x is tonql's p99 / pgbench's.
+#
+# Those runs are closed loops: each side sends as fast as it is answered, so
+# each is measured at its own saturation, and on a machine where the client,
+# the server and Postgres share the cores the server's extra CPU is counted
+# twice (in its own work and in the queue it makes). RATES="500 1000" adds
+# open-loop runs at those fixed mean request rates, the same for both
+# sides: `loadgen -open-loop` against the server and `pgbench -R` on the
+# same SQL, both with Poisson arrivals and each latency counted from when
+# the request was due (pgbench's schedule lag added), so a stall is not
+# hidden by the client waiting for it. CONNS="" runs only those.
 set -euo pipefail
 base=${1:?base URL of a running tonql serve}
 db=${DATABASE_URL:?the server database}
@@ -104,8 +114,8 @@ pgbench_run() { # conns, script[, protocol]; prints "tps p50 p99"
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; duration ${dur}s per run"
-printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s %5s | %8s %5s\n' page conns "req/s" p50ms p99ms cpu_ms retrans "pg tps" p50ms p99ms ratio p99x "now tps" ratio
-for conns in 4 16; do
+[ -z "${CONNS-4 16}" ] || printf '%-22s %5s | %8s %7s %7s %8s %7s | %8s %7s %7s | %5s %5s | %8s %5s\n' page conns "req/s" p50ms p99ms cpu_ms retrans "pg tps" p50ms p99ms ratio p99x "now tps" ratio
+for conns in ${CONNS-4 16}; do
   while read -r name path; do
     case $name in
       hot-cursor)
@@ -135,7 +145,7 @@ done
 # GraphQL against REST on the hot page, the two alternated in short runs so
 # that the machine's drift (the rows above are minutes apart) falls on
 # both alike: the median of the pairs' ratios.
-for conns in $([ -n "$captured" ] || echo 4 16); do
+for conns in $([ -n "$captured" ] || echo "${CONNS-4 16}"); do
   ratios=""
   for _ in 1 2 3 4 5; do
     read -r r _ <<<"$(dur=4 wrk_run "$conns" "$base$(awk '$1=="hot"{print $2}' "$dir/pages")")"
@@ -144,4 +154,37 @@ for conns in $([ -n "$captured" ] || echo 4 16); do
   done
   echo "GraphQL/REST, hot page, $conns connections, five alternated 4 s pairs: $ratios-> median $(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | sed -n 3p)"
 done
+# open_run rate path: "sent/s p50 p99 cpu_ms_per_request failed" of an
+# open-loop run at rate requests a second.
+open_run() {
+  local t0 out
+  t0=$(cpu_ticks)
+  out=$(loadgen -open-loop "$base$2" -rate "$1" -duration "${dur}s")
+  local cpu=$(( $(cpu_ticks) - t0 ))
+  read -r sent p50 p99 failed <<<"$out"
+  printf '%s %s %s %s %s\n' "$sent" "$p50" "$p99" \
+    "$(awk -v c="$cpu" -v s="$sent" -v d="$dur" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (s>0 && c>0) printf "%.3f", c*1000/hz/(s*d); else print "-" }')" "$failed"
+}
+# pgbench_rate rate script: "tps p50 p99" at that fixed rate over 16
+# clients, each latency from the transaction's scheduled start (its log's
+# time plus schedule lag).
+pgbench_rate() {
+  rm -f "$dir"/pgb.*
+  local out
+  out=$(cd "$dir" && pgbench -n -M simple -c 16 -j 2 -R "$1" -T "$dur" -f "$2" -l --log-prefix=pgb "$pgurl" 2>&1)
+  cat "$dir"/pgb.* | awk '{print $3 + $7}' | sort -n | awk -v tps="$(awk '/^tps/{printf "%.0f", $3}' <<<"$out")" \
+    '{a[NR]=$1} END{printf "%s %.2f %.2f\n", tps, a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
+}
+if [ -n "${RATES:-}" ]; then
+  printf '%-22s %6s | %8s %7s %7s %8s %5s | %8s %7s %7s | %5s\n' page "rate" "sent/s" p50ms p99ms cpu_ms failed "pg tps" p50ms p99ms p99x
+  for rate in $RATES; do
+    while read -r name path; do
+      [ "$name" != hot-cursor ] || continue # a GraphQL POST: wrk-cursor.lua only
+      read -r rps p50 p99 cpu bad <<<"$(open_run "$rate" "$path")"
+      read -r tps q50 q99 <<<"$(pgbench_rate "$rate" "$dir/$name.sql")"
+      printf '%-22s %6s | %8s %7s %7s %8s %5s | %8s %7s %7s | %5s\n' "$name" "$rate" "$rps" "$p50" "$p99" "$cpu" "$bad" "$tps" "$q50" "$q99" \
+        "$(awk -v a="$p99" -v b="$q99" 'BEGIN{if (b+0 > 0) printf "%.2f", a/b; else print "-"}')"
+    done < "$dir/pages"
+  done
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
