@@ -29,7 +29,11 @@
 # sides: `loadgen -open-loop` against the server and `pgbench -R` on the
 # same SQL, both with Poisson arrivals and each latency counted from when
 # the request was due (pgbench's schedule lag added), so a stall is not
-# hidden by the client waiting for it. CONNS="" runs only those.
+# hidden by the client waiting for it. pgbench there opens RATE_CLIENTS
+# connections (default 4): give it the server's DATABASE_MAX_CONNS, so both
+# sides keep the same number of backends (on this 2-core machine, 16 mostly
+# idle backends alone put pgbench's p99 at 250/s 25x above 4 backends').
+# CONNS="" runs only those.
 set -euo pipefail
 base=${1:?base URL of a running tonql serve}
 db=${DATABASE_URL:?the server database}
@@ -165,13 +169,13 @@ open_run() {
   printf '%s %s %s %s %s\n' "$sent" "$p50" "$p99" \
     "$(awk -v c="$cpu" -v s="$sent" -v d="$dur" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (s>0 && c>0) printf "%.3f", c*1000/hz/(s*d); else print "-" }')" "$failed"
 }
-# pgbench_rate rate script: "tps p50 p99" at that fixed rate over 16
-# clients, each latency from the transaction's scheduled start (its log's
-# time plus schedule lag).
+# pgbench_rate rate script: "tps p50 p99" at that fixed rate over
+# RATE_CLIENTS clients, each latency from the transaction's scheduled
+# start (its log's time plus schedule lag).
 pgbench_rate() {
   rm -f "$dir"/pgb.*
   local out
-  out=$(cd "$dir" && pgbench -n -M simple -c 16 -j 2 -R "$1" -T "$dur" -f "$2" -l --log-prefix=pgb "$pgurl" 2>&1)
+  out=$(cd "$dir" && pgbench -n -M simple -c "${RATE_CLIENTS:-4}" -j 2 -R "$1" -T "$dur" -f "$2" -l --log-prefix=pgb "$pgurl" 2>&1)
   cat "$dir"/pgb.* | awk '{print $3 + $7}' | sort -n | awk -v tps="$(awk '/^tps/{printf "%.0f", $3}' <<<"$out")" \
     '{a[NR]=$1} END{printf "%s %.2f %.2f\n", tps, a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
 }
