@@ -68,11 +68,11 @@ func (b *BigInt) UnmarshalGQL(v any) error {
 // UnmarshalJSON reads a decimal string, or a JSON number (values stored
 // before amounts and indexes were all strings).
 func (b *BigInt) UnmarshalJSON(data []byte) error {
-	// The decoder hands over a value it has already checked: a quoted
-	// run of plain ASCII (every stored amount) is its own string, so it is
-	// taken as is rather than scanned twice more by a nested Unmarshal
-	// (most of what reading a swap's or transfer's value costs).
-	if s, ok := plainJSONString(data); ok {
+	// The decoder hands over a value it has already checked: a plain
+	// string (every stored amount) is taken as is rather than scanned twice
+	// more by a nested Unmarshal (most of what reading a swap's or
+	// transfer's value costs).
+	if s, ok := chain.PlainJSONString(data); ok {
 		*b = BigInt(s)
 		return nil
 	}
@@ -90,21 +90,6 @@ func (b *BigInt) UnmarshalJSON(data []byte) error {
 	}
 	*b = BigInt(s)
 	return nil
-}
-
-// plainJSONString is the content of a valid JSON string literal that
-// has no escapes and only ASCII (so no decoding could change it).
-func plainJSONString(data []byte) (string, bool) {
-	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
-		return "", false
-	}
-	in := data[1 : len(data)-1]
-	for _, c := range in {
-		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
-			return "", false
-		}
-	}
-	return string(in), true
 }
 
 func writeGQLString(w io.Writer, s string) {

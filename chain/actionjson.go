@@ -1,8 +1,10 @@
 package chain
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
 // AppendJSON appends the action as json.Marshal writes it (the
@@ -114,6 +116,19 @@ var plainJSON = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// PlainJSONString is the value of raw, a JSON string literal a decoder
+// has already checked, when the text between its quotes is that value: no
+// escapes, and valid UTF-8 (a decoder would put U+FFFD for a bad byte).
+// Most strings are (amounts, queries, addresses), and are then taken
+// without a second decoder.
+func PlainJSONString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' ||
+		bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+		return "", false
+	}
+	return string(raw[1 : len(raw)-1]), true
+}
 
 // AppendJSONString quotes s as encoding/json does: ids, hashes, addresses
 // and type names need no escaping and are copied; anything else goes

@@ -107,14 +107,17 @@ wrk_run() { # conns, then wrk's arguments; prints "req/s p50 p99 cpu_ms_per_requ
     "$(awk -v c="$cpu" -v r="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (r>0 && c>0) printf "%.3f", c*1000/hz/r; else print "-" }')" "$re"
 }
 
-pgbench_run() { # conns, script[, protocol]; prints "tps p50 p99"
-  local conns=$1 script=$2 mode=${3:-simple}
+pgbench_run() { # conns, script[, protocol[, rate]]; prints "tps p50 p99"
+  # With a rate (pgbench -R), each latency counts from the transaction's
+  # scheduled start: its log's time plus the schedule lag (a 7th field the
+  # log has only then).
+  local conns=$1 script=$2 mode=${3:-simple} rate=${4:-}
   rm -f "$dir"/pgb.*
   local out
-  out=$(cd "$dir" && pgbench -n -M "$mode" -c "$conns" -j 2 -T "$dur" -f "$script" -l --log-prefix=pgb "$pgurl" 2>&1)
+  out=$(cd "$dir" && pgbench -n -M "$mode" -c "$conns" -j 2 ${rate:+-R "$rate"} -T "$dur" -f "$script" -l --log-prefix=pgb "$pgurl" 2>&1)
   local tps
   tps=$(awk '/^tps/{printf "%.0f", $3}' <<<"$out")
-  cat "$dir"/pgb.* | awk '{print $3}' | sort -n | awk -v tps="$tps" '{a[NR]=$1} END{printf "%s %.2f %.2f\n", tps, a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
+  cat "$dir"/pgb.* | awk '{print $3 + $7}' | sort -n | awk -v tps="$tps" '{a[NR]=$1} END{printf "%s %.2f %.2f\n", tps, a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; duration ${dur}s per run"
@@ -161,23 +164,13 @@ done
 # open_run rate path: "sent/s p50 p99 cpu_ms_per_request failed" of an
 # open-loop run at rate requests a second.
 open_run() {
-  local t0 out
+  local t0 out sent p50 p99 failed n
   t0=$(cpu_ticks)
   out=$(loadgen -open-loop "$base$2" -rate "$1" -duration "${dur}s")
   local cpu=$(( $(cpu_ticks) - t0 ))
-  read -r sent p50 p99 failed <<<"$out"
+  read -r sent p50 p99 failed n <<<"$out"
   printf '%s %s %s %s %s\n' "$sent" "$p50" "$p99" \
-    "$(awk -v c="$cpu" -v s="$sent" -v d="$dur" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (s>0 && c>0) printf "%.3f", c*1000/hz/(s*d); else print "-" }')" "$failed"
-}
-# pgbench_rate rate script: "tps p50 p99" at that fixed rate over
-# RATE_CLIENTS clients, each latency from the transaction's scheduled
-# start (its log's time plus schedule lag).
-pgbench_rate() {
-  rm -f "$dir"/pgb.*
-  local out
-  out=$(cd "$dir" && pgbench -n -M simple -c "${RATE_CLIENTS:-4}" -j 2 -R "$1" -T "$dur" -f "$2" -l --log-prefix=pgb "$pgurl" 2>&1)
-  cat "$dir"/pgb.* | awk '{print $3 + $7}' | sort -n | awk -v tps="$(awk '/^tps/{printf "%.0f", $3}' <<<"$out")" \
-    '{a[NR]=$1} END{printf "%s %.2f %.2f\n", tps, a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
+    "$(awk -v c="$cpu" -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN{ if (n>0 && c>0) printf "%.3f", c*1000/hz/n; else print "-" }')" "$failed"
 }
 if [ -n "${RATES:-}" ]; then
   printf '%-22s %6s | %8s %7s %7s %8s %5s | %8s %7s %7s | %5s\n' page "rate" "sent/s" p50ms p99ms cpu_ms failed "pg tps" p50ms p99ms p99x
@@ -185,7 +178,7 @@ if [ -n "${RATES:-}" ]; then
     while read -r name path; do
       [ "$name" != hot-cursor ] || continue # a GraphQL POST: wrk-cursor.lua only
       read -r rps p50 p99 cpu bad <<<"$(open_run "$rate" "$path")"
-      read -r tps q50 q99 <<<"$(pgbench_rate "$rate" "$dir/$name.sql")"
+      read -r tps q50 q99 <<<"$(pgbench_run "${RATE_CLIENTS:-4}" "$dir/$name.sql" simple "$rate")"
       printf '%-22s %6s | %8s %7s %7s %8s %5s | %8s %7s %7s | %5s\n' "$name" "$rate" "$rps" "$p50" "$p99" "$cpu" "$bad" "$tps" "$q50" "$q99" \
         "$(awk -v a="$p99" -v b="$q99" 'BEGIN{if (b+0 > 0) printf "%.2f", a/b; else print "-"}')"
     done < "$dir/pages"

@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/tonql/tonql/apperr"
+	"github.com/tonql/tonql/chain"
 )
 
 // graphQLMembers are the members of a GraphQL request body.
@@ -51,9 +52,11 @@ func (b graphQLBody) params(p *graphql.RawParams) error {
 		if len(m.raw) == 0 {
 			continue
 		}
-		if s, ok := m.dst.(*string); ok && plainJSONString(m.raw) {
-			*s = string(m.raw[1 : len(m.raw)-1])
-			continue
+		if s, ok := m.dst.(*string); ok {
+			if v, plain := chain.PlainJSONString(m.raw); plain {
+				*s = v
+				continue
+			}
 		}
 		if vars, ok := m.dst.(*map[string]any); ok {
 			if flat, ok := flatJSONObject(m.raw); ok {
@@ -90,9 +93,10 @@ func flatJSONObject(raw []byte) (map[string]any, bool) {
 			flat = false
 			return
 		}
+		v, plain := chain.PlainJSONString(value)
 		switch c := value[0]; {
-		case c == '"' && plainJSONString(value):
-			out[string(name)] = string(value[1 : len(value)-1])
+		case plain:
+			out[string(name)] = v
 		case c == '-' || c >= '0' && c <= '9':
 			out[string(name)] = json.Number(value)
 		case c == 't':
@@ -106,15 +110,6 @@ func flatJSONObject(raw []byte) (map[string]any, bool) {
 		}
 	})
 	return out, flat
-}
-
-// plainJSONString tells a checked JSON string whose text between the
-// quotes is its value: no escapes, and valid UTF-8 (a decoder would put
-// U+FFFD for a bad byte). A query usually is; it is taken without a
-// decoder (whose buffer and state were most of what params allocated).
-func plainJSONString(raw []byte) bool {
-	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' &&
-		bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)
 }
 
 // checkGraphQLBody rejects a POST /graphql body that gqlgen's transport

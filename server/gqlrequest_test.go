@@ -11,7 +11,7 @@ import (
 )
 
 // params gives gqlgen what its own POST transport decodes from the same
-// body: the strings taken without a decoder (plainJSONString) included,
+// body: the strings taken without a decoder (chain.PlainJSONString) included,
 // and those that need one (escapes, bad UTF-8, null).
 func TestGraphQLBodyParamsAsGqlgenDecodes(t *testing.T) {
 	for _, body := range []string{

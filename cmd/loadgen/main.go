@@ -36,7 +36,7 @@ func main() {
 	swapWeight := flag.Int("swap-weight", 0, "the swaps' weight in the type mix of 100 (0: synth's 6; 11 makes about 1M swaps of 10M actions)")
 	seconds := flag.Uint("seconds", 0, "spread the actions over this many seconds, lts growing as mainnet's (0: about a second per four traces; 31536000: a year)")
 	tracesEvery := flag.Int("traces-every", 1, "write the transactions, messages and trace of one trace in N (and of every trace of the first hot account), as an import of trace JSON does; 0: none (at 10M actions all of them add ~38 GB)")
-	openURL := flag.String("open-loop", "", "instead of loading: GET this URL at -rate requests a second (Poisson arrivals, as pgbench -R) for -duration and print \"sent/s p50_ms p99_ms failed\"")
+	openURL := flag.String("open-loop", "", "instead of loading: GET this URL at -rate requests a second (Poisson arrivals, as pgbench -R) for -duration and print \"sent/s p50_ms p99_ms failed requests\"")
 	rate := flag.Float64("rate", 500, "-open-loop's mean requests a second")
 	duration := flag.Duration("duration", 10*time.Second, "-open-loop's run time")
 	flag.Parse()

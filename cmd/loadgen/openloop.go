@@ -104,14 +104,14 @@ func get(ctx context.Context, client *http.Client, url string) bool {
 	return err == nil && resp.StatusCode == http.StatusOK
 }
 
-// runOpenLoop prints "sent/s p50_ms p99_ms failed", the line the script
-// reads.
+// runOpenLoop prints "sent/s p50_ms p99_ms failed requests", the line the
+// script reads.
 func runOpenLoop(url string, rate float64, d time.Duration, seed uint64) error {
 	if rate <= 0 || d <= 0 {
 		return fmt.Errorf("-rate and -duration must be positive")
 	}
 	r := openLoop(context.Background(), url, arrivals(rate, d, seed), 1024)
-	fmt.Printf("%.0f %.2f %.2f %d\n", float64(r.Sent)/r.Elapsed.Seconds(),
-		float64(r.P50)/float64(time.Millisecond), float64(r.P99)/float64(time.Millisecond), r.Failed)
+	fmt.Printf("%.0f %.2f %.2f %d %d\n", float64(r.Sent)/r.Elapsed.Seconds(),
+		float64(r.P50)/float64(time.Millisecond), float64(r.P99)/float64(time.Millisecond), r.Failed, r.Sent)
 	return nil
 }
