@@ -188,7 +188,10 @@ func checkGraphQLMethod(w http.ResponseWriter, r *http.Request) error {
 			return apperr.New(apperr.BadRequest, "the query string is malformed")
 		}
 		for _, name := range []string{"variables", "extensions"} {
-			if v := strings.TrimSpace(q.Get(name)); v != "" && !(v[0] == '{' && json.Valid([]byte(v))) && v != "null" {
+			// gqlgen decodes any value that is not empty, so a value of
+			// only spaces must be refused here too.
+			raw := q.Get(name)
+			if v := strings.TrimSpace(raw); raw != "" && !(v != "" && v[0] == '{' && json.Valid([]byte(v))) && v != "null" {
 				e := apperr.New(apperr.BadRequest, "%s: must be a JSON object", name)
 				e.Field = name
 				return e

@@ -250,7 +250,7 @@ func TestGraphQLBodyOfWrongShape(t *testing.T) {
 		require.Equal(t, c.status, rec.Code, c.method+" "+c.ctype)
 		require.Contains(t, rec.Body.String(), `"code":"`+c.code+`"`)
 	}
-	for _, q := range []string{"variables=[1]", "variables=x", "extensions=1", "a=%zz"} {
+	for _, q := range []string{"variables=[1]", "variables=x", "variables=%20%20", "extensions=%09", "extensions=1", "a=%zz"} {
 		rec := doRequest(h, http.MethodGet, "/graphql?query=%7B__typename%7D&"+q, "")
 		require.Equal(t, http.StatusBadRequest, rec.Code, q)
 		require.Contains(t, rec.Body.String(), `"code":"BAD_REQUEST"`, q)
