@@ -84,7 +84,7 @@ func (c *Candle) Point(decimals, quoteDecimals int) CandlePoint {
 	return CandlePoint{Time: c.Bucket,
 		Open: c.Open.Decimal(shift, PriceDigits), High: c.High.Decimal(shift, PriceDigits),
 		Low: c.Low.Decimal(shift, PriceDigits), Close: c.Close.Decimal(shift, PriceDigits),
-		Vwap:   decimalOf(c.VolumeQuote, c.VolumeBase, shift, PriceDigits),
+		Vwap:   quotientDecimal(c.VolumeQuote, c.VolumeBase, shift, PriceDigits),
 		Volume: actions.BigInt(c.VolumeBase.String()), VolumeQuote: actions.BigInt(c.VolumeQuote.String()), Trades: c.Trades}
 }
 

@@ -64,13 +64,10 @@ type Candle struct {
 	Bucket                 int64 // unix time of its start
 	Open, High, Low, Close Frac
 	OpenKey, CloseKey      string // Trade.Key of the first and last trade
-	VolumeBase             *big.Int
-	VolumeQuote            *big.Int
+	VolumeBase             Amount
+	VolumeQuote            Amount
 	Trades                 int64
 }
-
-// VWAP is the volume-weighted average price: quote volume per jetton unit.
-func (c *Candle) VWAP() *big.Rat { return new(big.Rat).SetFrac(c.VolumeQuote, c.VolumeBase) }
 
 // CandleOf is the candle of one trade.
 func CandleOf(t *Trade, iv Interval) Candle {
@@ -78,7 +75,7 @@ func CandleOf(t *Trade, iv Interval) Candle {
 	k := t.Key()
 	return Candle{Jetton: t.Jetton, Quote: t.Quote, Interval: iv.Seconds, Bucket: iv.Bucket(t.Utime),
 		Open: p, High: p, Low: p, Close: p, OpenKey: k, CloseKey: k,
-		VolumeBase: new(big.Int).Set(t.Base), VolumeQuote: new(big.Int).Set(t.QuoteAmt), Trades: 1}
+		VolumeBase: AmountOf(new(big.Int).Set(t.Base)), VolumeQuote: AmountOf(new(big.Int).Set(t.QuoteAmt)), Trades: 1}
 }
 
 // Merge combines candles of the same jetton and quote (of one interval or
@@ -88,8 +85,7 @@ func Merge(parts []Candle, iv Interval, bucket int64) Candle {
 	first := parts[0]
 	c := Candle{Jetton: first.Jetton, Quote: first.Quote, Interval: iv.Seconds, Bucket: bucket,
 		Open: first.Open, High: first.High, Low: first.Low, Close: first.Close,
-		OpenKey: first.OpenKey, CloseKey: first.CloseKey,
-		VolumeBase: new(big.Int), VolumeQuote: new(big.Int)}
+		OpenKey: first.OpenKey, CloseKey: first.CloseKey}
 	for i := range parts {
 		p := &parts[i]
 		if p.OpenKey < c.OpenKey {
@@ -104,8 +100,8 @@ func Merge(parts []Candle, iv Interval, bucket int64) Candle {
 		if p.Low.Cmp(c.Low) < 0 {
 			c.Low = p.Low
 		}
-		c.VolumeBase.Add(c.VolumeBase, p.VolumeBase)
-		c.VolumeQuote.Add(c.VolumeQuote, p.VolumeQuote)
+		c.VolumeBase = c.VolumeBase.Add(p.VolumeBase)
+		c.VolumeQuote = c.VolumeQuote.Add(p.VolumeQuote)
 		c.Trades += p.Trades
 	}
 	return c

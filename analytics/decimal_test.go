@@ -56,7 +56,7 @@ func TestDecimalRendersAsFloatString(t *testing.T) {
 // two volumes): a year of 1h candles is 8,760 of them.
 func BenchmarkCandlePoint(b *testing.B) {
 	c := Candle{Bucket: 1, Open: FracOf(big.NewRat(1093, 1_000_000)), High: FracOf(big.NewRat(1100, 1_000_000)), Low: FracOf(big.NewRat(1000, 1_000_000)),
-		Close: FracOf(big.NewRat(1051, 1_000_000)), VolumeBase: big.NewInt(123456789000), VolumeQuote: big.NewInt(987654321), Trades: 7}
+		Close: FracOf(big.NewRat(1051, 1_000_000)), VolumeBase: AmountOf(big.NewInt(123456789000)), VolumeQuote: AmountOf(big.NewInt(987654321)), Trades: 7}
 	b.ReportAllocs()
 	for range b.N {
 		c.Point(9, 9)

@@ -118,7 +118,7 @@ func newCandleRow(c *analytics.Candle) candleRow {
 func (r *candleRow) toCandle() analytics.Candle {
 	return analytics.Candle{Jetton: r.Jetton, Quote: r.Quote, Interval: r.IntervalS, Bucket: r.Bucket,
 		Open: fracOf(r.Open), High: fracOf(r.High), Low: fracOf(r.Low), Close: fracOf(r.Close),
-		OpenKey: r.OpenKey, CloseKey: r.CloseKey, VolumeBase: bigOf(r.VolumeBase), VolumeQuote: bigOf(r.VolumeQuote), Trades: r.Trades}
+		OpenKey: r.OpenKey, CloseKey: r.CloseKey, VolumeBase: amountOf(r.VolumeBase), VolumeQuote: amountOf(r.VolumeQuote), Trades: r.Trades}
 }
 
 func newVolumeRow(v *analytics.Volume) volumeRow {
@@ -131,7 +131,7 @@ func (r *volumeRow) toVolume() analytics.Volume {
 		Mints: r.Mints, MintAmount: bigOf(r.MintAmount), Burns: r.Burns, BurnAmount: bigOf(r.BurnAmount), Senders: r.Senders, Receivers: r.Receivers}
 }
 
-// bigOf and fracOf read what this file wrote; a malformed value (never
+// bigOf, amountOf and fracOf read what this file wrote; a malformed value (never
 // written by it) reads as zero rather than failing a page.
 func bigOf(s string) *big.Int {
 	n, ok := new(big.Int).SetString(s, 10)
@@ -139,6 +139,11 @@ func bigOf(s string) *big.Int {
 		return new(big.Int)
 	}
 	return n
+}
+
+func amountOf(s string) analytics.Amount {
+	a, _ := analytics.ParseAmount(s) // zero when malformed
+	return a
 }
 
 func fracOf(s string) analytics.Frac {
