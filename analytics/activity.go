@@ -71,11 +71,11 @@ type Volume struct {
 	Interval       int64
 	Bucket         int64
 	Transfers      int64
-	TransferAmount *big.Int
+	TransferAmount Amount
 	Mints          int64
-	MintAmount     *big.Int
+	MintAmount     Amount
 	Burns          int64
-	BurnAmount     *big.Int
+	BurnAmount     Amount
 	// Distinct owners that sent (transfers, burns) and received
 	// (transfers, mints).
 	Senders, Receivers int64
@@ -98,21 +98,20 @@ func Volumes(moves []Move, iv Interval) []Volume {
 		k := key{m.Jetton, iv.Bucket(m.Utime)}
 		g := groups[k]
 		if g == nil {
-			g = &acc{v: Volume{Jetton: m.Jetton, Interval: iv.Seconds, Bucket: k.bucket,
-				TransferAmount: new(big.Int), MintAmount: new(big.Int), BurnAmount: new(big.Int)},
+			g = &acc{v: Volume{Jetton: m.Jetton, Interval: iv.Seconds, Bucket: k.bucket},
 				snd: map[string]bool{}, rcv: map[string]bool{}}
 			groups[k] = g
 		}
 		switch m.Kind {
 		case KindTransfer:
 			g.v.Transfers++
-			g.v.TransferAmount.Add(g.v.TransferAmount, m.Amount)
+			g.v.TransferAmount = g.v.TransferAmount.Add(AmountOf(m.Amount))
 		case KindMint:
 			g.v.Mints++
-			g.v.MintAmount.Add(g.v.MintAmount, m.Amount)
+			g.v.MintAmount = g.v.MintAmount.Add(AmountOf(m.Amount))
 		case KindBurn:
 			g.v.Burns++
-			g.v.BurnAmount.Add(g.v.BurnAmount, m.Amount)
+			g.v.BurnAmount = g.v.BurnAmount.Add(AmountOf(m.Amount))
 		}
 		if m.Sender != "" {
 			g.snd[m.Sender] = true

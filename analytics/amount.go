@@ -5,7 +5,8 @@ import (
 	"strconv"
 )
 
-// Amount is a candle's volume: an integer in a token's smallest units.
+// Amount is a rollup's sum (a candle's volume, an interval's transfer,
+// mint or burn amount): an integer in a token's smallest units.
 // Most volumes fit an int64 and cost no allocation to read back, add and
 // print; a year of 1h candles reads 17,520 of them, and parsing each into
 // a big.Int only to print the same digits was a quarter of a candle's

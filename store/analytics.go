@@ -127,8 +127,8 @@ func newVolumeRow(v *analytics.Volume) volumeRow {
 }
 
 func (r *volumeRow) toVolume() analytics.Volume {
-	return analytics.Volume{Jetton: r.Jetton, Interval: r.IntervalS, Bucket: r.Bucket, Transfers: r.Transfers, TransferAmount: bigOf(r.TransferAmount),
-		Mints: r.Mints, MintAmount: bigOf(r.MintAmount), Burns: r.Burns, BurnAmount: bigOf(r.BurnAmount), Senders: r.Senders, Receivers: r.Receivers}
+	return analytics.Volume{Jetton: r.Jetton, Interval: r.IntervalS, Bucket: r.Bucket, Transfers: r.Transfers, TransferAmount: amountOf(r.TransferAmount),
+		Mints: r.Mints, MintAmount: amountOf(r.MintAmount), Burns: r.Burns, BurnAmount: amountOf(r.BurnAmount), Senders: r.Senders, Receivers: r.Receivers}
 }
 
 // bigOf, amountOf and fracOf read what this file wrote; a malformed value (never

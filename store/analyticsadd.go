@@ -248,11 +248,11 @@ func addVolumes(ctx context.Context, tx bun.Tx, w *writer, moves []analytics.Mov
 		}
 		s := stored[i].toVolume()
 		s.Transfers += v.Transfers
-		s.TransferAmount.Add(s.TransferAmount, v.TransferAmount)
+		s.TransferAmount = s.TransferAmount.Add(v.TransferAmount)
 		s.Mints += v.Mints
-		s.MintAmount.Add(s.MintAmount, v.MintAmount)
+		s.MintAmount = s.MintAmount.Add(v.MintAmount)
 		s.Burns += v.Burns
-		s.BurnAmount.Add(s.BurnAmount, v.BurnAmount)
+		s.BurnAmount = s.BurnAmount.Add(v.BurnAmount)
 		s.Senders += v.Senders
 		s.Receivers += v.Receivers
 		made[k] = s
