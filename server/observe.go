@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tonql/tonql/internal/reqid"
+	"github.com/tonql/tonql/store"
 )
 
 // requestNote carries what inner middleware learns about a request (the
@@ -76,7 +77,12 @@ func observe(log *slog.Logger, al AccessLog, m *metrics, next http.Handler) http
 		start := time.Now()
 		note := &requestNote{}
 		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), noteKeyType{}, note)))
+		ctx := context.WithValue(r.Context(), noteKeyType{}, note)
+		var qt *store.QueryTime
+		if log.Enabled(ctx, al.Level) { // timed only where a line may be written
+			ctx, qt = store.WithQueryTime(ctx)
+		}
+		next.ServeHTTP(sw, r.WithContext(ctx))
 		if sw.status == 0 {
 			sw.status = http.StatusOK // nothing written: net/http sends 200
 		}
@@ -102,6 +108,9 @@ func observe(log *slog.Logger, al AccessLog, m *metrics, next http.Handler) http
 		}
 		if note.keyID != "" {
 			attrs = append(attrs, slog.String("key_id", note.keyID))
+		}
+		if n, took := qt.Totals(); n > 0 {
+			attrs = append(attrs, slog.Int64("db_statements", n), slog.Float64("db_ms", float64(took.Microseconds())/1000))
 		}
 		if al.Sample > 1 {
 			attrs = append(attrs, slog.Int("sample", al.Sample))

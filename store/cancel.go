@@ -25,6 +25,8 @@ import (
 // COPY needs the driver's own connection (pgdriver.CopyFrom type-asserts
 // it), so the transactions that COPY run on a pool of unwrapped
 // connections (Store.copyDB).
+//
+// The same watch times each statement for the request's QueryTime.
 type cancelConnector struct{ driver.Connector }
 
 func (c cancelConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -52,14 +54,16 @@ var (
 // called; done tells whether it did (then the connection is closed, and
 // a statement's error is the context's).
 func (c *cancelConn) watch(ctx context.Context) (done func() (interrupted bool)) {
+	timed := startStatement(ctx)
 	if ctx.Done() == nil {
-		return func() bool { return false }
+		return func() bool { timed(); return false }
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.Conn.Close() })
 	ended, interrupted := false, false
 	return func() bool {
 		if !ended {
 			ended = true
+			timed()
 			// When stop fails the close has started, or ran: finish it
 			// here, so the pool never takes the connection back while it
 			// is still open (Close is idempotent).
