@@ -60,14 +60,6 @@ func (a Amount) Add(o Amount) Amount {
 	return AmountOf(new(big.Int).Add(a.Int(), o.Int()))
 }
 
-// Sign is -1, 0 or +1.
-func (a Amount) Sign() int {
-	if a.b == nil {
-		return sign(a.n)
-	}
-	return a.b.Sign()
-}
-
 func (a Amount) String() string {
 	if a.b == nil {
 		return strconv.FormatInt(a.n, 10)
