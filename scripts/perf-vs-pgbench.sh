@@ -29,10 +29,12 @@
 # sides: `loadgen -open-loop` against the server and `pgbench -R` on the
 # same SQL, both with Poisson arrivals and each latency counted from when
 # the request was due (pgbench's schedule lag added), so a stall is not
-# hidden by the client waiting for it. pgbench there opens RATE_CLIENTS
-# connections (default 4): give it the server's DATABASE_MAX_CONNS, so both
-# sides keep the same number of backends (on this 2-core machine, 16 mostly
-# idle backends alone put pgbench's p99 at 250/s 25x above 4 backends').
+# hidden by the client waiting for it; loadgen leaves out only its own
+# timer's lateness (Go's sleeps wake up to a millisecond late). pgbench
+# there opens RATE_CLIENTS connections (default 4): give it the server's
+# DATABASE_MAX_CONNS, so both sides keep the same number of backends (on
+# this 2-core machine, 16 mostly idle backends alone put pgbench's p99 at
+# 250/s 25x above 4 backends').
 # CONNS="" runs only those.
 set -euo pipefail
 base=${1:?base URL of a running tonql serve}

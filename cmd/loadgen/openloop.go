@@ -19,7 +19,8 @@ import (
 // as pgbench's are (a constant pace, as wrk2's or vegeta's, has no bursts
 // and would flatter the server's tail against pgbench's), and each latency
 // is counted from the request's scheduled time: a request the client could
-// not send on time is late by that much, not hidden.
+// not send on time because it was behind is late by that much, not hidden.
+// Only the client's own timer lateness is left out (openLoop).
 
 // arrivals are the scheduled send times, from the start, of a Poisson
 // stream of rate requests a second over d; the same seed gives the same
