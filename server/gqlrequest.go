@@ -75,7 +75,7 @@ func (b graphQLBody) params(p *graphql.RawParams) error {
 
 // flatJSONObject is a checked JSON object as a decoder with UseNumber
 // gives it, when every member's value is a plain string
-// (plainJSONString), a number, true, false or null; false for any other
+// (chain.PlainJSONString), a number, true, false or null; false for any other
 // (a nested object or list, an escape, a name that is not valid UTF-8).
 // Variables usually are such an object (an address, a cursor, a size):
 // a decoder's buffer and state were most of what decoding them cost.
