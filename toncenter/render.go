@@ -157,10 +157,17 @@ func RenderMessage(m *chain.Message, full bool) *Message {
 	return out
 }
 
+// The empty cell's BOC and hash as a message without a body shows them:
+// many messages of every page (plain transfers), so made once.
+var (
+	emptyBody     = base64.StdEncoding.EncodeToString(chain.EmptyCellBOC)
+	emptyBodyHash = func() string { h, _ := chain.RootHash(chain.EmptyCellBOC); return h.Base64() }()
+)
+
 // bodyBase64 is a body's BOC in base64, the empty cell's when it has none.
 func bodyBase64(b []byte) string {
 	if len(b) == 0 {
-		b = chain.EmptyCellBOC
+		return emptyBody
 	}
 	return base64.StdEncoding.EncodeToString(b)
 }
@@ -172,7 +179,7 @@ func content(b []byte, body bool) *MessageContent {
 		if !body {
 			return nil
 		}
-		b = chain.EmptyCellBOC
+		return &MessageContent{Body: ptr(emptyBody), Hash: ptr(emptyBodyHash)}
 	}
 	c := &MessageContent{Body: ptr(bodyBase64(b))}
 	if h, ok := chain.RootHash(b); ok {
