@@ -31,31 +31,28 @@ func ParseHash(s string) (Hash, error) {
 			return h, nil
 		}
 	}
-	if t := strings.TrimRight(s, "="); len(t) == base64.RawStdEncoding.EncodedLen(len(h)) {
-		// The stored form, read for every hash of every row a page
-		// returns: decoded in place, without the allocations of
-		// DecodeBase64 (docs/PERFORMANCE.md, the traces page).
-		var src [43]byte
-		copy(src[:], t)
-		enc := base64.RawStdEncoding
-		if strings.ContainsAny(t, "-_") {
-			enc = base64.RawURLEncoding
+	t, enc := base64Form(s)
+	if len(t) != hashBase64Len {
+		// No other length decodes to 32 bytes: say only whether it is
+		// base64 at all.
+		if _, err := enc.DecodeString(t); err != nil {
+			return h, errNotHash
 		}
-		if _, err := enc.Decode(h[:], src[:]); err != nil {
-			return Hash{}, errNotHash
-		}
-		return h, nil
-	}
-	b, err := DecodeBase64(s)
-	if err != nil {
-		return h, errNotHash
-	}
-	if len(b) != 32 {
 		return h, errHashLength
 	}
-	copy(h[:], b)
+	// Decoded in place: the store reads several hashes for every row a
+	// page returns (docs/PERFORMANCE.md, the traces page). The copy keeps
+	// the bytes on the stack, where converting t would allocate them.
+	var src [hashBase64Len]byte
+	copy(src[:], t)
+	if _, err := enc.Decode(h[:], src[:]); err != nil {
+		return Hash{}, errNotHash
+	}
 	return h, nil
 }
+
+// hashBase64Len is base64.RawStdEncoding.EncodedLen(32).
+const hashBase64Len = 43
 
 var (
 	errNotHash    = errors.New("not 64 hex digits nor base64")
@@ -64,9 +61,15 @@ var (
 
 // DecodeBase64 decodes standard or url-safe base64, with or without padding.
 func DecodeBase64(s string) ([]byte, error) {
+	s, enc := base64Form(s)
+	return enc.DecodeString(s)
+}
+
+// base64Form is s without its padding, and the alphabet it is written in.
+func base64Form(s string) (string, *base64.Encoding) {
 	s = strings.TrimRight(s, "=")
 	if strings.ContainsAny(s, "-_") {
-		return base64.RawURLEncoding.DecodeString(s)
+		return s, base64.RawURLEncoding
 	}
-	return base64.RawStdEncoding.DecodeString(s)
+	return s, base64.RawStdEncoding
 }

@@ -161,7 +161,7 @@ func RenderMessage(m *chain.Message, full bool) *Message {
 // many messages of every page (plain transfers), so made once.
 var (
 	emptyBody     = base64.StdEncoding.EncodeToString(chain.EmptyCellBOC)
-	emptyBodyHash = func() string { h, _ := chain.RootHash(chain.EmptyCellBOC); return h.Base64() }()
+	emptyBodyHash = func() string { h, _ := chain.BodyHash(nil); return h.Base64() }()
 )
 
 // bodyBase64 is a body's BOC in base64, the empty cell's when it has none.
