@@ -8,30 +8,33 @@ import (
 	"github.com/tonql/tonql/apperr"
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/store"
+	"github.com/tonql/tonql/toncenter"
 )
 
 // The stored chain data as toncenter's v3 routes read it: transactions,
 // messages and the address book of the accounts they name. REST and
 // GraphQL both call these.
 
-// FindTransactions returns a page of stored transactions and the address
-// book of their accounts and counterparties.
-func (r *Resolver) FindTransactions(ctx context.Context, f store.TxFilter) ([]*chain.Transaction, chain.AddressBook, error) {
+// FindTransactions returns a page of stored transactions in toncenter's
+// shape and the address book of their accounts and counterparties. The
+// messages of a transaction with its raw BOC are decoded from the BOC,
+// not read again from their rows (store.TxFilter.MessagesFromBOC).
+func (r *Resolver) FindTransactions(ctx context.Context, f store.TxFilter) ([]*toncenter.Transaction, chain.AddressBook, error) {
 	if r.Store == nil {
 		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
+	f.MessagesFromBOC = true
 	txs, err := r.Store.FindTransactions(ctx, f)
 	if err != nil {
 		return nil, nil, err
 	}
-	book, err := r.addressBook(ctx, txAddresses(txs))
-	return txs, book, err
+	return r.renderTransactions(ctx, txs)
 }
 
 // AdjacentTransactions returns the transactions linked to hash by a
-// message: the sender of its in-message ("in"), the receivers of its
-// out-messages ("out"), or both ("").
-func (r *Resolver) AdjacentTransactions(ctx context.Context, hash, direction string) ([]*chain.Transaction, chain.AddressBook, error) {
+// message, in toncenter's shape: the sender of its in-message ("in"), the
+// receivers of its out-messages ("out"), or both ("").
+func (r *Resolver) AdjacentTransactions(ctx context.Context, hash, direction string) ([]*toncenter.Transaction, chain.AddressBook, error) {
 	if r.Store == nil {
 		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
@@ -39,8 +42,28 @@ func (r *Resolver) AdjacentTransactions(ctx context.Context, hash, direction str
 	if err != nil {
 		return nil, nil, err
 	}
-	book, err := r.addressBook(ctx, txAddresses(txs))
-	return txs, book, err
+	return r.renderTransactions(ctx, txs)
+}
+
+// renderTransactions renders txs in toncenter's shape, with the address
+// book of what they name.
+func (r *Resolver) renderTransactions(ctx context.Context, txs []*chain.Transaction) ([]*toncenter.Transaction, chain.AddressBook, error) {
+	out := make([]*toncenter.Transaction, len(txs))
+	for i, t := range txs {
+		rt, err := toncenter.RenderTransaction(t)
+		if err != nil {
+			return nil, nil, undecodable(err)
+		}
+		out[i] = rt
+	}
+	book, err := r.addressBook(ctx, txAddresses(out))
+	return out, book, err
+}
+
+// undecodable is the error of a stored transaction whose BOC does not
+// decode: the store's fault, never the client's.
+func undecodable(err error) error {
+	return apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
 }
 
 // FindMessages returns a page of stored messages and the address book of
@@ -64,15 +87,17 @@ func (r *Resolver) FindMessages(ctx context.Context, f store.MsgFilter) ([]store
 // txAddresses are the accounts a page of transactions names, as
 // toncenter's book holds them: each account, its in-message's source and
 // its out-messages' destinations.
-func txAddresses(txs []*chain.Transaction) []string {
+func txAddresses(txs []*toncenter.Transaction) []string {
 	var addrs []string
 	for _, t := range txs {
 		addrs = append(addrs, t.Account)
-		if t.InMsg != nil {
-			addrs = append(addrs, t.InMsg.Source)
+		if t.InMsg != nil && t.InMsg.Source != nil {
+			addrs = append(addrs, *t.InMsg.Source)
 		}
-		for i := range t.OutMsgs {
-			addrs = append(addrs, t.OutMsgs[i].Destination)
+		for _, m := range t.OutMsgs {
+			if m.Destination != nil {
+				addrs = append(addrs, *m.Destination)
+			}
 		}
 	}
 	return distinct(addrs)
@@ -92,22 +117,35 @@ func distinct(addrs []string) []string {
 	return out
 }
 
-// FindTraces returns a page of stored traces with their transactions and
-// the address book of every account they name.
-func (r *Resolver) FindTraces(ctx context.Context, f store.TraceFilter) ([]store.StoredTrace, chain.AddressBook, error) {
+// FindTraces returns a page of stored traces in toncenter's shape, with
+// their transactions (their messages decoded from the BOCs, as
+// FindTransactions does), and the address book of every account they
+// name.
+func (r *Resolver) FindTraces(ctx context.Context, f store.TraceFilter) ([]*toncenter.Trace, chain.AddressBook, error) {
 	if r.Store == nil {
 		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
+	f.MessagesFromBOC = true
 	traces, err := r.Store.FindTraces(ctx, f)
 	if err != nil {
 		return nil, nil, err
 	}
-	var txs []*chain.Transaction
+	out := make([]*toncenter.Trace, len(traces))
+	var txs []*toncenter.Transaction
 	for i := range traces {
-		txs = append(txs, traces[i].Transactions...)
+		st := &traces[i]
+		tr, err := toncenter.RenderTrace(&toncenter.TraceData{ID: st.ID, StartLt: st.StartLt, EndLt: st.EndLt,
+			StartUtime: st.StartUtime, EndUtime: st.EndUtime, Complete: st.Complete, Transactions: st.Transactions})
+		if err != nil {
+			return nil, nil, undecodable(err)
+		}
+		out[i] = tr
+		for _, h := range tr.TransactionsOrder {
+			txs = append(txs, tr.Transactions[h])
+		}
 	}
 	book, err := r.addressBook(ctx, txAddresses(txs))
-	return traces, book, err
+	return out, book, err
 }
 
 // StoredAccount is an account's stored state, decoded, and what the

@@ -77,7 +77,7 @@ func Transactions(res *resolvers.Resolver) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return transactionsResponse(txs, book)
+		return transactionsResponse(txs, book), nil
 	})
 }
 
@@ -116,7 +116,7 @@ func TransactionsByMasterchainBlock(res *resolvers.Resolver) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return transactionsResponse(txs, book)
+		return transactionsResponse(txs, book), nil
 	})
 }
 
@@ -129,19 +129,12 @@ func txFilter(p *toncenter.Params) (store.TxFilter, error) {
 	return store.TxFilter{Limit: pg.Limit, Offset: pg.Offset, Desc: pg.Desc}, err
 }
 
-func transactionsResponse(txs []*chain.Transaction, book chain.AddressBook) (*toncenter.TransactionsResponse, error) {
-	out := &toncenter.TransactionsResponse{Transactions: make([]*toncenter.Transaction, 0, len(txs)), AddressBook: book}
-	if out.AddressBook == nil {
-		out.AddressBook = chain.AddressBook{}
+// transactionsResponse is toncenter's TransactionsResponse of a rendered page.
+func transactionsResponse(txs []*toncenter.Transaction, book chain.AddressBook) *toncenter.TransactionsResponse {
+	if book == nil {
+		book = chain.AddressBook{}
 	}
-	for _, t := range txs {
-		rt, err := toncenter.RenderTransaction(t)
-		if err != nil {
-			return nil, apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
-		}
-		out.Transactions = append(out.Transactions, rt)
-	}
-	return out, nil
+	return &toncenter.TransactionsResponse{Transactions: txs, AddressBook: book}
 }
 
 var byMessageParams = names([]string{"msg_hash", "body_hash", "opcode", "direction"}, toncenter.PageParams)
@@ -173,7 +166,7 @@ func TransactionsByMessage(res *resolvers.Resolver) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return transactionsResponse(txs, book)
+		return transactionsResponse(txs, book), nil
 	})
 }
 
@@ -204,7 +197,7 @@ func AdjacentTransactions(res *resolvers.Resolver) http.HandlerFunc {
 		if len(txs) == 0 {
 			return nil, apperr.New(apperr.NotFound, "adjacent transactions not found")
 		}
-		return transactionsResponse(txs, book)
+		return transactionsResponse(txs, book), nil
 	})
 }
 
@@ -345,19 +338,9 @@ func Traces(res *resolvers.Resolver, events bool) http.HandlerFunc {
 		if err := p.Window(&f.McSeqno, &f.StartUtime, &f.EndUtime, &f.StartLt, &f.EndLt); err != nil {
 			return nil, err
 		}
-		traces, book, err := res.FindTraces(r.Context(), f)
+		list, book, err := res.FindTraces(r.Context(), f)
 		if err != nil {
 			return nil, err
-		}
-		list := make([]*toncenter.Trace, 0, len(traces))
-		for i := range traces {
-			st := &traces[i]
-			tr, err := toncenter.RenderTrace(&toncenter.TraceData{ID: st.ID, StartLt: st.StartLt, EndLt: st.EndLt,
-				StartUtime: st.StartUtime, EndUtime: st.EndUtime, Complete: st.Complete, Transactions: st.Transactions})
-			if err != nil {
-				return nil, apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
-			}
-			list = append(list, tr)
 		}
 		if book == nil {
 			book = chain.AddressBook{}

@@ -83,11 +83,7 @@ func addTransactions(ctx context.Context, res *resolvers.Resolver, page *toncent
 		if err != nil {
 			return err
 		}
-		for _, t := range txs {
-			rt, err := toncenter.RenderTransaction(t)
-			if err != nil {
-				return apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
-			}
+		for _, rt := range txs {
 			byHash[rt.Hash] = rt
 		}
 		maps.Copy(page.AddressBook, book)

@@ -63,6 +63,8 @@ type blockTx struct {
 	account, hash, prevHash string
 	lt, prevLt, fees        uint64
 	now                     uint32
+	hasInMsg                bool
+	outMsgs                 int
 }
 
 func blockTransactions(t *testing.T, path string) []blockTx {
@@ -81,7 +83,8 @@ func blockTransactions(t *testing.T, path string) []blockTx {
 		h := tx.Hash()
 		out = append(out, blockTx{account: fmt.Sprintf("%d:%X", id.Workchain, id.Address[:]), hash: base64.StdEncoding.EncodeToString(h[:]),
 			prevHash: base64.StdEncoding.EncodeToString(tx.PrevTransHash[:]),
-			lt:       tx.Lt, prevLt: tx.PrevTransLt, fees: uint64(tx.TotalFees.Grams), now: tx.Now})
+			lt:       tx.Lt, prevLt: tx.PrevTransLt, fees: uint64(tx.TotalFees.Grams), now: tx.Now,
+			hasInMsg: tx.Msgs.InMsg.Exists, outMsgs: len(tx.Msgs.OutMsgs.Values())})
 	}
 	return out
 }
@@ -137,7 +140,11 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 				require.Equal(t, w.prevHash, *g.PrevTransHash)
 				require.Equal(t, strconv.FormatUint(w.prevLt, 10), *g.PrevTransLt)
 				require.NotEqual(t, "null", string(g.Description))
-				require.Contains(t, got.AddressBook, w.account)
+				// The messages come from the stored BOC, and the book
+				// names every end of them.
+				require.Equal(t, w.hasInMsg, g.InMsg != nil, w.hash)
+				require.Len(t, g.OutMsgs, w.outMsgs, w.hash)
+				requireBookNamesEnds(t, got.AddressBook, g)
 			}
 
 			// An account's pages, 2 at a time, newest first, are its
@@ -309,6 +316,9 @@ func TestV3TransactionsOverImportedData(t *testing.T) {
 			}
 			require.Equal(t, p.Hash, parentIn(one.Trace, withParent.Hash), "the tree puts the sender above")
 			require.Equal(t, len(one.Transactions), countNodes(one.Trace))
+			for _, tx := range one.Transactions {
+				requireBookNamesEnds(t, tr.AddressBook, tx)
+			}
 			var ev struct {
 				Events []v3Trace `json:"events"`
 			}
@@ -400,7 +410,24 @@ type v3Node struct {
 }
 
 type v3Traces struct {
-	Traces []v3Trace `json:"traces"`
+	Traces      []v3Trace                  `json:"traces"`
+	AddressBook map[string]json.RawMessage `json:"address_book"`
+}
+
+// requireBookNamesEnds checks that the address book names the
+// transaction's account, its in-message's source and its out-messages'
+// destinations, as toncenter's does.
+func requireBookNamesEnds(t *testing.T, book map[string]json.RawMessage, tx v3Tx) {
+	t.Helper()
+	require.Contains(t, book, tx.Account)
+	if tx.InMsg != nil && tx.InMsg.Source != nil {
+		require.Contains(t, book, *tx.InMsg.Source, tx.Hash)
+	}
+	for _, m := range tx.OutMsgs {
+		if m.Destination != nil {
+			require.Contains(t, book, *m.Destination, tx.Hash)
+		}
+	}
 }
 
 // parentIn is the hash of the node above the transaction hash.

@@ -243,7 +243,7 @@ func (s *Store) TransactionsOfTraces(ctx context.Context, refs []TraceRef, withM
 		if err != nil || !withMessages {
 			return err
 		}
-		msgs, err = messagesOf(ctx, db, rows)
+		msgs, err = messagesOf(ctx, db, txHashes(rows))
 		return err
 	}); err != nil {
 		return nil, unavailable(err)
@@ -260,16 +260,21 @@ func (s *Store) TransactionsOfTraces(ctx context.Context, refs []TraceRef, withM
 	return out, nil
 }
 
-// messagesOf reads the messages of the transactions of rows in one
-// statement (on messages' primary key, which starts with tx_hash), in the
-// order addMessage needs.
-func messagesOf(ctx context.Context, db *bun.DB, rows []txRow) ([]msgRow, error) {
-	if len(rows) == 0 {
-		return nil, nil
-	}
+// txHashes are the hashes of rows.
+func txHashes(rows []txRow) []string {
 	hashes := make([]string, len(rows))
 	for i := range rows {
 		hashes[i] = rows[i].Hash
+	}
+	return hashes
+}
+
+// messagesOf reads the messages of the transactions hashes in one
+// statement (on messages' primary key, which starts with tx_hash), in the
+// order addMessage needs.
+func messagesOf(ctx context.Context, db *bun.DB, hashes []string) ([]msgRow, error) {
+	if len(hashes) == 0 {
+		return nil, nil
 	}
 	var msgs []msgRow
 	err := db.NewSelect().Model(&msgs).Where("tx_hash IN (?)", bun.In(hashes)).

@@ -19,6 +19,8 @@ type TraceFilter struct {
 	StartUtime, EndUtime *uint32
 	StartLt, EndLt       *uint64
 	McSeqno              *uint32
+	// MessagesFromBOC: as TxFilter's, for the traces' transactions.
+	MessagesFromBOC bool
 
 	Limit, Offset int
 	Desc          bool
@@ -117,7 +119,8 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 	if len(ids) == 0 {
 		return out, nil
 	}
-	txs, err := s.FindTransactions(ctx, TxFilter{TraceIDs: ids, StartLt: &from, EndLt: &to, Limit: maxTraceTransactions})
+	txs, err := s.FindTransactions(ctx, TxFilter{TraceIDs: ids, StartLt: &from, EndLt: &to,
+		MessagesFromBOC: f.MessagesFromBOC, Limit: maxTraceTransactions})
 	if err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ func (s *Store) TracesAfter(ctx context.Context, accounts, extNorms []string, af
 		OrderExpr("transactions.lt ASC, transactions.account").Limit(maxTraceTransactions).Scan(ctx); err != nil {
 		return nil, unavailable(err)
 	}
-	msgs, err := messagesOf(ctx, s.db, txs)
+	msgs, err := messagesOf(ctx, s.db, txHashes(txs))
 	if err != nil {
 		return nil, unavailable(err)
 	}

@@ -36,6 +36,13 @@ type TxFilter struct {
 	BodyHash  *string
 	Direction *string
 	Opcode    *uint32
+	// MessagesFromBOC says the caller reads the messages of a transaction
+	// that has its raw BOC from the BOC (toncenter's render decodes them
+	// there anyway), so message rows are read only for transactions
+	// without one: a page of raw transactions is one statement instead
+	// of two, and no message's body and state cross the socket twice.
+	// Such transactions come back with InMsg nil and no OutMsgs.
+	MessagesFromBOC bool
 
 	Limit, Offset int
 	Desc          bool
@@ -139,25 +146,33 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	return s.withMessages(ctx, rows)
+	return s.withMessages(ctx, rows, f.MessagesFromBOC)
 }
 
 // withMessages converts rows and attaches their messages, read in one
-// statement.
-func (s *Store) withMessages(ctx context.Context, rows []txRow) ([]*chain.Transaction, error) {
+// statement; with fromBOC only those of the rows without a BOC (none
+// read when every row has one).
+func (s *Store) withMessages(ctx context.Context, rows []txRow, fromBOC bool) ([]*chain.Transaction, error) {
 	out := make([]*chain.Transaction, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
 	byHash := make(map[string]*chain.Transaction, len(rows))
+	need := make([]string, 0, len(rows))
 	for i := range rows {
 		out[i] = rows[i].summary()
 		out[i].BOC = rows[i].BOC
 		byHash[rows[i].Hash] = out[i]
+		if !fromBOC || len(rows[i].BOC) == 0 {
+			need = append(need, rows[i].Hash)
+		}
+	}
+	if len(need) == 0 {
+		return out, nil
 	}
 	var msgs []msgRow
 	err := s.read(func(db *bun.DB) (err error) {
-		msgs, err = messagesOf(ctx, db, rows)
+		msgs, err = messagesOf(ctx, db, need)
 		return err
 	})
 	if err != nil {
@@ -196,7 +211,7 @@ func (s *Store) AdjacentTransactions(ctx context.Context, hash, direction string
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	return s.withMessages(ctx, rows)
+	return s.withMessages(ctx, rows, false)
 }
 
 // MsgFilter selects messages as toncenter's /api/v3/messages does.

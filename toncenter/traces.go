@@ -70,6 +70,9 @@ type TraceData struct {
 // tree: a transaction's children are those whose in-message it sent.
 // trace_state is complete or pending as the store knows it;
 // classification_state is "ok" (its actions are decoded when stored).
+// The tree is built from the rendered transactions' messages, so a
+// transaction with its raw BOC needs no message rows: its messages are
+// decoded from the BOC (store.TxFilter.MessagesFromBOC).
 func RenderTrace(d *TraceData) (*Trace, error) {
 	id := d.ID
 	out := &Trace{
@@ -82,24 +85,26 @@ func RenderTrace(d *TraceData) (*Trace, error) {
 		out.TraceMeta.TraceState = "pending"
 	}
 	var mcMin, mcMax uint32
-	sentBy := map[chain.Hash]*TraceNode{} // out-message hash -> the node that sent it
+	sentBy := map[string]*TraceNode{} // out-message hash -> the node that sent it
 	nodes := make([]*TraceNode, len(d.Transactions))
-	received := map[chain.Hash]bool{}
+	rendered := make([]*Transaction, len(d.Transactions))
+	received := map[string]bool{}
 	for i, t := range d.Transactions {
 		rt, err := RenderTransaction(t)
 		if err != nil {
 			return nil, err
 		}
+		rendered[i] = rt
 		out.Transactions[rt.Hash] = rt
 		out.TransactionsOrder = append(out.TransactionsOrder, rt.Hash)
 		n := &TraceNode{TxHash: rt.Hash, Children: []*TraceNode{}}
-		if t.InMsg != nil {
-			n.InMsgHash = t.InMsg.Hash.Base64()
-			received[t.InMsg.Hash] = true
+		if rt.InMsg != nil {
+			n.InMsgHash = rt.InMsg.Hash
+			received[rt.InMsg.Hash] = true
 			out.TraceMeta.Messages++
 		}
-		for j := range t.OutMsgs {
-			sentBy[t.OutMsgs[j].Hash] = n
+		for _, m := range rt.OutMsgs {
+			sentBy[m.Hash] = n
 		}
 		nodes[i] = n
 		if t.McSeqno != 0 {
@@ -109,24 +114,24 @@ func RenderTrace(d *TraceData) (*Trace, error) {
 			mcMax = max(mcMax, t.McSeqno)
 		}
 	}
-	for _, t := range d.Transactions {
-		for j := range t.OutMsgs {
-			if !received[t.OutMsgs[j].Hash] && t.OutMsgs[j].Destination != "" {
+	for _, rt := range rendered {
+		for _, m := range rt.OutMsgs {
+			if !received[m.Hash] && m.Destination != nil {
 				out.TraceMeta.PendingMessages++
 			}
 		}
 	}
-	for i, t := range d.Transactions {
+	for i, rt := range rendered {
 		var parent *TraceNode
-		if t.InMsg != nil {
-			parent = sentBy[t.InMsg.Hash]
+		if rt.InMsg != nil {
+			parent = sentBy[rt.InMsg.Hash]
 		}
 		if parent != nil && parent != nodes[i] {
 			parent.Children = append(parent.Children, nodes[i])
 		} else if out.Trace == nil {
 			out.Trace = nodes[i]
-			if t.InMsg != nil && t.InMsg.Source == "" {
-				out.ExternalHash = ptr(t.InMsg.Hash.Base64())
+			if rt.InMsg != nil && rt.InMsg.Source == nil {
+				out.ExternalHash = ptr(rt.InMsg.Hash)
 			}
 		}
 	}

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/testenv"
+)
+
+// messageReads counts the statements that read message rows.
+type messageReads struct{ n atomic.Int32 }
+
+func (c *messageReads) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if strings.Contains(e.Query, `FROM "messages"`) {
+		c.n.Add(1)
+	}
+	return ctx
+}
+
+func (c *messageReads) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// With MessagesFromBOC a transaction with its raw BOC comes back without
+// message rows (the caller decodes them from the BOC) and a page of such
+// transactions reads no message rows at all; a transaction without a BOC
+// (imported from trace JSON) has the same messages either way.
+func TestMessagesFromBOC(t *testing.T) {
+	var b Batch
+	for _, blk := range fixtureBlocks(t) {
+		b.Transactions = append(b.Transactions, blk.Transactions...)
+		b.Blocks = append(b.Blocks, blk.Header)
+	}
+	raw := len(b.Transactions)
+	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces", "*.json"))
+	require.NotEmpty(t, files)
+	for _, f := range files[:min(len(files), 5)] {
+		tr, err := chain.ParseToncenterFile(f)
+		require.NoError(t, err)
+		b.Transactions = append(b.Transactions, tr.Transactions...)
+	}
+	require.Greater(t, raw, 100)
+	require.Greater(t, len(b.Transactions), raw)
+	hashes := func(txs []*chain.Transaction) []string {
+		out := make([]string, len(txs))
+		for i, tx := range txs {
+			out[i] = tx.Hash.Base64()
+		}
+		return out
+	}
+	messages := func(tx *chain.Transaction) []string {
+		var out []string
+		if tx.InMsg != nil {
+			out = append(out, "in "+tx.InMsg.Hash.Base64()+" "+tx.InMsg.Source)
+		}
+		for _, m := range tx.OutMsgs {
+			out = append(out, "out "+m.Hash.Base64()+" "+m.Destination)
+		}
+		return out
+	}
+	onEachDatabase(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		require.NoError(t, s.SaveBatch(ctx, &b))
+		reads := &messageReads{}
+		s.DB().AddQueryHook(reads)
+		find := func(hs []string, fromBOC bool) []*chain.Transaction {
+			t.Helper()
+			txs, err := s.FindTransactions(ctx, TxFilter{Hashes: hs, Limit: len(hs), MessagesFromBOC: fromBOC})
+			require.NoError(t, err)
+			require.Len(t, txs, len(hs))
+			return txs
+		}
+		all := hashes(b.Transactions)
+		full, light := find(all, false), find(all, true)
+		parsed := map[chain.Hash]*chain.Transaction{}
+		for _, tx := range b.Transactions {
+			parsed[tx.Hash] = tx
+		}
+		withBOC, withoutBOC, sending := 0, 0, 0
+		for i := range full {
+			require.Equal(t, full[i].Hash, light[i].Hash)
+			require.Equal(t, full[i].BOC, light[i].BOC)
+			require.Equal(t, messages(parsed[full[i].Hash]), messages(full[i]))
+			if len(full[i].BOC) > 0 {
+				withBOC++
+				if len(messages(full[i])) > 0 {
+					sending++
+				}
+				require.Empty(t, messages(light[i]), "messages of a raw transaction are its BOC's")
+			} else {
+				withoutBOC++
+				require.Equal(t, messages(full[i]), messages(light[i]))
+			}
+		}
+		require.Greater(t, sending, 100)
+		require.Equal(t, raw, withBOC)
+		require.Equal(t, len(b.Transactions)-raw, withoutBOC)
+
+		// Statements: a page of raw transactions reads no message rows;
+		// a mixed one reads those of the JSON rows, in one statement.
+		reads.n.Store(0)
+		find(all[:raw], true)
+		require.Zero(t, reads.n.Load())
+		find(all[:raw], false)
+		require.EqualValues(t, 1, reads.n.Load())
+		reads.n.Store(0)
+		find(all, true)
+		require.EqualValues(t, 1, reads.n.Load())
+	})
+}
