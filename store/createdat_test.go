@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun/migrate"
 
-	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/store/migrations"
 )
@@ -22,18 +20,7 @@ import (
 // stored before it. An external inbound message has no time: no bound
 // selects it.
 func TestMessagesByCreatedAt(t *testing.T) {
-	var b Batch
-	for _, blk := range fixtureBlocks(t) {
-		b.Transactions = append(b.Transactions, blk.Transactions...)
-		b.Blocks = append(b.Blocks, blk.Header)
-	}
-	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces", "*.json"))
-	require.NotEmpty(t, files)
-	for _, f := range files[:min(len(files), 10)] {
-		tr, err := chain.ParseToncenterFile(f)
-		require.NoError(t, err)
-		b.Transactions = append(b.Transactions, tr.Transactions...)
-	}
+	b, _ := blocksAndTraces(t, 10)
 	// The expected answer, from the parsed messages: hash -> created_at of
 	// every message with a time; external inbound ones are counted apart.
 	want := map[string]uint32{}

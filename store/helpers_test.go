@@ -31,6 +31,26 @@ func fixtureBlocks(t *testing.T) []*chain.Block {
 	return out
 }
 
+// blocksAndTraces is a batch of the fixture blocks (their transactions,
+// with raw BOCs, and headers) and the transactions of the first traceFiles
+// toncenter trace JSON files (without BOCs); raw counts the first.
+func blocksAndTraces(t *testing.T, traceFiles int) (b Batch, raw int) {
+	t.Helper()
+	for _, blk := range fixtureBlocks(t) {
+		b.Transactions = append(b.Transactions, blk.Transactions...)
+		b.Blocks = append(b.Blocks, blk.Header)
+	}
+	raw = len(b.Transactions)
+	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces", "*.json"))
+	require.NotEmpty(t, files)
+	for _, f := range files[:min(len(files), traceFiles)] {
+		tr, err := chain.ParseToncenterFile(f)
+		require.NoError(t, err)
+		b.Transactions = append(b.Transactions, tr.Transactions...)
+	}
+	return b, raw
+}
+
 // onEachDatabase runs fn as a subtest with a migrated store on each test
 // database (SQLite, and Postgres when the test environment has it).
 func onEachDatabase(t *testing.T, fn func(t *testing.T, s *Store)) {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tonql/tonql/chain"
-	"github.com/tonql/tonql/internal/testenv"
 )
 
 // messageReads counts the statements that read message rows.
@@ -31,19 +29,7 @@ func (c *messageReads) AfterQuery(context.Context, *bun.QueryEvent) {}
 // transactions reads no message rows at all; a transaction without a BOC
 // (imported from trace JSON) has the same messages either way.
 func TestMessagesFromBOC(t *testing.T) {
-	var b Batch
-	for _, blk := range fixtureBlocks(t) {
-		b.Transactions = append(b.Transactions, blk.Transactions...)
-		b.Blocks = append(b.Blocks, blk.Header)
-	}
-	raw := len(b.Transactions)
-	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces", "*.json"))
-	require.NotEmpty(t, files)
-	for _, f := range files[:min(len(files), 5)] {
-		tr, err := chain.ParseToncenterFile(f)
-		require.NoError(t, err)
-		b.Transactions = append(b.Transactions, tr.Transactions...)
-	}
+	b, raw := blocksAndTraces(t, 5)
 	require.Greater(t, raw, 100)
 	require.Greater(t, len(b.Transactions), raw)
 	hashes := func(txs []*chain.Transaction) []string {
