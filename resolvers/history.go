@@ -12,8 +12,10 @@ import (
 )
 
 // The stored chain data as toncenter's v3 routes read it: transactions,
-// messages and the address book of the accounts they name. REST and
-// GraphQL both call these.
+// messages and the address book of the accounts they name. The REST
+// routes call these (GraphQL reads the store through its own resolvers,
+// which keep the chain types); transactions and traces come back
+// rendered in toncenter's shape.
 
 // FindTransactions returns a page of stored transactions in toncenter's
 // shape and the address book of their accounts and counterparties. The
