@@ -65,7 +65,13 @@ var bookFields = map[string]bool{"address_book": true, "address_book_entries": t
 // outside GraphQL (REST, JSON-RPC), whose answers have every field, it
 // does.
 func selects(ctx context.Context, fields map[string]bool) bool {
-	return !inGraphQL(ctx) || selectsAny(ctx, fields)
+	return selectsBelow(ctx, nil, fields)
+}
+
+// selectsBelow is selects for a field under the one being resolved, by
+// path (a connection's "edges", then "node").
+func selectsBelow(ctx context.Context, path []string, fields map[string]bool) bool {
+	return !inGraphQL(ctx) || selectsAny(ctx, path, fields)
 }
 
 // inGraphQL tells whether ctx is a GraphQL field's.
@@ -74,9 +80,19 @@ func inGraphQL(ctx context.Context) bool {
 }
 
 // selectsAny tells whether the GraphQL field being resolved selects any of
-// fields.
-func selectsAny(ctx context.Context, fields map[string]bool) bool {
-	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+// fields, in the selection of path's last field when path is given.
+func selectsAny(ctx context.Context, path []string, fields map[string]bool) bool {
+	level := graphql.CollectFieldsCtx(ctx, nil)
+	for _, name := range path {
+		var next []graphql.CollectedField
+		for _, f := range level {
+			if f.Name == name {
+				next = append(next, graphql.CollectFields(graphql.GetOperationContext(ctx), f.Selections, nil)...)
+			}
+		}
+		level = next
+	}
+	for _, f := range level {
 		if fields[f.Name] {
 			return true
 		}

@@ -251,7 +251,7 @@ var previewFields = map[string]bool{"complete": true, "risk": true, "stopped": t
 // wantsPreview reports a GraphQL selection of a preview field on the
 // estimate being resolved (outside GraphQL: no).
 func wantsPreview(ctx context.Context) bool {
-	return inGraphQL(ctx) && selectsAny(ctx, previewFields)
+	return inGraphQL(ctx) && selectsAny(ctx, nil, previewFields)
 }
 
 // primeLinks puts the preview's transactions, participants and steps into

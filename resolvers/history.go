@@ -20,12 +20,12 @@ import (
 // FindTransactions returns a page of stored transactions in toncenter's
 // shape and the address book of their accounts and counterparties. The
 // messages of a transaction with its raw BOC are decoded from the BOC,
-// not read again from their rows (store.TxFilter.MessagesFromBOC).
+// not read again from their rows (store.MessagesWithoutBOC).
 func (r *Resolver) FindTransactions(ctx context.Context, f store.TxFilter) ([]*toncenter.Transaction, chain.AddressBook, error) {
 	if r.Store == nil {
 		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
-	f.MessagesFromBOC = true
+	f.Messages = store.MessagesWithoutBOC
 	txs, err := r.Store.FindTransactions(ctx, f)
 	if err != nil {
 		return nil, nil, err
@@ -127,7 +127,7 @@ func (r *Resolver) FindTraces(ctx context.Context, f store.TraceFilter) ([]*tonc
 	if r.Store == nil {
 		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
-	f.MessagesFromBOC = true
+	f.Messages = store.MessagesWithoutBOC
 	traces, err := r.Store.FindTraces(ctx, f)
 	if err != nil {
 		return nil, nil, err

@@ -137,6 +137,9 @@ func (r *Resolver) GraphTransactions(ctx context.Context, in *model.TransactionF
 	if r.Store == nil {
 		return nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
+	if !selects(ctx, messageFields) {
+		f.Messages = store.NoMessages
+	}
 	txs, err := r.Store.FindTransactions(ctx, f)
 	if err != nil {
 		return nil, err
@@ -264,6 +267,9 @@ func (r *Resolver) AccountTransactions(ctx context.Context, acc *model.Account, 
 	}
 	if r.Store == nil {
 		return nil, apperr.New(apperr.Unavailable, "no store configured")
+	}
+	if !selectsBelow(ctx, []string{"edges", "node"}, messageFields) {
+		f.Messages = store.NoMessages
 	}
 	txs, err := r.Store.FindTransactions(ctx, f)
 	if err != nil {

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -611,4 +612,91 @@ func checkTransactionsRESTEqualsGraphQL(t *testing.T, h http.Handler, account st
 		after = *c.PageInfo.EndCursor
 	}
 	require.Equal(t, hashesOf(all), paged)
+}
+
+// A GraphQL page of transactions reads their messages only when it
+// selects in_msg or out_msgs, on Query.transactions and on the
+// Account.transactions connection; the messages it shows are those of
+// the REST page (decoded from the BOCs there).
+func TestGraphQLTransactionsReadMessagesOnlyWhenSelected(t *testing.T) {
+	dir := testenv.FixturesDir(t)
+	blocks, _ := filepath.Glob(filepath.Join(dir, "blocks", "*.bin"))
+	for _, db := range testenv.Databases(t) {
+		t.Run(db.Name, func(t *testing.T) {
+			st := importedFixtures(t, db, blocks)
+			var account string
+			require.NoError(t, st.DB().NewRaw(`SELECT account FROM transactions GROUP BY account ORDER BY count(*) DESC, account LIMIT 1`).
+				Scan(context.Background(), &account))
+			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
+			f := &fixture{h: h}
+			// The REST page's messages, per transaction.
+			var rest v3Txs
+			require.Equal(t, 200, v3get(t, h, "/api/v3/transactions?limit=5&account="+account, &rest))
+			require.Len(t, rest.Transactions, 5)
+			want := map[string][]string{}
+			for _, tx := range rest.Transactions {
+				want[tx.Hash] = msgHashes(tx)
+			}
+			const marker = `FROM "messages"`
+			c := &statementCounter{counts: map[string]int{}, markers: []string{marker}}
+			st.DB().AddQueryHook(c)
+			for _, q := range []struct {
+				query    string
+				messages bool
+			}{
+				{`{ transactions(filter: {account: ["%s"]}, limit: 5) { hash lt } }`, false},
+				{`{ transactions(filter: {account: ["%s"]}, limit: 5) { hash in_msg { hash } out_msgs { hash } } }`, true},
+				{`{ account(address: "%s") { transactions(first: 5) { edges { cursor node { hash lt } } } } }`, false},
+				{`{ account(address: "%s") { transactions(first: 5) { edges { node { hash in_msg { hash } out_msgs { hash } } } } } }`, true},
+			} {
+				c.mu.Lock()
+				c.counts[marker] = 0
+				c.mu.Unlock()
+				raw := f.graphql(t, fmt.Sprintf(q.query, account), nil)
+				require.NotContains(t, string(raw), `"errors"`, q.query)
+				c.mu.Lock()
+				reads := c.counts[marker]
+				c.mu.Unlock()
+				if !q.messages {
+					require.Zero(t, reads, q.query)
+					continue
+				}
+				require.Equal(t, 1, reads, q.query)
+				var got struct {
+					Data struct {
+						Transactions []v3Tx `json:"transactions"`
+						Account      struct {
+							Transactions struct {
+								Edges []struct {
+									Node v3Tx `json:"node"`
+								} `json:"edges"`
+							} `json:"transactions"`
+						} `json:"account"`
+					} `json:"data"`
+				}
+				require.NoError(t, json.Unmarshal(raw, &got))
+				txs := got.Data.Transactions
+				for _, e := range got.Data.Account.Transactions.Edges {
+					txs = append(txs, e.Node)
+				}
+				require.Len(t, txs, 5, q.query)
+				for _, tx := range txs {
+					require.Equal(t, want[tx.Hash], msgHashes(tx), q.query)
+				}
+			}
+		})
+	}
+}
+
+// msgHashes are the hashes of a transaction's in-message and
+// out-messages, in order.
+func msgHashes(tx v3Tx) []string {
+	var out []string
+	if tx.InMsg != nil {
+		out = append(out, "in "+tx.InMsg.Hash)
+	}
+	for _, m := range tx.OutMsgs {
+		out = append(out, "out "+m.Hash)
+	}
+	return out
 }

@@ -19,8 +19,8 @@ type TraceFilter struct {
 	StartUtime, EndUtime *uint32
 	StartLt, EndLt       *uint64
 	McSeqno              *uint32
-	// MessagesFromBOC: as TxFilter's, for the traces' transactions.
-	MessagesFromBOC bool
+	// Messages: as TxFilter's, for the traces' transactions.
+	Messages MessageRead
 
 	Limit, Offset int
 	Desc          bool
@@ -120,7 +120,7 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 		return out, nil
 	}
 	txs, err := s.FindTransactions(ctx, TxFilter{TraceIDs: ids, StartLt: &from, EndLt: &to,
-		MessagesFromBOC: f.MessagesFromBOC, Limit: maxTraceTransactions})
+		Messages: f.Messages, Limit: maxTraceTransactions})
 	if err != nil {
 		return nil, err
 	}

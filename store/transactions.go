@@ -36,17 +36,30 @@ type TxFilter struct {
 	BodyHash  *string
 	Direction *string
 	Opcode    *uint32
-	// MessagesFromBOC says the caller reads the messages of a transaction
-	// that has its raw BOC from the BOC (toncenter's render decodes them
-	// there anyway), so message rows are read only for transactions
-	// without one: a page of raw transactions is one statement instead
-	// of two, and no message's body and state cross the socket twice.
-	// Such transactions come back with InMsg nil and no OutMsgs.
-	MessagesFromBOC bool
+	// Messages says whose message rows are read (all by default).
+	Messages MessageRead
 
 	Limit, Offset int
 	Desc          bool
 }
+
+// MessageRead says which transactions' message rows a read attaches.
+type MessageRead int
+
+const (
+	// AllMessages: every transaction's.
+	AllMessages MessageRead = iota
+	// MessagesWithoutBOC: only those of the transactions stored without
+	// their raw BOC, for a caller that decodes a raw transaction's
+	// messages from its BOC (toncenter's render does anyway): a page of
+	// raw transactions is one statement instead of two, and no message's
+	// body and state cross the socket twice. A raw transaction comes back
+	// with InMsg nil and no OutMsgs.
+	MessagesWithoutBOC
+	// NoMessages: none, for a caller that shows no message (a GraphQL
+	// page that selects neither in_msg nor out_msgs).
+	NoMessages
+)
 
 // FindTransactions returns a page of transactions with their messages, in
 // toncenter's order: by lt (by utime then lt when a utime bound is
@@ -146,13 +159,12 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	return s.withMessages(ctx, rows, f.MessagesFromBOC)
+	return s.withMessages(ctx, rows, f.Messages)
 }
 
-// withMessages converts rows and attaches their messages, read in one
-// statement; with fromBOC only those of the rows without a BOC (none
-// read when every row has one).
-func (s *Store) withMessages(ctx context.Context, rows []txRow, fromBOC bool) ([]*chain.Transaction, error) {
+// withMessages converts rows and attaches the messages read says, read in
+// one statement (none when no row needs them).
+func (s *Store) withMessages(ctx context.Context, rows []txRow, read MessageRead) ([]*chain.Transaction, error) {
 	out := make([]*chain.Transaction, len(rows))
 	if len(rows) == 0 {
 		return out, nil
@@ -163,7 +175,7 @@ func (s *Store) withMessages(ctx context.Context, rows []txRow, fromBOC bool) ([
 		out[i] = rows[i].summary()
 		out[i].BOC = rows[i].BOC
 		byHash[rows[i].Hash] = out[i]
-		if !fromBOC || len(rows[i].BOC) == 0 {
+		if read == AllMessages || read == MessagesWithoutBOC && len(rows[i].BOC) == 0 {
 			need = append(need, rows[i].Hash)
 		}
 	}
@@ -211,7 +223,7 @@ func (s *Store) AdjacentTransactions(ctx context.Context, hash, direction string
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	return s.withMessages(ctx, rows, false)
+	return s.withMessages(ctx, rows, AllMessages)
 }
 
 // MsgFilter selects messages as toncenter's /api/v3/messages does.

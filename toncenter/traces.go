@@ -72,7 +72,7 @@ type TraceData struct {
 // classification_state is "ok" (its actions are decoded when stored).
 // The tree is built from the rendered transactions' messages, so a
 // transaction with its raw BOC needs no message rows: its messages are
-// decoded from the BOC (store.TxFilter.MessagesFromBOC).
+// decoded from the BOC (store.MessagesWithoutBOC).
 func RenderTrace(d *TraceData) (*Trace, error) {
 	id := d.ID
 	out := &Trace{

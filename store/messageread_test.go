@@ -24,11 +24,12 @@ func (c *messageReads) BeforeQuery(ctx context.Context, e *bun.QueryEvent) conte
 
 func (c *messageReads) AfterQuery(context.Context, *bun.QueryEvent) {}
 
-// With MessagesFromBOC a transaction with its raw BOC comes back without
-// message rows (the caller decodes them from the BOC) and a page of such
-// transactions reads no message rows at all; a transaction without a BOC
-// (imported from trace JSON) has the same messages either way.
-func TestMessagesFromBOC(t *testing.T) {
+// With MessagesWithoutBOC a transaction with its raw BOC comes back
+// without message rows (the caller decodes them from the BOC) and a page
+// of such transactions reads no message rows at all; a transaction
+// without a BOC (imported from trace JSON) has the same messages either
+// way. NoMessages reads none.
+func TestMessageRead(t *testing.T) {
 	b, raw := blocksAndTraces(t, 5)
 	require.Greater(t, raw, 100)
 	require.Greater(t, len(b.Transactions), raw)
@@ -54,15 +55,15 @@ func TestMessagesFromBOC(t *testing.T) {
 		require.NoError(t, s.SaveBatch(ctx, &b))
 		reads := &messageReads{}
 		s.DB().AddQueryHook(reads)
-		find := func(hs []string, fromBOC bool) []*chain.Transaction {
+		find := func(hs []string, read MessageRead) []*chain.Transaction {
 			t.Helper()
-			txs, err := s.FindTransactions(ctx, TxFilter{Hashes: hs, Limit: len(hs), MessagesFromBOC: fromBOC})
+			txs, err := s.FindTransactions(ctx, TxFilter{Hashes: hs, Limit: len(hs), Messages: read})
 			require.NoError(t, err)
 			require.Len(t, txs, len(hs))
 			return txs
 		}
 		all := hashes(b.Transactions)
-		full, light := find(all, false), find(all, true)
+		full, light := find(all, AllMessages), find(all, MessagesWithoutBOC)
 		parsed := map[chain.Hash]*chain.Transaction{}
 		for _, tx := range b.Transactions {
 			parsed[tx.Hash] = tx
@@ -90,12 +91,17 @@ func TestMessagesFromBOC(t *testing.T) {
 		// Statements: a page of raw transactions reads no message rows;
 		// a mixed one reads those of the JSON rows, in one statement.
 		reads.n.Store(0)
-		find(all[:raw], true)
+		find(all[:raw], MessagesWithoutBOC)
 		require.Zero(t, reads.n.Load())
-		find(all[:raw], false)
+		find(all[:raw], AllMessages)
 		require.EqualValues(t, 1, reads.n.Load())
 		reads.n.Store(0)
-		find(all, true)
+		find(all, MessagesWithoutBOC)
 		require.EqualValues(t, 1, reads.n.Load())
+		reads.n.Store(0)
+		for _, tx := range find(all, NoMessages) {
+			require.Empty(t, messages(tx))
+		}
+		require.Zero(t, reads.n.Load())
 	})
 }
