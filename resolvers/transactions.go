@@ -137,6 +137,7 @@ func (r *Resolver) GraphTransactions(ctx context.Context, in *model.TransactionF
 	if r.Store == nil {
 		return nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
+	f.WithoutBOC = true // no field shows it
 	if !selects(ctx, messageFields) {
 		f.Messages = store.NoMessages
 	}
@@ -268,6 +269,7 @@ func (r *Resolver) AccountTransactions(ctx context.Context, acc *model.Account, 
 	if r.Store == nil {
 		return nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
+	f.WithoutBOC = true // no field shows it
 	if !selectsBelow(ctx, []string{"edges", "node"}, messageFields) {
 		f.Messages = store.NoMessages
 	}

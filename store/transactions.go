@@ -38,6 +38,10 @@ type TxFilter struct {
 	Opcode    *uint32
 	// Messages says whose message rows are read (all by default).
 	Messages MessageRead
+	// WithoutBOC leaves the raw BOC unread, for a caller that shows
+	// nothing of it (GraphQL's transactions: some 2 KB a transaction that
+	// no field shows). Its rows then count as without a BOC for Messages.
+	WithoutBOC bool
 
 	Limit, Offset int
 	Desc          bool
@@ -73,6 +77,9 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 	var rows []txRow
 	err := s.read(func(db *bun.DB) error {
 		q := db.NewSelect().Model(&rows)
+		if f.WithoutBOC {
+			q = q.ExcludeColumn("boc")
+		}
 		if f.Workchain != nil && f.Shard != nil && f.BlockSeqno != nil {
 			// One block: its lt range bounds the rows too, so that Postgres
 			// reads only the lt partition that holds them.
