@@ -14,8 +14,8 @@ import (
 // The stored chain data as toncenter's v3 routes read it: transactions,
 // messages and the address book of the accounts they name. The REST
 // routes call these (GraphQL reads the store through its own resolvers,
-// which keep the chain types); transactions and traces come back
-// rendered in toncenter's shape.
+// which keep the chain types); transactions, traces and messages come
+// back rendered in toncenter's shape.
 
 // FindTransactions returns a page of stored transactions in toncenter's
 // shape and the address book of their accounts and counterparties. The
@@ -68,9 +68,9 @@ func undecodable(err error) error {
 	return apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
 }
 
-// FindMessages returns a page of stored messages and the address book of
-// their ends.
-func (r *Resolver) FindMessages(ctx context.Context, f store.MsgFilter) ([]store.StoredMessage, chain.AddressBook, error) {
+// FindMessages returns a page of stored messages in toncenter's shape
+// and the address book of their ends.
+func (r *Resolver) FindMessages(ctx context.Context, f store.MsgFilter) ([]*toncenter.Message, chain.AddressBook, error) {
 	if r.Store == nil {
 		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
@@ -78,12 +78,20 @@ func (r *Resolver) FindMessages(ctx context.Context, f store.MsgFilter) ([]store
 	if err != nil {
 		return nil, nil, err
 	}
+	out := make([]*toncenter.Message, len(msgs))
 	var addrs []string
 	for i := range msgs {
-		addrs = append(addrs, msgs[i].Message.Source, msgs[i].Message.Destination)
+		sm := &msgs[i]
+		m, err := toncenter.RenderStoredMessage(&sm.Message, toncenter.MessageEnd{TxHash: sm.TxHash, Account: sm.TxAccount,
+			Direction: sm.Direction, Seq: sm.Seq, BOC: sm.TxBOC, OtherTxHash: sm.OtherTxHash})
+		if err != nil {
+			return nil, nil, undecodable(err)
+		}
+		out[i] = m
+		addrs = append(addrs, sm.Message.Source, sm.Message.Destination)
 	}
 	book, err := r.addressBook(ctx, distinct(addrs))
-	return msgs, book, err
+	return out, book, err
 }
 
 // txAddresses are the accounts a page of transactions names, as
@@ -142,8 +150,8 @@ func (r *Resolver) FindTraces(ctx context.Context, f store.TraceFilter) ([]*tonc
 			return nil, nil, undecodable(err)
 		}
 		out[i] = tr
-		for _, h := range tr.TransactionsOrder {
-			txs = append(txs, tr.Transactions[h])
+		for _, tx := range tr.Transactions {
+			txs = append(txs, tx)
 		}
 	}
 	book, err := r.addressBook(ctx, txAddresses(txs))

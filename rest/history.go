@@ -251,17 +251,7 @@ func Messages(res *resolvers.Resolver) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		out := &toncenter.MessagesResponse{Messages: make([]*toncenter.Message, 0, len(msgs)), AddressBook: book, Metadata: map[string]any{}}
-		for i := range msgs {
-			sm := &msgs[i]
-			m, err := toncenter.RenderStoredMessage(&sm.Message, toncenter.MessageEnd{TxHash: sm.TxHash, Account: sm.TxAccount,
-				Direction: sm.Direction, Seq: sm.Seq, BOC: sm.TxBOC, OtherTxHash: sm.OtherTxHash})
-			if err != nil {
-				return nil, apperr.Wrap(apperr.Internal, err, "a stored transaction does not decode")
-			}
-			out.Messages = append(out.Messages, m)
-		}
-		return out, nil
+		return &toncenter.MessagesResponse{Messages: msgs, AddressBook: book, Metadata: map[string]any{}}, nil
 	})
 }
 
