@@ -2,6 +2,8 @@ package resolvers
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/tonql/tonql/accountinfo"
@@ -35,12 +37,13 @@ func (r *Resolver) FindTransactions(ctx context.Context, f store.TxFilter) ([]*t
 
 // AdjacentTransactions returns the transactions linked to hash by a
 // message, in toncenter's shape: the sender of its in-message ("in"), the
-// receivers of its out-messages ("out"), or both ("").
+// receivers of its out-messages ("out"), or both (""). As on
+// FindTransactions, a raw transaction's messages come from its BOC.
 func (r *Resolver) AdjacentTransactions(ctx context.Context, hash, direction string) ([]*toncenter.Transaction, chain.AddressBook, error) {
 	if r.Store == nil {
 		return nil, nil, apperr.New(apperr.Unavailable, "no store configured")
 	}
-	txs, err := r.Store.AdjacentTransactions(ctx, hash, direction)
+	txs, err := r.Store.AdjacentTransactions(ctx, hash, direction, store.MessagesWithoutBOC)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -150,9 +153,7 @@ func (r *Resolver) FindTraces(ctx context.Context, f store.TraceFilter) ([]*tonc
 			return nil, nil, undecodable(err)
 		}
 		out[i] = tr
-		for _, tx := range tr.Transactions {
-			txs = append(txs, tx)
-		}
+		txs = slices.AppendSeq(txs, maps.Values(tr.Transactions))
 	}
 	book, err := r.addressBook(ctx, txAddresses(txs))
 	return out, book, err

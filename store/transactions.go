@@ -205,8 +205,9 @@ func (s *Store) withMessages(ctx context.Context, rows []txRow, read MessageRead
 
 // AdjacentTransactions returns the transaction that sent hash's
 // in-message (direction "in"), the ones that received its out-messages
-// ("out"), or both (""), ordered by lt as toncenter does.
-func (s *Store) AdjacentTransactions(ctx context.Context, hash, direction string) ([]*chain.Transaction, error) {
+// ("out"), or both (""), ordered by lt as toncenter does, with the
+// messages read says (as TxFilter.Messages).
+func (s *Store) AdjacentTransactions(ctx context.Context, hash, direction string, read MessageRead) ([]*chain.Transaction, error) {
 	var rows []txRow
 	err := s.read(func(db *bun.DB) error {
 		// A message links the two: out of one transaction, in of the other.
@@ -230,7 +231,7 @@ func (s *Store) AdjacentTransactions(ctx context.Context, hash, direction string
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	return s.withMessages(ctx, rows, AllMessages)
+	return s.withMessages(ctx, rows, read)
 }
 
 // MsgFilter selects messages as toncenter's /api/v3/messages does.
