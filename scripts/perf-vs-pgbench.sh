@@ -49,9 +49,11 @@ pgurl=${db%%\?*}
 # every capture, which on a busy machine takes longer than the runs.
 loadgen() { if [ -n "${LOADGEN:-}" ]; then "$LOADGEN" "$@"; else (cd "$here/.." && go run ./cmd/loadgen "$@"); fi; }
 # capture NAME PATH: NAME.sql is what the server sent for PATH served a
-# second time (loadgen -capture), in simple protocol only: pgbench's
-# prepared mode takes the ":B0..." inside a raw address literal for a
-# variable.
+# second time (loadgen -capture). Values are written in (pgbench's simple
+# protocol: its prepared mode takes the ":B0..." inside a raw address
+# literal for a variable), unless the server sent every statement prepared
+# (the registry's keyed lists): then NAME.sql.args holds their values and
+# pgbench_run replays them prepared, as the server runs them.
 capture() {
   loadgen -database-url "$db" -capture "$2" -capture-out "$dir/$1.sql" 2>/dev/null
   echo "$1 $2" >> "$dir/pages"
@@ -114,9 +116,14 @@ pgbench_run() { # conns, script[, protocol[, rate]]; prints "tps p50 p99"
   # scheduled start: its log's time plus the schedule lag (a 7th field the
   # log has only then).
   local conns=$1 script=$2 mode=${3:-simple} rate=${4:-}
+  local defs=() d
+  if [ -f "$script.args" ]; then
+    mode=prepared
+    while read -r d; do defs+=(-D "$d"); done < "$script.args"
+  fi
   rm -f "$dir"/pgb.*
   local out
-  out=$(cd "$dir" && pgbench -n -M "$mode" -c "$conns" -j 2 ${rate:+-R "$rate"} -T "$dur" -f "$script" -l --log-prefix=pgb "$pgurl" 2>&1)
+  out=$(cd "$dir" && pgbench -n -M "$mode" "${defs[@]}" -c "$conns" -j 2 ${rate:+-R "$rate"} -T "$dur" -f "$script" -l --log-prefix=pgb "$pgurl" 2>&1)
   local tps
   tps=$(awk '/^tps/{printf "%.0f", $3}' <<<"$out")
   cat "$dir"/pgb.* | awk '{print $3 + $7}' | sort -n | awk -v tps="$tps" '{a[NR]=$1} END{printf "%s %.2f %.2f\n", tps, a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'

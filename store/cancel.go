@@ -26,7 +26,8 @@ import (
 // it), so the transactions that COPY run on a pool of unwrapped
 // connections (Store.copyDB).
 //
-// The same watch times each statement for the request's QueryTime.
+// The same watch times each statement for the request's QueryTime, and
+// logs it to the context's StatementLog.
 type cancelConnector struct{ driver.Connector }
 
 func (c cancelConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -85,6 +86,7 @@ func finish(ctx context.Context, done func() bool, err error) error {
 }
 
 func (c *cancelConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	logStatement(ctx, query, args)
 	done := c.watch(ctx)
 	rows, err := c.Conn.QueryContext(ctx, query, args)
 	if err != nil {
@@ -105,14 +107,15 @@ func (c *cancelConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if err = finish(ctx, done, err); err != nil {
 		return nil, err
 	}
-	return &cancelStmt{Stmt: st, conn: c}, nil
+	return &cancelStmt{Stmt: st, conn: c, query: query}, nil
 }
 
 // cancelStmt is a prepared statement of a cancelConn: its executions are
 // watched like the connection's own statements.
 type cancelStmt struct {
 	driver.Stmt
-	conn *cancelConn
+	conn  *cancelConn
+	query string // for the StatementLog
 }
 
 var (
@@ -121,6 +124,7 @@ var (
 )
 
 func (s *cancelStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	logStatement(ctx, s.query, args)
 	done := s.conn.watch(ctx)
 	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err != nil {

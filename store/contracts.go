@@ -218,7 +218,7 @@ type VestingFilter struct {
 // whitelist (nil when unknown).
 func (s *Store) Vestings(ctx context.Context, f VestingFilter) ([]chain.Vesting, error) {
 	list, err := readTokens[vestingRow, *vestingRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = whereIn(q, "address", f.Addresses)
+		q = whereIn(q, inlineParams(q.DB()), "address", f.Addresses)
 		if len(f.Wallets) > 0 {
 			q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 				q = q.Where("sender IN (?)", bun.In(f.Wallets)).WhereOr("owner IN (?)", bun.In(f.Wallets))

@@ -108,7 +108,7 @@ func (s *Store) Multisigs(ctx context.Context, f MultisigFilter) ([]chain.Multis
 		dir = " ASC"
 	}
 	list, err := readTokens[multisigRow, *multisigRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = whereIn(q, "address", f.Addresses)
+		q = whereIn(q, inlineParams(q.DB()), "address", f.Addresses)
 		if len(f.Wallets) > 0 {
 			q = q.Where("known AND address IN (SELECT contract FROM multisig_members WHERE wallet IN (?))", bun.In(f.Wallets))
 		}

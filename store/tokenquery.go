@@ -19,13 +19,32 @@ type TokenPage struct {
 }
 
 func (p TokenPage) apply(q *bun.SelectQuery) *bun.SelectQuery {
+	q = p.keyset(q, inlineParams(q.DB())).Limit(int64(p.Limit))
 	if p.ByAddress {
-		if p.After != "" {
-			q = q.Where("address > ?", p.After)
-		}
-		return q.Order("address").Limit(int64(p.Limit))
+		return q
 	}
-	return q.Limit(int64(p.Limit)).Offset(int64(p.Offset))
+	return q.Offset(int64(p.Offset))
+}
+
+// keyset adds a keyset page's bound and order (ByAddress), its value
+// through v.
+func (p TokenPage) keyset(q *bun.SelectQuery, v *params) *bun.SelectQuery {
+	if !p.ByAddress {
+		return q
+	}
+	if p.After != "" {
+		q = q.Where("address > ?", v.add(p.After))
+	}
+	return q.Order("address")
+}
+
+// bounds is the page's LIMIT (and OFFSET) clause, its values through v.
+func (p TokenPage) bounds(v *params) string {
+	b := " LIMIT " + string(v.add(int64(p.Limit)))
+	if !p.ByAddress {
+		b += " OFFSET " + string(v.add(int64(p.Offset)))
+	}
+	return b
 }
 
 // ordered adds the route's order unless the page is in address order.
@@ -36,12 +55,13 @@ func (p TokenPage) ordered(q *bun.SelectQuery, cols ...string) *bun.SelectQuery 
 	return q.Order(cols...)
 }
 
-// whereIn narrows q to rows whose col is one of vals; no vals, no filter.
-func whereIn(q *bun.SelectQuery, col string, vals []string) *bun.SelectQuery {
+// whereIn narrows q to rows whose col is one of vals (through v); no
+// vals, no filter.
+func whereIn(q *bun.SelectQuery, v *params, col string, vals []string) *bun.SelectQuery {
 	if len(vals) == 0 {
 		return q
 	}
-	return q.Where("? IN (?)", bun.Ident(col), bun.In(vals))
+	return q.Where("? IN (?)", bun.Ident(col), v.list(vals))
 }
 
 // readTokens reads one page of a registry table (R its row, T the chain
@@ -65,6 +85,44 @@ func readTokens[R any, PR interface {
 	return out, nil
 }
 
+// readList reads one page of a registry list; build adds the filters and
+// the order, their values through v. A list that names its rows by key
+// (keyed: addresses, owners, admins) is read through a statement the store
+// keeps prepared: Postgres plans such a lookup alike for every value, and
+// planning it anew was three quarters of the database's time for an
+// owner's NFT page (docs/PERFORMANCE.md, seventeenth session). The others
+// (a jetton's wallets by balance, a collection's items) are planned for
+// their values, as the action pages' keys are (pgPage).
+func readList[R any, PR interface {
+	*R
+	toChain() T
+}, T any](ctx context.Context, s *Store, page TokenPage, keyed bool, build func(q *bun.SelectQuery, v *params) *bun.SelectQuery) ([]T, error) {
+	if !keyed {
+		return readTokens[R, PR](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
+			return page.apply(build(q, inlineParams(q.DB())))
+		})
+	}
+	var rows []R
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		v := newParams(db)
+		q := page.keyset(build(db.NewSelect().Model(&rows), v), v)
+		res, err := s.prepared(ctx, db, q.String()+page.bounds(v), v.vals)
+		if err != nil {
+			return err
+		}
+		return db.ScanRows(ctx, res, &rows)
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]T, len(rows))
+	for i := range rows {
+		out[i] = PR(&rows[i]).toChain()
+	}
+	return out, nil
+}
+
 // JettonMasterFilter selects jetton masters (toncenter's
 // /api/v3/jetton/masters): by address, by admin; raw addresses.
 type JettonMasterFilter struct {
@@ -74,10 +132,11 @@ type JettonMasterFilter struct {
 
 // JettonMasters lists masters in address order.
 func (s *Store) JettonMasters(ctx context.Context, f JettonMasterFilter) ([]chain.JettonMaster, error) {
-	return readTokens[jettonMasterRow, *jettonMasterRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = whereIn(q, "address", f.Addresses)
-		q = whereIn(q, "admin", f.Admins)
-		return f.apply(f.ordered(q, "address"))
+	keyed := len(f.Addresses) > 0 || len(f.Admins) > 0
+	return readList[jettonMasterRow, *jettonMasterRow](ctx, s, f.TokenPage, keyed, func(q *bun.SelectQuery, v *params) *bun.SelectQuery {
+		q = whereIn(q, v, "address", f.Addresses)
+		q = whereIn(q, v, "admin", f.Admins)
+		return f.ordered(q, "address")
 	})
 }
 
@@ -100,10 +159,11 @@ var zeroAmount, _ = padDecimal("0", amountDigits)
 // when addresses are given, else by owner (when owners are given) or by
 // master (when one is given), then by balance when asked, then address.
 func (s *Store) JettonWallets(ctx context.Context, f JettonWalletFilter) ([]chain.JettonWallet, error) {
-	return readTokens[jettonWalletRow, *jettonWalletRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = whereIn(q, "address", f.Addresses)
-		q = whereIn(q, "owner", f.Owners)
-		q = whereIn(q, "jetton", f.Jettons)
+	keyed := len(f.Addresses) > 0 || len(f.Owners) > 0
+	return readList[jettonWalletRow, *jettonWalletRow](ctx, s, f.TokenPage, keyed, func(q *bun.SelectQuery, v *params) *bun.SelectQuery {
+		q = whereIn(q, v, "address", f.Addresses)
+		q = whereIn(q, v, "owner", f.Owners)
+		q = whereIn(q, v, "jetton", f.Jettons)
 		if f.ExcludeZero {
 			q = q.Where("(balance IS NULL OR balance <> ?)", zeroAmount)
 		}
@@ -122,7 +182,7 @@ func (s *Store) JettonWallets(ctx context.Context, f JettonWalletFilter) ([]chai
 				q = q.OrderExpr("balance IS NULL, balance DESC")
 			}
 		}
-		return f.apply(f.ordered(q, "address"))
+		return f.ordered(q, "address")
 	})
 }
 
@@ -135,10 +195,11 @@ type NftCollectionFilter struct {
 
 // NftCollections lists collections in address order.
 func (s *Store) NftCollections(ctx context.Context, f NftCollectionFilter) ([]chain.NftCollection, error) {
-	return readTokens[nftCollectionRow, *nftCollectionRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = whereIn(q, "address", f.Addresses)
-		q = whereIn(q, "owner", f.Owners)
-		return f.apply(f.ordered(q, "address"))
+	keyed := len(f.Addresses) > 0 || len(f.Owners) > 0
+	return readList[nftCollectionRow, *nftCollectionRow](ctx, s, f.TokenPage, keyed, func(q *bun.SelectQuery, v *params) *bun.SelectQuery {
+		q = whereIn(q, v, "address", f.Addresses)
+		q = whereIn(q, v, "owner", f.Owners)
+		return f.ordered(q, "address")
 	})
 }
 
@@ -174,29 +235,30 @@ func (s *Store) NftItems(ctx context.Context, f NftItemFilter) ([]chain.NftItem,
 	if f.ByLastTxLt && !f.ByAddress {
 		ordered = func(q *bun.SelectQuery, _ ...string) *bun.SelectQuery { return q }
 	}
-	return readTokens[nftItemRow, *nftItemRow](ctx, s, func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = whereIn(q, "address", f.Addresses)
+	keyed := len(f.Addresses) > 0 || len(f.Owners) > 0
+	return readList[nftItemRow, *nftItemRow](ctx, s, f.TokenPage, keyed, func(q *bun.SelectQuery, v *params) *bun.SelectQuery {
+		q = whereIn(q, v, "address", f.Addresses)
 		if len(f.Owners) > 0 {
 			col := "owner"
 			if f.IncludeOnSale {
 				col = "real_owner"
 			}
-			q = ordered(q.Where("? IN (?)", bun.Ident(col), bun.In(f.Owners)), col, "collection", "idx_key")
+			q = ordered(whereIn(q, v, col, f.Owners), col, "collection", "idx_key")
 		}
 		if len(f.Collections) > 0 {
-			q = q.Where("collection IN (?)", bun.In(f.Collections))
+			q = whereIn(q, v, "collection", f.Collections)
 			if len(f.Owners) == 0 && len(f.Collections) == 1 {
 				q = ordered(q, "collection", "idx_key")
 			}
 		}
 		if len(keys) > 0 {
-			q = q.Where("idx_key IN (?)", bun.In(keys))
+			q = whereIn(q, v, "idx_key", keys)
 		}
 		if f.ByLastTxLt && !f.ByAddress {
 			// Ties (items of one transaction) in address order, so pages
 			// of one state of the table do not overlap.
 			q = q.OrderExpr("last_tx_lt DESC")
 		}
-		return f.apply(f.ordered(q, "address"))
+		return f.ordered(q, "address")
 	})
 }

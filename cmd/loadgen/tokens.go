@@ -6,8 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -99,8 +100,13 @@ func loadTokens(ctx context.Context, dbURL string, n int) error {
 
 // captureSQL serves path twice in process on the store, the way serve
 // does (address facts cached for ADDRESS_BOOK_TTL's default), and writes
-// the statements the second request sent, inlined, as a pgbench script:
-// "the same SQL" the server sends for a page it serves again.
+// the statements the second request sent as a pgbench script: "the same
+// SQL" the server sends for a page it serves again. When the server sent
+// every one of them prepared (the registry's keyed lists), the script
+// keeps their placeholders as pgbench variables and out+".args" holds
+// their values (-D name=value, one a line), for pgbench -M prepared: the
+// database's own speed on that work plans each statement once, as the
+// server's prepared statements are. Otherwise the values are written in.
 func captureSQL(ctx context.Context, dbURL, path, out string) error {
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
@@ -108,49 +114,61 @@ func captureSQL(ctx context.Context, dbURL, path, out string) error {
 	}
 	defer st.Close()
 	st.CacheAddressFacts(5 * time.Second)
-	rec := &recorder{}
-	st.DB().AddQueryHook(rec)
 	h := server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}})
-	var stmts []string
-	for i := range 2 {
-		rec.take() // the first request's statements fill the cache and are dropped
+	var stmts []store.LoggedStatement
+	for range 2 { // the first request's statements fill the cache and are dropped
+		reqCtx, log := store.WithStatementLog(ctx)
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil).WithContext(reqCtx))
 		if w.Code != http.StatusOK {
 			return fmt.Errorf("%s: %d %.300s", path, w.Code, w.Body.String())
 		}
-		if i == 1 {
-			stmts = rec.take()
-		}
+		stmts = log.Take()
 	}
 	if len(stmts) == 0 {
-		return fmt.Errorf("%s sent no statement", path)
+		return fmt.Errorf("%s sent no statement (-capture reads Postgres only)", path)
 	}
-	if err := writeScript(out, stmts); err != nil {
+	script, args := scriptOf(st.DB(), stmts)
+	if err := writeScript(out, script); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%s: %d statement(s) into %s\n", path, len(stmts), out)
+	if args != nil {
+		if err := os.WriteFile(out+".args", []byte(strings.Join(args, "\n")+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s: %d statement(s) into %s (prepared: %t)\n", path, len(stmts), out, args != nil)
 	return nil
 }
 
-// recorder is a bun query hook that keeps the statements sent.
-type recorder struct {
-	mu    sync.Mutex
-	stmts []string
-}
+// placeholder is a Postgres placeholder ($1) in a prepared statement.
+var placeholder = regexp.MustCompile(`\$([0-9]+)`)
 
-func (r *recorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (r *recorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.stmts = append(r.stmts, e.Query)
-}
-
-func (r *recorder) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.stmts
-	r.stmts = nil
-	return out
+// scriptOf turns logged statements into a pgbench script's statements and,
+// when all were prepared, the -D arguments of their variables (pN_M is
+// statement N's $M); else (nil arguments) every value written in.
+func scriptOf(db *bun.DB, stmts []store.LoggedStatement) (script, args []string) {
+	prepared := true
+	for _, s := range stmts {
+		prepared = prepared && len(s.Args) > 0
+	}
+	for i, s := range stmts {
+		q := placeholder.ReplaceAllStringFunc(s.Query, func(ph string) string {
+			n, _ := strconv.Atoi(ph[1:])
+			if n < 1 || n > len(s.Args) {
+				return ph
+			}
+			if prepared {
+				return fmt.Sprintf(":p%d_%d", i+1, n)
+			}
+			return db.QueryGen().FormatQuery("?", s.Args[n-1])
+		})
+		script = append(script, q)
+		if prepared {
+			for n, a := range s.Args {
+				args = append(args, fmt.Sprintf("p%d_%d=%v", i+1, n+1, a))
+			}
+		}
+	}
+	return script, args
 }
