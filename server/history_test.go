@@ -639,7 +639,7 @@ func TestGraphQLTransactionsReadMessagesOnlyWhenSelected(t *testing.T) {
 			}
 			const marker = `FROM "messages"`
 			c := &statementCounter{counts: map[string]int{}, markers: []string{marker}}
-			st.DB().AddQueryHook(c)
+			st.ObserveStatements(c.observe)
 			for _, q := range []struct {
 				query    string
 				messages bool

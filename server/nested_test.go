@@ -212,7 +212,7 @@ func TestGraphQLNestedLinksBatch(t *testing.T) {
 		"PARTITION BY a.parent_action_id", // ChildActions
 		"SELECT a.action_id AS link",      // ActionsByID
 	}}
-	st.DB().AddQueryHook(c)
+	st.ObserveStatements(c.observe)
 	h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st, LoaderWait: batchWait}})
 	code, a, raw := postGQL(t, h, `{ actions(limit: 25, filter: {supported_action_types: ["v1"]}) {
 		actions { action_id children { action_id } parent { action_id } } } }`, nil)

@@ -77,7 +77,7 @@ func TestDetailTokensBatch(t *testing.T) {
 		t.Run(db.Name, func(t *testing.T) {
 			st := importedTokens(t, db)
 			c := &statementCounter{counts: map[string]int{}, markers: tokenMarkers}
-			st.DB().AddQueryHook(c)
+			st.ObserveStatements(c.observe)
 			h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st, LoaderWait: batchWait}})
 			body, err := json.Marshal(map[string]any{"query": detailTokensQuery})
 			require.NoError(t, err)

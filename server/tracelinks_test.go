@@ -13,12 +13,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
 	"github.com/tonql/tonql/chain"
 	"github.com/tonql/tonql/internal/testenv"
 	"github.com/tonql/tonql/resolvers"
 	"github.com/tonql/tonql/server"
+	"github.com/tonql/tonql/store"
 )
 
 // traceJSON is what the tests read of a Trace: its scalars are
@@ -181,15 +181,12 @@ type statementCounter struct {
 	counts  map[string]int
 }
 
-func (c *statementCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
-	return ctx
-}
-
-func (c *statementCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+// observe counts a statement the store ran (Store.ObserveStatements).
+func (c *statementCounter) observe(st store.Statement) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, m := range c.markers {
-		if strings.Contains(e.Query, m) {
+		if strings.Contains(st.Query, m) {
 			c.counts[m]++
 		}
 	}
@@ -227,7 +224,7 @@ func TestGraphQLTraceLinksBatch(t *testing.T) {
 				"PARTITION BY trace_id",   // TransactionsOfTraces
 				"PARTITION BY at.tx_hash", // TransactionActions
 			}}
-			st.DB().AddQueryHook(c)
+			st.ObserveStatements(c.observe)
 			raw := f.graphql(t, `query($id: [String!]) { actions(filter: {action_id: $id}, limit: 10) { actions {
 				trace { trace_id actions { action_id } transactions { hash in_msg { hash } } }
 				transactions_full { hash actions { action_id trace { trace_id } } } } } }`,

@@ -464,7 +464,7 @@ func (s *Store) Transactions(ctx context.Context, refs []TxRef, withMessages boo
 			return err
 		}
 		var err error
-		msgs, err = messagesOf(ctx, db, txHashes(rows))
+		msgs, err = s.messagesOf(ctx, db, txHashes(rows))
 		return err
 	}); err != nil {
 		return nil, unavailable(err)

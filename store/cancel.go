@@ -26,8 +26,7 @@ import (
 // it), so the transactions that COPY run on a pool of unwrapped
 // connections (Store.copyDB).
 //
-// The same watch times each statement for the request's QueryTime, and
-// logs it to the context's StatementLog.
+// The same watch times each statement for the request's QueryTime.
 type cancelConnector struct{ driver.Connector }
 
 func (c cancelConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -86,7 +85,6 @@ func finish(ctx context.Context, done func() bool, err error) error {
 }
 
 func (c *cancelConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	logStatement(ctx, query, args)
 	done := c.watch(ctx)
 	rows, err := c.Conn.QueryContext(ctx, query, args)
 	if err != nil {
@@ -107,15 +105,14 @@ func (c *cancelConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if err = finish(ctx, done, err); err != nil {
 		return nil, err
 	}
-	return &cancelStmt{Stmt: st, conn: c, query: query}, nil
+	return &cancelStmt{Stmt: st, conn: c}, nil
 }
 
 // cancelStmt is a prepared statement of a cancelConn: its executions are
 // watched like the connection's own statements.
 type cancelStmt struct {
 	driver.Stmt
-	conn  *cancelConn
-	query string // for the StatementLog
+	conn *cancelConn
 }
 
 var (
@@ -124,7 +121,6 @@ var (
 )
 
 func (s *cancelStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	logStatement(ctx, s.query, args)
 	done := s.conn.watch(ctx)
 	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
 	"github.com/tonql/tonql/chain"
 )
@@ -15,14 +14,11 @@ import (
 // messageReads counts the statements that read message rows.
 type messageReads struct{ n atomic.Int32 }
 
-func (c *messageReads) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	if strings.Contains(e.Query, `FROM "messages"`) {
+func (c *messageReads) observe(st Statement) {
+	if strings.Contains(st.Query, `FROM "messages"`) {
 		c.n.Add(1)
 	}
-	return ctx
 }
-
-func (c *messageReads) AfterQuery(context.Context, *bun.QueryEvent) {}
 
 // With MessagesWithoutBOC a transaction with its raw BOC comes back
 // without message rows (the caller decodes them from the BOC) and a page
@@ -54,7 +50,7 @@ func TestMessageRead(t *testing.T) {
 		ctx := context.Background()
 		require.NoError(t, s.SaveBatch(ctx, &b))
 		reads := &messageReads{}
-		s.DB().AddQueryHook(reads)
+		s.ObserveStatements(reads.observe)
 		find := func(hs []string, read MessageRead) []*chain.Transaction {
 			t.Helper()
 			txs, err := s.FindTransactions(ctx, TxFilter{Hashes: hs, Limit: len(hs), Messages: read})

@@ -113,6 +113,7 @@ func (s *Store) prepared(ctx context.Context, db *bun.DB, query string, args []a
 	if !ok {
 		st, _ = s.statements.LoadOrStore(db.DB, newStatements(db.DB, maxPrepared))
 	}
+	s.observe(db, query, args)
 	return st.(*statements).query(ctx, query, args)
 }
 

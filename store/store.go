@@ -47,6 +47,9 @@ type Store struct {
 
 	statements sync.Map // *sql.DB -> *statements: prepared reads per database (params.go)
 
+	observers []func(Statement)                 // under mu; see ObserveStatements
+	observed  atomic.Pointer[[]func(Statement)] // observers, read without the lock
+
 	facts  *factsCache // the address book's facts, kept for a while; nil: read each time (factscache.go)
 	tokens *tokenCache // tokens rendered, by version; nil: read whole with each page (tokencache.go)
 

@@ -243,7 +243,7 @@ func (s *Store) TransactionsOfTraces(ctx context.Context, refs []TraceRef, withM
 		if err != nil || !withMessages {
 			return err
 		}
-		msgs, err = messagesOf(ctx, db, txHashes(rows))
+		msgs, err = s.messagesOf(ctx, db, txHashes(rows))
 		return err
 	}); err != nil {
 		return nil, unavailable(err)
@@ -271,13 +271,22 @@ func txHashes(rows []txRow) []string {
 
 // messagesOf reads the messages of the transactions hashes in one
 // statement (on messages' primary key, which starts with tx_hash), in the
-// order addMessage needs.
-func messagesOf(ctx context.Context, db *bun.DB, hashes []string) ([]msgRow, error) {
+// order addMessage needs. On Postgres the hashes go as one array to a
+// statement kept prepared: a lookup by primary key is planned alike for
+// every value, and planning it anew cost more than running it
+// (docs/PERFORMANCE.md, seventeenth session).
+func (s *Store) messagesOf(ctx context.Context, db *bun.DB, hashes []string) ([]msgRow, error) {
 	if len(hashes) == 0 {
 		return nil, nil
 	}
 	var msgs []msgRow
-	err := db.NewSelect().Model(&msgs).Where("tx_hash IN (?)", bun.In(hashes)).
-		OrderExpr("tx_hash, direction, seq").Scan(ctx)
-	return msgs, err
+	q := db.NewSelect().Model(&msgs).OrderExpr("tx_hash, direction, seq")
+	if !s.IsPostgres() {
+		return msgs, q.Where("tx_hash IN (?)", bun.In(hashes)).Scan(ctx)
+	}
+	rows, err := s.prepared(ctx, db, q.Where("tx_hash = ANY($1)").String(), []any{textArray(hashes)})
+	if err != nil {
+		return nil, err
+	}
+	return msgs, db.ScanRows(ctx, rows, &msgs)
 }

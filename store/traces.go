@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/uptrace/bun"
 
@@ -119,8 +120,15 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 	if len(ids) == 0 {
 		return out, nil
 	}
-	txs, err := s.FindTransactions(ctx, TxFilter{TraceIDs: ids, StartLt: &from, EndLt: &to,
-		Messages: f.Messages, Limit: maxTraceTransactions})
+	var txRows []txRow
+	err = s.read(func(db *bun.DB) (err error) {
+		txRows, err = s.traceTransactions(ctx, db, ids, int64(from), int64(to))
+		return err
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	txs, err := s.withMessages(ctx, txRows, f.Messages)
 	if err != nil {
 		return nil, err
 	}
@@ -130,4 +138,25 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 		}
 	}
 	return out, nil
+}
+
+// traceTransactions reads the transactions of the traces ids, all within
+// the lts from..to (the bound prunes the lt partitions), in lt order, at
+// most maxTraceTransactions. On Postgres through a statement kept prepared
+// (the ids as one array): a lookup by trace id is planned alike for every
+// value (docs/PERFORMANCE.md, seventeenth session).
+func (s *Store) traceTransactions(ctx context.Context, db *bun.DB, ids []string, from, to int64) ([]txRow, error) {
+	var rows []txRow
+	q := db.NewSelect().Model(&rows).OrderExpr("transactions.lt ASC, transactions.account")
+	if !s.IsPostgres() {
+		return rows, q.Where("transactions.trace_id IN (?)", bun.In(ids)).
+			Where("transactions.lt >= ? AND transactions.lt <= ?", from, to).Limit(maxTraceTransactions).Scan(ctx)
+	}
+	text := q.Where("transactions.trace_id = ANY($1) AND transactions.lt >= $2 AND transactions.lt <= $3").String() +
+		" LIMIT " + strconv.Itoa(maxTraceTransactions)
+	res, err := s.prepared(ctx, db, text, []any{textArray(ids), from, to})
+	if err != nil {
+		return nil, err
+	}
+	return rows, db.ScanRows(ctx, res, &rows)
 }

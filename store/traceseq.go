@@ -147,13 +147,11 @@ func (s *Store) TracesAfter(ctx context.Context, accounts, extNorms []string, af
 		ids[i] = r.ID
 		byID[r.ID] = &out[i]
 	}
-	var txs []txRow
-	if err := s.db.NewSelect().Model(&txs).Where("transactions.trace_id IN (?)", bun.In(ids)).
-		Where("transactions.lt >= ? AND transactions.lt <= ?", from, to).
-		OrderExpr("transactions.lt ASC, transactions.account").Limit(maxTraceTransactions).Scan(ctx); err != nil {
+	txs, err := s.traceTransactions(ctx, s.db, ids, from, to)
+	if err != nil {
 		return nil, unavailable(err)
 	}
-	msgs, err := messagesOf(ctx, s.db, txHashes(txs))
+	msgs, err := s.messagesOf(ctx, s.db, txHashes(txs))
 	if err != nil {
 		return nil, unavailable(err)
 	}

@@ -191,7 +191,7 @@ func (s *Store) withMessages(ctx context.Context, rows []txRow, read MessageRead
 	}
 	var msgs []msgRow
 	err := s.read(func(db *bun.DB) (err error) {
-		msgs, err = messagesOf(ctx, db, need)
+		msgs, err = s.messagesOf(ctx, db, need)
 		return err
 	})
 	if err != nil {

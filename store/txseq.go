@@ -140,7 +140,7 @@ func (s *Store) TransactionsAfter(ctx context.Context, accounts []string, after 
 	if err := q.OrderExpr("transactions.seq ASC").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, unavailable(err)
 	}
-	msgs, err := messagesOf(ctx, s.db, txHashes(rows))
+	msgs, err := s.messagesOf(ctx, s.db, txHashes(rows))
 	if err != nil {
 		return nil, unavailable(err)
 	}
