@@ -15,7 +15,9 @@ import (
 // SQLite) instead of writing them into its text, so that the text depends
 // on the query's shape alone and can be prepared (SQLite's pages; on
 // Postgres only statements whose plan cannot depend on the values are:
-// pageRowsSQL; the others run per value, see perValue and pgPage).
+// pageRowsSQL, the registry's lists by key (readList), a page's messages
+// (messagesOf) and its traces' transactions (traceTransactions); the
+// others run per value, see perValue and pgPage).
 type params struct {
 	pg     bool
 	inline *bun.DB // when set, values are written into the text after all

@@ -70,19 +70,9 @@ func readTokens[R any, PR interface {
 	*R
 	toChain() T
 }, T any](ctx context.Context, s *Store, query func(*bun.SelectQuery) *bun.SelectQuery) ([]T, error) {
-	var rows []R
-	err := s.read(func(db *bun.DB) error {
-		rows = rows[:0]
-		return query(db.NewSelect().Model(&rows)).Scan(ctx)
+	return readRows[R, PR](s, func(db *bun.DB, rows *[]R) error {
+		return query(db.NewSelect().Model(rows)).Scan(ctx)
 	})
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	out := make([]T, len(rows))
-	for i := range rows {
-		out[i] = PR(&rows[i]).toChain()
-	}
-	return out, nil
 }
 
 // readList reads one page of a registry list; build adds the filters and
@@ -102,16 +92,27 @@ func readList[R any, PR interface {
 			return page.apply(build(q, inlineParams(q.DB())))
 		})
 	}
-	var rows []R
-	err := s.read(func(db *bun.DB) error {
-		rows = rows[:0]
+	return readRows[R, PR](s, func(db *bun.DB, rows *[]R) error {
 		v := newParams(db)
-		q := page.keyset(build(db.NewSelect().Model(&rows), v), v)
+		q := page.keyset(build(db.NewSelect().Model(rows), v), v)
 		res, err := s.prepared(ctx, db, q.String()+page.bounds(v), v.vals)
 		if err != nil {
 			return err
 		}
-		return db.ScanRows(ctx, res, &rows)
+		return db.ScanRows(ctx, res, rows)
+	})
+}
+
+// readRows reads rows with scan (on a replica, or the primary when none
+// answers) and converts them.
+func readRows[R any, PR interface {
+	*R
+	toChain() T
+}, T any](s *Store, scan func(db *bun.DB, rows *[]R) error) ([]T, error) {
+	var rows []R
+	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		return scan(db, &rows)
 	})
 	if err != nil {
 		return nil, unavailable(err)

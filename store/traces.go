@@ -143,8 +143,10 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 // traceTransactions reads the transactions of the traces ids, all within
 // the lts from..to (the bound prunes the lt partitions), in lt order, at
 // most maxTraceTransactions. On Postgres through a statement kept prepared
-// (the ids as one array): a lookup by trace id is planned alike for every
-// value (docs/PERFORMANCE.md, seventeenth session).
+// (the ids as one array), parsed once per connection; Postgres still plans
+// it per value when that pays (a narrow lt bound makes the lt index the
+// better path), and either plan reads a page's few traces cheaply
+// (docs/QUERY-PLANS.md, seventeenth session).
 func (s *Store) traceTransactions(ctx context.Context, db *bun.DB, ids []string, from, to int64) ([]txRow, error) {
 	var rows []txRow
 	q := db.NewSelect().Model(&rows).OrderExpr("transactions.lt ASC, transactions.account")
