@@ -3,7 +3,6 @@ package server_test
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,24 +28,12 @@ func TestKeyedRegistryListsArePrepared(t *testing.T) {
 	}
 	st := importedFile(t, testenv.Database{Name: "postgres", URL: u}, replay, true)
 	h := newServer(t, server.Options{Resolver: &resolvers.Resolver{Store: st}})
-	var (
-		mu   sync.Mutex
-		seen []store.Statement
-	)
-	st.ObserveStatements(func(s store.Statement) {
-		mu.Lock()
-		defer mu.Unlock()
-		seen = append(seen, s)
-	})
+	rec := st.RecordStatements()
 	logged := func(path, key string) []store.Statement {
-		mu.Lock()
-		seen = nil
-		mu.Unlock()
+		rec.Take()
 		listOf(t, h, path, key)
-		mu.Lock()
-		defer mu.Unlock()
 		var list []store.Statement // the registry's reads, not the address book's
-		for _, s := range seen {
+		for _, s := range rec.Take() {
 			if strings.Contains(s.Query, `FROM "jetton_wallets"`) || strings.Contains(s.Query, `FROM "nft_`) {
 				list = append(list, s)
 			}

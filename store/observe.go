@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"sync"
 
 	"github.com/uptrace/bun"
 )
@@ -48,3 +49,30 @@ func (h statementHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) conte
 }
 
 func (h statementHook) AfterQuery(_ context.Context, e *bun.QueryEvent) { h(Statement{Query: e.Query}) }
+
+// StatementRecorder keeps the statements a store runs (RecordStatements).
+type StatementRecorder struct {
+	mu   sync.Mutex
+	list []Statement
+}
+
+// RecordStatements starts keeping every statement the store runs on its
+// primary (ObserveStatements).
+func (s *Store) RecordStatements() *StatementRecorder {
+	r := &StatementRecorder{}
+	s.ObserveStatements(func(st Statement) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.list = append(r.list, st)
+	})
+	return r
+}
+
+// Take returns the statements kept since the last Take and forgets them.
+func (r *StatementRecorder) Take() []Statement {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.list
+	r.list = nil
+	return out
+}

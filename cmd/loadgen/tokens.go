@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -115,28 +114,18 @@ func captureSQL(ctx context.Context, dbURL, path, out string) error {
 	}
 	defer st.Close()
 	st.CacheAddressFacts(5 * time.Second)
-	var (
-		mu    sync.Mutex
-		stmts []store.Statement
-	)
-	st.ObserveStatements(func(s store.Statement) {
-		mu.Lock()
-		defer mu.Unlock()
-		stmts = append(stmts, s)
-	})
+	rec := st.RecordStatements()
 	h := server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}})
+	var stmts []store.Statement
 	for range 2 { // the first request's statements fill the cache and are dropped
-		mu.Lock()
-		stmts = nil
-		mu.Unlock()
+		rec.Take()
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
 		if w.Code != http.StatusOK {
 			return fmt.Errorf("%s: %d %.300s", path, w.Code, w.Body.String())
 		}
+		stmts = rec.Take()
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if len(stmts) == 0 {
 		return fmt.Errorf("%s sent no statement", path)
 	}
