@@ -273,7 +273,7 @@ func txHashes(rows []txRow) []string {
 // statement (on messages' primary key, which starts with tx_hash), in the
 // order addMessage needs. On Postgres the hashes go as one array to a
 // statement kept prepared: a lookup by primary key is planned alike for
-// every value, and planning it anew cost more than running it
+// every value, so it need not be parsed and planned anew for each page
 // (docs/PERFORMANCE.md, seventeenth session).
 func (s *Store) messagesOf(ctx context.Context, db *bun.DB, hashes []string) ([]msgRow, error) {
 	if len(hashes) == 0 {
@@ -282,11 +282,12 @@ func (s *Store) messagesOf(ctx context.Context, db *bun.DB, hashes []string) ([]
 	var msgs []msgRow
 	q := db.NewSelect().Model(&msgs).OrderExpr("tx_hash, direction, seq")
 	if !s.IsPostgres() {
-		return msgs, q.Where("tx_hash IN (?)", bun.In(hashes)).Scan(ctx)
+		err := q.Where("tx_hash IN (?)", bun.In(hashes)).Scan(ctx)
+		return msgs, err
 	}
 	rows, err := s.prepared(ctx, db, q.Where("tx_hash = ANY($1)").String(), []any{textArray(hashes)})
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = db.ScanRows(ctx, rows, &msgs)
 	}
-	return msgs, db.ScanRows(ctx, rows, &msgs)
+	return msgs, err
 }

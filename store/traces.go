@@ -151,14 +151,15 @@ func (s *Store) traceTransactions(ctx context.Context, db *bun.DB, ids []string,
 	var rows []txRow
 	q := db.NewSelect().Model(&rows).OrderExpr("transactions.lt ASC, transactions.account")
 	if !s.IsPostgres() {
-		return rows, q.Where("transactions.trace_id IN (?)", bun.In(ids)).
+		err := q.Where("transactions.trace_id IN (?)", bun.In(ids)).
 			Where("transactions.lt >= ? AND transactions.lt <= ?", from, to).Limit(maxTraceTransactions).Scan(ctx)
+		return rows, err
 	}
 	text := q.Where("transactions.trace_id = ANY($1) AND transactions.lt >= $2 AND transactions.lt <= $3").String() +
 		" LIMIT " + strconv.Itoa(maxTraceTransactions)
 	res, err := s.prepared(ctx, db, text, []any{textArray(ids), from, to})
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = db.ScanRows(ctx, res, &rows)
 	}
-	return rows, db.ScanRows(ctx, res, &rows)
+	return rows, err
 }
