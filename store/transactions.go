@@ -286,26 +286,35 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 	}
 	var rows []row
 	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		// Messages by hash are looked up alike for every value: that page
+		// (toncenter's msg_hash) runs prepared; the others are planned for
+		// their values (a busy address's messages against a quiet one's).
+		keyed := len(f.Hashes) > 0
+		v := inlineParams(db)
+		if keyed {
+			v = newParams(db)
+		}
 		q := db.NewSelect().Model(&rows).
 			ColumnExpr("messages.*, t.account AS tx_account, t.boc AS tx_boc").
 			Join("JOIN transactions AS t ON t.hash = messages.tx_hash")
-		if len(f.Hashes) > 0 {
-			q = q.Where("(messages.hash IN (?) OR messages.hash_norm IN (?))", bun.In(f.Hashes), bun.In(f.Hashes))
+		if keyed {
+			q = q.Where("(messages.hash IN (?) OR messages.hash_norm IN (?))", v.list(f.Hashes), v.list(f.Hashes))
 		}
 		if f.BodyHash != nil {
-			q = q.Where("messages.body_hash = ?", *f.BodyHash)
+			q = q.Where("messages.body_hash = ?", v.add(*f.BodyHash))
 		}
 		if f.Source != nil {
-			q = q.Where("messages.source = ?", *f.Source)
+			q = q.Where("messages.source = ?", v.add(*f.Source))
 		}
 		if f.Destination != nil {
-			q = q.Where("messages.destination = ?", *f.Destination)
+			q = q.Where("messages.destination = ?", v.add(*f.Destination))
 		}
 		if f.Opcode != nil {
-			q = q.Where("messages.opcode = ?", int64(*f.Opcode))
+			q = q.Where("messages.opcode = ?", v.add(int64(*f.Opcode)))
 		}
 		if f.Direction != nil {
-			q = q.Where("messages.direction = ?", *f.Direction)
+			q = q.Where("messages.direction = ?", v.add(*f.Direction))
 		} else {
 			// One row a message: its in-row, or its out-row while the
 			// receiving transaction is not stored (toncenter groups by hash).
@@ -313,19 +322,19 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 				WHERE r.hash = messages.hash AND r.direction = 'in'))`)
 		}
 		if f.StartLt != nil {
-			q = q.Where("messages.created_lt >= ?", int64(*f.StartLt))
+			q = q.Where("messages.created_lt >= ?", v.add(int64(*f.StartLt)))
 		}
 		if f.EndLt != nil {
-			q = q.Where("messages.created_lt <= ?", int64(*f.EndLt))
+			q = q.Where("messages.created_lt <= ?", v.add(int64(*f.EndLt)))
 		}
 		order := "messages.created_lt"
 		if f.StartUtime != nil || f.EndUtime != nil {
 			order = "messages.created_at" // a comparison with NULL selects nothing
 			if f.StartUtime != nil {
-				q = q.Where("messages.created_at >= ?", int64(*f.StartUtime))
+				q = q.Where("messages.created_at >= ?", v.add(int64(*f.StartUtime)))
 			}
 			if f.EndUtime != nil {
-				q = q.Where("messages.created_at <= ?", int64(*f.EndUtime))
+				q = q.Where("messages.created_at <= ?", v.add(int64(*f.EndUtime)))
 			}
 		}
 		// An external-in message has no creation lt (stored 0) and no source.
@@ -335,8 +344,16 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 		if f.OnlyExternals {
 			q = q.Where("messages.source = ''")
 		}
-		return q.OrderExpr(fmt.Sprintf("%s %s, messages.hash %s, messages.direction", order, dir, dir)).
-			Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+		q = q.OrderExpr(fmt.Sprintf("%s %s, messages.hash %s, messages.direction", order, dir, dir))
+		if !keyed {
+			return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+		}
+		res, err := s.prepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(f.Limit)))+
+			" OFFSET "+string(v.add(int64(f.Offset))), v.vals)
+		if err == nil {
+			err = db.ScanRows(ctx, res, &rows)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, unavailable(err)
@@ -364,8 +381,16 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 		Direction string `bun:"direction"`
 	}
 	err = s.read(func(db *bun.DB) error {
-		return db.NewSelect().TableExpr("messages").Column("hash", "tx_hash", "direction").
-			Where("hash IN (?)", bun.In(hashes)).Scan(ctx, &ends)
+		q := db.NewSelect().TableExpr("messages").Column("hash", "tx_hash", "direction")
+		if !s.IsPostgres() {
+			return q.Where("hash IN (?)", bun.In(hashes)).Scan(ctx, &ends)
+		}
+		// By key, prepared: the hashes as one array.
+		res, err := s.prepared(ctx, db, q.Where("hash = ANY($1)").String(), []any{textArray(hashes)})
+		if err == nil {
+			err = db.ScanRows(ctx, res, &ends)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, unavailable(err)
