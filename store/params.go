@@ -119,6 +119,16 @@ func (s *Store) prepared(ctx context.Context, db *bun.DB, query string, args []a
 	return st.(*statements).query(ctx, query, args)
 }
 
+// scanPrepared runs a parametrized query through its prepared statement
+// and scans the rows into dest as bun's Scan would (ScanRows closes them).
+func (s *Store) scanPrepared(ctx context.Context, db *bun.DB, query string, args []any, dest any) error {
+	rows, err := s.prepared(ctx, db, query, args)
+	if err != nil {
+		return err
+	}
+	return db.ScanRows(ctx, rows, dest)
+}
+
 // perValue runs a parametrized query unprepared: Postgres plans it for the
 // values given, as statements whose best plan depends on them need (an
 // account's page, a time window, a stream's catch-up; see pgPage).

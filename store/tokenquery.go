@@ -95,11 +95,7 @@ func readList[R any, PR interface {
 	return readRows[R, PR](s, func(db *bun.DB, rows *[]R) error {
 		v := newParams(db)
 		q := page.keyset(build(db.NewSelect().Model(rows), v), v)
-		res, err := s.prepared(ctx, db, q.String()+page.bounds(v), v.vals)
-		if err != nil {
-			return err
-		}
-		return db.ScanRows(ctx, res, rows)
+		return s.scanPrepared(ctx, db, q.String()+page.bounds(v), v.vals, rows)
 	})
 }
 

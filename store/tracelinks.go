@@ -285,9 +285,6 @@ func (s *Store) messagesOf(ctx context.Context, db *bun.DB, hashes []string) ([]
 		err := q.Where("tx_hash IN (?)", bun.In(hashes)).Scan(ctx)
 		return msgs, err
 	}
-	rows, err := s.prepared(ctx, db, q.Where("tx_hash = ANY($1)").String(), []any{textArray(hashes)})
-	if err == nil {
-		err = db.ScanRows(ctx, rows, &msgs)
-	}
+	err := s.scanPrepared(ctx, db, q.Where("tx_hash = ANY($1)").String(), []any{textArray(hashes)}, &msgs)
 	return msgs, err
 }

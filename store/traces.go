@@ -157,9 +157,6 @@ func (s *Store) traceTransactions(ctx context.Context, db *bun.DB, ids []string,
 	}
 	text := q.Where("transactions.trace_id = ANY($1) AND transactions.lt >= $2 AND transactions.lt <= $3").String() +
 		" LIMIT " + strconv.Itoa(maxTraceTransactions)
-	res, err := s.prepared(ctx, db, text, []any{textArray(ids), from, to})
-	if err == nil {
-		err = db.ScanRows(ctx, res, &rows)
-	}
+	err := s.scanPrepared(ctx, db, text, []any{textArray(ids), from, to}, &rows)
 	return rows, err
 }

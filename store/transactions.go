@@ -348,12 +348,8 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 		if !keyed {
 			return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
 		}
-		res, err := s.prepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(f.Limit)))+
-			" OFFSET "+string(v.add(int64(f.Offset))), v.vals)
-		if err == nil {
-			err = db.ScanRows(ctx, res, &rows)
-		}
-		return err
+		return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(f.Limit)))+
+			" OFFSET "+string(v.add(int64(f.Offset))), v.vals, &rows)
 	})
 	if err != nil {
 		return nil, unavailable(err)
@@ -386,11 +382,7 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 			return q.Where("hash IN (?)", bun.In(hashes)).Scan(ctx, &ends)
 		}
 		// By key, prepared: the hashes as one array.
-		res, err := s.prepared(ctx, db, q.Where("hash = ANY($1)").String(), []any{textArray(hashes)})
-		if err == nil {
-			err = db.ScanRows(ctx, res, &ends)
-		}
-		return err
+		return s.scanPrepared(ctx, db, q.Where("hash = ANY($1)").String(), []any{textArray(hashes)}, &ends)
 	})
 	if err != nil {
 		return nil, unavailable(err)
