@@ -76,6 +76,16 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 	}
 	var rows []txRow
 	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		// Transactions named by hash, their own or a message's, are looked
+		// up alike for every value (by the hash indexes): those pages
+		// (getTransaction, toncenter's hash and msg_hash) run prepared; the
+		// others are planned for their values, as Messages does.
+		keyed := len(f.Hashes) > 0 || len(f.MsgHashes) > 0
+		v := inlineParams(db)
+		if keyed {
+			v = newParams(db)
+		}
 		q := db.NewSelect().Model(&rows)
 		if f.WithoutBOC {
 			q = q.ExcludeColumn("boc")
@@ -88,7 +98,7 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 				*f.Workchain, *f.Shard, int64(*f.BlockSeqno)).Limit(1).Scan(ctx)
 			switch {
 			case err == nil:
-				q = q.Where("transactions.lt >= ? AND transactions.lt <= ?", b.StartLt, b.EndLt)
+				q = q.Where("transactions.lt >= ? AND transactions.lt <= ?", v.add(b.StartLt), v.add(b.EndLt))
 			case !errors.Is(err, sql.ErrNoRows):
 				return err
 			}
@@ -97,57 +107,57 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 		if byMsg {
 			q = q.Join("JOIN messages AS m ON m.tx_hash = transactions.hash").Distinct()
 			if len(f.MsgHashes) > 0 {
-				q = q.Where("(m.hash IN (?) OR m.hash_norm IN (?))", bun.In(f.MsgHashes), bun.In(f.MsgHashes))
+				q = q.Where("(m.hash IN (?) OR m.hash_norm IN (?))", v.list(f.MsgHashes), v.list(f.MsgHashes))
 			}
 			if f.BodyHash != nil {
-				q = q.Where("m.body_hash = ?", *f.BodyHash)
+				q = q.Where("m.body_hash = ?", v.add(*f.BodyHash))
 			}
 			if f.Direction != nil {
-				q = q.Where("m.direction = ?", *f.Direction)
+				q = q.Where("m.direction = ?", v.add(*f.Direction))
 			}
 			if f.Opcode != nil {
-				q = q.Where("m.opcode = ? AND m.direction = 'in'", int64(*f.Opcode))
+				q = q.Where("m.opcode = ? AND m.direction = 'in'", v.add(int64(*f.Opcode)))
 			}
 		}
 		byUtime := f.StartUtime != nil || f.EndUtime != nil
 		if f.StartUtime != nil {
-			q = q.Where("transactions.utime >= ?", *f.StartUtime)
+			q = q.Where("transactions.utime >= ?", v.add(*f.StartUtime))
 		}
 		if f.EndUtime != nil {
-			q = q.Where("transactions.utime <= ?", *f.EndUtime)
+			q = q.Where("transactions.utime <= ?", v.add(*f.EndUtime))
 		}
 		if f.StartLt != nil {
-			q = q.Where("transactions.lt >= ?", int64(*f.StartLt))
+			q = q.Where("transactions.lt >= ?", v.add(int64(*f.StartLt)))
 		}
 		if f.EndLt != nil {
-			q = q.Where("transactions.lt <= ?", int64(*f.EndLt))
+			q = q.Where("transactions.lt <= ?", v.add(int64(*f.EndLt)))
 		}
 		if f.Lt != nil {
-			q = q.Where("transactions.lt = ?", int64(*f.Lt))
+			q = q.Where("transactions.lt = ?", v.add(int64(*f.Lt)))
 		}
 		if f.McSeqno != nil {
-			q = q.Where("transactions.mc_seqno = ?", int64(*f.McSeqno))
+			q = q.Where("transactions.mc_seqno = ?", v.add(int64(*f.McSeqno)))
 		}
 		if f.Workchain != nil {
-			q = q.Where("transactions.block_workchain = ?", *f.Workchain)
+			q = q.Where("transactions.block_workchain = ?", v.add(*f.Workchain))
 		}
 		if f.Shard != nil {
-			q = q.Where("transactions.block_shard = ?", *f.Shard)
+			q = q.Where("transactions.block_shard = ?", v.add(*f.Shard))
 		}
 		if f.BlockSeqno != nil {
-			q = q.Where("transactions.block_seqno = ?", int64(*f.BlockSeqno))
+			q = q.Where("transactions.block_seqno = ?", v.add(int64(*f.BlockSeqno)))
 		}
 		if len(f.Accounts) > 0 {
-			q = q.Where("transactions.account IN (?)", bun.In(f.Accounts))
+			q = q.Where("transactions.account IN (?)", v.list(f.Accounts))
 		}
 		if len(f.ExcludeAccounts) > 0 {
-			q = q.Where("transactions.account NOT IN (?)", bun.In(f.ExcludeAccounts))
+			q = q.Where("transactions.account NOT IN (?)", v.list(f.ExcludeAccounts))
 		}
 		if len(f.Hashes) > 0 {
-			q = q.Where("transactions.hash IN (?)", bun.In(f.Hashes))
+			q = q.Where("transactions.hash IN (?)", v.list(f.Hashes))
 		}
 		if len(f.TraceIDs) > 0 {
-			q = q.Where("transactions.trace_id IN (?)", bun.In(f.TraceIDs))
+			q = q.Where("transactions.trace_id IN (?)", v.list(f.TraceIDs))
 		}
 		switch {
 		case len(f.Hashes) > 0:
@@ -161,7 +171,11 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 		default:
 			q = q.OrderExpr(fmt.Sprintf("transactions.lt %s, transactions.account", dir))
 		}
-		return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+		if !keyed {
+			return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+		}
+		return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(f.Limit)))+
+			" OFFSET "+string(v.add(int64(f.Offset))), v.vals, &rows)
 	})
 	if err != nil {
 		return nil, unavailable(err)

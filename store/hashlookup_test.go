@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tonql/tonql/chain"
+)
+
+// Transactions and messages named by hash (a transaction's own, its in
+// message's) are read through prepared statements, the hashes passed as
+// arguments, and answer what the same transaction read per value (by
+// account and lt, its values written into the statement) does.
+func TestLookupsByHashArePrepared(t *testing.T) {
+	b, _ := blocksAndTraces(t, 3)
+	var picked []*chain.Transaction
+	for _, tx := range b.Transactions {
+		if tx.InMsg != nil && len(picked) < 6 {
+			picked = append(picked, tx)
+		}
+	}
+	require.Len(t, picked, 6)
+	onEachDatabase(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		require.NoError(t, s.SaveBatch(ctx, &b))
+		rec := s.RecordStatements()
+		// reads returns the statements of the last call that read table.
+		reads := func(table string) []Statement {
+			var out []Statement
+			for _, st := range rec.Take() {
+				if strings.Contains(st.Query, `FROM "`+table+`"`) {
+					out = append(out, st)
+				}
+			}
+			return out
+		}
+		prepared := func(st []Statement, key string) {
+			t.Helper()
+			require.NotEmpty(t, st)
+			require.NotContains(t, st[0].Query, key, "the hash is an argument")
+			require.Contains(t, st[0].Args, key)
+		}
+		for _, tx := range picked {
+			h, in := tx.Hash.Base64(), tx.InMsg.Hash.Base64()
+			rec.Take()
+			lt := tx.Lt
+			perValue, err := s.FindTransactions(ctx, TxFilter{Accounts: []string{tx.Account}, Lt: &lt, Limit: 1})
+			require.NoError(t, err)
+			require.Len(t, perValue, 1)
+			st := reads("transactions")
+			require.NotEmpty(t, st)
+			require.Empty(t, st[0].Args, "an account's transactions are planned per value")
+
+			byHash, err := s.FindTransactions(ctx, TxFilter{Hashes: []string{h}, Limit: 10})
+			require.NoError(t, err)
+			prepared(reads("transactions"), h)
+			require.Equal(t, perValue, byHash)
+
+			dir := "in"
+			byMsg, err := s.FindTransactions(ctx, TxFilter{MsgHashes: []string{in}, Direction: &dir, Limit: 10})
+			require.NoError(t, err)
+			prepared(reads("transactions"), in)
+			require.Equal(t, perValue, byMsg)
+
+			msgs, err := s.Messages(ctx, MsgFilter{Hashes: []string{in}, Limit: 10})
+			require.NoError(t, err)
+			prepared(reads("messages"), in)
+			require.Len(t, msgs, 1)
+			require.Equal(t, h, msgs[0].TxHash)
+			require.Equal(t, tx.InMsg.Hash, msgs[0].Message.Hash)
+			require.Equal(t, tx.InMsg.Body, msgs[0].Message.Body)
+		}
+		// Many hashes and an offset, through the same statement shape's
+		// arguments: the page is the per-value page's.
+		var hs []string
+		for _, tx := range picked {
+			hs = append(hs, tx.Hash.Base64())
+		}
+		all, err := s.FindTransactions(ctx, TxFilter{Hashes: hs, Limit: len(hs)})
+		require.NoError(t, err)
+		require.Len(t, all, len(hs))
+		tail, err := s.FindTransactions(ctx, TxFilter{Hashes: hs, Limit: 2, Offset: 3})
+		require.NoError(t, err)
+		require.Equal(t, all[3:5], tail)
+	})
+}
