@@ -58,14 +58,20 @@ func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 // address, one text column (status, interfaces, a domain or the token's
 // JSON) and the two columns only accounts have (the kinds are
 // pageRowsSQL's). Domains come sorted so that an address with several
-// names shows the same one every time.
-func addressFactsQuery(db *bun.DB) string {
-	return `SELECT 1 AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address IN (?0)
-UNION ALL SELECT 2, address, interfaces, FALSE, 0 FROM account_interfaces WHERE address IN (?0)
-UNION ALL SELECT 3, address, domain, FALSE, 0 FROM dns_names WHERE address IN (?0)
-UNION ALL SELECT 4, address, '', FALSE, version FROM token_metadata WHERE address IN (?0)
+// names shows the same one every time. in selects the addresses: "IN (?0)"
+// for bun's list, or factsByArray.
+func addressFactsQuery(in string) string {
+	return `SELECT 1 AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address ` + in + `
+UNION ALL SELECT 2, address, interfaces, FALSE, 0 FROM account_interfaces WHERE address ` + in + `
+UNION ALL SELECT 3, address, domain, FALSE, 0 FROM dns_names WHERE address ` + in + `
+UNION ALL SELECT 4, address, '', FALSE, version FROM token_metadata WHERE address ` + in + `
 ORDER BY 1, 3`
 }
+
+// factsByArray selects the addresses as one text[] parameter: on Postgres
+// the address book's statement is the same for any number of addresses,
+// and prepared (a lookup by key; the book of every page but the actions').
+const factsByArray = "= ANY($1::text[])"
 
 // AddressFacts looks up the status, wallet flag, balance, interfaces and
 // .ton name of each address, in one query.
@@ -85,7 +91,13 @@ func (s *Store) AddressFacts(ctx context.Context, addrs []string) (map[string]ch
 }
 
 func (s *Store) scanFacts(ctx context.Context, db *bun.DB, addrs []string, out map[string]chain.AddressFacts) error {
-	rows, err := db.QueryContext(ctx, addressFactsQuery(db), bun.In(addrs))
+	var rows *sql.Rows
+	var err error
+	if s.IsPostgres() {
+		rows, err = s.prepared(ctx, db, addressFactsQuery(factsByArray), []any{textArray(addrs)})
+	} else {
+		rows, err = db.QueryContext(ctx, addressFactsQuery("IN (?0)"), bun.In(addrs))
+	}
 	if err != nil {
 		return err
 	}

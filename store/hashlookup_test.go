@@ -87,3 +87,47 @@ func TestLookupsByHashArePrepared(t *testing.T) {
 		require.Equal(t, all[3:5], tail)
 	})
 }
+
+// The address book's one statement runs on Postgres prepared, the
+// addresses as one array argument whatever their number, and tells of
+// several addresses at once, and of each alone, what an actions page's
+// own statement (pageRowsSQL) tells of them.
+func TestAddressBookIsPrepared(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		_, shapes := savePageFixture(t, s)
+		page, err := s.ListActions(ctx, shapes["hot"], BookOfValuesAndAccounts)
+		require.NoError(t, err)
+		addrs := page.Book
+		require.Greater(t, len(addrs), 3)
+		rec := s.RecordStatements()
+		all, err := s.AddressFacts(ctx, addrs)
+		require.NoError(t, err)
+		require.Equal(t, page.Facts, all)
+		known := 0
+		for _, a := range addrs {
+			one, err := s.AddressFacts(ctx, []string{a})
+			require.NoError(t, err)
+			require.Equal(t, page.Facts[a], one[a], a)
+			if one[a].Known {
+				known++
+			}
+		}
+		require.Positive(t, known, "the fixture's accounts are known")
+		var book []Statement
+		for _, st := range rec.Take() {
+			if strings.Contains(st.Query, "account_interfaces") {
+				book = append(book, st)
+			}
+		}
+		require.Len(t, book, len(addrs)+1)
+		if !s.IsPostgres() {
+			return
+		}
+		for _, st := range book {
+			require.Equal(t, book[0].Query, st.Query, "one statement for any number of addresses")
+			require.Len(t, st.Args, 1)
+			require.NotContains(t, st.Query, addrs[0])
+		}
+	})
+}

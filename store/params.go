@@ -17,8 +17,8 @@ import (
 // Postgres only statements whose plan cannot depend on the values are:
 // pageRowsSQL, the registry's lists by key (readList), a page's messages
 // (messagesOf) and its traces' transactions (traceTransactions), messages
-// and transactions by hash (Messages, FindTransactions); the others run per
-// value, see perValue and pgPage).
+// and transactions by hash (Messages, FindTransactions), the address book
+// (scanFacts); the others run per value, see perValue and pgPage).
 type params struct {
 	pg     bool
 	inline *bun.DB // when set, values are written into the text after all
