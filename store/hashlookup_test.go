@@ -2,22 +2,39 @@ package store
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tonql/tonql/chain"
+	"github.com/tonql/tonql/internal/testenv"
 )
 
-// Transactions and messages named by hash (a transaction's own, its in
-// message's) are read through prepared statements, the hashes passed as
-// arguments, and answer what the same transaction read per value (by
-// account and lt, its values written into the statement) does.
+// Transactions, messages and traces named by key (a transaction's hash,
+// its in message's, its trace's id) are read through prepared statements,
+// the keys passed as arguments, and answer what the same rows read per
+// value (by account and lt, the values written into the statement) do.
 func TestLookupsByHashArePrepared(t *testing.T) {
-	b, _ := blocksAndTraces(t, 3)
+	b, raw := blocksAndTraces(t, 0)
+	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces", "*.json"))
+	require.GreaterOrEqual(t, len(files), 3)
+	for _, f := range files[:3] { // stored with their traces, as an import does
+		tr, err := chain.ParseToncenterFile(f)
+		require.NoError(t, err)
+		row := &chain.Trace{ID: tr.TraceID, Complete: true, Transactions: len(tr.Transactions),
+			StartLt: tr.Transactions[0].Lt, StartUtime: tr.Transactions[0].Utime}
+		for _, tx := range tr.Transactions {
+			tx.TraceID = tr.TraceID
+			row.EndLt, row.EndUtime = max(row.EndLt, tx.Lt), max(row.EndUtime, tx.Utime)
+		}
+		b.Transactions = append(b.Transactions, tr.Transactions...)
+		b.Traces = append(b.Traces, row)
+	}
 	var picked []*chain.Transaction
-	for _, tx := range b.Transactions {
+	for _, tx := range b.Transactions[raw:] { // from trace files: in a trace
 		if tx.InMsg != nil && len(picked) < 6 {
 			picked = append(picked, tx)
 		}
@@ -72,6 +89,23 @@ func TestLookupsByHashArePrepared(t *testing.T) {
 			require.Equal(t, h, msgs[0].TxHash)
 			require.Equal(t, tx.InMsg.Hash, msgs[0].Message.Hash)
 			require.Equal(t, tx.InMsg.Body, msgs[0].Message.Body)
+
+			id := byHash[0].TraceID.Base64()
+			account := tx.Account
+			ofAccount, err := s.FindTraces(ctx, TraceFilter{Account: &account, Limit: 100})
+			require.NoError(t, err)
+			i := slices.IndexFunc(ofAccount, func(tr StoredTrace) bool { return tr.ID == id })
+			require.GreaterOrEqual(t, i, 0, "the account's traces hold its transaction's")
+			st = reads("traces")
+			require.NotEmpty(t, st)
+			require.Empty(t, st[0].Args, "an account's traces are planned per value")
+			for _, f := range []TraceFilter{{TraceIDs: []string{id}}, {TxHashes: []string{h}}, {MsgHashes: []string{in}}} {
+				f.Limit = 10
+				traces, err := s.FindTraces(ctx, f)
+				require.NoError(t, err)
+				prepared(reads("traces"), strings.Join(append(append(f.TraceIDs, f.TxHashes...), f.MsgHashes...), ""))
+				require.Equal(t, ofAccount[i:i+1], traces)
+			}
 		}
 		// Many hashes and an offset, through the same statement shape's
 		// arguments: the page is the per-value page's.

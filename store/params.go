@@ -17,7 +17,8 @@ import (
 // Postgres only statements whose plan cannot depend on the values are:
 // pageRowsSQL, the registry's lists by key (readList), a page's messages
 // (messagesOf) and its traces' transactions (traceTransactions), messages
-// and transactions by hash (Messages, FindTransactions), the address book
+// and transactions by hash and traces by key (Messages, FindTransactions,
+// FindTraces), the address book
 // (scanFacts); the others run per value, see perValue and pgPage).
 type params struct {
 	pg     bool

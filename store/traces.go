@@ -49,13 +49,23 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 	}
 	var rows []traceRow
 	err := s.read(func(db *bun.DB) error {
+		rows = rows[:0]
+		// Traces named by key (their id, a transaction's or a message's
+		// hash) are looked up alike for every value: those pages run
+		// prepared; an account's traces and the time ranges are planned
+		// for their values, as FindTransactions does.
+		keyed := len(f.TraceIDs) > 0 || len(f.TxHashes) > 0 || len(f.MsgHashes) > 0
+		v := inlineParams(db)
+		if keyed {
+			v = newParams(db)
+		}
 		q := db.NewSelect().Model(&rows)
 		if f.Account != nil {
 			// The lt bounds (every transaction of a trace lies within its
 			// lt range) let Postgres prune the lt partitions per trace at
 			// run time (docs/QUERY-PLANS.md).
 			q = q.Where(`EXISTS (SELECT 1 FROM transactions AS t WHERE t.trace_id = traces.id AND t.account = ?
-				AND t.lt >= traces.start_lt AND t.lt <= traces.end_lt)`, *f.Account)
+				AND t.lt >= traces.start_lt AND t.lt <= traces.end_lt)`, v.add(*f.Account))
 			if s.IsPostgres() {
 				// Postgres cannot tell how many traces hold the account, so
 				// it planned a parallel walk of traces for a busy one:
@@ -66,37 +76,41 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 			}
 		}
 		if len(f.TxHashes) > 0 {
-			q = q.Where("traces.id IN (SELECT t.trace_id FROM transactions AS t WHERE t.hash IN (?))", bun.In(f.TxHashes))
+			q = q.Where("traces.id IN (SELECT t.trace_id FROM transactions AS t WHERE t.hash IN (?))", v.list(f.TxHashes))
 		}
 		if len(f.MsgHashes) > 0 {
 			q = q.Where(`traces.id IN (SELECT t.trace_id FROM messages AS m JOIN transactions AS t ON t.hash = m.tx_hash
-				WHERE m.hash IN (?) OR m.hash_norm IN (?))`, bun.In(f.MsgHashes), bun.In(f.MsgHashes))
+				WHERE m.hash IN (?) OR m.hash_norm IN (?))`, v.list(f.MsgHashes), v.list(f.MsgHashes))
 		}
 		if len(f.TraceIDs) > 0 {
-			q = q.Where("traces.id IN (?)", bun.In(f.TraceIDs))
+			q = q.Where("traces.id IN (?)", v.list(f.TraceIDs))
 		}
 		if f.McSeqno != nil {
-			q = q.Where("traces.complete AND (SELECT max(t.mc_seqno) FROM transactions AS t WHERE t.trace_id = traces.id) = ?", int64(*f.McSeqno))
+			q = q.Where("traces.complete AND (SELECT max(t.mc_seqno) FROM transactions AS t WHERE t.trace_id = traces.id) = ?", v.add(int64(*f.McSeqno)))
 		}
 		byUtime := f.StartUtime != nil || f.EndUtime != nil
 		if f.StartUtime != nil {
-			q = q.Where("traces.end_utime >= ?", *f.StartUtime)
+			q = q.Where("traces.end_utime >= ?", v.add(*f.StartUtime))
 		}
 		if f.EndUtime != nil {
-			q = q.Where("traces.end_utime <= ?", *f.EndUtime)
+			q = q.Where("traces.end_utime <= ?", v.add(*f.EndUtime))
 		}
 		if f.StartLt != nil {
-			q = q.Where("traces.end_lt >= ?", int64(*f.StartLt))
+			q = q.Where("traces.end_lt >= ?", v.add(int64(*f.StartLt)))
 		}
 		if f.EndLt != nil {
-			q = q.Where("traces.end_lt <= ?", int64(*f.EndLt))
+			q = q.Where("traces.end_lt <= ?", v.add(int64(*f.EndLt)))
 		}
 		if byUtime {
 			q = q.OrderExpr(fmt.Sprintf("traces.end_utime %s, traces.id %s", dir, dir))
 		} else {
 			q = q.OrderExpr(fmt.Sprintf("traces.end_lt %s, traces.id %s", dir, dir))
 		}
-		return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+		if !keyed {
+			return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
+		}
+		return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(f.Limit)))+
+			" OFFSET "+string(v.add(int64(f.Offset))), v.vals, &rows)
 	})
 	if err != nil {
 		return nil, unavailable(err)
