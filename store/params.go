@@ -18,8 +18,8 @@ import (
 // pageRowsSQL, the registry's lists by key (readList), a page's messages
 // (messagesOf) and its traces' transactions (traceTransactions), messages
 // and transactions by hash and traces by key (Messages, FindTransactions,
-// FindTraces), the address book
-// (scanFacts); the others run per value, see perValue and pgPage).
+// FindTraces), the address book (scanFacts); the others run per value,
+// see perValue and pgPage).
 type params struct {
 	pg     bool
 	inline *bun.DB // when set, values are written into the text after all
