@@ -58,8 +58,8 @@ func (s *Store) Config(ctx context.Context) (*chain.ChainConfig, error) {
 // address, one text column (status, interfaces, a domain or the token's
 // JSON) and the two columns only accounts have (the kinds are
 // pageRowsSQL's). Domains come sorted so that an address with several
-// names shows the same one every time. in selects the addresses: "IN (?0)"
-// for bun's list, or factsByArray.
+// names shows the same one every time. in selects the addresses:
+// factsByList or factsByArray.
 func addressFactsQuery(in string) string {
 	return `SELECT 1 AS k, address, status AS t, is_wallet AS w, balance AS b FROM accounts WHERE address ` + in + `
 UNION ALL SELECT 2, address, interfaces, FALSE, 0 FROM account_interfaces WHERE address ` + in + `
@@ -67,6 +67,10 @@ UNION ALL SELECT 3, address, domain, FALSE, 0 FROM dns_names WHERE address ` + i
 UNION ALL SELECT 4, address, '', FALSE, version FROM token_metadata WHERE address ` + in + `
 ORDER BY 1, 3`
 }
+
+// factsByList selects the addresses as bun's list of literals (SQLite, and
+// the statement written out for EXPLAIN and pgbench: AddressFactsSQL).
+const factsByList = "IN (?0)"
 
 // factsByArray selects the addresses as one text[] parameter: on Postgres
 // the address book's statement is the same for any number of addresses,
@@ -96,7 +100,7 @@ func (s *Store) scanFacts(ctx context.Context, db *bun.DB, addrs []string, out m
 	if s.IsPostgres() {
 		rows, err = s.prepared(ctx, db, addressFactsQuery(factsByArray), []any{textArray(addrs)})
 	} else {
-		rows, err = db.QueryContext(ctx, addressFactsQuery("IN (?0)"), bun.In(addrs))
+		rows, err = db.QueryContext(ctx, addressFactsQuery(factsByList), bun.In(addrs))
 	}
 	if err != nil {
 		return err

@@ -107,8 +107,8 @@ func TestLookupsByHashArePrepared(t *testing.T) {
 				require.Equal(t, ofAccount[i:i+1], traces)
 			}
 		}
-		// Many hashes and an offset, through the same statement shape's
-		// arguments: the page is the per-value page's.
+		// Many hashes, and a page of them by offset: the offset and limit
+		// are arguments too, and the page is a slice of the whole.
 		var hs []string
 		for _, tx := range picked {
 			hs = append(hs, tx.Hash.Base64())

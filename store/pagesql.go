@@ -36,7 +36,7 @@ func (s *Store) probeSQL(ctx context.Context, f ActionFilter) ([]string, ActionF
 // their tokens' versions; the tokens not kept rendered take a second
 // statement, tokenRowsSQL), inlined.
 func (s *Store) AddressFactsSQL(addrs []string) string {
-	return s.db.NewRaw(addressFactsQuery("IN (?0)"), bun.In(addrs)).String()
+	return s.db.NewRaw(addressFactsQuery(factsByList), bun.In(addrs)).String()
 }
 
 // PageWithBookSQL returns, with every value inlined, what ListActions now

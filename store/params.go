@@ -131,6 +131,27 @@ func (s *Store) scanPrepared(ctx context.Context, db *bun.DB, query string, args
 	return db.ScanRows(ctx, rows, dest)
 }
 
+// keyedParams returns the params of a page's query: placeholders when it
+// names its rows by key (a plan the same for every value: the statement is
+// prepared, scanPage), else its values written in (planned for them).
+func keyedParams(db *bun.DB, keyed bool) *params {
+	if keyed {
+		return newParams(db)
+	}
+	return inlineParams(db)
+}
+
+// scanPage reads one page of q into rows (q's model) through limit and
+// offset: prepared, limit and offset as arguments too, when v numbers the
+// values (keyedParams); else planned for the values written in.
+func (s *Store) scanPage(ctx context.Context, db *bun.DB, q *bun.SelectQuery, v *params, limit, offset int, rows any) error {
+	if v.inline != nil {
+		return q.Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
+	}
+	return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(limit)))+
+		" OFFSET "+string(v.add(int64(offset))), v.vals, rows)
+}
+
 // perValue runs a parametrized query unprepared: Postgres plans it for the
 // values given, as statements whose best plan depends on them need (an
 // account's page, a time window, a stream's catch-up; see pgPage).

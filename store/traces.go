@@ -54,11 +54,7 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 		// hash) are looked up alike for every value: those pages run
 		// prepared; an account's traces and the time ranges are planned
 		// for their values, as FindTransactions does.
-		keyed := len(f.TraceIDs) > 0 || len(f.TxHashes) > 0 || len(f.MsgHashes) > 0
-		v := inlineParams(db)
-		if keyed {
-			v = newParams(db)
-		}
+		v := keyedParams(db, len(f.TraceIDs) > 0 || len(f.TxHashes) > 0 || len(f.MsgHashes) > 0)
 		q := db.NewSelect().Model(&rows)
 		if f.Account != nil {
 			// The lt bounds (every transaction of a trace lies within its
@@ -106,11 +102,7 @@ func (s *Store) FindTraces(ctx context.Context, f TraceFilter) ([]StoredTrace, e
 		} else {
 			q = q.OrderExpr(fmt.Sprintf("traces.end_lt %s, traces.id %s", dir, dir))
 		}
-		if !keyed {
-			return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
-		}
-		return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(f.Limit)))+
-			" OFFSET "+string(v.add(int64(f.Offset))), v.vals, &rows)
+		return s.scanPage(ctx, db, q, v, f.Limit, f.Offset, &rows)
 	})
 	if err != nil {
 		return nil, unavailable(err)

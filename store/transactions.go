@@ -81,11 +81,7 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 		// up alike for every value (by the hash indexes): those pages
 		// (getTransaction, toncenter's hash and msg_hash) run prepared; the
 		// others are planned for their values, as Messages does.
-		keyed := len(f.Hashes) > 0 || len(f.MsgHashes) > 0
-		v := inlineParams(db)
-		if keyed {
-			v = newParams(db)
-		}
+		v := keyedParams(db, len(f.Hashes) > 0 || len(f.MsgHashes) > 0)
 		q := db.NewSelect().Model(&rows)
 		if f.WithoutBOC {
 			q = q.ExcludeColumn("boc")
@@ -171,11 +167,7 @@ func (s *Store) FindTransactions(ctx context.Context, f TxFilter) ([]*chain.Tran
 		default:
 			q = q.OrderExpr(fmt.Sprintf("transactions.lt %s, transactions.account", dir))
 		}
-		if !keyed {
-			return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
-		}
-		return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(f.Limit)))+
-			" OFFSET "+string(v.add(int64(f.Offset))), v.vals, &rows)
+		return s.scanPage(ctx, db, q, v, f.Limit, f.Offset, &rows)
 	})
 	if err != nil {
 		return nil, unavailable(err)
@@ -304,15 +296,11 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 		// Messages by hash are looked up alike for every value: that page
 		// (toncenter's msg_hash) runs prepared; the others are planned for
 		// their values (a busy address's messages against a quiet one's).
-		keyed := len(f.Hashes) > 0
-		v := inlineParams(db)
-		if keyed {
-			v = newParams(db)
-		}
+		v := keyedParams(db, len(f.Hashes) > 0)
 		q := db.NewSelect().Model(&rows).
 			ColumnExpr("messages.*, t.account AS tx_account, t.boc AS tx_boc").
 			Join("JOIN transactions AS t ON t.hash = messages.tx_hash")
-		if keyed {
+		if len(f.Hashes) > 0 {
 			q = q.Where("(messages.hash IN (?) OR messages.hash_norm IN (?))", v.list(f.Hashes), v.list(f.Hashes))
 		}
 		if f.BodyHash != nil {
@@ -359,11 +347,7 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 			q = q.Where("messages.source = ''")
 		}
 		q = q.OrderExpr(fmt.Sprintf("%s %s, messages.hash %s, messages.direction", order, dir, dir))
-		if !keyed {
-			return q.Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx)
-		}
-		return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(f.Limit)))+
-			" OFFSET "+string(v.add(int64(f.Offset))), v.vals, &rows)
+		return s.scanPage(ctx, db, q, v, f.Limit, f.Offset, &rows)
 	})
 	if err != nil {
 		return nil, unavailable(err)
