@@ -131,6 +131,19 @@ func (s *Store) scanPrepared(ctx context.Context, db *bun.DB, query string, args
 	return db.ScanRows(ctx, rows, dest)
 }
 
+// scanByKeys reads into dest the rows of q whose column col is one of keys
+// (col is the code's, never a client's). On Postgres the keys go as one
+// array to a statement kept prepared: a lookup by key is planned alike for
+// every value and every number of them, so it is not parsed and planned anew
+// for each page (docs/PERFORMANCE.md, seventeenth session). SQLite takes them
+// as a list.
+func (s *Store) scanByKeys(ctx context.Context, db *bun.DB, q *bun.SelectQuery, col string, keys []string, dest any) error {
+	if !s.IsPostgres() {
+		return q.Where(col+" IN (?)", bun.In(keys)).Scan(ctx, dest)
+	}
+	return s.scanPrepared(ctx, db, q.Where(col+" = ANY($1)").String(), []any{textArray(keys)}, dest)
+}
+
 // keyedParams returns the params of a page's query: placeholders when it
 // names its rows by key (a plan the same for every value: the statement is
 // prepared, scanPage), else its values written in (planned for them).

@@ -271,20 +271,12 @@ func txHashes(rows []txRow) []string {
 
 // messagesOf reads the messages of the transactions hashes in one
 // statement (on messages' primary key, which starts with tx_hash), in the
-// order addMessage needs. On Postgres the hashes go as one array to a
-// statement kept prepared: a lookup by primary key is planned alike for
-// every value, so it need not be parsed and planned anew for each page
-// (docs/PERFORMANCE.md, seventeenth session).
+// order addMessage needs.
 func (s *Store) messagesOf(ctx context.Context, db *bun.DB, hashes []string) ([]msgRow, error) {
 	if len(hashes) == 0 {
 		return nil, nil
 	}
 	var msgs []msgRow
-	q := db.NewSelect().Model(&msgs).OrderExpr("tx_hash, direction, seq")
-	if !s.IsPostgres() {
-		err := q.Where("tx_hash IN (?)", bun.In(hashes)).Scan(ctx)
-		return msgs, err
-	}
-	err := s.scanPrepared(ctx, db, q.Where("tx_hash = ANY($1)").String(), []any{textArray(hashes)}, &msgs)
+	err := s.scanByKeys(ctx, db, db.NewSelect().Model(&msgs).OrderExpr("tx_hash, direction, seq"), "tx_hash", hashes, &msgs)
 	return msgs, err
 }

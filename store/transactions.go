@@ -375,12 +375,7 @@ func (s *Store) Messages(ctx context.Context, f MsgFilter) ([]StoredMessage, err
 		Direction string `bun:"direction"`
 	}
 	err = s.read(func(db *bun.DB) error {
-		q := db.NewSelect().TableExpr("messages").Column("hash", "tx_hash", "direction")
-		if !s.IsPostgres() {
-			return q.Where("hash IN (?)", bun.In(hashes)).Scan(ctx, &ends)
-		}
-		// By key, prepared: the hashes as one array.
-		return s.scanPrepared(ctx, db, q.Where("hash = ANY($1)").String(), []any{textArray(hashes)}, &ends)
+		return s.scanByKeys(ctx, db, db.NewSelect().TableExpr("messages").Column("hash", "tx_hash", "direction"), "hash", hashes, &ends)
 	})
 	if err != nil {
 		return nil, unavailable(err)
