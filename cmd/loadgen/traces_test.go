@@ -12,7 +12,9 @@ import (
 // The rows loadgen writes behind generated actions hang together as an
 // import's do: every action's transactions, each one after the first
 // taking the message the one before sent, and one trace row per trace
-// counting its transactions within its lt range; sampling keeps traces
+// counting its transactions within its lt range; each external message
+// with a normalized hash of its own (the planner's statistics of hash_norm
+// are the chain's, not one per account); sampling keeps traces
 // whole and every trace of the first hot account.
 func TestChainOfGeneratedActions(t *testing.T) {
 	p := synth.Params{Seed: 3, Actions: 2000, Accounts: 100, HotAccounts: 2, HotActions: 200, StartUtime: 1_760_000_000,
@@ -36,11 +38,16 @@ func TestChainOfGeneratedActions(t *testing.T) {
 		n += len(a.Transactions)
 	}
 	require.Len(t, txs, n)
+	norms := map[chain.Hash]bool{}
 	for i, tx := range txs {
 		byHash[tx.Hash] = tx
 		require.NotNil(t, tx.InMsg)
-		if tx.InMsg.Source == "" {
-			continue // the first of an action's: an external message
+		if tx.InMsg.Source == "" { // the first of an action's: an external message
+			norm, ok := chain.NormalizedHash(tx.InMsg)
+			require.True(t, ok)
+			require.False(t, norms[norm], "each external message's normalized hash is its own, as on the chain")
+			norms[norm] = true
+			continue
 		}
 		prev := txs[i-1]
 		require.Equal(t, tx.InMsg.Hash, prev.OutMsgs[len(prev.OutMsgs)-1].Hash, "sent by the transaction before")

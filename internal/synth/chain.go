@@ -42,7 +42,13 @@ func Chain(actions []chain.Action) ([]*chain.Transaction, []*chain.Trace) {
 				t.McSeqno = *a.McSeqno
 			}
 			if prev == nil {
-				t.InMsg = &chain.Message{Hash: msgHash("ext", h), Destination: t.Account, CreatedAt: a.StartUtime}
+				// Its normalized hash is its own, as on the chain, where a
+				// wallet's signed body (seqno, expiry) makes each one unique:
+				// a body-less message would share one per account (TEP-467
+				// hashes destination and body only) and skew the planner's
+				// statistics of hash_norm (docs/QUERY-PLANS.md).
+				t.InMsg = &chain.Message{Hash: msgHash("ext", h), HashNorm: msgHash("norm", h),
+					Destination: t.Account, CreatedAt: a.StartUtime}
 			} else {
 				m := chain.Message{Hash: msgHash("int", h), Source: prev.Account, Destination: t.Account,
 					Value: 50_000_000 + a.TxLts[i]*7919%1_000_000_000, FwdFee: 400_000, CreatedLt: prev.Lt + 1,
