@@ -122,11 +122,19 @@ func (s *Store) prepared(ctx context.Context, db *bun.DB, query string, args []a
 }
 
 // scanPrepared runs a parametrized query through its prepared statement
-// and scans the rows into dest as bun's Scan would (ScanRows closes them).
+// and scans the rows into dest as bun's Scan would (and closes them):
+// transactions and messages, read by the hundred, through their typed
+// targets (fields.go).
 func (s *Store) scanPrepared(ctx context.Context, db *bun.DB, query string, args []any, dest any) error {
 	rows, err := s.prepared(ctx, db, query, args)
 	if err != nil {
 		return err
+	}
+	switch d := dest.(type) {
+	case *[]txRow:
+		return scanFields(db, rows, d)
+	case *[]msgRow:
+		return scanFields(db, rows, d)
 	}
 	return db.ScanRows(ctx, rows, dest)
 }
