@@ -48,6 +48,7 @@ func scanFields[T any, P fielded[T]](db *bun.DB, rows *sql.Rows, out *[]T) error
 		for _, t := range targets {
 			if targetAddr(t) == at {
 				dest[i] = t
+				break
 			}
 		}
 		if dest[i] == nil {
@@ -73,6 +74,29 @@ func targetAddr(t any) uintptr {
 	}
 	return v.Pointer()
 }
+
+// nullString and nullInt scan a column, NULL as the zero value, without
+// database/sql's reflection (nullInt as num does, for a variable of its own).
+type (
+	nullString string
+	nullInt    int64
+)
+
+func (s *nullString) Scan(v any) error {
+	switch v := v.(type) {
+	case string:
+		*s = nullString(v)
+	case []byte:
+		*s = nullString(v)
+	case nil:
+		*s = ""
+	default:
+		return fmt.Errorf("cannot scan %T into a string", v)
+	}
+	return nil
+}
+
+func (n *nullInt) Scan(v any) error { return num[nullInt]{n}.Scan(v) }
 
 // num scans an integer column into an integer field of any width, NULL as
 // 0; optNum and nullText keep NULL as nil. database/sql hands the driver's

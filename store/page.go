@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,39 +146,6 @@ func (r *actionRow) fields() []any {
 		(*nullString)(&r.TxHashes), (*nullInt)(&r.TraceEndLt), (*nullInt)(&r.TraceEndUtime),
 		&r.TraceExternalHashNorm, &r.TraceExternalHash, &r.McSeqno, (*nullString)(&r.Addresses), (*nullString)(&r.Accounts),
 		(*nullString)(&r.ParentActionID), (*nullString)(&r.Ancestors)}
-}
-
-// nullString and nullInt scan a column, NULL as the zero value, without
-// database/sql's reflection.
-type (
-	nullString string
-	nullInt    int64
-)
-
-func (s *nullString) Scan(v any) error {
-	switch v := v.(type) {
-	case string:
-		*s = nullString(v)
-	case []byte:
-		*s = nullString(v)
-	case nil:
-		*s = ""
-	default:
-		return fmt.Errorf("cannot scan %T into a string", v)
-	}
-	return nil
-}
-
-func (n *nullInt) Scan(v any) error {
-	switch v := v.(type) {
-	case int64:
-		*n = nullInt(v)
-	case nil:
-		*n = 0
-	default:
-		return fmt.Errorf("cannot scan %T into an integer", v)
-	}
-	return nil
 }
 
 // Row kinds of pageRowsSQL, in the order they come.
