@@ -460,7 +460,7 @@ func (s *Store) Transactions(ctx context.Context, refs []TxRef, withMessages boo
 	var msgs []msgRow
 	if err := s.read(func(db *bun.DB) error {
 		rows = rows[:0]
-		if err := transactionsQuery(db, refs, &rows).Scan(ctx); err != nil || !withMessages {
+		if err := scanQuery(ctx, db, transactionsQuery(db, refs, &rows), &rows); err != nil || !withMessages {
 			return err
 		}
 		var err error

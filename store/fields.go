@@ -26,10 +26,13 @@ type fielded[T any] interface {
 	fields() []any
 }
 
-// scanFields reads rows into out, appending, and closes them. The
-// result's columns may be any of the row type's, in any order.
+// scanFields reads rows into out, in place of what it held (as bun's
+// Scan does: a read retried on another connection starts afresh), and
+// closes them. The result's columns may be any of the row type's, in any
+// order.
 func scanFields[T any, P fielded[T]](db *bun.DB, rows *sql.Rows, out *[]T) error {
 	defer rows.Close()
+	*out = (*out)[:0]
 	cols, err := rows.Columns()
 	if err != nil {
 		return err

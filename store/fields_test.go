@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,7 +12,8 @@ import (
 // Transactions and messages scanned through their typed targets equal
 // what bun's model scan reads from the same statement: every column, NULL
 // or not (raw blocks' BOCs and block columns, trace files' facts, external
-// messages' normalized hashes), and a statement that leaves columns out.
+// messages' normalized hashes), a statement that leaves columns out, and a
+// slice that held rows before.
 func TestTypedScanEqualsModelScan(t *testing.T) {
 	b, raw := blocksAndTraces(t, 3)
 	require.Greater(t, len(b.Transactions), raw, "rows with and without BOC")
@@ -53,7 +55,14 @@ func TestTypedScanEqualsModelScan(t *testing.T) {
 		for _, k := range []string{"boc", "facts", "hash_norm set", "opcode"} {
 			require.Positive(t, nulls[k], "the rows hold both cases of %s", k)
 		}
-		_, err := typedRows[txRow](db, `SELECT hash, 1 AS not_a_column FROM transactions`)
+		// Into a slice that holds rows already (a read retried): in their place.
+		again := slices.Clone(txs[:3])
+		rows, err := db.QueryContext(ctx, db.NewSelect().Model((*txRow)(nil)).Order("lt", "hash").String())
+		require.NoError(t, err)
+		require.NoError(t, scanFields(db, rows, &again))
+		require.Equal(t, txs, again)
+
+		_, err = typedRows[txRow](db, `SELECT hash, 1 AS not_a_column FROM transactions`)
 		require.ErrorContains(t, err, "not_a_column")
 	})
 }

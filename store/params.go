@@ -122,14 +122,29 @@ func (s *Store) prepared(ctx context.Context, db *bun.DB, query string, args []a
 }
 
 // scanPrepared runs a parametrized query through its prepared statement
-// and scans the rows into dest as bun's Scan would (and closes them):
-// transactions and messages, read by the hundred, through their typed
-// targets (fields.go).
+// and scans its rows into dest (scanRows).
 func (s *Store) scanPrepared(ctx context.Context, db *bun.DB, query string, args []any, dest any) error {
 	rows, err := s.prepared(ctx, db, query, args)
 	if err != nil {
 		return err
 	}
+	return scanRows(ctx, db, rows, dest)
+}
+
+// scanQuery runs q, its values written in, and scans its rows into dest
+// (scanRows): q.Scan, but for the rows read through typed targets.
+func scanQuery(ctx context.Context, db *bun.DB, q *bun.SelectQuery, dest any) error {
+	rows, err := db.QueryContext(ctx, q.String())
+	if err != nil {
+		return err
+	}
+	return scanRows(ctx, db, rows, dest)
+}
+
+// scanRows scans rows into dest as bun's Scan would, and closes them:
+// transactions and messages, read by the hundred, through their typed
+// targets (fields.go).
+func scanRows(ctx context.Context, db *bun.DB, rows *sql.Rows, dest any) error {
 	switch d := dest.(type) {
 	case *[]txRow:
 		return scanFields(db, rows, d)
@@ -147,7 +162,7 @@ func (s *Store) scanPrepared(ctx context.Context, db *bun.DB, query string, args
 // as a list.
 func (s *Store) scanByKeys(ctx context.Context, db *bun.DB, q *bun.SelectQuery, col string, keys []string, dest any) error {
 	if !s.IsPostgres() {
-		return q.Where(col+" IN (?)", bun.In(keys)).Scan(ctx, dest)
+		return scanQuery(ctx, db, q.Where(col+" IN (?)", bun.In(keys)), dest)
 	}
 	return s.scanPrepared(ctx, db, q.Where(col+" = ANY($1)").String(), []any{textArray(keys)}, dest)
 }
@@ -167,7 +182,7 @@ func keyedParams(db *bun.DB, keyed bool) *params {
 // values (keyedParams); else planned for the values written in.
 func (s *Store) scanPage(ctx context.Context, db *bun.DB, q *bun.SelectQuery, v *params, limit, offset int, rows any) error {
 	if v.inline != nil {
-		return q.Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
+		return scanQuery(ctx, db, q.Limit(int64(limit)).Offset(int64(offset)), rows)
 	}
 	return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(limit)))+
 		" OFFSET "+string(v.add(int64(offset))), v.vals, rows)

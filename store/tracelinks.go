@@ -238,8 +238,8 @@ func (s *Store) TransactionsOfTraces(ctx context.Context, refs []TraceRef, withM
 			ColumnExpr("row_number() OVER (PARTITION BY trace_id ORDER BY lt, hash) AS rn").
 			Where("trace_id IN (?)", bun.In(ids)).Where("lt BETWEEN ? AND ?", lo, hi)
 		rows = rows[:0]
-		err := db.NewSelect().Model(&rows).ModelTableExpr("(?) AS transactions", inner).ExcludeColumn("boc").
-			Where("rn <= ?", max).OrderExpr("lt, hash").Scan(ctx)
+		err := scanQuery(ctx, db, db.NewSelect().Model(&rows).ModelTableExpr("(?) AS transactions", inner).ExcludeColumn("boc").
+			Where("rn <= ?", max).OrderExpr("lt, hash"), &rows)
 		if err != nil || !withMessages {
 			return err
 		}

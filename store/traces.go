@@ -157,8 +157,8 @@ func (s *Store) traceTransactions(ctx context.Context, db *bun.DB, ids []string,
 	var rows []txRow
 	q := db.NewSelect().Model(&rows).OrderExpr("transactions.lt ASC, transactions.account")
 	if !s.IsPostgres() {
-		err := q.Where("transactions.trace_id IN (?)", bun.In(ids)).
-			Where("transactions.lt >= ? AND transactions.lt <= ?", from, to).Limit(maxTraceTransactions).Scan(ctx)
+		err := scanQuery(ctx, db, q.Where("transactions.trace_id IN (?)", bun.In(ids)).
+			Where("transactions.lt >= ? AND transactions.lt <= ?", from, to).Limit(maxTraceTransactions), &rows)
 		return rows, err
 	}
 	text := q.Where("transactions.trace_id = ANY($1) AND transactions.lt >= $2 AND transactions.lt <= $3").String() +

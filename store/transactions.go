@@ -231,8 +231,8 @@ func (s *Store) AdjacentTransactions(ctx context.Context, hash, direction string
 				WHERE o.tx_hash = ? AND o.direction = 'out')`)
 			args = append(args, hash)
 		}
-		return db.NewSelect().Model(&rows).Where("("+strings.Join(conds, " OR ")+")", args...).
-			OrderExpr("transactions.lt ASC, transactions.account").Limit(1000).Scan(ctx)
+		return scanQuery(ctx, db, db.NewSelect().Model(&rows).Where("("+strings.Join(conds, " OR ")+")", args...).
+			OrderExpr("transactions.lt ASC, transactions.account").Limit(1000), &rows)
 	})
 	if err != nil {
 		return nil, unavailable(err)
