@@ -176,7 +176,7 @@ func TestActionsSupportedActionTypesGraphQL(t *testing.T) {
 	})
 }
 
-// BenchmarkActionsIncludeTransactions: a page of 1000 actions with their
+// BenchmarkActionsIncludeTransactions: a page of 250 actions with their
 // transactions and messages (SQLite, or Postgres with TEST_PG_DSN), beside
 // the same page without them.
 func BenchmarkActionsIncludeTransactions(b *testing.B) {
@@ -199,7 +199,7 @@ func BenchmarkActionsIncludeTransactions(b *testing.B) {
 	}))
 	require.NoError(b, st.SaveBatch(ctx, batch))
 	h := server.New(server.Options{Resolver: &resolvers.Resolver{Store: st}})
-	for _, q := range []string{"limit=1000", "limit=1000&include_transactions=true"} {
+	for _, q := range []string{"limit=250", "limit=250&include_transactions=true"} {
 		b.Run(q, func(b *testing.B) {
 			size := 0
 			for b.Loop() {
