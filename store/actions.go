@@ -125,9 +125,14 @@ func (s *Store) ExplainActions(ctx context.Context, f ActionFilter) (string, err
 	// The statement whose plan depends on the filter: on Postgres the
 	// page's keys (pgPage; its second statement reads them by exact key),
 	// on SQLite the deferred join.
-	query := s.actionsQuery(f, inlineParams(s.db)).String()
+	var query string
 	if s.IsPostgres() {
-		query = s.pageKeysSQL(f, inlineParams(s.db))
+		query, err = s.pageKeysSQL(f, inlineParams(s.db))
+	} else {
+		query, err = sqlText(s.db, s.actionsQuery(f, inlineParams(s.db)))
+	}
+	if err != nil {
+		return "", err
 	}
 	r, err := s.db.QueryContext(ctx, prefix+query)
 	if err != nil {

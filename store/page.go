@@ -102,7 +102,11 @@ func (s *Store) pgPageWithFacts(ctx context.Context, db *bun.DB, f ActionFilter,
 // sqlitePage reads a page on SQLite: the deferred join, prepared.
 func (s *Store) sqlitePage(ctx context.Context, db *bun.DB, f ActionFilter, p *Page) error {
 	v := newParams(db)
-	res, err := s.prepared(ctx, db, s.actionsQuery(f, v).String(), v.vals)
+	text, err := sqlText(db, s.actionsQuery(f, v))
+	if err != nil {
+		return err
+	}
+	res, err := s.prepared(ctx, db, text, v.vals)
 	if err != nil {
 		return err
 	}
@@ -173,7 +177,11 @@ const (
 // well, with none of their planning on the hot path (docs/PERFORMANCE.md).
 func (s *Store) pgPage(ctx context.Context, db *bun.DB, f ActionFilter, book Book, p *Page) error {
 	v := newParams(db)
-	rows, err := perValue(ctx, db, s.pageKeysSQL(f, v), v.vals)
+	keys, err := s.pageKeysSQL(f, v)
+	if err != nil {
+		return err
+	}
+	rows, err := perValue(ctx, db, keys, v.vals)
 	if err != nil {
 		return err
 	}
@@ -214,8 +222,9 @@ func (s *Store) pgPage(ctx context.Context, db *bun.DB, f ActionFilter, book Boo
 // pageKeysSQL is pgPage's first statement: the page's keys, LIMIT and
 // OFFSET written into the text (as parameters they would leave Postgres
 // planning for a tenth of the rows).
-func (s *Store) pageKeysSQL(f ActionFilter, v *params) string {
-	return s.pageKeysQuery(f, v).String() + " LIMIT " + strconv.Itoa(f.Limit) + " OFFSET " + strconv.Itoa(f.Offset)
+func (s *Store) pageKeysSQL(f ActionFilter, v *params) (string, error) {
+	text, err := sqlText(s.db, s.pageKeysQuery(f, v))
+	return text + " LIMIT " + strconv.Itoa(f.Limit) + " OFFSET " + strconv.Itoa(f.Offset), err
 }
 
 // textArray and intArray write Postgres array literals, for parameters

@@ -17,7 +17,8 @@ func (s *Store) PageSQL(ctx context.Context, f ActionFilter) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, s.actionsQuery(f, inlineParams(s.db)).String()), nil
+	text, err := sqlText(s.db, s.actionsQuery(f, inlineParams(s.db)))
+	return append(out, text), err
 }
 
 // probeSQL is the window probe of f, inlined, when f has one, and f as the
@@ -35,8 +36,8 @@ func (s *Store) probeSQL(ctx context.Context, f ActionFilter) ([]string, ActionF
 // AddressFactsSQL is the address book's one statement for addrs (with
 // their tokens' versions; the tokens not kept rendered take a second
 // statement, tokenRowsSQL), inlined.
-func (s *Store) AddressFactsSQL(addrs []string) string {
-	return s.db.NewRaw(addressFactsQuery(factsByList), bun.In(addrs)).String()
+func (s *Store) AddressFactsSQL(addrs []string) (string, error) {
+	return sqlText(s.db, s.db.NewRaw(addressFactsQuery(factsByList), bun.In(addrs)))
 }
 
 // PageWithBookSQL returns, with every value inlined, what ListActions now
@@ -50,7 +51,10 @@ func (s *Store) PageWithBookSQL(ctx context.Context, f ActionFilter, book Book) 
 	if err != nil {
 		return nil, err
 	}
-	keys := s.pageKeysSQL(f, inlineParams(s.db))
+	keys, err := s.pageKeysSQL(f, inlineParams(s.db))
+	if err != nil {
+		return nil, err
+	}
 	var ids []string
 	var lts []int64
 	rows, err := s.db.QueryContext(ctx, keys)
@@ -66,7 +70,10 @@ func (s *Store) PageWithBookSQL(ctx context.Context, f ActionFilter, book Book) 
 		}
 		ids, lts = append(ids, id), append(lts, lt)
 	}
-	page := s.db.NewRaw(strings.NewReplacer("$1", "?0", "$2", "?1").Replace(pageRowsSQL(book)),
-		textArray(ids), intArray(lts)).String()
-	return append(out, keys, page), rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	page, err := sqlText(s.db, s.db.NewRaw(strings.NewReplacer("$1", "?0", "$2", "?1").Replace(pageRowsSQL(book)),
+		textArray(ids), intArray(lts)))
+	return append(out, keys, page), err
 }

@@ -9,6 +9,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/schema"
 )
 
 // params numbers a query's values as placeholders ($n on Postgres, ?n on
@@ -131,10 +132,22 @@ func (s *Store) scanPrepared(ctx context.Context, db *bun.DB, query string, args
 	return scanRows(ctx, db, rows, dest)
 }
 
+// sqlText writes q's statement. bun's String panics when a query cannot be
+// written (a model it cannot map, a value it cannot format, an error set on
+// the query), where its Scan returns the error: a read answers it as one.
+func sqlText(db *bun.DB, q schema.QueryAppender) (string, error) {
+	b, err := q.AppendQuery(db.QueryGen(), nil)
+	return string(b), err
+}
+
 // scanQuery runs q, its values written in, and scans its rows into dest
 // (scanRows): q.Scan, but for the rows read through typed targets.
 func scanQuery(ctx context.Context, db *bun.DB, q *bun.SelectQuery, dest any) error {
-	rows, err := db.QueryContext(ctx, q.String())
+	text, err := sqlText(db, q)
+	if err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, text)
 	if err != nil {
 		return err
 	}
@@ -164,7 +177,11 @@ func (s *Store) scanByKeys(ctx context.Context, db *bun.DB, q *bun.SelectQuery, 
 	if !s.IsPostgres() {
 		return scanQuery(ctx, db, q.Where(col+" IN (?)", bun.In(keys)), dest)
 	}
-	return s.scanPrepared(ctx, db, q.Where(col+" = ANY($1)").String(), []any{textArray(keys)}, dest)
+	text, err := sqlText(db, q.Where(col+" = ANY($1)"))
+	if err != nil {
+		return err
+	}
+	return s.scanPrepared(ctx, db, text, []any{textArray(keys)}, dest)
 }
 
 // keyedParams returns the params of a page's query: placeholders when it
@@ -184,7 +201,11 @@ func (s *Store) scanPage(ctx context.Context, db *bun.DB, q *bun.SelectQuery, v 
 	if v.inline != nil {
 		return scanQuery(ctx, db, q.Limit(int64(limit)).Offset(int64(offset)), rows)
 	}
-	return s.scanPrepared(ctx, db, q.String()+" LIMIT "+string(v.add(int64(limit)))+
+	text, err := sqlText(db, q)
+	if err != nil {
+		return err
+	}
+	return s.scanPrepared(ctx, db, text+" LIMIT "+string(v.add(int64(limit)))+
 		" OFFSET "+string(v.add(int64(offset))), v.vals, rows)
 }
 

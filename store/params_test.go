@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/tonql/tonql/internal/testenv"
 )
@@ -84,4 +86,22 @@ func TestArrayLiterals(t *testing.T) {
 	var sum int64
 	require.NoError(t, s.db.DB.QueryRowContext(ctx, "SELECT sum(x) FROM unnest($1::bigint[]) AS x", intArray([]int64{1, -2, 9_000_000_000_000_000})).Scan(&sum))
 	require.Equal(t, int64(8_999_999_999_999_999), sum)
+}
+
+// A statement that cannot be written is the read's error, as bun's Scan
+// returns it, on every path that writes a query's text itself (bun's String
+// panics on it): planned for the values, prepared by page, by keys.
+func TestUnwritableQueryIsAnError(t *testing.T) {
+	ctx := context.Background()
+	onEachDatabase(t, func(t *testing.T, s *Store) {
+		broken := errors.New("cannot write this query")
+		q := func(rows *[]txRow) *bun.SelectQuery {
+			return s.db.NewSelect().Model(rows).Err(broken)
+		}
+		var rows []txRow
+		require.ErrorIs(t, scanQuery(ctx, s.db, q(&rows), &rows), broken)
+		require.ErrorIs(t, s.scanPage(ctx, s.db, q(&rows), newParams(s.db), 10, 0, &rows), broken)
+		require.ErrorIs(t, s.scanPage(ctx, s.db, q(&rows), inlineParams(s.db), 10, 0, &rows), broken)
+		require.ErrorIs(t, s.scanByKeys(ctx, s.db, q(&rows), "hash", []string{"a"}, &rows), broken)
+	})
 }

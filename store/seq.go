@@ -185,7 +185,11 @@ func (s *Store) ActionsAfter(ctx context.Context, f ActionFilter, after uint64, 
 		q.Where("a.mc_seqno = ?", v.add(int64(*f.McSeqno)))
 	}
 	q.OrderExpr("a.seq ASC")
-	res, err := perValue(ctx, s.db, q.String()+" LIMIT "+string(v.add(int64(limit))), v.vals)
+	text, err := sqlText(s.db, q)
+	if err != nil {
+		return nil, err
+	}
+	res, err := perValue(ctx, s.db, text+" LIMIT "+string(v.add(int64(limit))), v.vals)
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -248,10 +252,14 @@ func (s *Store) ActionMatchFacts(ctx context.Context, actionIDs []string, lts, m
 			}
 		}
 		if msgs {
-			rows, err := s.db.QueryContext(ctx, s.db.NewSelect().TableExpr("action_transactions AS at").
+			text, err := sqlText(s.db, s.db.NewSelect().TableExpr("action_transactions AS at").
 				Join("JOIN messages AS m ON m.tx_hash = at.tx_hash").
 				ColumnExpr("at.action_id, m.hash, COALESCE(m.hash_norm, '')").
-				Where("at.action_id IN (?)", chunk).String())
+				Where("at.action_id IN (?)", chunk))
+			if err != nil {
+				return nil, err
+			}
+			rows, err := s.db.QueryContext(ctx, text)
 			if err != nil {
 				return nil, unavailable(err)
 			}

@@ -95,7 +95,11 @@ func readList[R any, PR interface {
 	return readRows[R, PR](s, func(db *bun.DB, rows *[]R) error {
 		v := newParams(db)
 		q := page.keyset(build(db.NewSelect().Model(rows), v), v)
-		return s.scanPrepared(ctx, db, q.String()+page.bounds(v), v.vals, rows)
+		text, err := sqlText(db, q)
+		if err != nil {
+			return err
+		}
+		return s.scanPrepared(ctx, db, text+page.bounds(v), v.vals, rows)
 	})
 }
 

@@ -161,8 +161,10 @@ func (s *Store) traceTransactions(ctx context.Context, db *bun.DB, ids []string,
 			Where("transactions.lt >= ? AND transactions.lt <= ?", from, to).Limit(maxTraceTransactions), &rows)
 		return rows, err
 	}
-	text := q.Where("transactions.trace_id = ANY($1) AND transactions.lt >= $2 AND transactions.lt <= $3").String() +
-		" LIMIT " + strconv.Itoa(maxTraceTransactions)
-	err := s.scanPrepared(ctx, db, text, []any{textArray(ids), from, to}, &rows)
+	text, err := sqlText(db, q.Where("transactions.trace_id = ANY($1) AND transactions.lt >= $2 AND transactions.lt <= $3"))
+	if err != nil {
+		return nil, err
+	}
+	err = s.scanPrepared(ctx, db, text+" LIMIT "+strconv.Itoa(maxTraceTransactions), []any{textArray(ids), from, to}, &rows)
 	return rows, err
 }

@@ -328,15 +328,15 @@ func (s *Service) next(ctx context.Context, l lease) ([]*head, time.Time, error)
 	id := l.id
 	db := s.o.Store.DB()
 	until := time.Now().Add(s.o.Lease)
-	r, err := scanHook(db.QueryRowContext(ctx, db.NewRaw("UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL RETURNING "+hookColumns,
-		until.UnixMilli(), id, l.token).String()))
+	r, err := scanHook(db.QueryRowContext(ctx, "UPDATE webhooks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND disabled_at IS NULL RETURNING "+hookColumns,
+		until.UnixMilli(), id, l.token))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, until, nil // the lease was lost, or the hook deleted or disabled
 	}
 	if err != nil {
 		return nil, until, err
 	}
-	rows, err := db.QueryContext(ctx, db.NewRaw("SELECT seq, payload, created_at, attempts FROM webhook_events WHERE hook_id = ? ORDER BY seq LIMIT ?", id, prefetch).String())
+	rows, err := db.QueryContext(ctx, "SELECT seq, payload, created_at, attempts FROM webhook_events WHERE hook_id = ? ORDER BY seq LIMIT ?", id, prefetch)
 	if err != nil {
 		return nil, until, err
 	}

@@ -260,7 +260,7 @@ func (s *Service) List(ctx context.Context, owner string) ([]*Hook, error) {
 	if owner == "" {
 		return nil, errNoKey()
 	}
-	rows, err := s.o.Store.DB().QueryContext(ctx, s.o.Store.DB().NewRaw("SELECT "+hookColumns+" FROM webhooks WHERE owner = ? ORDER BY created_at, id", owner).String())
+	rows, err := s.o.Store.DB().QueryContext(ctx, "SELECT "+hookColumns+" FROM webhooks WHERE owner = ? ORDER BY created_at, id", owner)
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -305,7 +305,7 @@ func (s *Service) row(ctx context.Context, owner, id string) (*hookRow, error) {
 		return nil, errNoKey()
 	}
 	db := s.o.Store.DB()
-	r, err := scanHook(db.QueryRowContext(ctx, db.NewRaw("SELECT "+hookColumns+" FROM webhooks WHERE id = ? AND owner = ?", id, owner).String()))
+	r, err := scanHook(db.QueryRowContext(ctx, "SELECT "+hookColumns+" FROM webhooks WHERE id = ? AND owner = ?", id, owner))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNotFound(id)
 	}

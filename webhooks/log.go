@@ -20,8 +20,8 @@ func (s *Service) Deliveries(ctx context.Context, owner, id string, limit int) (
 		return nil, err
 	}
 	db := s.o.Store.DB()
-	rows, err := db.QueryContext(ctx, db.NewRaw(`SELECT event_id, attempt, outcome, status_code, latency_ms, error, at
-		FROM webhook_deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT ?`, id, limit).String())
+	rows, err := db.QueryContext(ctx, `SELECT event_id, attempt, outcome, status_code, latency_ms, error, at
+		FROM webhook_deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT ?`, id, limit)
 	if err != nil {
 		return nil, unavailable(err)
 	}

@@ -73,7 +73,11 @@ func writePgbench(ctx context.Context, dbURL string, seed uint64, dir string) er
 			a.Accounts = nil // the REST default, include_accounts=false
 		}
 		list := chain.ActionList{Actions: page.Actions}
-		stmts = append(stmts, st.AddressFactsSQL(list.BookAddresses()))
+		facts, err := st.AddressFactsSQL(list.BookAddresses())
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		stmts = append(stmts, facts)
 		now, err := st.PageWithBookSQL(ctx, c.f, store.NoBook)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
