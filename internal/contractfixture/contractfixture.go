@@ -75,6 +75,7 @@ func CodeAt(t testing.TB, rel, pattern string) *boc.Cell {
 type Chain struct {
 	t      testing.TB
 	config *boc.Cell
+	libs   *boc.Cell // the block's public libraries (a multisig order's code is one)
 	utime  uint32
 	states map[ton.AccountID]tlb.ShardAccount
 }
@@ -86,7 +87,9 @@ func New(t testing.TB) *Chain {
 	require.NoError(t, err)
 	cells, err := boc.DeserializeBoc(p.Config.ConfigBOC)
 	require.NoError(t, err)
-	return &Chain{t: t, config: cells[0], utime: p.Config.Utime, states: map[ton.AccountID]tlb.ShardAccount{}}
+	libs, err := boc.DeserializeBoc(p.Config.LibrariesBOC)
+	require.NoError(t, err)
+	return &Chain{t: t, config: cells[0], libs: libs[0], utime: p.Config.Utime, states: map[ton.AccountID]tlb.ShardAccount{}}
 }
 
 // Utime is the chain's time (the fixture block's, one second later for
@@ -180,6 +183,10 @@ func (c *Chain) emulate(dst ton.AccountID, m tlb.Message) []tlb.Message {
 	if !ok {
 		sa = tlb.ShardAccount{Account: tlb.Account{SumType: "AccountNone"}}
 	}
+	if usesLibrary(sa, m) {
+		// Only then: the dictionary is a megabyte the emulator parses.
+		require.NoError(c.t, em.SetLibs(c.libs))
+	}
 	res, err := em.Emulate(sa, m)
 	require.NoError(c.t, err)
 	require.True(c.t, res.Success && res.Emulation != nil, "emulation failed: %+v", res.Error)
@@ -192,6 +199,16 @@ func (c *Chain) emulate(dst ton.AccountID, m tlb.Message) []tlb.Message {
 		out = append(out, v.Value)
 	}
 	return out
+}
+
+// usesLibrary: the code m deploys or the code sa runs is a library cell.
+func usesLibrary(sa tlb.ShardAccount, m tlb.Message) bool {
+	if m.Init.Exists && m.Init.Value.Value.Code.Exists && m.Init.Value.Value.Code.Value.Value.IsLibrary() {
+		return true
+	}
+	code := sa.Account.Account.Storage.State.AccountActive.StateInit.Code
+	return sa.Account.SumType == "Account" && sa.Account.Account.Storage.State.SumType == "AccountActive" &&
+		code.Exists && code.Value.Value.IsLibrary()
 }
 
 // State is dst's state now, as an import stores it.
