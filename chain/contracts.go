@@ -65,11 +65,12 @@ type ContractRecords struct {
 	Vestings  []Vesting
 	DNS       []DNSEntry
 	Multisigs []Multisig
+	Orders    []MultisigOrder
 }
 
 // Empty tells whether there is nothing to write.
 func (c *ContractRecords) Empty() bool {
-	return c == nil || len(c.Sales)+len(c.Vestings)+len(c.DNS)+len(c.Multisigs) == 0
+	return c == nil || len(c.Sales)+len(c.Vestings)+len(c.DNS)+len(c.Multisigs)+len(c.Orders) == 0
 }
 
 // Behind are the touched accounts (raw address -> lt of the batch's

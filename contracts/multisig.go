@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tonkeeper/tongo/abi"
+	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
 
@@ -15,9 +16,14 @@ import (
 
 // MultisigV2Code is the hash of multisig v2's code (ton-blockchain's
 // multisig-contract-v2), the one code toncenter's indexer and tongo's ABI
-// know it by. Its orders' code is a library cell (hash a01e057f...), not
-// read here: docs/API-NOTES.md.
+// know it by.
 var MultisigV2Code = chain.Hash(ton.MustParseHash("d3d14da9a627f0ec3533341829762af92b9540b21bf03665fac09c2b46eabbac"))
+
+// MultisigOrderCode is the hash of its orders' code: a library cell (the
+// library 6305a806... holds the code), so get_order_data runs only with
+// that library in the config the runner has; without it the state is
+// unreadable (unknown), never guessed.
+var MultisigOrderCode = chain.Hash(ton.MustParseHash("a01e057fbd4288402b9898d78d67bd4e90254c93c5866879bc2d1d12865436bc"))
 
 // readMultisig runs get_multisig_data on a multisig v2 state; ok false
 // when it does not answer in that contract's layout.
@@ -69,4 +75,49 @@ func indexed(items []tlb.HashmapItem[tlb.Uint8, tlb.MsgAddress]) ([]string, bool
 		out = append(out, chain.RawAddress(*id))
 	}
 	return out, true
+}
+
+// readOrder runs get_order_data on a multisig v2 order's state; ok false
+// when it does not answer in that contract's layout.
+func (rd *Reader) readOrder(ctx context.Context, st *chain.AccountState) (o chain.MultisigOrder, ok bool, err error) {
+	s, ok, err := rd.call(ctx, st, getmethod.GetOrderData)
+	if err != nil || !ok {
+		return o, false, err
+	}
+	o, ok = orderData(s)
+	return o, ok, nil
+}
+
+// orderData decodes get_order_data (multisig, order seqno, threshold,
+// sent for execution, signers, approvals mask and count, expiration, the
+// order cell) with tongo's ABI types.
+func orderData(s tlb.VmStack) (o chain.MultisigOrder, ok bool) {
+	_, v, err := abi.DecodeGetOrderDataResult(s)
+	if err != nil {
+		return o, false
+	}
+	r, ok := v.(abi.GetOrderDataResult)
+	if !ok {
+		return o, false
+	}
+	owner, err := ton.AccountIDFromTlb(r.MultisigAddress)
+	if err != nil || owner == nil {
+		return o, false
+	}
+	signers, ok := indexed(r.Signers.Items())
+	if !ok {
+		return o, false
+	}
+	order := boc.NewCell()
+	if err := tlb.Marshal(order, r.Order); err != nil {
+		return o, false
+	}
+	raw, err := order.ToBoc()
+	if err != nil {
+		return o, false
+	}
+	seqno, mask := big.Int(r.OrderSeqno), big.Int(r.ApprovalsMask)
+	return chain.MultisigOrder{Multisig: chain.RawAddress(*owner), OrderSeqno: seqno.String(), ApprovalsMask: mask.String(),
+		Threshold: int(r.Threshold), ApprovalsNum: int(r.ApprovalsNum), SentForExecution: r.SentForExecution,
+		ExpirationDate: r.ExpirationDate, Signers: signers, Order: raw}, true
 }

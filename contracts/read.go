@@ -2,7 +2,7 @@
 // v3 API answers from their state: NFT sale contracts (get_sale_data),
 // vesting wallets (get_vesting_data, get_whitelist), TON DNS items
 // (get_nft_data, get_domain, dnsresolve) and multisig v2 wallets
-// (get_multisig_data). Like the token
+// (get_multisig_data) and their orders (get_order_data). Like the token
 // registry it runs their get methods with the project's TVM runner on
 // each account's state after an imported or followed batch, and the store
 // keeps what they answer keyed by that state's last transaction.
@@ -71,13 +71,22 @@ func (rd *Reader) Read(ctx context.Context, states []chain.AccountState) (*chain
 func (rd *Reader) readOne(ctx context.Context, st *chain.AccountState, methods getmethod.MethodSet, codeHash, dataHash chain.Hash,
 	states map[string]*chain.AccountState, out *chain.ContractRecords) error {
 	read := chain.ContractState{CodeHash: codeHash, DataHash: dataHash, LastTxLt: st.LastTxLt, Known: true}
-	if codeHash == MultisigV2Code {
+	switch codeHash {
+	case MultisigV2Code:
 		m, ok, err := rd.readMultisig(ctx, st)
 		if err != nil || !ok {
 			return err
 		}
 		m.Address, m.ContractState = st.Address, read
 		out.Multisigs = append(out.Multisigs, m)
+		return nil
+	case MultisigOrderCode:
+		o, ok, err := rd.readOrder(ctx, st)
+		if err != nil || !ok {
+			return err
+		}
+		o.Address, o.ContractState = st.Address, read
+		out.Orders = append(out.Orders, o)
 		return nil
 	}
 	if methods.Has(getmethod.DNSResolve) && methods.Has(getmethod.GetNftData) && len(rd.roots) > 0 {

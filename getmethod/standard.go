@@ -19,6 +19,7 @@ var (
 	GetSaleData    = Method{Name: "get_sale_data"}
 	GetVestingData = Method{Name: "get_vesting_data"}
 	GetWhitelist   = Method{Name: "get_whitelist"}
-	// Multisig v2 wallets.
+	// Multisig v2 wallets and their orders.
 	GetMultisigData = Method{Name: "get_multisig_data"}
+	GetOrderData    = Method{Name: "get_order_data"}
 )

@@ -48,6 +48,7 @@ func Routes(res *resolvers.Resolver) map[string]http.Handler {
 		// Multisig v2 wallets (package contracts); their orders are not
 		// served (docs/API-NOTES.md).
 		"/api/v3/multisig/wallets": MultisigWalletsRoute(res),
+		"/api/v3/multisig/orders":  MultisigOrdersRoute(res),
 		// Token moves: the stored transfer and burn actions.
 		"/api/v3/jetton/transfers": JettonTransfersRoute(res),
 		"/api/v3/jetton/burns":     JettonBurnsRoute(res),

@@ -218,7 +218,8 @@ func TestStreamEventTypes(t *testing.T) {
 // streaming v2 server and the index models it uses, without the emulate
 // models, whose AccountState is another). The nulls docs/API-NOTES.md
 // lists for a transaction stored without its BOC (block_ref, prev_trans_*,
-// description, and mc_block_seqno when its committing block is unknown) are the documented difference, not a problem.
+// description, and mc_block_seqno when its committing block is unknown) are the documented difference, not a problem;
+// neither is a []byte field written as base64, as encoding/json writes it in toncenter's server too.
 func checkTCShape(t *testing.T, model string, docs []string) {
 	t.Helper()
 	tool, models := os.Getenv("TCSHAPE"), os.Getenv("TC_MODELS")
@@ -237,7 +238,10 @@ for line in open(sys.argv[2]):
     for p in tcshape.problems(json.loads(line), sys.argv[3]):
         if p.endswith(("block_ref: null where the model writes BlockId", "prev_trans_hash: null where the model writes HashType",
                        "prev_trans_lt: null where the model writes int64", "description: null where the model writes TransactionDescr",
-                       "mc_block_seqno: null where the model writes int32")):
+                       "mc_block_seqno: null where the model writes int32",
+                       # a Go []byte (an order action's BodyRaw) is written by encoding/json as a
+                       # base64 string, which the tool takes for a list
+                       "body_raw: string where the model writes a list")):
             continue
         print(p); bad += 1
 sys.exit(1 if bad else 0)`

@@ -77,7 +77,7 @@ type vestingWhitelistRow struct {
 	Wallet   string `bun:"wallet,pk"`
 }
 
-// SaveContracts writes sale, vesting, DNS and multisig rows, each replacing the stored
+// SaveContracts writes sale, vesting, DNS, multisig and order rows, each replacing the stored
 // row of its address unless that one was read at a later transaction. A
 // sale's NFT, when the registry holds it owned by the sale, is marked on
 // sale with the sale's seller as its real owner (the item may have been
@@ -121,7 +121,10 @@ func (s *Store) SaveContracts(ctx context.Context, c *chain.ContractRecords) err
 		if err := saveDNS(ctx, tx, c.DNS); err != nil {
 			return err
 		}
-		return saveMultisigs(ctx, tx, c.Multisigs)
+		if err := saveMultisigs(ctx, tx, c.Multisigs); err != nil {
+			return err
+		}
+		return saveOrders(ctx, tx, c.Orders)
 	})
 }
 
@@ -178,6 +181,7 @@ func (s *Store) MarkContractsBehind(ctx context.Context, lts map[string]uint64) 
 		{"vesting_contracts", "known = FALSE"},
 		dnsBehind,
 		multisigBehind,
+		orderBehind,
 	})
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
+
+	"github.com/tonql/tonql/chain"
 )
 
 // TongoNewOrder is the mainnet new_order body tongo's ABI tests decode
@@ -77,4 +79,14 @@ func (c *Chain) MultisigOrder(ms TongoMultisig, body *boc.Cell, order abi.Multis
 	dst, err := ton.AccountIDFromTlb(out[0].Info.IntMsgInfo.Dest)
 	require.NoError(c.t, err)
 	return *dst
+}
+
+// DataHash is the hash of id's data now (toncenter's data_hash).
+func (c *Chain) DataHash(id ton.AccountID) chain.Hash {
+	c.t.Helper()
+	init := c.states[id].Account.Account.Storage.State.AccountActive.StateInit
+	require.True(c.t, init.Data.Exists, "%s has no data", id)
+	h, err := init.Data.Value.Value.Hash256()
+	require.NoError(c.t, err)
+	return chain.Hash(h)
 }

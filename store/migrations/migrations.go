@@ -51,6 +51,7 @@ func New() *migrate.Migrations {
 	registerTraceSeq(m)
 	registerMultisig(m)
 	registerJettonChanges(m)
+	registerMultisigOrders(m)
 	return m
 }
 
