@@ -99,6 +99,7 @@ if traces and traces["traces"]:
 check("/toncenter/api/v3/actions", {"limit": 10}, "ActionsResponse")
 check("/api/v3/dns/records", {"wallet": acc}, "DNSRecordsResponse")
 check("/api/v3/multisig/wallets", {"address": acc}, "MultisigResponse")
+check("/api/v3/multisig/orders", {"multisig_address": acc, "parse_actions": "true"}, "MultisigOrderResponse")
 check("/api/v3/vesting", {"contract_address": acc}, "VestingContractsResponse")
 check("/api/v3/topAccountsByBalance", {"limit": 5}, "AccountBalance", many=True)
 check("/api/v3/decode", {"opcodes": ["0x0f8a7ea5", "0x7362d09c"]}, "DecodeResponse")

@@ -7,6 +7,8 @@ import (
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
 	"github.com/tonkeeper/tongo/ton"
+
+	"github.com/tonql/tonql/chain"
 )
 
 // The parsed bodies of an order's messages (OrderAction.ParsedBody), as
@@ -171,7 +173,8 @@ func (*UnknownMessage) BodyType() string              { return "unknown" }
 func (a OrderAction) Addresses() []string {
 	var out []string
 	add := func(s string) {
-		if _, err := ton.ParseAccountID(s); err != nil {
+		// Only a whole raw address ("0:" parses, as workchain 0 and zeros).
+		if id, err := ton.ParseAccountID(s); err != nil || chain.RawAddress(id) != s {
 			return
 		}
 		for _, o := range out {
