@@ -7,8 +7,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,34 +24,14 @@ import (
 // traceBodies are the bodies of the toncenter traces' internal messages
 // with the op code the indexer recorded for each, one body per op code.
 func traceBodies(t *testing.T) (ops []uint32, bodies []string) {
-	files, _ := filepath.Glob(filepath.Join(testenv.FixturesDir(t), "toncenter-traces", "traces", "*.json"))
-	require.NotEmpty(t, files)
 	seen := map[uint32]bool{}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var trace struct {
-			Transactions []struct {
-				Messages []struct {
-					Source  *string `json:"source"`
-					Opcode  *int64  `json:"opcode"`
-					Content *struct {
-						Body string `json:"body"`
-					} `json:"message_content"`
-				} `json:"messages"`
-			} `json:"transactions"`
+	for _, m := range testenv.TraceMessages(t) {
+		if m.Source == nil || m.Opcode == nil || m.Body == "" || seen[uint32(*m.Opcode)] {
+			continue
 		}
-		require.NoError(t, json.Unmarshal(raw, &trace), f)
-		for _, tx := range trace.Transactions {
-			for _, m := range tx.Messages {
-				if m.Source == nil || m.Opcode == nil || m.Content == nil || seen[uint32(*m.Opcode)] {
-					continue
-				}
-				seen[uint32(*m.Opcode)] = true
-				ops = append(ops, uint32(*m.Opcode))
-				bodies = append(bodies, m.Content.Body)
-			}
-		}
+		seen[uint32(*m.Opcode)] = true
+		ops = append(ops, uint32(*m.Opcode))
+		bodies = append(bodies, m.Body)
 	}
 	require.Greater(t, len(ops), 10)
 	return ops, bodies

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/big"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -161,44 +159,24 @@ func decimal(v tlb.VarUInteger16) string { b := big.Int(v); return b.String() }
 // traces, by the op code the trace gives (-1: none).
 func traceBodies(t *testing.T) map[int64][][]byte {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(testenv.Fixture(t, "toncenter-traces/traces"), "*.json"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	out := map[int64][][]byte{}
 	seen := map[string]bool{}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
+	for _, m := range testenv.TraceMessages(t) {
+		if m.Body == "" {
+			continue
+		}
+		b, err := base64.StdEncoding.DecodeString(m.Body)
 		require.NoError(t, err)
-		var trace struct {
-			Transactions []struct {
-				Messages []struct {
-					Opcode  *int64 `json:"opcode"`
-					Content *struct {
-						Body string `json:"body"`
-					} `json:"message_content"`
-				} `json:"messages"`
-			} `json:"transactions"`
+		h := hashOf(t, cellOf(t, b))
+		if seen[h] {
+			continue
 		}
-		require.NoError(t, json.Unmarshal(raw, &trace), f)
-		for _, tx := range trace.Transactions {
-			for _, m := range tx.Messages {
-				if m.Content == nil || m.Content.Body == "" {
-					continue
-				}
-				b, err := base64.StdEncoding.DecodeString(m.Content.Body)
-				require.NoError(t, err)
-				h := hashOf(t, cellOf(t, b))
-				if seen[h] {
-					continue
-				}
-				seen[h] = true
-				op := int64(-1)
-				if m.Opcode != nil {
-					op = *m.Opcode & 0xffffffff
-				}
-				out[op] = append(out[op], b)
-			}
+		seen[h] = true
+		op := int64(-1)
+		if m.Opcode != nil {
+			op = *m.Opcode & 0xffffffff
 		}
+		out[op] = append(out[op], b)
 	}
 	return out
 }
