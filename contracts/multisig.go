@@ -3,6 +3,7 @@ package contracts
 import (
 	"context"
 	"math/big"
+	"reflect"
 	"slices"
 
 	"github.com/tonkeeper/tongo/abi"
@@ -88,16 +89,29 @@ func (rd *Reader) readOrder(ctx context.Context, st *chain.AccountState) (o chai
 	return o, ok, nil
 }
 
+// orderStack is get_order_data's answer as tongo's abi.GetOrderDataResult
+// reads it, but with the order as a plain cell: the typed
+// abi.MultisigOrder fails on an action it does not know, and such an
+// order is still an order (toncenter lists it and shows the action's
+// parse error; toncenter.OrderActions does the same).
+type orderStack struct {
+	MultisigAddress  tlb.MsgAddress
+	OrderSeqno       tlb.Int256
+	Threshold        uint8
+	SentForExecution bool
+	Signers          tlb.Hashmap[tlb.Uint8, tlb.MsgAddress]
+	ApprovalsMask    tlb.Int256
+	ApprovalsNum     uint8
+	ExpirationDate   uint64
+	Order            tlb.Any
+}
+
 // orderData decodes get_order_data (multisig, order seqno, threshold,
 // sent for execution, signers, approvals mask and count, expiration, the
-// order cell) with tongo's ABI types.
+// order cell).
 func orderData(s tlb.VmStack) (o chain.MultisigOrder, ok bool) {
-	_, v, err := abi.DecodeGetOrderDataResult(s)
-	if err != nil {
-		return o, false
-	}
-	r, ok := v.(abi.GetOrderDataResult)
-	if !ok {
+	var r orderStack
+	if s.Len() != reflect.TypeFor[orderStack]().NumField() || s.Unmarshal(&r) != nil {
 		return o, false
 	}
 	owner, err := ton.AccountIDFromTlb(r.MultisigAddress)
@@ -108,10 +122,8 @@ func orderData(s tlb.VmStack) (o chain.MultisigOrder, ok bool) {
 	if !ok {
 		return o, false
 	}
-	order := boc.NewCell()
-	if err := tlb.Marshal(order, r.Order); err != nil {
-		return o, false
-	}
+	order := boc.Cell(r.Order)
+	order.ResetCounters()
 	raw, err := order.ToBoc()
 	if err != nil {
 		return o, false

@@ -18,6 +18,7 @@ import (
 	"github.com/tonql/tonql/ingest"
 	"github.com/tonql/tonql/internal/contractfixture"
 	"github.com/tonql/tonql/internal/testenv"
+	"github.com/tonql/tonql/toncenter"
 )
 
 // TestReadMultisigOrder: the order tongo's mainnet multisig deploys for
@@ -78,4 +79,69 @@ func TestReadMultisigOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, recs.Orders)
 	require.Contains(t, bad, raw(addr))
+}
+
+// TestReadOrderOfUnknownAction: an order is whatever a signer proposes;
+// the multisig does not check the actions until it executes them. An
+// order holding an action no decoder knows (here an op no multisig
+// version defines, beside tongo's real send_message action) is still read
+// and listed with its cell as proposed, and toncenter's parser shows that
+// action's error while the known one is parsed, as toncenter does.
+func TestReadOrderOfUnknownAction(t *testing.T) {
+	c := contractfixture.New(t)
+	ms := contractfixture.ReadTongoMultisig(t)
+	_, proposal := contractfixture.TongoNewOrder(t)
+
+	known := boc.NewCell()
+	require.NoError(t, tlb.Marshal(known, proposal.Order.Field0.Values()[0].Value))
+	unknown := boc.NewCell()
+	require.NoError(t, unknown.WriteUint(0x0badc0de, 32))
+	require.NoError(t, unknown.WriteUint(42, 64))
+	var body struct {
+		Op             tlb.Magic `tlb:"#f718510f"`
+		QueryID        uint64
+		OrderSeqno     tlb.Uint256
+		Signer         tlb.Uint1
+		Index          uint8
+		ExpirationDate tlb.Uint48
+		Order          tlb.Hashmap[tlb.Uint8, tlb.Ref[tlb.Any]] `tlb:"^"`
+	}
+	body.QueryID, body.OrderSeqno, body.Signer = proposal.QueryId, proposal.OrderSeqno, proposal.Signer
+	body.Index, body.ExpirationDate = proposal.Index, proposal.ExpirationDate
+	body.Order = tlb.NewHashmap([]tlb.Uint8{0, 1}, []tlb.Ref[tlb.Any]{{Value: tlb.Any(*known)}, {Value: tlb.Any(*unknown)}})
+	cell := boc.NewCell()
+	require.NoError(t, tlb.Marshal(cell, body))
+	addr := c.MultisigOrder(ms, cell, proposal)
+
+	recs, bad, err := contracts.NewReader(runner(t)).Read(context.Background(), []chain.AccountState{c.State(addr)})
+	require.NoError(t, err)
+	require.Empty(t, bad)
+	require.Len(t, recs.Orders, 1, "an order with an unknown action is still an order")
+	got := recs.Orders[0]
+	require.Equal(t, raw(ms.Account), got.Multisig)
+	require.Equal(t, 1, got.ApprovalsNum)
+
+	cells, err := boc.DeserializeBoc(got.Order)
+	require.NoError(t, err)
+	require.Len(t, cells, 1)
+	var typed abi.MultisigOrder
+	require.Error(t, tlb.Unmarshal(cells[0], &typed), "tongo's typed order cannot hold it")
+	cells[0].ResetCounters()
+	want := boc.NewCell()
+	require.NoError(t, tlb.Marshal(want, body.Order))
+	wh, err := want.HashString()
+	require.NoError(t, err)
+	gh, err := cells[0].HashString()
+	require.NoError(t, err)
+	require.Equal(t, wh, gh, "the order cell as proposed")
+
+	actions, err := toncenter.OrderActions(got.Order)
+	require.NoError(t, err)
+	require.Len(t, actions, 2)
+	require.True(t, actions[0].Parsed, "tongo's real send_message action")
+	require.NotNil(t, actions[0].Destination)
+	require.False(t, actions[1].Parsed)
+	require.Equal(t, "unknown", actions[1].ParsedBodyType)
+	require.NotNil(t, actions[1].Error)
+	require.Contains(t, *actions[1].Error, "unknown order action type: 195936478")
 }
