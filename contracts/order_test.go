@@ -54,18 +54,9 @@ func TestReadMultisigOrder(t *testing.T) {
 	require.Equal(t, st.LastTxLt, got.LastTxLt)
 	require.True(t, got.Known)
 
-	cells, err := boc.DeserializeBoc(got.Order)
-	require.NoError(t, err)
-	require.Len(t, cells, 1)
+	cell := requireOrderCell(t, got.Order, proposal.Order)
 	var order abi.MultisigOrder
-	require.NoError(t, tlb.Unmarshal(cells[0], &order))
-	want := boc.NewCell()
-	require.NoError(t, tlb.Marshal(want, proposal.Order))
-	wh, err := want.HashString()
-	require.NoError(t, err)
-	gh, err := cells[0].HashString()
-	require.NoError(t, err)
-	require.Equal(t, wh, gh, "the order cell as proposed")
+	require.NoError(t, tlb.Unmarshal(cell, &order))
 
 	// Without the library the code cell refers to, the order is
 	// unreadable: reported, not read.
@@ -121,19 +112,9 @@ func TestReadOrderOfUnknownAction(t *testing.T) {
 	require.Equal(t, raw(ms.Account), got.Multisig)
 	require.Equal(t, 1, got.ApprovalsNum)
 
-	cells, err := boc.DeserializeBoc(got.Order)
-	require.NoError(t, err)
-	require.Len(t, cells, 1)
+	stored := requireOrderCell(t, got.Order, body.Order)
 	var typed abi.MultisigOrder
-	require.Error(t, tlb.Unmarshal(cells[0], &typed), "tongo's typed order cannot hold it")
-	cells[0].ResetCounters()
-	want := boc.NewCell()
-	require.NoError(t, tlb.Marshal(want, body.Order))
-	wh, err := want.HashString()
-	require.NoError(t, err)
-	gh, err := cells[0].HashString()
-	require.NoError(t, err)
-	require.Equal(t, wh, gh, "the order cell as proposed")
+	require.Error(t, tlb.Unmarshal(stored, &typed), "tongo's typed order cannot hold it")
 
 	actions, err := toncenter.OrderActions(got.Order)
 	require.NoError(t, err)
@@ -144,4 +125,22 @@ func TestReadOrderOfUnknownAction(t *testing.T) {
 	require.Equal(t, "unknown", actions[1].ParsedBodyType)
 	require.NotNil(t, actions[1].Error)
 	require.Contains(t, *actions[1].Error, "unknown order action type: 195936478")
+}
+
+// requireOrderCell: the stored order BOC is one cell, the cell proposed
+// (proposed marshalled with tongo's TL-B), by hash.
+func requireOrderCell(t *testing.T, stored []byte, proposed any) *boc.Cell {
+	t.Helper()
+	cells, err := boc.DeserializeBoc(stored)
+	require.NoError(t, err)
+	require.Len(t, cells, 1)
+	want := boc.NewCell()
+	require.NoError(t, tlb.Marshal(want, proposed))
+	wh, err := want.HashString()
+	require.NoError(t, err)
+	gh, err := cells[0].HashString()
+	require.NoError(t, err)
+	require.Equal(t, wh, gh, "the order cell as proposed")
+	cells[0].ResetCounters()
+	return cells[0]
 }
