@@ -111,6 +111,7 @@ type orderStack struct {
 // order cell).
 func orderData(s tlb.VmStack) (o chain.MultisigOrder, ok bool) {
 	var r orderStack
+	// The order code answers exactly these nine values.
 	if s.Len() != reflect.TypeFor[orderStack]().NumField() || s.Unmarshal(&r) != nil {
 		return o, false
 	}
