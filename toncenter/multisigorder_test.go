@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -555,7 +556,7 @@ func TestOrderActionsBodies(t *testing.T) {
 func dedup(in []string) []string {
 	var out []string
 	for _, s := range in {
-		if id, err := ton.ParseAccountID(s); err == nil && chain.RawAddress(id) == s && !contains(out, s) {
+		if id, err := ton.ParseAccountID(s); err == nil && chain.RawAddress(id) == s && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

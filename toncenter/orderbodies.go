@@ -2,11 +2,11 @@ package toncenter
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/tonkeeper/tongo/boc"
 	"github.com/tonkeeper/tongo/tlb"
-	"github.com/tonkeeper/tongo/ton"
 
 	"github.com/tonql/tonql/chain"
 )
@@ -173,14 +173,10 @@ func (*UnknownMessage) BodyType() string              { return "unknown" }
 func (a OrderAction) Addresses() []string {
 	var out []string
 	add := func(s string) {
-		// Only a whole raw address ("0:" parses, as workchain 0 and zeros).
-		if id, err := ton.ParseAccountID(s); err != nil || chain.RawAddress(id) != s {
+		// Only a whole raw address in the stored form: chain's strict parser
+		// refuses "0:" (tongo's reads it as workchain 0 and zeros).
+		if n, err := chain.NormalizeAddress(s); err != nil || n != s || slices.Contains(out, s) {
 			return
-		}
-		for _, o := range out {
-			if o == s {
-				return
-			}
 		}
 		out = append(out, s)
 	}

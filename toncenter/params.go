@@ -5,6 +5,7 @@ package toncenter
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,21 +35,12 @@ type Params struct {
 // Parse refuses any parameter not in known (nor Ignored).
 func Parse(v url.Values, known ...string) (*Params, error) {
 	for name := range v {
-		if Ignored[name] || contains(known, name) {
+		if Ignored[name] || slices.Contains(known, name) {
 			continue
 		}
 		return nil, apperr.Field(name, "is not a parameter of this route")
 	}
 	return &Params{v: v}, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Has reports a parameter given with a non-empty value.
